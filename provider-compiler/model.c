@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* The provider model's lifetime and its name spellings (see usdt_provider.h). */
+#include "usdt_provider.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+void usdt_program_init(struct usdt_program *prog)
+{
+	memset(prog, 0, sizeof(*prog));
+}
+
+char *usdt_probe_dtrace_name(const char *name)
+{
+	size_t i, j, n = strlen(name);
+	char *s = malloc(n + 1);
+
+	if (!s)
+		return NULL;
+	for (i = j = 0; i < n; i++) {
+		if (name[i] == '_' && name[i + 1] == '_') {
+			s[j++] = '-';
+			i++;
+		} else {
+			s[j++] = name[i];
+		}
+	}
+	s[j] = '\0';
+	return s;
+}
+
+char *usdt_probe_macro_name(const char *provider, const char *probe)
+{
+	size_t n = strlen(provider) + strlen(probe) + 2;
+	char *s = malloc(n), *p, *q;
+
+	if (!s)
+		return NULL;
+	snprintf(s, n, "%s_%s", provider, probe);
+	/* Upper-case, and fold each "__" of the probe name into "_". */
+	for (p = q = s; *p; p++) {
+		if (p >= s + strlen(provider) + 1 && p[0] == '_' && p[1] == '_')
+			p++;
+		*q++ = (char)toupper((unsigned char)*p);
+	}
+	*q = '\0';
+	return s;
+}
+
+char *usdt_probe_semaphore_name(const char *provider, const char *probe)
+{
+	size_t n = strlen(provider) + strlen(probe) + sizeof("__semaphore");
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s_%s_semaphore", provider, probe);
+	return s;
+}
+
+const char *usdt_stability_name(enum usdt_stability s)
+{
+	static const char *const names[] = {
+		"Internal", "Private", "Obsolete", "External",
+		"Unstable", "Evolving", "Stable", "Standard",
+	};
+
+	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "Unknown";
+}
+
+const char *usdt_depclass_name(enum usdt_depclass c)
+{
+	static const char *const names[] = {
+		"Unknown", "CPU", "Platform", "Group", "ISA", "Common",
+	};
+
+	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "Unknown";
+}

@@ -1,0 +1,3 @@
+/* SPDX-License-Identifier: MIT */
+/* parser.c: not written yet. */
+typedef int usdt_parser_placeholder;

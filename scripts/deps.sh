@@ -1,0 +1,30 @@
+#!/bin/sh
+# Installs, with apt-get, whatever of usdtkit's build and test dependencies is
+# missing. Idempotent and quiet when everything is there.
+set -eu
+
+# gcc-12-multilib rather than gcc-multilib: Debian's gcc-multilib conflicts
+# with the aarch64 cross compiler, which the -G cross-target tests need.
+PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
+libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev
+gdb valgrind bpftrace linux-perf systemtap-sdt-dev
+gcc-12-multilib gcc-aarch64-linux-gnu g++ cmake"
+
+missing=""
+for p in $PKGS; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+		missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+
+SUDO=""
+[ "$(id -u)" -eq 0 ] || SUDO=sudo
+echo "usdtkit: installing:$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# One at a time: a package the archive cannot satisfy is named, not hidden
+# behind apt's "held broken packages".
+for p in $missing; do
+	$SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
+		{ echo "usdtkit: apt-get install $p failed" >&2; exit 1; }
+done

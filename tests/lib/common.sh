@@ -1,0 +1,78 @@
+# Shared helpers for usdtkit's shell tests. Source it from bash:
+#   . "$USDTKIT_SRCDIR/tests/lib/common.sh"
+# meson passes USDTKIT_SRCDIR, USDTKIT_BUILDDIR and DTRACE (the built command)
+# in the environment of every test.
+#
+# Conventions: exit 0 pass, 1 fail, 77 skip (meson's). A skip always says
+# why on its last line of stdout; CI lists every skip with that reason and
+# never counts it as a pass.
+
+set -eu
+
+: "${USDTKIT_SRCDIR:?run through meson test}"
+: "${USDTKIT_BUILDDIR:?run through meson test}"
+SDT_INC="$USDTKIT_SRCDIR/include"
+TRACEFS=/sys/kernel/tracing
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+
+skip() {
+	echo "SKIP: $*"
+	exit 77
+}
+
+# A scratch directory removed when the test exits, whatever the outcome.
+# Extra cleanup can be registered with at_exit "command".
+_at_exit_cmds=""
+at_exit() { _at_exit_cmds="$1; $_at_exit_cmds"; }
+_run_at_exit() {
+	eval "$_at_exit_cmds" || true
+	[ -n "${T:-}" ] && rm -rf "$T"
+}
+T=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-test.XXXXXX")
+trap _run_at_exit EXIT
+trap 'exit 130' INT TERM
+
+# Check a condition, reporting what was expected on failure.
+expect_eq() { # actual expected what
+	[ "$1" = "$2" ] || fail "$3: expected '$2', got '$1'"
+}
+expect_grep() { # pattern file what
+	grep -qE -- "$1" "$2" || { cat "$2" >&2; fail "$3: no line matches '$1'"; }
+}
+expect_no_grep() { # pattern file what
+	! grep -qE -- "$1" "$2" || { grep -E -- "$1" "$2" >&2; fail "$3: a line matches '$1'"; }
+}
+
+# Mount tracefs when it is not mounted; skip only when the kernel has no uprobes.
+need_tracefs() {
+	[ "$(id -u)" -eq 0 ] || skip "needs root for tracefs and uprobes"
+	if [ ! -e "$TRACEFS/uprobe_events" ]; then
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null || true
+	fi
+	[ -e "$TRACEFS/uprobe_events" ] ||
+		skip "kernel has no uprobe tracing (no $TRACEFS/uprobe_events after mounting tracefs)"
+}
+
+# Remove one uprobe event by group/name, appending "-:group/name": never
+# truncate uprobe_events, which would delete every event on the system.
+remove_uprobe_event() { # group/name
+	[ -e "$TRACEFS/events/$1/enable" ] && echo 0 >"$TRACEFS/events/$1/enable" 2>/dev/null || true
+	echo "-:$1" >>"$TRACEFS/uprobe_events" 2>/dev/null || true
+}
+
+# Every uprobe event whose group starts with a prefix, as group/name lines.
+uprobe_events_in_group() { # group-prefix
+	grep -oE "^[pr]:$1[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' || true
+}
+
+need_bpftrace() {
+	command -v bpftrace >/dev/null || fail "bpftrace is not installed (scripts/deps.sh installs it)"
+	need_tracefs
+}
+
+# The compilers every probe test runs with.
+COMPILERS="gcc clang"
