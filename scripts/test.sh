@@ -4,6 +4,9 @@
 #   BUILDDIR   build directory (default: build)
 #   MESON_SETUP_ARGS  extra `meson setup` arguments (CI passes -Dwerror=true)
 set -eu
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
+	exec sudo -E sh "$0" "$@"
+fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 sh scripts/deps.sh
