@@ -1,0 +1,338 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Input objects, read with libelf and never written: files are opened
+ * O_RDONLY and read through ELF_C_READ_MMAP (a private read-only mapping),
+ * so `dtrace -G` cannot change a byte of them (Ruby's configure compares).
+ *
+ * From each ELF file (a command-line object, or each member of a static
+ * archive) we keep its class and machine, the provider/name/argument count
+ * of each SystemTap v3 note in `.note.stapsdt` (owner "stapsdt", type 3;
+ * desc = three addresses of the file's class size, then provider, name and
+ * argument strings, each NUL-terminated), and undefined symbols named
+ * `__dtrace_*` or `__dtraceenabled_*` (objects compiled against an
+ * illumos-style `dtrace -h` header, which only illumos' -G could patch).
+ * Addresses in relocatable notes need relocations; the checks do not need
+ * them, so they are skipped. Archive members that are not ELF (LTO bitcode,
+ * text) carry no notes we could read and are passed over.
+ */
+#include "elf_objects.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define GROW(arr, n, cap)                                                              \
+	((n) < (cap) ? 0                                                               \
+		     : ((cap) = (cap) ? (cap) * 2 : 16,                                \
+			(arr = reallocarray_or_free(arr, (cap), sizeof(*(arr)))) ? 0 : -1))
+
+struct reader {
+	struct usdt_elf_objects *objs;
+	size_t cap_units, cap_sites, cap_refs;
+	struct usdt_diag *diag;
+	int failed;
+};
+
+static void *reallocarray_or_free(void *p, size_t n, size_t size)
+{
+	void *q = reallocarray(p, n, size);
+
+	if (!q)
+		free(p);
+	return q;
+}
+
+const char *usdt_elf_machine_name(int machine, char *buf, size_t len)
+{
+	switch (machine) {
+	case EM_X86_64:
+		return "x86-64";
+	case EM_386:
+		return "i386";
+	case EM_AARCH64:
+		return "aarch64";
+	case EM_ARM:
+		return "arm";
+	case EM_RISCV:
+		return "riscv";
+	case EM_PPC64:
+		return "ppc64";
+	case EM_PPC:
+		return "ppc";
+	case EM_S390:
+		return "s390";
+	case EM_MIPS:
+		return "mips";
+	case EM_LOONGARCH:
+		return "loongarch";
+	default:
+		snprintf(buf, len, "machine %d", machine);
+		return buf;
+	}
+}
+
+static int oom(struct reader *r)
+{
+	usdt_error(r->diag, "out of memory reading objects");
+	r->failed = 1;
+	return -1;
+}
+
+static unsigned count_args(const char *args, size_t len)
+{
+	unsigned n = 0;
+	size_t i = 0;
+
+	while (i < len) {
+		while (i < len && args[i] == ' ')
+			i++;
+		if (i < len)
+			n++;
+		while (i < len && args[i] != ' ')
+			i++;
+	}
+	return n;
+}
+
+/* One note desc: returns 0, or -1 when malformed (reported by the caller). */
+static int add_site(struct reader *r, size_t unit, const char *desc, size_t len, int elfclass)
+{
+	size_t asz = elfclass == ELFCLASS64 ? 8 : 4, off = 3 * asz;
+	const char *prov, *name, *args, *end;
+	struct usdt_elf_site *s;
+
+	if (len < off)
+		return -1;
+	prov = desc + off;
+	end = desc + len;
+	name = memchr(prov, '\0', (size_t)(end - prov));
+	if (!name++ || name >= end)
+		return -1;
+	args = memchr(name, '\0', (size_t)(end - name));
+	if (!args++)
+		return -1;
+	/* The argument string may be absent at the very end of an old note. */
+	if (args < end && !memchr(args, '\0', (size_t)(end - args)))
+		return -1;
+	if (GROW(r->objs->sites, r->objs->nsites, r->cap_sites))
+		return oom(r), 0;
+	s = &r->objs->sites[r->objs->nsites];
+	s->unit = unit;
+	s->provider = strdup(prov);
+	s->name = strdup(name);
+	s->nargs = args < end ? count_args(args, strlen(args)) : 0;
+	if (!s->provider || !s->name) {
+		free(s->provider);
+		free(s->name);
+		return oom(r), 0;
+	}
+	r->objs->nsites++;
+	return 0;
+}
+
+static void read_notes(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn, int elfclass)
+{
+	const char *origin = r->objs->units[unit].origin;
+	Elf_Data *data = NULL;
+
+	while ((data = elf_getdata(scn, data))) {
+		size_t off = 0, next, name_off, desc_off;
+		GElf_Nhdr nh;
+
+		while (off < data->d_size &&
+		       (next = gelf_getnote(data, off, &nh, &name_off, &desc_off)) > 0) {
+			const char *base = data->d_buf;
+
+			if (nh.n_namesz == 8 && memcmp(base + name_off, "stapsdt", 8) == 0 &&
+			    nh.n_type == 3 &&
+			    add_site(r, unit, base + desc_off, nh.n_descsz, elfclass) < 0) {
+				usdt_error_at(r->diag, origin, 0, 0, NULL,
+					      "malformed .note.stapsdt entry at offset %zu", off);
+				r->failed = 1;
+			}
+			off = next;
+		}
+	}
+	(void)elf;
+}
+
+static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn,
+			 const GElf_Shdr *sh)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, n;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	n = sh->sh_size / sh->sh_entsize;
+	for (i = 1; i < n; i++) {
+		struct usdt_elf_dtref *d;
+		const char *name;
+		GElf_Sym sym;
+
+		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF || !sym.st_name)
+			continue;
+		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!name || strncmp(name, "__dtrace", 8) != 0 ||
+		    (strncmp(name, "__dtrace_", 9) != 0 && strncmp(name, "__dtraceenabled_", 16) != 0))
+			continue;
+		if (GROW(r->objs->dtrefs, r->objs->ndtrefs, r->cap_refs)) {
+			oom(r);
+			return;
+		}
+		d = &r->objs->dtrefs[r->objs->ndtrefs];
+		d->unit = unit;
+		d->symbol = strdup(name);
+		if (!d->symbol) {
+			oom(r);
+			return;
+		}
+		r->objs->ndtrefs++;
+	}
+}
+
+static void read_elf(struct reader *r, Elf *elf, char *origin)
+{
+	struct usdt_elf_unit *u;
+	Elf_Scn *scn = NULL;
+	size_t shstrndx, unit;
+	GElf_Ehdr eh;
+
+	if (!gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx) != 0) {
+		usdt_error_at(r->diag, origin, 0, 0, NULL, "corrupt ELF file: %s", elf_errmsg(-1));
+		r->failed = 1;
+		free(origin);
+		return;
+	}
+	if (GROW(r->objs->units, r->objs->nunits, r->cap_units)) {
+		free(origin);
+		oom(r);
+		return;
+	}
+	unit = r->objs->nunits++;
+	u = &r->objs->units[unit];
+	u->origin = origin;
+	u->elfclass = eh.e_ident[EI_CLASS];
+	u->machine = eh.e_machine;
+
+	while ((scn = elf_nextscn(elf, scn))) {
+		const char *name;
+		GElf_Shdr sh;
+
+		if (!gelf_getshdr(scn, &sh))
+			break;
+		if (sh.sh_type == SHT_SYMTAB) {
+			read_symbols(r, unit, elf, scn, &sh);
+		} else if (sh.sh_type == SHT_NOTE) {
+			name = elf_strptr(elf, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".note.stapsdt") == 0)
+				read_notes(r, unit, elf, scn, u->elfclass);
+		}
+	}
+}
+
+static char *member_origin(const char *path, const char *member)
+{
+	size_t n = strlen(path) + strlen(member) + 3;
+	char *s = malloc(n);
+
+	if (s)
+		snprintf(s, n, "%s(%s)", path, member);
+	return s;
+}
+
+static void read_archive(struct reader *r, Elf *ar, const char *path)
+{
+	Elf_Cmd cmd = ELF_C_READ_MMAP;
+	Elf *m;
+
+	while ((m = elf_begin(-1, cmd, ar))) {
+		Elf_Arhdr *ah = elf_getarhdr(m);
+		const char *mname = ah && ah->ar_name ? ah->ar_name : "?";
+
+		/* "/" and "//" are the symbol and long-name tables. */
+		if (elf_kind(m) == ELF_K_ELF && mname[0] != '/') {
+			char *origin = member_origin(path, mname);
+
+			if (origin)
+				read_elf(r, m, origin);
+			else
+				oom(r);
+		}
+		cmd = elf_next(m);
+		elf_end(m);
+	}
+}
+
+static void read_path(struct reader *r, const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	Elf *elf;
+
+	if (fd < 0) {
+		usdt_error_at(r->diag, path, 0, 0, NULL, "cannot open object: %s", strerror(errno));
+		r->failed = 1;
+		return;
+	}
+	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (!elf) {
+		usdt_error_at(r->diag, path, 0, 0, NULL, "cannot read object: %s", elf_errmsg(-1));
+		r->failed = 1;
+	} else if (elf_kind(elf) == ELF_K_AR) {
+		read_archive(r, elf, path);
+	} else if (elf_kind(elf) == ELF_K_ELF) {
+		char *origin = strdup(path);
+
+		if (origin)
+			read_elf(r, elf, origin);
+		else
+			oom(r);
+	} else {
+		usdt_error_at(r->diag, path, 0, 0, NULL,
+			      "not an ELF object or archive (an LTO object? build it with "
+			      "-ffat-lto-objects)");
+		r->failed = 1;
+	}
+	if (elf)
+		elf_end(elf);
+	close(fd);
+}
+
+int usdt_elf_objects_read(char *const *paths, size_t n, struct usdt_elf_objects *objs,
+			  struct usdt_diag *diag)
+{
+	struct reader r = {.objs = objs, .diag = diag};
+	size_t i;
+
+	memset(objs, 0, sizeof(*objs));
+	if (elf_version(EV_CURRENT) == EV_NONE) {
+		usdt_error(diag, "libelf is out of date");
+		return -1;
+	}
+	for (i = 0; i < n; i++)
+		read_path(&r, paths[i]);
+	return r.failed ? -1 : 0;
+}
+
+void usdt_elf_objects_free(struct usdt_elf_objects *objs)
+{
+	size_t i;
+
+	for (i = 0; i < objs->nunits; i++)
+		free(objs->units[i].origin);
+	for (i = 0; i < objs->nsites; i++) {
+		free(objs->sites[i].provider);
+		free(objs->sites[i].name);
+	}
+	for (i = 0; i < objs->ndtrefs; i++)
+		free(objs->dtrefs[i].symbol);
+	free(objs->units);
+	free(objs->sites);
+	free(objs->dtrefs);
+	memset(objs, 0, sizeof(*objs));
+}
