@@ -1,3 +1,187 @@
 /* SPDX-License-Identifier: MIT */
-/* cpp.c: not written yet. */
-typedef int usdt_cpp_placeholder;
+/*
+ * `dtrace -C`: the C preprocessor runs as a child whose standard output is a
+ * pipe we read to the end, so no temporary file is ever created (SystemTap's
+ * tool writes `.dtrace-temp.*` files into the current directory and makes
+ * concurrent runs collide). The .d is passed by its own path, so the line
+ * markers cpp writes (`# 12 "inc/x.h"`) name the original files and the
+ * parser's diagnostics point into them.
+ *
+ * The command is $CPP split at white space (so "gcc -E" works), or "cc -E".
+ * `-x c` makes compiler drivers treat a .d file as C instead of as a linker
+ * input. `linux` and `unix` are predefined to 1 by GNU cpp in its default
+ * mode; a provider or probe of that name would silently become `1`, so they
+ * are undefined first (a -D given by the user still wins: it comes later).
+ */
+#include "cpp.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+extern char **environ;
+
+/* Split a command line at blanks into a NULL-terminated argv (in words). */
+static char **split_command(const char *cmd, char **words, size_t extra)
+{
+	size_t n = 0, cap = 8 + extra;
+	char **argv = malloc(cap * sizeof(*argv));
+	char *w;
+
+	*words = strdup(cmd);
+	if (!argv || !*words) {
+		free(argv);
+		free(*words);
+		*words = NULL;
+		return NULL;
+	}
+	for (w = strtok(*words, " \t\n"); w; w = strtok(NULL, " \t\n")) {
+		if (n + extra + 2 > cap) {
+			char **na = realloc(argv, (cap *= 2) * sizeof(*argv));
+
+			if (!na) {
+				free(argv);
+				free(*words);
+				*words = NULL;
+				return NULL;
+			}
+			argv = na;
+		}
+		argv[n++] = w;
+	}
+	argv[n] = NULL;
+	return argv;
+}
+
+static int read_all(int fd, char **text, size_t *len)
+{
+	size_t cap = 1 << 16, n = 0;
+	char *buf = malloc(cap);
+
+	if (!buf)
+		return -ENOMEM;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				free(buf);
+				return -ENOMEM;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int err = -errno;
+
+			free(buf);
+			return err;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+}
+
+int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text, size_t *len,
+		 struct usdt_diag *diag)
+{
+	const char *cmd = opts->cpp && *opts->cpp ? opts->cpp : "cc -E";
+	posix_spawn_file_actions_t fa;
+	char *words = NULL, *dotfile = NULL;
+	char **argv;
+	int pipefd[2], status, err, rc = -1;
+	size_t n, i;
+	pid_t pid;
+
+	argv = split_command(cmd, &words, opts->nargs + 6);
+	if (!argv) {
+		usdt_error(diag, "out of memory");
+		return -1;
+	}
+	if (!argv[0]) {
+		usdt_error(diag, "the preprocessor command ($CPP) is empty");
+		goto out_argv;
+	}
+	for (n = 0; argv[n]; n++)
+		;
+	argv[n++] = "-Ulinux";
+	argv[n++] = "-Uunix";
+	for (i = 0; i < opts->nargs; i++)
+		argv[n++] = opts->args[i];
+	argv[n++] = "-xc";
+	/* A file named like an option would be taken for one. */
+	if (file[0] == '-') {
+		size_t fl = strlen(file) + 3;
+
+		dotfile = malloc(fl);
+		if (!dotfile) {
+			usdt_error(diag, "out of memory");
+			goto out_argv;
+		}
+		snprintf(dotfile, fl, "./%s", file);
+		argv[n++] = dotfile;
+	} else {
+		argv[n++] = (char *)file;
+	}
+	argv[n] = NULL;
+
+	if (pipe2(pipefd, O_CLOEXEC) != 0) {
+		usdt_error(diag, "cannot create a pipe for the preprocessor: %s", strerror(errno));
+		goto out_argv;
+	}
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_adddup2(&fa, pipefd[1], STDOUT_FILENO);
+	err = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
+	close(pipefd[1]);
+	if (err) {
+		close(pipefd[0]);
+		usdt_error(diag, "cannot run the preprocessor '%s': %s", argv[0], strerror(err));
+		goto out_argv;
+	}
+
+	err = read_all(pipefd[0], text, len);
+	close(pipefd[0]);
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			status = -1;
+			break;
+		}
+	}
+	if (err) {
+		usdt_error(diag, "cannot read the preprocessor's output: %s", strerror(-err));
+		goto out_argv;
+	}
+	if (status == -1 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (status != -1 && WIFSIGNALED(status))
+			usdt_error(diag, "preprocessor '%s' on '%s' was killed by signal %d", cmd,
+				   file, WTERMSIG(status));
+		else
+			usdt_error(diag, "preprocessor '%s' failed on '%s' (exit status %d)", cmd,
+				   file, status == -1 ? -1 : WEXITSTATUS(status));
+		free(*text);
+		*text = NULL;
+		goto out_argv;
+	}
+	rc = 0;
+out_argv:
+	free(dotfile);
+	free(argv);
+	free(words);
+	return rc;
+}

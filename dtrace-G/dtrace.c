@@ -1,9 +1,450 @@
 /* SPDX-License-Identifier: MIT */
-/* The dtrace command: not written yet. */
+/*
+ * The `dtrace` command: `dtrace -h` (provider header) and `dtrace -G`
+ * (provider object), with the command line real build systems use
+ * (SPEC-compat.md "Command line"): the options of illumos/Oracle DTrace and
+ * of SystemTap's Python `dtrace` that appear in the wild, options and
+ * operands in any order, single-letter flags groupable (`-hs x.d`).
+ *
+ * Theory. The command is the edge: it parses the options, reads every input
+ * fully into memory (through cpp with -C: see cpp.c), hands the texts to the
+ * provider compiler, and only if nothing went wrong writes the output
+ * through atomic_file (a complete file or none; an existing output survives
+ * any failure). Library code reports through diag and returns; only main()
+ * decides the exit status: 0 success, 1 errors, 2 a usage error.
+ *
+ * Accepted and ignored, because build systems pass them: -32/-64 (passed on
+ * to -G), -x nolibs, -Z, -fpic/-fPIC and SystemTap's --no-pyparsing and
+ * --types. Any other -x option is accepted with a warning. -D/-I/-U matter
+ * only with -C. -l (list probes) is reserved and fails with exit 2 until the
+ * helper daemon that answers it exists.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-int main(void)
+#include "atomic_file.h"
+#include "cpp.h"
+#include "diag.h"
+#include "emit_header.h"
+#include "link.h"
+#include "usdt_provider.h"
+
+#ifndef USDTKIT_VERSION
+#define USDTKIT_VERSION "unknown"
+#endif
+
+enum { EXIT_OK = 0, EXIT_ERROR = 1, EXIT_USAGE = 2 };
+
+/* A growable array of borrowed or owned strings. */
+struct strv {
+	char **v;
+	size_t n, cap;
+};
+
+struct options {
+	bool header, object, cpp, keep;
+	int bits;
+	const char *output;
+	struct strv sources;
+	struct strv cpp_args; /* owned: "-Idir", "-DX", "-UX" */
+	struct strv objects;
+};
+
+static const char usage_text[] =
+	"Usage: dtrace -h -s PROVIDER.d [-o HEADER.h] [options]\n"
+	"       dtrace -G -s PROVIDER.d [-o OBJECT.o] [options] [OBJECT.o|ARCHIVE.a ...]\n"
+	"\n"
+	"  -h          generate a C/C++ header with the provider's probe macros\n"
+	"  -G          generate an object defining the provider's semaphores and metadata\n"
+	"  -s FILE     a D provider file (repeatable)\n"
+	"  -o FILE     the output (default: the first .d's basename with .h or .o,\n"
+	"              in the current directory)\n"
+	"  -C          run the C preprocessor ($CPP, default \"cc -E\") over the .d files\n"
+	"  -I DIR      add DIR to the preprocessor's include path (with -C)\n"
+	"  -D NAME[=V] define NAME for the preprocessor (with -C)\n"
+	"  -U NAME     undefine NAME for the preprocessor (with -C)\n"
+	"  -32, -64    the data model of the -G object (default: the compiler's)\n"
+	"  -k          keep the -G object's generated source\n"
+	"  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored\n"
+	"  -Z          accepted for compatibility (no effect)\n"
+	"  -V          print the version\n"
+	"  --help      print this help\n"
+	"\n"
+	"Object files and archives after the options are read by -G to cross-check\n"
+	"probe use; they are never modified. Environment: CC and CFLAGS (for -G),\n"
+	"CPP (for -C).\n"
+	"Exit status: 0 success, 1 error (no output file is left), 2 usage error.\n";
+
+static int strv_push(struct strv *s, char *str)
 {
-	fputs("dtrace: not implemented yet\n", stderr);
-	return 2;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		char **nv = realloc(s->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -1;
+		s->v = nv;
+		s->cap = cap;
+	}
+	s->v[s->n++] = str;
+	return 0;
+}
+
+static int usage_error(struct usdt_diag *diag, const char *fmt, ...) USDT_PRINTF(2, 3);
+
+static int usage_error(struct usdt_diag *diag, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(diag->out, "%s: error: ", diag->progname);
+	va_start(ap, fmt);
+	vfprintf(diag->out, fmt, ap);
+	va_end(ap);
+	fprintf(diag->out, "\nRun 'dtrace --help' for the options.\n");
+	return EXIT_USAGE;
+}
+
+/* "-I" + "dir" as one cpp argument. */
+static int push_cpp_arg(struct options *o, char letter, const char *val)
+{
+	size_t n = strlen(val) + 3;
+	char *s = malloc(n);
+
+	if (!s)
+		return -1;
+	snprintf(s, n, "-%c%s", letter, val);
+	if (strv_push(&o->cpp_args, s)) {
+		free(s);
+		return -1;
+	}
+	return 0;
+}
+
+/* -x nolibs and friends: accept every DTrace option, warn about the unknown. */
+static void dtrace_x_option(const char *val, struct usdt_diag *diag)
+{
+	size_t len = strcspn(val, "=");
+
+	if (len == 6 && !strncmp(val, "nolibs", 6))
+		return;
+	usdt_warning(diag, "ignoring unsupported option -x %s", val);
+}
+
+/*
+ * Returns -1 to go on, or an exit status (help and version exit 0 here).
+ * Option arguments are borrowed from argv.
+ */
+static int parse_options(int argc, char **argv, struct options *o, struct usdt_diag *diag)
+{
+	bool only_operands = false;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		char *a = argv[i];
+		size_t j;
+
+		if (only_operands || a[0] != '-' || a[1] == '\0') {
+			if (strv_push(&o->objects, a))
+				goto nomem;
+			continue;
+		}
+		/* Whole-word options first. */
+		if (!strcmp(a, "--")) {
+			only_operands = true;
+			continue;
+		}
+		if (!strcmp(a, "--help")) {
+			fputs(usage_text, stdout);
+			return EXIT_OK;
+		}
+		if (!strcmp(a, "-32") || !strcmp(a, "-64")) {
+			o->bits = a[1] == '3' ? 32 : 64;
+			continue;
+		}
+		if (!strcmp(a, "-fpic") || !strcmp(a, "-fPIC") || !strcmp(a, "--no-pyparsing") ||
+		    !strcmp(a, "--types"))
+			continue;
+		if (a[1] == '-')
+			return usage_error(diag, "unknown option '%s'", a);
+
+		/* Single letters, groupable; an option taking a value ends the group. */
+		for (j = 1; a[j]; j++) {
+			char c = a[j];
+			const char *val;
+
+			switch (c) {
+			case 'h':
+				o->header = true;
+				continue;
+			case 'G':
+				o->object = true;
+				continue;
+			case 'C':
+				o->cpp = true;
+				continue;
+			case 'k':
+				o->keep = true;
+				continue;
+			case 'Z':
+				continue;
+			case 'V':
+				printf("dtrace: usdtkit %s\n", USDTKIT_VERSION);
+				return EXIT_OK;
+			case 'l':
+				fprintf(diag->out,
+					"%s: error: -l (listing probes) is not supported yet: "
+					"use 'readelf -n', 'bpftrace -l' or 'perf list sdt'\n",
+					diag->progname);
+				return EXIT_USAGE;
+			case 's':
+			case 'o':
+			case 'I':
+			case 'D':
+			case 'U':
+			case 'x':
+				break;
+			default: {
+				char opt[3] = { '-', c, '\0' };
+
+				return usage_error(diag, "unknown option '%s'", opt);
+			}
+			}
+			if (a[j + 1]) {
+				val = a + j + 1;
+			} else if (i + 1 < argc) {
+				val = argv[++i];
+			} else {
+				char opt[3] = { '-', c, '\0' };
+
+				return usage_error(diag, "option '%s' needs an argument", opt);
+			}
+			switch (c) {
+			case 's':
+				if (strv_push(&o->sources, (char *)val))
+					goto nomem;
+				break;
+			case 'o':
+				if (o->output)
+					return usage_error(diag, "-o given more than once");
+				o->output = val;
+				break;
+			case 'x':
+				dtrace_x_option(val, diag);
+				break;
+			default:
+				if (push_cpp_arg(o, c, val))
+					goto nomem;
+				break;
+			}
+			break; /* the value ended this argument */
+		}
+	}
+
+	if (o->header && o->object)
+		return usage_error(diag, "-h and -G cannot be used together");
+	if (!o->header && !o->object)
+		return usage_error(diag, "one of -h or -G is required");
+	if (o->sources.n == 0)
+		return usage_error(diag, "no provider file: give one with -s FILE");
+	if (o->output && !*o->output)
+		return usage_error(diag, "-o needs a non-empty file name");
+	return -1;
+nomem:
+	usdt_error(diag, "out of memory");
+	return EXIT_ERROR;
+}
+
+/* "dir/provider.d" -> "provider.h" (in the current directory). */
+static char *default_output(const char *source, const char *ext)
+{
+	const char *base = strrchr(source, '/'), *dot;
+	size_t stem, n;
+	char *s;
+
+	base = base ? base + 1 : source;
+	dot = strrchr(base, '.');
+	stem = dot && dot != base ? (size_t)(dot - base) : strlen(base);
+	n = stem + strlen(ext) + 1;
+	s = malloc(n);
+	if (s)
+		snprintf(s, n, "%.*s%s", (int)stem, base, ext);
+	return s;
+}
+
+static int read_whole_file(const char *path, char **text, size_t *len, struct usdt_diag *diag)
+{
+	size_t cap = 1 << 16, n = 0;
+	struct stat st;
+	char *buf;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		usdt_error(diag, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		usdt_error(diag, "cannot read '%s': %s", path, strerror(EISDIR));
+		close(fd);
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
+		cap = (size_t)st.st_size + 1;
+	buf = malloc(cap);
+	if (!buf)
+		goto nomem;
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb)
+				goto nomem;
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			usdt_error(diag, "cannot read '%s': %s", path, strerror(errno));
+			free(buf);
+			close(fd);
+			return -1;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	buf[n] = '\0';
+	*text = buf;
+	*len = n;
+	return 0;
+nomem:
+	free(buf);
+	close(fd);
+	usdt_error(diag, "out of memory");
+	return -1;
+}
+
+static int write_header(const struct usdt_program *prog, const char *output,
+			struct usdt_diag *diag)
+{
+	struct usdt_atomic_file f;
+	int err;
+
+	err = usdt_atomic_open(&f, output);
+	if (err) {
+		usdt_error(diag, "cannot create '%s': %s", output, strerror(-err));
+		return -1;
+	}
+	if (usdt_emit_header(prog, output, f.fp, diag)) {
+		usdt_atomic_abort(&f);
+		return -1;
+	}
+	err = usdt_atomic_commit(&f);
+	if (err) {
+		usdt_error(diag, "cannot write '%s': %s", output, strerror(-err));
+		return -1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct options o = { 0 };
+	struct usdt_program prog;
+	struct usdt_diag diag;
+	struct strv texts = { 0 };
+	char *output = NULL;
+	int rc;
+	size_t i;
+
+	usdt_diag_init(&diag, stderr, "dtrace");
+	usdt_program_init(&prog);
+
+	rc = parse_options(argc, argv, &o, &diag);
+	if (rc >= 0)
+		goto out;
+	rc = EXIT_ERROR;
+
+	output = o.output ? strdup(o.output)
+			  : default_output(o.sources.v[0], o.header ? ".h" : ".o");
+	if (!output) {
+		usdt_error(&diag, "out of memory");
+		goto out;
+	}
+	if (o.header && o.objects.n)
+		usdt_warning(&diag, "ignoring %zu object file operand(s): only -G reads them",
+			     o.objects.n);
+
+	/* Every source is parsed, so that all their errors are reported at once. */
+	for (i = 0; i < o.sources.n; i++) {
+		const char *src = o.sources.v[i];
+		char *text = NULL;
+		size_t len = 0;
+		int err;
+
+		if (o.cpp) {
+			struct usdt_cpp_opts co = {
+				.cpp = getenv("CPP"),
+				.args = o.cpp_args.v,
+				.nargs = o.cpp_args.n,
+			};
+
+			err = usdt_cpp_run(&co, src, &text, &len, &diag);
+		} else {
+			err = read_whole_file(src, &text, &len, &diag);
+		}
+		if (err)
+			continue;
+		if (strv_push(&texts, text)) {
+			free(text);
+			usdt_error(&diag, "out of memory");
+			continue;
+		}
+		usdt_parse(&prog, src, text, len, &diag);
+	}
+	if (diag.errors)
+		goto out;
+
+	if (o.header) {
+		if (write_header(&prog, output, &diag))
+			goto out;
+	} else {
+		const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
+		struct usdt_link_opts lo = {
+			.output = output,
+			.cc = cc && *cc ? cc : NULL,
+			.cflags = cflags && *cflags ? cflags : NULL,
+			.bits = o.bits,
+			.objects = o.objects.v,
+			.nobjects = o.objects.n,
+			.keep = o.keep,
+		};
+
+		if (usdt_link_object(&prog, &lo, &diag))
+			goto out;
+	}
+	rc = diag.errors ? EXIT_ERROR : EXIT_OK;
+out:
+	usdt_program_free(&prog);
+	for (i = 0; i < texts.n; i++)
+		free(texts.v[i]);
+	free(texts.v);
+	for (i = 0; i < o.cpp_args.n; i++)
+		free(o.cpp_args.v[i]);
+	free(o.cpp_args.v);
+	free(o.sources.v);
+	free(o.objects.v);
+	free(output);
+	return rc;
 }

@@ -1,3 +1,469 @@
 /* SPDX-License-Identifier: MIT */
-/* emit_header.c: not written yet. */
-typedef int usdt_emit_header_placeholder;
+/*
+ * The header emitter (`dtrace -h`).
+ *
+ * Theory. A generated header gives every probe NAME of provider PROV two
+ * macros, PROV_NAME(args...) and PROV_NAME_ENABLED(), and nothing a program
+ * has to link against: the probe sites come from <sys/sdt.h> (ours or
+ * SystemTap's, whichever is first on the include path) and the semaphores
+ * from the `dtrace -G` object. What we emit must survive what real build
+ * systems do to it afterwards (SPEC-compat.md "Header shape"), which fixes
+ * most of its layout:
+ *
+ *  - every `#define NAME(` of a probe or _ENABLED() macro is alone on its
+ *    line and its body sits on continuation lines, so Erlang's sed, which
+ *    lower-cases whole `#define ERLANG_X(...)` lines, renames only the macro;
+ *  - no line holds more than one upper-case macro name and internal helper
+ *    names are lower-case, so prefix renames (`s/PYTHON_/PyDTrace_/`, with or
+ *    without g) keep definitions and uses in step;
+ *  - `char *` is written with its space wherever a type is written, so
+ *    PostgreSQL's sed that turns `(char *` into `(const char *` reaches the
+ *    type checks, and a leading `const` is moved after the base type
+ *    (`char const *`) so that such seds never produce `const const`;
+ *  - the two literal lines `#define _SDT_HAS_SEMAPHORES 1` and
+ *    `#define STAP_HAS_SEMAPHORES 1` may be turned into #undef (GLib): then no
+ *    semaphore is referenced anywhere and _ENABLED() is a constant 1, so the
+ *    header needs no -G object.
+ *
+ * What we add over every peer, without costing a disabled probe anything:
+ *  - the argument count is checked by the preprocessor (a fixed-parameter
+ *    macro), the argument types by the compiler: each argument is handed to
+ *    an unevaluated call, inside sizeof, of a function taking the declared
+ *    type. C diagnoses a mismatch with its usual conversion warnings; C++,
+ *    where a mismatch would otherwise be a hard error or silently accepted,
+ *    picks a deprecated catch-all overload and warns. Arguments whose type
+ *    C cannot spell (c_spelling NULL, structs, function pointers) are left
+ *    unchecked. Each argument is evaluated once, by the probe site itself.
+ *  - _ENABLED() reads its semaphore through a volatile lvalue, so a loop
+ *    testing it notices a tracer attaching; that is the same single
+ *    compare-with-memory SystemTap's header costs.
+ *  - a probe with more arguments than <sys/sdt.h> sites carry (12) gets a
+ *    macro that fails to compile with an identifier naming the probe, only
+ *    where it is used; the header itself stays valid.
+ *  - two probes whose macro names collide are reported instead of producing
+ *    a header that silently redefines one.
+ *
+ * User parameter names never reach the generated C (they may be `class` or
+ * `errno`); macro parameters are arg1..argN as in SystemTap's header. Names
+ * in the notes and semaphores are the probe names as written (`__` kept).
+ */
+#include "emit_header.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "dir/probes.h.tmp" -> "_PROBES_H_TMP" (illumos builds it the same way). */
+static char *guard_name(const char *output_name)
+{
+	const char *base = output_name ? strrchr(output_name, '/') : NULL;
+	size_t i, n;
+	char *g;
+
+	base = base ? base + 1 : (output_name && *output_name ? output_name : "probes.h");
+	n = strlen(base);
+	g = malloc(n + 2);
+	if (!g)
+		return NULL;
+	g[0] = '_';
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)base[i];
+
+		g[i + 1] = isalnum(c) ? (char)toupper(c) : '_';
+	}
+	g[n + 1] = '\0';
+	return g;
+}
+
+/*
+ * The type an argument is checked against, or NULL to leave it unchecked.
+ * Returned in buf (or a static string).
+ */
+static const char *check_type(const struct usdt_arg *a, char *buf, size_t bufsz)
+{
+	const char *s = a->type.c_spelling;
+	const char *star;
+
+	if (!s || !*s || a->type.cls == USDT_T_OTHER)
+		return NULL;
+	/*
+	 * A function pointer's commas would split the helper macro's
+	 * arguments; arrays and anything else parenthesised are not values a
+	 * site can carry.
+	 */
+	if (strpbrk(s, ",()[]"))
+		return NULL;
+	/*
+	 * A tag type named only in the .d cannot be named in C (a struct in a
+	 * parameter list is scoped to it; in C++ it may live in a namespace):
+	 * check a pointer to one as "some object pointer".
+	 */
+	if (strstr(s, "struct ") || strstr(s, "union ") || strstr(s, "enum ")) {
+		if (a->type.cls == USDT_T_POINTER && strchr(s, '*'))
+			return "const volatile void *";
+		return NULL;
+	}
+	/* bool needs <stdbool.h> in C, which may clash with a program's own bool. */
+	if (!strcmp(s, "bool") || !strcmp(s, "_Bool"))
+		return NULL;
+	/* "const char *" -> "char const *": see the theory (const-adding seds). */
+	star = strchr(s, '*');
+	if (!strncmp(s, "const ", 6) && star && star > s + 6) {
+		size_t baselen = (size_t)(star - (s + 6));
+
+		while (baselen && s[6 + baselen - 1] == ' ')
+			baselen--;
+		if (baselen + strlen(star) + 8 > bufsz)
+			return NULL;
+		snprintf(buf, bufsz, "%.*s const %s", (int)baselen, s + 6, star);
+		return buf;
+	}
+	return s;
+}
+
+/* A type spelling for a comment: never let it close the comment. */
+static void put_comment_text(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		fputc(*s, out);
+		if (s[0] == '*' && s[1] == '/')
+			fputc(' ', out);
+	}
+}
+
+static void put_arg_list(FILE *out, const struct usdt_arg *args, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", out);
+		put_comment_text(out, args[i].type.spelling ? args[i].type.spelling : "?");
+		if (args[i].name) {
+			fputc(' ', out);
+			put_comment_text(out, args[i].name);
+		}
+	}
+}
+
+static bool has_translation(const struct usdt_probe *p)
+{
+	size_t i;
+
+	if (!p->xargs)
+		return false;
+	if (p->nxargs != p->nargs)
+		return true;
+	for (i = 0; i < p->nxargs; i++) {
+		const char *a = p->args[i].type.spelling, *b = p->xargs[i].type.spelling;
+
+		if ((p->argmap && p->argmap[i] != i) || !a || !b || strcmp(a, b))
+			return true;
+	}
+	return false;
+}
+
+/* The D declaration of the probe, for the reader of the header. */
+static void put_signature_comment(FILE *out, const struct usdt_provider *pv,
+				  const struct usdt_probe *p)
+{
+	char *dname = usdt_probe_dtrace_name(p->name);
+
+	fputs("/* ", out);
+	put_comment_text(out, pv->name);
+	fputs(":::", out);
+	put_comment_text(out, dname ? dname : p->name);
+	fputs("  probe ", out);
+	put_comment_text(out, p->name);
+	fputc('(', out);
+	put_arg_list(out, p->args, p->nargs);
+	fputc(')', out);
+	if (has_translation(p)) {
+		fputs(" : (", out);
+		put_arg_list(out, p->xargs, p->nxargs);
+		fputc(')', out);
+	}
+	fputs(" */\n", out);
+	free(dname);
+}
+
+static void put_params(FILE *out, size_t n)
+{
+	size_t i;
+
+	for (i = 1; i <= n; i++)
+		fprintf(out, "%sarg%zu", i > 1 ? ", " : "", i);
+}
+
+static int emit_probe(FILE *out, const struct usdt_provider *pv, const struct usdt_probe *p,
+		      struct usdt_diag *diag)
+{
+	char *macro = usdt_probe_macro_name(pv->name, p->name);
+	char *sem = usdt_probe_semaphore_name(pv->name, p->name);
+	size_t i;
+
+	if (!macro || !sem) {
+		free(macro);
+		free(sem);
+		usdt_error(diag, "out of memory");
+		return -1;
+	}
+
+	fputc('\n', out);
+	put_signature_comment(out, pv, p);
+	fprintf(out,
+		"__extension__ extern unsigned short %s __attribute__((__unused__, "
+		"__section__(\".probes\"), __visibility__(\"hidden\")));\n",
+		sem);
+
+	fprintf(out, "#define %s(", macro);
+	put_params(out, p->nargs);
+	fputs(") \\\n", out);
+	if (p->nargs > USDT_SDT_MAX_ARGS) {
+		/* Fails where used, naming the probe; see the theory. */
+		fprintf(out,
+			"do { \\\n\t(void)usdt_error_probe_%s_%s_has_%zu_arguments_"
+			"but_sdt_sites_carry_at_most_%d; \\\n} while (0)\n",
+			pv->name, p->name, p->nargs, USDT_SDT_MAX_ARGS);
+	} else {
+		fputs("do { \\\n", out);
+		for (i = 0; i < p->nargs; i++) {
+			char buf[512];
+			const char *t = check_type(&p->args[i], buf, sizeof(buf));
+
+			if (t)
+				fprintf(out, "\t__usdt_hdr_arg(%s, arg%zu); \\\n", t, i + 1);
+		}
+		if (p->nargs == 0) {
+			fprintf(out, "\tSTAP_PROBE(%s, %s); \\\n", pv->name, p->name);
+		} else {
+			fprintf(out, "\tSTAP_PROBE%zu(%s, %s, ", p->nargs, pv->name, p->name);
+			put_params(out, p->nargs);
+			fputs("); \\\n", out);
+		}
+		fputs("} while (0)\n", out);
+	}
+
+	fprintf(out, "#define %s_ENABLED() \\\n\t__usdt_hdr_enabled(%s)\n", macro, sem);
+	free(macro);
+	free(sem);
+	return 0;
+}
+
+struct macro_ref {
+	char *name;
+	const struct usdt_probe *probe;
+	const struct usdt_provider *provider;
+};
+
+static int cmp_macro_ref(const void *a, const void *b)
+{
+	const struct macro_ref *x = a, *y = b;
+
+	return strcmp(x->name, y->name);
+}
+
+/*
+ * Two probes (of any providers) whose macros would be spelled alike:
+ * `a__b` and `a_b`, or `x` and `x_enabled` (X_ENABLED). C would see a
+ * redefinition only where both are used, so reject the .d here.
+ */
+static int check_macro_collisions(const struct usdt_program *prog, struct usdt_diag *diag)
+{
+	size_t n = 0, i, j, k = 0;
+	struct macro_ref *refs;
+	int err = 0;
+
+	for (i = 0; i < prog->nproviders; i++)
+		n += prog->providers[i].nprobes;
+	if (n == 0)
+		return 0;
+	refs = calloc(2 * n, sizeof(*refs));
+	if (!refs) {
+		usdt_error(diag, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < prog->nproviders; i++) {
+		const struct usdt_provider *pv = &prog->providers[i];
+
+		for (j = 0; j < pv->nprobes; j++) {
+			char *m = usdt_probe_macro_name(pv->name, pv->probes[j].name);
+			size_t len = m ? strlen(m) : 0;
+			char *e = m ? malloc(len + sizeof("_ENABLED")) : NULL;
+
+			if (!e) {
+				free(m);
+				usdt_error(diag, "out of memory");
+				err = -1;
+				goto out;
+			}
+			memcpy(e, m, len);
+			memcpy(e + len, "_ENABLED", sizeof("_ENABLED"));
+			refs[k].name = m;
+			refs[k].probe = &pv->probes[j];
+			refs[k++].provider = pv;
+			refs[k].name = e;
+			refs[k].probe = &pv->probes[j];
+			refs[k++].provider = pv;
+		}
+	}
+	qsort(refs, k, sizeof(*refs), cmp_macro_ref);
+	for (i = 1; i < k; i++) {
+		const struct macro_ref *a = &refs[i - 1], *b = &refs[i];
+
+		if (strcmp(a->name, b->name) || a->probe == b->probe)
+			continue;
+		/* Report at the later declaration when both are in one file. */
+		if (a->probe->loc.file && b->probe->loc.file &&
+		    !strcmp(a->probe->loc.file, b->probe->loc.file) &&
+		    a->probe->loc.line > b->probe->loc.line) {
+			const struct macro_ref *t = a;
+
+			a = b;
+			b = t;
+		}
+		usdt_error_at(diag, b->probe->loc.file, b->probe->loc.line, b->probe->loc.col, NULL,
+			      "probe '%s:%s' would define macro %s, as probe '%s:%s' does",
+			      b->provider->name, b->probe->name, b->name, a->provider->name,
+			      a->probe->name);
+		if (a->probe->loc.file)
+			usdt_note_at(diag, a->probe->loc.file, a->probe->loc.line,
+				     a->probe->loc.col, NULL, "'%s:%s' declared here",
+				     a->provider->name, a->probe->name);
+		err = -1;
+	}
+out:
+	for (i = 0; i < k; i++)
+		free(refs[i].name);
+	free(refs);
+	return err;
+}
+
+/*
+ * Everything before the probes: the include guard, the includes and the two
+ * helper macros every probe macro uses. The helpers are shared by every
+ * usdtkit header in a translation unit (hence #ifndef) and spelled in lower
+ * case so that no prefix rename touches them.
+ */
+static const char prologue[] =
+	"#include <stddef.h>\n"
+	"#include <stdint.h>\n"
+	"#include <sys/types.h>\n"
+	"\n"
+	"#ifndef _DTRACE_VERSION\n"
+	"#define _DTRACE_VERSION 1\n"
+	"#endif\n"
+	"\n"
+	"/*\n"
+	" * Probe sites reference their semaphores only if <sys/sdt.h> saw\n"
+	" * _SDT_HAS_SEMAPHORES when it was first included. If it was included\n"
+	" * earlier without it, _ENABLED() must not wait for a semaphore no tracer\n"
+	" * will ever raise.\n"
+	" */\n"
+	"#if !defined __usdt_hdr_enabled && defined _SYS_SDT_H && !defined _SDT_HAS_SEMAPHORES\n"
+	"#define __usdt_hdr_sites_without_semaphores 1\n"
+	"#endif\n"
+	"#define _SDT_HAS_SEMAPHORES 1\n"
+	"#define STAP_HAS_SEMAPHORES 1 /* deprecated */\n"
+	"#include <sys/sdt.h>\n"
+	"\n"
+	"#ifndef __usdt_hdr_enabled\n"
+	"#if defined _SDT_HAS_SEMAPHORES && !defined __usdt_hdr_sites_without_semaphores\n"
+	"#ifdef __cplusplus\n"
+	"#define __usdt_hdr_enabled(sem) \\\n"
+	"\t__builtin_expect(*static_cast<volatile unsigned short *>(&(sem)) != 0, 0)\n"
+	"#else\n"
+	"#define __usdt_hdr_enabled(sem) \\\n"
+	"\t__builtin_expect(*(volatile unsigned short *)&(sem) != 0, 0)\n"
+	"#endif\n"
+	"#else /* no semaphores: probes always fire, so always report enabled */\n"
+	"#define __usdt_hdr_enabled(sem) 1\n"
+	"#endif\n"
+	"#endif\n"
+	"\n"
+	"/* Type checks: unevaluated, they cost nothing at run time. */\n"
+	"#ifndef __usdt_hdr_arg\n"
+	"#ifdef __cplusplus\n"
+	"extern \"C++\" {\n"
+	"template <typename T> struct __usdt_hdr_check {\n"
+	"\tstatic char ok(T);\n"
+	"\t__attribute__((__deprecated__(\"probe argument does not convert to the type "
+	"the provider declares\")))\n"
+	"\tstatic char ok(...);\n"
+	"};\n"
+	"}\n"
+	"#define __usdt_hdr_arg(T, a) \\\n"
+	"\tstatic_cast<void>(sizeof(__usdt_hdr_check<T>::ok(a)))\n"
+	"#else\n"
+	"#define __usdt_hdr_arg(T, a) \\\n"
+	"\t((void)sizeof((*(int (*)(T))0)(a)))\n"
+	"#endif\n"
+	"#endif\n"
+	"\n"
+	"#ifdef __cplusplus\n"
+	"extern \"C\" {\n"
+	"#endif\n";
+
+static const char epilogue[] =
+	"\n"
+	"#ifdef __cplusplus\n"
+	"}\n"
+	"#endif\n";
+
+int usdt_emit_header(const struct usdt_program *prog, const char *output_name, FILE *out,
+		     struct usdt_diag *diag)
+{
+	char *guard;
+	size_t i, j;
+
+	if (check_macro_collisions(prog, diag))
+		return -1;
+	guard = guard_name(output_name);
+	if (!guard) {
+		usdt_error(diag, "out of memory");
+		return -1;
+	}
+
+	fputs("/*\n"
+	      " * Generated by usdtkit's dtrace -h: do not edit.\n"
+	      " *\n"
+	      " * For each probe NAME of provider PROV: PROV_NAME(args...) fires the probe\n"
+	      " * (a NOP and a SystemTap .note.stapsdt entry) and PROV_NAME_ENABLED() is\n"
+	      " * non-zero while a tracer is attached. Argument counts and types are\n"
+	      " * checked at compile time; every argument is evaluated exactly once.\n"
+	      " */\n",
+	      out);
+	fprintf(out, "#ifndef %s\n#define %s\n\n", guard, guard);
+	fputs(prologue, out);
+
+	for (i = 0; i < prog->nproviders; i++) {
+		const struct usdt_provider *pv = &prog->providers[i];
+
+		fputs("\n/* provider ", out);
+		put_comment_text(out, pv->name);
+		fputs(" */\n", out);
+		for (j = 0; j < pv->nprobes; j++) {
+			const struct usdt_probe *p = &pv->probes[j];
+
+			if (p->nargs > USDT_SDT_MAX_ARGS)
+				usdt_warning_at(diag, p->loc.file, p->loc.line, p->loc.col, NULL,
+						"probe '%s:%s' has %zu arguments; <sys/sdt.h> sites "
+						"carry at most %d, so its macro fails to compile where "
+						"it is used",
+						pv->name, p->name, p->nargs, USDT_SDT_MAX_ARGS);
+			if (emit_probe(out, pv, p, diag)) {
+				free(guard);
+				return -1;
+			}
+		}
+	}
+
+	fputs(epilogue, out);
+	fprintf(out, "\n#endif /* %s */\n", guard);
+	free(guard);
+	if (ferror(out)) {
+		usdt_error(diag, "cannot write the header");
+		return -1;
+	}
+	return 0;
+}

@@ -1,0 +1,24 @@
+/* SPDX-License-Identifier: MIT */
+/* Running the C preprocessor over a .d file for `dtrace -C`: see cpp.c. */
+#ifndef USDT_CPP_H
+#define USDT_CPP_H
+
+#include <stddef.h>
+
+#include "diag.h"
+
+struct usdt_cpp_opts {
+	const char *cpp;       /* $CPP (may hold arguments: "gcc -E"), or NULL for "cc -E" */
+	char *const *args;     /* "-Idir", "-DNAME=V", "-UNAME", in command-line order */
+	size_t nargs;
+};
+
+/*
+ * Preprocess `file` and return its output, NUL-terminated, in *text (caller
+ * frees) and its length in *len. The preprocessor's own messages go straight
+ * to our stderr. Returns 0, or -1 after reporting to diag.
+ */
+int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text, size_t *len,
+		 struct usdt_diag *diag);
+
+#endif
