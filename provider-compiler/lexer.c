@@ -1,3 +1,312 @@
 /* SPDX-License-Identifier: MIT */
-/* lexer.c: not written yet. */
-typedef int usdt_lexer_placeholder;
+/*
+ * The D lexer: turns provider source into tokens for parser.c.
+ *
+ * It knows C's lexical rules (identifiers, pp-numbers, string and character
+ * literals, `/ * * /` and `//` comments, backslash-newline) and the line
+ * structure the preprocessor leaves behind:
+ *
+ *  - A `#` first on a line opens a directive when the next word is a number
+ *    (a cpp line marker, `# 12 "x.d" 2`) or a directive name (`pragma`,
+ *    `line`, `define`, `include`, `if`...). The lexer then returns T_HASH,
+ *    the directive's tokens, and T_EOL at the end of the line, so the parser
+ *    sees directive lines as units.
+ *  - Any other `#` line (`# file: x.c`, `#!/usr/sbin/dtrace -s`, a lone `#`)
+ *    is a comment, as SystemTap's dtrace treats it.
+ *
+ * Positions are logical: after a line marker, tokens carry the file and line
+ * the marker names, so diagnostics point into the original .d file; the
+ * source line shown under a diagnostic is still the physical one.
+ */
+#include "front.h"
+
+#include <limits.h>
+#include <string.h>
+
+static bool is_ident_start(int c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+static bool is_digit(int c)
+{
+	return c >= '0' && c <= '9';
+}
+
+static bool is_ident_char(int c)
+{
+	return is_ident_start(c) || is_digit(c);
+}
+
+void lex_init(struct lexer *lx, const char *file, const char *text, size_t len,
+	      struct usdt_diag *diag)
+{
+	memset(lx, 0, sizeof(*lx));
+	lx->p = text;
+	lx->end = text + len;
+	lx->line_start = text;
+	lx->pline = 1;
+	lx->file = file;
+	lx->at_bol = true;
+	lx->diag = diag;
+}
+
+static struct usdt_loc loc_at(const struct lexer *lx, const char *p)
+{
+	struct usdt_loc loc;
+	long line = (long)lx->pline + lx->line_delta;
+
+	loc.file = lx->file;
+	loc.line = line < 1 ? 1 : line > INT_MAX ? INT_MAX : (unsigned)line;
+	loc.col = (unsigned)(p - lx->line_start) + 1;
+	return loc;
+}
+
+static void error_at(struct lexer *lx, const char *p, const char *msg)
+{
+	struct usdt_loc loc = loc_at(lx, p);
+
+	usdt_error_at(lx->diag, loc.file, loc.line, loc.col, lx->line_start, "%s", msg);
+}
+
+/* Consumes the newline at lx->p ("\n"; a "\r" before it is blank space). */
+static void newline(struct lexer *lx)
+{
+	lx->p++;
+	lx->pline++;
+	lx->line_start = lx->p;
+	lx->at_bol = true;
+	if (lx->marker_pending) {
+		lx->line_delta = lx->next_delta;
+		lx->file = lx->next_file;
+		lx->marker_pending = false;
+	}
+}
+
+static bool skip_block_comment(struct lexer *lx);
+
+void lex_set_next_line(struct lexer *lx, unsigned long line, const char *file)
+{
+	if (line > INT_MAX)
+		line = INT_MAX;
+	lx->next_delta = (long)line - (long)(lx->pline + 1);
+	lx->next_file = file ? file : lx->file;
+	lx->marker_pending = true;
+}
+
+void lex_skip_line(struct lexer *lx)
+{
+	/* Comments may hide a newline; a directive ends only at a real one. */
+	while (lx->p < lx->end && *lx->p != '\n') {
+		if (lx->p[0] == '/' && lx->p + 1 < lx->end && lx->p[1] == '*') {
+			struct usdt_loc loc = loc_at(lx, lx->p);
+			const char *ls = lx->line_start;
+
+			if (!skip_block_comment(lx))
+				usdt_error_at(lx->diag, loc.file, loc.line, loc.col, ls,
+					      "unterminated comment");
+			continue;
+		}
+		if (lx->p[0] == '\\' && lx->p + 1 < lx->end && lx->p[1] == '\n') {
+			lx->p++;
+			newline(lx);
+			continue;
+		}
+		lx->p++;
+	}
+}
+
+/* Directive names that make a `#` line a directive rather than a comment. */
+static bool is_directive_name(const char *s, size_t n)
+{
+	static const char *const names[] = {
+		"pragma", "line",  "define",  "undef", "include", "include_next", "import",
+		"if",	  "ifdef", "ifndef",  "elif",  "elifdef", "elifndef",	  "else",
+		"endif",  "error", "warning", "ident", "sccs",	  "assert",	  "unassert",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == n && memcmp(names[i], s, n) == 0)
+			return true;
+	return false;
+}
+
+/* At a '#' first on its line: a directive (true) or a comment line (false). */
+static bool opens_directive(const struct lexer *lx)
+{
+	const char *q = lx->p + 1, *w;
+
+	while (q < lx->end && (*q == ' ' || *q == '\t'))
+		q++;
+	if (q < lx->end && is_digit(*q))
+		return true;
+	w = q;
+	while (q < lx->end && is_ident_char(*q))
+		q++;
+	return q > w && is_directive_name(w, (size_t)(q - w));
+}
+
+/* Skips a comment starting at lx->p; false when it never ends. */
+static bool skip_block_comment(struct lexer *lx)
+{
+	lx->p += 2;
+	while (lx->p < lx->end) {
+		if (lx->p[0] == '*' && lx->p + 1 < lx->end && lx->p[1] == '/') {
+			lx->p += 2;
+			return true;
+		}
+		if (*lx->p == '\n')
+			newline(lx);
+		else
+			lx->p++;
+	}
+	return false;
+}
+
+static void lex_literal(struct lexer *lx, struct token *t, char quote)
+{
+	const char *q = lx->p + 1;
+
+	while (q < lx->end && *q != quote && *q != '\n') {
+		if (*q == '\\' && q + 1 < lx->end && q[1] != '\n')
+			q++;
+		q++;
+	}
+	if (q < lx->end && *q == quote) {
+		q++;
+	} else {
+		error_at(lx, lx->p, quote == '"' ? "missing terminating '\"' character"
+						 : "missing terminating ' character");
+	}
+	t->kind = quote == '"' ? T_STRING : T_CHAR;
+	t->len = (size_t)(q - lx->p);
+	lx->p = q;
+}
+
+void lex_next(struct lexer *lx, struct token *t)
+{
+	for (;;) {
+		const char *p = lx->p;
+
+		if (p >= lx->end) {
+			t->kind = lx->in_directive ? T_EOL : T_EOF;
+			lx->in_directive = false;
+			t->start = p;
+			t->len = 0;
+			t->loc = loc_at(lx, p);
+			t->line_text = lx->line_start;
+			return;
+		}
+		if (*p == '\n') {
+			if (lx->in_directive) {
+				/* Left for the next call: a line marker applies after it. */
+				lx->in_directive = false;
+				t->kind = T_EOL;
+				t->start = p;
+				t->len = 0;
+				t->loc = loc_at(lx, p);
+				t->line_text = lx->line_start;
+				return;
+			}
+			newline(lx);
+			continue;
+		}
+		if (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\f' || *p == '\v') {
+			lx->p++;
+			continue;
+		}
+		if (*p == '\\' && p + 1 < lx->end &&
+		    (p[1] == '\n' || (p[1] == '\r' && p + 2 < lx->end && p[2] == '\n'))) {
+			lx->p += p[1] == '\r' ? 2 : 1;
+			/* A continued line is still the same logical line for at_bol. */
+			{
+				bool bol = lx->at_bol;
+
+				newline(lx);
+				lx->at_bol = bol;
+			}
+			continue;
+		}
+		if (*p == '/' && p + 1 < lx->end && p[1] == '*') {
+			struct usdt_loc loc = loc_at(lx, p);
+			const char *ls = lx->line_start;
+
+			/* Reported at the opening: that is what the user must close. */
+			if (!skip_block_comment(lx))
+				usdt_error_at(lx->diag, loc.file, loc.line, loc.col, ls,
+					      "unterminated comment");
+			continue;
+		}
+		if (*p == '/' && p + 1 < lx->end && p[1] == '/') {
+			while (lx->p < lx->end && *lx->p != '\n')
+				lx->p++;
+			continue;
+		}
+		if (*p == '#' && lx->at_bol && !lx->in_directive) {
+			if (!opens_directive(lx)) {
+				lex_skip_line(lx);
+				continue;
+			}
+			lx->in_directive = true;
+			lx->at_bol = false;
+			t->kind = T_HASH;
+			t->start = p;
+			t->len = 1;
+			t->loc = loc_at(lx, p);
+			t->line_text = lx->line_start;
+			lx->p++;
+			return;
+		}
+
+		lx->at_bol = false;
+		t->start = p;
+		t->loc = loc_at(lx, p);
+		t->line_text = lx->line_start;
+		if (is_ident_start((unsigned char)*p)) {
+			while (lx->p < lx->end && is_ident_char((unsigned char)*lx->p))
+				lx->p++;
+			t->kind = T_IDENT;
+			t->len = (size_t)(lx->p - p);
+			return;
+		}
+		if (is_digit(*p) || (*p == '.' && p + 1 < lx->end && is_digit(p[1]))) {
+			lx->p++;
+			while (lx->p < lx->end) {
+				char c = *lx->p;
+
+				if ((c == '+' || c == '-') &&
+				    strchr("eEpP", lx->p[-1]) != NULL)
+					lx->p++;
+				else if (is_ident_char((unsigned char)c) || c == '.')
+					lx->p++;
+				else
+					break;
+			}
+			t->kind = T_NUMBER;
+			t->len = (size_t)(lx->p - p);
+			return;
+		}
+		if (*p == '"' || *p == '\'') {
+			lex_literal(lx, t, *p);
+			return;
+		}
+		t->kind = T_PUNCT;
+		if (*p == '.' && p + 2 < lx->end && p[1] == '.' && p[2] == '.')
+			t->len = 3;
+		else
+			t->len = 1;
+		lx->p += t->len;
+		return;
+	}
+}
+
+bool tok_is(const struct token *t, const char *s)
+{
+	return t->kind == T_IDENT && strlen(s) == t->len && memcmp(t->start, s, t->len) == 0;
+}
+
+bool tok_punct(const struct token *t, char c)
+{
+	return t->kind == T_PUNCT && t->len == 1 && t->start[0] == c;
+}

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The provider model's lifetime and its name spellings (see usdt_provider.h). */
 #include "usdt_provider.h"
+#include "front.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -9,6 +10,42 @@
 
 void usdt_program_init(struct usdt_program *prog)
 {
+	memset(prog, 0, sizeof(*prog));
+}
+
+static void free_args(struct usdt_arg *args, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		free(args[i].name);
+		free(args[i].type.spelling);
+		free(args[i].type.c_spelling);
+	}
+	free(args);
+}
+
+void usdt_program_free(struct usdt_program *prog)
+{
+	size_t i, j;
+
+	for (i = 0; i < prog->nproviders; i++) {
+		struct usdt_provider *pv = &prog->providers[i];
+
+		for (j = 0; j < pv->nprobes; j++) {
+			struct usdt_probe *p = &pv->probes[j];
+
+			free(p->name);
+			free_args(p->args, p->nargs);
+			free_args(p->xargs, p->nxargs);
+			free(p->argmap);
+		}
+		free(pv->probes);
+		free(pv->name);
+	}
+	free(prog->providers);
+	/* Last: locations in the model point at file names it owns. */
+	fe_free(prog->priv);
 	memset(prog, 0, sizeof(*prog));
 }
 
