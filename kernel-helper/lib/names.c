@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Names that end up in tracefs: groups `sdt_<provider>`, events `<probe>`,
+ * argument names. The kernel takes C identifiers of at most 63 characters
+ * (MAX_EVENT_NAME_LEN 64 with the NUL; measured in research/uprobes.md).
+ *
+ * Policy: a provider or probe name that is not a C identifier is REJECTED,
+ * not sanitised. Sanitising ("a.b" -> "a_b") could make two probes collide
+ * and would give a name no other tool (perf, which uses the same sdt_
+ * convention) computes. A name that is an identifier but too long is
+ * SHORTENED deterministically: the first 54 characters, '_', and 8 hex digits
+ * of the 32-bit FNV-1a hash of the whole name (group: of "sdt_<provider>").
+ * Names of up to 63 characters, which is every real probe, are unchanged.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "names.h"
+#include "notes.h"
+
+bool usdt_is_identifier(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_'))
+		return false;
+	for (; *s; s++, n++) {
+		if (n >= max)
+			return false;
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || *s == '_' ||
+		      (*s >= '0' && *s <= '9')))
+			return false;
+	}
+	return true;
+}
+
+static uint32_t fnv1a(const char *a, const char *b)
+{
+	uint32_t h = 2166136261u;
+
+	for (; *a; a++)
+		h = (h ^ (unsigned char)*a) * 16777619u;
+	for (; *b; b++)
+		h = (h ^ (unsigned char)*b) * 16777619u;
+	return h;
+}
+
+bool usdt_tracefs_name(char *out, const char *prefix, const char *name)
+{
+	size_t lp = strlen(prefix), ln = strlen(name);
+	size_t keep = USDT_TRACEFS_NAME_MAX - 9;
+
+	if (lp + ln <= USDT_TRACEFS_NAME_MAX) {
+		memcpy(out, prefix, lp);
+		memcpy(out + lp, name, ln + 1);
+		return false;
+	}
+	if (lp >= keep) {
+		memcpy(out, prefix, keep);
+	} else {
+		memcpy(out, prefix, lp);
+		memcpy(out + lp, name, keep - lp);
+	}
+	snprintf(out + keep, USDT_TRACEFS_NAME_MAX + 1 - keep, "_%08x", fnv1a(prefix, name));
+	return true;
+}
+
+int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, bool is_string)
+{
+	struct usdt_arg *a;
+
+	if (p->reject || i >= p->nargs)
+		return -EINVAL;
+	a = &p->arg[i];
+	if (name && *name) {
+		if (!usdt_is_identifier(name, USDT_TRACEFS_NAME_MAX) ||
+		    strncmp(name, "common_", 7) == 0)
+			return -EINVAL;
+		for (unsigned j = 0; j < p->nargs; j++)
+			if (j != i && strcmp(p->arg[j].name, name) == 0)
+				return -EINVAL;
+		strcpy(a->name, name);
+	}
+	/* The kernel fetches strings only through a memory operand (+0(%reg)). */
+	if (is_string && a->kind != USDT_ARG_REG && a->kind != USDT_ARG_MEM)
+		return -EINVAL;
+	a->is_string = is_string;
+	return 0;
+}

@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The validating `.note.stapsdt` reader: what probes an ELF file (executable
+ * or shared object, 32- or 64-bit, possibly hostile) declares, with every
+ * address already converted to the file offset tracefs wants.
+ *
+ * The file is untrusted input. The reader never trusts a count, an offset or a
+ * size it has not checked, returns plain data (no pointers into the file) and
+ * reports a probe it refuses as data too (a reason and a detail), so one bad
+ * note never hides the others. Whole-file problems (not ELF, truncated, too
+ * big, unknown machine) are the only errors. See notes.c for the rules.
+ */
+#ifndef USDT_NOTES_H
+#define USDT_NOTES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#define USDT_MAX_ARGS 12
+/* tracefs group and event names: C identifiers of at most 63 characters. */
+#define USDT_TRACEFS_NAME_MAX 63
+/* A provider or probe name longer than this is rejected, not shortened. */
+#define USDT_NAME_INPUT_MAX 255
+#define USDT_ARGS_STR_MAX 1024
+
+enum usdt_arch {
+	USDT_ARCH_X86_64,
+	USDT_ARCH_I386,
+	USDT_ARCH_AARCH64,
+};
+
+enum usdt_arg_kind {
+	USDT_ARG_UNSUPPORTED, /* parsed no further; the probe registers without it */
+	USDT_ARG_REG,	      /* the value is in a register */
+	USDT_ARG_IMM,	      /* a constant */
+	USDT_ARG_MEM,	      /* the value is in memory at register + displacement */
+};
+
+struct usdt_arg {
+	enum usdt_arg_kind kind;
+	unsigned size; /* 1, 2, 4 or 8 bytes (0 when the size itself was bad) */
+	bool is_signed;
+	char reg[8];	 /* as written, without '%': "edi", "r12", "x0", "sp" */
+	int64_t value;	 /* the immediate, or the memory operand's displacement */
+	const char *why; /* USDT_ARG_UNSUPPORTED: a static explanation */
+	/* Hints the SystemTap note cannot give (from our metadata note, later). */
+	char name[USDT_TRACEFS_NAME_MAX + 1]; /* "" -> "argN" */
+	bool is_string;			      /* a char *: fetched as a user string */
+};
+
+/* Probe flags. */
+#define USDT_PROBE_SHORTENED 0x1u /* group or event name shortened to fit tracefs */
+#define USDT_PROBE_BASE_ZERO 0x2u /* note base 0 while .stapsdt.base exists: not adjusted */
+
+struct usdt_probe {
+	enum usdt_arch arch; /* the file's, here too so a probe stands alone */
+	/* Printable copies (non-printable bytes escaped, long names cut) for messages. */
+	char *provider, *name, *args;
+	char group[USDT_TRACEFS_NAME_MAX + 1]; /* "sdt_<provider>" */
+	char event[USDT_TRACEFS_NAME_MAX + 1]; /* "<name>" */
+	uint64_t pc, pc_off;	 /* link-time address (base-adjusted) and its file offset */
+	uint64_t sema, sema_off; /* same for the semaphore; 0, 0 when there is none */
+	uint64_t note_base;	 /* the note's own view of _.stapsdt.base */
+	unsigned flags;
+	unsigned nargs;
+	struct usdt_arg arg[USDT_MAX_ARGS];
+	/* NULL when accepted; else a short static reason class ("pc-not-nop"). */
+	const char *reject;
+	char detail[160]; /* what exactly was wrong, for the daemon's log */
+};
+
+/* File flags. */
+#define USDT_NOTES_NO_BASE_SECTION 0x1u /* no .stapsdt.base: addresses used as noted */
+#define USDT_NOTES_BASE_ZERO 0x2u	/* some note had base 0 (see USDT_PROBE_BASE_ZERO) */
+#define USDT_NOTES_TOO_MANY 0x4u	/* max_notes reached: the rest was not read */
+
+struct usdt_notes {
+	enum usdt_arch arch;
+	unsigned elf_class; /* 32 or 64 */
+	bool big_endian;
+	unsigned e_type; /* ET_EXEC or ET_DYN */
+	dev_t dev;
+	ino_t ino;
+	uint64_t file_size;
+	unsigned flags;
+	uint64_t base_addr; /* sh_addr of .stapsdt.base when present */
+	size_t nprobes;	    /* every stapsdt note, accepted or rejected, in file order */
+	size_t naccepted;
+	struct usdt_probe *probes;
+	/*
+	 * Extension point for our own provider metadata note (".note.usdtkit",
+	 * owner "usdtkit", type 1; dtrace-G/metadata.h validates it). The reader
+	 * only copies its desc, bounded, so the daemon can hand it to that
+	 * validator and then set arg[].name / arg[].is_string with
+	 * usdt_probe_set_arg_hint(). NULL when absent.
+	 */
+	unsigned char *meta_desc;
+	size_t meta_size;
+};
+
+struct usdt_notes_limits {
+	uint64_t max_file_size;	   /* default 1 GiB */
+	uint64_t max_section_size; /* of one note section; default 32 MiB */
+	size_t max_notes;	   /* default 65,536 */
+};
+
+/*
+ * Reads the probes of the ELF file open on `fd` (it is only read, with
+ * pread: the file may be changed under us, so it is never mapped). `lim` may
+ * be NULL for the defaults. Returns 0 and *out (free it with
+ * usdt_notes_free), or a negative errno with a message in err: -ENOEXEC not
+ * an ELF file we read, -EFBIG over a cap, -EIO truncated or unreadable,
+ * -ENOMEM.
+ */
+int usdt_notes_read(int fd, const struct usdt_notes_limits *lim, struct usdt_notes **out, char *err,
+		    size_t errlen);
+void usdt_notes_free(struct usdt_notes *n);
+
+/*
+ * Names argument `i` (0-based) of an accepted probe and says whether it is a
+ * char * to fetch as a string. Returns 0, or -EINVAL when the name is not a C
+ * identifier of at most 63 characters, is reserved ("common_*"), or when a
+ * string is asked of an immediate.
+ */
+int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, bool is_string);
+
+/*
+ * The argument-string parser (args.c), exposed for tests: parses `s` (a
+ * note's argument string) for `arch` into p->arg[] and p->nargs. Returns 0, or
+ * -E2BIG for more than USDT_MAX_ARGS arguments. Unparsable arguments are kept
+ * as USDT_ARG_UNSUPPORTED.
+ */
+int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_probe *p);
+
+/*
+ * The register as the kernel's uprobe fetch arguments name it ("%di" for
+ * "edi"), or NULL when it has no such name. *width is the register's own
+ * width in bytes (4 for "edi").
+ */
+const char *usdt_reg_fetch_name(enum usdt_arch arch, const char *reg, unsigned *width);
+
+const char *usdt_arch_name(enum usdt_arch arch);
+
+/*
+ * tracefs names: `prefix` + `name` when they fit in 63 characters, else cut to
+ * 54 characters + '_' + 8 hex digits of the FNV-1a hash of the whole name (so
+ * long names stay distinct and any tool can recompute them). Returns true
+ * when shortened. `out` holds USDT_TRACEFS_NAME_MAX + 1 bytes.
+ */
+bool usdt_tracefs_name(char *out, const char *prefix, const char *name);
+
+#endif /* USDT_NOTES_H */

@@ -1,0 +1,116 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The tracefs uprobe layer: turns validated probes (notes.h) into uprobe
+ * events `sdt_<provider>/<probe>` in /sys/kernel/tracing/uprobe_events, lists
+ * what exists, and removes exactly what we created. See tracefs.c for the
+ * rules (append-only writes, one line per write, names, paths, signatures).
+ */
+#ifndef USDT_TRACEFS_H
+#define USDT_TRACEFS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "notes.h"
+
+/* The longest definition line we write (the kernel parses at most 4096 bytes per line). */
+#define USDT_UPROBE_LINE_MAX 4000
+/* Where paths unsafe to write literally get a bind-mounted alias. */
+#define USDT_ALIAS_DIR "/run/usdtkit/files"
+
+struct usdt_tracefs {
+	char root[64]; /* "/sys/kernel/tracing" */
+	int fd;	       /* uprobe_events, O_WRONLY|O_APPEND */
+};
+
+#define USDT_TRACEFS_MOUNT 0x1u /* mount tracefs when absent (needs root) */
+
+/* Returns 0, or -errno with a message in err (not mounted, no uprobes, not root). */
+int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t errlen);
+void usdt_tracefs_close(struct usdt_tracefs *t);
+
+/*
+ * Writes one definition or removal line with one write(). Returns 0 or
+ * -errno; then msg holds the kernel's explanation from error_log when it
+ * logged one for this command, else a description of the errno.
+ */
+int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size_t msglen);
+
+/*
+ * Whether `path` can be written literally into a definition: absolute, at
+ * most 1024 bytes, only [A-Za-z0-9/._+,:@=~-]. The kernel splits the line
+ * on white space and has no quoting, so anything else needs an alias.
+ */
+bool usdt_tracefs_path_ok(const char *path);
+
+/*
+ * A safe path for the file open on `fd`: USDT_ALIAS_DIR/<dev>-<ino>, a bind
+ * mount of the file (made if not there already). Returns 0, or -errno.
+ */
+int usdt_tracefs_alias(int fd, char *out, size_t outlen);
+/* Unmounts and removes an alias made by usdt_tracefs_alias(). */
+int usdt_tracefs_alias_release(const char *alias);
+/* The alias path for (dev, ino), whether it exists or not. */
+void usdt_tracefs_alias_path(uint64_t dev, uint64_t ino, char *out, size_t outlen);
+
+/*
+ * The definition of one accepted probe site as event `event` of `group`:
+ *   p:GROUP/EVENT PATH:0xOFF(0xREF) arg1=%di:s32 arg2=+8(%si):u64 arg3=+0(%r12):ustring
+ * Argument N keeps its note position in its name (an unsupported argument 2
+ * leaves arg1, arg3); a metadata name replaces "argN". Returns the length, or
+ * -EINVAL (rejected probe, unsafe path, bad name), -ENAMETOOLONG.
+ */
+int usdt_uprobe_def(char *buf, size_t len, const char *group, const char *event, const char *path,
+		    const struct usdt_probe *p);
+
+/* One line of uprobe_events, parsed back. */
+struct usdt_uprobe_entry {
+	char type; /* 'p' or 'r' */
+	char group[USDT_TRACEFS_NAME_MAX + 1];
+	char event[USDT_TRACEFS_NAME_MAX + 1];
+	char *path;
+	uint64_t off;
+	bool has_ref;
+	uint64_t ref;
+	char *args; /* the rest of the line, "" when none */
+};
+
+/* Returns 0 or -EINVAL. Free with usdt_uprobe_entry_clear(). */
+int usdt_uprobe_parse_line(const char *line, struct usdt_uprobe_entry *e);
+void usdt_uprobe_entry_clear(struct usdt_uprobe_entry *e);
+/* Every uprobe event (for restart recovery). Returns 0 or -errno. */
+int usdt_tracefs_list(struct usdt_tracefs *t, struct usdt_uprobe_entry **out, size_t *n);
+void usdt_tracefs_list_free(struct usdt_uprobe_entry *e, size_t n);
+
+/* What happened to one probe site. */
+struct usdt_site {
+	const struct usdt_probe *probe;
+	char event[USDT_TRACEFS_NAME_MAX + 1]; /* with its _N suffix when one was needed */
+	char line[USDT_UPROBE_LINE_MAX + 1];   /* what was written */
+	int err;			       /* 0, or -errno (EBUSY: retry later) */
+	bool existed;			       /* register: already there; unregister: not there */
+	char msg[256];
+};
+
+/*
+ * Registers every accepted probe of `n` under `path` (usdt_tracefs_path_ok).
+ * All sites of a probe go into one event; sites whose argument types differ
+ * from the event's get `<probe>_2`, `_3`...; an event of that name made by
+ * someone else with other argument types is skipped over the same way.
+ * Returns 0 (each site's outcome in *sites, free() it) or -errno when
+ * nothing could be attempted. Sites already registered count as success.
+ */
+int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
+			  struct usdt_site **sites, size_t *nsites);
+
+/*
+ * Removes, site by site, the events of `n` registered under `path`: entries
+ * of the probe's group named <probe> or <probe>_N at one of the file's probe
+ * offsets. Other probes of a shared event (another file's) stay. Returns 0
+ * and the outcomes, or -errno.
+ */
+int usdt_tracefs_unregister(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
+			    struct usdt_site **sites, size_t *nsites);
+
+#endif /* USDT_TRACEFS_H */

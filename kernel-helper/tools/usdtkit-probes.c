@@ -1,0 +1,253 @@
+// SPDX-License-Identifier: MIT
+/*
+ * usdtkit-probes: the helper's two layers by hand, for tests and debugging.
+ *
+ *   usdtkit-probes list FILE        what the note reader finds, rejected probes and why
+ *   usdtkit-probes register FILE    registers FILE's probes as tracefs uprobe events
+ *   usdtkit-probes unregister FILE  removes them (only sites of FILE; others stay)
+ *
+ * `list` needs no privilege; the others need root (tracefs). Output is one
+ * record per line, `key=value` after the first words, so scripts can read it;
+ * the argument string comes last on a probe line because it holds spaces.
+ * Exit status: 0 done, 1 some site failed, 2 the file or tracefs unusable.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "diag.h"
+#include "notes.h"
+#include "tracefs.h"
+
+static struct usdt_diag diag;
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: usdtkit-probes list|register|unregister FILE\n");
+}
+
+static const char *kind_name(enum usdt_arg_kind k)
+{
+	switch (k) {
+	case USDT_ARG_REG:
+		return "reg";
+	case USDT_ARG_IMM:
+		return "imm";
+	case USDT_ARG_MEM:
+		return "mem";
+	case USDT_ARG_UNSUPPORTED:
+		break;
+	}
+	return "unsupported";
+}
+
+static void print_flags(unsigned f, bool file)
+{
+	const char *sep = " flags=";
+
+	if (file) {
+		if (f & USDT_NOTES_NO_BASE_SECTION) {
+			printf("%sno-base-section", sep);
+			sep = ",";
+		}
+		if (f & USDT_NOTES_BASE_ZERO) {
+			printf("%sbase-zero", sep);
+			sep = ",";
+		}
+		if (f & USDT_NOTES_TOO_MANY)
+			printf("%stoo-many-notes", sep);
+		return;
+	}
+	if (f & USDT_PROBE_SHORTENED) {
+		printf("%sshortened", sep);
+		sep = ",";
+	}
+	if (f & USDT_PROBE_BASE_ZERO)
+		printf("%sbase-zero", sep);
+}
+
+static void print_arg(const struct usdt_probe *p, unsigned i)
+{
+	const struct usdt_arg *a = &p->arg[i];
+	unsigned width;
+	const char *fetch;
+
+	printf("  arg%u %s", i + 1, kind_name(a->kind));
+	if (a->kind == USDT_ARG_UNSUPPORTED) {
+		printf(" why=%s\n", a->why);
+		return;
+	}
+	printf(" %c%u", a->is_signed ? 's' : 'u', a->size * 8);
+	switch (a->kind) {
+	case USDT_ARG_IMM:
+		printf(" value=%" PRId64 "\n", a->value);
+		return;
+	case USDT_ARG_REG:
+		fetch = usdt_reg_fetch_name(p->arch, a->reg, &width);
+		printf(" reg=%s fetch=%s\n", a->reg, fetch ? fetch : "?");
+		return;
+	case USDT_ARG_MEM:
+		fetch = usdt_reg_fetch_name(p->arch, a->reg, &width);
+		printf(" reg=%s disp=%" PRId64 " fetch=%s%" PRId64 "(%s)\n", a->reg, a->value,
+		       a->value < 0 ? "" : "+", a->value, fetch ? fetch : "?");
+		return;
+	case USDT_ARG_UNSUPPORTED:
+		break;
+	}
+}
+
+static void list(const char *file, const struct usdt_notes *n)
+{
+	printf("file %s elf=ELF%u arch=%s type=%s", file, n->elf_class, usdt_arch_name(n->arch),
+	       n->e_type == 2 ? "exec" : "dyn");
+	if (!(n->flags & USDT_NOTES_NO_BASE_SECTION))
+		printf(" base_section=0x%" PRIx64, n->base_addr);
+	printf(" probes=%zu accepted=%zu", n->nprobes, n->naccepted);
+	print_flags(n->flags, true);
+	if (n->meta_desc)
+		printf(" metadata=%zu", n->meta_size);
+	printf("\n");
+	for (size_t i = 0; i < n->nprobes; i++) {
+		const struct usdt_probe *p = &n->probes[i];
+
+		if (p->reject) {
+			printf("reject %s %s pc=0x%" PRIx64 " sema=0x%" PRIx64
+			       " reason=%s detail=%s\n",
+			       p->provider, p->name, p->pc, p->sema, p->reject, p->detail);
+			continue;
+		}
+		printf("probe %s %s pc=0x%" PRIx64 " pc_off=0x%" PRIx64 " sema=0x%" PRIx64
+		       " sema_off=0x%" PRIx64 " base=0x%" PRIx64 " group=%s event=%s",
+		       p->provider, p->name, p->pc, p->pc_off, p->sema, p->sema_off, p->note_base,
+		       p->group, p->event);
+		print_flags(p->flags, false);
+		printf(" nargs=%u args=%s\n", p->nargs, p->args);
+		for (unsigned a = 0; a < p->nargs; a++)
+			print_arg(p, a);
+	}
+}
+
+/*
+ * The path to write into definitions: FILE's absolute name when it is safe
+ * and still names the file we opened, else a bind-mounted alias.
+ */
+static int event_path(const char *file, int fd, const struct usdt_notes *n, bool make_alias,
+		      char *out, size_t outlen, bool *aliased)
+{
+	char real[PATH_MAX];
+	struct stat st;
+
+	*aliased = false;
+	if (realpath(file, real) && usdt_tracefs_path_ok(real) && stat(real, &st) == 0 &&
+	    st.st_dev == n->dev && st.st_ino == n->ino && strlen(real) < outlen) {
+		strcpy(out, real);
+		return 0;
+	}
+	*aliased = true;
+	if (!make_alias) {
+		usdt_tracefs_alias_path((uint64_t)n->dev, (uint64_t)n->ino, out, outlen);
+		return 0;
+	}
+	return usdt_tracefs_alias(fd, out, outlen);
+}
+
+static int do_sites(const char *cmd, struct usdt_tracefs *t, const struct usdt_notes *n,
+		    const char *path)
+{
+	struct usdt_site *s;
+	size_t ns;
+	int ret, failed = 0;
+
+	if (strcmp(cmd, "register") == 0)
+		ret = usdt_tracefs_register(t, n, path, &s, &ns);
+	else
+		ret = usdt_tracefs_unregister(t, n, path, &s, &ns);
+	if (ret) {
+		usdt_error(&diag, "%s: %s", path, strerror(-ret));
+		return 2;
+	}
+	for (size_t i = 0; i < ns; i++) {
+		if (s[i].err) {
+			failed = 1;
+			printf("! %s: %s (%s)\n", s[i].line[0] ? s[i].line : s[i].event, s[i].msg,
+			       strerror(-s[i].err));
+		} else if (s[i].existed && s[i].line[0]) {
+			printf("= %s\n", s[i].line);
+		} else if (s[i].existed) {
+			printf("  %s:%s at 0x%" PRIx64 " not registered\n", s[i].probe->provider,
+			       s[i].probe->name, s[i].probe->pc_off);
+		} else {
+			printf("%c %s\n", cmd[0] == 'r' ? '+' : '-', s[i].line);
+		}
+	}
+	free(s);
+	return failed;
+}
+
+int main(int argc, char **argv)
+{
+	struct usdt_notes *n = NULL;
+	struct usdt_tracefs t = {.fd = -1};
+	char err[256], path[PATH_MAX];
+	const char *cmd, *file;
+	bool aliased;
+	int fd, ret;
+
+	usdt_diag_init(&diag, stderr, "usdtkit-probes");
+	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+		usage(stdout);
+		return 0;
+	}
+	if (argc != 3 || (strcmp(argv[1], "list") && strcmp(argv[1], "register") &&
+			  strcmp(argv[1], "unregister"))) {
+		usage(stderr);
+		return 2;
+	}
+	cmd = argv[1];
+	file = argv[2];
+	fd = open(file, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		usdt_error(&diag, "%s: %s", file, strerror(errno));
+		return 2;
+	}
+	ret = usdt_notes_read(fd, NULL, &n, err, sizeof(err));
+	if (ret) {
+		usdt_error(&diag, "%s: %s", file, err);
+		close(fd);
+		return 2;
+	}
+	if (!strcmp(cmd, "list")) {
+		list(file, n);
+		ret = 0;
+		goto out;
+	}
+	ret = usdt_tracefs_open(&t, USDT_TRACEFS_MOUNT, err, sizeof(err));
+	if (ret) {
+		usdt_error(&diag, "%s", err);
+		ret = 2;
+		goto out;
+	}
+	ret = event_path(file, fd, n, !strcmp(cmd, "register"), path, sizeof(path), &aliased);
+	if (ret) {
+		usdt_error(&diag, "%s: cannot make an alias for a path tracefs cannot take: %s",
+			   file, strerror(-ret));
+		ret = 2;
+		goto out;
+	}
+	if (aliased && !strcmp(cmd, "register"))
+		printf("alias %s\n", path);
+	ret = do_sites(cmd, &t, n, path);
+	if (aliased && !strcmp(cmd, "unregister") && ret == 0)
+		usdt_tracefs_alias_release(path);
+out:
+	usdt_tracefs_close(&t);
+	usdt_notes_free(n);
+	close(fd);
+	return ret;
+}
