@@ -106,6 +106,20 @@ static const char *check_type(const struct usdt_arg *a, char *buf, size_t bufsz)
 	/* bool needs <stdbool.h> in C, which may clash with a program's own bool. */
 	if (!strcmp(s, "bool") || !strcmp(s, "_Bool"))
 		return NULL;
+	/*
+	 * For an integer every integer converts without a diagnostic, so the
+	 * check only asks "is it an integer", and `long long` may be spelled
+	 * `long`: C90 and C++98 under -Wpedantic reject the spelling, and
+	 * g++ ignores __extension__ for it inside a macro expansion.
+	 */
+	if (a->type.cls == USDT_T_INTEGER && !strchr(s, '*') && strstr(s, "long long")) {
+		const char *ll = strstr(s, "long long");
+
+		if (strlen(s) >= bufsz)
+			return NULL;
+		snprintf(buf, bufsz, "%.*s%s", (int)(ll - s), s, ll + 5);
+		return buf;
+	}
 	/* "const char *" -> "char const *": see the theory (const-adding seds). */
 	star = strchr(s, '*');
 	if (!strncmp(s, "const ", 6) && star && star > s + 6) {
@@ -254,6 +268,7 @@ struct macro_ref {
 	char *name;
 	const struct usdt_probe *probe;
 	const struct usdt_provider *provider;
+	bool enabled; /* the _ENABLED() macro of the probe */
 };
 
 static int cmp_macro_ref(const void *a, const void *b)
@@ -304,6 +319,7 @@ static int check_macro_collisions(const struct usdt_program *prog, struct usdt_d
 			refs[k++].provider = pv;
 			refs[k].name = e;
 			refs[k].probe = &pv->probes[j];
+			refs[k].enabled = true;
 			refs[k++].provider = pv;
 		}
 	}
@@ -311,7 +327,8 @@ static int check_macro_collisions(const struct usdt_program *prog, struct usdt_d
 	for (i = 1; i < k; i++) {
 		const struct macro_ref *a = &refs[i - 1], *b = &refs[i];
 
-		if (strcmp(a->name, b->name) || a->probe == b->probe)
+		/* Equal probe macros imply equal _ENABLED() macros: report once. */
+		if (strcmp(a->name, b->name) || a->probe == b->probe || (a->enabled && b->enabled))
 			continue;
 		/* Report at the later declaration when both are in one file. */
 		if (a->probe->loc.file && b->probe->loc.file &&
@@ -396,7 +413,7 @@ static const char prologue[] =
 	"\tstatic_cast<void>(sizeof(__usdt_hdr_check<T>::ok(a)))\n"
 	"#else\n"
 	"#define __usdt_hdr_arg(T, a) \\\n"
-	"\t((void)sizeof((*(int (*)(T))0)(a)))\n"
+	"\t((void)__extension__ sizeof((*(int (*)(T))0)(a)))\n"
 	"#endif\n"
 	"#endif\n"
 	"\n"
