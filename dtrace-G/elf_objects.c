@@ -83,18 +83,28 @@ static int oom(struct reader *r)
 	return -1;
 }
 
+/*
+ * Arguments are "[-]SIZE[f]@OPERAND" separated by spaces, but an operand may
+ * itself contain a space (aarch64 "8@[sp, 16]"), so an argument starts only
+ * where a word begins with "[-]DIGITS[f]@".
+ */
 static unsigned count_args(const char *args, size_t len)
 {
 	unsigned n = 0;
-	size_t i = 0;
+	size_t i, j;
 
-	while (i < len) {
-		while (i < len && args[i] == ' ')
-			i++;
-		if (i < len)
+	for (i = 0; i < len; i++) {
+		if (i > 0 && args[i - 1] != ' ')
+			continue;
+		j = i + (args[i] == '-');
+		if (j >= len || args[j] < '0' || args[j] > '9')
+			continue;
+		while (j < len && args[j] >= '0' && args[j] <= '9')
+			j++;
+		if (j < len && args[j] == 'f')
+			j++;
+		if (j < len && args[j] == '@')
 			n++;
-		while (i < len && args[i] != ' ')
-			i++;
 	}
 	return n;
 }

@@ -196,8 +196,9 @@ int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const str
 	char *argv[] = {
 		"sh", "-c", (char *)script, "sh", (char *)cc, (char *)(cflags ? cflags : ""),
 		(char *)(extra ? extra : ""), "-fPIC", "-w", "-fno-lto", "-c", "-o", w->obj,
-		"-x", "c", w->src, NULL,
+		"-x", "c", "-", NULL,
 	};
+	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none;
 	pid_t pid;
@@ -208,7 +209,14 @@ int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const str
 	posix_spawnattr_init(&attr);
 	posix_spawnattr_setsigmask(&attr, &none);
 	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGMASK);
-	err = posix_spawn(&pid, "/bin/sh", NULL, &attr, argv, environ);
+	/*
+	 * The source goes in on stdin: the object then names "<stdin>", not our
+	 * random directory, and two runs on the same input give the same bytes.
+	 */
+	posix_spawn_file_actions_init(&fa);
+	posix_spawn_file_actions_addopen(&fa, 0, w->src, O_RDONLY, 0);
+	err = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, environ);
+	posix_spawn_file_actions_destroy(&fa);
 	posix_spawnattr_destroy(&attr);
 	if (err) {
 		usdt_error(diag, "cannot run /bin/sh to compile the provider object: %s",

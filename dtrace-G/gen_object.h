@@ -28,7 +28,7 @@ int usdt_workdir_create(struct usdt_workdir *w);
 void usdt_workdir_remove(struct usdt_workdir *w, int keep);
 
 /*
- * Runs `$CC $CFLAGS <extra> -fPIC -w -fno-lto -x c -c -o OBJ SRC` through
+ * Runs `$CC $CFLAGS <extra> -fPIC -w -fno-lto -c -o OBJ -x c - <SRC` through
  * /bin/sh, so CC and CFLAGS are split and quoted as make would. `extra` may
  * be NULL. The compiler's diagnostics go to our stderr. Returns 0, or -1
  * after reporting to diag.

@@ -336,6 +336,22 @@ static int install(const char *obj, const char *output, struct usdt_diag *diag)
 	return 0;
 }
 
+/* A termination signal arrived while held: give up before installing anything. */
+static int interrupted(const sigset_t *hold, struct usdt_diag *diag)
+{
+	sigset_t pending;
+	int sig;
+
+	if (sigpending(&pending) != 0)
+		return 0;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sigismember(hold, sig) == 1 && sigismember(&pending, sig) == 1) {
+			usdt_error(diag, "interrupted");
+			return 1;
+		}
+	return 0;
+}
+
 /* Generates, compiles and installs, with the work directory's whole life inside. */
 static int build(const struct usdt_program *prog, const struct usdt_link_opts *opts,
 		 const struct usdt_elf_objects *objs, struct usdt_diag *diag)
@@ -371,6 +387,8 @@ static int build(const struct usdt_program *prog, const struct usdt_link_opts *o
 		goto out_dir;
 	}
 	if (compile(opts, &w, want_bits, &out, diag))
+		goto out_dir;
+	if (interrupted(&hold, diag))
 		goto out_dir;
 	check_units(objs, &out, opts, diag);
 	if (diag->errors != errors)
