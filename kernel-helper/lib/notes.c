@@ -104,10 +104,10 @@ static int reject(struct usdt_probe *p, const char *reason, const char *fmt, ...
 	return -EINVAL;
 }
 
-/* A printable copy of at most DISPLAY_MAX bytes of [s, s+len), for messages. */
-static char *display(const char *s, size_t len)
+/* A printable copy of at most `max` bytes of [s, s+len), for messages. */
+static char *display(const char *s, size_t len, size_t max)
 {
-	size_t n = len > DISPLAY_MAX ? DISPLAY_MAX : len;
+	size_t n = len > max ? max : len;
 	char *out = malloc(n * 4 + 4), *o = out;
 
 	if (!out)
@@ -343,9 +343,9 @@ static int parse_probe(struct reader *r, uint32_t type, const unsigned char *des
 		name = prov ? desc_string(desc, size, &pos, &lname) : NULL;
 		args = name ? desc_string(desc, size, &pos, &largs) : NULL;
 	}
-	p->provider = display(prov ? prov : "?", prov ? lprov : 1);
-	p->name = display(name ? name : "?", name ? lname : 1);
-	p->args = display(args ? args : "", args ? largs : 0);
+	p->provider = display(prov ? prov : "?", prov ? lprov : 1, DISPLAY_MAX);
+	p->name = display(name ? name : "?", name ? lname : 1, DISPLAY_MAX);
+	p->args = display(args ? args : "", args ? largs : 0, USDT_ARGS_STR_MAX);
 	if (!p->provider || !p->name || !p->args)
 		return -ENOMEM;
 	if (type != 3)
@@ -404,9 +404,9 @@ static void note_bad_section(struct reader *r, const char *sec, size_t off, cons
 
 	if (!p)
 		return;
-	p->provider = display("?", 1);
-	p->name = display("?", 1);
-	p->args = display("", 0);
+	p->provider = display("?", 1, DISPLAY_MAX);
+	p->name = display("?", 1, DISPLAY_MAX);
+	p->args = display("", 0, DISPLAY_MAX);
 	reject(p, "bad-note-header", "%s at offset 0x%zx of %s: the rest of it is not read", why,
 	       off, sec);
 }

@@ -6,6 +6,10 @@
  *   usdtkit-probes register FILE    registers FILE's probes as tracefs uprobe events
  *   usdtkit-probes unregister FILE  removes them (only sites of FILE; others stay)
  *
+ * `-s PROVIDER:PROBE:N` (repeatable) says argument N (1-based) of that probe
+ * is a char * to fetch as a string: what the metadata note will say, by hand
+ * until then.
+ *
  * `list` needs no privilege; the others need root (tracefs). Output is one
  * record per line, `key=value` after the first words, so scripts can read it;
  * the argument string comes last on a probe line because it holds spaces.
@@ -13,6 +17,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <stdio.h>
@@ -29,7 +34,8 @@ static struct usdt_diag diag;
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: usdtkit-probes list|register|unregister FILE\n");
+	fprintf(out,
+		"usage: usdtkit-probes list|register|unregister [-s PROVIDER:PROBE:N]... FILE\n");
 }
 
 static const char *kind_name(enum usdt_arg_kind k)
@@ -83,7 +89,7 @@ static void print_arg(const struct usdt_probe *p, unsigned i)
 		printf(" why=%s\n", a->why);
 		return;
 	}
-	printf(" %c%u", a->is_signed ? 's' : 'u', a->size * 8);
+	printf(" %c%u%s", a->is_signed ? 's' : 'u', a->size * 8, a->is_string ? " string" : "");
 	switch (a->kind) {
 	case USDT_ARG_IMM:
 		printf(" value=%" PRId64 "\n", a->value);
@@ -157,6 +163,33 @@ static int event_path(const char *file, int fd, const struct usdt_notes *n, bool
 	return usdt_tracefs_alias(fd, out, outlen);
 }
 
+/* Applies one -s PROVIDER:PROBE:N to every site of that probe. */
+static int string_hint(struct usdt_notes *n, const char *spec)
+{
+	const char *c1 = strchr(spec, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+	char *end;
+	unsigned long argn;
+	size_t hits = 0;
+
+	if (!c2)
+		return -EINVAL;
+	argn = strtoul(c2 + 1, &end, 10);
+	if (*end || argn < 1 || argn > USDT_MAX_ARGS)
+		return -EINVAL;
+	for (size_t i = 0; i < n->nprobes; i++) {
+		struct usdt_probe *p = &n->probes[i];
+
+		if (p->reject || strncmp(p->provider, spec, (size_t)(c1 - spec)) ||
+		    p->provider[c1 - spec] || strncmp(p->name, c1 + 1, (size_t)(c2 - c1 - 1)) ||
+		    p->name[c2 - c1 - 1])
+			continue;
+		if (usdt_probe_set_arg_hint(p, (unsigned)argn - 1, NULL, true) != 0)
+			return -EINVAL;
+		hits++;
+	}
+	return hits ? 0 : -ENOENT;
+}
+
 static int do_sites(const char *cmd, struct usdt_tracefs *t, const struct usdt_notes *n,
 		    const char *path)
 {
@@ -196,21 +229,35 @@ int main(int argc, char **argv)
 	struct usdt_tracefs t = {.fd = -1};
 	char err[256], path[PATH_MAX];
 	const char *cmd, *file;
+	const char *hints[USDT_MAX_ARGS * 8];
+	size_t nhints = 0;
 	bool aliased;
-	int fd, ret;
+	int fd, ret, opt;
 
 	usdt_diag_init(&diag, stderr, "usdtkit-probes");
 	if (argc == 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
 		usage(stdout);
 		return 0;
 	}
-	if (argc != 3 || (strcmp(argv[1], "list") && strcmp(argv[1], "register") &&
-			  strcmp(argv[1], "unregister"))) {
+	if (argc < 3 || (strcmp(argv[1], "list") && strcmp(argv[1], "register") &&
+			 strcmp(argv[1], "unregister"))) {
 		usage(stderr);
 		return 2;
 	}
 	cmd = argv[1];
-	file = argv[2];
+	/* Options follow the command: getopt sees argv[1..] with the command as its argv[0]. */
+	while ((opt = getopt(argc - 1, argv + 1, "s:")) != -1) {
+		if (opt != 's' || nhints == USDT_MAX_ARGS * 8) {
+			usage(stderr);
+			return 2;
+		}
+		hints[nhints++] = optarg;
+	}
+	if (optind + 2 != argc) {
+		usage(stderr);
+		return 2;
+	}
+	file = argv[optind + 1];
 	fd = open(file, O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
 		usdt_error(&diag, "%s: %s", file, strerror(errno));
@@ -221,6 +268,16 @@ int main(int argc, char **argv)
 		usdt_error(&diag, "%s: %s", file, err);
 		close(fd);
 		return 2;
+	}
+	for (size_t i = 0; i < nhints; i++) {
+		if (string_hint(n, hints[i]) != 0) {
+			usdt_error(&diag,
+				   "-s %s: no such probe, or argument N is not a register or "
+				   "memory operand",
+				   hints[i]);
+			ret = 2;
+			goto out;
+		}
 	}
 	if (!strcmp(cmd, "list")) {
 		list(file, n);
