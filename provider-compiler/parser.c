@@ -1119,7 +1119,8 @@ static void parse_typedef(struct parser *ps)
 
 struct arglist {
 	struct usdt_arg *v;
-	size_t n, cap;
+	const char **line_text; /* of each argument, for diagnostics */
+	size_t n, cap, capl;
 	bool too_many; /* reported */
 };
 
@@ -1137,6 +1138,7 @@ static void free_arglist(struct arglist *l)
 	for (i = 0; i < l->n; i++)
 		free_arg(&l->v[i]);
 	free(l->v);
+	free(l->line_text);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -1182,12 +1184,15 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 						  USDT_MAX_ARGS);
 				l->too_many = true;
 				ok = false;
-			} else if (fe_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v))) {
+			} else if (fe_grow((void **)&l->v, &l->cap, l->n, sizeof(*l->v)) ||
+				   fe_grow((void **)&l->line_text, &l->capl, l->n,
+					   sizeof(*l->line_text))) {
 				oom(ps);
 			} else {
 				a = &l->v[l->n];
 				memset(a, 0, sizeof(*a));
 				a->loc = start.loc;
+				l->line_text[l->n] = start.line_text;
 				if (types_to_model(&d.t, d.spell.s ? d.spell.s : "", &a->type) ||
 				    (d.name.kind == T_IDENT && !(a->name = tok_dup(&d.name)))) {
 					free_arg(a);
@@ -1242,7 +1247,7 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 				break;
 			}
 			usdt_error_at(ps->diag, l->v[i].loc.file, l->v[i].loc.line, l->v[i].loc.col,
-				      NULL, "'void' must be the only parameter of probe '%s' and "
+				      l->line_text[i], "'void' must be the only parameter of probe '%s' and "
 				      "unnamed",
 				      probe);
 			l->v[i].type.size = 0;
@@ -1362,7 +1367,7 @@ static bool map_args(struct parser *ps, struct usdt_probe *p, struct arglist *xl
 		const struct usdt_arg *x = &xl->v[i];
 
 		if (!x->name) {
-			usdt_error_at(ps->diag, x->loc.file, x->loc.line, x->loc.col, NULL,
+			usdt_error_at(ps->diag, x->loc.file, x->loc.line, x->loc.col, xl->line_text[i],
 				      "translated argument #%zu of probe '%s' has no name: translated "
 				      "arguments are matched to native ones by name",
 				      i + 1, p->name);
@@ -1373,7 +1378,7 @@ static bool map_args(struct parser *ps, struct usdt_probe *p, struct arglist *xl
 			if (p->args[j].name && strcmp(p->args[j].name, x->name) == 0)
 				break;
 		if (j == p->nargs) {
-			usdt_error_at(ps->diag, x->loc.file, x->loc.line, x->loc.col, NULL,
+			usdt_error_at(ps->diag, x->loc.file, x->loc.line, x->loc.col, xl->line_text[i],
 				      "translated argument '%s' of probe '%s' is not declared in its "
 				      "native argument list",
 				      x->name, p->name);
@@ -1385,7 +1390,8 @@ static bool map_args(struct parser *ps, struct usdt_probe *p, struct arglist *xl
 	/* The list moves into the probe as it is. */
 	p->xargs = xl->v;
 	p->nxargs = xl->n;
-	memset(xl, 0, sizeof(*xl));
+	xl->v = NULL;
+	xl->n = 0;
 	return ok;
 }
 
@@ -1530,7 +1536,7 @@ static void parse_probe(struct parser *ps, size_t pi)
 	}
 	p.args = nl.v;
 	p.nargs = nl.n;
-	memset(&nl, 0, sizeof(nl));
+	free(nl.line_text);
 	map_args(ps, &p, &xl, has_x);
 	free_arglist(&xl);
 	if (ps->oom) {
@@ -1608,9 +1614,16 @@ static void parse_provider(struct parser *ps)
 		}
 		error_tok(ps, &ps->cur, "expected 'probe' or '}' in provider '%.*s', found %s",
 			  (int)name.len, name.start, tok_desc(&ps->cur, buf, sizeof(buf)));
-		if (at_punct(ps, ')') || at_punct(ps, ']'))
+		/* Resynchronise at the next probe, ';' or '}': no probe is lost. */
+		do {
+			if (at_punct(ps, '(') || at_punct(ps, '[') || at_punct(ps, '{'))
+				skip_balanced(ps);
+			else
+				advance(ps);
+		} while (ps->cur.kind != T_EOF && ps->cur.kind != T_HASH &&
+			 !at_ident(ps, "probe") && !at_punct(ps, ';') && !at_punct(ps, '}'));
+		if (at_punct(ps, ';'))
 			advance(ps);
-		skip_statement(ps);
 	}
 	if (at_punct(ps, ';'))
 		advance(ps);
