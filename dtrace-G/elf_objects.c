@@ -12,8 +12,14 @@
  * `__dtrace_*` or `__dtraceenabled_*` (objects compiled against an
  * illumos-style `dtrace -h` header, which only illumos' -G could patch).
  * Addresses in relocatable notes need relocations; the checks do not need
- * them, so they are skipped. Archive members that are not ELF (LTO bitcode,
- * text) carry no notes we could read and are passed over.
+ * them, so they are skipped.
+ *
+ * LTO objects hold compiler IR instead of machine code, so their probe
+ * sites (inline assembly) have no notes yet: gcc's slim LTO objects (ELF
+ * with a `__gnu_lto_slim` symbol) and LLVM bitcode files get a warning that
+ * they cannot be checked, and "declared but no site" warnings are then
+ * withheld. Other archive members that are not ELF are passed over; other
+ * command-line inputs that are not ELF are errors.
  */
 #include "elf_objects.h"
 
@@ -21,6 +27,7 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +178,21 @@ static void read_notes(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn, in
 	(void)elf;
 }
 
+static void unchecked(struct reader *r, const char *origin, bool gcc)
+{
+	usdt_warning_at(r->diag, origin, 0, 0, NULL,
+			"probe sites not checked: %s (build it %s to have them checked)",
+			gcc ? "a gcc LTO object without code" : "LLVM bitcode",
+			gcc ? "with -ffat-lto-objects or without -flto" : "without -flto");
+	r->objs->nunchecked++;
+}
+
+static bool is_bitcode(const char *p, size_t n)
+{
+	/* Raw LLVM bitcode, or the bitcode wrapper header. */
+	return n >= 4 && (memcmp(p, "BC\xc0\xde", 4) == 0 || memcmp(p, "\xde\xc0\x17\x0b", 4) == 0);
+}
+
 static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn,
 			 const GElf_Shdr *sh)
 {
@@ -185,9 +207,15 @@ static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn,
 		const char *name;
 		GElf_Sym sym;
 
-		if (!gelf_getsym(data, (int)i, &sym) || sym.st_shndx != SHN_UNDEF || !sym.st_name)
+		if (!gelf_getsym(data, (int)i, &sym) || !sym.st_name)
 			continue;
 		name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (name && sym.st_shndx != SHN_UNDEF && strcmp(name, "__gnu_lto_slim") == 0) {
+			unchecked(r, r->objs->units[unit].origin, true);
+			continue;
+		}
+		if (sym.st_shndx != SHN_UNDEF)
+			continue;
 		if (!name || strncmp(name, "__dtrace", 8) != 0 ||
 		    (strncmp(name, "__dtrace_", 9) != 0 && strncmp(name, "__dtraceenabled_", 16) != 0))
 			continue;
@@ -229,6 +257,7 @@ static void read_elf(struct reader *r, Elf *elf, char *origin)
 	u->origin = origin;
 	u->elfclass = eh.e_ident[EI_CLASS];
 	u->machine = eh.e_machine;
+	u->data = eh.e_ident[EI_DATA];
 
 	while ((scn = elf_nextscn(elf, scn))) {
 		const char *name;
@@ -266,13 +295,18 @@ static void read_archive(struct reader *r, Elf *ar, const char *path)
 		const char *mname = ah && ah->ar_name ? ah->ar_name : "?";
 
 		/* "/" and "//" are the symbol and long-name tables. */
-		if (elf_kind(m) == ELF_K_ELF && mname[0] != '/') {
+		if (mname[0] != '/' && (elf_kind(m) == ELF_K_ELF || elf_kind(m) == ELF_K_NONE)) {
 			char *origin = member_origin(path, mname);
+			size_t n = 0;
+			char *raw = elf_rawfile(m, &n);
 
-			if (origin)
-				read_elf(r, m, origin);
-			else
+			if (!origin)
 				oom(r);
+			else if (elf_kind(m) == ELF_K_ELF)
+				read_elf(r, m, origin), origin = NULL;
+			else if (raw && is_bitcode(raw, n))
+				unchecked(r, origin, false);
+			free(origin);
 		}
 		cmd = elf_next(m);
 		elf_end(m);
@@ -303,10 +337,15 @@ static void read_path(struct reader *r, const char *path)
 		else
 			oom(r);
 	} else {
-		usdt_error_at(r->diag, path, 0, 0, NULL,
-			      "not an ELF object or archive (an LTO object? build it with "
-			      "-ffat-lto-objects)");
-		r->failed = 1;
+		size_t n = 0;
+		char *raw = elf_rawfile(elf, &n);
+
+		if (raw && is_bitcode(raw, n)) {
+			unchecked(r, path, false);
+		} else {
+			usdt_error_at(r->diag, path, 0, 0, NULL, "not an ELF object or archive");
+			r->failed = 1;
+		}
 	}
 	if (elf)
 		elf_end(elf);

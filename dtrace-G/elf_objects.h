@@ -16,6 +16,7 @@ struct usdt_elf_unit {
 	char *origin; /* "x.o" or "libx.a(y.o)" */
 	int elfclass; /* ELFCLASS32 / ELFCLASS64 */
 	int machine;  /* EM_* */
+	int data;     /* ELFDATA2LSB / ELFDATA2MSB */
 };
 
 /* A `.note.stapsdt` entry: only what the cross-checks need (no addresses). */
@@ -38,6 +39,8 @@ struct usdt_elf_objects {
 	size_t nsites;
 	struct usdt_elf_dtref *dtrefs;
 	size_t ndtrefs;
+	/* Inputs whose sites cannot be read (LTO IR only): each was warned about. */
+	size_t nunchecked;
 };
 
 /*

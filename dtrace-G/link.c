@@ -32,8 +32,11 @@
  *
  * The target. `-32`/`-64` if given, else the class of the input objects,
  * else whatever `$CC $CFLAGS` produces. When the compiled object has another
- * class and the compiler is an x86 one, we recompile with -m32/-m64. Any
- * input object whose class or machine differs from the output is an error.
+ * class and the compiler is an x86 one, we recompile with -m32/-m64. When CC
+ * is not set and the input objects are for another machine (aarch64 objects
+ * on an x86-64 host), that machine's cross gcc is used if it is installed.
+ * Any input object whose class or machine differs from the output is an
+ * error.
  *
  * The input objects are read, never written (elf_objects.c), and
  * cross-checked against the provider declarations: a site of a declared
@@ -53,6 +56,7 @@
 #include <gelf.h>
 #include <libelf.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -242,11 +246,10 @@ static int bits_of(int elfclass)
 	return elfclass == ELFCLASS32 ? 32 : 64;
 }
 
-static int compile(const struct usdt_link_opts *opts, const struct usdt_workdir *w, int want_bits,
-		   struct elf_id *id, struct usdt_diag *diag)
+static int compile(const char *cc, const struct usdt_link_opts *opts,
+		   const struct usdt_workdir *w, int want_bits, struct elf_id *id,
+		   struct usdt_diag *diag)
 {
-	const char *cc = opts->cc && *opts->cc ? opts->cc : "cc";
-
 	if (usdt_run_cc(cc, opts->cflags, NULL, w, diag))
 		return -1;
 	if (read_elf_id(w->obj, id)) {
@@ -274,6 +277,68 @@ static int compile(const struct usdt_link_opts *opts, const struct usdt_workdir 
 		return -1;
 	}
 	return 0;
+}
+
+/* Debian's (and most distributions') name of a cross gcc for a machine. */
+static const char *cross_gcc(const struct usdt_elf_unit *u)
+{
+	switch (u->machine) {
+	case EM_AARCH64:
+		return "aarch64-linux-gnu-gcc";
+	case EM_ARM:
+		return "arm-linux-gnueabihf-gcc";
+	case EM_RISCV:
+		return u->elfclass == ELFCLASS64 ? "riscv64-linux-gnu-gcc" : NULL;
+	case EM_PPC64:
+		return u->data == ELFDATA2LSB ? "powerpc64le-linux-gnu-gcc" : "powerpc64-linux-gnu-gcc";
+	case EM_S390:
+		return "s390x-linux-gnu-gcc";
+	case EM_LOONGARCH:
+		return "loongarch64-linux-gnu-gcc";
+	case EM_X86_64:
+		return "x86_64-linux-gnu-gcc";
+	case EM_386:
+		return "i686-linux-gnu-gcc";
+	default:
+		return NULL;
+	}
+}
+
+static bool on_path(const char *prog)
+{
+	const char *path = getenv("PATH"), *p, *end;
+	char buf[4096];
+
+	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, ':');
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end > p ? p : ".",
+			     prog) < (int)sizeof(buf) &&
+		    access(buf, X_OK) == 0)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * Compiles for the target: $CC, or when CC is not set and the input objects
+ * are for another machine than cc makes, that machine's cross gcc if one is
+ * installed (the objects were evidently built by one).
+ */
+static int compile_for_target(const struct usdt_link_opts *opts,
+			      const struct usdt_elf_objects *objs, const struct usdt_workdir *w,
+			      int want_bits, struct elf_id *id, struct usdt_diag *diag)
+{
+	bool cc_set = opts->cc && *opts->cc;
+	const char *cross;
+
+	if (compile(cc_set ? opts->cc : "cc", opts, w, want_bits, id, diag))
+		return -1;
+	if (cc_set || !objs->nunits || objs->units[0].machine == id->machine)
+		return 0;
+	cross = cross_gcc(&objs->units[0]);
+	if (!cross || !on_path(cross))
+		return 0; /* check_units() reports the mismatch */
+	return compile(cross, opts, w, want_bits, id, diag);
 }
 
 static void check_units(const struct usdt_elf_objects *objs, const struct elf_id *out,
@@ -386,7 +451,7 @@ static int build(const struct usdt_program *prog, const struct usdt_link_opts *o
 			   strerror(err ? err : EIO));
 		goto out_dir;
 	}
-	if (compile(opts, &w, want_bits, &out, diag))
+	if (compile_for_target(opts, objs, &w, want_bits, &out, diag))
 		goto out_dir;
 	if (interrupted(&hold, diag))
 		goto out_dir;
@@ -423,7 +488,7 @@ int usdt_link_object(const struct usdt_program *prog, const struct usdt_link_opt
 	check_sites(prog, &objs, &ix, diag);
 	if (diag->errors != errors)
 		goto out;
-	if (opts->nobjects)
+	if (opts->nobjects && !objs.nunchecked)
 		warn_unused(&ix, diag);
 	rc = build(prog, opts, &objs, diag);
 out:

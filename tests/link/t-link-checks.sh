@@ -53,6 +53,9 @@ done
 gcc -m32 -I"$T/inc" -O2 -fPIC -c good.c -o good32.o
 aarch64-linux-gnu-gcc -I"$T/inc" -O2 -fPIC -c good.c -o good-aarch64.o
 ar rcs libmixed.a good.o argcount.o
+gcc -I"$T/inc" -O2 -flto -c argcount.c -o lto-gcc.o
+clang -I"$T/inc" -O2 -flto -c argcount.c -o lto-clang.o
+ar rcs liblto.a lto-gcc.o lto-clang.o
 sha256sum ./*.o ./*.a >sums
 
 # expect_fail NAME PATTERN... -- ARGS: -G must exit 1, leave no out.o, and
@@ -99,6 +102,15 @@ expect_no_grep "order__start|idle" good.err "used probes"
 ar rcs libgood.a good.o
 "$DTRACE" -G -s shop.d -o out.o libgood.a 2>ar.err || { cat ar.err >&2; fail "archive rejected"; }
 expect_no_grep "order__start" ar.err "archive member sites read"
+
+# LTO objects have no notes to check: a warning each, no "no site" warnings, success.
+"$DTRACE" -G -s shop.d -o out.o lto-gcc.o lto-clang.o liblto.a 2>lto.err ||
+	{ cat lto.err >&2; fail "LTO objects rejected"; }
+for o in lto-gcc.o lto-clang.o "liblto\.a\(lto-gcc\.o\)" "liblto\.a\(lto-clang\.o\)"; do
+	expect_grep "^$o: warning: probe sites not checked" lto.err "LTO warning for $o"
+done
+expect_no_grep "no site" lto.err "unused-probe warnings with unchecked objects"
+echo "ok: LTO objects"
 
 sha256sum -c --quiet sums || fail "an input object or archive was modified"
 echo "ok: inputs unchanged"

@@ -51,6 +51,9 @@ int fire(int a, long b)
 C
 gcc -m32 -I"$SDT_INC" -I. -O2 -c site.c -o site32.o
 check detect-32 gcc -m32 -- "$DTRACE" -G site32.o
+# aarch64 objects and no CC: the installed aarch64 cross gcc is used.
+aarch64-linux-gnu-gcc -I"$SDT_INC" -I. -O2 -c site.c -o site-a64.o
+check detect-aarch64 aarch64-linux-gnu-gcc "" -- -u CC -u CFLAGS "$DTRACE" -G site-a64.o
 
 # A -m32 program with its -G object links, runs, and its note's semaphore
 # address is the semaphore symbol's.
@@ -75,7 +78,6 @@ readelf -n prog32 | grep -q "Semaphore: 0x0*$sem\$" || {
 echo "ok: -m32 program"
 
 # An aarch64 program links with its -G object (it cannot run here).
-aarch64-linux-gnu-gcc -I"$SDT_INC" -I. -O2 -c site.c -o site-a64.o
 CC=aarch64-linux-gnu-gcc "$DTRACE" -G -s p.d -o prov-a64.o site-a64.o
 aarch64-linux-gnu-gcc main.c site-a64.o prov-a64.o -o prog-a64
 expect_eq "$(machine_of prog-a64)" "ELF64 AArch64" "aarch64 program"
