@@ -105,6 +105,8 @@ struct ctype {
 	bool is_signed;
 	bool plain_char; /* "char" with no signed/unsigned: char * is a string */
 	bool base_const; /* const on the base ("const char *") */
+	bool base_volatile;
+	bool no_c;       /* no safe C spelling (multi-dimensional array parameter) */
 	unsigned ptr;    /* pointer levels */
 	unsigned ptr_const; /* bit i: level i+1 of pointers is const */
 	unsigned array;     /* elements of an array typedef (then no C spelling); 0: not one */

@@ -771,7 +771,7 @@ static bool parse_specs(struct parser *ps, struct decl *d)
 {
 	struct int_spec is = { 0 };
 	struct token first_kw = { .kind = T_EOF };
-	bool have_base = false, is_const = false, any = false;
+	bool have_base = false, is_const = false, is_volatile = false, any = false;
 
 	memset(&d->t, 0, sizeof(d->t));
 	d->name.kind = T_EOF;
@@ -788,6 +788,8 @@ static bool parse_specs(struct parser *ps, struct decl *d)
 		if (is_qualifier(t)) {
 			if (tok_is(t, "const") || tok_is(t, "__const"))
 				is_const = true;
+			else if (tok_is(t, "volatile") || tok_is(t, "__volatile__"))
+				is_volatile = true;
 			spell_word(&d->spell, t->start, t->len);
 			advance(ps);
 			any = true;
@@ -839,6 +841,8 @@ static bool parse_specs(struct parser *ps, struct decl *d)
 			goto unknown;
 		return false;
 	}
+	if (is_volatile && d->t.ptr == 0)
+		d->t.base_volatile = true;
 	if (is_const) {
 		if (d->t.ptr == 0)
 			d->t.base_const = true;
@@ -980,7 +984,7 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 			is_func = true;
 		}
 	}
-	if (fn_ptr && at_punct(ps, '(')) {
+	if ((fn_ptr || (d->name.kind == T_IDENT && !is_func)) && at_punct(ps, '(')) {
 		params_from = ps->cur.start;
 		skip_balanced(ps);
 		params_to = ps->prev.start + ps->prev.len;
@@ -1037,15 +1041,22 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 		}
 		return;
 	}
+	if (param && d->t.array && d->t.ptr == 0) {
+		/* A parameter of array typedef type is a pointer to its element. */
+		d->t.array = 0;
+		d->t.ptr = 1;
+	}
 	if (dims) {
 		if (param) {
 			/* int a[4] is int *a; more dimensions have no simple C spelling. */
 			if (dims == 1 && d->t.ptr < 32) {
 				d->t.ptr++;
 			} else {
-				d->t.kind = B_FUNC; /* no C spelling, but a pointer */
-				d->t.c_base = NULL;
-				d->t.ptr = 1;
+				/* A pointer to an array: no C spelling, not a string. */
+				d->t.no_c = true;
+				d->t.plain_char = false;
+				if (d->t.ptr < 32)
+					d->t.ptr++;
 			}
 		} else {
 			d->t.array = elems ? (unsigned)(elems > 0xffffffffUL ? 0 : elems) : 0;

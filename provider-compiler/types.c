@@ -13,10 +13,11 @@
  *    `uint_t`, `hrtime_t`), resolves to its base integer type; an enum is
  *    `int`; D's `string` is `char *`.
  *  - a pointer to something C cannot see (a struct, union or typedef that
- *    exists only in the .d) becomes `const void *`: every object pointer
- *    converts to it implicitly in C and C++ without a warning, whereas
- *    `struct foo *` would clash with the program's own spelling of the type
- *    (or be a new type scoped to the prototype in C).
+ *    exists only in the .d) becomes `const volatile void *`: every object
+ *    pointer, however qualified, converts to it implicitly in C and C++
+ *    without a warning, whereas `struct foo *` would clash with the
+ *    program's own spelling of the type (or be a new type scoped to the
+ *    prototype in C).
  *  - what has no safe spelling (a struct by value, a function pointer, an
  *    array typedef) gets NULL and is left unchecked by the emitter.
  *
@@ -315,6 +316,7 @@ void ctype_layout(const struct ctype *t, unsigned *size, unsigned *align)
 	*size = *align = 0;
 	if (t->ptr || t->kind == B_STRING) {
 		*size = *align = 8;
+		return;
 	} else if (t->kind == B_STRUCT || t->kind == B_UNION) {
 		if (t->tag && t->tag->defined) {
 			*size = t->tag->size;
@@ -339,14 +341,18 @@ static char *c_spelling(const struct ctype *t)
 	unsigned ptr = t->ptr + (t->kind == B_STRING), i;
 	const char *base = t->kind == B_STRING ? "char" : t->c_base;
 
-	if (t->array || t->kind == B_FUNC || t->kind == B_UNKNOWN)
+	if ((t->array && !t->ptr) || t->no_c || t->kind == B_FUNC || t->kind == B_UNKNOWN)
 		return NULL;
+	if (t->array)
+		return strdup("const volatile void *"); /* a pointer to an array */
 	if (t->kind == B_VOID && ptr == 0)
 		return NULL;
 	if (!base)
-		return ptr ? strdup("const void *") : NULL;
+		return ptr ? strdup("const volatile void *") : NULL;
 	if (t->base_const && ptr)
 		sb_puts(&b, "const ");
+	if (t->base_volatile && ptr)
+		sb_puts(&b, "volatile ");
 	sb_puts(&b, base);
 	for (i = 0; i < ptr; i++) {
 		sb_puts(&b, b.s[b.len - 1] == '*' ? "*" : " *");
@@ -367,11 +373,11 @@ int types_to_model(const struct ctype *t, const char *spelling, struct usdt_type
 		return -1;
 	/* NULL also after an allocation failure: the argument is then unchecked. */
 	out->c_spelling = c_spelling(t);
-	if (t->array)
+	if (t->array && !t->ptr)
 		out->cls = USDT_T_OTHER;
 	else if (t->kind == B_STRING && t->ptr == 0)
 		out->cls = USDT_T_STRING;
-	else if (ptr == 1 && t->plain_char)
+	else if (ptr == 1 && t->plain_char && !t->array)
 		out->cls = USDT_T_STRING;
 	else if (ptr)
 		out->cls = USDT_T_POINTER;
