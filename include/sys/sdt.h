@@ -23,7 +23,9 @@
  *  - Operands are only forms that every consumer parses: a register, an immediate, or (i386 and
  *    overrides only) displacement(register) with the displacement always written. On x86-64 the
  *    constraint is "nr", so the compiler never picks memory: no symbol(%rip), no SIB, no clang
- *    red-zone slot below %rsp (LLVM #20571), no "(%rsp)" without a displacement. i386 has too
+ *    red-zone slot below %rsp (LLVM #20571), no "(%rsp)" without a displacement. Registers are
+ *    named by their 64-bit names (%rax, %r12) whatever the value's width: the SIZE before "@"
+ *    governs, and gdb 13 does not know the byte names %r8b..%r15b. i386 has too
  *    few registers for 12 arguments and keeps 8-byte values in register pairs that no consumer
  *    can name, so there each argument is copied into a local and passed in memory ("nm"); a GAS
  *    macro writes "0(%esp)" where the compiler would print "(%esp)". aarch64 uses "r" and prints
@@ -248,7 +250,7 @@ template <> struct __sdt_type<long double> { static const bool __sdt_signed = fa
 #endif
 #elif defined __x86_64__
 #define _SDT_ARG_CONSTRAINT "nr"
-#define _SDT_ARGTMPL(id) "%[" id "]"
+#define _SDT_ARGTMPL(id) "%q[" id "]"
 #elif defined __i386__
 #define _SDT_ARG_CONSTRAINT "nm"
 #define _SDT_ARGTMPL(id) "%[" id "]"

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+"""Helpers of the sdt consumer tests: read what real consumers printed and compare it with
+the expectations file written by probes.c (see its head comment).
+
+  check.py notes ARCH ELF EXP [SEMA_PROBES]  readelf -n of ELF vs EXP; argument forms for ARCH
+  check.py gen-gdb EXP                       a gdb command file reading every probe's arguments
+  check.py gdb EXP GDBOUT                    gdb's output (from gen-gdb's script) vs EXP
+  check.py gen-bt ELF EXP                    a bpftrace program printing arg0..arg5 and strings
+  check.py bt EXP BTOUT                      bpftrace's output vs EXP
+  check.py forms ARCH ELF                    only the operand-form check, for every note
+
+Exit 0 when everything matches, 1 with one line per mismatch on stderr.
+"""
+import re
+import subprocess
+import sys
+
+PROVIDER = "sdttest"
+BT_MAX_ARGS = 6  # bpftrace 0.17 reads arg0..arg5 on x86-64
+
+# Our header names x86-64 registers by their 64-bit names only (gdb 13 rejects %r8b..%r15b).
+REG64 = r"%(?:r[abcd]x|r[sd]i|r[sb]p|r[89]|r1[0-5])"
+FORMS = {
+    # register, immediate, or displacement(register) with the displacement written
+    "x86_64": re.compile(r"^-?[1248]@(?:" + REG64 + r"|\$-?[0-9]+|-?[0-9]+\(" + REG64 + r"\))$"),
+    "i386": re.compile(r"^-?[1248]@(?:%e[a-z]+|%[a-d][lhx]|%[sd]i|%[sb]p|\$-?[0-9]+"
+                       r"|-?[0-9]+\(%e[a-z]+\))$"),
+    "aarch64": re.compile(r"^-?[1248]@(?:x[0-9]+|sp|-?[0-9]+|\[(?:x[0-9]+|sp)(?:, ?-?[0-9]+)?\])$"),
+}
+BELOW_SP = re.compile(r"@-[0-9]+\(%[re]sp\)")
+
+errors = []
+
+
+def err(msg):
+    errors.append(msg)
+
+
+def read_exp(path):
+    """[(name, [(kind, size, value, text)])] in firing order; '#' lines are comments."""
+    probes = []
+    with open(path) as f:
+        for line in f:
+            line = line.rstrip("\n")
+            if not line or line.startswith("#") or line.startswith("semaphore"):
+                continue
+            words = line.split(" ")
+            args = []
+            for w in words[1:]:
+                m = re.match(r"^([ius])([0-9]+)=(.*)$", w)
+                if not m:
+                    sys.exit(f"check.py: bad expectation '{w}' in {path}")
+                kind, size, rest = m.group(1), int(m.group(2)), m.group(3)
+                text = None
+                if kind == "s":
+                    rest, text = rest.split(":", 1)
+                args.append((kind, size, int(rest), text))
+            probes.append((words[0], args))
+    return probes
+
+
+def read_notes(elf):
+    out = subprocess.run(["readelf", "-n", "--wide", elf], check=True, capture_output=True,
+                         text=True).stdout
+    notes, cur = [], None
+    for line in out.splitlines():
+        m = re.search(r"NT_STAPSDT.*Provider: (\S+)", line)
+        if m:
+            cur = {"provider": m.group(1)}
+            notes.append(cur)
+            continue
+        if cur is None:
+            continue
+        s = line.strip()
+        if s.startswith("Name: "):
+            cur["name"] = s[6:]
+        elif s.startswith("Location: "):
+            m = re.match(r"Location: (0x[0-9a-f]+), Base: (0x[0-9a-f]+), Semaphore: (0x[0-9a-f]+)", s)
+            cur["pc"], cur["base"], cur["sema"] = (int(x, 16) for x in m.groups())
+        elif s.startswith("Arguments:"):
+            cur["args"] = s[len("Arguments:"):].split()
+            cur = None
+    return notes
+
+
+def check_forms(arch, notes):
+    form = FORMS[arch]
+    for n in notes:
+        for a in n.get("args", []):
+            if not form.match(a):
+                err(f"{n['provider']}:{n['name']}: operand '{a}' is not a plain register, "
+                    f"immediate or disp(reg) form for {arch}")
+            if BELOW_SP.search(a):
+                err(f"{n['provider']}:{n['name']}: operand '{a}' is below the stack pointer")
+            if re.match(r"^-?[0-9]+f@", a):
+                err(f"{n['provider']}:{n['name']}: float suffix in '{a}'")
+
+
+def cmd_notes(arch, elf, exp, sema_probes="guarded"):
+    notes = [n for n in read_notes(elf) if n["provider"] == PROVIDER]
+    sema = set(sema_probes.split(",")) if sema_probes else set()
+    check_forms(arch, notes)
+    byname = {}
+    for n in notes:
+        byname.setdefault(n["name"], []).append(n)
+        if n["base"] == 0:
+            err(f"{n['name']}: note base is 0 (.stapsdt.base missing)")
+        if (n["sema"] != 0) != (n["name"] in sema):
+            err(f"{n['name']}: semaphore 0x{n['sema']:x}, expected "
+                f"{'non-zero' if n['name'] in sema else '0'}")
+    for name, args in read_exp(exp):
+        if name not in byname:
+            err(f"{name}: no note")
+            continue
+        for n in byname[name]:
+            want = [("-" if k == "i" else "") + f"{size}@" for k, size, _, _ in args]
+            got = [re.match(r"^(-?[0-9]+)", a).group(1) + "@" for a in n["args"]]
+            if want != got:
+                err(f"{name}: argument sizes {got}, expected {want} ({' '.join(n['args'])})")
+
+
+def cmd_gen_gdb(exp):
+    lines = ["set pagination off", "set confirm off", "set breakpoint pending on",
+             "set print address on"]
+    for name, args in read_exp(exp):
+        lines += [f"break -probe-stap {PROVIDER}:{name}", "commands", "silent"]
+        if name == "zero":
+            lines += ['printf "@@info-probes\\n"', f"info probes stap {PROVIDER}",
+                      'printf "@@end-info-probes\\n"']
+        lines.append(f'printf "@@{name}\\n"')
+        for i, (kind, _, _, _) in enumerate(args):
+            if kind == "s":
+                lines.append(f"output (char *)$_probe_arg{i}")
+            else:
+                lines.append(f"output $_probe_arg{i}")
+            lines.append('echo \\n')
+        lines += ["continue", "end"]
+    lines += ["run", "quit"]
+    print("\n".join(lines))
+
+
+def parse_value(kind, s):
+    """gdb prints 1-byte values as `-5 '\\373'` and strings as `0x55... "alpha"`."""
+    s = s.strip()
+    if kind == "s":
+        m = re.match(r'^(0x[0-9a-f]+) "(.*)"$', s)
+        return (int(m.group(1), 16), m.group(2)) if m else (None, s)
+    m = re.match(r"^(-?[0-9]+)", s)
+    return (int(m.group(1)) if m else None, None)
+
+
+def cmd_gdb(exp, gdbout):
+    with open(gdbout, errors="replace") as f:
+        out = f.read().splitlines()
+    probes = read_exp(exp)
+    if "@@info-probes" in out:
+        start, end = out.index("@@info-probes"), out.index("@@end-info-probes")
+        listing = "\n".join(out[start:end])
+        for name, _ in probes:
+            if not re.search(rf"\bstap\s+{PROVIDER}\s+{name}\b", listing):
+                err(f"gdb info probes does not list {PROVIDER}:{name}")
+    else:
+        err("gdb never stopped at sdttest:zero (no 'info probes' output)")
+    for name, args in probes:
+        key = f"@@{name}"
+        if key not in out:
+            err(f"gdb: probe {name} never hit")
+            continue
+        i = out.index(key)
+        for j, (kind, size, value, text) in enumerate(args):
+            got, gtext = parse_value(kind, out[i + 1 + j] if i + 1 + j < len(out) else "")
+            if got != value or (kind == "s" and gtext != text):
+                err(f"gdb: {name} $_probe_arg{j}: got '{out[i + 1 + j]}', expected "
+                    f"{value}{' ' + text if text else ''}")
+
+
+def cmd_gen_bt(elf, exp):
+    for name, args in read_exp(exp):
+        fmt, vals = [], []
+        for i, (kind, _, _, _) in enumerate(args[:BT_MAX_ARGS]):
+            if kind == "s":
+                fmt.append("%lu:%s")
+                vals += [f"arg{i}", f"str(arg{i})"]
+            else:
+                fmt.append("%ld" if kind == "i" else "%lu")
+                vals.append(f"arg{i}")
+        text = " ".join([f"@@{name}"] + fmt)
+        body = f'printf("{text}\\n"{"".join(", " + v for v in vals)});'
+        print(f"usdt:{elf}:{PROVIDER}:{name} {{ {body} }}")
+
+
+def cmd_bt(exp, btout):
+    with open(btout, errors="replace") as f:
+        out = [l.rstrip("\n") for l in f]
+    for name, args in read_exp(exp):
+        lines = [l for l in out if l == f"@@{name}" or l.startswith(f"@@{name} ")]
+        if len(lines) != 1:
+            err(f"bpftrace: probe {name} printed {len(lines)} times")
+            continue
+        got = lines[0].split(" ")[1:]
+        want = []
+        for kind, _, value, text in args[:BT_MAX_ARGS]:
+            want.append(f"{value}:{text}" if kind == "s" else str(value))
+        if got != want:
+            err(f"bpftrace: {name}: got {got}, expected {want}")
+
+
+def main():
+    cmd, args = sys.argv[1], sys.argv[2:]
+    {"notes": cmd_notes, "gen-gdb": cmd_gen_gdb, "gdb": cmd_gdb, "gen-bt": cmd_gen_bt,
+     "bt": cmd_bt,
+     "forms": lambda arch, elf: check_forms(arch, read_notes(elf))}[cmd](*args)
+    for e in errors:
+        print(f"check.py {cmd}: {e}", file=sys.stderr)
+    sys.exit(1 if errors else 0)
+
+
+if __name__ == "__main__":
+    main()
