@@ -85,6 +85,14 @@ int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, 
 	/* The kernel fetches strings only through a memory operand (+0(%reg)). */
 	if (is_string && a->kind != USDT_ARG_REG && a->kind != USDT_ARG_MEM)
 		return -EINVAL;
+	/*
+	 * A pointer held in memory is followed with a nested +0(+DISP(%reg)), and
+	 * the kernel reads that inner word as an unsigned long: 8 bytes. A 4-byte
+	 * pointer of an i386 process then gets 4 bytes of its neighbour (measured:
+	 * "(fault)"). Such an argument stays an integer.
+	 */
+	if (is_string && a->kind == USDT_ARG_MEM && a->size < 8)
+		return -EOPNOTSUPP;
 	a->is_string = is_string;
 	return 0;
 }

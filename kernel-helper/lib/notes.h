@@ -122,7 +122,9 @@ void usdt_notes_free(struct usdt_notes *n);
  * Names argument `i` (0-based) of an accepted probe and says whether it is a
  * char * to fetch as a string. Returns 0, or -EINVAL when the name is not a C
  * identifier of at most 63 characters, is reserved ("common_*"), or when a
- * string is asked of an immediate.
+ * string is asked of an immediate; -EOPNOTSUPP for a string whose pointer is
+ * a memory operand narrower than 8 bytes (i386: the kernel's nested fetch
+ * reads 8 bytes).
  */
 int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, bool is_string);
 

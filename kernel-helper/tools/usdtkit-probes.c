@@ -163,6 +163,15 @@ static int event_path(const char *file, int fd, const struct usdt_notes *n, bool
 	return usdt_tracefs_alias(fd, out, outlen);
 }
 
+static const char *hint_error(int err)
+{
+	if (err == -ENOENT)
+		return "no such probe";
+	if (err == -EOPNOTSUPP)
+		return "a pointer in memory narrower than 8 bytes cannot be fetched as a string";
+	return "not PROVIDER:PROBE:N, or argument N is not a register or memory operand";
+}
+
 /* Applies one -s PROVIDER:PROBE:N to every site of that probe. */
 static int string_hint(struct usdt_notes *n, const char *spec)
 {
@@ -183,8 +192,10 @@ static int string_hint(struct usdt_notes *n, const char *spec)
 		    p->provider[c1 - spec] || strncmp(p->name, c1 + 1, (size_t)(c2 - c1 - 1)) ||
 		    p->name[c2 - c1 - 1])
 			continue;
-		if (usdt_probe_set_arg_hint(p, (unsigned)argn - 1, NULL, true) != 0)
-			return -EINVAL;
+		int ret = usdt_probe_set_arg_hint(p, (unsigned)argn - 1, NULL, true);
+
+		if (ret)
+			return ret;
 		hits++;
 	}
 	return hits ? 0 : -ENOENT;
@@ -270,11 +281,9 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (size_t i = 0; i < nhints; i++) {
-		if (string_hint(n, hints[i]) != 0) {
-			usdt_error(&diag,
-				   "-s %s: no such probe, or argument N is not a register or "
-				   "memory operand",
-				   hints[i]);
+		ret = string_hint(n, hints[i]);
+		if (ret) {
+			usdt_error(&diag, "-s %s: %s", hints[i], hint_error(ret));
 			ret = 2;
 			goto out;
 		}

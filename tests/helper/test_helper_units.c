@@ -21,7 +21,7 @@ static int failures;
 	do {                                                                                       \
 		if (!(cond)) {                                                                     \
 			failures++;                                                                \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                     \
+			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                      \
 			fprintf(stderr, __VA_ARGS__);                                              \
 			fprintf(stderr, "\n");                                                     \
 		}                                                                                  \
@@ -53,8 +53,8 @@ static void one(enum usdt_arch arch, const char *s, struct want w)
 	if (w.reg)
 		CHECK(strcmp(p.arg[0].reg, w.reg) == 0, "%s: reg %s want %s", s, p.arg[0].reg,
 		      w.reg);
-	CHECK(p.arg[0].value == w.value, "%s: value %" PRId64 " want %" PRId64, s,
-	      p.arg[0].value, w.value);
+	CHECK(p.arg[0].value == w.value, "%s: value %" PRId64 " want %" PRId64, s, p.arg[0].value,
+	      w.value);
 }
 
 static void test_x86_args(void)
@@ -124,14 +124,14 @@ static void test_arg_lists(void)
 	memset(&p, 0, sizeof(p));
 	CHECK(usdt_parse_args(USDT_ARCH_X86_64, "", &p) == 0 && p.nargs == 0, "empty");
 	CHECK(usdt_parse_args(USDT_ARCH_X86_64, "-4@%edi 8@(%r11,%rax,8) -8@%rsi", &p) == 0 &&
-		      p.nargs == 3 && p.arg[0].kind == USDT_ARG_REG &&
-		      p.arg[1].kind == USDT_ARG_UNSUPPORTED && p.arg[2].kind == USDT_ARG_REG,
+		  p.nargs == 3 && p.arg[0].kind == USDT_ARG_REG &&
+		  p.arg[1].kind == USDT_ARG_UNSUPPORTED && p.arg[2].kind == USDT_ARG_REG,
 	      "one bad argument leaves the others");
 	CHECK(usdt_parse_args(USDT_ARCH_X86_64,
 			      "1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al "
 			      "1@%al",
 			      &p) == 0 &&
-		      p.nargs == 12,
+		  p.nargs == 12,
 	      "12 arguments");
 	CHECK(usdt_parse_args(USDT_ARCH_X86_64,
 			      "1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al "
@@ -139,14 +139,13 @@ static void test_arg_lists(void)
 			      &p) == -E2BIG,
 	      "13 arguments refused");
 	CHECK(usdt_parse_args(USDT_ARCH_AARCH64, "-4@[sp, 28] 8@x1", &p) == 0 && p.nargs == 2 &&
-		      p.arg[0].value == 28,
+		  p.arg[0].value == 28,
 	      "aarch64 operand with a space");
 
 	/* pt_regs names, as uprobe fetch arguments spell them (uprobes.md §1). */
 	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "edi", &width), "%di") && width == 4,
 	      "edi");
-	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "r12b", &width), "%r12") &&
-		      width == 1,
+	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "r12b", &width), "%r12") && width == 1,
 	      "r12b");
 	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "rip", &width), "%ip"), "rip");
 	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_I386, "esp", &width), "%sp"), "esp");
@@ -205,6 +204,17 @@ static void test_definitions(void)
 	CHECK(usdt_probe_set_arg_hint(&p, 0, "common_pid", false) == -EINVAL, "reserved name");
 	CHECK(usdt_probe_set_arg_hint(&p, 0, "path", false) == -EINVAL, "duplicate name");
 	CHECK(usdt_probe_set_arg_hint(&p, 0, "9x", false) == -EINVAL, "not an identifier");
+	{
+		struct usdt_probe q;
+
+		memset(&q, 0, sizeof(q));
+		q.arch = USDT_ARCH_I386;
+		CHECK(usdt_parse_args(q.arch, "4@60(%esp) 4@%eax", &q) == 0, "i386 parse");
+		CHECK(usdt_probe_set_arg_hint(&q, 0, NULL, true) == -EOPNOTSUPP,
+		      "i386 pointer in memory cannot be a string");
+		CHECK(usdt_probe_set_arg_hint(&q, 1, NULL, true) == 0,
+		      "i386 pointer in a register");
+	}
 	n = usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/usr/bin/app", &p);
 	CHECK(n > 0 && !strcmp(line, "p:sdt_app/go /usr/bin/app:0x1077(0x3020) arg1=%di:s32 "
 				     "arg2=-24(%bp):s64 arg3=\\-56:u8 arg4=+0(%r12):ustring "
@@ -239,12 +249,12 @@ static void test_listing(void)
 				     &e) == 0,
 	      "parse listing");
 	CHECK(e.type == 'p' && !strcmp(e.group, "sdt_app") && !strcmp(e.event, "go") &&
-		      !strcmp(e.path, "/tmp/hm/p:co") && e.off == 0x1077 && e.has_ref &&
-		      e.ref == 0x3020 && !strcmp(e.args, "arg1=\\-3:s8 arg2=%di:u64"),
+		  !strcmp(e.path, "/tmp/hm/p:co") && e.off == 0x1077 && e.has_ref &&
+		  e.ref == 0x3020 && !strcmp(e.args, "arg1=\\-3:s8 arg2=%di:u64"),
 	      "listing fields");
 	usdt_uprobe_entry_clear(&e);
 	CHECK(usdt_uprobe_parse_line("p:uprobes/p_x_0x10 /bin/x:0x0000000000000010", &e) == 0 &&
-		      !e.has_ref && !strcmp(e.args, ""),
+		  !e.has_ref && !strcmp(e.args, ""),
 	      "no ref, no args");
 	usdt_uprobe_entry_clear(&e);
 	CHECK(usdt_uprobe_parse_line("garbage", &e) == -EINVAL, "garbage");
