@@ -34,4 +34,5 @@ printf '\n$ bpftrace -c "./quickstart 5 100" -e ...   # the probes firing\n'
 bpftrace -c "./quickstart 5 100" -e '
 usdt:./quickstart:quickstart:request__start { printf("request %d start  %s\n", arg0, str(arg1)); }
 usdt:./quickstart:quickstart:request__done { printf("request %d done   status=%d latency=%dus\n", arg0, arg1, arg2); }
-usdt:./quickstart:quickstart:request__summary { printf("summary: %s\n", str(arg0)); }'
+usdt:./quickstart:quickstart:request__summary { printf("summary: %s\n", str(arg0)); }' 2>&1 |
+	grep -v 'RLIMIT_MEMLOCK' # bpftrace 0.17 warns about it needlessly on kernels >= 5.11
