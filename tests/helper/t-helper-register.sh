@@ -162,3 +162,44 @@ echo 0 >"$inst/events/sdt_hlpt/plain/enable"
 rmdir "$inst"
 "$PROBES" unregister "$PFILE" >/dev/null || fail "unregister after disable"
 echo "ok EBUSY on an enabled event, removed once disabled"
+
+# Sites of one probe with different argument types cannot share an event: the
+# first signature keeps the name, the next gets _2. An event of our name made
+# by someone else with another signature is skipped the same way, and survives
+# our unregister.
+foreign="sdt_hlpm/taken"
+gcc -O2 -I"$STAP_INC" -o "$T/mixed" "$PROGS/mixed.c"
+mixed=$(readlink -f "$T/mixed")
+at_exit "remove_uprobe_event sdt_hlpm/mixed; remove_uprobe_event sdt_hlpm/mixed_2; remove_uprobe_event sdt_hlpm/taken_2; remove_uprobe_event $foreign"
+if grep -q "^p:$foreign " "$TRACEFS/uprobe_events"; then
+	skip "$foreign exists already (another run of this test?)"
+fi
+echo "p:$foreign /bin/true:0x0 arg1=%di:u64" >>"$TRACEFS/uprobe_events"
+"$PROBES" register "$mixed" >"$T/mixed.reg" || { cat "$T/mixed.reg"; fail "register mixed"; }
+expect_grep "^\+ p:sdt_hlpm/mixed $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s32$" "$T/mixed.reg" "mixed, int site"
+expect_grep "^\+ p:sdt_hlpm/mixed_2 $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s64$" "$T/mixed.reg" "mixed, long site"
+expect_grep "^\+ p:sdt_hlpm/taken_2 $mixed:" "$T/mixed.reg" "taken skips the foreign signature"
+"$PROBES" unregister "$mixed" >"$T/mixed.unreg" || fail "unregister mixed"
+expect_no_grep "^p:sdt_hlpm/[a-z_0-9]+ $mixed:" "$TRACEFS/uprobe_events" "mixed events left"
+expect_grep "^p:$foreign /bin/true:" "$TRACEFS/uprobe_events" "the foreign event was removed"
+remove_uprobe_event "$foreign"
+echo "ok differing signatures: mixed, mixed_2; foreign taken skipped to taken_2 and kept"
+
+# The kernel allows one ref_ctr per site: a foreign event on the vals site
+# without one makes our vals definition fail (EINVAL, reported); the other
+# probes of the file still register.
+build_variant gcc-pie
+path=$(readlink -f "$PFILE")
+read -r _ _ off _ < <(python3 "$SDTCHECK" expect-events "$PFILE" | grep '^sdt_hlpt vals ')
+conflict="usdtkit_conflict_$$/x"
+at_exit "remove_uprobe_event $conflict"
+echo "p:$conflict $path:$off" >>"$TRACEFS/uprobe_events"
+rc=0
+"$PROBES" register "$PFILE" >"$T/conflict.reg" || rc=$?
+expect_eq "$rc" 1 "register with a ref_ctr conflict: exit status"
+expect_grep '^! p:sdt_hlpt/vals .*\(Invalid argument\)$' "$T/conflict.reg" "the conflict is reported"
+[ "$(grep -c '^+ ' "$T/conflict.reg")" -eq 4 ] || { cat "$T/conflict.reg"; fail "the other 4 sites were not registered"; }
+"$PROBES" unregister "$PFILE" >/dev/null || fail "unregister after conflict"
+expect_grep "^p:$conflict " "$TRACEFS/uprobe_events" "the conflicting foreign event was removed"
+remove_uprobe_event "$conflict"
+echo "ok ref_ctr conflict reported for one site, the others registered"
