@@ -31,8 +31,11 @@ if [ ! -e /sys/kernel/tracing/uprobe_events ]; then
 	mount -t tracefs nodev /sys/kernel/tracing 2>/dev/null || true
 fi
 printf '\n$ bpftrace -c "./quickstart 5 100" -e ...   # the probes firing\n'
+rc=0
 bpftrace -c "./quickstart 5 100" -e '
 usdt:./quickstart:quickstart:request__start { printf("request %d start  %s\n", arg0, str(arg1)); }
 usdt:./quickstart:quickstart:request__done { printf("request %d done   status=%d latency=%dus\n", arg0, arg1, arg2); }
-usdt:./quickstart:quickstart:request__summary { printf("summary: %s\n", str(arg0)); }' 2>&1 |
-	grep -v 'RLIMIT_MEMLOCK' # bpftrace 0.17 warns about it needlessly on kernels >= 5.11
+usdt:./quickstart:quickstart:request__summary { printf("summary: %s\n", str(arg0)); }' >trace.out 2>&1 || rc=$?
+# bpftrace 0.17 warns about RLIMIT_MEMLOCK needlessly on kernels >= 5.11.
+grep -v 'RLIMIT_MEMLOCK' trace.out || true
+exit $rc
