@@ -33,9 +33,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GROW(arr, n, cap)                                                              \
-	((n) < (cap) ? 0                                                               \
-		     : ((cap) = (cap) ? (cap) * 2 : 16,                                \
+#define GROW(arr, n, cap)                                                                          \
+	((n) < (cap) ? 0                                                                           \
+		     : ((cap) = (cap) ? (cap)*2 : 16,                                              \
 			(arr = reallocarray_or_free(arr, (cap), sizeof(*(arr)))) ? 0 : -1))
 
 struct reader {
@@ -193,8 +193,7 @@ static bool is_bitcode(const char *p, size_t n)
 	return n >= 4 && (memcmp(p, "BC\xc0\xde", 4) == 0 || memcmp(p, "\xde\xc0\x17\x0b", 4) == 0);
 }
 
-static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn,
-			 const GElf_Shdr *sh)
+static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
 	Elf_Data *data = elf_getdata(scn, NULL);
 	size_t i, n;
@@ -217,7 +216,8 @@ static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn,
 		if (sym.st_shndx != SHN_UNDEF)
 			continue;
 		if (!name || strncmp(name, "__dtrace", 8) != 0 ||
-		    (strncmp(name, "__dtrace_", 9) != 0 && strncmp(name, "__dtraceenabled_", 16) != 0))
+		    (strncmp(name, "__dtrace_", 9) != 0 &&
+		     strncmp(name, "__dtraceenabled_", 16) != 0))
 			continue;
 		if (GROW(r->objs->dtrefs, r->objs->ndtrefs, r->cap_refs)) {
 			oom(r);

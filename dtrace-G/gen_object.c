@@ -35,8 +35,7 @@ static void gen_semaphores(const struct usdt_program *prog, FILE *out)
 {
 	size_t i, j;
 
-	fputs("/* Semaphores: strong, hidden, one COMDAT group each (see gen_object.c). */\n",
-	      out);
+	fputs("/* Semaphores: strong, hidden, one COMDAT group each (see gen_object.c). */\n", out);
 	for (i = 0; i < prog->nproviders; i++) {
 		const struct usdt_provider *p = &prog->providers[i];
 
@@ -193,11 +192,13 @@ int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const str
 	/* eval splits and unquotes CC and CFLAGS the way make's shell line would. */
 	static const char script[] = "cc=$1 cf=$2 ex=$3; shift 3; "
 				     "eval \"set -- $cc $cf $ex \\\"\\$@\\\"\"; exec \"$@\"";
+	/* clang-format off */
 	char *argv[] = {
 		"sh", "-c", (char *)script, "sh", (char *)cc, (char *)(cflags ? cflags : ""),
 		(char *)(extra ? extra : ""), "-fPIC", "-w", "-fno-lto", "-c", "-o", w->obj,
 		"-x", "c", "-", NULL,
 	};
+	/* clang-format on */
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
 	sigset_t none;
@@ -232,10 +233,12 @@ int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const str
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status))
-		usdt_error(diag, "the compiler '%s' failed (exit status %d) compiling the provider object",
-			   cc, WEXITSTATUS(status));
+		usdt_error(
+		    diag, "the compiler '%s' failed (exit status %d) compiling the provider object",
+		    cc, WEXITSTATUS(status));
 	else
-		usdt_error(diag, "the compiler '%s' was killed by signal %d compiling the provider object",
-			   cc, WTERMSIG(status));
+		usdt_error(
+		    diag, "the compiler '%s' was killed by signal %d compiling the provider object",
+		    cc, WTERMSIG(status));
 	return -1;
 }

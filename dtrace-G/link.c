@@ -164,10 +164,11 @@ static void check_sites(const struct usdt_program *prog, const struct usdt_elf_o
 			continue; /* another library's probes */
 		r = index_find(ix, s->provider, s->name);
 		if (!r) {
-			usdt_error_at(diag, origin, 0, 0, NULL,
-				      "probe '%s:%s' has a site here but is not declared in provider "
-				      "'%s'",
-				      s->provider, s->name, s->provider);
+			usdt_error_at(
+			    diag, origin, 0, 0, NULL,
+			    "probe '%s:%s' has a site here but is not declared in provider "
+			    "'%s'",
+			    s->provider, s->name, s->provider);
 			usdt_note_at(diag, p->loc.file, p->loc.line, p->loc.col, NULL,
 				     "provider '%s' is declared here", p->name);
 			continue;
@@ -192,11 +193,12 @@ static void check_dtrefs(const struct usdt_elf_objects *objs, struct usdt_diag *
 	size_t i;
 
 	for (i = 0; i < objs->ndtrefs; i++)
-		usdt_error_at(diag, objs->units[objs->dtrefs[i].unit].origin, 0, 0, NULL,
-			      "undefined reference to '%s': this object was compiled against a "
-			      "header from another DTrace's 'dtrace -h'; regenerate the header with "
-			      "usdtkit's 'dtrace -h' and recompile",
-			      objs->dtrefs[i].symbol);
+		usdt_error_at(
+		    diag, objs->units[objs->dtrefs[i].unit].origin, 0, 0, NULL,
+		    "undefined reference to '%s': this object was compiled against a "
+		    "header from another DTrace's 'dtrace -h'; regenerate the header with "
+		    "usdtkit's 'dtrace -h' and recompile",
+		    objs->dtrefs[i].symbol);
 }
 
 static void warn_unused(struct probe_index *ix, struct usdt_diag *diag)
@@ -246,9 +248,8 @@ static int bits_of(int elfclass)
 	return elfclass == ELFCLASS32 ? 32 : 64;
 }
 
-static int compile(const char *cc, const struct usdt_link_opts *opts,
-		   const struct usdt_workdir *w, int want_bits, struct elf_id *id,
-		   struct usdt_diag *diag)
+static int compile(const char *cc, const struct usdt_link_opts *opts, const struct usdt_workdir *w,
+		   int want_bits, struct elf_id *id, struct usdt_diag *diag)
 {
 	if (usdt_run_cc(cc, opts->cflags, NULL, w, diag))
 		return -1;
@@ -261,8 +262,8 @@ static int compile(const char *cc, const struct usdt_link_opts *opts,
 		if (usdt_run_cc(cc, opts->cflags, want_bits == 32 ? "-m32" : "-m64", w, diag))
 			return -1;
 		if (read_elf_id(w->obj, id)) {
-			usdt_error(diag, "the compiler '%s' did not produce a relocatable ELF object",
-				   cc);
+			usdt_error(
+			    diag, "the compiler '%s' did not produce a relocatable ELF object", cc);
 			return -1;
 		}
 	}
@@ -290,7 +291,8 @@ static const char *cross_gcc(const struct usdt_elf_unit *u)
 	case EM_RISCV:
 		return u->elfclass == ELFCLASS64 ? "riscv64-linux-gnu-gcc" : NULL;
 	case EM_PPC64:
-		return u->data == ELFDATA2LSB ? "powerpc64le-linux-gnu-gcc" : "powerpc64-linux-gnu-gcc";
+		return u->data == ELFDATA2LSB ? "powerpc64le-linux-gnu-gcc"
+					      : "powerpc64-linux-gnu-gcc";
 	case EM_S390:
 		return "s390x-linux-gnu-gcc";
 	case EM_LOONGARCH:
@@ -311,8 +313,8 @@ static bool on_path(const char *prog)
 
 	for (p = path ? path : "/usr/bin:/bin"; *p; p = *end ? end + 1 : end) {
 		end = strchrnul(p, ':');
-		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end > p ? p : ".",
-			     prog) < (int)sizeof(buf) &&
+		if (snprintf(buf, sizeof(buf), "%.*s/%s", (int)(end - p), end > p ? p : ".", prog) <
+			(int)sizeof(buf) &&
 		    access(buf, X_OK) == 0)
 			return true;
 	}
@@ -341,6 +343,11 @@ static int compile_for_target(const struct usdt_link_opts *opts,
 	return compile(cross, opts, w, want_bits, id, diag);
 }
 
+static bool is_x86(int machine)
+{
+	return machine == EM_X86_64 || machine == EM_386;
+}
+
 static void check_units(const struct usdt_elf_objects *objs, const struct elf_id *out,
 			const struct usdt_link_opts *opts, struct usdt_diag *diag)
 {
@@ -348,18 +355,23 @@ static void check_units(const struct usdt_elf_objects *objs, const struct elf_id
 
 	for (i = 0; i < objs->nunits; i++) {
 		const struct usdt_elf_unit *u = &objs->units[i];
+		const char *hint = "";
 		char b1[32], b2[32];
 
 		if (u->elfclass == out->elfclass && u->machine == out->machine)
 			continue;
+		if (is_x86(u->machine) && is_x86(out->machine))
+			hint =
+			    " (objects of one link must agree; -32/-64 or CFLAGS=-m32 choose the "
+			    "output)";
+		else if (u->machine != out->machine && !(opts->cc && *opts->cc))
+			hint = " (set CC to the compiler that built the objects)";
 		usdt_error_at(diag, u->origin, 0, 0, NULL,
 			      "object is %d-bit %s but the provider object is %d-bit %s%s",
-			      bits_of(u->elfclass), usdt_elf_machine_name(u->machine, b1, sizeof(b1)),
+			      bits_of(u->elfclass),
+			      usdt_elf_machine_name(u->machine, b1, sizeof(b1)),
 			      bits_of(out->elfclass),
-			      usdt_elf_machine_name(out->machine, b2, sizeof(b2)),
-			      u->machine != out->machine && !(opts->cc && *opts->cc)
-				      ? " (set CC to the compiler that built the objects)"
-				      : "");
+			      usdt_elf_machine_name(out->machine, b2, sizeof(b2)), hint);
 	}
 }
 

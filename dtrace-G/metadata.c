@@ -48,7 +48,8 @@ static int strtab_grow_slots(struct strtab *t)
 
 		if (off == USDT_META_NONE)
 			continue;
-		for (j = hash_str(t->buf + off) & (n - 1); s[j] != USDT_META_NONE; j = (j + 1) & (n - 1))
+		for (j = hash_str(t->buf + off) & (n - 1); s[j] != USDT_META_NONE;
+		     j = (j + 1) & (n - 1))
 			;
 		s[j] = off;
 	}
@@ -251,7 +252,8 @@ static bool ident_ok(const char *s)
 		return false;
 	for (n = 0; s[n]; n++)
 		if (!((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z') ||
-		      (s[n] >= '0' && s[n] <= '9') || s[n] == '_') || n >= USDT_MAX_NAME)
+		      (s[n] >= '0' && s[n] <= '9') || s[n] == '_') ||
+		    n >= USDT_MAX_NAME)
 			return false;
 	return true;
 }

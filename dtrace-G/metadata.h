@@ -45,8 +45,8 @@ enum {
 
 /* Record sizes in words. */
 #define USDT_META_PROVIDER_WORDS 8 /* name first_probe nprobes attr[5] */
-#define USDT_META_PROBE_WORDS 5    /* name nargs first_arg nxargs first_xarg */
-#define USDT_META_ARG_WORDS 5      /* name type c_type info source */
+#define USDT_META_PROBE_WORDS 5	   /* name nargs first_arg nxargs first_xarg */
+#define USDT_META_ARG_WORDS 5	   /* name type c_type info source */
 
 /*
  * A serialised desc: `nwords` host-order words followed by `strsize` bytes

@@ -50,7 +50,8 @@ int main(int argc, char **argv)
 				const char *why = "?";
 
 				off = next;
-				if (nh.n_namesz != 8 || memcmp((char *)d->d_buf + no, "usdtkit", 8) ||
+				if (nh.n_namesz != 8 ||
+				    memcmp((char *)d->d_buf + no, "usdtkit", 8) ||
 				    nh.n_type != USDT_META_NOTE_TYPE)
 					continue;
 				printf("note %zu\n", n++);

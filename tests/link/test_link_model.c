@@ -16,6 +16,7 @@
 #include <libelf.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -25,14 +26,14 @@
 
 static int failures;
 
-#define CHECK(cond, ...)                                                                   \
-	do {                                                                               \
-		if (!(cond)) {                                                             \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);               \
-			fprintf(stderr, __VA_ARGS__);                                      \
-			fputc('\n', stderr);                                               \
-			failures++;                                                        \
-		}                                                                          \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			failures++;                                                                \
+		}                                                                                  \
 	} while (0)
 
 static struct usdt_type ty(const char *spelling, enum usdt_type_class cls, unsigned size, int sgn)
@@ -63,8 +64,8 @@ static void build_model(struct usdt_program *prog)
 
 	shop_start_args[0] = (struct usdt_arg){"count", ty("int", USDT_T_INTEGER, 4, 1), {0}};
 	shop_start_args[1] = (struct usdt_arg){"who", ty("char *", USDT_T_STRING, 8, 0), {0}};
-	shop_probes[0] = (struct usdt_probe){"order__start", {"shop.d", 2, 9}, 2, shop_start_args,
-					     2, shop_start_args, NULL};
+	shop_probes[0] = (struct usdt_probe){
+	    "order__start", {"shop.d", 2, 9}, 2, shop_start_args, 2, shop_start_args, NULL};
 	shop_probes[1] = (struct usdt_probe){"idle", {"shop.d", 3, 9}, 0, NULL, 0, NULL, NULL};
 	net_rx_args[0] = (struct usdt_arg){"pkt", ty("void *", USDT_T_POINTER, 8, 0), {0}};
 	net_rx_args[1] = (struct usdt_arg){"len", ty("long", USDT_T_INTEGER, 8, 1), {0}};
@@ -73,8 +74,8 @@ static void build_model(struct usdt_program *prog)
 	net_rx_xargs[2] = net_rx_args[1];
 	net_rx_xargs[1].type.spelling = "pkt_t *";
 	net_rx_xargs[1].type.c_spelling = NULL;
-	net_probes[0] = (struct usdt_probe){"rx", {"net.d", 1, 30}, 2, net_rx_args, 3,
-					    net_rx_xargs, net_rx_map};
+	net_probes[0] = (struct usdt_probe){"rx", {"net.d", 1, 30}, 2,	       net_rx_args,
+					    3,	  net_rx_xargs,	    net_rx_map};
 	memset(providers, 0, sizeof(providers));
 	providers[0].name = "shop";
 	providers[0].nprobes = 2;
@@ -83,14 +84,14 @@ static void build_model(struct usdt_program *prog)
 	providers[1].nprobes = 1;
 	providers[1].probes = net_probes;
 	for (i = 0; i < USDT_ATTR_COUNT; i++) {
-		providers[0].attr[i] = (struct usdt_attr){USDT_STAB_PRIVATE, USDT_STAB_PRIVATE,
-							  USDT_CLASS_UNKNOWN};
+		providers[0].attr[i] =
+		    (struct usdt_attr){USDT_STAB_PRIVATE, USDT_STAB_PRIVATE, USDT_CLASS_UNKNOWN};
 		providers[1].attr[i] = providers[0].attr[i];
 	}
 	providers[0].attr[USDT_ATTR_PROVIDER] =
-		(struct usdt_attr){USDT_STAB_EVOLVING, USDT_STAB_STABLE, USDT_CLASS_ISA};
+	    (struct usdt_attr){USDT_STAB_EVOLVING, USDT_STAB_STABLE, USDT_CLASS_ISA};
 	providers[0].attr[USDT_ATTR_ARGS] =
-		(struct usdt_attr){USDT_STAB_UNSTABLE, USDT_STAB_EVOLVING, USDT_CLASS_COMMON};
+	    (struct usdt_attr){USDT_STAB_UNSTABLE, USDT_STAB_EVOLVING, USDT_CLASS_COMMON};
 	memset(prog, 0, sizeof(*prog));
 	prog->nproviders = 2;
 	prog->providers = providers;
@@ -98,30 +99,30 @@ static void build_model(struct usdt_program *prog)
 
 /* What the dump of the note must say, written from the model above by hand. */
 static const char expected_dump[] =
-	"provider shop\n"
-	"  attributes provider Evolving/Stable/ISA\n"
-	"  attributes module Private/Private/Unknown\n"
-	"  attributes function Private/Private/Unknown\n"
-	"  attributes name Private/Private/Unknown\n"
-	"  attributes args Unstable/Evolving/Common\n"
-	"  probe order__start args 2 xargs 2\n"
-	"    arg 0 from 0 \"int\" c \"int\" integer size 4 signed name count\n"
-	"    arg 1 from 1 \"char *\" c \"char *\" string size 8 unsigned name who\n"
-	"    xarg 0 from 0 \"int\" c \"int\" integer size 4 signed name count\n"
-	"    xarg 1 from 1 \"char *\" c \"char *\" string size 8 unsigned name who\n"
-	"  probe idle args 0 xargs 0\n"
-	"provider net\n"
-	"  attributes provider Private/Private/Unknown\n"
-	"  attributes module Private/Private/Unknown\n"
-	"  attributes function Private/Private/Unknown\n"
-	"  attributes name Private/Private/Unknown\n"
-	"  attributes args Private/Private/Unknown\n"
-	"  probe rx args 2 xargs 3\n"
-	"    arg 0 from 0 \"void *\" c \"void *\" pointer size 8 unsigned name pkt\n"
-	"    arg 1 from 1 \"long\" c \"long\" integer size 8 signed name len\n"
-	"    xarg 0 from 1 \"long\" c \"long\" integer size 8 signed name len\n"
-	"    xarg 1 from 0 \"pkt_t *\" c \"-\" pointer size 8 unsigned name pkt\n"
-	"    xarg 2 from 1 \"long\" c \"long\" integer size 8 signed name len\n";
+    "provider shop\n"
+    "  attributes provider Evolving/Stable/ISA\n"
+    "  attributes module Private/Private/Unknown\n"
+    "  attributes function Private/Private/Unknown\n"
+    "  attributes name Private/Private/Unknown\n"
+    "  attributes args Unstable/Evolving/Common\n"
+    "  probe order__start args 2 xargs 2\n"
+    "    arg 0 from 0 \"int\" c \"int\" integer size 4 signed name count\n"
+    "    arg 1 from 1 \"char *\" c \"char *\" string size 8 unsigned name who\n"
+    "    xarg 0 from 0 \"int\" c \"int\" integer size 4 signed name count\n"
+    "    xarg 1 from 1 \"char *\" c \"char *\" string size 8 unsigned name who\n"
+    "  probe idle args 0 xargs 0\n"
+    "provider net\n"
+    "  attributes provider Private/Private/Unknown\n"
+    "  attributes module Private/Private/Unknown\n"
+    "  attributes function Private/Private/Unknown\n"
+    "  attributes name Private/Private/Unknown\n"
+    "  attributes args Private/Private/Unknown\n"
+    "  probe rx args 2 xargs 3\n"
+    "    arg 0 from 0 \"void *\" c \"void *\" pointer size 8 unsigned name pkt\n"
+    "    arg 1 from 1 \"long\" c \"long\" integer size 8 signed name len\n"
+    "    xarg 0 from 1 \"long\" c \"long\" integer size 8 signed name len\n"
+    "    xarg 1 from 0 \"pkt_t *\" c \"-\" pointer size 8 unsigned name pkt\n"
+    "    xarg 2 from 1 \"long\" c \"long\" integer size 8 signed name len\n";
 
 struct found {
 	int nsem, sem_ok[3];
@@ -130,8 +131,8 @@ struct found {
 	char dump[4096];
 };
 
-static const char *const sem_names[3] = {
-	"shop_order__start_semaphore", "shop_idle_semaphore", "net_rx_semaphore"};
+static const char *const sem_names[3] = {"shop_order__start_semaphore", "shop_idle_semaphore",
+					 "net_rx_semaphore"};
 
 static void inspect(const char *path, struct found *f)
 {
@@ -171,7 +172,7 @@ static void inspect(const char *path, struct found *f)
 			CHECK(next == d->d_size, "one note fills the section (%zu of %zu)", next,
 			      d->d_size);
 			CHECK(nh.n_type == 1 && nh.n_namesz == 8 &&
-				      memcmp((char *)d->d_buf + no, "usdtkit", 8) == 0,
+				  memcmp((char *)d->d_buf + no, "usdtkit", 8) == 0,
 			      "note owner/type");
 			if (next) {
 				struct usdt_meta_view v;
@@ -197,7 +198,8 @@ static void inspect(const char *path, struct found *f)
 
 				gelf_getsym(d, (int)i, &s);
 				sn = elf_strptr(elf, sh.sh_link, s.st_name);
-				if (GELF_ST_BIND(s.st_info) != STB_LOCAL && s.st_shndx != SHN_UNDEF) {
+				if (GELF_ST_BIND(s.st_info) != STB_LOCAL &&
+				    s.st_shndx != SHN_UNDEF) {
 					int known = 0;
 
 					for (k = 0; k < 3; k++)
@@ -216,11 +218,12 @@ static void inspect(const char *path, struct found *f)
 					f->nsem++;
 					gelf_getshdr(elf_getscn(elf, s.st_shndx), &ssh);
 					secname = elf_strptr(elf, shstrndx, ssh.sh_name);
-					f->sem_ok[k] = GELF_ST_BIND(s.st_info) == STB_GLOBAL &&
-						       GELF_ST_VISIBILITY(s.st_other) == STV_HIDDEN &&
-						       GELF_ST_TYPE(s.st_info) == STT_OBJECT &&
-						       s.st_size == 2 && strcmp(secname, ".probes") == 0 &&
-						       (ssh.sh_flags & SHF_WRITE);
+					f->sem_ok[k] =
+					    GELF_ST_BIND(s.st_info) == STB_GLOBAL &&
+					    GELF_ST_VISIBILITY(s.st_other) == STV_HIDDEN &&
+					    GELF_ST_TYPE(s.st_info) == STT_OBJECT &&
+					    s.st_size == 2 && strcmp(secname, ".probes") == 0 &&
+					    (ssh.sh_flags & SHF_WRITE);
 				}
 			}
 		}
@@ -286,8 +289,53 @@ static void fuzz_reader(const struct usdt_program *prog)
 			}
 		}
 	}
+	/* Random word-level damage with values a forger would pick (fixed seed). */
+	{
+		uint32_t x = 2463534242u, words = (uint32_t)(size / 4);
+		unsigned iter, m;
+
+		for (iter = 0; iter < 20000; iter++) {
+			struct usdt_meta_view v;
+			const char *why;
+
+			memcpy(mut, desc, size);
+			for (m = 0; m < 1 + iter % 3; m++) {
+				uint32_t pos, val;
+
+				x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+				pos = x % words;
+				x ^= x << 13, x ^= x >> 17, x ^= x << 5;
+				switch (x % 6) {
+				case 0:
+					val = 0;
+					break;
+				case 1:
+					val = 0xffffffffu;
+					break;
+				case 2:
+					val = (uint32_t)size;
+					break;
+				case 3:
+					val = (uint32_t)size - 4;
+					break;
+				case 4:
+					val = 0x80000000u + (x >> 8);
+					break;
+				default:
+					val = x >> (x % 24);
+					break;
+				}
+				memcpy(mut + pos * 4, &val, 4);
+			}
+			if (usdt_meta_open(&v, mut, size, false, &why) == 0) {
+				accepted++;
+				usdt_meta_dump(&v, null);
+			}
+		}
+	}
 	/* Some mutations are harmless (a signedness bit, a string byte). */
-	printf("fuzz: %zu bytes, %zu of %zu mutations accepted\n", size, accepted, size * 4);
+	printf("fuzz: %zu bytes, %zu of %zu mutations accepted\n", size, accepted,
+	       size * 4 + 20000);
 	fflush(stdout);
 	fclose(null);
 	free(desc);

@@ -14,7 +14,8 @@
 #ifdef __cplusplus
 extern "C"
 #endif
-int lib_poll(int i);
+    int
+    lib_poll(int i);
 
 static char tickname[] = "tick";
 

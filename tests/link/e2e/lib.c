@@ -4,7 +4,8 @@
 #ifdef __cplusplus
 extern "C"
 #endif
-int POLL_FN(int i);
+    int
+    POLL_FN(int i);
 
 int POLL_FN(int i)
 {
