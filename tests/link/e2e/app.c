@@ -12,10 +12,12 @@
 #include "app.h"
 
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
-    int
-    lib_poll(int i);
+int lib_poll(int i);
+#ifdef __cplusplus
+}
+#endif
 
 static char tickname[] = "tick";
 

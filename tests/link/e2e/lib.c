@@ -2,10 +2,12 @@
 #include "shared.h"
 
 #ifdef __cplusplus
-extern "C"
+extern "C" {
 #endif
-    int
-    POLL_FN(int i);
+int POLL_FN(int i);
+#ifdef __cplusplus
+}
+#endif
 
 int POLL_FN(int i)
 {
