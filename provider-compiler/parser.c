@@ -58,6 +58,7 @@ struct parser {
 	struct front *fe;
 	struct usdt_diag *diag;
 	unsigned nest;
+	bool in_directive; /* directive_line() is reading a directive's tokens */
 	bool oom;
 	bool cpp_hint_given; /* the "pass -C" advice is given once per source */
 	/* Macro names of skipped #defines, to explain unknown types. */
@@ -74,10 +75,26 @@ struct decl {
 
 /* ---- helpers ----------------------------------------------------------- */
 
+static void directive_line(struct parser *ps);
+
+/*
+ * The next token. Directive lines are handled here, wherever they appear (a
+ * line marker may sit between two parameters), so the grammar never sees
+ * them; the token before a directive stays "previous", so that a missing ';'
+ * is reported after the last real token.
+ */
 static void advance(struct parser *ps)
 {
 	ps->prev = ps->cur;
 	lex_next(&ps->lx, &ps->cur);
+	while (!ps->in_directive && ps->cur.kind == T_HASH) {
+		struct token prev = ps->prev;
+
+		ps->in_directive = true;
+		directive_line(ps);
+		ps->in_directive = false;
+		ps->prev = prev;
+	}
 }
 
 static bool at_punct(const struct parser *ps, char c)
@@ -161,8 +178,6 @@ static void spell_word(struct sbuf *b, const char *s, size_t n)
 	sb_putn(b, s, n);
 }
 
-static void directive(struct parser *ps);
-
 /*
  * Skips a bracketed group starting at the current opener, with everything in
  * it (directives still act: a line marker inside a clause body counts).
@@ -179,10 +194,6 @@ static void skip_balanced(struct parser *ps)
 				  tok_desc(&open, buf, sizeof(buf)));
 			return;
 		}
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (at_punct(ps, '{') || at_punct(ps, '(') || at_punct(ps, '['))
 			depth++;
 		else if (at_punct(ps, '}') || at_punct(ps, ')') || at_punct(ps, ']'))
@@ -196,14 +207,20 @@ static void skip_balanced(struct parser *ps)
 /*
  * Recovery and skipping of statements: up to and including the next ';' at
  * bracket depth 0, stopping before a '}' that closes an enclosing block.
+ * A `provider` keyword also ends the skip, so that a missing ';' cannot make
+ * a provider vanish; `report` says whether that is an error of its own.
  */
-static void skip_statement(struct parser *ps)
+static void skip_statement_to(struct parser *ps, bool report)
 {
+	bool first = true;
+
 	while (ps->cur.kind != T_EOF) {
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
+		if (!first && at_ident(ps, "provider")) {
+			if (report)
+				error_after_prev(ps, "expected ';' before 'provider'");
+			return;
 		}
+		first = false;
 		if (at_punct(ps, ';')) {
 			advance(ps);
 			return;
@@ -215,6 +232,11 @@ static void skip_statement(struct parser *ps)
 		else
 			advance(ps);
 	}
+}
+
+static void skip_statement(struct parser *ps)
+{
+	skip_statement_to(ps, false);
 }
 
 /* ---- directives --------------------------------------------------------- */
@@ -464,10 +486,10 @@ static bool is_skipped_macro(const struct parser *ps, const struct token *t)
 	return false;
 }
 
-static void directive(struct parser *ps)
+/* A directive line: cur is its '#'; returns with cur after its end. */
+static void directive_line(struct parser *ps)
 {
 	struct token word;
-	char buf[64];
 
 	advance(ps); /* '#' */
 	word = ps->cur;
@@ -515,7 +537,6 @@ static void directive(struct parser *ps)
 	error_tok(ps, &word, "'#%.*s' needs the C preprocessor%s", (int)word.len, word.start,
 		  ps->cpp_hint_given ? "" : ": run dtrace with -C (and -I/-D as needed)");
 	ps->cpp_hint_given = true;
-	(void)buf;
 	end_directive(ps);
 }
 
@@ -534,10 +555,6 @@ static void parse_enum_body(struct parser *ps, struct tag *tag)
 
 	advance(ps); /* '{' */
 	while (ps->cur.kind != T_EOF && !at_punct(ps, '}')) {
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (ps->cur.kind != T_IDENT) {
 			error_tok(ps, &ps->cur, "expected an enumerator name, found %s",
 				  tok_desc(&ps->cur, buf, sizeof(buf)));
@@ -549,9 +566,7 @@ static void parse_enum_body(struct parser *ps, struct tag *tag)
 			advance(ps);
 			while (ps->cur.kind != T_EOF && !at_punct(ps, ',') && !at_punct(ps, '}') &&
 			       !at_punct(ps, ';')) {
-				if (ps->cur.kind == T_HASH)
-					directive(ps);
-				else if (at_punct(ps, '(') || at_punct(ps, '['))
+				if (at_punct(ps, '(') || at_punct(ps, '['))
 					skip_balanced(ps);
 				else
 					advance(ps);
@@ -569,8 +584,6 @@ static void parse_enum_body(struct parser *ps, struct tag *tag)
 	while (ps->cur.kind != T_EOF && !at_punct(ps, '}')) {
 		if (at_punct(ps, '{'))
 			skip_balanced(ps);
-		else if (ps->cur.kind == T_HASH)
-			directive(ps);
 		else
 			advance(ps);
 	}
@@ -592,10 +605,6 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 	while (ps->cur.kind != T_EOF && !at_punct(ps, '}') && !ps->oom) {
 		struct decl m = { 0 };
 
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (at_punct(ps, ';')) {
 			advance(ps);
 			continue;
@@ -779,10 +788,6 @@ static bool parse_specs(struct parser *ps, struct decl *d)
 		const struct token *t = &ps->cur;
 		const struct ctype *td;
 
-		if (t->kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (t->kind != T_IDENT)
 			break;
 		if (is_qualifier(t)) {
@@ -898,10 +903,6 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 
 	d->name.kind = T_EOF;
 	for (;;) {
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (at_punct(ps, '*')) {
 			if (d->t.ptr >= 32) {
 				error_tok(ps, &ps->cur, "too many levels of pointers");
@@ -959,21 +960,14 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 		} else {
 			/* Rewind is not possible: treat `(` as the function's parameters. */
 			params_from = open.start;
-			ps->nest++;
-			if (ps->nest > MAX_NEST) {
-				error_tok(ps, &open, "declarations nested too deeply");
-			}
 			while (ps->cur.kind != T_EOF && !at_punct(ps, ')')) {
 				if (at_punct(ps, '(') || at_punct(ps, '[') || at_punct(ps, '{'))
 					skip_balanced(ps);
-				else if (ps->cur.kind == T_HASH)
-					directive(ps);
 				else if (at_punct(ps, ';') || at_punct(ps, '}'))
 					break;
 				else
 					advance(ps);
 			}
-			ps->nest--;
 			if (!at_punct(ps, ')')) {
 				error_tok(ps, &open, "unbalanced '('");
 				d->t.kind = B_UNKNOWN;
@@ -1170,10 +1164,6 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 		struct usdt_arg *a;
 		struct token start = ps->cur;
 
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (ps->cur.kind == T_PUNCT && ps->cur.len == 3) {
 			error_tok(ps, &ps->cur,
 				  "probe '%s' has a variable argument list ('...'): probes take "
@@ -1232,9 +1222,7 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 		/* Recover: the rest of this list, not beyond the statement. */
 		while (ps->cur.kind != T_EOF && !at_punct(ps, ')') && !at_punct(ps, ';') &&
 		       !at_punct(ps, '}')) {
-			if (ps->cur.kind == T_HASH)
-				directive(ps);
-			else if (at_punct(ps, '(') || at_punct(ps, '['))
+			if (at_punct(ps, '(') || at_punct(ps, '['))
 				skip_balanced(ps);
 			else
 				advance(ps);
@@ -1602,10 +1590,6 @@ static void parse_provider(struct parser *ps)
 	for (;;) {
 		if (ps->oom)
 			return;
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (ps->cur.kind == T_EOF) {
 			error_tok(ps, &open, "provider '%.*s' is not closed: expected '}'",
 				  (int)name.len, name.start);
@@ -1631,8 +1615,7 @@ static void parse_provider(struct parser *ps)
 				skip_balanced(ps);
 			else
 				advance(ps);
-		} while (ps->cur.kind != T_EOF && ps->cur.kind != T_HASH &&
-			 !at_ident(ps, "probe") && !at_punct(ps, ';') && !at_punct(ps, '}'));
+		} while (ps->cur.kind != T_EOF && !at_ident(ps, "probe") && !at_punct(ps, ';') && !at_punct(ps, '}'));
 		if (at_punct(ps, ';'))
 			advance(ps);
 	}
@@ -1656,10 +1639,6 @@ static void skip_clause(struct parser *ps)
 	bool word = false, in_pred = false;
 
 	while (ps->cur.kind != T_EOF) {
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-			continue;
-		}
 		if (at_punct(ps, '{')) {
 			skip_balanced(ps);
 			if (at_punct(ps, ';'))
@@ -1696,10 +1675,7 @@ static void skip_clause(struct parser *ps)
 static void skip_translator(struct parser *ps)
 {
 	while (ps->cur.kind != T_EOF && !at_punct(ps, '{') && !at_punct(ps, ';')) {
-		if (ps->cur.kind == T_HASH)
-			directive(ps);
-		else
-			advance(ps);
+		advance(ps);
 	}
 	if (at_punct(ps, '{'))
 		skip_balanced(ps);
@@ -1742,9 +1718,7 @@ static void parse_top(struct parser *ps)
 	char buf[64];
 
 	while (ps->cur.kind != T_EOF && !ps->oom) {
-		if (ps->cur.kind == T_HASH) {
-			directive(ps);
-		} else if (ps->cur.kind == T_EOL || at_punct(ps, ';')) {
+		if (ps->cur.kind == T_EOL || at_punct(ps, ';')) {
 			advance(ps);
 		} else if (at_ident(ps, "provider")) {
 			parse_provider(ps);
@@ -1755,12 +1729,12 @@ static void parse_top(struct parser *ps)
 		} else if (at_ident(ps, "translator")) {
 			skip_translator(ps);
 		} else if (at_ident(ps, "inline")) {
-			skip_statement(ps);
+			skip_statement_to(ps, true);
 		} else if (at_ident(ps, "probe")) {
 			error_tok(ps, &ps->cur, "probe declared outside a provider");
 			skip_statement(ps);
 		} else if (ps->cur.kind == T_IDENT && starts_d_declaration(ps)) {
-			skip_statement(ps);
+			skip_statement_to(ps, true);
 		} else if (ps->cur.kind == T_IDENT || at_punct(ps, ':') || at_punct(ps, '*') ||
 			   at_punct(ps, '$') || at_punct(ps, '?') || at_punct(ps, '[') ||
 			   at_punct(ps, '-')) {
