@@ -189,9 +189,19 @@ void usdt_workdir_remove(struct usdt_workdir *w, int keep)
 int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const struct usdt_workdir *w,
 		struct usdt_diag *diag)
 {
-	/* eval splits and unquotes CC and CFLAGS the way make's shell line would. */
-	static const char script[] = "cc=$1 cf=$2 ex=$3; shift 3; "
-				     "eval \"set -- $cc $cf $ex \\\"\\$@\\\"\"; exec \"$@\"";
+	/*
+	 * eval splits and unquotes CC and CFLAGS the way make's shell line
+	 * would. Then instrumentation is dropped: drti must stay plain code, and
+	 * a coverage build would have every traced program write a .gcda file
+	 * into our long-gone work directory at exit.
+	 */
+	static const char script[] =
+		"cc=$1 cf=$2 ex=$3; shift 3; "
+		"eval \"set -- $cc $cf $ex \\\"\\$@\\\"\"; "
+		"for a do shift; case $a in "
+		"--coverage|-fprofile-arcs|-ftest-coverage|-fprofile-generate|-fprofile-generate=*|"
+		"-fprofile-instr-generate|-fprofile-instr-generate=*|-fsanitize=*|-pg) ;; "
+		"*) set -- \"$@\" \"$a\";; esac; done; exec \"$@\"";
 	/* clang-format off */
 	char *argv[] = {
 		"sh", "-c", (char *)script, "sh", (char *)cc, (char *)(cflags ? cflags : ""),

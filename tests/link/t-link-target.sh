@@ -35,6 +35,16 @@ check cc-with-args gcc -m32 -- "CC=gcc -m32" "$DTRACE" -G
 check opt-32 gcc -m32 -- "$DTRACE" -G -32
 check opt-64 gcc -m64 -- CFLAGS=-m32 "$DTRACE" -G -64
 check clang clang "" -- CC=clang "$DTRACE" -G
+check ccache-like gcc -m32 -- "CC=env gcc" "CFLAGS=-m32 -DQ='\"a b\"'" "$DTRACE" -G
+
+# Instrumentation in CFLAGS stays out of the object (drti must be plain code;
+# coverage would make every traced program write into a removed directory).
+for c in gcc clang; do
+	CC=$c CFLAGS="--coverage -fprofile-arcs -fsanitize=address,undefined -fprofile-generate -pg -O2" \
+		"$DTRACE" -G -s p.d -o inst.o || fail "$c: instrumented CFLAGS"
+	expect_no_grep 'gcov|asan|ubsan|prof|mcount' <(nm inst.o) "$c: instrumentation symbols"
+done
+echo "ok: instrumentation dropped"
 
 # The class of the input objects decides when nothing else does.
 "$DTRACE" -h -s p.d -o p.h
