@@ -14,6 +14,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "names.h"
@@ -78,9 +79,8 @@ int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, 
 		    strncmp(name, "common_", 7) == 0)
 			return -EINVAL;
 		for (unsigned j = 0; j < p->nargs; j++)
-			if (j != i && strcmp(p->arg[j].name, name) == 0)
+			if (j != i && p->arg[j].name && strcmp(p->arg[j].name, name) == 0)
 				return -EINVAL;
-		strcpy(a->name, name);
 	}
 	/* The kernel fetches strings only through a memory operand (+0(%reg)). */
 	if (is_string && a->kind != USDT_ARG_REG && a->kind != USDT_ARG_MEM)
@@ -93,6 +93,14 @@ int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, 
 	 */
 	if (is_string && a->kind == USDT_ARG_MEM && a->size < 8)
 		return -EOPNOTSUPP;
+	if (name && *name) {
+		char *dup = strdup(name);
+
+		if (!dup)
+			return -ENOMEM;
+		free(a->name);
+		a->name = dup;
+	}
 	a->is_string = is_string;
 	return 0;
 }

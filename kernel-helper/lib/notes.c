@@ -584,6 +584,8 @@ void usdt_notes_free(struct usdt_notes *n)
 		free(n->probes[i].provider);
 		free(n->probes[i].name);
 		free(n->probes[i].args);
+		for (unsigned a = 0; a < n->probes[i].nargs; a++)
+			free(n->probes[i].arg[a].name);
 	}
 	free(n->probes);
 	free(n->meta_desc);

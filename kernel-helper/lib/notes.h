@@ -46,8 +46,8 @@ struct usdt_arg {
 	int64_t value;	 /* the immediate, or the memory operand's displacement */
 	const char *why; /* USDT_ARG_UNSUPPORTED: a static explanation */
 	/* Hints the SystemTap note cannot give (from our metadata note, later). */
-	char name[USDT_TRACEFS_NAME_MAX + 1]; /* "" -> "argN" */
-	bool is_string;			      /* a char *: fetched as a user string */
+	char *name;	/* NULL -> "argN"; freed by usdt_notes_free() */
+	bool is_string; /* a char *: fetched as a user string */
 };
 
 /* Probe flags. */

@@ -386,7 +386,7 @@ static int format_arg(char *buf, size_t len, unsigned pos, const struct usdt_arg
 		if (!reg)
 			return 0; /* the parser guarantees a name; be safe anyway */
 	}
-	if (a->name[0])
+	if (a->name)
 		snprintf(name, sizeof(name), "%s", a->name);
 	else
 		snprintf(name, sizeof(name), "arg%u", pos);

@@ -28,6 +28,20 @@ else
 	echo "note: include/sys/sdt.h does not build the test program yet; only SystemTap's header tested"
 fi
 
+# Binaries built by others (Debian's python3, libstdc++, the JDK's libjvm with
+# hundreds of probes), where installed: same comparison with readelf.
+others=0
+for f in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
+	/usr/lib/jvm/*/lib/server/libjvm.so; do
+	[ -f "$f" ] && readelf -nW "$f" 2>/dev/null | grep -q NT_STAPSDT || continue
+	"$PROBES" list "$f" >"$T/other.list" || fail "$f: list failed"
+	expect_no_grep '^reject' "$T/other.list" "$f: a probe was rejected"
+	python3 "$SDTCHECK" compare-list "$f" "$T/other.list" || fail "$f: list differs from readelf"
+	echo "ok $f: $(grep -c '^probe' "$T/other.list") probes match readelf"
+	others=$((others + 1))
+done
+[ "$others" -gt 0 ] || echo "note: no distribution binary with stapsdt notes installed"
+
 # Names longer than tracefs takes are shortened: 54 characters, '_', and the
 # FNV-1a hash of the whole name, recomputed here from its definition.
 long_p=$(printf 'p%.0s' $(seq 1 70))
