@@ -9,6 +9,7 @@ the expectations file written by probes.c (see its head comment).
   check.py gen-bt ELF EXP                    a bpftrace program printing arg0..arg5 and strings
   check.py bt EXP BTOUT                      bpftrace's output vs EXP
   check.py forms ARCH ELF                    only the operand-form check, for every note
+  check.py summary ELF                       provider name sem|nosem [-]SIZE... per note
 
 Exit 0 when everything matches, 1 with one line per mismatch on stderr.
 """
@@ -206,10 +207,19 @@ def cmd_bt(exp, btout):
             err(f"bpftrace: {name}: got {got}, expected {want}")
 
 
+def cmd_summary(elf):
+    """provider, name, semaphore or not, [-]SIZE of each argument: one note per line, for
+    comparing two headers' notes of the same source."""
+    for n in read_notes(elf):
+        sizes = [m.group(1) if m else "?"
+                 for m in (re.match(r"^(-?[0-9]+f?)@", a) for a in n.get("args", []))]
+        print(n["provider"], n["name"], "sem" if n["sema"] else "nosem", *sizes)
+
+
 def main():
     cmd, args = sys.argv[1], sys.argv[2:]
     {"notes": cmd_notes, "gen-gdb": cmd_gen_gdb, "gdb": cmd_gdb, "gen-bt": cmd_gen_bt,
-     "bt": cmd_bt,
+     "bt": cmd_bt, "summary": cmd_summary,
      "forms": lambda arch, elf: check_forms(arch, read_notes(elf))}[cmd](*args)
     for e in errors:
         print(f"check.py {cmd}: {e}", file=sys.stderr)

@@ -243,7 +243,7 @@ int sdttest_main(int argc, char **argv)
 		return 2;
 	}
 	if (!strcmp(mode, "wait-semaphore")) {
-		int i, on = 0, off = 0;
+		int i, on = 0, off = 0, initial = sdttest_guarded_state();
 
 		/* Up to 30 s for the tracer to attach, then up to 30 s for it to leave. */
 		for (i = 0; i < 3000 && !sdttest_guarded_state(); i++)
@@ -254,9 +254,10 @@ int sdttest_main(int argc, char **argv)
 				sdttest_fire_guarded(4242);
 			off = !sdttest_guarded_state();
 		}
-		fprintf(out, "semaphore-on %d\nsemaphore-off-after-detach %d\n", on, off);
+		fprintf(out, "semaphore-initial %d\nsemaphore-on %d\nsemaphore-off-after-detach %d\n",
+			initial, on, off);
 		fclose(out);
-		return on && off ? 0 : 1;
+		return !initial && on && off ? 0 : 1;
 	}
 	probe_zero();
 	probe_ints();
