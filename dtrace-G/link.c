@@ -60,6 +60,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "atomic_file.h"
@@ -482,6 +483,26 @@ out:
 	return rc;
 }
 
+/* Replacing an input with the provider object would be modifying it. */
+static int output_is_input(const struct usdt_link_opts *opts, struct usdt_diag *diag)
+{
+	struct stat out, in;
+	size_t i;
+
+	if (stat(opts->output, &out) != 0)
+		return 0;
+	for (i = 0; i < opts->nobjects; i++)
+		if (stat(opts->objects[i], &in) == 0 && in.st_dev == out.st_dev &&
+		    in.st_ino == out.st_ino) {
+			usdt_error(diag,
+				   "the output '%s' is the input object '%s': -G never writes "
+				   "its inputs",
+				   opts->output, opts->objects[i]);
+			return 1;
+		}
+	return 0;
+}
+
 int usdt_link_object(const struct usdt_program *prog, const struct usdt_link_opts *opts,
 		     struct usdt_diag *diag)
 {
@@ -490,6 +511,13 @@ int usdt_link_object(const struct usdt_program *prog, const struct usdt_link_opt
 	unsigned errors = diag->errors;
 	int rc = -1;
 
+	memset(&objs, 0, sizeof(objs));
+	if (!opts->output || !*opts->output) {
+		usdt_error(diag, "no output file for -G");
+		goto out;
+	}
+	if (output_is_input(opts, diag))
+		goto out;
 	if (usdt_elf_objects_read(opts->objects, opts->nobjects, &objs, diag))
 		goto out;
 	if (index_build(&ix, prog)) {

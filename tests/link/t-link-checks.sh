@@ -86,6 +86,13 @@ expect_fail illumos "illumos\.o.*error.*__dtrace_shop___order__start.*dtrace -h"
 expect_fail class "good32\.o.*error.*32-bit i386.*64-bit x86-64" -- -64 good.o good32.o
 expect_fail machine "good-aarch64\.o.*error.*aarch64.*x86-64" -- good.o good-aarch64.o
 expect_fail missing "nosuch\.o.*error" -- nosuch.o
+cp good.o self.o
+sha256sum self.o >self.sum
+rm -f out.o
+"$DTRACE" -G -s shop.d -o self.o self.o 2>self.err && fail "-o naming an input object succeeded"
+expect_grep "self\.o.*is the input object" self.err "output is input"
+sha256sum -c --quiet self.sum || fail "the input named by -o was overwritten"
+echo "ok: output-is-input"
 printf 'not an object\n' >text.o
 expect_fail not-elf "text\.o.*error.*not an ELF" -- text.o
 
