@@ -33,11 +33,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#define GROW(arr, n, cap)                                                                          \
-	((n) < (cap) ? 0                                                                           \
-		     : ((cap) = (cap) ? (cap)*2 : 16,                                              \
-			(arr = reallocarray_or_free(arr, (cap), sizeof(*(arr)))) ? 0 : -1))
-
 struct reader {
 	struct usdt_elf_objects *objs;
 	size_t cap_units, cap_sites, cap_refs;
@@ -45,13 +40,19 @@ struct reader {
 	int failed;
 };
 
-static void *reallocarray_or_free(void *p, size_t n, size_t size)
+/* arr with room for element n: arr itself, a larger copy, or NULL (arr intact). */
+static void *grow(void *arr, size_t n, size_t *cap, size_t size)
 {
-	void *q = reallocarray(p, n, size);
+	size_t ncap;
+	void *p;
 
-	if (!q)
-		free(p);
-	return q;
+	if (n < *cap)
+		return arr;
+	ncap = *cap ? *cap * 2 : 16;
+	p = reallocarray(arr, ncap, size);
+	if (p)
+		*cap = ncap;
+	return p;
 }
 
 const char *usdt_elf_machine_name(int machine, char *buf, size_t len)
@@ -136,9 +137,11 @@ static int add_site(struct reader *r, size_t unit, const char *desc, size_t len,
 	/* The argument string may be absent at the very end of an old note. */
 	if (args < end && !memchr(args, '\0', (size_t)(end - args)))
 		return -1;
-	if (GROW(r->objs->sites, r->objs->nsites, r->cap_sites))
+	s = grow(r->objs->sites, r->objs->nsites, &r->cap_sites, sizeof(*s));
+	if (!s)
 		return oom(r), 0;
-	s = &r->objs->sites[r->objs->nsites];
+	r->objs->sites = s;
+	s += r->objs->nsites;
 	s->unit = unit;
 	s->provider = strdup(prov);
 	s->name = strdup(name);
@@ -219,11 +222,13 @@ static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn, 
 		    (strncmp(name, "__dtrace_", 9) != 0 &&
 		     strncmp(name, "__dtraceenabled_", 16) != 0))
 			continue;
-		if (GROW(r->objs->dtrefs, r->objs->ndtrefs, r->cap_refs)) {
+		d = grow(r->objs->dtrefs, r->objs->ndtrefs, &r->cap_refs, sizeof(*d));
+		if (!d) {
 			oom(r);
 			return;
 		}
-		d = &r->objs->dtrefs[r->objs->ndtrefs];
+		r->objs->dtrefs = d;
+		d += r->objs->ndtrefs;
 		d->unit = unit;
 		d->symbol = strdup(name);
 		if (!d->symbol) {
@@ -247,13 +252,15 @@ static void read_elf(struct reader *r, Elf *elf, char *origin)
 		free(origin);
 		return;
 	}
-	if (GROW(r->objs->units, r->objs->nunits, r->cap_units)) {
+	u = grow(r->objs->units, r->objs->nunits, &r->cap_units, sizeof(*u));
+	if (!u) {
 		free(origin);
 		oom(r);
 		return;
 	}
+	r->objs->units = u;
 	unit = r->objs->nunits++;
-	u = &r->objs->units[unit];
+	u += unit;
 	u->origin = origin;
 	u->elfclass = eh.e_ident[EI_CLASS];
 	u->machine = eh.e_machine;
