@@ -55,7 +55,8 @@
 #define DEFAULT_MAX_FILE (1ull << 30)
 #define DEFAULT_MAX_SECTION (32ull << 20)
 #define DEFAULT_MAX_NOTES 65536
-#define MAX_META_DESC (1u << 20)
+#define MAX_META_DESC (1u << 20) /* all metadata notes together */
+#define MAX_META_NOTES 4096
 #define MAX_SEGMENTS 256
 #define DISPLAY_MAX 80
 
@@ -72,7 +73,8 @@ struct reader {
 	struct segment seg[MAX_SEGMENTS];
 	size_t nseg;
 	bool has_base;
-	size_t cap; /* allocated probes */
+	size_t cap;	   /* allocated probes */
+	size_t meta_bytes; /* metadata note bytes kept */
 };
 
 static void set_err(char *err, size_t len, const char *fmt, ...)
@@ -411,15 +413,29 @@ static void note_bad_section(struct reader *r, const char *sec, size_t off, cons
 	       off, sec);
 }
 
-static void keep_meta(struct reader *r, const unsigned char *desc, size_t size)
+static int keep_meta(struct reader *r, const unsigned char *desc, size_t size)
 {
-	if (r->n->meta_desc || size > MAX_META_DESC)
-		return;
-	r->n->meta_desc = malloc(size ? size : 1);
-	if (!r->n->meta_desc)
-		return;
-	memcpy(r->n->meta_desc, desc, size);
-	r->n->meta_size = size;
+	struct usdt_notes *n = r->n;
+	struct usdt_meta_note *v;
+
+	if (size > MAX_META_DESC - r->meta_bytes || n->nmeta >= MAX_META_NOTES) {
+		n->flags |= USDT_NOTES_META_DROPPED;
+		return 0;
+	}
+	v = realloc(n->meta, (n->nmeta + 1) * sizeof(*v));
+	if (!v)
+		return -ENOMEM;
+	n->meta = v;
+	v = &n->meta[n->nmeta];
+	v->desc = malloc(size ? size : 1);
+	if (!v->desc)
+		return -ENOMEM;
+	memcpy(v->desc, desc, size);
+	v->size = size;
+	v->big_endian = n->big_endian;
+	n->nmeta++;
+	r->meta_bytes += size;
+	return 0;
 }
 
 /* Walks one note section's bytes; a malformed header ends it. */
@@ -453,7 +469,9 @@ static int read_note_section(struct reader *r, const char *sec, const unsigned c
 			if (ret)
 				return ret;
 		} else if (namesz == 8 && memcmp(buf + name_off, "usdtkit", 8) == 0 && type == 1) {
-			keep_meta(r, buf + desc_off, (size_t)descsz);
+			ret = keep_meta(r, buf + desc_off, (size_t)descsz);
+			if (ret)
+				return ret;
 		}
 		if (next >= size)
 			break;
@@ -588,6 +606,8 @@ void usdt_notes_free(struct usdt_notes *n)
 			free(n->probes[i].arg[a].name);
 	}
 	free(n->probes);
-	free(n->meta_desc);
+	for (size_t i = 0; i < n->nmeta; i++)
+		free(n->meta[i].desc);
+	free(n->meta);
 	free(n);
 }

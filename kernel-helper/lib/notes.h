@@ -75,6 +75,7 @@ struct usdt_probe {
 #define USDT_NOTES_NO_BASE_SECTION 0x1u /* no .stapsdt.base: addresses used as noted */
 #define USDT_NOTES_BASE_ZERO 0x2u	/* some note had base 0 (see USDT_PROBE_BASE_ZERO) */
 #define USDT_NOTES_TOO_MANY 0x4u	/* max_notes reached: the rest was not read */
+#define USDT_NOTES_META_DROPPED 0x8u	/* a metadata note over the 1 MiB budget, not kept */
 
 struct usdt_notes {
 	enum usdt_arch arch;
@@ -90,14 +91,20 @@ struct usdt_notes {
 	size_t naccepted;
 	struct usdt_probe *probes;
 	/*
-	 * Extension point for our own provider metadata note (".note.usdtkit",
-	 * owner "usdtkit", type 1; dtrace-G/metadata.h validates it). The reader
-	 * only copies its desc, bounded, so the daemon can hand it to that
-	 * validator and then set arg[].name / arg[].is_string with
-	 * usdt_probe_set_arg_hint(). NULL when absent.
+	 * Extension point for our own provider metadata notes (".note.usdtkit",
+	 * owner "usdtkit", type 1: dtrace-G/METADATA-NOTE.md; one per linked -G
+	 * object, so possibly several). The reader only copies each desc, at
+	 * most 1 MiB in all, so the daemon can hand them to that format's
+	 * validator (dtrace-G/metadata.h, usdt_meta_open) and then name
+	 * arguments and mark strings with usdt_probe_set_arg_hint(). A note
+	 * beyond the budget sets USDT_NOTES_META_DROPPED.
 	 */
-	unsigned char *meta_desc;
-	size_t meta_size;
+	struct usdt_meta_note {
+		unsigned char *desc;
+		size_t size;
+		bool big_endian;
+	} * meta;
+	size_t nmeta;
 };
 
 struct usdt_notes_limits {

@@ -66,8 +66,12 @@ static void print_flags(unsigned f, bool file)
 			printf("%sbase-zero", sep);
 			sep = ",";
 		}
-		if (f & USDT_NOTES_TOO_MANY)
+		if (f & USDT_NOTES_TOO_MANY) {
 			printf("%stoo-many-notes", sep);
+			sep = ",";
+		}
+		if (f & USDT_NOTES_META_DROPPED)
+			printf("%smetadata-dropped", sep);
 		return;
 	}
 	if (f & USDT_PROBE_SHORTENED) {
@@ -116,8 +120,8 @@ static void list(const char *file, const struct usdt_notes *n)
 		printf(" base_section=0x%" PRIx64, n->base_addr);
 	printf(" probes=%zu accepted=%zu", n->nprobes, n->naccepted);
 	print_flags(n->flags, true);
-	if (n->meta_desc)
-		printf(" metadata=%zu", n->meta_size);
+	if (n->nmeta)
+		printf(" metadata_notes=%zu", n->nmeta);
 	printf("\n");
 	for (size_t i = 0; i < n->nprobes; i++) {
 		const struct usdt_probe *p = &n->probes[i];

@@ -42,6 +42,23 @@ for f in /usr/bin/python3.11 /usr/lib/x86_64-linux-gnu/libstdc++.so.6 \
 done
 [ "$others" -gt 0 ] || echo "note: no distribution binary with stapsdt notes installed"
 
+# A module linked with a `dtrace -G` object: its metadata note
+# (.note.usdtkit, dtrace-G/METADATA-NOTE.md) is kept for the daemon.
+qs="$USDTKIT_SRCDIR/examples/quickstart"
+if "$DTRACE" -h -s "$qs/quickstart.d" -o "$T/quickstart_probes.h" 2>"$T/g.err" &&
+	gcc -O2 -I"$SDT_INC" -I"$T" -c "$qs/quickstart.c" -o "$T/qs.o" 2>>"$T/g.err" &&
+	"$DTRACE" -G -s "$qs/quickstart.d" -o "$T/qsprov.o" "$T/qs.o" 2>>"$T/g.err" &&
+	gcc -o "$T/qs" "$T/qs.o" "$T/qsprov.o" 2>>"$T/g.err"; then
+	nmeta=$(readelf -nW "$T/qs" | grep -c '^ *usdtkit ')
+	[ "$nmeta" -ge 1 ] || fail "dtrace -G output has no usdtkit note"
+	"$PROBES" list "$T/qs" >"$T/qs.list"
+	expect_grep "^file .* metadata_notes=$nmeta( |\$)" "$T/qs.list" "metadata notes kept"
+	python3 "$SDTCHECK" compare-list "$T/qs" "$T/qs.list" || fail "quickstart: list differs from readelf"
+	echo "ok dtrace -G module: $nmeta metadata note(s) kept, probes match readelf"
+else
+	echo "note: dtrace -G does not build the quickstart yet: $(tail -1 "$T/g.err")"
+fi
+
 # Names longer than tracefs takes are shortened: 54 characters, '_', and the
 # FNV-1a hash of the whole name, recomputed here from its definition.
 long_p=$(printf 'p%.0s' $(seq 1 70))
