@@ -262,6 +262,34 @@ static void fuzz_reader(const struct usdt_program *prog)
 	mut = malloc(size);
 	memcpy(desc, b.words, b.nwords * 4);
 	memcpy(desc + b.nwords * 4, b.strtab, b.strsize);
+	/* The same desc in the other byte order reads back identically. */
+	{
+		char a[4096], bdump[4096];
+		FILE *fa = fmemopen(a, sizeof(a) - 1, "w"),
+		     *fb = fmemopen(bdump, sizeof(bdump) - 1, "w");
+		struct usdt_meta_view v;
+		const char *why = "?";
+		uint32_t x;
+
+		memset(a, 0, sizeof(a));
+		memset(bdump, 0, sizeof(bdump));
+		CHECK(usdt_meta_open(&v, desc, size, false, &why) == 0, "desc rejected: %s", why);
+		usdt_meta_dump(&v, fa);
+		fclose(fa);
+		memcpy(mut, desc, size);
+		for (i = 0; i < b.nwords; i++) {
+			memcpy(&x, mut + i * 4, 4);
+			x = __builtin_bswap32(x);
+			memcpy(mut + i * 4, &x, 4);
+		}
+		CHECK(usdt_meta_open(&v, mut, size, true, &why) == 0, "swapped desc rejected: %s",
+		      why);
+		usdt_meta_dump(&v, fb);
+		fclose(fb);
+		CHECK(strcmp(a, bdump) == 0 && a[0], "byte-swapped desc reads differently");
+		CHECK(usdt_meta_open(&v, mut, size, false, &why) != 0,
+		      "byte-swapped desc accepted in the wrong byte order");
+	}
 	for (i = 0; i <= size; i++) {
 		struct usdt_meta_view v;
 		const char *why;
