@@ -21,6 +21,7 @@ D
 "$DTRACE" -h -s chk.d -o chk.h 2>dtrace.err || { cat dtrace.err >&2; fail "dtrace -h failed"; }
 expect_grep "chk:thirteen.*13 arguments" dtrace.err "dtrace -h warns about the 13-argument probe"
 
+hdrtest semaphores chk.d >chk-sem.c
 cat >prog.c <<'P'
 #include "chk.h"
 unsigned short chk_str_semaphore, chk_cstr_semaphore, chk_ptr_semaphore, chk_wide_semaphore,
@@ -98,6 +99,77 @@ for lang in c c++; do
 				fi
 			done
 		done
+	done
+done
+# Where the header is included from.
+"$DTRACE" -h -s "$PROVIDERS/multi.d" -o multi.h || fail "dtrace -h multi.d failed"
+hdrtest semaphores "$PROVIDERS/multi.d" >multi-sem.c
+# After the standard headers, in a program with its own bool (PostgreSQL did
+# `typedef char bool;` until v16): the header must not pull in <stdbool.h>.
+cat >ctx-std.c <<'P'
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <inttypes.h>
+typedef char bool;
+#include "chk.h"
+#include "multi.h" /* a second generated header in the same unit */
+int main(void)
+{
+	bool b = 1;
+	CHK_STR((char *)"x", b);
+	FIRST_ONE(2);
+	if (CHK_STR_ENABLED() || FIRST_ONE_ENABLED())
+		puts("enabled");
+	return 0;
+}
+P
+# C++: included inside extern "C" { }, as C headers often are.
+cat >ctx-externc.cc <<'P'
+#include <cstdio>
+extern "C" {
+#include "chk.h"
+#include "multi.h"
+}
+int main()
+{
+	CHK_CSTR("x");
+	FIRST_TWO(1, const_cast<char *>("y"), 3L);
+	return CHK_CSTR_ENABLED() ? 1 : 0;
+}
+P
+# <sys/sdt.h> included first, without semaphores: the probe sites then carry
+# none, so _ENABLED() must not read one (it is 1), and nothing needs -G.
+cat >ctx-sdtfirst.c <<'P'
+#include <sys/sdt.h>
+#include "multi.h"
+int main(void)
+{
+	if (FIRST_ONE_ENABLED())
+		FIRST_ONE(1);
+	return FIRST_ONE_ENABLED() ? 0 : 1;
+}
+P
+cat >sdtfirst.d <<'D'
+provider first {
+	probe one(int);
+};
+D
+for cc in $COMPILERS; do
+	for sdt in $SDT_VARIANTS; do
+		what="$cc ($sdt sdt.h)"
+		# shellcheck disable=SC2046
+		$(driver $cc c) $WFLAGS $(sdt_flags $sdt) -I. ctx-std.c chk-sem.c multi-sem.c -o ctx ||
+			fail "$what: after the standard headers, with a program's own bool, two headers"
+		# shellcheck disable=SC2046
+		$(driver $cc c++) $WFLAGS $(sdt_flags $sdt) -I. -c ctx-externc.cc -o ctx.o ||
+			fail "$what: inside extern \"C\" { } in C++"
+		# shellcheck disable=SC2046
+		$(driver $cc c) $WFLAGS $(sdt_flags $sdt) -I. ctx-sdtfirst.c -o sdtfirst ||
+			fail "$what: <sys/sdt.h> first: does not build without semaphores"
+		./sdtfirst || fail "$what: <sys/sdt.h> first: _ENABLED() is false"
+		hdrtest check-notes sdtfirst.d sdtfirst --no-semaphores >/dev/null ||
+			fail "$what: <sys/sdt.h> first: the notes are wrong"
 	done
 done
 echo "count, type and evaluation checks ok"
