@@ -575,19 +575,21 @@ template <> struct __sdt_type<long double> { static const bool __sdt_signed = fa
 
 /*
  * The variadic macros. Only defined where the language has variadic macros (C99, C++11) or
- * the user asks for STAP_PROBEV with SDT_USE_VARIADIC; in C89/C++98 the definitions are made
- * with -Wvariadic-macros silenced so -pedantic builds stay clean.
+ * the user asks for STAP_PROBEV with SDT_USE_VARIADIC. They come last: see system_header.
  */
-#if defined __ASSEMBLER__ || defined SDT_USE_VARIADIC ||                                    \
+#if defined SDT_USE_VARIADIC ||                                                           \
 	(defined __STDC_VERSION__ && __STDC_VERSION__ >= 199901L) ||                        \
 	(defined __cplusplus && __cplusplus >= 201103L)
 #define _SDT_HAVE_VARIADIC 1
 #endif
 
 #if defined _SDT_HAVE_VARIADIC && !defined __ASSEMBLER__
-#if defined __GNUC__
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wvariadic-macros"
+#if !(defined __STDC_VERSION__ && __STDC_VERSION__ >= 199901L) && \
+	!(defined __cplusplus && __cplusplus >= 201103L)
+/* C89/C++98 with SDT_USE_VARIADIC: variadic macros are an extension there, and -Wpedantic
+ * would flag each definition below (g++ < 13 ignores "GCC diagnostic" pragmas for them). Mark
+ * the rest of this file, which is nothing but these definitions, as a system header. */
+#pragma GCC system_header
 #endif
 /* SystemTap's counter, kept for code that uses it: called with an extra leading 0. */
 #define _SDT_NARG(...) __SDT_NARG(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
@@ -622,26 +624,28 @@ template <> struct __sdt_type<long double> { static const bool __sdt_signed = fa
 #define STAP_PROBEV(...) _SDT_PROBEV_(_SDT_VNARG(__VA_ARGS__), __VA_ARGS__)
 #endif
 
+#endif /* variadic */
+
+#if !defined __ASSEMBLER__ && ((defined __STDC_VERSION__ && __STDC_VERSION__ >= 199901L) || \
+			      (defined __cplusplus && __cplusplus >= 201103L))
 /* Probes inside the user's own asm statement:
  *   asm ("insn\n" STAP_PROBE_ASM(p, n, %eax 4(%esi)) "insn\n");                  (basic asm)
  *   asm (STAP_PROBE_ASM(p, n, STAP_PROBE_ASM_TEMPLATE(2)) :: STAP_PROBE_ASM_OPERANDS(2, x, y));
  * One variadic argument is literal operand text; two (from STAP_PROBE_ASM_TEMPLATE) are the
  * template and a marker that selects it. */
 #define _SDT_ASM_BODY_1(p, n, ...) _SDT_ASM_BODY_(p, n, _SDT_ASM_SUBSTR, (__VA_ARGS__))
-#define _SDT_ASM_BODY_2(p, n, tmpl, marker) _SDT_ASM_BODY_(p, n, , tmpl)
+#define _SDT_ASM_BODY_2(p, n, tmpl, marker) _SDT_ASM_BODY_(p, n, _SDT_ASM_IDENT, (tmpl))
+#define _SDT_ASM_IDENT(x) x
 #define _SDT_ASM_BODY_N2(p, n, no, ...) _SDT_ASM_BODY_##no(p, n, __VA_ARGS__)
 #define _SDT_ASM_BODY_N1(p, n, no, ...) _SDT_ASM_BODY_N2(p, n, no, __VA_ARGS__)
 #define _SDT_ASM_BODY_N(p, n, ...) _SDT_ASM_BODY_N1(p, n, _SDT_NARG(0, __VA_ARGS__), __VA_ARGS__)
 #define STAP_PROBE_ASM(provider, name, ...) _SDT_ASM_BODY_N(provider, name, __VA_ARGS__) \
 	_SDT_ASM_BASE
 #define STAP_PROBE_ASM_OPERANDS(n, ...) _SDT_ASM_OPERANDS_##n(__VA_ARGS__)
-#if defined __GNUC__
-#pragma GCC diagnostic pop
-#endif
 #elif !defined __ASSEMBLER__
-/* C89/C++98: the argument text as one macro argument (no commas), or a template. */
-#define STAP_PROBE_ASM(provider, name, args) _SDT_ASM_BODY_(provider, name, , (args)) \
-	_SDT_ASM_BASE
+/* C89/C++98: the argument text as one macro argument (no commas). */
+#define STAP_PROBE_ASM(provider, name, args)                                                \
+	_SDT_ASM_BODY_(provider, name, _SDT_ASM_SUBSTR, (args)) _SDT_ASM_BASE
 #endif
 
 #endif /* _SYS_SDT_H */

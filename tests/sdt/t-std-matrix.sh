@@ -1,0 +1,34 @@
+#!/bin/bash
+# The header in every language standard, warning-free: std.c as C89..C2x and C++98..C++2b with
+# -Wall -Wextra -Wpedantic -Werror under gcc and clang, at -O0 and -O2; then the probe test
+# program at every optimisation level, its notes checked (sizes, signs, operand forms).
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/sdt/lib.sh"
+
+n=0
+for cc in gcc clang; do
+	cxx=${cc/gcc/g++}
+	cxx=${cxx/clang/clang++}
+	for std in c89 gnu89 c99 gnu99 c11 gnu11 c17 gnu17 c2x; do
+		for opt in -O0 -O2; do
+			$cc -std=$std $opt -I"$SDT_INC" -Wall -Wextra -Wpedantic -Werror \
+				-c "$SDT_DIR/std.c" -o "$T/std.o" || fail "$cc -std=$std $opt"
+			n=$((n + 1))
+		done
+		$CHECK forms x86_64 "$T/std.o" || fail "$cc -std=$std: operand forms"
+	done
+	for std in c++98 gnu++98 c++03 c++11 c++14 c++17 c++20 c++2b; do
+		for opt in -O0 -O2; do
+			$cxx -x c++ -std=$std $opt -I"$SDT_INC" -Wall -Wextra -Wpedantic -Werror \
+				-c "$SDT_DIR/std.c" -o "$T/std.o" || fail "$cxx -std=$std $opt"
+			n=$((n + 1))
+		done
+		$CHECK forms x86_64 "$T/std.o" || fail "$cxx -std=$std: operand forms"
+	done
+	for opt in -O0 -O1 -O2 -O3 -Os -Og; do
+		build_probes $cc pie "$T/$cc$opt" $opt -Wall -Wextra -Wpedantic -Werror -std=gnu11
+		check_notes x86_64 "$T/$cc$opt"
+	done
+	echo "ok: $cc"
+done
+echo "ok: $n warning-free standard builds, 12 optimisation levels"
