@@ -458,10 +458,11 @@ static int build(const struct usdt_program *prog, const struct usdt_link_opts *o
 		goto out;
 	}
 	src = fopen(w.src, "we");
-	if (!src || usdt_gen_source(prog, src) != 0 || fclose(src) != 0) {
+	err = src ? -usdt_gen_source(prog, src) : errno;
+	if (src && fclose(src) != 0 && !err)
 		err = errno;
-		usdt_error(diag, "cannot write the provider object's source: %s",
-			   strerror(err ? err : EIO));
+	if (err) {
+		usdt_error(diag, "cannot write the provider object's source: %s", strerror(err));
 		goto out_dir;
 	}
 	if (compile_for_target(opts, objs, &w, want_bits, &out, diag))
