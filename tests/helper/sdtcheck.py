@@ -103,6 +103,8 @@ def compare_list(path, listout):
     if len(want) != len(got):
         errors.append(f"readelf finds {len(want)} notes, the list has {len(got)}")
     data = open(path, "rb").read()
+    # The NOP sdt.h emits: x86 0x90, aarch64 d503201f (little-endian instruction words).
+    nop = b"\x1f\x20\x03\xd5" if "AArch64" in run("readelf", "-h", path) else b"\x90"
     for i, (w, g) in enumerate(zip(want, got)):
         where = f"note {i} ({w['provider']}:{w['name']})"
         if g["kind"] != "probe":
@@ -120,7 +122,7 @@ def compare_list(path, listout):
         for what, a, b in checks:
             if a != b:
                 errors.append(f"{where}: {what}: readelf gives {a!r}, list gives {b!r}")
-        if w["pc_off"] is not None and data[w["pc_off"]] != 0x90:
+        if w["pc_off"] is not None and data[w["pc_off"]:w["pc_off"] + len(nop)] != nop:
             errors.append(f"{where}: byte at 0x{w['pc_off']:x} is not a nop")
         if w["sema_off"] and w["sema_off"] % 2:
             errors.append(f"{where}: semaphore offset odd")

@@ -18,6 +18,22 @@ for v in $variants; do
 	echo "ok $v: $(grep -c '^probe' "$T/$v.list") probes match readelf"
 done
 
+# aarch64 (cross-compiled; listed, not run): [sp, N] memory operands, xN/wN.
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	for o in O2 O0; do
+		aarch64-linux-gnu-gcc -$o -I"$STAP_INC" -o "$T/a64$o" \
+			"$PROGS/probes.c" "$PROGS/nosema.c" "$PROGS/main.c" || fail "aarch64 -$o build"
+		"$PROBES" list "$T/a64$o" >"$T/a64$o.list" || fail "aarch64 -$o: list failed"
+		expect_grep '^file .* arch=aarch64 ' "$T/a64$o.list" "aarch64 recognised"
+		expect_no_grep '^reject|^  arg[0-9]+ unsupported' "$T/a64$o.list" "aarch64 -$o"
+		python3 "$SDTCHECK" compare-list "$T/a64$o" "$T/a64$o.list" ||
+			fail "aarch64 -$o: list differs from readelf"
+		echo "ok aarch64 -$o: $(grep -c '^probe' "$T/a64$o.list") probes match readelf"
+	done
+else
+	fail "aarch64-linux-gnu-gcc is not installed (scripts/deps.sh installs it)"
+fi
+
 # Our own header, once it builds the program (it is being rewritten).
 if build_variant gcc-pie-ours 2>"$T/ours.err" && readelf -nW "$PFILE" | grep -q NT_STAPSDT; then
 	"$PROBES" list "$PFILE" >"$T/ours.list" || fail "ours: list failed"
