@@ -12,7 +12,8 @@
  *    the directive's tokens, and T_EOL at the end of the line, so the parser
  *    sees directive lines as units.
  *  - Any other `#` line (`# file: x.c`, `#!/usr/sbin/dtrace -s`, a lone `#`)
- *    is a comment, as SystemTap's dtrace treats it.
+ *    is a comment, as SystemTap's dtrace treats it; so is the rest of a line
+ *    after a `#` that does not begin it (`probe p(int); # the request`).
  *
  * Positions are logical: after a line marker, tokens carry the file and line
  * the marker names, so diagnostics point into the original .d file; the
@@ -49,6 +50,9 @@ void lex_init(struct lexer *lx, const char *file, const char *text, size_t len,
 	lx->file = file;
 	lx->at_bol = true;
 	lx->diag = diag;
+	/* A UTF-8 byte order mark, as some editors save files, is not a token. */
+	if (len >= 3 && memcmp(text, "\xef\xbb\xbf", 3) == 0)
+		lx->p += 3;
 }
 
 static struct usdt_loc loc_at(const struct lexer *lx, const char *p)
@@ -241,6 +245,14 @@ void lex_next(struct lexer *lx, struct token *t)
 		if (*p == '/' && p + 1 < lx->end && p[1] == '/') {
 			while (lx->p < lx->end && *lx->p != '\n')
 				lx->p++;
+			continue;
+		}
+		if (*p == '#' && !lx->at_bol && !lx->in_directive) {
+			/*
+			 * Not a directive, and no D or C token: the rest of the line
+			 * is a comment, as SystemTap's dtrace reads it.
+			 */
+			lex_skip_line(lx);
 			continue;
 		}
 		if (*p == '#' && lx->at_bol && !lx->in_directive) {
