@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * usdt_parse() as a library call: what dump-model cannot show. Each check
+ * states what the interface (usdt_provider.h, diag.h) promises.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "usdt_provider.h"
+
+static int failures;
+
+#define CHECK(cond)                                                                    \
+	do {                                                                           \
+		if (!(cond)) {                                                         \
+			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
+			failures++;                                                    \
+		}                                                                      \
+	} while (0)
+
+/* Parses text (copied into an exact-size, unterminated buffer), capturing diagnostics. */
+static int parse(struct usdt_program *prog, const char *file, const char *text, char **msgs,
+		 unsigned *errors)
+{
+	size_t n = strlen(text), size = 0;
+	char *buf = malloc(n ? n : 1);
+	struct usdt_diag diag;
+	FILE *out;
+	int rc;
+
+	memcpy(buf, text, n);
+	*msgs = NULL;
+	out = open_memstream(msgs, &size);
+	usdt_diag_init(&diag, out, "test");
+	rc = usdt_parse(prog, file, buf, n, &diag);
+	fclose(out);
+	free(buf);
+	*errors = diag.errors;
+	return rc;
+}
+
+static void test_names_outlive_inputs(void)
+{
+	struct usdt_program prog;
+	char *file = strdup("owned.d"), *msgs;
+	unsigned errors;
+
+	usdt_program_init(&prog);
+	CHECK(parse(&prog, file, "provider p { probe a(int x); };\n# 7 \"marker.d\"\nprovider q { probe b(); };",
+		    &msgs, &errors) == 0);
+	memset(file, 'X', strlen(file));
+	free(file);
+	CHECK(errors == 0 && msgs && !*msgs);
+	CHECK(prog.nproviders == 2);
+	if (prog.nproviders == 2) {
+		CHECK(!strcmp(prog.providers[0].loc.file, "owned.d"));
+		CHECK(!strcmp(prog.providers[0].probes[0].loc.file, "owned.d"));
+		CHECK(!strcmp(prog.providers[0].probes[0].args[0].name, "x"));
+		CHECK(!strcmp(prog.providers[1].loc.file, "marker.d"));
+		CHECK(prog.providers[1].loc.line == 7);
+	}
+	free(msgs);
+	usdt_program_free(&prog);
+	CHECK(prog.nproviders == 0 && prog.providers == NULL && prog.priv == NULL);
+}
+
+static void test_error_then_success(void)
+{
+	struct usdt_program prog;
+	char *msgs;
+	unsigned errors;
+
+	usdt_program_init(&prog);
+	CHECK(parse(&prog, "bad.d", "provider bad { probe a(nosuch_t) probe b(int); };", &msgs,
+		    &errors) == -1);
+	CHECK(errors == 2);
+	/* The exact gcc-style form: location, message, source line, caret. */
+	CHECK(msgs && strstr(msgs, "bad.d:1:24: error: unknown type 'nosuch_t'\n"
+				   "    1 | provider bad { probe a(nosuch_t) probe b(int); };\n"
+				   "      |                        ^\n"));
+	CHECK(msgs && strstr(msgs, "bad.d:1:33: error: expected ';' after the declaration of probe 'a'\n"));
+	free(msgs);
+	/* Both probes are in the model despite the errors. */
+	CHECK(prog.nproviders == 1 && prog.providers[0].nprobes == 2);
+	/* A later, clean source succeeds on its own. */
+	CHECK(parse(&prog, "good.d", "provider bad { probe c(long); };", &msgs, &errors) == 0);
+	CHECK(errors == 0);
+	CHECK(prog.providers[0].nprobes == 3);
+	free(msgs);
+	usdt_program_free(&prog);
+}
+
+static void test_caret_under_tab(void)
+{
+	struct usdt_program prog;
+	char *msgs;
+	unsigned errors;
+
+	usdt_program_init(&prog);
+	CHECK(parse(&prog, "tab.d", "provider t {\n\tprobe a(void, int);\n};\n", &msgs, &errors) ==
+	      -1);
+	/* The caret line keeps the tab so that it lines up under the source. */
+	CHECK(msgs && strstr(msgs, "tab.d:2:10: error: 'void' must be the only parameter of probe 'a' and unnamed\n"
+				   "    2 | \tprobe a(void, int);\n"
+				   "      | \t        ^\n"));
+	free(msgs);
+	usdt_program_free(&prog);
+}
+
+static void test_no_translation_invariant(void)
+{
+	struct usdt_program prog;
+	char *msgs;
+	unsigned errors;
+	const struct usdt_probe *p;
+
+	usdt_program_init(&prog);
+	CHECK(parse(&prog, NULL, "provider t { probe a(int x, char *y); };", &msgs, &errors) == 0);
+	free(msgs);
+	p = &prog.providers[0].probes[0];
+	CHECK(!strcmp(prog.providers[0].loc.file, "<input>"));
+	CHECK(p->nxargs == 2 && p->argmap[0] == 0 && p->argmap[1] == 1);
+	CHECK(p->xargs != p->args && p->xargs[1].name != p->args[1].name);
+	CHECK(!strcmp(p->xargs[1].type.spelling, "char *") && !strcmp(p->xargs[1].name, "y"));
+	usdt_program_free(&prog);
+}
+
+int main(void)
+{
+	test_names_outlive_inputs();
+	test_error_then_success();
+	test_caret_under_tab();
+	test_no_translation_invariant();
+	if (failures)
+		fprintf(stderr, "%d check(s) failed\n", failures);
+	else
+		printf("ok: parser API\n");
+	return failures ? 1 : 0;
+}
