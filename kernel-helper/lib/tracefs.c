@@ -261,12 +261,15 @@ static const char *errno_text(int e)
 int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size_t msglen)
 {
 	size_t len = strlen(line);
-	char buf[USDT_UPROBE_LINE_MAX + 2];
+	char buf[USDT_UPROBE_LINE_MAX + 2], local[8];
 	ssize_t w;
 	int e;
 
-	if (msg && msglen)
-		msg[0] = '\0';
+	if (!msg || !msglen) {
+		msg = local;
+		msglen = sizeof(local);
+	}
+	msg[0] = '\0';
 	if (len > USDT_UPROBE_LINE_MAX || strchr(line, '\n')) {
 		set_msg(msg, msglen, "line too long or not one line");
 		return -EINVAL;
@@ -281,7 +284,7 @@ int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size
 	e = w < 0 ? errno : EIO;
 	if (!explain_from_log(t, line, msg, msglen))
 		set_msg(msg, msglen, "%s", errno_text(e));
-	else if (msg && msglen > 0 && !msg[0])
+	else if (!msg[0])
 		set_msg(msg, msglen, "%s", errno_text(e));
 	return -e;
 }
