@@ -2,6 +2,9 @@
 PROBES="$USDTKIT_BUILDDIR/kernel-helper/tools/usdtkit-probes"
 PROGS="$USDTKIT_SRCDIR/tests/helper/progs"
 SDTCHECK="$USDTKIT_SRCDIR/tests/helper/sdtcheck.py"
+# The test programs' provider, unique per run so that concurrent runs never
+# share a tracefs group (progs/*.c take it as -DPROV).
+HPROV="hlpt$$"
 [ -x "$PROBES" ] || fail "no $PROBES: build first"
 
 # SystemTap's header for every target: Debian installs it in the x86_64
@@ -27,14 +30,14 @@ build_variant() { # variant
 	inc="$STAP_INC"
 	[ "$hdr" = ours ] && inc="$SDT_INC"
 	mkdir -p "$d"
-	flags="-O2 -I$inc"
+	flags="-O2 -I$inc -DPROV=$HPROV"
 	PROG="$d/prog"
 	PFILE="$PROG"
 	case $kind in
 	pie) flags="$flags -fPIE -pie" ;;
 	nopie) flags="$flags -fno-pie -no-pie" ;;
 	m32) flags="$flags -m32" ;;
-	O0) flags="-O0 -I$inc" ;;
+	O0) flags="-O0 -I$inc -DPROV=$HPROV" ;;
 	so)
 		$cc $flags -fPIC -shared -o "$d/libhlpt.so" "$PROGS/probes.c" "$PROGS/nosema.c" ||
 			return 1

@@ -18,7 +18,7 @@ keep="usdtkit_keep_$$/keep"
 events="vals twice nosema plain"
 cleanup() {
 	for e in $events; do
-		[ -e "$inst/events/sdt_hlpt/$e/enable" ] && echo 0 >"$inst/events/sdt_hlpt/$e/enable"
+		[ -e "$inst/events/sdt_$HPROV/$e/enable" ] && echo 0 >"$inst/events/sdt_$HPROV/$e/enable"
 	done
 	[ -d "$inst" ] && rmdir "$inst"
 	remove_uprobe_event "$keep"
@@ -47,7 +47,7 @@ run_variant() {
 
 	# arg9 is a char *: fetched as a string, except an i386 pointer held in
 	# memory, which the kernel's 8-byte nested fetch cannot follow (names.c).
-	local a9 strarg="-s hlpt:vals:9" want=$want_vals
+	local a9 strarg="-s $HPROV:vals:9" want=$want_vals
 	a9=$(readelf -n "$PFILE" | awk '/Name: vals$/ { f = 1 } f && /Arguments:/ { print $10; exit }')
 	if readelf -h "$PFILE" | grep -q 'Class: *ELF32' && [ "${a9#*(}" != "$a9" ]; then
 		strarg=""
@@ -67,7 +67,7 @@ run_variant() {
 		expect_grep "^$line" "$TRACEFS/uprobe_events" "$v: $group/$event at $off"
 	done <"$T/$v.want"
 	[ -z "$strarg" ] ||
-		expect_grep "^p:sdt_hlpt/vals .* arg9=\+0\((%[a-z0-9]+|[-+][0-9]+\(%[a-z0-9]+\))\):ustring" \
+		expect_grep "^p:sdt_$HPROV/vals .* arg9=\+0\((%[a-z0-9]+|[-+][0-9]+\(%[a-z0-9]+\))\):ustring" \
 			"$TRACEFS/uprobe_events" "$v: the string argument fetched as ustring"
 	# Registering again changes nothing and says so.
 	# shellcheck disable=SC2086
@@ -75,7 +75,7 @@ run_variant() {
 	expect_no_grep '^\+ ' "$T/$v.reg2" "$v: second register created something"
 
 	# Another group's event on the vals site (same ref_ctr, as the kernel requires).
-	read -r _ _ off ref < <(grep '^sdt_hlpt vals ' "$T/$v.want")
+	read -r _ _ off ref < <(grep "^sdt_$HPROV vals " "$T/$v.want")
 	echo "p:$keep $path:$off($ref)" >>"$TRACEFS/uprobe_events" || fail "$v: cannot create $keep"
 
 	mkdir "$inst"
@@ -87,10 +87,10 @@ run_variant() {
 	"$PROG" 400 "$stop" hello-world $values >"$log" &
 	local pid=$!
 	wait_for '^sema=0' "$log" 5 || fail "$v: the program did not start"
-	for e in $events; do echo 1 >"$inst/events/sdt_hlpt/$e/enable"; done
+	for e in $events; do echo 1 >"$inst/events/sdt_$HPROV/$e/enable"; done
 	wait_for '^sema=1' "$log" 5 || fail "$v: the semaphore never became 1 while enabled"
 	sleep 0.3
-	for e in $events; do echo 0 >"$inst/events/sdt_hlpt/$e/enable"; done
+	for e in $events; do echo 0 >"$inst/events/sdt_$HPROV/$e/enable"; done
 	: >"$T/$v.tail"
 	tail -n +$(($(wc -l <"$log") + 1)) -f "$log" >"$T/$v.tail" &
 	local tailpid=$!
@@ -110,11 +110,11 @@ run_variant() {
 	     END { exit !(n > 0 && !bad) }' "$T/$v.trace" || fail "$v: nosema arg2 != 3 * arg1"
 	expect_grep ' plain: \(0x[0-9a-f]+\)$' "$T/$v.trace" "$v: plain fired"
 	# Two sites of twice fired under one event (the kernel appended them).
-	[ "$(grep -c '^p:sdt_hlpt/twice '"$path:" "$TRACEFS/uprobe_events")" -eq 2 ] ||
-		fail "$v: twice's two sites are not both in sdt_hlpt/twice"
+	[ "$(grep -c "^p:sdt_$HPROV/twice $path:" "$TRACEFS/uprobe_events")" -eq 2 ] ||
+		fail "$v: twice's two sites are not both in sdt_$HPROV/twice"
 
 	"$PROBES" unregister "$PFILE" >"$T/$v.unreg" || { cat "$T/$v.unreg"; fail "$v: unregister"; }
-	expect_no_grep "^p:sdt_hlpt/[a-z]+ $path:" "$TRACEFS/uprobe_events" "$v: events left after unregister"
+	expect_no_grep "^p:sdt_$HPROV/[a-z]+ $path:" "$TRACEFS/uprobe_events" "$v: events left after unregister"
 	expect_grep "^p:$keep $path:" "$TRACEFS/uprobe_events" "$v: another group's event was removed"
 	[ "$(grep -c '^- ' "$T/$v.unreg")" -eq "$(wc -l <"$T/$v.want")" ] ||
 		fail "$v: unregister removed $(grep -c '^- ' "$T/$v.unreg") sites, the file has $(wc -l <"$T/$v.want")"
@@ -143,17 +143,17 @@ PFILE="$T/with space/prog"
 "$PROBES" register "$PFILE" >"$T/space.reg" || { cat "$T/space.reg"; fail "register with a space"; }
 alias_path=$(sed -n 's/^alias //p' "$T/space.reg")
 [ -n "$alias_path" ] || fail "no alias for a path with a space"
-expect_grep "^p:sdt_hlpt/vals $alias_path:" "$TRACEFS/uprobe_events" "alias path in uprobe_events"
+expect_grep "^p:sdt_$HPROV/vals $alias_path:" "$TRACEFS/uprobe_events" "alias path in uprobe_events"
 mkdir "$inst"
-echo 1 >"$inst/events/sdt_hlpt/vals/enable"
+echo 1 >"$inst/events/sdt_$HPROV/vals/enable"
 # shellcheck disable=SC2086
 "$PFILE" 3 "$T/nostop" hello-world $values >/dev/null
-echo 0 >"$inst/events/sdt_hlpt/vals/enable"
+echo 0 >"$inst/events/sdt_$HPROV/vals/enable"
 cp "$inst/trace" "$T/space.trace"
 rmdir "$inst"
 expect_grep " vals: \(0x[0-9a-f]+\) arg1=-5 " "$T/space.trace" "the aliased file's probe fired"
 "$PROBES" unregister "$PFILE" >"$T/space.unreg" || fail "unregister with a space"
-expect_no_grep "^p:sdt_hlpt/[a-z]+ $alias_path:" "$TRACEFS/uprobe_events" "aliased events left"
+expect_no_grep "^p:sdt_$HPROV/[a-z]+ $alias_path:" "$TRACEFS/uprobe_events" "aliased events left"
 [ ! -e "$alias_path" ] || fail "alias $alias_path left behind"
 echo "ok path with a space: registered through $alias_path"
 
@@ -161,12 +161,12 @@ echo "ok path with a space: registered through $alias_path"
 build_variant gcc-nopie
 "$PROBES" register "$PFILE" >/dev/null || fail "register for EBUSY"
 mkdir "$inst"
-echo 1 >"$inst/events/sdt_hlpt/plain/enable"
+echo 1 >"$inst/events/sdt_$HPROV/plain/enable"
 rc=0
 "$PROBES" unregister "$PFILE" >"$T/busy.unreg" || rc=$?
 expect_eq "$rc" 1 "unregister of an enabled event exit status"
-expect_grep '^! -:sdt_hlpt/plain .*(busy|Busy)' "$T/busy.unreg" "EBUSY reported"
-echo 0 >"$inst/events/sdt_hlpt/plain/enable"
+expect_grep "^! -:sdt_$HPROV/plain .*(busy|Busy)" "$T/busy.unreg" "EBUSY reported"
+echo 0 >"$inst/events/sdt_$HPROV/plain/enable"
 rmdir "$inst"
 "$PROBES" unregister "$PFILE" >/dev/null || fail "unregister after disable"
 echo "ok EBUSY on an enabled event, removed once disabled"
@@ -175,20 +175,21 @@ echo "ok EBUSY on an enabled event, removed once disabled"
 # first signature keeps the name, the next gets _2. An event of our name made
 # by someone else with another signature is skipped the same way, and survives
 # our unregister.
-foreign="sdt_hlpm/taken"
-gcc -O2 -I"$STAP_INC" -o "$T/mixed" "$PROGS/mixed.c"
+MPROV="hlpm$$"
+foreign="sdt_$MPROV/taken"
+gcc -O2 -I"$STAP_INC" -DPROV="$MPROV" -o "$T/mixed" "$PROGS/mixed.c"
 mixed=$(readlink -f "$T/mixed")
-at_exit "remove_uprobe_event sdt_hlpm/mixed; remove_uprobe_event sdt_hlpm/mixed_2; remove_uprobe_event sdt_hlpm/taken_2; remove_uprobe_event $foreign"
+at_exit "remove_uprobe_event sdt_$MPROV/mixed; remove_uprobe_event sdt_$MPROV/mixed_2; remove_uprobe_event sdt_$MPROV/taken_2; remove_uprobe_event $foreign"
 if grep -q "^p:$foreign " "$TRACEFS/uprobe_events"; then
 	skip "$foreign exists already (another run of this test?)"
 fi
 echo "p:$foreign /bin/true:0x0 arg1=%di:u64" >>"$TRACEFS/uprobe_events"
 "$PROBES" register "$mixed" >"$T/mixed.reg" || { cat "$T/mixed.reg"; fail "register mixed"; }
-expect_grep "^\+ p:sdt_hlpm/mixed $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s32$" "$T/mixed.reg" "mixed, int site"
-expect_grep "^\+ p:sdt_hlpm/mixed_2 $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s64$" "$T/mixed.reg" "mixed, long site"
-expect_grep "^\+ p:sdt_hlpm/taken_2 $mixed:" "$T/mixed.reg" "taken skips the foreign signature"
+expect_grep "^\+ p:sdt_$MPROV/mixed $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s32$" "$T/mixed.reg" "mixed, int site"
+expect_grep "^\+ p:sdt_$MPROV/mixed_2 $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s64$" "$T/mixed.reg" "mixed, long site"
+expect_grep "^\+ p:sdt_$MPROV/taken_2 $mixed:" "$T/mixed.reg" "taken skips the foreign signature"
 "$PROBES" unregister "$mixed" >"$T/mixed.unreg" || fail "unregister mixed"
-expect_no_grep "^p:sdt_hlpm/[a-z_0-9]+ $mixed:" "$TRACEFS/uprobe_events" "mixed events left"
+expect_no_grep "^p:sdt_$MPROV/[a-z_0-9]+ $mixed:" "$TRACEFS/uprobe_events" "mixed events left"
 expect_grep "^p:$foreign /bin/true:" "$TRACEFS/uprobe_events" "the foreign event was removed"
 remove_uprobe_event "$foreign"
 echo "ok differing signatures: mixed, mixed_2; foreign taken skipped to taken_2 and kept"
@@ -198,14 +199,14 @@ echo "ok differing signatures: mixed, mixed_2; foreign taken skipped to taken_2 
 # probes of the file still register.
 build_variant gcc-pie
 path=$(readlink -f "$PFILE")
-read -r _ _ off _ < <(python3 "$SDTCHECK" expect-events "$PFILE" | grep '^sdt_hlpt vals ')
+read -r _ _ off _ < <(python3 "$SDTCHECK" expect-events "$PFILE" | grep "^sdt_$HPROV vals ")
 conflict="usdtkit_conflict_$$/x"
 at_exit "remove_uprobe_event $conflict"
 echo "p:$conflict $path:$off" >>"$TRACEFS/uprobe_events"
 rc=0
 "$PROBES" register "$PFILE" >"$T/conflict.reg" || rc=$?
 expect_eq "$rc" 1 "register with a ref_ctr conflict: exit status"
-expect_grep '^! p:sdt_hlpt/vals .*\(Invalid argument\)$' "$T/conflict.reg" "the conflict is reported"
+expect_grep "^! p:sdt_$HPROV/vals .*\(Invalid argument\)\$" "$T/conflict.reg" "the conflict is reported"
 [ "$(grep -c '^+ ' "$T/conflict.reg")" -eq 4 ] || { cat "$T/conflict.reg"; fail "the other 4 sites were not registered"; }
 "$PROBES" unregister "$PFILE" >/dev/null || fail "unregister after conflict"
 expect_grep "^p:$conflict " "$TRACEFS/uprobe_events" "the conflicting foreign event was removed"

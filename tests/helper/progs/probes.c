@@ -10,8 +10,15 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-__extension__ unsigned short hlpt_vals_semaphore __attribute__((unused, section(".probes")));
-__extension__ unsigned short hlpt_twice_semaphore __attribute__((unused, section(".probes")));
+/* The provider name; tests make it unique per run with -DPROV=... */
+#ifndef PROV
+#define PROV hlpt
+#endif
+#define SEMA_(p, n) p##_##n##_semaphore
+#define SEMA(p, n) SEMA_(p, n)
+
+__extension__ unsigned short SEMA(PROV, vals) __attribute__((unused, section(".probes")));
+__extension__ unsigned short SEMA(PROV, twice) __attribute__((unused, section(".probes")));
 
 void hlpt_nosema(int i);
 int hlpt_run(int argc, char **argv);
@@ -48,13 +55,13 @@ int hlpt_run(int argc, char **argv)
 	for (it = 0; it < iters; it++) {
 		if (access(stop, F_OK) == 0)
 			break;
-		printf("sema=%u\n", (unsigned)hlpt_vals_semaphore);
+		printf("sema=%u\n", (unsigned)SEMA(PROV, vals));
 		fflush(stdout);
-		STAP_PROBE10(hlpt, vals, c, h, i, ll, uc, us, ui, ull, str, 42);
+		STAP_PROBE10(PROV, vals, c, h, i, ll, uc, us, ui, ull, str, 42);
 		if (it % 2)
-			STAP_PROBE1(hlpt, twice, it);
+			STAP_PROBE1(PROV, twice, it);
 		else
-			STAP_PROBE1(hlpt, twice, -it);
+			STAP_PROBE1(PROV, twice, -it);
 		hlpt_nosema(it);
 		usleep(50000);
 	}
