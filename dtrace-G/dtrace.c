@@ -75,6 +75,7 @@ static const char usage_text[] =
 	"  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored\n"
 	"  -Z          accepted for compatibility (no effect)\n"
 	"  -V          print the version\n"
+	"  -l          reserved for listing probes: not supported yet (exit status 2)\n"
 	"  --help      print this help\n"
 	"\n"
 	"Object files and archives after the options are read by -G to cross-check\n"
