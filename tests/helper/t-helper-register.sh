@@ -86,16 +86,18 @@ run_variant() {
 	# shellcheck disable=SC2086
 	"$PROG" 400 "$stop" hello-world $values >"$log" &
 	local pid=$!
+	at_exit "touch '$stop'"
 	wait_for '^sema=0' "$log" 5 || fail "$v: the program did not start"
 	for e in $events; do echo 1 >"$inst/events/sdt_$HPROV/$e/enable"; done
 	wait_for '^sema=1' "$log" 5 || fail "$v: the semaphore never became 1 while enabled"
 	sleep 0.3
 	for e in $events; do echo 0 >"$inst/events/sdt_$HPROV/$e/enable"; done
-	: >"$T/$v.tail"
-	tail -n +$(($(wc -l <"$log") + 1)) -f "$log" >"$T/$v.tail" &
-	local tailpid=$!
-	wait_for '^sema=0' "$T/$v.tail" 5 || fail "$v: the semaphore stayed 1 after disable"
-	kill "$tailpid" 2>/dev/null || true
+	local from=$(($(wc -l <"$log") + 1)) i
+	for i in $(seq 1 100); do
+		tail -n +"$from" "$log" | grep -q '^sema=0' && break
+		sleep 0.05
+	done
+	tail -n +"$from" "$log" | grep -q '^sema=0' || fail "$v: the semaphore stayed 1 after disable"
 	touch "$stop"
 	wait "$pid" || fail "$v: the program failed"
 	cp "$inst/trace" "$T/$v.trace"
