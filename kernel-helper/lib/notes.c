@@ -345,8 +345,8 @@ static int parse_probe(struct reader *r, uint32_t type, const unsigned char *des
 		name = prov ? desc_string(desc, size, &pos, &lname) : NULL;
 		args = name ? desc_string(desc, size, &pos, &largs) : NULL;
 	}
-	p->provider = display(prov ? prov : "?", prov ? lprov : 1, DISPLAY_MAX);
-	p->name = display(name ? name : "?", name ? lname : 1, DISPLAY_MAX);
+	p->provider = display(prov ? prov : "?", prov ? lprov : 1, USDT_NAME_INPUT_MAX);
+	p->name = display(name ? name : "?", name ? lname : 1, USDT_NAME_INPUT_MAX);
 	p->args = display(args ? args : "", args ? largs : 0, USDT_ARGS_STR_MAX);
 	if (!p->provider || !p->name || !p->args)
 		return -ENOMEM;

@@ -56,7 +56,11 @@ struct usdt_arg {
 
 struct usdt_probe {
 	enum usdt_arch arch; /* the file's, here too so a probe stands alone */
-	/* Printable copies (non-printable bytes escaped, long names cut) for messages. */
+	/*
+	 * The note's strings. Exact for an accepted probe (its names are
+	 * identifiers); for a rejected one, printable copies (bytes outside
+	 * ASCII escaped as \xNN, names cut at 255 bytes) for messages.
+	 */
 	char *provider, *name, *args;
 	char group[USDT_TRACEFS_NAME_MAX + 1]; /* "sdt_<provider>" */
 	char event[USDT_TRACEFS_NAME_MAX + 1]; /* "<name>" */
