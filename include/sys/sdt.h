@@ -190,7 +190,7 @@
 /* Declared only, used only in __typeof__: the decayed, unqualified type of an argument. */
 template <typename __sdt_T> __sdt_T __sdt_decay(__sdt_T);
 template <typename __sdt_T> struct __sdt_type {
-	static const bool __sdt_signed = ((__sdt_T)-1 < (__sdt_T)1);
+	static const bool __sdt_signed = static_cast<__sdt_T>(-1) < static_cast<__sdt_T>(1);
 };
 template <typename __sdt_T> struct __sdt_type<__sdt_T *> {
 	static const bool __sdt_signed = false;
@@ -231,7 +231,12 @@ template <> struct __sdt_type<long double> { static const bool __sdt_signed = fa
 #define _SDT_ARGVAL(x) (x)
 
 /* Size and sign in one constant: -SIZE for signed, SIZE otherwise, printed with %c. */
-#define _SDT_ARGSZ(x) ((_SDT_ARGSIGNED(x) ? -1 : 1) * (int)_SDT_ARGSIZE(x))
+#ifdef __cplusplus
+#define _SDT_ARGSZ(x) (_SDT_ARGSIGNED(x) ? -static_cast<int>(_SDT_ARGSIZE(x)) \
+					 : static_cast<int>(_SDT_ARGSIZE(x)))
+#else
+#define _SDT_ARGSZ(x) (_SDT_ARGSIGNED(x) ? -(int)_SDT_ARGSIZE(x) : (int)_SDT_ARGSIZE(x))
+#endif
 
 /* ---- operand constraint and printing, per architecture ----------------------------------- */
 
