@@ -16,10 +16,12 @@
  *  - no line holds more than one upper-case macro name and internal helper
  *    names are lower-case, so prefix renames (`s/PYTHON_/PyDTrace_/`, with or
  *    without g) keep definitions and uses in step;
- *  - `char *` is written with its space wherever a type is written, so
- *    PostgreSQL's sed that turns `(char *` into `(const char *` reaches the
- *    type checks, and a leading `const` is moved after the base type
- *    (`char const *`) so that such seds never produce `const const`;
+ *  - a string type is written `char *`, with its space, so PostgreSQL's sed
+ *    that turns `(char *` into `(const char *` reaches the type checks; a
+ *    leading `const` is moved after the base type (`char const *`) so that
+ *    such seds never produce `const const`, and other types with char
+ *    pointers are written without the space (`char**`, `unsigned char*`) so
+ *    that those seds leave them alone;
  *  - the two literal lines `#define _SDT_HAS_SEMAPHORES 1` and
  *    `#define STAP_HAS_SEMAPHORES 1` may be turned into #undef (GLib): then no
  *    semaphore is referenced anywhere and _ENABLED() is a constant 1, so the
@@ -118,6 +120,35 @@ static char *guard_name(const char *output_name)
 }
 
 /*
+ * Only a plain string, `char *`, keeps the space the const-adding seds look
+ * for: they mean to turn string arguments into `const char *`, and applied to
+ * `char **`, `unsigned char *` or `char * const *` they would make a type an
+ * argument no longer converts to (or, for `unsigned char *`, not a type).
+ * Those are written `char**`, `unsigned char*`, `char* const *`.
+ */
+static const char *unspace_char_pointers(const char *s, char *buf, size_t bufsz)
+{
+	char tmp[512];
+	const char *p;
+	size_t n = 0;
+
+	if (!strcmp(s, "char *") || !strstr(s, "char *") || strlen(s) >= sizeof(tmp) ||
+	    strlen(s) >= bufsz)
+		return s;
+	for (p = s; *p; p++) {
+		tmp[n++] = *p;
+		if (!strncmp(p, "char *", 6)) {
+			memcpy(tmp + n, "har*", 4);
+			n += 4;
+			p += 5;
+		}
+	}
+	tmp[n] = '\0';
+	memcpy(buf, tmp, n + 1);
+	return buf;
+}
+
+/*
  * The type an argument is checked against, or NULL to leave it unchecked.
  * Returned in buf (or a static string).
  */
@@ -172,9 +203,9 @@ static const char *check_type(const struct usdt_arg *a, char *buf, size_t bufsz)
 		if (baselen + strlen(star) + 8 > bufsz)
 			return NULL;
 		snprintf(buf, bufsz, "%.*s const %s", (int)baselen, s + 6, star);
-		return buf;
+		s = buf;
 	}
-	return s;
+	return unspace_char_pointers(s, buf, bufsz);
 }
 
 /* A type spelling for a comment: never let it close the comment. */

@@ -25,7 +25,9 @@ int main(void)
 	int i = 0;
 
 	HAND_PLAIN_PROBE(i++, (char *)"x");
-	HAND_UNCHECKED(&c, &c, "lit", 2, 0L, &bytes);
+	unsigned char ub[2] = { 1, 2 };
+	char *strs[2] = { 0, 0 };
+	HAND_UNCHECKED(&c, &c, "lit", 2, 0L, &bytes, ub, strs);
 	HAND_TWELVE(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12);
 	HAND_NONE();
 	if (HAND_NONE_ENABLED() || HAND_MANY_ENABLED())
@@ -34,7 +36,7 @@ int main(void)
 	HAND_MANY(1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13);
 #endif
 #ifdef BAD_STRUCT_POINTER
-	HAND_UNCHECKED(0, 5, 0, 0, 0, 0);
+	HAND_UNCHECKED(0, 5, 0, 0, 0, 0, 0, 0);
 #endif
 	return i == 1 ? 0 : 1;
 }

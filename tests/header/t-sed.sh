@@ -67,6 +67,12 @@ for cc in gcc clang; do
 		fail "$cc: const strings are still diagnosed after PostgreSQL's sed"
 done
 
+# The general form of that sed, const before every `char *` anywhere: only
+# plain strings are spelled `char *`, so it const-qualifies exactly those.
+provider_as pgall
+sed 's/\( *char \*\)/const \1/g' pgall.h.tmp >pgall.h
+build pgall pgall.d
+
 # PHP (configure: s,PHP_,DTRACE_,g).
 provider_as php
 sed 's,PHP_,DTRACE_,g' php.h.tmp >php.h

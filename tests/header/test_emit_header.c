@@ -117,6 +117,8 @@ static void build_hand_model(struct usdt_program *prog)
 		{ "bool", "bool", USDT_T_INTEGER },
 		{ "void (*)(int, int)", "void (*)(int, int)", USDT_T_POINTER },
 		{ "const uint8_t **", "const uint8_t **", USDT_T_POINTER },
+		{ "unsigned char *", "unsigned char *", USDT_T_POINTER },
+		{ "char **", "char **", USDT_T_POINTER },
 	};
 	struct targ many[13];
 	struct usdt_provider *pv;
@@ -127,7 +129,7 @@ static void build_hand_model(struct usdt_program *prog)
 	usdt_program_init(prog);
 	pv = add_provider(prog, "hand");
 	add_probe(pv, "plain__probe", plain, 2);
-	add_probe(pv, "unchecked", unchecked, 6);
+	add_probe(pv, "unchecked", unchecked, 8);
 	add_probe(pv, "many", many, 13);
 	add_probe(pv, "twelve", many, 12);
 	add_probe(pv, "none", NULL, 0);
@@ -169,6 +171,8 @@ int main(int argc, char **argv)
 	CHECK(strstr(hdr, "__usdt_hdr_arg(char const *, arg3)"), "const moved after char");
 	CHECK(strstr(hdr, "__usdt_hdr_arg(uint8_t const **, arg6)"), "const moved after uint8_t");
 	CHECK(strstr(hdr, "__usdt_hdr_arg(const volatile void *, arg2)"), "struct pointer as void *");
+	CHECK(strstr(hdr, "__usdt_hdr_arg(unsigned char*, arg7)"), "only plain char * keeps its space");
+	CHECK(strstr(hdr, "__usdt_hdr_arg(char**, arg8)"), "char ** is written char**");
 	CHECK(!strstr(hdr, "__usdt_hdr_arg(zoneid_t"), "NULL c_spelling must stay unchecked");
 	CHECK(!strstr(hdr, "(*)(int, int), arg5"), "function pointer must stay unchecked");
 	CHECK(!strstr(hdr, "bool, arg4"), "bool must stay unchecked");
