@@ -412,7 +412,8 @@ int main(int argc, char **argv)
 			usdt_error(&diag, "out of memory");
 			continue;
 		}
-		usdt_parse(&prog, src, text, len, &diag);
+		if (usdt_parse(&prog, src, text, len, &diag) && !diag.errors)
+			usdt_error(&diag, "cannot parse '%s'", src); /* never unreported */
 	}
 	if (diag.errors)
 		goto out;
