@@ -187,6 +187,8 @@
 /* ---- argument classification ------------------------------------------------------------- */
 
 #ifdef __cplusplus
+/* Templates need C++ linkage; programs include this header inside extern "C" { } too. */
+extern "C++" {
 /* Declared only, used only in __typeof__: the decayed, unqualified type of an argument. */
 template <typename __sdt_T> __sdt_T __sdt_decay(__sdt_T);
 template <typename __sdt_T> struct __sdt_type {
@@ -203,6 +205,7 @@ template <> struct __sdt_type<bool> { static const bool __sdt_signed = false; };
 template <> struct __sdt_type<float> { static const bool __sdt_signed = false; };
 template <> struct __sdt_type<double> { static const bool __sdt_signed = false; };
 template <> struct __sdt_type<long double> { static const bool __sdt_signed = false; };
+}
 #define _SDT_ARGTYPE(x) __typeof__(__sdt_decay(x))
 #define _SDT_ARGSIGNED(x) (__sdt_type<_SDT_ARGTYPE(x)>::__sdt_signed)
 /* Arrays and functions are passed, and recorded, as pointers. */

@@ -22,6 +22,12 @@ for cc in gcc clang; do
 		done
 	done
 done
+# The standards' extremes build warning-free for i386 too (STAP_PROBEV, in-asm macros).
+for c in "gcc -std=c89" "clang -std=c89" "g++ -x c++ -std=c++98" "clang++ -x c++ -std=c++11"; do
+	$c -m32 -O2 -I"$SDT_INC" -Wall -Wextra -Wpedantic -Werror -c "$SDT_DIR/std.c" -o "$T/std.o" ||
+		fail "$c -m32: std.c"
+	$CHECK forms i386 "$T/std.o" || fail "$c -m32: operand forms"
+done
 # The "(%esp)" a compiler prints for a zero displacement is written "0(%esp)".
 printf '#include <sys/sdt.h>\nvoid f(int a) { STAP_PROBE1(z, d, a); }\n' >"$T/zero.c"
 clang -m32 -O2 -I"$SDT_INC" -c "$T/zero.c" -o "$T/zero.o"
