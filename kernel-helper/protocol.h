@@ -48,7 +48,7 @@ enum usdt_msg_type {
 	USDT_MSG_LIST = 3,       /* struct usdt_msg_list: which modules of which processes are registered */
 	/* daemon -> client */
 	USDT_MSG_REPLY = 0x81,      /* struct usdt_msg_reply: the answer to REGISTER/UNREGISTER/LIST */
-	USDT_MSG_LIST_ENTRY = 0x82, /* struct usdt_msg_list_entry: one per (process, module), before the REPLY */
+	USDT_MSG_LIST_ENTRY = 0x82 /* struct usdt_msg_list_entry: one per (process, module), before the REPLY */
 };
 
 struct usdt_msg_hdr {
