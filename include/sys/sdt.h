@@ -208,6 +208,7 @@ template <> struct __sdt_type<long double> { static const bool __sdt_signed = fa
 }
 #define _SDT_ARGTYPE(x) __typeof__(__sdt_decay(x))
 #define _SDT_ARGSIGNED(x) (__sdt_type<_SDT_ARGTYPE(x)>::__sdt_signed)
+#define _SDT_ARGARRAY(x) (__builtin_classify_type(x) == 14 || __builtin_classify_type(x) == 5)
 /* Arrays and functions are passed, and recorded, as pointers. */
 #define _SDT_ARGSIZE(x) sizeof(_SDT_ARGTYPE(x))
 /* A scalar of at most 8 bytes; sizeof (x) rejects bit-fields. */
@@ -630,6 +631,7 @@ template <> struct __sdt_type<long double> { static const bool __sdt_signed = fa
 #define _SDT_PROBEV_X(p, n, ...) _SDT_TOO_MANY(p, n)
 #ifdef SDT_USE_VARIADIC
 #define STAP_PROBEV(...) _SDT_PROBEV_(_SDT_VNARG(__VA_ARGS__), __VA_ARGS__)
+#define _SDT_PROBE_N(provider, name, N, ...) _SDT_PROBE(provider, name, N, (__VA_ARGS__))
 #endif
 
 #endif /* variadic */

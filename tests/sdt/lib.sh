@@ -46,7 +46,8 @@ check_gdb() {
 	# gdb writes the expectations of its own run (addresses differ from run to run).
 	timeout 120 gdb -batch -nx -x "$dir/gdb.cmd" --args "$PROG" "$dir/exp-gdb" \
 		>"$dir/gdb.out" 2>&1 || { cat "$dir/gdb.out" >&2; fail "gdb failed on $PROG"; }
-	$CHECK gdb "$dir/exp-gdb" "$dir/gdb.out" || { cat "$dir/gdb.out" >&2; fail "gdb read wrong values"; }
+	$CHECK gdb "$dir/exp-gdb" "$dir/gdb.out" ||
+		{ cat "$dir/gdb.out" >&2; fail "gdb read wrong values"; }
 }
 
 # check_bpftrace DIR: one bpftrace run reads arg0..arg5 and strings of every probe, including
@@ -72,7 +73,8 @@ check_bpftrace() {
 	kill -INT $bt
 	wait $bt || true
 	BT_PID=
-	$CHECK bt "$dir/exp-bt" "$dir/bt.out" || { cat "$dir/bt.out" >&2; fail "bpftrace read wrong values"; }
+	$CHECK bt "$dir/exp-bt" "$dir/bt.out" ||
+		{ cat "$dir/bt.out" >&2; fail "bpftrace read wrong values"; }
 	grep -qE '^#semaphore [1-9][0-9]* fired 1$' "$dir/exp-bt" ||
-		fail "the guarded probe's semaphore was not set while bpftrace was attached: $(grep '^#sema' "$dir/exp-bt")"
+		fail "guarded probe's semaphore not set under bpftrace: $(grep '^#sema' "$dir/exp-bt")"
 }

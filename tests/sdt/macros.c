@@ -17,7 +17,8 @@
 #if !defined _SYS_SDT_H || !defined STAP_PROBE || !defined STAP_PROBE1 || !defined STAP_PROBE12 \
 	|| !defined DTRACE_PROBE || !defined DTRACE_PROBE1 || !defined DTRACE_PROBE12 \
 	|| !defined STAP_PROBEV || !defined STAP_PROBE_ASM || !defined STAP_PROBE_ASM_TEMPLATE \
-	|| (!defined STAP_PROBE_ASM_OPERANDS && !defined NO_ASM_MACROS) || !defined _SDT_PROBE || !defined _SDT_NARG \
+	|| (!defined STAP_PROBE_ASM_OPERANDS && !defined NO_ASM_MACROS) || !defined _SDT_NARG \
+	|| !defined _SDT_PROBE || !defined _SDT_PROBE_N || !defined _SDT_ARGARRAY \
 	|| !defined _SDT_ASM_BODY || !defined _SDT_ASM_BASE || !defined _SDT_ARG \
 	|| !defined _SDT_ASM_TEMPLATE_3 || !defined _SDT_ASM_OPERANDS_3 || !defined _SDT_ASM_ADDR \
 	|| !defined _SDT_NOP || !defined _SDT_NOTE_NAME || !defined _SDT_NOTE_TYPE \
