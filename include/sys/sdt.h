@@ -20,41 +20,50 @@
  *   otherwise), then NUL-terminated provider, name and "[-]SIZE@OPERAND ..." argument string.
  *
  * What it does differently, and why:
- *  - Operands are only forms that every consumer parses: a register, an immediate, or (i386 and
- *    overrides only) displacement(register) with the displacement always written. On x86-64 the
- *    constraint is "nr", so the compiler never picks memory: no symbol(%rip), no SIB, no clang
- *    red-zone slot below %rsp (LLVM #20571), no "(%rsp)" without a displacement. Registers are
- *    named by their 64-bit names (%rax, %r12) whatever the value's width: the SIZE before "@"
- *    governs, and gdb 13 does not know the byte names %r8b..%r15b. i386 has too
- *    few registers for 12 arguments and keeps 8-byte values in register pairs that no consumer
- *    can name, so there each argument is copied into a local and passed in memory ("nm"); a GAS
- *    macro writes "0(%esp)" where the compiler would print "(%esp)". aarch64 uses "r" and prints
- *    64-bit register names (x0, never w0) because some consumers only know x registers.
+ *  - Operands are only forms that every consumer parses: a register, an immediate, or (i386, and
+ *    STAP_SDT_ARG_CONSTRAINT overrides) displacement(register) with the displacement written.
+ *    On x86-64 the constraint is "nr", so the compiler never picks memory: no symbol(%rip), no
+ *    SIB, no clang red-zone slot below %rsp (LLVM #20571), no "(%rsp)" without displacement.
+ *    Registers get their 64-bit names (%rax, %r12) whatever the value's width: the SIZE before
+ *    "@" governs, and gdb 13 rejects the byte names %r8b..%r15b.
+ *    i386 has too few registers for 12 arguments and keeps 8-byte values in register pairs no
+ *    consumer can name, so there each argument is copied to a local and passed in memory ("nm",
+ *    which costs a store per argument even when the probe is disabled); a GAS macro writes the
+ *    "(%esp)" a compiler prints for a zero displacement as "0(%esp)".
+ *    aarch64 uses "r" and 64-bit names (x0, never w0): some consumers only know x registers.
  *  - No "f" suffix: several consumers reject it. Floating-point values travel as their raw IEEE
- *    bits, recorded as unsigned integers of the value's size (read arg as a u32/u64 and
- *    reinterpret).
- *  - A struct, union, complex, bit-field or wider-than-8-byte argument (__int128, long double)
- *    is a compile-time error whose text names the provider, the probe and the argument position.
- *    So is a 13th argument.
+ *    bits, recorded as unsigned integers of the value's size (read a u32/u64, reinterpret).
+ *  - A struct, union, _Complex, __int128 or long double argument is a compile-time error whose
+ *    text names the provider, the probe and the argument position; so are 13 arguments
+ *    (STAP_PROBE13, DTRACE_PROBE13, STAP_PROBEV). A bit-field is refused by sizeof: the
+ *    compiler's own "bit-field" error comes first, the probe is named in its context lines.
  *  - The argument size and sign are printed with "%c" from a constant operand instead of
  *    SystemTap's .altmacro assembler macros (which leave the assembler in altmacro mode).
  *  - .stapsdt.base carries SHF_GNU_RETAIN ("R"), so ld.lld and gold with --gc-sections keep it;
  *    without it every note's base resolves to 0 and consumers skip or misplace the probes.
- *  - The site is _SDT_NOP, by default a single-byte "nop" (x86) / "nop" (aarch64). Do not define
- *    it as a 5-byte nop on x86: Linux 6.18 optimises uprobes on nop5 into a call that breaks
+ *  - The site is _SDT_NOP, by default a single-byte "nop" (x86) / "nop" (aarch64). Do not make
+ *    it a 5-byte nop on x86: Linux 6.18 optimises uprobes on nop5 into a call that breaks
  *    children forked afterwards and overwrites the red zone.
  *
  * Every argument is evaluated exactly once, as with SystemTap. Arrays and functions are
  * recorded as pointers. Semaphores (with _SDT_HAS_SEMAPHORES, as `dtrace -h` headers define it)
- * are `unsigned short <provider>_<name>_semaphore`, defined by the user or by `dtrace -G`.
+ * are `unsigned short <provider>_<name>_semaphore`, defined by the user or by `dtrace -G`; as in
+ * SystemTap, every probe of a file then references its semaphore.
  *
- * Public macros (all also work in .S files with literal operand specs, e.g. -8@%rdi):
- *   STAP_PROBE(p, n), STAP_PROBE1(p, n, a1) .. STAP_PROBE12(...), DTRACE_PROBE, DTRACE_PROBE1..12
- *   STAP_PROBEV(p, n, ...)                  when SDT_USE_VARIADIC is defined
- *   STAP_PROBE_ASM(p, n, args), STAP_PROBE_ASM_TEMPLATE(k), STAP_PROBE_ASM_OPERANDS(k, ...)
- * Knobs: STAP_SDT_ARG_CONSTRAINT (asm constraint for every argument; then operands are printed
- * as the compiler chooses, as SystemTap does), _SDT_NOP, _SDT_ASM_SECTION_AUTOGROUP_SUPPORT,
- * _SDT_HAS_SEMAPHORES (STAP_HAS_SEMAPHORES is accepted too), SDT_USE_VARIADIC.
+ * Public macros:
+ *   STAP_PROBE(p, n), STAP_PROBE1(p, n, a1) .. STAP_PROBE12, DTRACE_PROBE, DTRACE_PROBE1..12
+ *                            also in .S files, with literal specs: STAP_PROBE1(p, n, -8@%rdi)
+ *   STAP_PROBEV(p, n, ...)   with SDT_USE_VARIADIC, 0 to 12 arguments
+ *   STAP_PROBE_ASM(p, n, literal specs | STAP_PROBE_ASM_TEMPLATE(k)) inside an asm statement,
+ *   STAP_PROBE_ASM_OPERANDS(k, a1, ...) in its operand list (C99 / C++11: variadic macros)
+ * Knobs, all read when this header is included:
+ *   STAP_SDT_ARG_CONSTRAINT  asm constraint for every argument (e.g. g); operands are then
+ *                            printed as the compiler chooses, as SystemTap does
+ *   _SDT_NOP                 the probe-site instruction (one instruction, no comma, % as %%)
+ *   _SDT_ASM_BASE_FLAGS      "aG" for assemblers without the R section flag
+ *   _SDT_ASM_SECTION_AUTOGROUP_SUPPORT  0 for assemblers without the "?" section flag
+ *   _SDT_HAS_SEMAPHORES      (or STAP_HAS_SEMAPHORES) probes reference their semaphores
+ *   SDT_USE_VARIADIC         defines STAP_PROBEV
  */
 
 #ifndef _SYS_SDT_H

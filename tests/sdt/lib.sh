@@ -69,7 +69,11 @@ check_bpftrace() {
 	done
 	grep -q '^@@attached' "$dir/bt.out" || { cat "$dir/bt.out" >&2; fail "bpftrace did not attach"; }
 	"$PROG" "$dir/exp-bt" guarded || fail "$PROG exited with $?"
-	sleep 0.5 # let bpftrace drain its perf buffer
+	# the guarded probe fires last: wait (10 s at most) for bpftrace to print it
+	for i in $(seq 100); do
+		grep -qs '^@@guarded ' "$dir/bt.out" && break
+		sleep 0.1
+	done
 	kill -INT $bt
 	wait $bt || true
 	BT_PID=
