@@ -2,40 +2,145 @@
 /*
  * drti: the registration constructor compiled into every `dtrace -G` object.
  *
- * `dtrace -G` pastes this file, unchanged, at the end of the C source it
+ * `dtrace -G` pastes this file (with ../protocol.h inlined in place of its
+ * #include, see kernel-helper/embed.py) at the end of the C source it
  * generates for the provider object and compiles it with the target's
- * compiler, so one copy lives in each executable or shared library that
- * links a -G object. Before this file the generated source defines
+ * compiler and the user's CFLAGS, so one copy lives in each executable or
+ * shared library that links a -G object. Before this file the generated
+ * source defines
  *
  *   USDT_DRTI_NOTE   the address of this module's own metadata note
  *                    (.note.usdtkit, see dtrace-G/METADATA-NOTE.md).
  *
- * That address is all the helper daemon will need from us: it takes the
- * caller's identity from the socket, finds the module by looking the address
- * up in the caller's /proc/PID/maps, and reads the notes from the file that
- * is really mapped there. Nothing the process says is trusted beyond it.
+ * That address is all the helper daemon (usdtkit-helperd) needs from us: it
+ * takes the caller's identity from the socket (SO_PEERCRED), finds the module
+ * by looking the address up in the caller's /proc/PID/maps, and reads the
+ * notes from the file that is really mapped there. Nothing the process says
+ * is trusted beyond it. The conversation is kernel-helper/protocol.h: one
+ * SOCK_SEQPACKET connection per request, REGISTER or UNREGISTER carrying the
+ * address, one REPLY back.
  *
- * The daemon does not exist yet, so usdt_drti_register() is a placeholder
- * that registers nothing. What is already final is the contract:
- *   - USDTKIT_DISABLE (set, non-empty, not "0") or DTrace's
- *     DTRACE_DOF_INIT_DISABLE (set at all) turns registration off;
- *   - USDTKIT_DEBUG or DTRACE_DOF_INIT_DEBUG (same rule as USDTKIT_DISABLE)
- *     makes the constructor and destructor say what they do on stderr, with
- *     write(2), one line each; otherwise nothing is ever printed;
- *   - no malloc, no stdio, no locks, nothing that can fail loudly: only
- *     async-signal-safe calls, so the same code can run in a fork child;
+ * When it talks:
+ *   - load (constructor: program start, or dlopen): REGISTER, then wait for
+ *     the REPLY so that the probes exist before the program goes on;
+ *   - fork child (a pthread_atfork child handler): REGISTER again with the
+ *     child's own pid, waiting the same way, because the child of a fork()
+ *     that never calls exec is a new process with the same probes. glibc
+ *     registers the handler under this module's __dso_handle and removes it
+ *     when the module is dlclosed, so a fork after dlclose never jumps into
+ *     unmapped code (tests/drti checks it);
+ *   - unload (destructor): UNREGISTER. At dlclose we wait for the REPLY, so
+ *     that an immediate dlopen of the same library cannot overtake it; at
+ *     exit we do not wait: an exiting process must not be delayed, and the
+ *     daemon notices the exit by itself. Which of the two it is: an atexit
+ *     handler registered by the constructor runs before the destructors at
+ *     exit (exit handlers run before ld.so's _dl_fini), but after them at
+ *     dlclose (__cxa_finalize runs after the module's fini array), so it sets
+ *     a flag the destructor reads. exec runs no destructor; the daemon sees
+ *     that too.
+ *
+ * The rules it keeps, because it runs inside every traced program
+ * (ARCHITECTURE.md invariant 2: it must not crash, hang, or change the
+ * program's behaviour):
+ *   - bounded: every wait is a poll() against one deadline per request,
+ *     USDTKIT_HELPER_TIMEOUT_MS (default 100, at most 5000, 0 = send and do
+ *     not wait). The socket is non-blocking from socket() on, so a daemon
+ *     whose listen backlog is full (or that is SIGSTOPped) costs at most
+ *     the deadline, never a blocked connect() or send();
+ *   - silent: any failure (no socket, refused, timeout, garbage) just leaves
+ *     the module unregistered. With USDTKIT_DEBUG=1 (or DTrace's
+ *     DTRACE_DOF_INIT_DEBUG) each action prints one line to stderr with a
+ *     single write(2); otherwise nothing is ever printed;
+ *   - harmless: errno is preserved; every descriptor is SOCK_CLOEXEC and
+ *     closed before returning; sends use MSG_NOSIGNAL (never SIGPIPE);
+ *     EINTR is retried against the same deadline;
+ *   - small: no malloc, no stdio, no locks, no libc beyond system call
+ *     wrappers; the fork-child and destructor paths use only
+ *     async-signal-safe calls (socket, connect, send, recv, poll, close,
+ *     clock_gettime, getpid, write). The constructor also calls
+ *     pthread_atfork and atexit, once, from the ordinary loader context;
+ *   - off switch: USDTKIT_DISABLE (set, non-empty, not "0") or
+ *     DTRACE_DOF_INIT_DISABLE (set at all) turns everything off. The
+ *     environment is read in the constructor only (DTrace's tst.corruptenv:
+ *     a program may clobber environ later); the fork child reuses the copy;
  *   - every name here is static: several -G objects in one program, or in
- *     one link, each carry their own copy without colliding.
+ *     one link, each carry their own copy without colliding (each then
+ *     registers the same module: the daemon keeps one registration per file).
  *
  * It is written in plain C89 plus GNU attributes because it is compiled with
- * the user's CFLAGS (which may ask for -std=c89 -pedantic -Werror).
+ * the user's CFLAGS (which may ask for -std=c89 -pedantic -Werror, -m32, or
+ * another target). _GNU_SOURCE is defined, before the first #include of the
+ * generated source, so that a strict -std= still declares the POSIX calls.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE 1
+#endif
+/*
+ * <errno.h> and <sys/socket.h> need the kernel's <asm/...> headers. Debian
+ * installs them for -m32 only with gcc-multilib, which conflicts with the
+ * cross compilers, so gcc-12-multilib alone gives a -m32 compiler that
+ * cannot include either. Rather than make every -m32 -G object fail to
+ * build there, drti then declares the handful of names it uses itself, with
+ * the values of the x86 and Arm ABIs (the only ones whose socket constants
+ * it knows), and compiles to nothing elsewhere.
+ */
+#if defined(__has_include)
+#if !__has_include(<asm/errno.h>)
+#define USDT_DRTI_BARE 1
+#endif
+#endif
+#ifndef USDT_DRTI_BARE
+#include <errno.h>
+#include <sys/socket.h>
+#elif defined(__i386__) || defined(__x86_64__) || defined(__arm__) || defined(__aarch64__)
+#include <asm-generic/errno.h>
+#include <stddef.h>
+#include <sys/types.h>
+#include <unistd.h>
+extern int *__errno_location(void);
+#define errno (*__errno_location())
+#define AF_UNIX 1
+#define SOCK_SEQPACKET 5
+#define SOCK_NONBLOCK 04000
+#define SOCK_CLOEXEC 02000000
+#define MSG_TRUNC 0x20
+#define MSG_DONTWAIT 0x40
+#define MSG_NOSIGNAL 0x4000
+#define SOL_SOCKET 1
+#define SO_ERROR 4
+struct sockaddr;
+extern int socket(int, int, int);
+extern int connect(int, const struct sockaddr *, socklen_t);
+extern ssize_t send(int, const void *, size_t, int);
+extern ssize_t recv(int, void *, size_t, int);
+extern int getsockopt(int, int, int, void *, socklen_t *);
+#else
+#define USDT_DRTI_NOTHING 1
+#endif
+#ifndef USDT_DRTI_NOTHING
+#include <poll.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/un.h>
+#include <time.h>
 #include <unistd.h>
 
-extern char **environ;
+#include "../protocol.h"
 
-/* Registration handle of this module; -1 while unregistered. */
-static int usdt_drti_handle = -1;
+/* environ: declared by <unistd.h> under _GNU_SOURCE. */
+
+/* What the constructor found in the environment (read once, see above). */
+static int usdt_drti_enabled;
+static int usdt_drti_debug_on;
+static int usdt_drti_timeout_ms = USDT_HELPER_TIMEOUT_DEFAULT_MS;
+static struct sockaddr_un usdt_drti_sun;
+static socklen_t usdt_drti_sun_len;
+
+/* REGISTER reached the daemon, so the destructor owes it an UNREGISTER. */
+static int usdt_drti_registered;
+/* Set by the atexit handler: the destructor runs at exit, not dlclose. */
+static int usdt_drti_exiting;
+static uint32_t usdt_drti_seq;
 
 /* The value of environment variable `name`, or 0; scans environ directly. */
 static const char *usdt_drti_getenv(const char *name)
@@ -64,68 +169,422 @@ static int usdt_drti_flag(const char *name)
 	return v && v[0] && !(v[0] == '0' && v[1] == '\0');
 }
 
-static void usdt_drti_say(const char *what, const void *addr)
+/* A debug line under construction: fixed buffer, silently truncated. */
+struct usdt_drti_line {
+	char buf[320];
+	unsigned len;
+};
+
+static void usdt_drti_put(struct usdt_drti_line *l, const char *s)
 {
-	char buf[96];
-	const char *prefix = "usdtkit drti: ";
-	unsigned long a = (unsigned long)addr;
-	unsigned i = 0, k;
+	while (*s && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = *s++;
+}
+
+static void usdt_drti_put_num(struct usdt_drti_line *l, unsigned long v)
+{
+	char d[24];
+	unsigned n = 0;
+
+	do {
+		d[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	while (n > 0 && l->len < sizeof(l->buf) - 1)
+		l->buf[l->len++] = d[--n];
+}
+
+static void usdt_drti_put_errno(struct usdt_drti_line *l, int e)
+{
+	/* strerror() is neither async-signal-safe nor stable: names of the likely ones. */
+	static const struct {
+		int e;
+		const char *name;
+	} names[] = {
+		{ ENOENT, "ENOENT" }, { ECONNREFUSED, "ECONNREFUSED" }, { EACCES, "EACCES" },
+		{ EAGAIN, "EAGAIN" }, { EPERM, "EPERM" }, { EPROTO, "EPROTO" },
+		{ EPROTOTYPE, "EPROTOTYPE" }, { ENOTSOCK, "ENOTSOCK" }, { EPIPE, "EPIPE" },
+		{ ECONNRESET, "ECONNRESET" }, { EINVAL, "EINVAL" }, { ENOTDIR, "ENOTDIR" },
+		{ EMFILE, "EMFILE" }, { ENOMEM, "ENOMEM" }, { ESRCH, "ESRCH" },
+	};
+	unsigned i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		if (names[i].e == e) {
+			usdt_drti_put(l, names[i].name);
+			return;
+		}
+	}
+	usdt_drti_put(l, "errno ");
+	usdt_drti_put_num(l, (unsigned long)(e < 0 ? -e : e));
+}
+
+static void usdt_drti_put_hex(struct usdt_drti_line *l, unsigned long a)
+{
+	unsigned k;
+
+	usdt_drti_put(l, "0x");
+	for (k = sizeof(a) * 2; k-- > 0 && l->len < sizeof(l->buf) - 1;)
+		l->buf[l->len++] = "0123456789abcdef"[(a >> (k * 4)) & 0xf];
+}
+
+static void usdt_drti_emit(struct usdt_drti_line *l)
+{
 	ssize_t ignored;
 
-	for (k = 0; prefix[k] && i < 40; k++)
-		buf[i++] = prefix[k];
-	for (k = 0; what[k] && i < 80; k++)
-		buf[i++] = what[k];
-	if (addr) {
-		buf[i++] = ' ';
-		buf[i++] = '0';
-		buf[i++] = 'x';
-		for (k = sizeof(a) * 2; k-- > 0;)
-			buf[i++] = "0123456789abcdef"[(a >> (k * 4)) & 0xf];
-	}
-	buf[i++] = '\n';
-	ignored = write(2, buf, i);
+	l->buf[l->len++] = '\n';
+	ignored = write(2, l->buf, l->len);
 	(void)ignored;
 }
 
+/* "usdtkit drti: <what>[ PID], metadata note at 0x...: " */
+static void usdt_drti_begin(struct usdt_drti_line *l, const char *what, int with_pid)
+{
+	l->len = 0;
+	usdt_drti_put(l, "usdtkit drti: ");
+	usdt_drti_put(l, what);
+	if (with_pid) {
+		usdt_drti_put(l, " ");
+		usdt_drti_put_num(l, (unsigned long)getpid());
+	}
+	usdt_drti_put(l, ", metadata note at ");
+	usdt_drti_put_hex(l, (unsigned long)USDT_DRTI_NOTE);
+	usdt_drti_put(l, ": ");
+}
+
 /*
- * Placeholder for the daemon protocol: will connect to the helper's socket
- * with a short bounded timeout, send `anchor` and return the daemon's
- * handle. Now: nothing to register with.
+ * The outcome of one request, for the debug line: what failed (a constant
+ * string), the errno if any, and the daemon's answer.
  */
-static int usdt_drti_register(const void *anchor)
+struct usdt_drti_result {
+	const char *fail; /* 0: the request was sent */
+	int err;          /* errno of the failing call, or 0 */
+	int at_connect;   /* it failed reaching the socket: name it */
+	int answered;     /* a valid REPLY came back */
+	int32_t status;   /* its status */
+	uint32_t nprobes; /* its probe count */
+};
+
+static int usdt_drti_clock(struct timespec *t)
 {
-	(void)anchor;
-	return -1;
+	return clock_gettime(CLOCK_MONOTONIC, t);
 }
 
-static void usdt_drti_unregister(int handle)
+/* Milliseconds left before `deadline`, rounded up; 0 when it has passed. */
+static int usdt_drti_left_ms(const struct timespec *deadline)
 {
-	(void)handle;
+	struct timespec now;
+	long ms;
+
+	if (usdt_drti_clock(&now) != 0)
+		return 0;
+	ms = (long)(deadline->tv_sec - now.tv_sec) * 1000 +
+	     (deadline->tv_nsec - now.tv_nsec + 999999) / 1000000;
+	return ms <= 0 ? 0 : (int)ms;
 }
 
-static int usdt_drti_debug(void)
+/* poll() one event on fd until the deadline, through EINTR: 1 ready, 0 timeout, -1 error. */
+static int usdt_drti_wait(int fd, short events, const struct timespec *deadline)
 {
-	return usdt_drti_flag("USDTKIT_DEBUG") || usdt_drti_flag("DTRACE_DOF_INIT_DEBUG");
+	struct pollfd p;
+	int r;
+
+	for (;;) {
+		p.fd = fd;
+		p.events = events;
+		p.revents = 0;
+		r = poll(&p, 1, usdt_drti_left_ms(deadline));
+		if (r > 0)
+			return 1;
+		if (r == 0)
+			return 0;
+		if (errno != EINTR)
+			return -1;
+	}
+}
+
+/* Reads packets until the REPLY to `seq` comes; fills res. */
+static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *deadline,
+				 struct usdt_drti_result *res)
+{
+	union {
+		struct usdt_msg_reply reply;
+		char bytes[sizeof(struct usdt_msg_list_entry) + 64];
+	} in;
+	unsigned others = 0;
+	ssize_t n;
+	int r;
+
+	for (;;) {
+		r = usdt_drti_wait(fd, POLLIN, deadline);
+		if (r == 0) {
+			res->fail = "no answer before the timeout";
+			return;
+		}
+		if (r < 0) {
+			res->fail = "poll";
+			res->err = errno;
+			return;
+		}
+		/* MSG_TRUNC: n is the packet's real length, so an oversized one is seen as such. */
+		n = recv(fd, &in, sizeof(in), MSG_TRUNC | MSG_DONTWAIT);
+		if (n < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			res->fail = "recv";
+			res->err = errno;
+			return;
+		}
+		if (n == 0) {
+			res->fail = "the helper closed the connection without answering";
+			return;
+		}
+		if ((size_t)n < sizeof(struct usdt_msg_hdr) || in.reply.hdr.magic != USDT_PROTO_MAGIC ||
+		    in.reply.hdr.version != USDT_PROTO_VERSION || in.reply.hdr.size != (uint32_t)n) {
+			res->fail = "malformed answer";
+			return;
+		}
+		if (in.reply.hdr.type == USDT_MSG_REPLY && in.reply.hdr.seq == seq) {
+			if ((size_t)n != sizeof(in.reply)) {
+				res->fail = "malformed answer";
+				return;
+			}
+			res->answered = 1;
+			res->status = in.reply.status;
+			res->nprobes = in.reply.nprobes;
+			return;
+		}
+		/* A well-formed packet that is not our answer: skip a few, no more. */
+		if (++others > 8) {
+			res->fail = "no answer among the helper's packets";
+			return;
+		}
+	}
+}
+
+/*
+ * One request: connect, send {type, USDT_DRTI_NOTE}, and when `wait`, read
+ * the REPLY; all before one deadline. Returns 1 when the message was sent.
+ */
+static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *res)
+{
+	struct usdt_msg_module msg;
+	struct timespec deadline;
+	int fd, r, sent = 0;
+	ssize_t n;
+	unsigned i;
+
+	res->fail = 0;
+	res->err = 0;
+	res->at_connect = 0;
+	res->answered = 0;
+	res->status = 0;
+	res->nprobes = 0;
+	if (usdt_drti_sun_len == 0) {
+		res->fail = "the socket path is too long";
+		return 0;
+	}
+	if (usdt_drti_clock(&deadline) != 0) {
+		res->fail = "clock_gettime";
+		res->err = errno;
+		return 0;
+	}
+	deadline.tv_sec += usdt_drti_timeout_ms / 1000;
+	deadline.tv_nsec += (long)(usdt_drti_timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+
+	for (i = 0; i < sizeof(msg); i++)
+		((unsigned char *)&msg)[i] = 0;
+	msg.hdr.magic = USDT_PROTO_MAGIC;
+	msg.hdr.version = USDT_PROTO_VERSION;
+	msg.hdr.type = type;
+	msg.hdr.size = (uint32_t)sizeof(msg);
+	msg.hdr.seq = ++usdt_drti_seq;
+	msg.addr = (uint64_t)(unsigned long)USDT_DRTI_NOTE;
+
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0) {
+		res->fail = "socket";
+		res->err = errno;
+		return 0;
+	}
+	/*
+	 * Non-blocking: a full backlog gives EAGAIN at once instead of blocking;
+	 * AF_UNIX connects complete immediately otherwise, but EINPROGRESS is
+	 * handled as for any socket.
+	 */
+	r = connect(fd, (const struct sockaddr *)&usdt_drti_sun, usdt_drti_sun_len);
+	if (r < 0 && (errno == EINPROGRESS || errno == EINTR)) {
+		int soerr = 0;
+		socklen_t len = sizeof(soerr);
+
+		r = usdt_drti_wait(fd, POLLOUT, &deadline);
+		if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == 0)
+			r = 0;
+		else {
+			errno = r == 0 ? ETIMEDOUT : soerr ? soerr : errno;
+			r = -1;
+		}
+	}
+	if (r < 0) {
+		res->fail = "connect";
+		res->err = errno;
+		res->at_connect = 1;
+		goto out;
+	}
+	for (;;) {
+		n = send(fd, &msg, sizeof(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n == (ssize_t)sizeof(msg)) {
+			sent = 1;
+			break;
+		}
+		if (n >= 0) {
+			res->fail = "short send";
+			goto out;
+		}
+		if (errno == EINTR)
+			continue;
+		if (errno == EAGAIN && usdt_drti_wait(fd, POLLOUT, &deadline) > 0)
+			continue;
+		res->fail = "send";
+		res->err = errno;
+		goto out;
+	}
+	if (wait && usdt_drti_timeout_ms > 0)
+		usdt_drti_read_reply(fd, msg.hdr.seq, &deadline, res);
+out:
+	close(fd);
+	return sent;
+}
+
+/* The debug line for one request, after `what` and the note address. */
+static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_result *res,
+			     int wait)
+{
+	if (res->fail) {
+		usdt_drti_put(l, res->fail);
+		if (res->err) {
+			usdt_drti_put(l, " failed: ");
+			usdt_drti_put_errno(l, res->err);
+		}
+		if (res->at_connect) {
+			usdt_drti_put(l, " (");
+			usdt_drti_put(l, usdt_drti_sun.sun_path);
+			usdt_drti_put(l, ")");
+		}
+	} else if (!wait || usdt_drti_timeout_ms == 0) {
+		usdt_drti_put(l, "sent, not waiting for the answer");
+	} else if (res->status < 0) {
+		usdt_drti_put(l, "refused by the helper: ");
+		usdt_drti_put_errno(l, -res->status);
+	} else {
+		usdt_drti_put(l, "done, ");
+		usdt_drti_put_num(l, res->nprobes);
+		usdt_drti_put(l, " probes");
+	}
+}
+
+static void usdt_drti_register(const char *what, int with_pid)
+{
+	struct usdt_drti_result res;
+	struct usdt_drti_line l;
+
+	usdt_drti_registered = usdt_drti_request(USDT_MSG_REGISTER, 1, &res);
+	if (usdt_drti_debug_on) {
+		usdt_drti_begin(&l, what, with_pid);
+		usdt_drti_report(&l, &res, 1);
+		usdt_drti_emit(&l);
+	}
+}
+
+static void usdt_drti_fork_child(void)
+{
+	int saved = errno;
+
+	if (usdt_drti_enabled)
+		usdt_drti_register("register fork child", 1);
+	errno = saved;
+}
+
+static void usdt_drti_at_exit(void)
+{
+	usdt_drti_exiting = 1;
+}
+
+/* Reads the environment; 0 when registration is off. */
+static int usdt_drti_configure(void)
+{
+	const char *path = usdt_drti_getenv(USDT_HELPER_SOCKET_ENV);
+	const char *t = usdt_drti_getenv(USDT_HELPER_TIMEOUT_ENV);
+	unsigned i;
+
+	usdt_drti_debug_on = usdt_drti_flag("USDTKIT_DEBUG") || usdt_drti_flag("DTRACE_DOF_INIT_DEBUG");
+	if (usdt_drti_flag("USDTKIT_DISABLE") || usdt_drti_getenv("DTRACE_DOF_INIT_DISABLE"))
+		return 0;
+	if (!path || !path[0])
+		path = USDT_HELPER_SOCKET_PATH;
+	usdt_drti_sun.sun_family = AF_UNIX;
+	for (i = 0; path[i] && i < sizeof(usdt_drti_sun.sun_path) - 1; i++)
+		usdt_drti_sun.sun_path[i] = path[i];
+	usdt_drti_sun.sun_path[i] = '\0';
+	/* A path that does not fit is not silently shortened into another one. */
+	usdt_drti_sun_len = path[i] ? 0 : (socklen_t)(sizeof(usdt_drti_sun.sun_family) + i + 1);
+	/* Decimal milliseconds, capped; anything else keeps the default. */
+	if (t && t[0]) {
+		long v = 0;
+
+		for (i = 0; t[i] >= '0' && t[i] <= '9'; i++)
+			if (v <= USDT_HELPER_TIMEOUT_MAX_MS)
+				v = v * 10 + (t[i] - '0');
+		if (!t[i])
+			usdt_drti_timeout_ms = (int)(v > USDT_HELPER_TIMEOUT_MAX_MS ?
+							     USDT_HELPER_TIMEOUT_MAX_MS :
+							     v);
+	}
+	return 1;
 }
 
 __attribute__((constructor)) static void usdt_drti_init(void)
 {
-	int debug = usdt_drti_debug();
+	int saved = errno;
+	struct usdt_drti_line l;
 
-	if (usdt_drti_flag("USDTKIT_DISABLE") || usdt_drti_getenv("DTRACE_DOF_INIT_DISABLE")) {
-		if (debug)
-			usdt_drti_say("registration disabled by the environment", 0);
+	usdt_drti_enabled = usdt_drti_configure();
+	if (!usdt_drti_enabled) {
+		if (usdt_drti_debug_on) {
+			l.len = 0;
+			usdt_drti_put(&l, "usdtkit drti: registration disabled by the environment");
+			usdt_drti_emit(&l);
+		}
+		errno = saved;
 		return;
 	}
-	usdt_drti_handle = usdt_drti_register(USDT_DRTI_NOTE);
-	if (debug)
-		usdt_drti_say("register module, metadata note at", USDT_DRTI_NOTE);
+	/* Failing to install either only loses fork registration or the exit shortcut. */
+	(void)pthread_atfork(0, 0, usdt_drti_fork_child);
+	(void)atexit(usdt_drti_at_exit);
+	usdt_drti_register("register module", 0);
+	errno = saved;
 }
 
 __attribute__((destructor)) static void usdt_drti_fini(void)
 {
-	if (usdt_drti_handle >= 0)
-		usdt_drti_unregister(usdt_drti_handle);
-	usdt_drti_handle = -1;
+	int saved = errno, wait = !usdt_drti_exiting;
+	struct usdt_drti_result res;
+	struct usdt_drti_line l;
+
+	usdt_drti_enabled = 0;
+	if (usdt_drti_registered) {
+		usdt_drti_registered = 0;
+		(void)usdt_drti_request(USDT_MSG_UNREGISTER, wait, &res);
+		if (usdt_drti_debug_on) {
+			usdt_drti_begin(&l, wait ? "unregister at dlclose" : "unregister at exit", 0);
+			usdt_drti_report(&l, &res, wait);
+			usdt_drti_emit(&l);
+		}
+	}
+	errno = saved;
 }
+#endif /* !USDT_DRTI_NOTHING */
