@@ -214,6 +214,9 @@ template <> struct __sdt_type<bool> { static const bool __sdt_signed = false; };
 template <> struct __sdt_type<float> { static const bool __sdt_signed = false; };
 template <> struct __sdt_type<double> { static const bool __sdt_signed = false; };
 template <> struct __sdt_type<long double> { static const bool __sdt_signed = false; };
+#if __cplusplus >= 201103L
+template <> struct __sdt_type<decltype(nullptr)> { static const bool __sdt_signed = false; };
+#endif
 }
 #define _SDT_ARGTYPE(x) __typeof__(__sdt_decay(x))
 #define _SDT_ARGSIGNED(x) (__sdt_type<_SDT_ARGTYPE(x)>::__sdt_signed)

@@ -54,6 +54,12 @@ int std_probed(int a, long b, const char *s, unsigned char c, double d)
 	__asm__ __volatile__(STAP_PROBE_ASM(stdp, inasm, STAP_PROBE_ASM_TEMPLATE(2))
 			     :: STAP_PROBE_ASM_OPERANDS(2, a, b));
 #endif
+#if defined __cplusplus && __cplusplus >= 201103L
+	{
+		enum class level : short { low = -3, high = 3 };
+		STAP_PROBE3(stdp, cxx11, nullptr, level::low, true);
+	}
+#endif
 	guarded(a);
 	counter++;
 	return arr[1] + sh;
