@@ -12,7 +12,7 @@ for cc in gcc clang; do
 		for kind in pie nopie; do
 			dir="$T/$cc$opt-$kind"
 			build_probes $cc $kind "$dir" -m32 $opt -g
-			file -L "$PROG" | grep -q 'ELF 32-bit' || fail "$PROG is not a 32-bit program"
+			readelf -h "$PROG" | grep -q "Class: *ELF32" || fail "$PROG is not a 32-bit program"
 			check_notes i386 "$dir"
 			# 4-byte address fields: a 3-address note with "stapsdt\0" is 12+8+12 bytes + strings
 			readelf -n "$ELF" | grep -A1 'NT_STAPSDT' | grep -q 'Provider: sdttest' ||
