@@ -1,0 +1,203 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A stand-in for usdtkit-helperd, for drti's tests: listens on a private
+ * SOCK_SEQPACKET socket, writes one line per packet received to a log (with
+ * the sender's pid and uid from SO_PEERCRED, never from the message), and
+ * answers according to MODE. It decodes only the header fields; the tests
+ * check them against kernel-helper/protocol.h's constants themselves.
+ *
+ *   fakehelperd SOCKET LOG MODE [NPROBES]
+ *
+ * MODE:
+ *   reply      a well-formed REPLY {status 0, nprobes NPROBES} to each request
+ *   refuse     a REPLY with status -EPERM
+ *   delay:MS   the REPLY after MS milliseconds (the whole server waits)
+ *   noreply    reads and logs, never answers, keeps the connection open
+ *   close      accepts and closes at once, reading nothing
+ *   garbage    answers 16 bytes of 0xa5
+ *   badmagic   a REPLY with a wrong magic
+ *   badseq     a REPLY to another seq, then nothing
+ *   big        a 4096-byte packet with a REPLY header
+ *   flood      100 LIST_ENTRY-typed packets with the right seq, no REPLY
+ *   backlog    listen(0) and never accept (a full backlog after one connect)
+ *   stream     a SOCK_STREAM socket instead (wrong type for the client)
+ *
+ * The first line of the log is "listening" once connects can succeed.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../kernel-helper/protocol.h"
+
+#define MAXCONN 64
+
+static FILE *logf;
+static const char *mode;
+static uint32_t nprobes;
+
+static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
+{
+	struct usdt_msg_reply r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.magic = magic;
+	r.hdr.version = USDT_PROTO_VERSION;
+	r.hdr.type = USDT_MSG_REPLY;
+	r.hdr.size = sizeof(r);
+	r.hdr.seq = seq;
+	r.status = status;
+	r.nprobes = nprobes;
+	if (send(fd, &r, sizeof(r), MSG_NOSIGNAL) < 0)
+		fprintf(logf, "send-failed errno=%d\n", errno);
+}
+
+static void answer(int fd, const struct usdt_msg_hdr *h)
+{
+	if (!strcmp(mode, "reply")) {
+		send_reply(fd, h->seq, USDT_PROTO_MAGIC, 0);
+	} else if (!strcmp(mode, "refuse")) {
+		send_reply(fd, h->seq, USDT_PROTO_MAGIC, -EPERM);
+	} else if (!strncmp(mode, "delay:", 6)) {
+		long ms = atol(mode + 6);
+		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+		nanosleep(&ts, NULL);
+		send_reply(fd, h->seq, USDT_PROTO_MAGIC, 0);
+	} else if (!strcmp(mode, "garbage")) {
+		char g[16];
+
+		memset(g, 0xa5, sizeof(g));
+		(void)!send(fd, g, sizeof(g), MSG_NOSIGNAL);
+	} else if (!strcmp(mode, "badmagic")) {
+		send_reply(fd, h->seq, USDT_PROTO_MAGIC ^ 1, 0);
+	} else if (!strcmp(mode, "badseq")) {
+		send_reply(fd, h->seq + 1, USDT_PROTO_MAGIC, 0);
+	} else if (!strcmp(mode, "big")) {
+		static char big[4096];
+		struct usdt_msg_hdr bh = *h;
+
+		bh.type = USDT_MSG_REPLY;
+		bh.size = sizeof(big);
+		memcpy(big, &bh, sizeof(bh));
+		(void)!send(fd, big, sizeof(big), MSG_NOSIGNAL);
+	} else if (!strcmp(mode, "flood")) {
+		struct usdt_msg_list_entry e;
+		int i;
+
+		memset(&e, 0, sizeof(e));
+		e.hdr = *h;
+		e.hdr.type = USDT_MSG_LIST_ENTRY;
+		e.hdr.size = sizeof(e);
+		for (i = 0; i < 100; i++)
+			if (send(fd, &e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				break;
+	}
+	/* noreply: nothing */
+}
+
+static void log_packet(int fd, const unsigned char *buf, ssize_t n)
+{
+	struct ucred cr = { 0, 0, 0 };
+	socklen_t len = sizeof(cr);
+	struct usdt_msg_module m;
+
+	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len);
+	memset(&m, 0, sizeof(m));
+	memcpy(&m, buf, (size_t)n < sizeof(m) ? (size_t)n : sizeof(m));
+	fprintf(logf,
+		"msg pid=%d uid=%u len=%zd magic=0x%08x version=%u type=%u size=%u seq=%u "
+		"addr=0x%llx\n",
+		(int)cr.pid, (unsigned)cr.uid, n, m.hdr.magic, m.hdr.version, m.hdr.type,
+		m.hdr.size, m.hdr.seq, (unsigned long long)m.addr);
+	fflush(logf);
+}
+
+int main(int argc, char **argv)
+{
+	struct sockaddr_un sun;
+	struct pollfd p[MAXCONN + 1];
+	int lfd, n = 1, type = SOCK_SEQPACKET;
+
+	if (argc < 4) {
+		fprintf(stderr, "usage: fakehelperd SOCKET LOG MODE [NPROBES]\n");
+		return 2;
+	}
+	mode = argv[3];
+	nprobes = argc > 4 ? (uint32_t)atoi(argv[4]) : 3;
+	logf = fopen(argv[2], "a");
+	if (!logf)
+		return 2;
+	signal(SIGPIPE, SIG_IGN);
+	if (!strcmp(mode, "stream"))
+		type = SOCK_STREAM;
+	lfd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", argv[1]);
+	unlink(argv[1]);
+	if (lfd < 0 || bind(lfd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
+	    listen(lfd, !strcmp(mode, "backlog") ? 0 : 128) < 0) {
+		perror("fakehelperd");
+		return 2;
+	}
+	fprintf(logf, "listening\n");
+	fflush(logf);
+	if (!strcmp(mode, "backlog"))
+		for (;;)
+			pause();
+	p[0].fd = lfd;
+	p[0].events = POLLIN;
+	for (;;) {
+		int i;
+
+		if (poll(p, (nfds_t)n, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			return 2;
+		}
+		for (i = n - 1; i >= 1; i--) {
+			unsigned char buf[8192];
+			ssize_t r;
+
+			if (!p[i].revents)
+				continue;
+			r = recv(p[i].fd, buf, sizeof(buf), MSG_TRUNC | MSG_DONTWAIT);
+			if (r < 0 && errno == EAGAIN)
+				continue;
+			if (r <= 0) {
+				close(p[i].fd);
+				p[i] = p[--n];
+				continue;
+			}
+			log_packet(p[i].fd, buf, r);
+			if ((size_t)r >= sizeof(struct usdt_msg_hdr))
+				answer(p[i].fd, (const struct usdt_msg_hdr *)buf);
+		}
+		if (p[0].revents & POLLIN) {
+			int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+
+			if (c < 0)
+				continue;
+			if (!strcmp(mode, "close") || n > MAXCONN) {
+				fprintf(logf, "closed-at-accept\n");
+				fflush(logf);
+				close(c);
+				continue;
+			}
+			p[n].fd = c;
+			p[n].events = POLLIN;
+			p[n].revents = 0;
+			n++;
+		}
+	}
+}

@@ -1,0 +1,3 @@
+#!/bin/bash
+# (being written)
+exit 77
