@@ -16,8 +16,12 @@
  * Accepted and ignored, because build systems pass them: -32/-64 (passed on
  * to -G), -x nolibs, -Z, -fpic/-fPIC and SystemTap's --no-pyparsing and
  * --types. Any other -x option is accepted with a warning. -D/-I/-U matter
- * only with -C. -l (list probes) is reserved and fails with exit 2 until the
- * helper daemon that answers it exists.
+ * only with -C.
+ *
+ * `dtrace -l` lists the probes of live processes (list.c); -v, -p, -n, -P,
+ * -m and -f belong to it and are usage errors without it. Since -fpic/-fPIC
+ * are whole-word options, `-f` with a function pattern must not be spelled
+ * glued to a pattern "pic" or "PIC".
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -34,6 +38,7 @@
 #include "diag.h"
 #include "emit_header.h"
 #include "link.h"
+#include "list.h"
 #include "usdt_provider.h"
 
 #ifndef USDTKIT_VERSION
@@ -48,8 +53,18 @@ struct strv {
 	size_t n, cap;
 };
 
+/* The -l options. */
+struct list_options {
+	bool list, verbose;
+	int *pids;
+	size_t npids;
+	struct usdt_list_desc *descs;
+	size_t ndescs;
+};
+
 struct options {
 	bool header, object, cpp, keep;
+	struct list_options l;
 	int bits;
 	const char *output;
 	struct strv sources;
@@ -60,6 +75,7 @@ struct options {
 static const char usage_text[] =
 	"Usage: dtrace -h -s PROVIDER.d [-o HEADER.h] [options]\n"
 	"       dtrace -G -s PROVIDER.d [-o OBJECT.o] [options] [OBJECT.o|ARCHIVE.a ...]\n"
+	"       dtrace -l [-v] [-p PID]... [-n|-P|-m|-f DESCRIPTION]...\n"
 	"\n"
 	"  -h          generate a C/C++ header with the provider's probe macros\n"
 	"  -G          generate an object defining the provider's semaphores and metadata\n"
@@ -75,13 +91,21 @@ static const char usage_text[] =
 	"  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored\n"
 	"  -Z          accepted for compatibility (no effect)\n"
 	"  -V          print the version\n"
-	"  -l          reserved for listing probes: not supported yet (exit status 2)\n"
+	"  -l          list the USDT probes of live processes (all the helper daemon\n"
+	"              knows, or those of -p PID read directly):\n"
+	"              ID PROVIDER(+pid) MODULE FUNCTION NAME\n"
+	"  -v          with -l: argument types and stability attributes\n"
+	"  -p PID      with -l: list this process's probes, without the daemon\n"
+	"  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
+	"  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
+	"              with -l: the same, aligned on that field; fields are globs\n"
 	"  --help      print this help\n"
 	"\n"
 	"Object files and archives after the options are read by -G to cross-check\n"
 	"probe use; they are never modified. Environment: CC and CFLAGS (for -G),\n"
 	"CPP (for -C).\n"
-	"Exit status: 0 success, 1 error (no output file is left), 2 usage error.\n";
+	"Exit status: 0 success, 1 error (no output file is left; -l: nothing matched),\n"
+	"2 usage error.\n";
 
 static int strv_push(struct strv *s, char *str)
 {
@@ -136,6 +160,49 @@ static void dtrace_x_option(const char *val, struct usdt_diag *diag)
 	if (len == 6 && !strncmp(val, "nolibs", 6))
 		return;
 	usdt_warning(diag, "ignoring unsupported option -x %s", val);
+}
+
+/* -p PID, or a probe description: returns -1 to go on, or an exit status. */
+static int list_option(struct list_options *l, char c, const char *val, struct usdt_diag *diag)
+{
+	if (c == 'p') {
+		char *end;
+		long pid;
+		int *nv;
+
+		errno = 0;
+		pid = strtol(val, &end, 10);
+		if (errno || end == val || *end || pid <= 0 || pid > 0x7fffffffL)
+			return usage_error(diag, "invalid process id '%s'", val);
+		nv = realloc(l->pids, (l->npids + 1) * sizeof(*nv));
+		if (!nv)
+			goto nomem;
+		l->pids = nv;
+		l->pids[l->npids++] = (int)pid;
+	} else {
+		struct usdt_list_desc *nv = realloc(l->descs, (l->ndescs + 1) * sizeof(*nv));
+
+		if (!nv)
+			goto nomem;
+		l->descs = nv;
+		l->descs[l->ndescs].kind = c;
+		l->descs[l->ndescs++].spec = val;
+	}
+	return -1;
+nomem:
+	usdt_error(diag, "out of memory");
+	return EXIT_ERROR;
+}
+
+static int check_list_options(const struct options *o, struct usdt_diag *diag)
+{
+	if (o->header || o->object)
+		return usage_error(diag, "-l cannot be used with -h or -G");
+	if (o->sources.n)
+		return usage_error(diag, "-l lists the probes of processes: -s is not supported with it");
+	if (o->objects.n)
+		return usage_error(diag, "unexpected operand '%s' with -l", o->objects.v[0]);
+	return -1;
 }
 
 /*
@@ -199,11 +266,16 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				printf("dtrace: usdtkit %s\n", USDTKIT_VERSION);
 				return EXIT_OK;
 			case 'l':
-				fprintf(diag->out,
-					"%s: error: -l (listing probes) is not supported yet: "
-					"use 'readelf -n', 'bpftrace -l' or 'perf list sdt'\n",
-					diag->progname);
-				return EXIT_USAGE;
+				o->l.list = true;
+				continue;
+			case 'v':
+				o->l.verbose = true;
+				continue;
+			case 'p':
+			case 'n':
+			case 'P':
+			case 'm':
+			case 'f':
 			case 's':
 			case 'o':
 			case 'I':
@@ -239,6 +311,17 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			case 'x':
 				dtrace_x_option(val, diag);
 				break;
+			case 'p':
+			case 'n':
+			case 'P':
+			case 'm':
+			case 'f': {
+				int rc = list_option(&o->l, c, val, diag);
+
+				if (rc >= 0)
+					return rc;
+				break;
+			}
 			default:
 				if (push_cpp_arg(o, c, val))
 					goto nomem;
@@ -248,10 +331,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 		}
 	}
 
+	if (o->l.list)
+		return check_list_options(o, diag);
+	if (o->l.verbose || o->l.npids || o->l.ndescs)
+		return usage_error(diag, "-v, -p, -n, -P, -m and -f are only used with -l");
 	if (o->header && o->object)
 		return usage_error(diag, "-h and -G cannot be used together");
 	if (!o->header && !o->object)
-		return usage_error(diag, "one of -h or -G is required");
+		return usage_error(diag, "one of -h, -G or -l is required");
 	if (o->sources.n == 0)
 		return usage_error(diag, "no provider file: give one with -s FILE");
 	if (o->output && !*o->output)
@@ -377,6 +464,19 @@ int main(int argc, char **argv)
 		goto out;
 	rc = EXIT_ERROR;
 
+	if (o.l.list) {
+		struct usdt_list_opts lo = {
+			.verbose = o.l.verbose,
+			.pids = o.l.pids,
+			.npids = o.l.npids,
+			.descs = o.l.descs,
+			.ndescs = o.l.ndescs,
+		};
+
+		rc = usdt_list(&lo, stdout, &diag);
+		goto out;
+	}
+
 	output = o.output ? strdup(o.output)
 			  : default_output(o.sources.v[0], o.header ? ".h" : ".o");
 	if (!output) {
@@ -447,6 +547,8 @@ out:
 	free(o.cpp_args.v);
 	free(o.sources.v);
 	free(o.objects.v);
+	free(o.l.pids);
+	free(o.l.descs);
 	free(output);
 	return rc;
 }

@@ -35,7 +35,11 @@ run 2 "$DTRACE" -h -s
 run 2 "$DTRACE" -h -q -s sub/prov.d
 expect_grep "unknown option '-q'" err "an unknown option is named"
 run 2 "$DTRACE" --bogus -h -s sub/prov.d
-run 2 "$DTRACE" -l
+run 2 "$DTRACE" -l -h -s sub/prov.d
+expect_grep '-l cannot be used with -h' err "-l with -h is a usage error"
+run 2 "$DTRACE" -p 1
+expect_grep 'only used with -l' err "-p without -l is a usage error"
+run 2 "$DTRACE" -l -p 0
 run 2 "$DTRACE" -h -s sub/prov.d -o a.h -o b.h
 ls ./*.h 2>/dev/null && fail "a usage error left an output file"
 

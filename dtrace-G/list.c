@@ -1,0 +1,494 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `dtrace -l [-v] [-p PID] [-n|-P|-m|-f DESC]`: the USDT probes of live
+ * processes, listed the way DTrace lists them.
+ *
+ * Theory. DTrace names a USDT probe provider:module:function:name, with the
+ * process id appended to the provider (`myapp1234`), the module the basename
+ * of the file that holds the probe, the function the one the site is in, and
+ * the probe name with each `__` turned into `-`. It lists one line per such
+ * name: several sites of one probe in one function are one line, a probe
+ * used in two functions is two lines. The columns and the -v block below
+ * follow illumos dtrace(1M) (cmd/dtrace/dtrace.c, list_probe and
+ * print_probe_info) byte for byte, so scripts written against it keep
+ * working; IDs are the position in this listing (there is no kernel
+ * framework handing out probe ids here).
+ *
+ * Where the probes come from: each module (a file some process maps) is
+ * reached through /proc/PID/map_files (list_source.c) and read with the
+ * helper's validating note reader (kernel-helper/lib/notes.c): the probes
+ * listed are exactly the sites the daemon would register, accepted by the
+ * same rules. A file is read once however many processes map it (keyed by
+ * device and inode). Function names come from symbols.c (symbol tables, and
+ * DWARF for inlined sites); -v types and stability from our metadata note
+ * (list_meta.c), or, for probes built without `dtrace -G`, integer types of
+ * the sizes the stapsdt note gives and DTrace's default attributes.
+ *
+ * Probe descriptions match as DTrace's do: fields are globs (fnmatch: `*`,
+ * `?`, `[...]`), an empty field matches anything, and a description with
+ * fewer than four fields is aligned on the field its option names (-P the
+ * provider, -m the module, -f the function, -n the name). A description
+ * that matches nothing is reported as DTrace reports it.
+ */
+#include <errno.h>
+#include <fnmatch.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "list.h"
+#include "list_meta.h"
+#include "list_source.h"
+#include "notes.h"
+#include "symbols.h"
+
+enum { FIELD_PROVIDER, FIELD_MODULE, FIELD_FUNCTION, FIELD_NAME, NFIELDS };
+
+struct pdesc {
+	char *buf; /* owns the field strings */
+	const char *field[NFIELDS];
+	size_t matched;
+};
+
+/* One line of a file's listing, before the pid is known. */
+struct file_probe {
+	const char *provider; /* the note's strings (owned by the notes) */
+	const char *name;
+	char *dname; /* DTrace's spelling */
+	char *func;  /* "" when unknown */
+	size_t site; /* index of its first site in the notes */
+};
+
+/* What one file (device, inode) holds; read once per run. */
+struct file_entry {
+	uint64_t dev, ino;
+	struct usdt_notes *notes; /* NULL: no probes to list */
+	struct file_probe *p;
+	size_t n;
+	struct usdt_list_meta_ref *meta;
+	size_t nmeta;
+};
+
+struct lister {
+	const struct usdt_list_opts *o;
+	FILE *out;
+	struct usdt_diag *diag;
+	struct pdesc *descs;
+	size_t ndescs;
+	struct file_entry *files;
+	size_t nfiles;
+	unsigned id;
+	bool nomem;
+};
+
+/* ---- probe descriptions ---- */
+
+static int parse_desc(const struct usdt_list_desc *d, struct pdesc *p, struct usdt_diag *diag)
+{
+	size_t nf = 1, i;
+	int last;
+	char *s;
+
+	switch (d->kind) {
+	case 'P':
+		last = FIELD_PROVIDER;
+		break;
+	case 'm':
+		last = FIELD_MODULE;
+		break;
+	case 'f':
+		last = FIELD_FUNCTION;
+		break;
+	default:
+		last = FIELD_NAME;
+		break;
+	}
+	for (s = (char *)d->spec; *s; s++)
+		nf += *s == ':';
+	if (nf > (size_t)last + 1) {
+		fprintf(diag->out, "%s: invalid probe description \"%s\": too many fields for -%c\n",
+			diag->progname, d->spec, d->kind);
+		diag->errors++;
+		return -1;
+	}
+	p->buf = strdup(d->spec);
+	if (!p->buf)
+		return -ENOMEM;
+	for (i = 0; i < NFIELDS; i++)
+		p->field[i] = "";
+	s = p->buf;
+	for (i = (size_t)last + 1 - nf; i <= (size_t)last; i++) {
+		char *colon = strchr(s, ':');
+
+		if (colon)
+			*colon = '\0';
+		p->field[i] = s;
+		s = colon ? colon + 1 : s + strlen(s);
+	}
+	return 0;
+}
+
+static bool field_matches(const char *pattern, const char *value)
+{
+	return !*pattern || fnmatch(pattern, value, 0) == 0;
+}
+
+/* Counts the match on every description it satisfies; true when any did. */
+static bool matches(struct lister *l, const char *const v[NFIELDS])
+{
+	bool any = l->ndescs == 0;
+	size_t i, k;
+
+	for (i = 0; i < l->ndescs; i++) {
+		for (k = 0; k < NFIELDS; k++)
+			if (!field_matches(l->descs[i].field[k], v[k]))
+				break;
+		if (k == NFIELDS) {
+			l->descs[i].matched++;
+			any = true;
+		}
+	}
+	return any;
+}
+
+/* ---- reading a file ---- */
+
+static void file_entry_free(struct file_entry *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->n; i++) {
+		free(f->p[i].dname);
+		free(f->p[i].func);
+	}
+	free(f->p);
+	free(f->meta);
+	if (f->notes)
+		usdt_notes_free(f->notes);
+}
+
+static bool is_elf(int fd)
+{
+	unsigned char magic[4];
+
+	return pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	       !memcmp(magic, "\177ELF", 4);
+}
+
+static void warn_rejected(struct lister *l, const struct usdt_list_module *m,
+			  const struct usdt_notes *n)
+{
+	size_t i, nrej = n->nprobes - n->naccepted;
+
+	if (!nrej)
+		return;
+	for (i = 0; i < n->nprobes; i++)
+		if (n->probes[i].reject)
+			break;
+	usdt_warning(l->diag, "%s: %zu probe site(s) not listed, e.g. %s:%s: %s (%s)", m->path,
+		     nrej, n->probes[i].provider ? n->probes[i].provider : "?",
+		     n->probes[i].name ? n->probes[i].name : "?", n->probes[i].reject,
+		     n->probes[i].detail);
+}
+
+/* Groups the accepted sites by (provider, name, function). */
+static int group_sites(struct file_entry *f, char **funcs)
+{
+	const struct usdt_notes *n = f->notes;
+	size_t i, k;
+
+	f->p = calloc(n->nprobes ? n->nprobes : 1, sizeof(*f->p));
+	if (!f->p)
+		return -ENOMEM;
+	for (i = 0; i < n->nprobes; i++) {
+		const struct usdt_probe *s = &n->probes[i];
+		const char *fn = funcs[i] ? funcs[i] : "";
+		struct file_probe *p;
+
+		if (s->reject)
+			continue;
+		for (k = 0; k < f->n; k++)
+			if (!strcmp(f->p[k].provider, s->provider) && !strcmp(f->p[k].name, s->name) &&
+			    !strcmp(f->p[k].func, fn))
+				break;
+		if (k < f->n)
+			continue;
+		p = &f->p[f->n];
+		p->provider = s->provider;
+		p->name = s->name;
+		p->site = i;
+		p->dname = usdt_list_dtrace_name(s->name);
+		p->func = strdup(fn);
+		f->n++;
+		if (!p->dname || !p->func)
+			return -ENOMEM;
+	}
+	return 0;
+}
+
+static int read_file(struct lister *l, const struct usdt_list_module *m, struct file_entry *f)
+{
+	char err[256] = "", **funcs = NULL;
+	uint64_t *pcs = NULL;
+	size_t i, n;
+	int rc;
+
+	if (!is_elf(m->fd))
+		return 0;
+	rc = usdt_notes_read(m->fd, NULL, &f->notes, err, sizeof(err));
+	if (rc == -ENOMEM)
+		return rc;
+	if (rc) {
+		usdt_warning(l->diag, "cannot read the probes of %s: %s", m->path, err);
+		f->notes = NULL;
+		return 0;
+	}
+	n = f->notes->nprobes;
+	if (f->notes->naccepted == 0) {
+		warn_rejected(l, m, f->notes);
+		usdt_notes_free(f->notes);
+		f->notes = NULL;
+		return 0;
+	}
+	warn_rejected(l, m, f->notes);
+	pcs = calloc(n, sizeof(*pcs));
+	funcs = calloc(n, sizeof(*funcs));
+	rc = -ENOMEM;
+	if (!pcs || !funcs)
+		goto out;
+	for (i = 0; i < n; i++)
+		pcs[i] = f->notes->probes[i].pc;
+	rc = usdt_sym_functions(m->fd, pcs, n, funcs);
+	if (rc)
+		goto out;
+	rc = group_sites(f, funcs);
+	if (rc)
+		goto out;
+	if (f->notes->nmeta) {
+		f->meta = calloc(f->notes->nmeta, sizeof(*f->meta));
+		if (!f->meta) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		for (i = 0; i < f->notes->nmeta; i++) {
+			f->meta[i].desc = f->notes->meta[i].desc;
+			f->meta[i].size = f->notes->meta[i].size;
+			f->meta[i].big_endian = f->notes->meta[i].big_endian;
+		}
+		f->nmeta = f->notes->nmeta;
+	}
+out:
+	if (funcs)
+		for (i = 0; i < n; i++)
+			free(funcs[i]);
+	free(funcs);
+	free(pcs);
+	return rc;
+}
+
+static struct file_entry *get_file(struct lister *l, const struct usdt_list_module *m)
+{
+	struct file_entry *nv, *f;
+	size_t i;
+
+	for (i = 0; i < l->nfiles; i++)
+		if (l->files[i].dev == m->dev && l->files[i].ino == m->ino)
+			return &l->files[i];
+	nv = realloc(l->files, (l->nfiles + 1) * sizeof(*nv));
+	if (!nv)
+		return NULL;
+	l->files = nv;
+	f = &l->files[l->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->dev = m->dev;
+	f->ino = m->ino;
+	if (read_file(l, m, f)) {
+		file_entry_free(f);
+		l->nfiles--;
+		return NULL;
+	}
+	return f;
+}
+
+/* ---- printing ---- */
+
+static void print_attr(FILE *out, const char *title, const unsigned a[3])
+{
+	fprintf(out, "\n\t%s\n", title);
+	fprintf(out, "\t\tIdentifier Names: %s\n", usdt_list_stability_name(a[0]));
+	fprintf(out, "\t\tData Semantics:   %s\n", usdt_list_stability_name(a[1]));
+	fprintf(out, "\t\tDependency Class: %s\n", usdt_list_class_name(a[2]));
+}
+
+static const char *sized_type(const struct usdt_arg *a)
+{
+	static const char *const s[] = { "int8_t", "int16_t", "int32_t", "int64_t" };
+	static const char *const u[] = { "uint8_t", "uint16_t", "uint32_t", "uint64_t" };
+	int k = a->size == 1 ? 0 : a->size == 2 ? 1 : a->size == 4 ? 2 : a->size == 8 ? 3 : -1;
+
+	if (k < 0)
+		return "(unknown)";
+	return a->is_signed ? s[k] : u[k];
+}
+
+/*
+ * DTrace's -v block. The probe description attributes are the least of the
+ * provider, module, function and name sets (each component on its own), as
+ * dt_probe_info() computes them for a fully specified probe.
+ */
+static void print_info(struct lister *l, const struct file_entry *f, const struct file_probe *p)
+{
+	struct usdt_list_probe_info info;
+	const char *why = NULL;
+	unsigned desc[3], i, k;
+
+	memset(&info, 0, sizeof(info));
+	usdt_list_default_attrs(&info);
+	if (!usdt_list_meta_find(f->meta, f->nmeta, p->provider, p->name, &info, &why)) {
+		const struct usdt_probe *s = &f->notes->probes[p->site];
+
+		usdt_list_default_attrs(&info);
+		info.nargs = info.nxargs = s->nargs;
+		for (i = 0; i < s->nargs; i++)
+			info.native[i] = info.xlated[i] = sized_type(&s->arg[i]);
+		info.translated = false;
+	}
+	for (k = 0; k < 3; k++) {
+		desc[k] = info.attr[0][k];
+		for (i = 1; i < 4; i++)
+			if (info.attr[i][k] < desc[k])
+				desc[k] = info.attr[i][k];
+	}
+	print_attr(l->out, "Probe Description Attributes", desc);
+	print_attr(l->out, "Argument Attributes", info.attr[4]);
+	fprintf(l->out, "\n\tArgument Types\n");
+	for (i = 0; i < info.nxargs && i < USDT_LIST_MAX_ARGS; i++)
+		fprintf(l->out, "\t\targs[%u]: %s\n", i, info.xlated[i]);
+	if (info.nxargs == 0)
+		fprintf(l->out, "\t\tNone\n");
+	/* Not in DTrace's output: what argN (the untranslated values) are. */
+	if (info.translated) {
+		fprintf(l->out, "\n\tNative Argument Types\n");
+		for (i = 0; i < info.nargs && i < USDT_LIST_MAX_ARGS; i++)
+			fprintf(l->out, "\t\targ%u: %s\n", i, info.native[i]);
+		if (info.nargs == 0)
+			fprintf(l->out, "\t\tNone\n");
+	}
+	fprintf(l->out, "\n");
+}
+
+static int list_module(struct lister *l, const struct usdt_list_module *m)
+{
+	struct file_entry *f = get_file(l, m);
+	size_t i;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; f->notes && i < f->n; i++) {
+		const struct file_probe *p = &f->p[i];
+		char provider[USDT_NAME_INPUT_MAX + 16];
+		const char *v[NFIELDS];
+
+		snprintf(provider, sizeof(provider), "%s%d", p->provider, m->pid);
+		v[FIELD_PROVIDER] = provider;
+		v[FIELD_MODULE] = m->module;
+		v[FIELD_FUNCTION] = p->func;
+		v[FIELD_NAME] = p->dname;
+		if (!matches(l, v))
+			continue;
+		fprintf(l->out, "%5u %10s %17s %33s %s\n", ++l->id, provider, m->module, p->func,
+			p->dname);
+		if (l->o->verbose)
+			print_info(l, f, p);
+	}
+	return 0;
+}
+
+static int cmp_pid(const void *a, const void *b)
+{
+	const struct usdt_list_module *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	/* fd order is discovery order within a process: keep it. */
+	return (x->fd > y->fd) - (x->fd < y->fd);
+}
+
+static int gather(struct lister *l, struct usdt_list_modules *mods)
+{
+	size_t i;
+
+	if (!l->o->npids) {
+		if (usdt_list_daemon_modules(mods, l->diag))
+			return -1;
+		qsort(mods->v, mods->n, sizeof(*mods->v), cmp_pid);
+		return 0;
+	}
+	for (i = 0; i < l->o->npids; i++) {
+		int err = usdt_list_proc_modules(l->o->pids[i], mods, l->diag);
+
+		if (err) {
+			fprintf(l->diag->out, "%s: failed to grab pid %d: %s\n", l->diag->progname,
+				l->o->pids[i], strerror(-err));
+			l->diag->errors++;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int usdt_list(const struct usdt_list_opts *o, FILE *out, struct usdt_diag *diag)
+{
+	struct lister l = { .o = o, .out = out, .diag = diag };
+	struct usdt_list_modules mods = { 0 };
+	size_t i, matched = 0;
+	int rc = 1;
+
+	l.descs = calloc(o->ndescs ? o->ndescs : 1, sizeof(*l.descs));
+	if (!l.descs)
+		goto nomem;
+	for (i = 0; i < o->ndescs; i++) {
+		int err = parse_desc(&o->descs[i], &l.descs[l.ndescs], diag);
+
+		if (err == -ENOMEM)
+			goto nomem;
+		if (err) {
+			rc = 2;
+			goto out;
+		}
+		l.ndescs++;
+	}
+	if (gather(&l, &mods))
+		goto out;
+
+	fprintf(out, "%5s %10s %17s %33s %s\n", "ID", "PROVIDER", "MODULE", "FUNCTION", "NAME");
+	for (i = 0; i < mods.n; i++)
+		if (list_module(&l, &mods.v[i]))
+			goto nomem;
+	fflush(out);
+
+	for (i = 0; i < l.ndescs; i++) {
+		const struct pdesc *d = &l.descs[i];
+
+		matched += d->matched;
+		if (d->matched)
+			continue;
+		fprintf(diag->out, "%s: failed to match %s:%s:%s:%s: No probe matches description\n",
+			diag->progname, d->field[0], d->field[1], d->field[2], d->field[3]);
+	}
+	rc = l.ndescs && !matched ? 1 : 0;
+	goto out;
+nomem:
+	usdt_error(diag, "out of memory");
+	rc = 1;
+out:
+	for (i = 0; i < l.nfiles; i++)
+		file_entry_free(&l.files[i]);
+	free(l.files);
+	for (i = 0; i < l.ndescs; i++)
+		free(l.descs[i].buf);
+	free(l.descs);
+	usdt_list_modules_free(&mods);
+	return rc;
+}

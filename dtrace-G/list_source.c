@@ -1,0 +1,437 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The modules `dtrace -l` reads, and how it reaches each file.
+ *
+ * A module is reached through /proc/PID/map_files/START-END, never through
+ * the path the process mapped: that link is the very file the process has
+ * mapped, even when it was deleted, replaced, or lives in another mount
+ * namespace (a container). The path from /proc/PID/maps is only used for the
+ * MODULE column, and as a fallback when map_files cannot be opened (without
+ * CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE); the fallback is accepted only
+ * when the file at that path has the device and inode the mapping shows.
+ *
+ * With -p the mappings come from /proc/PID/maps; without it, from the helper
+ * daemon (USDT_MSG_LIST, kernel-helper/protocol.h), which names each
+ * registered (pid, module) with its mapping range, device and inode; each is
+ * then opened through the process's map_files like a -p module, so a stale
+ * answer (the process exited, the range was remapped) is dropped, not
+ * misread.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../kernel-helper/protocol.h"
+#include "list_source.h"
+
+#define DAEMON_TIMEOUT_MS 5000
+#define DELETED_SUFFIX " (deleted)"
+
+static int push_module(struct usdt_list_modules *mods, const struct usdt_list_module *m)
+{
+	if (mods->n == mods->cap) {
+		size_t cap = mods->cap ? mods->cap * 2 : 16;
+		struct usdt_list_module *nv = realloc(mods->v, cap * sizeof(*nv));
+
+		if (!nv)
+			return -ENOMEM;
+		mods->v = nv;
+		mods->cap = cap;
+	}
+	mods->v[mods->n++] = *m;
+	return 0;
+}
+
+void usdt_list_modules_free(struct usdt_list_modules *mods)
+{
+	size_t i;
+
+	for (i = 0; i < mods->n; i++) {
+		if (mods->v[i].fd >= 0)
+			close(mods->v[i].fd);
+		free(mods->v[i].path);
+		free(mods->v[i].module);
+	}
+	free(mods->v);
+	mods->v = NULL;
+	mods->n = mods->cap = 0;
+}
+
+static bool have_module(const struct usdt_list_modules *mods, int pid, uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < mods->n; i++)
+		if (mods->v[i].pid == pid && mods->v[i].dev == dev && mods->v[i].ino == ino)
+			return true;
+	return false;
+}
+
+/*
+ * Opens the file mapped at [start, end) in pid, preferring map_files. The
+ * fallback path must show (dev, ino) when they are known (non-zero ino).
+ */
+static int open_mapping(int pid, uint64_t start, uint64_t end, const char *path, uint64_t dev,
+			uint64_t ino)
+{
+	char link[96];
+	struct stat st;
+	int fd;
+
+	snprintf(link, sizeof(link), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
+	fd = open(link, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0)
+		return fd;
+	if (errno != EPERM && errno != EACCES)
+		return -errno;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || (ino && ((uint64_t)st.st_ino != ino || (uint64_t)st.st_dev != dev))) {
+		close(fd);
+		return -ESTALE;
+	}
+	return fd;
+}
+
+static char *basename_dup(const char *path)
+{
+	const char *b = strrchr(path, '/');
+
+	return strdup(b ? b + 1 : path);
+}
+
+/*
+ * Fills m from an open fd and the mapped path; takes ownership of fd.
+ * Returns 1 when the file is a new module, 0 when it was already listed for
+ * this pid (fd closed), negative errno on failure (fd closed).
+ */
+static int add_module(struct usdt_list_modules *mods, int pid, int fd, const char *mapped)
+{
+	struct usdt_list_module m = { .pid = pid, .fd = fd };
+	size_t len = strlen(mapped), sl = strlen(DELETED_SUFFIX);
+	struct stat st;
+	int err;
+
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	m.dev = (uint64_t)st.st_dev;
+	m.ino = (uint64_t)st.st_ino;
+	if (have_module(mods, pid, m.dev, m.ino)) {
+		close(fd);
+		return 0;
+	}
+	/* The kernel appends " (deleted)" to the path of an unlinked file. */
+	if (st.st_nlink == 0 && len > sl && !strcmp(mapped + len - sl, DELETED_SUFFIX))
+		len -= sl;
+	m.path = strndup(mapped, len);
+	m.module = m.path ? basename_dup(m.path) : NULL;
+	if (!m.module || (err = push_module(mods, &m)) != 0) {
+		free(m.path);
+		free(m.module);
+		close(fd);
+		return -ENOMEM;
+	}
+	return 1;
+}
+
+static int read_text(const char *path, char **text)
+{
+	size_t cap = 1 << 14, n = 0;
+	char *buf = malloc(cap);
+	int fd, err = 0;
+
+	if (!buf)
+		return -ENOMEM;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		err = -errno;
+		free(buf);
+		return err;
+	}
+	for (;;) {
+		ssize_t r;
+
+		if (n + 1 == cap) {
+			char *nb = realloc(buf, cap *= 2);
+
+			if (!nb) {
+				err = -ENOMEM;
+				break;
+			}
+			buf = nb;
+		}
+		r = read(fd, buf + n, cap - n - 1);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			err = -errno;
+			break;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	if (err) {
+		free(buf);
+		return err;
+	}
+	buf[n] = '\0';
+	*text = buf;
+	return 0;
+}
+
+/* A maps line's key, to skip the second and later mappings of one file early. */
+struct seen {
+	uint64_t dev, ino;
+};
+
+int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_diag *diag)
+{
+	struct seen *seen = NULL;
+	size_t nseen = 0, cap = 0;
+	char path[64], *text = NULL, *line, *next;
+	int err;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	err = read_text(path, &text);
+	if (err == -ENOENT)
+		return -ESRCH;
+	if (err)
+		return err;
+	for (line = text; *line; line = next) {
+		unsigned long long start, end, off, ino;
+		unsigned maj, min;
+		char perms[8];
+		uint64_t dev;
+		int pos = 0, fd;
+		size_t i;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		else
+			next = line + strlen(line);
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
+			   &min, &ino, &pos) < 7 ||
+		    pos == 0 || line[pos] != '/' || ino == 0)
+			continue;
+		dev = (uint64_t)makedev(maj, min);
+		for (i = 0; i < nseen; i++)
+			if (seen[i].dev == dev && seen[i].ino == ino)
+				break;
+		if (i < nseen)
+			continue;
+		if (nseen == cap) {
+			struct seen *ns = realloc(seen, (cap = cap ? cap * 2 : 32) * sizeof(*ns));
+
+			if (!ns) {
+				err = -ENOMEM;
+				break;
+			}
+			seen = ns;
+		}
+		seen[nseen].dev = dev;
+		seen[nseen++].ino = ino;
+		fd = open_mapping(pid, start, end, line + pos, dev, ino);
+		if (fd < 0) {
+			/* The process may have unmapped it since: not an error of ours. */
+			if (fd != -ENOENT && fd != -ESRCH)
+				usdt_warning(diag, "pid %d: cannot open %s: %s", pid, line + pos,
+					     strerror(-fd));
+			continue;
+		}
+		err = add_module(mods, pid, fd, line + pos);
+		if (err < 0)
+			break;
+		err = 0;
+	}
+	free(seen);
+	free(text);
+	return err;
+}
+
+/* ---- the daemon ---- */
+
+static const char *socket_path(void)
+{
+	const char *p = getenv(USDT_HELPER_SOCKET_ENV);
+
+	return p && *p ? p : USDT_HELPER_SOCKET_PATH;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* One packet within the deadline: its length, or a negative errno. */
+static ssize_t recv_packet(int fd, void *buf, size_t len, int64_t deadline)
+{
+	for (;;) {
+		struct pollfd p = { .fd = fd, .events = POLLIN };
+		int64_t left = deadline - now_ms();
+		ssize_t r;
+		int pr;
+
+		if (left <= 0)
+			return -ETIMEDOUT;
+		pr = poll(&p, 1, (int)left);
+		if (pr < 0 && errno == EINTR)
+			continue;
+		if (pr < 0)
+			return -errno;
+		if (pr == 0)
+			return -ETIMEDOUT;
+		r = recv(fd, buf, len, MSG_TRUNC);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		return r;
+	}
+}
+
+static bool header_ok(const struct usdt_msg_hdr *h, size_t len, uint32_t seq)
+{
+	return h->magic == USDT_PROTO_MAGIC && h->version == USDT_PROTO_VERSION &&
+	       h->size == len && h->seq == seq;
+}
+
+/* One LIST_ENTRY: open the module through the process and add it. */
+static int list_entry(struct usdt_list_modules *mods, const struct usdt_msg_list_entry *e,
+		      size_t len, struct usdt_diag *diag)
+{
+	const char *path = (const char *)(e + 1);
+	int fd, err;
+
+	if (e->path_len == 0 || e->path_len > USDT_PROTO_PATH_MAX ||
+	    len != sizeof(*e) + e->path_len || path[e->path_len - 1] != '\0' || e->pid <= 0) {
+		usdt_error(diag, "the helper daemon sent a malformed list entry");
+		return -1;
+	}
+	fd = open_mapping(e->pid, e->start, e->end, path, e->dev, e->ino);
+	if (fd < 0)
+		return 0; /* the process is gone or remapped since the daemon looked */
+	err = add_module(mods, e->pid, fd, path);
+	if (err < 0) {
+		usdt_error(diag, "out of memory");
+		return -1;
+	}
+	/* Another file at that range now: the answer is stale for this one. */
+	if (err == 1 && (mods->v[mods->n - 1].dev != e->dev || mods->v[mods->n - 1].ino != e->ino)) {
+		mods->n--;
+		close(mods->v[mods->n].fd);
+		free(mods->v[mods->n].path);
+		free(mods->v[mods->n].module);
+	}
+	return 0;
+}
+
+int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *diag)
+{
+	const char *path = socket_path();
+	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct usdt_msg_list req;
+	union {
+		struct usdt_msg_hdr hdr;
+		struct usdt_msg_reply reply;
+		struct usdt_msg_list_entry entry;
+		unsigned char bytes[sizeof(struct usdt_msg_list_entry) + USDT_PROTO_PATH_MAX];
+	} buf;
+	uint32_t seq = (uint32_t)getpid();
+	int64_t deadline;
+	int fd, rc = -1;
+
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		usdt_error(diag, "helper socket path too long: %s", path);
+		return -1;
+	}
+	memcpy(sa.sun_path, path, strlen(path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0) {
+		usdt_error(diag, "cannot create a socket: %s", strerror(errno));
+		return -1;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		int e = errno;
+
+		if (e == ENOENT || e == ECONNREFUSED)
+			usdt_error(diag,
+				   "the usdtkit helper daemon is not running (nothing listens on %s): "
+				   "without it only one process can be listed, with -p PID",
+				   path);
+		else
+			usdt_error(diag, "cannot reach the usdtkit helper daemon at %s: %s; "
+				   "-p PID lists one process without it", path, strerror(e));
+		goto out;
+	}
+	memset(&req, 0, sizeof(req));
+	req.hdr.magic = USDT_PROTO_MAGIC;
+	req.hdr.version = USDT_PROTO_VERSION;
+	req.hdr.type = USDT_MSG_LIST;
+	req.hdr.size = sizeof(req);
+	req.hdr.seq = seq;
+	req.pid = 0;
+	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
+		usdt_error(diag, "cannot send to the usdtkit helper daemon at %s: %s", path,
+			   strerror(errno));
+		goto out;
+	}
+	deadline = now_ms() + DAEMON_TIMEOUT_MS;
+	for (;;) {
+		ssize_t n = recv_packet(fd, &buf, sizeof(buf), deadline);
+
+		if (n < 0) {
+			usdt_error(diag, "no answer from the usdtkit helper daemon at %s: %s", path,
+				   strerror((int)-n));
+			goto out;
+		}
+		if (n == 0) {
+			usdt_error(diag, "the usdtkit helper daemon at %s closed the connection",
+				   path);
+			goto out;
+		}
+		if ((size_t)n > sizeof(buf) || (size_t)n < sizeof(buf.hdr) ||
+		    !header_ok(&buf.hdr, (size_t)n, seq))
+			goto malformed;
+		if (buf.hdr.type == USDT_MSG_LIST_ENTRY) {
+			if ((size_t)n < sizeof(buf.entry))
+				goto malformed;
+			if (list_entry(mods, &buf.entry, (size_t)n, diag))
+				goto out;
+			continue;
+		}
+		if (buf.hdr.type != USDT_MSG_REPLY || (size_t)n != sizeof(buf.reply))
+			goto malformed;
+		if (buf.reply.status < 0) {
+			usdt_error(diag, "the usdtkit helper daemon refused to list: %s",
+				   strerror(-buf.reply.status));
+			goto out;
+		}
+		rc = 0;
+		goto out;
+	}
+malformed:
+	usdt_error(diag, "the usdtkit helper daemon at %s sent a malformed answer", path);
+out:
+	close(fd);
+	return rc;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Where `dtrace -l` finds the modules to read (internal to the listing):
+ * one process's mappings read directly (-p), or every registered
+ * (process, module) pair as the helper daemon knows them.
+ */
+#ifndef USDT_LIST_SOURCE_H
+#define USDT_LIST_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "diag.h"
+
+/* One file mapped by one process, opened for reading. */
+struct usdt_list_module {
+	int pid;
+	int fd;		/* open on the file itself (through /proc/PID/map_files) */
+	uint64_t dev, ino; /* of the open file */
+	char *path;	/* as the process mapped it, " (deleted)" removed */
+	char *module;	/* its basename: DTrace's MODULE column */
+};
+
+struct usdt_list_modules {
+	struct usdt_list_module *v;
+	size_t n, cap;
+};
+
+/*
+ * Appends every distinct file-backed mapping of `pid` (one per device and
+ * inode). Returns 0, or a negative errno when the process cannot be read
+ * (-ESRCH: no such process); nothing is reported through diag then, the
+ * caller says "failed to grab pid".
+ */
+int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_diag *diag);
+
+/*
+ * Appends every (process, module) the helper daemon has registered, asking
+ * it over its socket (USDTKIT_HELPER_SOCKET, default /run/usdtkit/helper.sock).
+ * Returns 0, or -1 after reporting (no daemon: the message says so and
+ * suggests -p).
+ */
+int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *diag);
+
+void usdt_list_modules_free(struct usdt_list_modules *mods);
+
+#endif /* USDT_LIST_SOURCE_H */

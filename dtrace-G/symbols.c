@@ -1,0 +1,521 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Function names for probe sites.
+ *
+ * DTrace names a USDT probe's function after the function its site is in;
+ * our sites are found from their notes, so the name is looked up here, in
+ * two steps:
+ *
+ *  1. The symbol tables (.symtab, else .dynsym for a stripped file): the
+ *     STT_FUNC (or IFUNC) symbol whose [value, value + size) holds the pc.
+ *     Several symbols at one place (aliases) are resolved as DTrace's -G
+ *     does: a global before a weak before a local, then the lowest name.
+ *  2. DWARF, when the file carries it (libdwarf): a site inside code inlined
+ *     from another function (a `static inline` helper at -O2) is listed
+ *     under the inlined function's name, the innermost one when inlining
+ *     nests, as `addr2line -i` shows first. The DIE tree is walked once per
+ *     file; a subtree whose ranges hold no pc of interest is skipped, so only
+ *     the functions that contain probes are looked at closely.
+ *
+ * Separate debug files (.gnu_debuglink, build-id) are not searched: without
+ * DWARF in the file itself, inlined sites get the enclosing symbol's name.
+ * Both readers only read the file (pread); nothing is trusted beyond what
+ * libelf and libdwarf check, which is enough for a listing the user asked for.
+ */
+#include <errno.h>
+#include <gelf.h>
+#include <libelf.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <dwarf.h>
+#include <libdwarf.h>
+
+#include "symbols.h"
+
+#define MAX_DIE_DEPTH 64
+#define MAX_ORIGIN_HOPS 8
+
+/* ---- symbol tables ---- */
+
+struct func_sym {
+	uint64_t lo, hi;
+	const char *name; /* in libelf's string data, valid while the Elf is open */
+	int rank;	  /* 0 global, 1 weak, 2 local */
+};
+
+static int rank_of(unsigned bind)
+{
+	return bind == STB_GLOBAL ? 0 : bind == STB_WEAK ? 1 : 2;
+}
+
+/* Is a better than b for naming a site both contain? */
+static bool better(const struct func_sym *a, const struct func_sym *b)
+{
+	if (a->rank != b->rank)
+		return a->rank < b->rank;
+	return strcmp(a->name, b->name) < 0;
+}
+
+/* Scans one symbol table section, improving best[i] for each pc it contains. */
+static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const uint64_t *pcs, size_t n,
+			struct func_sym *best)
+{
+	Elf_Data *data = elf_getdata(scn, NULL);
+	size_t i, k, count;
+
+	if (!data || !sh->sh_entsize)
+		return;
+	count = sh->sh_size / sh->sh_entsize;
+	for (k = 1; k < count; k++) {
+		struct func_sym s;
+		GElf_Sym sym;
+		unsigned type;
+
+		if (!gelf_getsym(data, (int)k, &sym))
+			break;
+		type = GELF_ST_TYPE(sym.st_info);
+		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
+		    sym.st_size == 0)
+			continue;
+		s.lo = sym.st_value;
+		s.hi = sym.st_value + sym.st_size;
+		s.rank = rank_of(GELF_ST_BIND(sym.st_info));
+		s.name = elf_strptr(elf, sh->sh_link, sym.st_name);
+		if (!s.name || !*s.name)
+			continue;
+		for (i = 0; i < n; i++)
+			if (pcs[i] >= s.lo && pcs[i] < s.hi && (!best[i].name || better(&s, &best[i])))
+				best[i] = s;
+	}
+}
+
+static int symtab_names(int fd, const uint64_t *pcs, size_t n, char **names)
+{
+	struct func_sym *best = calloc(n ? n : 1, sizeof(*best));
+	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
+	GElf_Shdr sh_symtab, sh_dynsym, sh;
+	Elf *elf;
+	size_t i;
+	int err = 0;
+
+	if (!best)
+		return -ENOMEM;
+	elf_version(EV_CURRENT);
+	elf = elf_begin(fd, ELF_C_READ, NULL);
+	if (!elf || elf_kind(elf) != ELF_K_ELF)
+		goto out;
+	while ((scn = elf_nextscn(elf, scn)) != NULL) {
+		if (!gelf_getshdr(scn, &sh))
+			continue;
+		if (sh.sh_type == SHT_SYMTAB && !symtab) {
+			symtab = scn;
+			sh_symtab = sh;
+		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
+			dynsym = scn;
+			sh_dynsym = sh;
+		}
+	}
+	/* .symtab is a superset of .dynsym's functions when present. */
+	if (symtab)
+		scan_symtab(elf, symtab, &sh_symtab, pcs, n, best);
+	else if (dynsym)
+		scan_symtab(elf, dynsym, &sh_dynsym, pcs, n, best);
+	for (i = 0; i < n; i++) {
+		if (!best[i].name)
+			continue;
+		names[i] = strdup(best[i].name);
+		if (!names[i]) {
+			err = -ENOMEM;
+			break;
+		}
+	}
+out:
+	if (elf)
+		elf_end(elf);
+	free(best);
+	return err;
+}
+
+/* ---- DWARF: inlined sites ---- */
+
+struct dw_walk {
+	Dwarf_Debug dbg;
+	const uint64_t *pcs; /* sorted */
+	size_t n;
+	char **names;	  /* parallel to pcs */
+	unsigned *depth;  /* inlining depth that named names[i] (0: none) */
+	Dwarf_Addr cu_base;
+	bool nomem;
+};
+
+struct range {
+	uint64_t lo, hi;
+};
+
+struct ranges {
+	struct range v[64];
+	size_t n;
+	bool overflow; /* more than fit: treat as containing everything */
+};
+
+static void add_range(struct ranges *r, uint64_t lo, uint64_t hi)
+{
+	if (hi <= lo)
+		return;
+	if (r->n == sizeof(r->v) / sizeof(r->v[0])) {
+		r->overflow = true;
+		return;
+	}
+	r->v[r->n].lo = lo;
+	r->v[r->n++].hi = hi;
+}
+
+static void rnglist_ranges(Dwarf_Attribute attr, Dwarf_Half form, struct ranges *r)
+{
+	Dwarf_Rnglists_Head head = NULL;
+	Dwarf_Unsigned val = 0, count = 0, off = 0, i;
+	Dwarf_Off ref = 0;
+	Dwarf_Error e = NULL;
+
+	if (form == DW_FORM_rnglistx) {
+		if (dwarf_formudata(attr, &val, &e) != DW_DLV_OK)
+			return;
+	} else if (dwarf_global_formref(attr, &ref, &e) == DW_DLV_OK) {
+		val = ref;
+	} else if (dwarf_formudata(attr, &val, &e) != DW_DLV_OK) {
+		return;
+	}
+	if (dwarf_rnglists_get_rle_head(attr, form, val, &head, &count, &off, &e) != DW_DLV_OK)
+		return;
+	for (i = 0; i < count; i++) {
+		Dwarf_Unsigned raw1, raw2, c1, c2;
+		Dwarf_Bool unavailable = 0;
+		unsigned len, code;
+
+		if (dwarf_get_rnglists_entry_fields_a(head, i, &len, &code, &raw1, &raw2,
+						      &unavailable, &c1, &c2, &e) != DW_DLV_OK)
+			break;
+		if (unavailable)
+			continue;
+		switch (code) {
+		case DW_RLE_startx_endx:
+		case DW_RLE_startx_length:
+		case DW_RLE_offset_pair:
+		case DW_RLE_start_end:
+		case DW_RLE_start_length:
+			add_range(r, c1, c2);
+			break;
+		default:
+			break;
+		}
+	}
+	dwarf_dealloc_rnglists_head(head);
+}
+
+static void debug_ranges(struct dw_walk *w, Dwarf_Die die, Dwarf_Attribute attr, struct ranges *r)
+{
+	Dwarf_Ranges *rv = NULL;
+	Dwarf_Signed cnt = 0, i;
+	Dwarf_Unsigned bytes = 0, val = 0;
+	Dwarf_Off ref = 0, real = 0;
+	Dwarf_Addr base = w->cu_base;
+	Dwarf_Error e = NULL;
+
+	if (dwarf_global_formref(attr, &ref, &e) == DW_DLV_OK)
+		val = ref;
+	else if (dwarf_formudata(attr, &val, &e) != DW_DLV_OK)
+		return;
+	if (dwarf_get_ranges_b(w->dbg, val, die, &real, &rv, &cnt, &bytes, &e) != DW_DLV_OK)
+		return;
+	for (i = 0; i < cnt; i++) {
+		if (rv[i].dwr_type == DW_RANGES_END)
+			break;
+		if (rv[i].dwr_type == DW_RANGES_ADDRESS_SELECTION)
+			base = rv[i].dwr_addr2;
+		else
+			add_range(r, base + rv[i].dwr_addr1, base + rv[i].dwr_addr2);
+	}
+	dwarf_ranges_dealloc(w->dbg, rv, cnt);
+}
+
+/* The code ranges of a DIE. Returns false when it has none (no pc attributes). */
+static bool die_ranges(struct dw_walk *w, Dwarf_Die die, struct ranges *r)
+{
+	Dwarf_Addr lo, hi;
+	Dwarf_Half form = 0, version = 2, offsize = 4;
+	enum Dwarf_Form_Class cls;
+	Dwarf_Attribute attr = NULL;
+	Dwarf_Error e = NULL;
+
+	r->n = 0;
+	r->overflow = false;
+	if (dwarf_lowpc(die, &lo, &e) == DW_DLV_OK &&
+	    dwarf_highpc_b(die, &hi, &form, &cls, &e) == DW_DLV_OK) {
+		if (cls == DW_FORM_CLASS_CONSTANT)
+			hi += lo;
+		add_range(r, lo, hi);
+		return true;
+	}
+	if (dwarf_attr(die, DW_AT_ranges, &attr, &e) != DW_DLV_OK)
+		return false;
+	if (dwarf_whatform(attr, &form, &e) == DW_DLV_OK) {
+		dwarf_get_version_of_die(die, &version, &offsize);
+		if (version >= 5)
+			rnglist_ranges(attr, form, r);
+		else
+			debug_ranges(w, die, attr, r);
+	}
+	dwarf_dealloc_attribute(attr);
+	return true;
+}
+
+/* First index of a pc >= lo. */
+static size_t lower_bound(const struct dw_walk *w, uint64_t lo)
+{
+	size_t a = 0, b = w->n;
+
+	while (a < b) {
+		size_t m = a + (b - a) / 2;
+
+		if (w->pcs[m] < lo)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
+static bool ranges_hold_pc(const struct dw_walk *w, const struct ranges *r)
+{
+	size_t i, k;
+
+	if (r->overflow)
+		return true;
+	for (i = 0; i < r->n; i++) {
+		k = lower_bound(w, r->v[i].lo);
+		if (k < w->n && w->pcs[k] < r->v[i].hi)
+			return true;
+	}
+	return false;
+}
+
+/*
+ * The name of an inlined subroutine: from its abstract origin (and that
+ * one's specification, for a C++ member), the linkage name when there is
+ * one, as the symbol table would name it, else DW_AT_name.
+ */
+static char *inlined_name(struct dw_walk *w, Dwarf_Die die)
+{
+	Dwarf_Die cur = die, next;
+	char *name = NULL;
+	int hops;
+
+	for (hops = 0; hops < MAX_ORIGIN_HOPS; hops++) {
+		static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
+		Dwarf_Error e = NULL;
+		Dwarf_Attribute attr;
+		Dwarf_Off off;
+		char *s = NULL;
+		size_t k;
+
+		if ((dwarf_die_text(cur, DW_AT_linkage_name, &s, &e) == DW_DLV_OK ||
+		     dwarf_die_text(cur, DW_AT_MIPS_linkage_name, &s, &e) == DW_DLV_OK ||
+		     dwarf_diename(cur, &s, &e) == DW_DLV_OK) &&
+		    s && *s) {
+			name = strdup(s);
+			if (!name)
+				w->nomem = true;
+			break;
+		}
+		next = NULL;
+		for (k = 0; k < sizeof(refs) / sizeof(refs[0]) && !next; k++) {
+			if (dwarf_attr(cur, refs[k], &attr, &e) != DW_DLV_OK)
+				continue;
+			if (dwarf_global_formref(attr, &off, &e) != DW_DLV_OK ||
+			    dwarf_offdie_b(w->dbg, off, 1, &next, &e) != DW_DLV_OK)
+				next = NULL;
+			dwarf_dealloc_attribute(attr);
+		}
+		if (cur != die)
+			dwarf_dealloc_die(cur);
+		if (!next)
+			return NULL;
+		cur = next;
+	}
+	if (cur != die)
+		dwarf_dealloc_die(cur);
+	return name;
+}
+
+static void name_sites(struct dw_walk *w, Dwarf_Die die, const struct ranges *r, unsigned depth)
+{
+	char *name = NULL;
+	size_t i, k;
+
+	for (i = 0; i < r->n; i++) {
+		for (k = lower_bound(w, r->v[i].lo); k < w->n && w->pcs[k] < r->v[i].hi; k++) {
+			if (w->depth[k] >= depth)
+				continue;
+			if (!name && !(name = inlined_name(w, die)))
+				return;
+			free(w->names[k]);
+			w->names[k] = strdup(name);
+			if (!w->names[k])
+				w->nomem = true;
+			w->depth[k] = depth;
+		}
+	}
+	free(name);
+}
+
+/* Walks die and its siblings; depth counts the inlined subroutines around them. */
+static void walk(struct dw_walk *w, Dwarf_Die die, unsigned depth, int level)
+{
+	Dwarf_Die cur = die, child, sib;
+
+	while (cur) {
+		Dwarf_Error e = NULL;
+		Dwarf_Half tag = 0;
+		bool descend = false;
+		unsigned inner = depth;
+		struct ranges r;
+
+		dwarf_tag(cur, &tag, &e);
+		switch (tag) {
+		case DW_TAG_subprogram:
+		case DW_TAG_lexical_block:
+		case DW_TAG_inlined_subroutine:
+			/* A subprogram without code (an abstract instance) holds no site. */
+			if (!die_ranges(w, cur, &r)) {
+				descend = tag == DW_TAG_lexical_block;
+				break;
+			}
+			if (!ranges_hold_pc(w, &r))
+				break;
+			descend = true;
+			if (tag == DW_TAG_inlined_subroutine && !r.overflow) {
+				inner = depth + 1;
+				name_sites(w, cur, &r, inner);
+			}
+			break;
+		case DW_TAG_namespace:
+		case DW_TAG_module:
+			descend = true;
+			break;
+		default:
+			break;
+		}
+		if (descend && level < MAX_DIE_DEPTH && dwarf_child(cur, &child, &e) == DW_DLV_OK)
+			walk(w, child, inner, level + 1);
+		sib = NULL;
+		if (dwarf_siblingof_b(w->dbg, cur, 1, &sib, &e) != DW_DLV_OK)
+			sib = NULL;
+		dwarf_dealloc_die(cur);
+		cur = sib;
+	}
+}
+
+static void dwarf_errhand(Dwarf_Error e, Dwarf_Ptr arg)
+{
+	(void)e;
+	(void)arg;
+}
+
+static void dwarf_names(int fd, struct dw_walk *w)
+{
+	Dwarf_Error e = NULL;
+
+	if (dwarf_init_b(fd, DW_DLC_READ, DW_GROUPNUMBER_ANY, dwarf_errhand, NULL, &w->dbg, &e) !=
+	    DW_DLV_OK)
+		return; /* no DWARF: the symbol names stand */
+	for (;;) {
+		Dwarf_Unsigned hdr_len, typeoff, next_off;
+		Dwarf_Half version, addr_size, off_size, ext_size, cu_type;
+		Dwarf_Off abbrev;
+		Dwarf_Sig8 sig;
+		Dwarf_Die cu = NULL, child;
+		struct ranges r;
+		bool has;
+
+		if (dwarf_next_cu_header_d(w->dbg, 1, &hdr_len, &version, &abbrev, &addr_size,
+					   &off_size, &ext_size, &sig, &typeoff, &next_off,
+					   &cu_type, &e) != DW_DLV_OK)
+			break;
+		if (dwarf_siblingof_b(w->dbg, NULL, 1, &cu, &e) != DW_DLV_OK)
+			continue;
+		w->cu_base = 0;
+		dwarf_lowpc(cu, &w->cu_base, &e);
+		has = die_ranges(w, cu, &r);
+		if ((!has || ranges_hold_pc(w, &r)) && dwarf_child(cu, &child, &e) == DW_DLV_OK)
+			walk(w, child, 0, 1);
+		dwarf_dealloc_die(cu);
+	}
+	dwarf_finish(w->dbg, &e);
+}
+
+static const uint64_t *sort_base;
+
+static int cmp_index(const void *a, const void *b)
+{
+	uint64_t x = sort_base[*(const size_t *)a], y = sort_base[*(const size_t *)b];
+
+	return x < y ? -1 : x > y;
+}
+
+int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names)
+{
+	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
+	uint64_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
+	char **dnames = calloc(n ? n : 1, sizeof(*dnames));
+	unsigned *depth = calloc(n ? n : 1, sizeof(*depth));
+	struct dw_walk w = { 0 };
+	size_t i;
+	int err = -ENOMEM;
+
+	for (i = 0; i < n; i++)
+		names[i] = NULL;
+	if (!idx || !sorted || !dnames || !depth)
+		goto out;
+	err = symtab_names(fd, pcs, n, names);
+	if (err)
+		goto out;
+
+	for (i = 0; i < n; i++)
+		idx[i] = i;
+	sort_base = pcs;
+	qsort(idx, n, sizeof(*idx), cmp_index);
+	for (i = 0; i < n; i++)
+		sorted[i] = pcs[idx[i]];
+	w.pcs = sorted;
+	w.n = n;
+	w.names = dnames;
+	w.depth = depth;
+	dwarf_names(fd, &w);
+	if (w.nomem) {
+		err = -ENOMEM;
+		goto out;
+	}
+	for (i = 0; i < n; i++) {
+		if (!dnames[i])
+			continue;
+		free(names[idx[i]]);
+		names[idx[i]] = dnames[i];
+		dnames[i] = NULL;
+	}
+out:
+	if (err)
+		for (i = 0; i < n; i++) {
+			free(names[i]);
+			names[i] = NULL;
+		}
+	if (dnames)
+		for (i = 0; i < n; i++)
+			free(dnames[i]);
+	free(dnames);
+	free(depth);
+	free(sorted);
+	free(idx);
+	return err;
+}
