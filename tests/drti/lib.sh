@@ -123,3 +123,58 @@ elapsed_ns() {
 	t1=$(date +%s%N)
 	echo $((t1 - t0))
 }
+
+# The protocol's values, from protocol.h itself.
+PH="$USDTKIT_SRCDIR/kernel-helper/protocol.h"
+const() { sed -n "s/^[[:space:]]*$1 = \\([0-9x]*\\),*.*/\\1/p; s/^#define $1 \\([0-9x]*\\)u*.*/\\1/p" "$PH" | head -1; }
+MAGIC=$(python3 -c 'import struct; print("0x%08x" % struct.unpack("<I", b"USDT")[0])')
+VERSION=$(const USDT_PROTO_VERSION)
+T_REG=$(const USDT_MSG_REGISTER)
+T_UNREG=$(const USDT_MSG_UNREGISTER)
+[ -n "$VERSION" ] && [ -n "$T_REG" ] && [ -n "$T_UNREG" ] || fail "cannot read protocol.h"
+# sizeof(struct usdt_msg_module): the hdr (4 + 2 + 2 + 4 + 4) and a uint64_t
+MSGSIZE=24
+
+check_msg() { # LINE TYPE PID ADDR-or-"" what
+	local l=$1
+	expect_eq "$(field "$l" magic)" "$MAGIC" "$5: magic"
+	expect_eq "$(field "$l" version)" "$VERSION" "$5: version"
+	expect_eq "$(field "$l" type)" "$2" "$5: type"
+	expect_eq "$(field "$l" size)" "$MSGSIZE" "$5: size field"
+	expect_eq "$(field "$l" len)" "$MSGSIZE" "$5: packet length"
+	expect_eq "$(field "$l" pid)" "$3" "$5: sender pid (SO_PEERCRED)"
+	expect_eq "$(field "$l" uid)" "$(id -u)" "$5: sender uid"
+	[ -z "$4" ] || expect_eq "$(field "$l" addr)" "$4" "$5: address"
+}
+
+# Which module and where: ADDR in MAPS -> the mapped file and file offset,
+# which must lie inside that file's .note.usdtkit section, and at a note
+# whose owner is "usdtkit".
+check_addr() { # ADDR MAPS EXPECTED-FILE what
+	python3 - "$1" "$2" "$3" <<'PY' || fail "$4: the address does not lead to the module's note"
+import os, re, struct, subprocess, sys
+addr, maps, want = int(sys.argv[1], 16), sys.argv[2], os.path.realpath(sys.argv[3])
+for line in open(maps):
+    f = line.split()
+    lo, hi = (int(x, 16) for x in f[0].split('-'))
+    if lo <= addr < hi and len(f) >= 6:
+        path, off = os.path.realpath(f[5]), int(f[2], 16) + addr - lo
+        break
+else:
+    sys.exit('%#x is in no file mapping' % addr)
+if path != want:
+    sys.exit('%#x is in %s, not %s' % (addr, path, want))
+out = subprocess.run(['readelf', '-SW', path], capture_output=True, text=True).stdout
+m = re.search(r'\]\s+\.note\.usdtkit\s+NOTE\s+[0-9a-f]+\s+([0-9a-f]+)\s+([0-9a-f]+)', out)
+if not m:
+    sys.exit('%s has no .note.usdtkit section' % path)
+soff, ssize = int(m.group(1), 16), int(m.group(2), 16)
+if not soff <= off < soff + ssize:
+    sys.exit('file offset %#x is outside .note.usdtkit [%#x, %#x)' % (off, soff, soff + ssize))
+with open(path, 'rb') as fh:
+    fh.seek(off)
+    namesz, descsz, ntype = struct.unpack('<III', fh.read(12))
+    if (namesz, ntype, fh.read(8)) != (8, 1, b'usdtkit\0'):
+        sys.exit('no usdtkit note at file offset %#x' % off)
+PY
+}

@@ -1,3 +1,81 @@
 #!/bin/bash
-# (being written)
-exit 77
+# The environment switches: USDTKIT_DISABLE (set, non-empty, not "0") and
+# DTRACE_DOF_INIT_DISABLE (set at all, even empty) send nothing at all, not
+# even from fork children or dlopen'ed libraries; USDTKIT_DEBUG=1 and
+# DTRACE_DOF_INIT_DEBUG=1 print exactly one line per action on stderr and
+# nothing else, addresses matching what the server received; without them
+# nothing is printed.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/drti/lib.sh"
+build_progs gcc
+cmds=(errno fds probe dlopen "$LIB" dlclose fork probe \; fds)
+run_prog "$T/base.out" "$T/base.err" USDTKIT_DISABLE=1 -- "${cmds[@]}" || fail "baseline failed"
+start_fake reply
+
+for v in USDTKIT_DISABLE=1 USDTKIT_DISABLE=yes DTRACE_DOF_INIT_DISABLE=1 DTRACE_DOF_INIT_DISABLE= \
+	DTRACE_DOF_INIT_DISABLE=0; do
+	run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" "$v" -- "${cmds[@]}" || fail "$v: failed"
+	cmp -s "$T/base.out" "$T/out" || fail "$v: stdout differs"
+	[ ! -s "$T/err" ] || fail "$v: printed on stderr"
+	run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" "$v" USDTKIT_DEBUG=1 -- "${cmds[@]}" ||
+		fail "$v: failed with debug"
+	# one line per module loaded (program, library); fork children say nothing
+	expect_eq "$(grep -c '^usdtkit drti: registration disabled by the environment$' "$T/err")" 2 \
+		"$v: 'disabled' debug lines"
+	expect_eq "$(wc -l <"$T/err")" 2 "$v: debug lines in all"
+done
+sleep 0.1
+expect_eq "$(nmsgs)" 0 "messages received while disabled"
+echo "ok: disabled: nothing sent, silent (debug: one line per module)"
+
+for v in USDTKIT_DISABLE=0 USDTKIT_DISABLE= DTRACE_DOF_INIT_DISABLEX=1; do
+	n0=$(nmsgs)
+	run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" "$v" -- say x || fail "$v: failed"
+	wait_msgs $((n0 + 2)) || fail "$v: registration did not happen"
+done
+echo "ok: USDTKIT_DISABLE=0, empty USDTKIT_DISABLE and look-alike names do not disable"
+
+# Debug: exactly these lines, in the order of the actions (program load,
+# dlopen, dlclose, fork child, exit).
+for dbg in USDTKIT_DEBUG=1 DTRACE_DOF_INIT_DEBUG=1; do
+	stop_fake
+	start_fake reply 3
+	rm -f "$T/pids"
+	run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" "$dbg" -- pid "$T/pids" dlopen "$LIB" \
+		dlclose fork pid "$T/pids" \; || fail "$dbg: failed"
+	cat "$T/err"
+	wait_msgs 5 || true
+	mapfile -t pids < <(sed -n 's/^pid //p' "$T/pids")
+	A=$(msgs | sed -n 1p | sed 's/.*addr=//')
+	L=$(msgs | sed -n 2p | sed 's/.*addr=//')
+	# the debug line prints the address zero-padded to the pointer's width
+	pad() { printf '0x%016x' "$1"; }
+	{
+		echo "usdtkit drti: register module, metadata note at $(pad "$A"): done, 3 probes"
+		echo "usdtkit drti: register module, metadata note at $(pad "$L"): done, 3 probes"
+		echo "usdtkit drti: unregister at dlclose, metadata note at $(pad "$L"): done, 3 probes"
+		echo "usdtkit drti: register fork child ${pids[1]}, metadata note at $(pad "$A"): done, 3 probes"
+		echo "usdtkit drti: unregister at exit, metadata note at $(pad "$A"): sent, not waiting for the answer"
+	} >"$T/want"
+	diff "$T/want" "$T/err" >&2 || fail "$dbg: debug lines differ from the expected ones"
+	run_prog "$T/out0" "$T/err0" USDTKIT_DISABLE=1 -- pid "$T/pids0" dlopen "$LIB" dlclose \
+		fork pid "$T/pids0" \; || fail "$dbg: baseline failed"
+	cmp -s "$T/out" "$T/out0" || { diff "$T/out0" "$T/out" >&2; fail "$dbg: stdout changed by debugging"; }
+done
+echo "ok: debug: one line per action, exactly"
+
+# Debug with no daemon: one line per action, naming the socket and the error.
+run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$T/none.sock" USDTKIT_DEBUG=1 -- dlopen "$LIB" || fail
+expect_eq "$(wc -l <"$T/err")" 2 "no-daemon debug lines"
+expect_eq "$(grep -c "^usdtkit drti: register module, metadata note at 0x[0-9a-f]*: connect failed: ENOENT ($T/none.sock)\$" "$T/err")" 2 \
+	"no-daemon debug line form"
+# a refusal is reported with the daemon's errno
+stop_fake
+start_fake refuse
+run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_DEBUG=1 -- say x || fail
+expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: refused by the helper: EPERM$' "$T/err" \
+	"refusal debug line"
+# a refused registration owes no UNREGISTER? It was sent: the daemon may
+# have registered the module anyway, so drti unregisters at exit all the same.
+wait_msgs 2 || fail "no UNREGISTER after a refused REGISTER"
+echo "ok: debug: failure lines"

@@ -1,3 +1,119 @@
 #!/bin/bash
-# (being written)
-exit 77
+# Whatever the other end of the socket does, the program behaves exactly as
+# with registration disabled (exit code, stdout, stderr empty, errno, open
+# descriptors, fork children), never gets SIGPIPE, and is delayed at most by
+# the timeout per request: a server that never answers, answers garbage,
+# closes at once, is SIGSTOPped, has a full backlog, is of the wrong socket
+# type, or is not a socket at all.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/drti/lib.sh"
+build_progs gcc
+cmds=(errno fds probe dlopen "$LIB" fds dlclose fork fds probe \; fds)
+run_prog "$T/base.out" "$T/base.err" USDTKIT_DISABLE=1 -- "${cmds[@]}"
+echo $? >"$T/base.rc"
+
+same_as_base() { # what [env...]
+	local what=$1 rc=0 t0 t1
+	shift
+	t0=$(date +%s%N)
+	run_prog "$T/out" "$T/err" "$@" -- "${cmds[@]}" || rc=$?
+	t1=$(date +%s%N)
+	ELAPSED_MS=$(((t1 - t0) / 1000000))
+	expect_eq "$rc" "$(cat "$T/base.rc")" "$what: exit status"
+	cmp -s "$T/base.out" "$T/out" || { diff "$T/base.out" "$T/out" >&2; fail "$what: stdout differs"; }
+	[ ! -s "$T/err" ] || { cat "$T/err" >&2; fail "$what: stderr not empty"; }
+}
+
+# 4 requests wait for an answer in this run: program, library, dlclose, fork child.
+TMO=300
+for mode in noreply close garbage badmagic badseq big flood refuse stream; do
+	start_fake "$mode"
+	same_as_base "$mode" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
+	[ "$ELAPSED_MS" -le $((4 * TMO + 1500)) ] ||
+		fail "$mode: the run took $ELAPSED_MS ms (4 waits of $TMO ms at most)"
+	[ "$mode" = stream ] || [ "$(nmsgs)" -ge 1 ] || [ "$mode" = close ] ||
+		fail "$mode: the server received nothing (the case was not exercised)"
+	echo "ok: server mode $mode: unchanged behaviour, $ELAPSED_MS ms"
+	stop_fake
+done
+
+# Not a socket, nothing listening, a path too long for sun_path.
+: >"$T/regular"
+mkdir "$T/dir"
+start_fake reply
+stop_fake # leaves a stale socket file behind
+[ -S "$SOCK" ] || fail "no stale socket file"
+long="$T/$(printf 'x%.0s' $(seq 150)).sock"
+for p in "$T/regular" "$T/dir" "$SOCK" "$long"; do
+	same_as_base "socket path ${p:0:60}" USDTKIT_HELPER_SOCKET="$p"
+done
+echo "ok: regular file, directory, stale socket, overlong path"
+
+# A SIGSTOPped server: connect and send succeed (the kernel queues them), the
+# answer never comes; the program's start is delayed by the timeout, no
+# more. Lower bounds show the wait happened; upper bounds allow 500 ms of
+# scheduling slack on a loaded machine.
+start_fake reply
+kill -STOP "$FAKE_PID"
+start_ms() { # env... : ms from exec to exit of a program doing nothing
+	local t0 t1
+	t0=$(date +%s%N)
+	run_prog /dev/null "$T/err" "$@" -- say hi || fail "stopped server: the program failed ($*)"
+	t1=$(date +%s%N)
+	[ ! -s "$T/err" ] || fail "stopped server: stderr not empty ($*)"
+	echo $(((t1 - t0) / 1000000))
+}
+check_delay() { # min max env...
+	local min=$1 max=$2 ms
+	shift 2
+	ms=$(start_ms "$@")
+	echo "stopped server, $*: $ms ms"
+	[ "$ms" -ge "$min" ] && [ "$ms" -le "$max" ] || fail "stopped server, $*: $ms ms, not in [$min, $max]"
+}
+check_delay 95 600 USDTKIT_HELPER_SOCKET="$SOCK"
+check_delay 480 1000 USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=500
+check_delay 95 600 USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=12x
+check_delay 4980 5600 USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=99999999999999999999
+# 0: send, do not wait (best of 3 against the default's 100 ms)
+best=999999
+for i in 1 2 3; do
+	ms=$(start_ms USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=0)
+	[ "$ms" -lt "$best" ] && best=$ms
+done
+echo "stopped server, timeout 0: best $best ms"
+[ "$best" -lt 90 ] || fail "timeout 0 still waited ($best ms)"
+# the whole command list against the stopped server: output unchanged
+same_as_base "stopped server" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
+stop_fake
+echo "ok: a stopped server delays by the timeout only"
+
+# A full backlog: a server with listen(0) that never accepts, whose one
+# queue slot another client holds. A blocking connect() would wait until
+# that client goes away; drti's fails at once.
+start_fake backlog
+python3 - "$SOCK" "$T/holder.ready" <<'PY' &
+import socket, sys, time
+s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+s.setblocking(False)
+held = []
+for i in range(4):
+    c = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    c.setblocking(False)
+    try:
+        c.connect(sys.argv[1])
+        held.append(c)
+    except BlockingIOError:
+        break
+open(sys.argv[2], 'w').write('%d\n' % len(held))
+time.sleep(60)
+PY
+holder=$!
+at_exit "kill $holder 2>/dev/null"
+for i in $(seq 200); do [ -s "$T/holder.ready" ] && break; sleep 0.01; done
+[ -s "$T/holder.ready" ] || fail "the backlog holder did not start"
+same_as_base "full backlog" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=3000
+echo "full backlog: $ELAPSED_MS ms (timeout 3000 ms per request)"
+[ "$ELAPSED_MS" -lt 1000 ] || fail "a full backlog delayed the program by $ELAPSED_MS ms"
+kill "$holder" 2>/dev/null || true
+stop_fake
+echo "ok: a full backlog does not block"
