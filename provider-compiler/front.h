@@ -63,6 +63,7 @@ struct lexer {
 	bool marker_pending;
 	bool in_directive; /* between T_HASH and T_EOL */
 	bool at_bol;       /* nothing but blanks since the line began */
+	unsigned errors;   /* reported by the lexer */
 	struct usdt_diag *diag;
 };
 

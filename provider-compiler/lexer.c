@@ -66,11 +66,23 @@ static struct usdt_loc loc_at(const struct lexer *lx, const char *p)
 	return loc;
 }
 
+/* Lexical errors are few in real files; a flood (binary input) is capped. */
+#define MAX_LEX_ERRORS 100
+
+static void error_loc(struct lexer *lx, struct usdt_loc loc, const char *line_start,
+		      const char *msg)
+{
+	if (lx->errors >= MAX_LEX_ERRORS) {
+		lx->diag->errors++; /* still an error, just not shown */
+		return;
+	}
+	lx->errors++;
+	usdt_error_at(lx->diag, loc.file, loc.line, loc.col, line_start, "%s", msg);
+}
+
 static void error_at(struct lexer *lx, const char *p, const char *msg)
 {
-	struct usdt_loc loc = loc_at(lx, p);
-
-	usdt_error_at(lx->diag, loc.file, loc.line, loc.col, lx->line_start, "%s", msg);
+	error_loc(lx, loc_at(lx, p), lx->line_start, msg);
 }
 
 /* Consumes the newline at lx->p ("\n"; a "\r" before it is blank space). */
@@ -107,8 +119,7 @@ void lex_skip_line(struct lexer *lx)
 			const char *ls = lx->line_start;
 
 			if (!skip_block_comment(lx))
-				usdt_error_at(lx->diag, loc.file, loc.line, loc.col, ls,
-					      "unterminated comment");
+				error_loc(lx, loc, ls, "unterminated comment");
 			continue;
 		}
 		if (lx->p[0] == '\\' && lx->p + 1 < lx->end && lx->p[1] == '\n') {
@@ -238,8 +249,7 @@ void lex_next(struct lexer *lx, struct token *t)
 
 			/* Reported at the opening: that is what the user must close. */
 			if (!skip_block_comment(lx))
-				usdt_error_at(lx->diag, loc.file, loc.line, loc.col, ls,
-					      "unterminated comment");
+				error_loc(lx, loc, ls, "unterminated comment");
 			continue;
 		}
 		if (*p == '/' && p + 1 < lx->end && p[1] == '/') {

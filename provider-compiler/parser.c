@@ -49,6 +49,7 @@
 
 #define MAX_NEST 64		/* struct/declarator nesting the fuzzer cannot exceed */
 #define MAX_PROVIDER_NAME 59	/* 63 - strlen("sdt_") */
+#define MAX_ERRORS 100		/* per usdt_parse() call */
 
 struct parser {
 	struct lexer lx;
@@ -59,6 +60,8 @@ struct parser {
 	struct usdt_diag *diag;
 	unsigned nest;
 	bool in_directive; /* directive_line() is reading a directive's tokens */
+	unsigned nerrors;
+	bool stop; /* too many errors */
 	bool oom;
 	bool cpp_hint_given; /* the "pass -C" advice is given once per source */
 	/* Macro names of skipped #defines, to explain unknown types. */
@@ -86,6 +89,11 @@ static void directive_line(struct parser *ps);
 static void advance(struct parser *ps)
 {
 	ps->prev = ps->cur;
+	if (ps->stop || ps->oom) {
+		/* Every loop ends at end of file: the quickest way out. */
+		ps->lx.p = ps->lx.end;
+		ps->lx.in_directive = false;
+	}
 	lex_next(&ps->lx, &ps->cur);
 	while (!ps->in_directive && ps->cur.kind == T_HASH) {
 		struct token prev = ps->prev;
@@ -112,8 +120,21 @@ static void USDT_PRINTF(4, 0) verror(struct parser *ps, struct usdt_loc loc, con
 {
 	char msg[512];
 
+	/*
+	 * Like a compiler's error limit: past it, the input is not D and more
+	 * messages (each with its source line) would only bury the first ones.
+	 */
+	if (ps->nerrors >= MAX_ERRORS) {
+		ps->stop = true;
+		return;
+	}
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	usdt_error_at(ps->diag, loc.file, loc.line, loc.col, line_text, "%s", msg);
+	if (++ps->nerrors == MAX_ERRORS) {
+		usdt_note_at(ps->diag, loc.file, loc.line, 0, NULL,
+			     "too many errors (%d): giving up on this file", MAX_ERRORS);
+		ps->stop = true;
+	}
 }
 
 static void USDT_PRINTF(3, 4) error_tok(struct parser *ps, const struct token *t, const char *fmt,
@@ -124,6 +145,30 @@ static void USDT_PRINTF(3, 4) error_tok(struct parser *ps, const struct token *t
 	va_start(ap, fmt);
 	verror(ps, t->loc, t->line_text, fmt, ap);
 	va_end(ap);
+}
+
+static void USDT_PRINTF(4, 5) error_loc(struct parser *ps, struct usdt_loc loc,
+					 const char *line_text, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(ps, loc, line_text, fmt, ap);
+	va_end(ap);
+}
+
+/* A note that follows an error (none once the error limit is reached). */
+static void USDT_PRINTF(3, 4) note_loc(struct parser *ps, struct usdt_loc loc, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (ps->stop)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	usdt_note_at(ps->diag, loc.file, loc.line, loc.col, NULL, "%s", msg);
 }
 
 /* An error just after the previous token: where a missing ';' belongs. */
@@ -859,10 +904,9 @@ static bool parse_specs(struct parser *ps, struct decl *d)
 unknown:
 	error_tok(ps, &ps->cur, "unknown type '%.*s'", (int)ps->cur.len, ps->cur.start);
 	if (is_skipped_macro(ps, &ps->cur)) {
-		usdt_note_at(ps->diag, ps->cur.loc.file, ps->cur.loc.line, ps->cur.loc.col, NULL,
-			     "'%.*s' is a macro: run dtrace with -C so that the preprocessor "
-			     "expands it",
-			     (int)ps->cur.len, ps->cur.start);
+		note_loc(ps, ps->cur.loc,
+			 "'%.*s' is a macro: run dtrace with -C so that the preprocessor expands it",
+			 (int)ps->cur.len, ps->cur.start);
 	}
 	spell_word(&d->spell, ps->cur.start, ps->cur.len);
 	advance(ps);
@@ -905,7 +949,8 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 	for (;;) {
 		if (at_punct(ps, '*')) {
 			if (d->t.ptr >= 32) {
-				error_tok(ps, &ps->cur, "too many levels of pointers");
+				if (d->t.kind != B_UNKNOWN)
+					error_tok(ps, &ps->cur, "too many levels of pointers");
 				d->t.kind = B_UNKNOWN;
 			} else {
 				d->t.ptr++;
@@ -1099,8 +1144,7 @@ static void parse_typedef(struct parser *ps)
 			    old->type.array != d.t.array || old->type.base_const != d.t.base_const) {
 				error_tok(ps, &d.name, "typedef '%.*s' redefined as another type",
 					  (int)d.name.len, d.name.start);
-				usdt_note_at(ps->diag, old->loc.file, old->loc.line, old->loc.col,
-					     NULL, "previous definition of '%s' was here", old->name);
+				note_loc(ps, old->loc, "previous definition of '%s' was here", old->name);
 			}
 		} else if (types_add_typedef(&ps->fe->types, d.name.start, d.name.len, &d.t,
 					     d.spell.s ? d.spell.s : "", d.name.loc)) {
@@ -1245,10 +1289,8 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 				free_arglist(l);
 				break;
 			}
-			usdt_error_at(ps->diag, l->v[i].loc.file, l->v[i].loc.line, l->v[i].loc.col,
-				      l->line_text[i], "'void' must be the only parameter of probe '%s' and "
-				      "unnamed",
-				      probe);
+			error_loc(ps, l->v[i].loc, l->line_text[i],
+				  "'void' must be the only parameter of probe '%s' and unnamed", probe);
 			l->v[i].type.size = 0;
 			ok = false;
 		}
@@ -1366,10 +1408,10 @@ static bool map_args(struct parser *ps, struct usdt_probe *p, struct arglist *xl
 		const struct usdt_arg *x = &xl->v[i];
 
 		if (!x->name) {
-			usdt_error_at(ps->diag, x->loc.file, x->loc.line, x->loc.col, xl->line_text[i],
-				      "translated argument #%zu of probe '%s' has no name: translated "
-				      "arguments are matched to native ones by name",
-				      i + 1, p->name);
+			error_loc(ps, x->loc, xl->line_text[i],
+				  "translated argument #%zu of probe '%s' has no name: translated "
+				  "arguments are matched to native ones by name",
+				  i + 1, p->name);
 			ok = false;
 			continue;
 		}
@@ -1377,10 +1419,10 @@ static bool map_args(struct parser *ps, struct usdt_probe *p, struct arglist *xl
 			if (p->args[j].name && strcmp(p->args[j].name, x->name) == 0)
 				break;
 		if (j == p->nargs) {
-			usdt_error_at(ps->diag, x->loc.file, x->loc.line, x->loc.col, xl->line_text[i],
-				      "translated argument '%s' of probe '%s' is not declared in its "
-				      "native argument list",
-				      x->name, p->name);
+			error_loc(ps, x->loc, xl->line_text[i],
+				  "translated argument '%s' of probe '%s' is not declared in its "
+				  "native argument list",
+				  x->name, p->name);
 			ok = false;
 			continue;
 		}
@@ -1463,8 +1505,7 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 					  "probe '%s' of provider '%s' redeclared with another "
 					  "signature",
 					  p->name, pv->name);
-				usdt_note_at(ps->diag, o->loc.file, o->loc.line, o->loc.col, NULL,
-					     "previous declaration of '%s' was here", o->name);
+				note_loc(ps, o->loc, "previous declaration of '%s' was here", o->name);
 			}
 			free_probe(p);
 			return;
@@ -1474,8 +1515,7 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 				  "probes '%s' and '%s' of provider '%s' would have the same macro "
 				  "name in the header",
 				  o->name, p->name, pv->name);
-			usdt_note_at(ps->diag, o->loc.file, o->loc.line, o->loc.col, NULL,
-				     "'%s' was declared here", o->name);
+			note_loc(ps, o->loc, "'%s' was declared here", o->name);
 			break;
 		}
 	}
@@ -1615,7 +1655,8 @@ static void parse_provider(struct parser *ps)
 				skip_balanced(ps);
 			else
 				advance(ps);
-		} while (ps->cur.kind != T_EOF && !at_ident(ps, "probe") && !at_punct(ps, ';') && !at_punct(ps, '}'));
+		} while (ps->cur.kind != T_EOF && !at_ident(ps, "probe") && !at_punct(ps, ';') &&
+			 !at_punct(ps, '}'));
 		if (at_punct(ps, ';'))
 			advance(ps);
 	}

@@ -25,7 +25,8 @@ cp -n "$here"/corpus-parser/* "$work/corpus/" 2>/dev/null || true
 rc=0
 # One worker: the machine is shared. -timeout catches quadratic blow-ups.
 "$work/fuzz-parser" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
-	-print_final_stats=1 -artifact_prefix="$work/" "$work/corpus" "$here/corpus-parser" \
+	-print_final_stats=1 -dict="$here/parser.dict" -artifact_prefix="$work/" \
+	"$work/corpus" "$here/corpus-parser" \
 	>"$work/log" 2>&1 || rc=$?
 grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|cov:)' "$work/log" | tail -8 || true
 grep -E 'cov: [0-9]+' "$work/log" | tail -1 || true

@@ -21,7 +21,7 @@ rc=0
 if [ -f "$name.err" ]; then
 	[ "$rc" -eq 1 ] || { cat "$T/err" >&2; fail "$name: expected status 1, got $rc"; }
 	# Only the message lines: source excerpts and carets follow each one.
-	grep -E '^[^ ][^ ]*:[0-9]+:[0-9]+: (error|warning|note): |^[^ ]+: (error|warning): ' \
+	grep -E '^[^ ][^ ]*:[0-9]+(:[0-9]+)?: (error|warning|note): |^[^ ]+: (error|warning): ' \
 		"$T/err" >"$T/msgs" || true
 	diff -u "$name.err" "$T/msgs" || { cat "$T/err" >&2; fail "$name: diagnostics differ"; }
 	# Every diagnostic with a position shows the source line and a caret.

@@ -1,0 +1,5 @@
+provider dup {
+	probe start(int, char *);
+	probe start(int, char *);
+	probe start(long);
+};

@@ -1,0 +1,5 @@
+provider ms {
+	probe a(int)
+	probe b(int);
+	probe c(int)
+}

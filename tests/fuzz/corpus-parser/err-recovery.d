@@ -1,0 +1,6 @@
+inline int x = 3
+provider rec {
+	probe a(int)
+# 20 "x.d"
+	probe b(int);
+};

@@ -1,0 +1,6 @@
+provider st {
+	probe a(int); )
+	probe b(int);
+	= probe c(long);
+};
+) ;

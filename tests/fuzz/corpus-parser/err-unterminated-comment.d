@@ -1,0 +1,5 @@
+provider uc {
+	probe a(int);
+	/* never closed
+	probe b(int);
+};

@@ -1,0 +1,4 @@
+#define TransactionId unsigned int
+provider dt {
+	probe start(TransactionId);
+};

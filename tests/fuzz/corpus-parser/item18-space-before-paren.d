@@ -1,0 +1,9 @@
+provider sp {
+	probe spaced (int a);
+	probe many    	   (char *, long);
+	probe
+		newline
+		(
+		int
+		);
+};
