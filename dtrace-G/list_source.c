@@ -320,7 +320,8 @@ static int list_entry(struct usdt_list_modules *mods, const struct usdt_msg_list
 		      size_t len, struct usdt_diag *diag)
 {
 	const char *path = (const char *)(e + 1);
-	int fd, err;
+	struct stat st;
+	int fd;
 
 	if (e->path_len == 0 || e->path_len > USDT_PROTO_PATH_MAX ||
 	    len != sizeof(*e) + e->path_len || path[e->path_len - 1] != '\0' || e->pid <= 0) {
@@ -330,17 +331,14 @@ static int list_entry(struct usdt_list_modules *mods, const struct usdt_msg_list
 	fd = open_mapping(e->pid, e->start, e->end, path, e->dev, e->ino);
 	if (fd < 0)
 		return 0; /* the process is gone or remapped since the daemon looked */
-	err = add_module(mods, e->pid, fd, path);
-	if (err < 0) {
+	/* Another file at that range now: the answer is stale for this one. */
+	if (fstat(fd, &st) || (uint64_t)st.st_dev != e->dev || (uint64_t)st.st_ino != e->ino) {
+		close(fd);
+		return 0;
+	}
+	if (add_module(mods, e->pid, fd, path) < 0) {
 		usdt_error(diag, "out of memory");
 		return -1;
-	}
-	/* Another file at that range now: the answer is stale for this one. */
-	if (err == 1 && (mods->v[mods->n - 1].dev != e->dev || mods->v[mods->n - 1].ino != e->ino)) {
-		mods->n--;
-		close(mods->v[mods->n].fd);
-		free(mods->v[mods->n].path);
-		free(mods->v[mods->n].module);
 	}
 	return 0;
 }

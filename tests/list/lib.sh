@@ -1,0 +1,135 @@
+# Helpers shared by the dtrace -l tests (source after tests/lib/common.sh).
+#
+# Expectations are never taken from usdtkit: probe names and addresses come
+# from `readelf -n`, functions from `nm` (the symbol containing the site) and
+# `addr2line -i` (the inlined function, when the site was inlined), and the
+# line format from illumos dtrace(1M): "%5d %10s %17s %33s %s".
+PROGS="$USDTKIT_SRCDIR/tests/list/progs"
+HEADER_LINE='   ID   PROVIDER            MODULE                          FUNCTION NAME'
+# The test programs must never talk to a helper daemon that may run on this
+# machine: their drti constructor is pointed at a socket nobody listens on.
+NO_DAEMON_SOCK="$T/no-daemon.sock"
+
+for tool in readelf nm addr2line; do
+	command -v $tool >/dev/null || fail "$tool is not installed (binutils)"
+done
+
+# build_app DIR CC CFLAGS...: DIR/app (provider ltapp) linked with
+# DIR/libltlib.so (provider ltlib), each with its own -G object. With
+# LT_SUFFIX set (letters only), the providers are ltapp$LT_SUFFIX and
+# ltlib$LT_SUFFIX: unique tracefs groups when a daemon registers them.
+build_app() {
+	local d=$1 cc=$2 s=${LT_SUFFIX:-} f
+	shift 2
+	mkdir -p "$d/src"
+	for f in app.d app.c lib.d lib.c lib.h; do
+		sed -e "s/ltapp/ltapp$s/g; s/LTAPP_/LTAPP${s^^}_/g" \
+			-e "s/ltlib/ltlib$s/g; s/LTLIB_/LTLIB${s^^}_/g" "$PROGS/$f" >"$d/src/$f"
+	done
+	(
+		cd "$d" || exit 1
+		"$DTRACE" -h -s src/app.d -o app.h &&
+			"$DTRACE" -h -s src/lib.d -o lib_prov.h &&
+			$cc "$@" -I"$SDT_INC" -I. -Isrc -fPIC -c src/lib.c -o lib.o &&
+			CC=$cc "$DTRACE" -G -s src/lib.d -o lib-prov.o lib.o &&
+			$cc -shared -o libltlib.so lib.o lib-prov.o &&
+			$cc "$@" -I"$SDT_INC" -I. -Isrc -c src/app.c -o app.o &&
+			CC=$cc "$DTRACE" -G -s src/app.d -o app-prov.o app.o 2>/dev/null &&
+			$cc -o app app.o app-prov.o -L. -lltlib -Wl,-rpath,'$ORIGIN'
+	) || fail "building the test program in $d with $cc $*"
+}
+
+# build_stap DIR CC: DIR/stap, probes from SystemTap's <sys/sdt.h>, no -G.
+build_stap() {
+	mkdir -p "$1"
+	$2 -O2 -g -o "$1/stap" "$PROGS/stap.c" || fail "building stap.c with $2"
+}
+
+# start_prog PROG: runs PROG until the test ends, once it is ready. Sets PID.
+# PROG_SOCK (default: a socket nobody listens on) is its helper socket.
+start_prog() {
+	local ready i
+	ready="$T/ready.$RANDOM$RANDOM"
+	USDTKIT_HELPER_SOCKET="${PROG_SOCK:-$NO_DAEMON_SOCK}" "$1" "$ready" &
+	PID=$!
+	at_exit "kill $PID 2>/dev/null"
+	for i in $(seq 200); do
+		[ -e "$ready" ] && return 0
+		kill -0 "$PID" 2>/dev/null || fail "$1 exited before it was ready"
+		sleep 0.05
+	done
+	fail "$1 was not ready after 10 s"
+}
+
+# The stapsdt notes of FILE as "provider name pc" lines, read by readelf.
+note_sites() {
+	readelf -n "$1" | awk '
+		function after(key,   s) { s = $0; sub(".*" key " *", "", s); sub("[ ,\t].*", "", s); return s }
+		/Provider:/ { p = after("Provider:") }
+		/Name:/ { n = after("Name:") }
+		/Location:/ { print p, n, after("Location:") }'
+}
+
+# The function symbol of FILE that contains PC (hex), from nm.
+nm_function() { # file pc
+	local pc=$(($2)) addr size type name best=""
+	while read -r addr size type name; do
+		case $type in t | T | W | w | i) ;; *) continue ;; esac
+		[ -n "$size" ] || continue
+		if [ $((16#$addr)) -le "$pc" ] && [ "$pc" -lt $((16#$addr + 16#$size)) ]; then
+			best=$name
+			# a global symbol is preferred, as DTrace does
+			case $type in T) break ;; esac
+		fi
+	done < <(nm -S --defined-only "$1" 2>/dev/null | awk 'NF == 4')
+	echo "$best"
+}
+
+# The function DTrace names for the site at PC: the innermost inlined
+# function when addr2line -i shows the site inlined, else nm's symbol (and
+# then addr2line, when it knows a name, must agree with nm).
+site_function() { # file pc
+	local frames a2l sym
+	frames=$(addr2line -f -i -e "$1" "$2" | awk 'NR % 2 == 1')
+	a2l=$(echo "$frames" | head -n 1)
+	sym=$(nm_function "$1" "$2")
+	if [ "$(echo "$frames" | wc -l)" -gt 1 ]; then
+		echo "$a2l"
+		return
+	fi
+	[ "$a2l" = "??" ] || [ "$a2l" = "$sym" ] ||
+		fail "nm ($sym) and addr2line ($a2l) disagree about the function at $2 in $1"
+	echo "$sym"
+}
+
+# expected_lines PID FILE [MODULE]: the listing lines (ID column cut) that
+# FILE's probes give in process PID, sorted and unique.
+expected_lines() {
+	local pid=$1 file=$2 mod=${3:-$(basename "$2")} p n pc
+	note_sites "$file" | while read -r p n pc; do
+		printf '%10s %17s %33s %s\n' "$p$pid" "$mod" "$(site_function "$file" "$pc")" \
+			"${n//__/-}"
+	done | sort -u
+}
+
+# listing_lines FILE: a dtrace -l output without its header and ID column, sorted.
+listing_lines() {
+	tail -n +2 "$1" | cut -c7- | sort
+}
+
+# check_ids FILE: the header is DTrace's and the IDs count 1, 2, 3 ...
+check_ids() {
+	local first i=0 id
+	first=$(head -n 1 "$1")
+	expect_eq "$first" "$HEADER_LINE" "header line"
+	while read -r id; do
+		i=$((i + 1))
+		expect_eq "$id" "$i" "probe id on line $((i + 1))"
+	done < <(tail -n +2 "$1" | cut -c1-5)
+}
+
+# The .d's probe names that have a site, in DTrace's spelling, sorted.
+d_probe_names() {
+	grep -oE '^[[:space:]]*probe [A-Za-z_0-9]+' "$1" | awk '{ print $2 }' | grep -v '^declared__unused$' |
+		sed 's/__/-/g' | sort
+}

@@ -1,0 +1,1 @@
+int lib_work(int n);
