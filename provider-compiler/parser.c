@@ -200,6 +200,12 @@ static const char *tok_desc(const struct token *t, char *buf, size_t n)
 		return "end of file";
 	if (t->kind == T_EOL)
 		return "end of line";
+	if (t->kind == T_PUNCT && t->len == 1 &&
+	    ((unsigned char)t->start[0] < 0x20 || (unsigned char)t->start[0] >= 0x7f)) {
+		/* A stray byte (NUL, control, non-ASCII) is shown, not printed raw. */
+		snprintf(buf, n, "byte 0x%02x", (unsigned char)t->start[0]);
+		return buf;
+	}
 	snprintf(buf, n, "'%.*s'", t->len > 40 ? 40 : (int)t->len, t->start);
 	return buf;
 }
