@@ -27,14 +27,14 @@ run() { # expected-rc args...
 # start_peer MODE TARGET...: a listpeer on a fresh socket; sets SOCK.
 start_peer() {
 	local i
-	SOCK="$T/peer.$RANDOM$RANDOM.sock"
-	python3 "$PEER" "$SOCK" "$@" >"$T/peer.out" 2>"$T/peer.err" &
+	SOCK="$T/peer.$RANDOM$RANDOM"
+	python3 "$PEER" "$SOCK.sock" "$@" >"$SOCK.out" 2>"$SOCK.err" &
 	at_exit "kill $! 2>/dev/null"
 	for i in $(seq 200); do
-		grep -q ready "$T/peer.out" 2>/dev/null && return 0
+		grep -q ready "$SOCK.out" 2>/dev/null && { SOCK="$SOCK.sock"; return 0; }
 		sleep 0.05
 	done
-	cat "$T/peer.err" >&2
+	cat "$SOCK.err" >&2
 	fail "listpeer did not start"
 }
 
