@@ -39,10 +39,14 @@ build_app() {
 	) || fail "building the test program in $d with $cc $*"
 }
 
-# build_stap DIR CC: DIR/stap, probes from SystemTap's <sys/sdt.h>, no -G.
+# build_stap DIR CC [FLAGS...]: DIR/stap, probes from <sys/sdt.h> macros
+# alone, no -G: SystemTap's header (Debian has it for x86-64 only; give
+# -I"$SDT_INC" for ours, e.g. with -m32).
 build_stap() {
-	mkdir -p "$1"
-	$2 -O2 -g -o "$1/stap" "$PROGS/stap.c" || fail "building stap.c with $2"
+	local d=$1 cc=$2
+	shift 2
+	mkdir -p "$d"
+	$cc -O2 -g "$@" -o "$d/stap" "$PROGS/stap.c" || fail "building stap.c with $cc $*"
 }
 
 # start_prog PROG: runs PROG until the test ends, once it is ready. Sets PID.

@@ -97,13 +97,47 @@ expect_no_grep "deleted" "$T/out" "the module name of a deleted binary"
 check_names "deleted binary" ltapp "$PROGS/app.d"
 kill "$PID"
 
-# Plain SystemTap probes, no .d, no -G.
-for cc in gcc clang; do
-	build_stap "$T/stap-$cc" $cc
-	start_prog "$T/stap-$cc/stap"
-	check_listing "STAP_PROBE with $cc"
+# Plain SystemTap probes, no .d, no -G; and a 32-bit process.
+for v in gcc clang gcc-m32; do
+	cc=${v%-m32}
+	if [ "$v" = gcc-m32 ]; then
+		build_stap "$T/stap-$v" $cc -m32 -I"$SDT_INC"
+	else
+		build_stap "$T/stap-$v" $cc
+	fi
+	start_prog "$T/stap-$v/stap"
+	check_listing "STAP_PROBE with $v"
 	expect_grep "^ +[0-9]+ +ltstap$PID +stap +stap_fn event-four$" "$T/out" "STAP_PROBE4 site"
 	expect_grep "^ +[0-9]+ +ltstap$PID +stap +stap_fn event-none$" "$T/out" "STAP_PROBE site"
 	kill "$PID"
 done
+# Without privilege: /proc/PID/map_files cannot be opened, so each mapped
+# path is opened instead and used because it is the mapped file. The
+# program and dtrace (a copy: the build tree may be private) run as nobody.
+command -v setpriv >/dev/null || fail "setpriv is not installed (util-linux)"
+NOBODY="setpriv --reuid=65534 --regid=65534 --clear-groups"
+d="$T/unpriv"
+build_app "$d" gcc -O2 -g
+cp "$DTRACE" "$d/dtrace"
+chmod a+rx "$T"
+chmod -R a+rX "$d"
+chmod a+w "$d"
+ready="$d/ready"
+USDTKIT_HELPER_SOCKET="$NO_DAEMON_SOCK" $NOBODY "$d/app" "$ready" &
+PID=$!
+at_exit "kill $PID 2>/dev/null"
+for i in $(seq 200); do [ -e "$ready" ] && break; sleep 0.05; done
+[ -e "$ready" ] || fail "the program did not start as nobody"
+$NOBODY "$d/dtrace" -l -p "$PID" >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "unprivileged dtrace -l -p exited $?"; }
+[ -s "$T/err" ] && { cat "$T/err" >&2; fail "unprivileged: unexpected stderr"; }
+check_ids "$T/out"
+expected_for_pid "$PID" >"$T/expected"
+listing_lines "$T/out" >"$T/actual"
+diff -u "$T/expected" "$T/actual" >&2 || fail "unprivileged: listing differs from readelf/nm/addr2line"
+# Another user's process cannot be read: DTrace's message, exit 1.
+rc=0
+$NOBODY "$d/dtrace" -l -p 1 >"$T/out" 2>"$T/err" || rc=$?
+expect_eq "$rc" 1 "unprivileged listing of pid 1: exit status"
+expect_eq "$(cat "$T/err")" "dtrace: failed to grab pid 1: Permission denied" "unprivileged, pid 1"
+kill "$PID"
 echo "PASS"

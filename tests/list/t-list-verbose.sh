@@ -76,12 +76,20 @@ for cc in gcc clang; do
 	{ default_attrs; printf '\t\targs[0]: int\n\t\targs[1]: char *\n\n'; } >"$T/exp"
 	check_block $cc "$T/out" "ltlib$PID" lib_work work-item "$T/exp"
 	kill "$PID"
+done
 
-	# No metadata note: the types from the notes' sizes, per readelf.
-	build_stap "$T/stap-$cc" $cc
-	start_prog "$T/stap-$cc/stap"
-	"$DTRACE" -l -v -p "$PID" >"$T/out" || fail "$cc: dtrace -l -v on STAP_PROBE exited $?"
-	args=$(readelf -n "$T/stap-$cc/stap" |
+# No metadata note: the types from the notes' sizes, per readelf (-m32:
+# unsigned long is 4 bytes there).
+for v in gcc clang gcc-m32; do
+	cc=${v%-m32}
+	if [ "$v" = gcc-m32 ]; then
+		build_stap "$T/stap-$v" $cc -m32 -I"$SDT_INC"
+	else
+		build_stap "$T/stap-$v" $cc
+	fi
+	start_prog "$T/stap-$v/stap"
+	"$DTRACE" -l -v -p "$PID" >"$T/out" || fail "$v: dtrace -l -v on STAP_PROBE exited $?"
+	args=$(readelf -n "$T/stap-$v/stap" |
 		awk '/Name: event__four/ { on = 1; next } on && /Arguments:/ { sub(/.*Arguments: */, ""); print; exit }')
 	[ "$(echo "$args" | wc -w)" = 4 ] || fail "readelf shows event__four with arguments '$args'"
 	{
@@ -96,10 +104,14 @@ for cc in gcc clang; do
 		done
 		printf '\n'
 	} >"$T/exp"
-	grep -q 'args\[0\]: int32_t' "$T/exp" || fail "the reference types of stap.c look wrong"
-	check_block "$cc stap" "$T/out" "ltstap$PID" stap_fn event-four "$T/exp"
+	# stap.c passes int, unsigned long, signed char, unsigned short.
+	lng=uint64_t
+	[ "$v" = gcc-m32 ] && lng=uint32_t
+	grep -q 'args\[0\]: int32_t' "$T/exp" && grep -q "args\[1\]: $lng" "$T/exp" ||
+		fail "$v: the reference types of stap.c look wrong"
+	check_block "$v stap" "$T/out" "ltstap$PID" stap_fn event-four "$T/exp"
 	{ default_attrs; printf '\t\tNone\n\n'; } >"$T/exp"
-	check_block "$cc stap" "$T/out" "ltstap$PID" stap_fn event-none "$T/exp"
+	check_block "$v stap" "$T/out" "ltstap$PID" stap_fn event-none "$T/exp"
 	kill "$PID"
 done
 echo "PASS"
