@@ -90,12 +90,24 @@ static int open_mapping(int pid, uint64_t start, uint64_t end, const char *path,
 	int fd;
 
 	snprintf(link, sizeof(link), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, pid, start, end);
-	fd = open(link, O_RDONLY | O_CLOEXEC);
-	if (fd >= 0)
-		return fd;
+	/*
+	 * Only regular files are opened: opening a mapped device node (a GPU's,
+	 * say) may have effects of its own.
+	 */
+	if (stat(link, &st) == 0) {
+		if (!S_ISREG(st.st_mode))
+			return -ENOENT;
+		fd = open(link, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+		if (fd >= 0)
+			return fd;
+	}
 	if (errno != EPERM && errno != EACCES)
 		return -errno;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (stat(path, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -ENOENT;
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (fd < 0)
 		return -errno;
 	if (fstat(fd, &st) || (ino && ((uint64_t)st.st_ino != ino || (uint64_t)st.st_dev != dev))) {

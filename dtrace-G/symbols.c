@@ -268,6 +268,9 @@ static bool die_ranges(struct dw_walk *w, Dwarf_Die die, struct ranges *r)
 			debug_ranges(w, die, attr, r);
 	}
 	dwarf_dealloc_attribute(attr);
+	/* Ranges we could not read: look inside, but name nothing by them. */
+	if (r->n == 0)
+		r->overflow = true;
 	return true;
 }
 
