@@ -19,7 +19,8 @@
  * only with -C.
  *
  * `dtrace -l` lists the probes of live processes (list.c); -v, -p, -n, -P,
- * -m and -f belong to it and are usage errors without it. Since -fpic/-fPIC
+ * -m and -f belong to it and are usage errors without it; -o FILE appends
+ * the listing to FILE, as in DTrace. Since -fpic/-fPIC
  * are whole-word options, `-f` with a function pattern must not be spelled
  * glued to a pattern "pic" or "PIC".
  */
@@ -95,6 +96,7 @@ static const char usage_text[] =
 	"              knows, or those of -p PID read directly):\n"
 	"              ID PROVIDER(+pid) MODULE FUNCTION NAME\n"
 	"  -v          with -l: argument types and stability attributes\n"
+	"              (with -l, -o FILE appends the listing to FILE)\n"
 	"  -p PID      with -l: list this process's probes, without the daemon\n"
 	"  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
 	"  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
@@ -473,7 +475,19 @@ int main(int argc, char **argv)
 			.ndescs = o.l.ndescs,
 		};
 
-		rc = usdt_list(&lo, stdout, &diag);
+		FILE *out = stdout;
+
+		/* As DTrace: -o appends the listing to a file. */
+		if (o.output && !(out = fopen(o.output, "a"))) {
+			usdt_error(&diag, "failed to open output file '%s': %s", o.output,
+				   strerror(errno));
+			goto out;
+		}
+		rc = usdt_list(&lo, out, &diag);
+		if (out != stdout && fclose(out) && rc == EXIT_OK) {
+			usdt_error(&diag, "cannot write '%s': %s", o.output, strerror(errno));
+			rc = EXIT_ERROR;
+		}
 		goto out;
 	}
 

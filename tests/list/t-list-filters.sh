@@ -95,6 +95,16 @@ expect_grep "ltapp$P1 +app +handle_request request-done$" "$T/out" "the matching
 expect_grep '^dtrace: failed to match :::nosuch: No probe matches description$' "$T/err" \
 	"the unmatched description"
 
+# -o appends the listing to a file, as DTrace does.
+echo "kept" >"$T/listing"
+run 0 -l -p "$P1" -n request-done -o "$T/listing"
+[ -s "$T/out" ] && fail "-o: the listing also went to stdout"
+expect_eq "$(head -n 1 "$T/listing")" "kept" "-o appends"
+expect_eq "$(sed -n 2p "$T/listing")" "$HEADER_LINE" "-o: the header follows"
+expect_grep "ltapp$P1 +app +handle_request request-done$" "$T/listing" "-o: the probe"
+run 1 -l -p "$P1" -o "$T/no/such/dir/x"
+expect_grep "failed to open output file" "$T/err" "-o into a missing directory"
+
 # Malformed descriptions and pids: usage errors.
 run 2 -l -p "$P1" -P a:b
 run 2 -l -p "$P1" -n a:b:c:d:e
