@@ -49,6 +49,12 @@ build_stap() {
 	$cc -O2 -g "$@" -o "$d/stap" "$PROGS/stap.c" || fail "building stap.c with $cc $*"
 }
 
+# build_cxx DIR CXX: DIR/cxx from progs/cxx.cc at -O2 -g, SystemTap's header.
+build_cxx() {
+	mkdir -p "$1"
+	$2 -O2 -g -o "$1/cxx" "$PROGS/cxx.cc" || fail "building cxx.cc with $2"
+}
+
 # start_prog PROG: runs PROG until the test ends, once it is ready. Sets PID.
 # PROG_SOCK (default: a socket nobody listens on) is its helper socket.
 start_prog() {
@@ -74,18 +80,20 @@ note_sites() {
 		/Location:/ { print p, n, after("Location:") }'
 }
 
-# The function symbol of FILE that contains PC (hex), from nm.
+# The function symbol of FILE that contains PC (hex), from nm (nm -D for a
+# stripped file, as dtrace falls back to .dynsym).
 nm_function() { # file pc
-	local pc=$(($2)) addr size type name best=""
+	local pc=$(($2)) addr size type name best="" dyn=""
+	[ -n "$(nm --defined-only "$1" 2>/dev/null | head -n 1)" ] || dyn=-D
 	while read -r addr size type name; do
 		case $type in t | T | W | w | i) ;; *) continue ;; esac
 		[ -n "$size" ] || continue
 		if [ $((16#$addr)) -le "$pc" ] && [ "$pc" -lt $((16#$addr + 16#$size)) ]; then
-			best=$name
+			best=${name%%@*} # nm -D shows versions (f@@VERSION): not part of the name
 			# a global symbol is preferred, as DTrace does
 			case $type in T) break ;; esac
 		fi
-	done < <(nm -S --defined-only "$1" 2>/dev/null | awk 'NF == 4')
+	done < <(nm -S --defined-only $dyn "$1" 2>/dev/null | awk 'NF == 4')
 	echo "$best"
 }
 
@@ -101,7 +109,8 @@ site_function() { # file pc
 		echo "$a2l"
 		return
 	fi
-	[ "$a2l" = "??" ] || [ "$a2l" = "$sym" ] ||
+	# A compiler's clone (f.isra.0, f.constprop.0, f.cold) is f to DWARF.
+	[ "$a2l" = "??" ] || [ "$a2l" = "$sym" ] || [ "$a2l" = "${sym%%.*}" ] ||
 		fail "nm ($sym) and addr2line ($a2l) disagree about the function at $2 in $1"
 	echo "$sym"
 }

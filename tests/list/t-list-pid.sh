@@ -4,7 +4,8 @@
 # basename of each module (the program, its shared library), and the
 # function of every site as nm names it, or, for a site inlined at -O2 -g,
 # the inlined function as addr2line -i names it. Built with gcc and clang,
-# with and without debug information; run from a directory and under a name
+# with and without debug information, C and C++ (mangled names, and
+# libstdc++'s own probes); run from a directory and under a name
 # with spaces; a program whose file was deleted while it runs; a program
 # with plain SystemTap probes and no -G.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
@@ -111,6 +112,18 @@ for v in gcc clang gcc-m32; do
 	expect_grep "^ +[0-9]+ +ltstap$PID +stap +stap_fn event-none$" "$T/out" "STAP_PROBE site"
 	kill "$PID"
 done
+# C++: mangled names, as the symbol table spells them (the inlined member
+# function too), and libstdc++'s own probes with names from .dynsym only.
+for cxx in g++ clang++; do
+	build_cxx "$T/cxx-$cxx" $cxx
+	start_prog "$T/cxx-$cxx/cxx"
+	check_listing "C++ with $cxx"
+	expect_grep "^ +[0-9]+ +ltcxx$PID +cxx +_ZN2ns6Worker4stepEi step$" "$T/out" \
+		"$cxx: the inlined member function, mangled"
+	[ "$(grep -c " tmpl$" "$T/out")" = 2 ] || fail "$cxx: one line per template instance"
+	kill "$PID"
+done
+
 # Without privilege: /proc/PID/map_files cannot be opened, so each mapped
 # path is opened instead and used because it is the mapped file. The
 # program and dtrace (a copy: the build tree may be private) run as nobody.
