@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Internal interfaces of usdtkit-helperd, one section per source file. The
+ * theory statement is at the head of main.c.
+ */
+#ifndef USDT_HELPERD_H
+#define USDT_HELPERD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "notes.h"
+#include "tracefs.h"
+
+/* ---- log.c: stderr in the foreground, syslog otherwise ---- */
+extern bool hd_debug;
+void hd_log_init(bool foreground);
+void hd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define hd_err(...) hd_log(3, __VA_ARGS__)
+#define hd_warn(...) hd_log(4, __VA_ARGS__)
+#define hd_info(...) hd_log(6, __VA_ARGS__)
+#define hd_dbg(...)                                                                                \
+	do {                                                                                       \
+		if (hd_debug)                                                                      \
+			hd_log(7, __VA_ARGS__);                                                    \
+	} while (0)
+
+/* ---- proc.c: what /proc says about a process ---- */
+
+/* The file-backed mapping of a process that contains an address. */
+struct hd_mapping {
+	uint64_t start, end, offset;
+	uint64_t dev, ino; /* as /proc/PID/maps says (checked later against fstat) */
+	bool deleted;	   /* the path ended in " (deleted)" */
+	char path[4096];   /* as the process mapped it, " (deleted)" removed */
+};
+
+/*
+ * Finds the file-backed mapping of `pid` containing `addr`. Returns 0, -ESRCH
+ * (no such process), -ENOENT (no mapping there), -ENXIO (anonymous or special
+ * mapping), -EIO.
+ */
+int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m);
+/* Opens the file of a mapping through /proc/PID/map_files (O_RDONLY). Returns an fd or -errno. */
+int hd_open_mapping(pid_t pid, const struct hd_mapping *m);
+
+/*
+ * Calls `fn` for every distinct file-backed mapping of `pid` (first mapping of
+ * each (dev, ino)); stops early when fn returns non-zero. Returns 0 or -errno.
+ */
+int hd_each_mapping(pid_t pid, int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg),
+		    void *arg);
+/* The process's start time (field 22 of /proc/PID/stat), 0 when unknown. */
+uint64_t hd_start_time(pid_t pid);
+/*
+ * Whether `pid` would talk to the daemon listening on `socket_path`: its
+ * initial environment names that socket in USDTKIT_HELPER_SOCKET, or names
+ * none and socket_path is the default.
+ */
+bool hd_pid_uses_socket(pid_t pid, const char *socket_path);
+/* The real uid of pid, or (uid_t)-1. */
+uid_t hd_pid_uid(pid_t pid);
+
+/*
+ * The cheap check made before any parse: does the ELF file on fd have a
+ * section named ".note.usdtkit" (a -G module), or ".note.stapsdt"? Reads at
+ * most a few hundred KiB with every offset checked. Bits: 1 usdtkit, 2 stapsdt.
+ */
+#define HD_HAS_USDTKIT 1u
+#define HD_HAS_STAPSDT 2u
+unsigned hd_elf_note_kinds(int fd);
+
+#include "meta.h"
+
+/* ---- worker.c: the sandboxed parser ---- */
+struct hd_worker_limits {
+	unsigned timeout_ms;	 /* wall clock for one parse */
+	unsigned cpu_seconds;	 /* RLIMIT_CPU */
+	uint64_t address_space; /* RLIMIT_AS */
+};
+/*
+ * Reads the probes of the file on fd in a forked child under a seccomp
+ * filter, applies the metadata note's argument names and string hints there,
+ * and returns the accepted probes (re-checked here) as *out. Rejected probes
+ * are logged. Returns 0, or -errno (-ETIMEDOUT, -ECHILD: the worker died).
+ */
+int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,
+	     size_t errlen);
+
+/* ---- registry.c: modules, processes, tracefs ---- */
+struct hd_config {
+	const char *socket_path;
+	const char *state_path;
+	bool all;		   /* --all: any file with stapsdt notes, not only -G modules */
+	unsigned rescan_s;	   /* --all: rescan /proc every this many seconds */
+	unsigned rate_per_s;	   /* REGISTER per uid per second (token bucket) */
+	unsigned new_modules_per_s; /* parses per uid per second */
+	unsigned max_modules_per_uid;
+	unsigned max_probes_per_uid;
+	struct hd_worker_limits worker;
+};
+extern struct hd_config hd_cfg;
+
+int hd_registry_init(struct usdt_tracefs *t, int epfd);
+/*
+ * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
+ * pidfd, or -1 when the kernel gives none). Returns 0 and *nprobes, or -errno.
+ */
+int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes);
+int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
+/* A pidfd registered with epoll became readable: that process exited. */
+void hd_process_exited(void *proc);
+/* Start-up: adopt a previous instance's events, register running processes. */
+void hd_recover(void);
+/* --all: register processes not seen yet. */
+void hd_rescan(void);
+/* Timer: EBUSY retries, the rate buckets. Returns true when work remains. */
+void hd_tick(uint64_t now_ms);
+/* SIGTERM: remove every event we created. */
+void hd_registry_shutdown(void);
+
+/* One LIST entry; the callback sends it. */
+struct hd_list_entry {
+	pid_t pid;
+	uint32_t nprobes;
+	uint64_t dev, ino, start, end, load_bias;
+	const char *path;
+};
+/* Calls fn for every (process, module) visible to uid (root: all; others: own). */
+size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
+	       void *arg);
+
+/* epoll data tags: the first member of every object registered with epoll. */
+enum hd_tag { HD_TAG_LISTEN = 1, HD_TAG_SIGNAL, HD_TAG_TIMER, HD_TAG_CONN, HD_TAG_PROC };
+
+uint64_t hd_now_ms(void);
+
+#endif

@@ -1,0 +1,678 @@
+// SPDX-License-Identifier: MIT
+/*
+ * usdtkit-helperd: registers the USDT probes of every process that loads a
+ * `dtrace -G` module as tracefs uprobe events `sdt_<provider>/<probe>`, and
+ * removes them when the last process mapping the module is gone.
+ *
+ *   usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]
+ *
+ * How it works (the whole design is in kernel-helper/README.md):
+ *
+ * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
+ *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean
+ *   stop), the connections, and one pidfd per registered process (readable
+ *   when it exits). No locks, no threads: the per-process path is a /proc
+ *   read, an open and an fstat, and a hash lookup.
+ * - A connection's caller is who the kernel says it is: SO_PEERCRED (pid,
+ *   uid) and SO_PEERPIDFD (a pidfd on that very process, so a pid recycled
+ *   between connect and our reading /proc is detected: after reading its
+ *   maps we check the pidfd has not exited). Messages are taken only when
+ *   exactly as protocol.h defines them (size = packet length = the type's
+ *   size, magic, version, known type); anything else gets -EPROTO and the
+ *   connection is closed. Connections idle for more than 1 s are closed; at
+ *   most 1024 are open, at most 64 per uid, extra ones are closed at accept:
+ *   clients holding connections can exhaust neither fds nor memory.
+ * - REGISTER resolves the address in the caller's own maps (registry.c,
+ *   proc.c); a new file is parsed in a sandboxed worker (worker.c) and
+ *   registered; a known file only gains a user. UNREGISTER drops one
+ *   reference. LIST answers one LIST_ENTRY per (process, module) the caller
+ *   may see (root: all; others: their own uid's), then the REPLY.
+ * - Per-uid limits (root is exempt from the quotas, not from validation):
+ *   REGISTER rate (token bucket, --rate, default 10000/s, burst 2x), new
+ *   modules (parses) per second (default 20/s), modules (256) and probe
+ *   sites (65536) per uid.
+ * - Start-up: a previous instance's state file says which events were ours;
+ *   /proc is scanned for processes mapping a -G module (a `.note.usdtkit`
+ *   section; with --all any `.note.stapsdt`), which are registered again
+ *   (their existing events adopted), and our old events nobody maps any more
+ *   are removed. Without --all only processes whose environment names our
+ *   socket (or none, for the default socket) are taken: they are the ones
+ *   whose drti talks to us, so daemons on private sockets (tests) never
+ *   share a process. With --all, /proc is rescanned every --rescan seconds
+ *   (default 10) for new processes; per (dev, ino) a file is checked once.
+ * - SIGTERM/SIGINT: every event we created is removed (EBUSY ones are left
+ *   and stay in the state file for the next start); SIGKILL leaves them for
+ *   the next start to adopt or remove.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/resource.h>
+#include <sys/signalfd.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <unistd.h>
+
+#include "helperd.h"
+#include "protocol.h"
+
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77
+#endif
+
+#define CONN_IDLE_MS 1000
+#define CONN_MAX 1024
+#define CONN_PER_UID_MAX 64
+#define OUT_MAX (16u << 20)
+
+struct conn {
+	enum hd_tag tag; /* HD_TAG_CONN */
+	struct conn *prev, *next;
+	int fd, pidfd;
+	pid_t pid;
+	uid_t uid;
+	uint64_t deadline;
+	unsigned char *out; /* queued packets: u32 length + bytes each */
+	size_t outlen, outpos;
+	bool closing; /* close once the queue is sent */
+};
+
+struct tagged {
+	enum hd_tag tag;
+};
+
+static int epfd;
+static struct conn *conns_head, *conns_tail; /* in deadline order */
+static unsigned nconns;
+static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL};
+
+static void usage(FILE *out)
+{
+	fprintf(out, "usage: usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]\n"
+		     "                       [--rescan SECONDS] [--rate N] [--parse-timeout MS]\n");
+}
+
+/* --- connections --- */
+
+static void conn_unlink(struct conn *c)
+{
+	if (c->prev)
+		c->prev->next = c->next;
+	else
+		conns_head = c->next;
+	if (c->next)
+		c->next->prev = c->prev;
+	else
+		conns_tail = c->prev;
+	c->prev = c->next = NULL;
+}
+
+static void conn_append(struct conn *c)
+{
+	c->prev = conns_tail;
+	c->next = NULL;
+	if (conns_tail)
+		conns_tail->next = c;
+	else
+		conns_head = c;
+	conns_tail = c;
+}
+
+static void conn_touch(struct conn *c)
+{
+	c->deadline = hd_now_ms() + CONN_IDLE_MS;
+	conn_unlink(c);
+	conn_append(c);
+}
+
+static void conn_close(struct conn *c)
+{
+	conn_unlink(c);
+	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
+	close(c->fd);
+	if (c->pidfd >= 0)
+		close(c->pidfd);
+	free(c->out);
+	free(c);
+	nconns--;
+}
+
+static unsigned conns_of(uid_t uid)
+{
+	unsigned n = 0;
+
+	for (struct conn *c = conns_head; c; c = c->next)
+		n += c->uid == uid;
+	return n;
+}
+
+static void accept_one(int lfd)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+	struct conn *c;
+	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+
+	if (fd < 0)
+		return;
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
+		close(fd);
+		return;
+	}
+	if (nconns >= CONN_MAX || conns_of(cred.uid) >= CONN_PER_UID_MAX) {
+		hd_dbg("connection from pid %d uid %u refused: too many open", (int)cred.pid,
+		       (unsigned)cred.uid);
+		close(fd);
+		return;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		close(fd);
+		return;
+	}
+	c->tag = HD_TAG_CONN;
+	c->fd = fd;
+	c->pid = cred.pid;
+	c->uid = cred.uid;
+	len = sizeof(c->pidfd);
+	/* The peer itself (Linux 6.5+); else a pidfd opened now, racy but the best there is. */
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) != 0)
+		c->pidfd = (int)pidfd_open(cred.pid, 0);
+	ev.data.ptr = c;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		if (c->pidfd >= 0)
+			close(c->pidfd);
+		close(fd);
+		free(c);
+		return;
+	}
+	nconns++;
+	c->deadline = hd_now_ms() + CONN_IDLE_MS;
+	conn_append(c);
+}
+
+static bool queue(struct conn *c, const void *pkt, size_t len)
+{
+	uint32_t l = (uint32_t)len;
+	unsigned char *n;
+
+	if (c->outlen + len + 4 > OUT_MAX)
+		return false;
+	n = realloc(c->out, c->outlen + len + 4);
+	if (!n)
+		return false;
+	c->out = n;
+	memcpy(c->out + c->outlen, &l, 4);
+	memcpy(c->out + c->outlen + 4, pkt, len);
+	c->outlen += len + 4;
+	return true;
+}
+
+/* Sends what is queued; false when the connection is to be closed. */
+static bool flush(struct conn *c)
+{
+	struct epoll_event ev = {.data.ptr = c};
+
+	while (c->outpos < c->outlen) {
+		uint32_t l;
+		ssize_t w;
+
+		memcpy(&l, c->out + c->outpos, 4);
+		w = send(c->fd, c->out + c->outpos + 4, l, MSG_DONTWAIT | MSG_NOSIGNAL);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+			ev.events = EPOLLIN | EPOLLOUT;
+			epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+			return true;
+		}
+		if (w != (ssize_t)l)
+			return false;
+		c->outpos += 4 + l;
+	}
+	free(c->out);
+	c->out = NULL;
+	c->outlen = c->outpos = 0;
+	ev.events = EPOLLIN;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+	return !c->closing;
+}
+
+static void fill_hdr(struct usdt_msg_hdr *h, uint16_t type, uint32_t size, uint32_t seq)
+{
+	h->magic = USDT_PROTO_MAGIC;
+	h->version = USDT_PROTO_VERSION;
+	h->type = type;
+	h->size = size;
+	h->seq = seq;
+}
+
+static bool reply(struct conn *c, uint32_t seq, int status, uint32_t nprobes)
+{
+	struct usdt_msg_reply r;
+
+	memset(&r, 0, sizeof(r));
+	fill_hdr(&r.hdr, USDT_MSG_REPLY, sizeof(r), seq);
+	r.status = status;
+	r.nprobes = nprobes;
+	return queue(c, &r, sizeof(r));
+}
+
+struct list_ctx {
+	struct conn *c;
+	uint32_t seq;
+	bool failed;
+};
+
+static void list_one(const struct hd_list_entry *e, void *arg)
+{
+	struct list_ctx *l = arg;
+	size_t plen = strlen(e->path) + 1, size;
+	unsigned char buf[sizeof(struct usdt_msg_list_entry) + USDT_PROTO_PATH_MAX];
+	struct usdt_msg_list_entry le;
+
+	if (plen > USDT_PROTO_PATH_MAX)
+		plen = USDT_PROTO_PATH_MAX;
+	size = sizeof(le) + plen;
+	memset(&le, 0, sizeof(le));
+	fill_hdr(&le.hdr, USDT_MSG_LIST_ENTRY, (uint32_t)size, l->seq);
+	le.pid = e->pid;
+	le.nprobes = e->nprobes;
+	le.dev = e->dev;
+	le.ino = e->ino;
+	le.start = e->start;
+	le.end = e->end;
+	le.load_bias = e->load_bias;
+	le.path_len = (uint32_t)plen;
+	memcpy(buf, &le, sizeof(le));
+	memcpy(buf + sizeof(le), e->path, plen - 1);
+	buf[size - 1] = '\0';
+	if (!l->failed && !queue(l->c, buf, size))
+		l->failed = true;
+}
+
+/* One packet from c: false when the connection is to be closed. */
+static bool handle(struct conn *c)
+{
+	union {
+		struct usdt_msg_hdr hdr;
+		struct usdt_msg_module mod;
+		struct usdt_msg_list list;
+		unsigned char raw[128];
+	} m;
+	ssize_t len = recv(c->fd, &m, sizeof(m), MSG_TRUNC | MSG_DONTWAIT);
+	size_t want = 0;
+	uint32_t nprobes = 0;
+	int status;
+
+	if (len < 0)
+		return errno == EAGAIN || errno == EINTR;
+	if (len == 0)
+		return false; /* the peer closed */
+	conn_touch(c);
+	if ((size_t)len < sizeof(m.hdr)) {
+		hd_dbg("pid %d: a %zd-byte packet: dropped", (int)c->pid, len);
+		return false;
+	}
+	switch (m.hdr.type) {
+	case USDT_MSG_REGISTER:
+	case USDT_MSG_UNREGISTER:
+		want = sizeof(m.mod);
+		break;
+	case USDT_MSG_LIST:
+		want = sizeof(m.list);
+		break;
+	default:
+		break;
+	}
+	if (m.hdr.magic != USDT_PROTO_MAGIC || m.hdr.version != USDT_PROTO_VERSION || !want ||
+	    (size_t)len != want || m.hdr.size != want) {
+		hd_dbg("pid %d uid %u: malformed message (%zd bytes, magic 0x%x, version %u, "
+		       "type %u, size %u): refused",
+		       (int)c->pid, (unsigned)c->uid, len, m.hdr.magic, m.hdr.version, m.hdr.type,
+		       m.hdr.size);
+		c->closing = true;
+		reply(c, m.hdr.seq, -EPROTO, 0);
+		return flush(c);
+	}
+	switch (m.hdr.type) {
+	case USDT_MSG_REGISTER:
+		status = hd_register(c->pid, c->uid, c->pidfd, m.mod.addr, &nprobes);
+		break;
+	case USDT_MSG_UNREGISTER:
+		status = hd_unregister(c->pid, c->uid, c->pidfd, m.mod.addr);
+		break;
+	default: {
+		struct list_ctx l = {c, m.hdr.seq, false};
+
+		if (m.list.pid < 0) {
+			status = -EINVAL;
+			break;
+		}
+		nprobes = (uint32_t)hd_list(m.list.pid, c->uid, list_one, &l);
+		status = l.failed ? -EFBIG : 0;
+		break;
+	}
+	}
+	if (!reply(c, m.hdr.seq, status, nprobes))
+		return false;
+	return flush(c);
+}
+
+static void expire_conns(uint64_t now)
+{
+	while (conns_head && conns_head->deadline <= now) {
+		hd_dbg("pid %d: connection idle for %d ms: closed", (int)conns_head->pid,
+		       CONN_IDLE_MS);
+		conn_close(conns_head);
+	}
+}
+
+/* --- set-up --- */
+
+static int mkdir_parents(const char *path)
+{
+	char tmp[sizeof(((struct sockaddr_un *)0)->sun_path)];
+
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return 0;
+}
+
+static int listen_socket(const char *path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	const char *lfds = getenv("LISTEN_FDS"), *lpid = getenv("LISTEN_PID");
+	int fd, ret;
+
+	if (lfds && lpid && atoi(lpid) == (int)getpid() && atoi(lfds) >= 1) {
+		/* systemd socket activation: our socket is fd 3. */
+		fcntl(3, F_SETFD, FD_CLOEXEC);
+		fcntl(3, F_SETFL, fcntl(3, F_GETFL) | O_NONBLOCK);
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDNAMES");
+		hd_info("listening on the socket systemd passed");
+		return 3;
+	}
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		hd_err("%s: socket path too long", path);
+		return -ENAMETOOLONG;
+	}
+	strcpy(sa.sun_path, path);
+	ret = mkdir_parents(path);
+	if (ret) {
+		hd_err("cannot create the directory of %s: %s", path, strerror(-ret));
+		return ret;
+	}
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+	if (fd < 0)
+		return -errno;
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		/* A live daemon answers a connect; a stale socket file does not. */
+		int probe;
+		struct stat st;
+
+		if (errno != EADDRINUSE)
+			goto err;
+		probe = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (probe >= 0 && connect(probe, (struct sockaddr *)&sa, sizeof(sa)) == 0) {
+			close(probe);
+			close(fd);
+			hd_err("%s: another daemon is listening there", path);
+			return -EADDRINUSE;
+		}
+		if (probe >= 0)
+			close(probe);
+		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+			unlink(path);
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
+			goto err;
+	}
+	/* Any user's processes register: the socket is 0666, the checks are ours. */
+	if (chmod(path, 0666) != 0 || listen(fd, SOMAXCONN) != 0)
+		goto err;
+	hd_info("listening on %s", path);
+	return fd;
+err:
+	ret = -errno;
+	hd_err("%s: %s", path, strerror(errno));
+	close(fd);
+	return ret;
+}
+
+static void raise_nofile(void)
+{
+	struct rlimit rl;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+}
+
+static int daemonize(void)
+{
+	pid_t pid = fork();
+	int fd;
+
+	if (pid < 0)
+		return -errno;
+	if (pid > 0)
+		_exit(0);
+	setsid();
+	fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (fd >= 0) {
+		dup2(fd, 0);
+		dup2(fd, 1);
+		dup2(fd, 2);
+		if (fd > 2)
+			close(fd);
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"all", no_argument, NULL, 'a'},
+		{"socket", required_argument, NULL, 's'},
+		{"state", required_argument, NULL, 'S'},
+		{"debug", no_argument, NULL, 'd'},
+		{"rescan", required_argument, NULL, 'r'},
+		{"rate", required_argument, NULL, 'R'},
+		{"parse-timeout", required_argument, NULL, 'P'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	struct usdt_tracefs t = {.fd = -1};
+	char err[256], state[4200];
+	bool foreground = false, stop = false;
+	uint64_t next_tick, next_rescan;
+	const char *env = getenv(USDT_HELPER_SOCKET_ENV);
+	sigset_t mask;
+	int opt, lfd, sfd, ret;
+	struct epoll_event ev;
+
+	hd_cfg.socket_path = env && env[0] ? env : USDT_HELPER_SOCKET_PATH;
+	hd_cfg.rescan_s = 10;
+	hd_cfg.rate_per_s = 10000;
+	hd_cfg.new_modules_per_s = 20;
+	hd_cfg.max_modules_per_uid = 256;
+	hd_cfg.max_probes_per_uid = 65536;
+	hd_cfg.worker.timeout_ms = 5000;
+	hd_cfg.worker.cpu_seconds = 5;
+	hd_cfg.worker.address_space = 2ull << 30;
+	while ((opt = getopt_long(argc, argv, "fh", opts, NULL)) != -1) {
+		switch (opt) {
+		case 'f':
+			foreground = true;
+			break;
+		case 'a':
+			hd_cfg.all = true;
+			break;
+		case 's':
+			hd_cfg.socket_path = optarg;
+			break;
+		case 'S':
+			hd_cfg.state_path = optarg;
+			break;
+		case 'd':
+			hd_debug = true;
+			break;
+		case 'r':
+			hd_cfg.rescan_s = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'R':
+			hd_cfg.rate_per_s = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'P':
+			hd_cfg.worker.timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'h':
+			usage(stdout);
+			return 0;
+		default:
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind != argc || hd_cfg.socket_path[0] != '/' || hd_cfg.rate_per_s == 0 ||
+	    hd_cfg.worker.timeout_ms == 0) {
+		usage(stderr);
+		return 2;
+	}
+	if (!hd_cfg.state_path) {
+		/* Beside the socket: daemons on different sockets never share a state file. */
+		if (strcmp(hd_cfg.socket_path, USDT_HELPER_SOCKET_PATH) == 0)
+			snprintf(state, sizeof(state), "/run/usdtkit/helperd.state");
+		else
+			snprintf(state, sizeof(state), "%s.state", hd_cfg.socket_path);
+		hd_cfg.state_path = state;
+	}
+	hd_log_init(foreground);
+	signal(SIGPIPE, SIG_IGN);
+	raise_nofile();
+	ret = usdt_tracefs_open(&t, USDT_TRACEFS_MOUNT, err, sizeof(err));
+	if (ret) {
+		hd_err("%s", err);
+		return 1;
+	}
+	lfd = listen_socket(hd_cfg.socket_path);
+	if (lfd < 0)
+		return 1;
+	if (!foreground && daemonize() != 0)
+		return 1;
+	sigemptyset(&mask);
+	sigaddset(&mask, SIGTERM);
+	sigaddset(&mask, SIGINT);
+	sigaddset(&mask, SIGHUP);
+	sigprocmask(SIG_BLOCK, &mask, NULL);
+	sfd = signalfd(-1, &mask, SFD_CLOEXEC | SFD_NONBLOCK);
+	epfd = epoll_create1(EPOLL_CLOEXEC);
+	if (sfd < 0 || epfd < 0) {
+		hd_err("signalfd/epoll: %s", strerror(errno));
+		return 1;
+	}
+	ev.events = EPOLLIN;
+	ev.data.ptr = &listen_tag;
+	epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev);
+	ev.data.ptr = &signal_tag;
+	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
+	hd_registry_init(&t, epfd);
+	/* Recovery before serving: a restart answers only once it knows its events. */
+	hd_recover();
+	hd_info("ready%s", hd_cfg.all ? " (--all)" : "");
+	next_tick = hd_now_ms() + 1000;
+	next_rescan = hd_now_ms() + hd_cfg.rescan_s * 1000ull;
+	while (!stop) {
+		struct epoll_event evs[64];
+		uint64_t now = hd_now_ms(), wake = next_tick;
+		int n;
+
+		if (conns_head && conns_head->deadline < wake)
+			wake = conns_head->deadline;
+		n = epoll_wait(epfd, evs, 64, wake > now ? (int)(wake - now) : 0);
+		if (n < 0 && errno != EINTR) {
+			hd_err("epoll_wait: %s", strerror(errno));
+			break;
+		}
+		for (int i = 0; i < n; i++) {
+			struct tagged *tg = evs[i].data.ptr;
+
+			switch (tg->tag) {
+			case HD_TAG_LISTEN:
+				for (int k = 0; k < 64; k++)
+					accept_one(lfd);
+				break;
+			case HD_TAG_SIGNAL: {
+				struct signalfd_siginfo si;
+
+				while (read(sfd, &si, sizeof(si)) == sizeof(si))
+					if (si.ssi_signo != SIGHUP)
+						stop = true;
+				break;
+			}
+			case HD_TAG_CONN: {
+				struct conn *c = (struct conn *)tg;
+				bool keep = true;
+
+				if (evs[i].events & EPOLLOUT)
+					keep = flush(c);
+				if (keep && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+					keep = handle(c);
+				if (!keep)
+					conn_close(c);
+				/* Later events of this batch may name it: it is gone. */
+				if (!keep)
+					for (int k = i + 1; k < n; k++)
+						if (evs[k].data.ptr == c)
+							evs[k].data.ptr = &signal_tag, evs[k].events = 0;
+				break;
+			}
+			case HD_TAG_PROC:
+				hd_process_exited(tg);
+				for (int k = i + 1; k < n; k++)
+					if (evs[k].data.ptr == tg)
+						evs[k].data.ptr = &signal_tag, evs[k].events = 0;
+				break;
+			case HD_TAG_TIMER:
+				break;
+			}
+		}
+		now = hd_now_ms();
+		expire_conns(now);
+		if (now >= next_tick) {
+			hd_tick(now);
+			next_tick = now + 1000;
+		}
+		if (hd_cfg.all && hd_cfg.rescan_s && now >= next_rescan) {
+			hd_rescan();
+			next_rescan = now + hd_cfg.rescan_s * 1000ull;
+		}
+	}
+	hd_info("stopping: removing the events this daemon created");
+	while (conns_head)
+		conn_close(conns_head);
+	hd_registry_shutdown();
+	if (lfd != 3)
+		unlink(hd_cfg.socket_path);
+	usdt_tracefs_close(&t);
+	return 0;
+}

@@ -1,0 +1,332 @@
+// SPDX-License-Identifier: MIT
+/*
+ * What /proc says about a process: the mapping that holds an address, the
+ * file behind it (opened through map_files, never by the name the process
+ * shows), its start time, uid and initial environment; and the cheap "does
+ * this file carry our notes at all" check made before a full parse.
+ *
+ * /proc/PID/maps lines are "START-END PERMS OFFSET MAJ:MIN INODE   PATH".
+ * The path is everything after the inode and its padding, so it may hold
+ * spaces; a newline in a file name shows as "\012" (the kernel escapes it),
+ * and a deleted file ends in " (deleted)". The path is only used to name the
+ * module in LIST answers and to try a literal tracefs path (which is then
+ * checked against the fd's (dev, ino)); the file itself is always reached
+ * through /proc/PID/map_files/START-END, which is the mapping's own file.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+#include "helperd.h"
+#include "protocol.h"
+
+#define MAPS_LINE_MAX (4096 + 128)
+
+static int open_proc(pid_t pid, const char *what)
+{
+	char p[64];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/%s", (int)pid, what);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	return fd;
+}
+
+/* Parses one maps line into m; returns false for lines without a file. */
+static bool parse_maps_line(char *line, struct hd_mapping *m)
+{
+	unsigned long long start, end, off, ino;
+	unsigned maj, min;
+	char perms[8];
+	int n = 0;
+	char *path;
+	size_t len;
+
+	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
+		   &ino, &n) < 7 || n == 0)
+		return false;
+	path = line + n;
+	while (*path == ' ')
+		path++;
+	if (ino == 0 || path[0] != '/')
+		return false;
+	m->start = start;
+	m->end = end;
+	m->offset = off;
+	m->dev = makedev(maj, min);
+	m->ino = ino;
+	len = strlen(path);
+	if (len && path[len - 1] == '\n')
+		path[--len] = '\0';
+	m->deleted = len > 10 && strcmp(path + len - 10, " (deleted)") == 0;
+	if (m->deleted)
+		path[len - 10] = '\0';
+	snprintf(m->path, sizeof(m->path), "%s", path);
+	return true;
+}
+
+int hd_each_mapping(pid_t pid, int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg),
+		    void *arg)
+{
+	struct hd_mapping *m = malloc(sizeof(*m));
+	uint64_t seen[64];
+	size_t nseen = 0;
+	char *line = malloc(MAPS_LINE_MAX);
+	int fd = open_proc(pid, "maps"), ret = 0;
+	FILE *f;
+
+	if (fd < 0 || !m || !line) {
+		free(m);
+		free(line);
+		if (fd >= 0)
+			close(fd);
+		return fd < 0 ? fd : -ENOMEM;
+	}
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		free(m);
+		free(line);
+		return -ENOMEM;
+	}
+	while (fgets(line, MAPS_LINE_MAX, f)) {
+		bool dup = false;
+
+		if (!parse_maps_line(line, m))
+			continue;
+		/* Each file once: a handful of mappings per file, in a row. */
+		for (size_t i = 0; i < nseen && !dup; i++)
+			dup = seen[i] == (m->ino ^ (m->dev << 40));
+		if (dup)
+			continue;
+		if (nseen < 64)
+			seen[nseen++] = m->ino ^ (m->dev << 40);
+		ret = fn(pid, m, arg);
+		if (ret)
+			break;
+	}
+	fclose(f);
+	free(m);
+	free(line);
+	return ret > 0 ? 0 : ret;
+}
+
+int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)
+{
+	char line[MAPS_LINE_MAX];
+	int fd = open_proc(pid, "maps"), ret = -ENOENT;
+	FILE *f;
+
+	if (fd < 0)
+		return fd;
+	f = fdopen(fd, "r");
+	if (!f) {
+		close(fd);
+		return -ENOMEM;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long start, end;
+
+		if (sscanf(line, "%llx-%llx", &start, &end) != 2 || addr < start || addr >= end)
+			continue;
+		ret = parse_maps_line(line, m) ? 0 : -ENXIO;
+		break;
+	}
+	fclose(f);
+	return ret;
+}
+
+int hd_open_mapping(pid_t pid, const struct hd_mapping *m)
+{
+	char p[96];
+	int fd;
+
+	snprintf(p, sizeof(p), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64, (int)pid, m->start,
+		 m->end);
+	fd = open(p, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	return fd < 0 ? -errno : fd;
+}
+
+/* Reads a small /proc file whole (at most max-1 bytes, NUL-terminated); returns its length or -errno. */
+static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t max)
+{
+	int fd = open_proc(pid, what);
+	size_t len = 0;
+	ssize_t r;
+
+	if (fd < 0)
+		return fd;
+	while (len + 1 < max && (r = read(fd, buf + len, max - 1 - len)) > 0)
+		len += (size_t)r;
+	close(fd);
+	buf[len] = '\0';
+	return (ssize_t)len;
+}
+
+uint64_t hd_start_time(pid_t pid)
+{
+	char buf[1024], *p;
+	unsigned long long st = 0;
+
+	if (read_proc(pid, "stat", buf, sizeof(buf)) <= 0)
+		return 0;
+	/* After the last ')' (the command may hold anything): state is field 3, start time 22. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return 0;
+	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+			  "%*d %llu",
+		   &st) != 1)
+		return 0;
+	return st;
+}
+
+uid_t hd_pid_uid(pid_t pid)
+{
+	char buf[4096], *p;
+	unsigned long uid;
+
+	if (read_proc(pid, "status", buf, sizeof(buf)) <= 0)
+		return (uid_t)-1;
+	p = strstr(buf, "\nUid:");
+	if (!p || sscanf(p + 5, "%lu", &uid) != 1)
+		return (uid_t)-1;
+	return (uid_t)uid;
+}
+
+bool hd_pid_uses_socket(pid_t pid, const char *socket_path)
+{
+	static const char key[] = USDT_HELPER_SOCKET_ENV "=";
+	char *buf = malloc(256 * 1024);
+	ssize_t len;
+	bool found = false, match = false;
+
+	if (!buf)
+		return false;
+	len = read_proc(pid, "environ", buf, 256 * 1024);
+	for (ssize_t i = 0; i < len; i += (ssize_t)strlen(buf + i) + 1) {
+		if (strncmp(buf + i, key, sizeof(key) - 1) != 0)
+			continue;
+		found = true;
+		match = buf[i + (ssize_t)sizeof(key) - 1] &&
+			strcmp(buf + i + sizeof(key) - 1, socket_path) == 0;
+	}
+	free(buf);
+	if (len < 0)
+		return false;
+	return found ? match : strcmp(socket_path, USDT_HELPER_SOCKET_PATH) == 0;
+}
+
+/* --- the cheap ELF check --- */
+
+#define SHDRS_MAX (256u * 1024)
+#define SHSTRTAB_MAX (256u * 1024)
+
+static bool read_at(int fd, void *buf, size_t len, uint64_t off)
+{
+	return off <= INT64_MAX && pread(fd, buf, len, (off_t)off) == (ssize_t)len;
+}
+
+unsigned hd_elf_note_kinds(int fd)
+{
+	unsigned char id[EI_NIDENT];
+	uint64_t shoff, stroff = 0, strsize = 0;
+	unsigned shnum, shentsize, shstrndx, kinds = 0;
+	unsigned char *sh = NULL;
+	char *str = NULL;
+	bool is64, swap;
+
+	if (!read_at(fd, id, sizeof(id), 0) || memcmp(id, ELFMAG, SELFMAG) != 0)
+		return 0;
+	is64 = id[EI_CLASS] == ELFCLASS64;
+	if (!is64 && id[EI_CLASS] != ELFCLASS32)
+		return 0;
+	/* Only our own byte order can be probed here. */
+	swap = id[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+	if (swap)
+		return 0;
+	if (is64) {
+		Elf64_Ehdr e;
+
+		if (!read_at(fd, &e, sizeof(e), 0))
+			return 0;
+		shoff = e.e_shoff;
+		shnum = e.e_shnum;
+		shentsize = e.e_shentsize;
+		shstrndx = e.e_shstrndx;
+		if (shentsize != sizeof(Elf64_Shdr))
+			return 0;
+	} else {
+		Elf32_Ehdr e;
+
+		if (!read_at(fd, &e, sizeof(e), 0))
+			return 0;
+		shoff = e.e_shoff;
+		shnum = e.e_shnum;
+		shentsize = e.e_shentsize;
+		shstrndx = e.e_shstrndx;
+		if (shentsize != sizeof(Elf32_Shdr))
+			return 0;
+	}
+	/* SHN_XINDEX forms (more than 65279 sections) are not for us. */
+	if (shnum == 0 || shstrndx >= shnum || (uint64_t)shnum * shentsize > SHDRS_MAX)
+		return 0;
+	sh = malloc((size_t)shnum * shentsize);
+	if (!sh || !read_at(fd, sh, (size_t)shnum * shentsize, shoff))
+		goto out;
+	if (is64) {
+		Elf64_Shdr s;
+
+		memcpy(&s, sh + (size_t)shstrndx * shentsize, sizeof(s));
+		stroff = s.sh_offset;
+		strsize = s.sh_size;
+	} else {
+		Elf32_Shdr s;
+
+		memcpy(&s, sh + (size_t)shstrndx * shentsize, sizeof(s));
+		stroff = s.sh_offset;
+		strsize = s.sh_size;
+	}
+	if (strsize == 0 || strsize > SHSTRTAB_MAX)
+		goto out;
+	str = malloc(strsize + 1);
+	if (!str || !read_at(fd, str, strsize, stroff))
+		goto out;
+	str[strsize] = '\0';
+	for (unsigned i = 0; i < shnum; i++) {
+		uint32_t name, type;
+
+		if (is64) {
+			Elf64_Shdr s;
+
+			memcpy(&s, sh + (size_t)i * shentsize, sizeof(s));
+			name = s.sh_name;
+			type = s.sh_type;
+		} else {
+			Elf32_Shdr s;
+
+			memcpy(&s, sh + (size_t)i * shentsize, sizeof(s));
+			name = s.sh_name;
+			type = s.sh_type;
+		}
+		if (type != SHT_NOTE || name >= strsize)
+			continue;
+		if (strcmp(str + name, ".note.usdtkit") == 0)
+			kinds |= HD_HAS_USDTKIT;
+		else if (strcmp(str + name, ".note.stapsdt") == 0)
+			kinds |= HD_HAS_STAPSDT;
+	}
+out:
+	free(sh);
+	free(str);
+	return kinds;
+}

@@ -1,0 +1,1004 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The registry: which files (modules) have events, which processes use them,
+ * and the tracefs work of creating and removing those events.
+ *
+ * A module is one file, keyed by (st_dev, st_ino) of the file really mapped
+ * (fstat of /proc/PID/map_files/...). It owns the list of sites it created
+ * (group, event, offset, ref_ctr, path: exactly what a removal line needs),
+ * never more: a site that already existed is someone else's, unless it is
+ * one of ours from before (a previous instance's state file, or this
+ * module's own leftovers after an EBUSY).
+ *
+ * A process holds a reference count per module (two -G objects in one
+ * module register it twice; an UNREGISTER drops one). Its exit is seen on
+ * its pidfd, which is in our epoll set: the pidfd is the one the kernel gave
+ * for the socket's peer (SO_PEERPIDFD), so it is the very process that
+ * connected, not whoever has its pid now. When a module's last user goes,
+ * its sites are removed one by one; EBUSY (a consumer has the event
+ * enabled) leaves the module "draining", retried with backoff from 5 s to
+ * 5 min, and revived if a process maps the file again meanwhile.
+ *
+ * The state file lists every site we created, rewritten whole (temporary
+ * file + rename) whenever that set changes, which is only when a module is
+ * added or removed, never on the per-process path. A failed write (disk
+ * full) is logged and the daemon goes on; the cost is that a restart after a
+ * crash may leave those events behind, never that it removes foreign ones.
+ *
+ * Exec: a process that execs keeps its pid and pidfd but loses its modules
+ * without running a destructor. When a known pid registers again, its other
+ * modules are checked against its maps and dropped if gone.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+struct hd_config hd_cfg;
+
+struct site {
+	char group[USDT_TRACEFS_NAME_MAX + 1];
+	char event[USDT_TRACEFS_NAME_MAX + 1];
+	uint64_t off, ref;
+	bool has_ref;
+};
+
+struct module {
+	struct module *hnext;
+	uint64_t dev, ino;
+	char *path;	   /* what the events name: the literal path or our alias */
+	char *mapped_path; /* as the first process mapped it, for LIST */
+	bool alias;
+	uid_t owner;
+	uint32_t nprobes; /* accepted probes whose sites are registered */
+	uint64_t delta;	  /* link-time vaddr minus file offset of the text (load bias) */
+	struct site *sites;
+	size_t nsites;
+	size_t nusers;
+	bool draining;
+	uint64_t retry_at;
+	unsigned backoff_s;
+};
+
+struct pmod {
+	struct module *m;
+	uint32_t count;
+	uint64_t start, end, bias;
+};
+
+struct proc {
+	enum hd_tag tag; /* HD_TAG_PROC: epoll data points here */
+	struct proc *hnext;
+	pid_t pid;
+	uid_t uid;
+	int pidfd;
+	uint32_t nmods;
+	struct pmod *mods;
+};
+
+struct uidacct {
+	struct uidacct *next;
+	uid_t uid;
+	double tokens, new_tokens;
+	uint64_t last_ms;
+	unsigned nmodules, nprobes;
+};
+
+#define MOD_BUCKETS 4096
+#define PROC_BUCKETS 16384
+#define NEG_MAX 65536
+
+static struct module *modules[MOD_BUCKETS];
+static struct proc *procs[PROC_BUCKETS];
+static struct uidacct *uids;
+static size_t nmodules_total, nprocs_total;
+static struct usdt_tracefs *T;
+static int epfd = -1;
+static bool state_warned;
+
+/* Files known to carry nothing for us (the scan's cache). */
+static struct {
+	uint64_t dev, ino;
+} *neg;
+static size_t nneg;
+
+/* A previous instance's sites (recovery) and whether one was claimed again. */
+struct old_site {
+	struct site s;
+	char *path;
+	uint64_t dev, ino;
+	bool claimed;
+};
+static struct old_site *old;
+static size_t nold;
+
+uint64_t hd_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+}
+
+static size_t mod_hash(uint64_t dev, uint64_t ino)
+{
+	return (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) % MOD_BUCKETS;
+}
+
+static struct module *mod_find(uint64_t dev, uint64_t ino)
+{
+	for (struct module *m = modules[mod_hash(dev, ino)]; m; m = m->hnext)
+		if (m->dev == dev && m->ino == ino)
+			return m;
+	return NULL;
+}
+
+static struct proc *proc_find(pid_t pid)
+{
+	for (struct proc *p = procs[(unsigned)pid % PROC_BUCKETS]; p; p = p->hnext)
+		if (p->pid == pid)
+			return p;
+	return NULL;
+}
+
+static struct uidacct *uid_acct(uid_t uid)
+{
+	struct uidacct *a;
+
+	for (a = uids; a; a = a->next)
+		if (a->uid == uid)
+			return a;
+	a = calloc(1, sizeof(*a));
+	if (!a)
+		return NULL;
+	a->uid = uid;
+	a->tokens = hd_cfg.rate_per_s * 2.0;
+	a->new_tokens = hd_cfg.new_modules_per_s * 2.0;
+	a->last_ms = hd_now_ms();
+	a->next = uids;
+	uids = a;
+	return a;
+}
+
+/* Token buckets: a burst of twice the rate, refilled continuously. */
+static void refill(struct uidacct *a)
+{
+	uint64_t now = hd_now_ms();
+	double dt = (double)(now - a->last_ms) / 1000.0;
+
+	a->last_ms = now;
+	a->tokens += dt * hd_cfg.rate_per_s;
+	if (a->tokens > hd_cfg.rate_per_s * 2.0)
+		a->tokens = hd_cfg.rate_per_s * 2.0;
+	a->new_tokens += dt * hd_cfg.new_modules_per_s;
+	if (a->new_tokens > hd_cfg.new_modules_per_s * 2.0)
+		a->new_tokens = hd_cfg.new_modules_per_s * 2.0;
+}
+
+static bool neg_has(uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < nneg; i++)
+		if (neg[i].dev == dev && neg[i].ino == ino)
+			return true;
+	return false;
+}
+
+static void neg_add(uint64_t dev, uint64_t ino)
+{
+	if (!neg)
+		neg = calloc(NEG_MAX, sizeof(*neg));
+	if (!neg)
+		return;
+	if (nneg == NEG_MAX)
+		nneg = 0; /* forget, rather than grow without bound */
+	neg[nneg].dev = dev;
+	neg[nneg].ino = ino;
+	nneg++;
+}
+
+/* --- the state file --- */
+
+static void save_state(void)
+{
+	char tmp[4200];
+	FILE *f;
+	int fd, bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", hd_cfg.state_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		goto failed;
+	}
+	fprintf(f, "usdtkit-helperd-state 1\n");
+	for (size_t b = 0; b < MOD_BUCKETS; b++)
+		for (struct module *m = modules[b]; m; m = m->hnext)
+			for (size_t i = 0; i < m->nsites; i++) {
+				const struct site *s = &m->sites[i];
+
+				/* Paths are usdt_tracefs_path_ok: no white space. */
+				fprintf(f, "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64, m->dev,
+					m->ino, s->group, s->event, s->off);
+				if (s->has_ref)
+					fprintf(f, " 0x%" PRIx64 " %s\n", s->ref, m->path);
+				else
+					fprintf(f, " - %s\n", m->path);
+			}
+	bad = ferror(f);
+	bad |= fclose(f);
+	if (bad || rename(tmp, hd_cfg.state_path) != 0)
+		goto failed;
+	state_warned = false;
+	return;
+failed:
+	if (!state_warned)
+		hd_warn("cannot write the state file %s: %s (going on; a restart after a crash "
+			"may leave events behind)",
+			hd_cfg.state_path, strerror(errno));
+	state_warned = true;
+	unlink(tmp);
+}
+
+static void load_state(void)
+{
+	FILE *f = fopen(hd_cfg.state_path, "re");
+	char line[4400];
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strcmp(line, "usdtkit-helperd-state 1\n") != 0) {
+		hd_warn("%s: not a state file of this version: ignored", hd_cfg.state_path);
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct old_site o = {0};
+		char group[80], event[80], ref[40], path[4200];
+		unsigned long long dev, ino, off;
+		struct old_site *no;
+
+		if (sscanf(line, "site %llu %llu %79s %79s %llx %39s %4199s", &dev, &ino, group,
+			   event, &off, ref, path) != 7 ||
+		    strlen(group) > USDT_TRACEFS_NAME_MAX || strlen(event) > USDT_TRACEFS_NAME_MAX ||
+		    !usdt_tracefs_path_ok(path))
+			continue;
+		strcpy(o.s.group, group);
+		strcpy(o.s.event, event);
+		o.s.off = off;
+		o.s.has_ref = strcmp(ref, "-") != 0;
+		o.s.ref = o.s.has_ref ? strtoull(ref, NULL, 16) : 0;
+		o.dev = dev;
+		o.ino = ino;
+		o.path = strdup(path);
+		no = realloc(old, (nold + 1) * sizeof(*old));
+		if (!o.path || !no) {
+			free(o.path);
+			break;
+		}
+		old = no;
+		old[nold++] = o;
+	}
+	fclose(f);
+	hd_info("state file: %zu sites from a previous instance", nold);
+}
+
+/* --- tracefs --- */
+
+static int remove_site(const char *path, const struct site *s)
+{
+	char line[USDT_UPROBE_LINE_MAX + 1], msg[256];
+	int ret;
+
+	if (s->has_ref)
+		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64 "(0x%" PRIx64 ")", s->group,
+			 s->event, path, s->off, s->ref);
+	else
+		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64, s->group, s->event, path,
+			 s->off);
+	ret = usdt_tracefs_write(T, line, msg, sizeof(msg));
+	if (ret == -ENOENT)
+		ret = 0; /* someone removed it already */
+	if (ret && ret != -EBUSY)
+		hd_warn("%s: %s", line, msg);
+	else if (!ret)
+		hd_dbg("%s", line);
+	return ret;
+}
+
+static void mod_unlink(struct module *m)
+{
+	struct module **pp = &modules[mod_hash(m->dev, m->ino)];
+
+	while (*pp && *pp != m)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = m->hnext;
+	nmodules_total--;
+}
+
+static void mod_free(struct module *m)
+{
+	free(m->path);
+	free(m->mapped_path);
+	free(m->sites);
+	free(m);
+}
+
+/* Removes what is left of m's sites; true when all are gone (m is then freed). */
+static bool mod_remove(struct module *m, bool save)
+{
+	size_t keep = 0;
+	struct uidacct *a;
+
+	for (size_t i = 0; i < m->nsites; i++)
+		if (remove_site(m->path, &m->sites[i]) == -EBUSY)
+			m->sites[keep++] = m->sites[i];
+	m->nsites = keep;
+	if (keep) {
+		if (!m->draining) {
+			m->draining = true;
+			m->backoff_s = 5;
+		} else if (m->backoff_s < 300) {
+			m->backoff_s *= 2;
+		}
+		m->retry_at = hd_now_ms() + m->backoff_s * 1000ull;
+		hd_info("%s: %zu events are enabled by a consumer (EBUSY): retry in %u s",
+			m->mapped_path, keep, m->backoff_s);
+		if (save)
+			save_state();
+		return false;
+	}
+	hd_info("unregistered %s (%" PRIu64 ":%" PRIu64 ")", m->mapped_path, m->dev, m->ino);
+	a = uid_acct(m->owner);
+	if (a) {
+		a->nmodules--;
+		a->nprobes -= m->nprobes < a->nprobes ? m->nprobes : a->nprobes;
+	}
+	if (m->alias)
+		usdt_tracefs_alias_release(m->path);
+	mod_unlink(m);
+	mod_free(m);
+	if (save)
+		save_state();
+	return true;
+}
+
+static void mod_put(struct module *m)
+{
+	if (--m->nusers == 0)
+		mod_remove(m, true);
+}
+
+/* A site that existed before we wrote it: ours from before, or someone else's. */
+static bool claim_old(const struct module *prev, const char *path, const struct site *s)
+{
+	if (prev)
+		for (size_t i = 0; i < prev->nsites; i++)
+			if (!strcmp(prev->sites[i].group, s->group) &&
+			    !strcmp(prev->sites[i].event, s->event) && prev->sites[i].off == s->off &&
+			    !strcmp(prev->path, path))
+				return true;
+	for (size_t i = 0; i < nold; i++)
+		if (!strcmp(old[i].s.group, s->group) && !strcmp(old[i].s.event, s->event) &&
+		    old[i].s.off == s->off && !strcmp(old[i].path, path)) {
+			old[i].claimed = true;
+			return true;
+		}
+	return false;
+}
+
+/* Parses s->line's "(0xREF)" back: what the kernel will list and match at removal. */
+static void site_from(struct site *out, const struct usdt_site *s)
+{
+	const char *loc = strchr(s->line, ' '), *paren;
+
+	snprintf(out->group, sizeof(out->group), "%s", s->probe->group);
+	snprintf(out->event, sizeof(out->event), "%s", s->event);
+	out->off = s->probe->pc_off;
+	paren = loc ? strchr(loc, '(') : NULL;
+	out->has_ref = paren && (!strchr(loc + 1, ' ') || paren < strchr(loc + 1, ' '));
+	out->ref = out->has_ref ? strtoull(paren + 1, NULL, 16) : 0;
+}
+
+/*
+ * The path events name: the mapped path itself when tracefs can take it and
+ * it still names this very file in our mount namespace; else an alias.
+ */
+static int event_path(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino,
+		      char **path, bool *alias)
+{
+	char buf[256];
+	struct stat st;
+	int ret;
+
+	*alias = false;
+	if (!mp->deleted && usdt_tracefs_path_ok(mp->path) && stat(mp->path, &st) == 0 &&
+	    (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino) {
+		*path = strdup(mp->path);
+		return *path ? 0 : -ENOMEM;
+	}
+	ret = usdt_tracefs_alias(fd, buf, sizeof(buf));
+	if (ret)
+		return ret;
+	*alias = true;
+	*path = strdup(buf);
+	return *path ? 0 : -ENOMEM;
+}
+
+/* Reads and registers a new file (or revives a draining one, `prev`). */
+static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		      struct module *prev, struct module **out)
+{
+	struct usdt_notes *n = NULL;
+	struct usdt_site *sites = NULL;
+	struct module *m;
+	struct uidacct *a = uid_acct(uid);
+	size_t nsites = 0;
+	char err[256];
+	int ret;
+
+	if (!a)
+		return -ENOMEM;
+	if (uid != 0 && a->nmodules >= hd_cfg.max_modules_per_uid) {
+		hd_warn("uid %u: module quota (%u) reached: %s refused", (unsigned)uid,
+			hd_cfg.max_modules_per_uid, mp->path);
+		return -EDQUOT;
+	}
+	if (uid != 0 && a->new_tokens < 1.0) {
+		hd_warn("uid %u: new-module rate (%u/s) exceeded: %s refused", (unsigned)uid,
+			hd_cfg.new_modules_per_s, mp->path);
+		return -EAGAIN;
+	}
+	a->new_tokens -= 1.0;
+	if (!(hd_elf_note_kinds(fd) & HD_HAS_STAPSDT))
+		return -ENODATA;
+	ret = hd_parse(fd, &hd_cfg.worker, &n, err, sizeof(err));
+	if (ret) {
+		hd_warn("%s: %s", mp->path, err);
+		return ret;
+	}
+	if (n->naccepted == 0) {
+		usdt_notes_free(n);
+		return -ENODATA;
+	}
+	if (uid != 0 && a->nprobes + n->naccepted > hd_cfg.max_probes_per_uid) {
+		hd_warn("uid %u: probe quota (%u) reached: %s refused", (unsigned)uid,
+			hd_cfg.max_probes_per_uid, mp->path);
+		usdt_notes_free(n);
+		return -EDQUOT;
+	}
+	m = calloc(1, sizeof(*m));
+	if (!m) {
+		usdt_notes_free(n);
+		return -ENOMEM;
+	}
+	m->dev = dev;
+	m->ino = ino;
+	m->owner = uid;
+	m->mapped_path = strdup(mp->path);
+	if (prev && prev->alias == false && prev->path) {
+		m->path = strdup(prev->path);
+		ret = m->path ? 0 : -ENOMEM;
+	} else {
+		ret = event_path(mp, fd, dev, ino, &m->path, &m->alias);
+	}
+	if (!ret && !m->mapped_path)
+		ret = -ENOMEM;
+	if (!ret)
+		ret = usdt_tracefs_register(T, n, m->path, &sites, &nsites);
+	if (!ret) {
+		m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
+		if (!m->sites)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		hd_warn("%s: cannot register: %s", mp->path, strerror(-ret));
+		if (m->alias && !prev)
+			usdt_tracefs_alias_release(m->path);
+		mod_free(m);
+		usdt_notes_free(n);
+		free(sites);
+		return ret;
+	}
+	for (size_t i = 0; i < nsites; i++) {
+		struct site s;
+
+		if (sites[i].err) {
+			hd_warn("%s: %s:%s: %s", mp->path, sites[i].probe->provider,
+				sites[i].probe->name, sites[i].msg);
+			continue;
+		}
+		m->nprobes++;
+		site_from(&s, &sites[i]);
+		if (sites[i].existed && !claim_old(prev, m->path, &s))
+			continue; /* someone else's event: never ours to remove */
+		m->sites[m->nsites++] = s;
+		if (!sites[i].existed)
+			hd_dbg("%s", sites[i].line);
+	}
+	for (size_t i = 0; i < n->nprobes; i++)
+		if (!n->probes[i].reject) {
+			m->delta = n->probes[i].pc - n->probes[i].pc_off;
+			break;
+		}
+	a->nmodules++;
+	a->nprobes += m->nprobes;
+	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s",
+		m->mapped_path, dev, ino, m->nprobes, m->nsites, m->alias ? ", through an alias" : "");
+	free(sites);
+	usdt_notes_free(n);
+	if (prev) {
+		mod_unlink(prev);
+		mod_free(prev);
+	}
+	m->hnext = modules[mod_hash(dev, ino)];
+	modules[mod_hash(dev, ino)] = m;
+	nmodules_total++;
+	save_state();
+	*out = m;
+	return 0;
+}
+
+/* --- processes --- */
+
+static struct proc *proc_get(pid_t pid, uid_t uid, int pidfd)
+{
+	struct proc *p = proc_find(pid);
+	struct epoll_event ev = {.events = EPOLLIN};
+	int fd;
+
+	if (p)
+		return p;
+	fd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : (int)pidfd_open(pid, 0);
+	if (fd < 0)
+		return NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p) {
+		close(fd);
+		return NULL;
+	}
+	p->tag = HD_TAG_PROC;
+	p->pid = pid;
+	p->uid = uid;
+	p->pidfd = fd;
+	ev.data.ptr = p;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+		close(fd);
+		free(p);
+		return NULL;
+	}
+	p->hnext = procs[(unsigned)pid % PROC_BUCKETS];
+	procs[(unsigned)pid % PROC_BUCKETS] = p;
+	nprocs_total++;
+	return p;
+}
+
+static void proc_free(struct proc *p)
+{
+	struct proc **pp = &procs[(unsigned)p->pid % PROC_BUCKETS];
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = p->hnext;
+	epoll_ctl(epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+	close(p->pidfd);
+	free(p->mods);
+	free(p);
+	nprocs_total--;
+}
+
+static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping *mp)
+{
+	struct pmod *pm;
+
+	for (uint32_t i = 0; i < p->nmods; i++)
+		if (p->mods[i].m == m) {
+			p->mods[i].count++;
+			return 0;
+		}
+	pm = realloc(p->mods, (p->nmods + 1) * sizeof(*pm));
+	if (!pm)
+		return -ENOMEM;
+	p->mods = pm;
+	pm = &p->mods[p->nmods++];
+	pm->m = m;
+	pm->count = 1;
+	pm->start = mp->start;
+	pm->end = mp->end;
+	pm->bias = mp->start - mp->offset - m->delta;
+	m->nusers++;
+	return 0;
+}
+
+static void proc_detach(struct proc *p, uint32_t i)
+{
+	struct module *m = p->mods[i].m;
+
+	p->mods[i] = p->mods[--p->nmods];
+	mod_put(m);
+}
+
+/* After an exec the pid's old modules may be gone: drop those no longer mapped. */
+static void proc_check_maps(struct proc *p, const struct module *keep)
+{
+	for (uint32_t i = 0; i < p->nmods;) {
+		struct hd_mapping *mp = malloc(sizeof(*mp));
+		bool still;
+
+		if (!mp)
+			return;
+		still = p->mods[i].m == keep ||
+			(hd_find_mapping(p->pid, p->mods[i].start, mp) == 0 &&
+			 mp->dev == p->mods[i].m->dev && mp->ino == p->mods[i].m->ino);
+		free(mp);
+		if (still) {
+			i++;
+			continue;
+		}
+		hd_dbg("pid %d no longer maps %s", (int)p->pid, p->mods[i].m->mapped_path);
+		proc_detach(p, i);
+	}
+}
+
+void hd_process_exited(void *arg)
+{
+	struct proc *p = arg;
+
+	hd_dbg("pid %d exited", (int)p->pid);
+	while (p->nmods)
+		proc_detach(p, p->nmods - 1);
+	proc_free(p);
+}
+
+static bool peer_alive(int pidfd)
+{
+	struct pollfd pf = {.fd = pidfd, .events = POLLIN};
+
+	/* A pidfd polls readable once its process has exited. */
+	return pidfd < 0 || poll(&pf, 1, 0) == 0;
+}
+
+/* The file of the mapping holding addr: (mapping, fd, dev, ino). */
+static int resolve(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping *mp, int *fd,
+		   uint64_t *dev, uint64_t *ino)
+{
+	struct stat st;
+	int ret = hd_find_mapping(pid, addr, mp);
+
+	if (ret == -ENOENT)
+		return -EFAULT; /* no mapping at that address */
+	if (ret)
+		return ret;
+	*fd = hd_open_mapping(pid, mp);
+	if (*fd < 0)
+		return *fd == -ENOENT ? -ESRCH : *fd;
+	if (fstat(*fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(*fd);
+		return -ENXIO;
+	}
+	/* What we read was that process's maps only if it is still alive now. */
+	if (!peer_alive(pidfd)) {
+		close(*fd);
+		return -ESRCH;
+	}
+	*dev = (uint64_t)st.st_dev;
+	*ino = (uint64_t)st.st_ino;
+	return 0;
+}
+
+static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd,
+		    uint64_t dev, uint64_t ino, struct module **mout)
+{
+	struct module *m = mod_find(dev, ino);
+	struct proc *p;
+	bool known_pid = proc_find(pid) != NULL;
+	int ret;
+
+	if (!m || m->draining) {
+		ret = mod_create(mp, fd, dev, ino, uid, m, &m);
+		if (ret)
+			return ret;
+	}
+	p = proc_get(pid, uid, pidfd);
+	if (!p) {
+		if (m->nusers == 0)
+			mod_remove(m, true);
+		return -ENOMEM;
+	}
+	ret = proc_attach(p, m, mp);
+	if (ret == 0 && known_pid)
+		proc_check_maps(p, m);
+	if (mout)
+		*mout = m;
+	return ret;
+}
+
+int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes)
+{
+	struct hd_mapping *mp = malloc(sizeof(*mp));
+	struct uidacct *a = uid_acct(uid);
+	struct module *m = NULL;
+	uint64_t dev, ino;
+	int fd = -1, ret;
+
+	*nprobes = 0;
+	if (!mp || !a) {
+		free(mp);
+		return -ENOMEM;
+	}
+	refill(a);
+	if (uid != 0 && a->tokens < 1.0) {
+		free(mp);
+		return -EAGAIN;
+	}
+	a->tokens -= 1.0;
+	ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
+	if (!ret)
+		ret = add_user(pid, uid, pidfd, mp, fd, dev, ino, &m);
+	if (!ret)
+		*nprobes = m->nprobes;
+	hd_dbg("REGISTER pid %d uid %u addr 0x%" PRIx64 ": %s", (int)pid, (unsigned)uid, addr,
+	       ret ? strerror(-ret) : mp->path);
+	if (fd >= 0)
+		close(fd);
+	free(mp);
+	return ret;
+}
+
+int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr)
+{
+	struct hd_mapping *mp = malloc(sizeof(*mp));
+	struct proc *p = proc_find(pid);
+	uint64_t dev, ino;
+	int fd = -1, ret;
+
+	if (!mp)
+		return -ENOMEM;
+	ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
+	free(mp);
+	if (fd >= 0)
+		close(fd);
+	hd_dbg("UNREGISTER pid %d uid %u addr 0x%" PRIx64 ": %s", (int)pid, (unsigned)uid, addr,
+	       ret ? strerror(-ret) : "ok");
+	if (ret)
+		return ret;
+	if (!p)
+		return -ENOENT;
+	for (uint32_t i = 0; i < p->nmods; i++) {
+		if (p->mods[i].m->dev != dev || p->mods[i].m->ino != ino)
+			continue;
+		if (--p->mods[i].count == 0)
+			proc_detach(p, i);
+		if (p->nmods == 0)
+			proc_free(p);
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* --- scanning /proc (start-up, --all) --- */
+
+struct scan_ctx {
+	uid_t uid;
+	bool uid_known;
+	int pidfd;
+	unsigned found;
+};
+
+static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
+{
+	struct scan_ctx *c = arg;
+	struct module *mod;
+	struct proc *p;
+	uint64_t dev, ino;
+	struct stat st;
+	unsigned kinds;
+	int fd;
+
+	/* The maps fields name the file (dev, ino) without opening it: the cheap filters. */
+	mod = mod_find(m->dev, m->ino);
+	if (!mod && neg_has(m->dev, m->ino))
+		return 0;
+	p = proc_find(pid);
+	if (mod && p)
+		for (uint32_t i = 0; i < p->nmods; i++)
+			if (p->mods[i].m == mod)
+				return 0; /* already counted */
+	fd = hd_open_mapping(pid, m);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	dev = (uint64_t)st.st_dev;
+	ino = (uint64_t)st.st_ino;
+	if (!mod_find(dev, ino)) {
+		kinds = hd_elf_note_kinds(fd);
+		if (!(kinds & HD_HAS_USDTKIT) && !(hd_cfg.all && (kinds & HD_HAS_STAPSDT))) {
+			neg_add(m->dev, m->ino);
+			close(fd);
+			return 0;
+		}
+	}
+	if (!c->uid_known) {
+		c->uid = hd_pid_uid(pid);
+		c->uid_known = true;
+	}
+	if (c->uid != (uid_t)-1 && add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL) == 0)
+		c->found++;
+	else if (!mod_find(dev, ino))
+		neg_add(m->dev, m->ino);
+	close(fd);
+	return 0;
+}
+
+static unsigned scan_all(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	unsigned found = 0;
+	pid_t self = getpid();
+
+	if (!d) {
+		hd_err("cannot read /proc: %s", strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct scan_ctx c = {.pidfd = -1};
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		/* Without --all: only processes whose drti would talk to us. */
+		if (!hd_cfg.all && !hd_pid_uses_socket((pid_t)pid, hd_cfg.socket_path))
+			continue;
+		c.pidfd = (int)pidfd_open((pid_t)pid, 0);
+		if (c.pidfd < 0)
+			continue;
+		hd_each_mapping((pid_t)pid, scan_mapping, &c);
+		close(c.pidfd);
+		found += c.found;
+	}
+	closedir(d);
+	return found;
+}
+
+void hd_rescan(void)
+{
+	unsigned n = scan_all();
+
+	if (n)
+		hd_dbg("rescan: %u new registrations", n);
+}
+
+void hd_recover(void)
+{
+	struct usdt_uprobe_entry *ls = NULL;
+	size_t nls = 0, removed = 0;
+	unsigned found;
+
+	load_state();
+	found = scan_all();
+	/* Ours from before and not claimed by a live process: remove if still there. */
+	if (nold && usdt_tracefs_list(T, &ls, &nls) == 0) {
+		for (size_t i = 0; i < nold; i++) {
+			bool listed = false;
+
+			if (old[i].claimed)
+				continue;
+			for (size_t j = 0; j < nls && !listed; j++)
+				listed = ls[j].off == old[i].s.off &&
+					 !strcmp(ls[j].group, old[i].s.group) &&
+					 !strcmp(ls[j].event, old[i].s.event) &&
+					 !strcmp(ls[j].path, old[i].path);
+			if (listed && remove_site(old[i].path, &old[i].s) == 0)
+				removed++;
+			/* EBUSY: left; it is in no module, so the next state file forgets it. */
+		}
+		usdt_tracefs_list_free(ls, nls);
+	}
+	for (size_t i = 0; i < nold; i++) {
+		if (!old[i].claimed &&
+		    !strncmp(old[i].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
+		    !mod_find(old[i].dev, old[i].ino))
+			usdt_tracefs_alias_release(old[i].path);
+		free(old[i].path);
+	}
+	free(old);
+	old = NULL;
+	nold = 0;
+	save_state();
+	hd_info("start-up: %u process registrations found running, %zu stale events removed",
+		found, removed);
+}
+
+void hd_tick(uint64_t now)
+{
+	for (size_t b = 0; b < MOD_BUCKETS; b++)
+		for (struct module *m = modules[b], *next; m; m = next) {
+			next = m->hnext;
+			if (m->draining && m->nusers == 0 && now >= m->retry_at)
+				mod_remove(m, true);
+		}
+}
+
+void hd_registry_shutdown(void)
+{
+	size_t left = 0;
+
+	while (nprocs_total) {
+		for (size_t b = 0; b < PROC_BUCKETS; b++)
+			while (procs[b]) {
+				struct proc *p = procs[b];
+
+				/* Detach without removal: everything goes below in one pass. */
+				for (uint32_t i = 0; i < p->nmods; i++)
+					p->mods[i].m->nusers--;
+				p->nmods = 0;
+				proc_free(p);
+			}
+	}
+	for (size_t b = 0; b < MOD_BUCKETS; b++)
+		for (struct module *m = modules[b], *next; m; m = next) {
+			next = m->hnext;
+			if (!mod_remove(m, false))
+				left++;
+		}
+	save_state();
+	if (left)
+		hd_warn("%zu modules keep enabled events (EBUSY); the state file lists them for "
+			"the next start",
+			left);
+}
+
+size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
+	       void *arg)
+{
+	size_t n = 0;
+
+	for (size_t b = 0; b < PROC_BUCKETS; b++)
+		for (struct proc *p = procs[b]; p; p = p->hnext) {
+			if ((pid && p->pid != pid) || (uid != 0 && p->uid != uid))
+				continue;
+			for (uint32_t i = 0; i < p->nmods; i++) {
+				const struct pmod *pm = &p->mods[i];
+				struct hd_list_entry e = {
+					.pid = p->pid,
+					.nprobes = pm->m->nprobes,
+					.dev = pm->m->dev,
+					.ino = pm->m->ino,
+					.start = pm->start,
+					.end = pm->end,
+					.load_bias = pm->bias,
+					.path = pm->m->mapped_path,
+				};
+
+				fn(&e, arg);
+				n++;
+			}
+		}
+	return n;
+}
+
+int hd_registry_init(struct usdt_tracefs *t, int ep)
+{
+	T = t;
+	epfd = ep;
+	return 0;
+}

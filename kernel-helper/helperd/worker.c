@@ -1,0 +1,589 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The sandboxed parser. An ELF file mapped by an unprivileged process is
+ * hostile input, and libelf is a large parser: it runs in a forked child
+ * that can do nothing but compute.
+ *
+ * The child keeps two descriptors, the file (3) and a pipe to us (4); sets
+ * RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE=0 and RLIMIT_NOFILE; then loads a
+ * seccomp filter (no_new_privs) that allows reading, seeking and stat on any
+ * fd it has, writing to the pipe only, anonymous non-executable memory, and
+ * exit; anything else kills it. It reads the notes (lib/notes.c, which
+ * checks every offset itself), applies the metadata note's argument names
+ * and `char *` hints, and writes the accepted probes to the pipe as a flat
+ * record stream. We wait at most timeout_ms for EOF, then kill it: a
+ * crashing or hung worker costs one registration, never the daemon.
+ *
+ * What comes back is checked again as if the worker were compromised: every
+ * length and count bounded, strings NUL-free and terminated, sizes 1/2/4/8,
+ * register names short, and each site's bytes in the file read again here
+ * and required to be the NOP sdt.h emits. Names are checked once more by
+ * the tracefs printer (usdt_uprobe_def) when the line is built.
+ *
+ * Stream: "HDW1", u32 arch, u32 elf_class, u32 e_type, u32 flags,
+ * u64 nprobes (all notes), u32 nlog, nlog strings (rejections, for the log),
+ * u32 naccepted, naccepted probe records (see put_probe), "END!".
+ * Strings are u32 length + bytes; length 0xffffffff is NULL.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <seccomp.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+#define STREAM_MAX (256u << 20)
+#define LOG_LINES_MAX 16
+#define STR_MAX 4096u
+#define NO_STR 0xffffffffu
+
+struct buf {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+
+/* Room for `extra` more bytes; false (and oom set) when there is none. */
+static bool reserve(struct buf *b, size_t extra)
+{
+	size_t cap = b->cap ? b->cap : 65536;
+	unsigned char *np;
+
+	if (b->oom)
+		return false;
+	if (b->len + extra <= b->cap)
+		return true;
+	while (cap < b->len + extra)
+		cap *= 2;
+	np = realloc(b->p, cap);
+	if (!np) {
+		b->oom = true;
+		return false;
+	}
+	b->p = np;
+	b->cap = cap;
+	return true;
+}
+
+static void put(struct buf *b, const void *data, size_t len)
+{
+	if (!reserve(b, len))
+		return;
+	memcpy(b->p + b->len, data, len);
+	b->len += len;
+}
+
+static void put32(struct buf *b, uint32_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+static void put64(struct buf *b, uint64_t v)
+{
+	put(b, &v, sizeof(v));
+}
+
+static void put_str(struct buf *b, const char *s)
+{
+	size_t len;
+
+	if (!s) {
+		put32(b, NO_STR);
+		return;
+	}
+	len = strlen(s);
+	if (len > STR_MAX)
+		len = STR_MAX;
+	put32(b, (uint32_t)len);
+	put(b, s, len);
+}
+
+static void put_probe(struct buf *b, const struct usdt_probe *p)
+{
+	put32(b, p->flags);
+	put32(b, p->nargs);
+	put64(b, p->pc);
+	put64(b, p->pc_off);
+	put64(b, p->sema);
+	put64(b, p->sema_off);
+	put64(b, p->note_base);
+	put_str(b, p->provider);
+	put_str(b, p->name);
+	put_str(b, p->args);
+	put_str(b, p->group);
+	put_str(b, p->event);
+	for (unsigned i = 0; i < p->nargs && i < USDT_MAX_ARGS; i++) {
+		const struct usdt_arg *a = &p->arg[i];
+
+		put32(b, (uint32_t)a->kind);
+		put32(b, a->size);
+		put32(b, (uint32_t)a->is_signed | (uint32_t)a->is_string << 1);
+		put64(b, (uint64_t)a->value);
+		put_str(b, a->reg);
+		put_str(b, a->name);
+	}
+}
+
+/* --- child side --- */
+
+/* One metadata argument record: name and string hint for every site of that probe. */
+static void meta_arg(const char *provider, const char *probe, unsigned argi, const char *name,
+		     bool is_string, void *arg)
+{
+	struct usdt_notes *n = arg;
+
+	for (size_t k = 0; k < n->nprobes; k++) {
+		struct usdt_probe *p = &n->probes[k];
+
+		if (p->reject || argi >= p->nargs || strcmp(p->provider, provider) != 0 ||
+		    strcmp(p->name, probe) != 0)
+			continue;
+		/* Best first; fall back to less rather than nothing. */
+		if (usdt_probe_set_arg_hint(p, argi, name, is_string) &&
+		    usdt_probe_set_arg_hint(p, argi, name, false))
+			usdt_probe_set_arg_hint(p, argi, NULL, is_string);
+	}
+}
+
+/* Names and string hints from every valid metadata note of the file. */
+static void apply_metadata(struct usdt_notes *n, struct buf *log, unsigned *nlog)
+{
+	for (size_t m = 0; m < n->nmeta; m++) {
+		const char *why = "invalid";
+
+		if (hd_meta_each(n->meta[m].desc, n->meta[m].size, n->meta[m].big_endian, meta_arg,
+				 n, &why) != 0 &&
+		    *nlog < LOG_LINES_MAX) {
+			char line[256];
+
+			snprintf(line, sizeof(line), "metadata note %zu ignored: %s", m, why);
+			put_str(log, line);
+			(*nlog)++;
+		}
+	}
+}
+
+/* A rule with one argument comparison, spelt out (the SCMP_Ax macros leave fields implicit). */
+static int allow_if(scmp_filter_ctx ctx, int nr, unsigned argn, enum scmp_compare op,
+		    uint64_t a, uint64_t b)
+{
+	struct scmp_arg_cmp c = {.arg = argn, .op = op, .datum_a = a, .datum_b = b};
+
+	return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &c);
+}
+
+static int sandbox(const struct hd_worker_limits *lim)
+{
+	struct rlimit rl;
+	scmp_filter_ctx ctx;
+	int ret = 0;
+
+	rl.rlim_cur = lim->cpu_seconds;
+	rl.rlim_max = lim->cpu_seconds + 1;
+	setrlimit(RLIMIT_CPU, &rl);
+	rl.rlim_cur = rl.rlim_max = lim->address_space;
+	setrlimit(RLIMIT_AS, &rl);
+	rl.rlim_cur = rl.rlim_max = 0;
+	setrlimit(RLIMIT_FSIZE, &rl);
+	setrlimit(RLIMIT_CORE, &rl);
+	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
+	if (!ctx)
+		return -ENOMEM;
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pread64), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(lseek), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fstat), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 0);
+	ret |= allow_if(ctx, SCMP_SYS(write), 0, SCMP_CMP_EQ, 4, 0);
+	/* libelf asks for the descriptor's flags; it may change none. */
+	ret |= allow_if(ctx, SCMP_SYS(fcntl), 1, SCMP_CMP_EQ, F_GETFD, 0);
+	ret |= allow_if(ctx, SCMP_SYS(fcntl), 1, SCMP_CMP_EQ, F_GETFL, 0);
+	{
+		/* Memory: anonymous and never executable. */
+		struct scmp_arg_cmp c[2] = {
+			{.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0},
+			{.arg = 3,
+			 .op = SCMP_CMP_MASKED_EQ,
+			 .datum_a = MAP_ANONYMOUS,
+			 .datum_b = MAP_ANONYMOUS},
+		};
+
+		ret |= seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 2, c);
+	}
+	ret |= allow_if(ctx, SCMP_SYS(mprotect), 2, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(munmap), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mremap), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(brk), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getrandom), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0);
+	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigreturn), 0);
+	if (ret == 0)
+		ret = seccomp_load(ctx);
+	seccomp_release(ctx);
+	return ret;
+}
+
+static void write_all(int fd, const unsigned char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			_exit(3);
+		p += w;
+		len -= (size_t)w;
+	}
+}
+
+static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
+{
+	struct usdt_notes *n = NULL;
+	struct buf out = {0}, log = {0};
+	unsigned nlog = 0;
+	char err[256];
+	int ret;
+
+	if (sandbox(lim) != 0)
+		_exit(4);
+	ret = usdt_notes_read(3, NULL, &n, err, sizeof(err));
+	put(&out, "HDW1", 4);
+	if (ret) {
+		/* A whole-file error: the stream says so with arch 0xffffffff and the message. */
+		put32(&out, 0xffffffffu);
+		put32(&out, (uint32_t)-ret);
+		put_str(&out, err);
+		write_all(4, out.p, out.len);
+		_exit(0);
+	}
+	apply_metadata(n, &log, &nlog);
+	for (size_t i = 0; i < n->nprobes && nlog < LOG_LINES_MAX; i++) {
+		const struct usdt_probe *p = &n->probes[i];
+		char line[512];
+
+		if (!p->reject)
+			continue;
+		snprintf(line, sizeof(line), "probe %s:%s rejected: %s: %s", p->provider, p->name,
+			 p->reject, p->detail);
+		put_str(&log, line);
+		nlog++;
+	}
+	put32(&out, (uint32_t)n->arch);
+	put32(&out, n->elf_class);
+	put32(&out, n->e_type);
+	put32(&out, n->flags);
+	put64(&out, n->nprobes);
+	put32(&out, nlog);
+	put(&out, log.p, log.len);
+	put32(&out, (uint32_t)n->naccepted);
+	for (size_t i = 0; i < n->nprobes; i++)
+		if (!n->probes[i].reject)
+			put_probe(&out, &n->probes[i]);
+	put(&out, "END!", 4);
+	if (out.oom)
+		_exit(5);
+	write_all(4, out.p, out.len);
+	_exit(0);
+}
+
+/* --- parent side --- */
+
+struct rd {
+	const unsigned char *p;
+	size_t len, pos;
+	bool bad;
+};
+
+static void get(struct rd *r, void *out, size_t len)
+{
+	if (r->bad || r->len - r->pos < len) {
+		r->bad = true;
+		memset(out, 0, len);
+		return;
+	}
+	memcpy(out, r->p + r->pos, len);
+	r->pos += len;
+}
+
+static uint32_t get32(struct rd *r)
+{
+	uint32_t v;
+
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+static uint64_t get64(struct rd *r)
+{
+	uint64_t v;
+
+	get(r, &v, sizeof(v));
+	return v;
+}
+
+/* A string of at most max bytes without NUL into a fresh allocation (NULL for none). */
+static char *get_str(struct rd *r, size_t max, bool *null)
+{
+	uint32_t len = get32(r);
+	char *s;
+
+	*null = len == NO_STR;
+	if (r->bad || *null)
+		return NULL;
+	if (len > max || r->len - r->pos < len || memchr(r->p + r->pos, '\0', len)) {
+		r->bad = true;
+		return NULL;
+	}
+	s = malloc((size_t)len + 1);
+	if (!s) {
+		r->bad = true;
+		return NULL;
+	}
+	memcpy(s, r->p + r->pos, len);
+	s[len] = '\0';
+	r->pos += len;
+	return s;
+}
+
+/* Copies a string into a fixed array; false when absent or too long. */
+static bool get_fixed(struct rd *r, char *out, size_t size)
+{
+	bool null;
+	char *s = get_str(r, size - 1, &null);
+
+	if (!s)
+		return false;
+	strcpy(out, s);
+	free(s);
+	return true;
+}
+
+/* The bytes at the site must be the NOP sdt.h emits: the worker's word is not enough. */
+static bool site_is_nop(int fd, enum usdt_arch arch, uint64_t off)
+{
+	unsigned char b[4];
+
+	if (off > INT64_MAX)
+		return false;
+	if (arch == USDT_ARCH_AARCH64)
+		return pread(fd, b, 4, (off_t)off) == 4 && b[0] == 0x1f && b[1] == 0x20 &&
+		       b[2] == 0x03 && b[3] == 0xd5;
+	return pread(fd, b, 1, (off_t)off) == 1 && b[0] == 0x90;
+}
+
+static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_probe *p)
+{
+	bool null;
+
+	p->arch = arch;
+	p->flags = get32(r);
+	p->nargs = get32(r);
+	p->pc = get64(r);
+	p->pc_off = get64(r);
+	p->sema = get64(r);
+	p->sema_off = get64(r);
+	p->note_base = get64(r);
+	if (r->bad || p->nargs > USDT_MAX_ARGS)
+		return -EPROTO;
+	p->provider = get_str(r, USDT_NAME_INPUT_MAX, &null);
+	p->name = get_str(r, USDT_NAME_INPUT_MAX, &null);
+	p->args = get_str(r, USDT_ARGS_STR_MAX, &null);
+	if (!p->provider || !p->name || !p->args || !get_fixed(r, p->group, sizeof(p->group)) ||
+	    !get_fixed(r, p->event, sizeof(p->event)))
+		return -EPROTO;
+	for (unsigned i = 0; i < p->nargs; i++) {
+		struct usdt_arg *a = &p->arg[i];
+		uint32_t kind = get32(r), bits;
+
+		a->size = get32(r);
+		bits = get32(r);
+		a->value = (int64_t)get64(r);
+		if (r->bad || kind > USDT_ARG_MEM || bits > 3 ||
+		    (kind != USDT_ARG_UNSUPPORTED && a->size != 1 && a->size != 2 &&
+		     a->size != 4 && a->size != 8))
+			return -EPROTO;
+		a->kind = (enum usdt_arg_kind)kind;
+		a->is_signed = bits & 1;
+		a->is_string = bits & 2;
+		a->why = "unsupported";
+		if (!get_fixed(r, a->reg, sizeof(a->reg)))
+			return -EPROTO;
+		a->name = get_str(r, USDT_TRACEFS_NAME_MAX, &null);
+		if (r->bad)
+			return -EPROTO;
+	}
+	if ((p->sema_off & 1) || !site_is_nop(fd, arch, p->pc_off))
+		return -EPROTO;
+	return 0;
+}
+
+static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
+		  char *err, size_t errlen)
+{
+	struct rd r = {.p = buf, .len = len};
+	struct usdt_notes *n;
+	uint32_t arch, nlog, nacc;
+	char magic[4];
+
+	get(&r, magic, 4);
+	arch = get32(&r);
+	if (r.bad || memcmp(magic, "HDW1", 4) != 0)
+		goto bad;
+	if (arch == 0xffffffffu) {
+		uint32_t e = get32(&r);
+		bool null;
+		char *msg = get_str(&r, 1024, &null);
+
+		snprintf(err, errlen, "%s", msg ? msg : "unreadable");
+		free(msg);
+		return e > 0 && e < 4096 ? -(int)e : -EIO;
+	}
+	if (arch > USDT_ARCH_AARCH64)
+		goto bad;
+	n = calloc(1, sizeof(*n));
+	if (!n)
+		return -ENOMEM;
+	n->arch = (enum usdt_arch)arch;
+	n->elf_class = get32(&r);
+	n->e_type = get32(&r);
+	n->flags = get32(&r);
+	n->nprobes = (size_t)get64(&r);
+	nlog = get32(&r);
+	for (uint32_t i = 0; i < nlog && i < LOG_LINES_MAX && !r.bad; i++) {
+		bool null;
+		char *s = get_str(&r, 1024, &null);
+
+		if (s)
+			hd_dbg("worker: %s", s);
+		free(s);
+	}
+	nacc = get32(&r);
+	if (r.bad || nlog > LOG_LINES_MAX || nacc > 65536 || nacc > n->nprobes) {
+		usdt_notes_free(n);
+		goto bad;
+	}
+	n->probes = calloc(nacc ? nacc : 1, sizeof(*n->probes));
+	if (!n->probes) {
+		free(n);
+		return -ENOMEM;
+	}
+	/* usdt_notes_free walks nprobes: count only what is filled in. */
+	{
+		size_t total = n->nprobes;
+
+		n->nprobes = 0;
+		for (uint32_t i = 0; i < nacc; i++) {
+			n->nprobes++;
+			if (get_probe(&r, fd, n->arch, &n->probes[i]) != 0) {
+				usdt_notes_free(n);
+				goto bad;
+			}
+		}
+		n->naccepted = nacc;
+		get(&r, magic, 4);
+		if (r.bad || memcmp(magic, "END!", 4) != 0 || r.pos != r.len) {
+			usdt_notes_free(n);
+			goto bad;
+		}
+		if (total > nacc)
+			hd_dbg("worker: %zu of %zu probes rejected", total - nacc, total);
+	}
+	*out = n;
+	return 0;
+bad:
+	snprintf(err, errlen, "the parser's answer is malformed");
+	return -EPROTO;
+}
+
+int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,
+	     size_t errlen)
+{
+	struct buf in = {0};
+	uint64_t deadline = hd_now_ms() + lim->timeout_ms;
+	int pfd[2], status, ret = 0;
+	pid_t pid;
+
+	*out = NULL;
+	if (pipe2(pfd, O_CLOEXEC) != 0) {
+		snprintf(err, errlen, "pipe: %s", strerror(errno));
+		return -errno;
+	}
+	pid = fork();
+	if (pid < 0) {
+		ret = -errno;
+		snprintf(err, errlen, "fork: %s", strerror(errno));
+		close(pfd[0]);
+		close(pfd[1]);
+		return ret;
+	}
+	if (pid == 0) {
+		/* fd 3: the file, 4: the pipe; nothing else survives. */
+		int f = fcntl(fd, F_DUPFD_CLOEXEC, 10), w = fcntl(pfd[1], F_DUPFD_CLOEXEC, 10);
+
+		if (f < 0 || w < 0 || dup2(f, 3) != 3 || dup2(w, 4) != 4)
+			_exit(2);
+		close_range(5, ~0u, 0);
+		child(lim);
+	}
+	close(pfd[1]);
+	for (;;) {
+		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
+		uint64_t now = hd_now_ms();
+		ssize_t r;
+
+		if (now >= deadline) {
+			ret = -ETIMEDOUT;
+			break;
+		}
+		if (poll(&p, 1, (int)(deadline - now)) < 0) {
+			if (errno == EINTR)
+				continue;
+			ret = -errno;
+			break;
+		}
+		if (in.len >= STREAM_MAX || !reserve(&in, 65536)) {
+			ret = -EFBIG;
+			break;
+		}
+		r = read(pfd[0], in.p + in.len, in.cap - in.len);
+		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+			continue;
+		if (r <= 0)
+			break;
+		in.len += (size_t)r;
+	}
+	close(pfd[0]);
+	if (ret)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (ret == -ETIMEDOUT) {
+		snprintf(err, errlen, "the parser took more than %u ms: killed", lim->timeout_ms);
+	} else if (ret) {
+		snprintf(err, errlen, "reading the parser's answer: %s", strerror(-ret));
+	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		ret = -ECHILD;
+		if (WIFSIGNALED(status))
+			snprintf(err, errlen, "the parser died of signal %d%s", WTERMSIG(status),
+				 WTERMSIG(status) == SIGSYS ? " (sandbox)" : "");
+		else
+			snprintf(err, errlen, "the parser failed (status %d)", WEXITSTATUS(status));
+	} else {
+		ret = decode(in.p, in.len, fd, out, err, errlen);
+	}
+	free(in.p);
+	return ret;
+}

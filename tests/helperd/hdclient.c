@@ -1,0 +1,287 @@
+// SPDX-License-Identifier: MIT
+/*
+ * A protocol client of usdtkit-helperd for tests/helperd: says what drti
+ * says, and what a lying or broken client might, and prints the answers.
+ * Socket: $USDTKIT_HELPER_SOCKET.
+ *
+ *   hdclient register ADDR|anon|self|unmapped   REGISTER that address; prints "status=S nprobes=N"
+ *   hdclient unregister ADDR|self                UNREGISTER
+ *   hdclient dlreg LIB                           dlopen LIB (drti off) and REGISTER its lib_call address
+ *   hdclient garbage KIND                        short|long|magic|version|type|size|reply|empty:
+ *                                                a malformed packet; prints "status=S" or "closed"
+ *   hdclient list [PID]                          LIST; prints "entry PID NPROBES DEV INO PATH" lines, then
+ *                                                "status=S count=N"
+ *   hdclient hold N                              opens N connections that never send; prints "held K"
+ *                                                and waits for stdin EOF
+ *   hdclient idle                                connects, sends nothing, waits for the close; prints
+ *                                                "closed after MS"
+ *   hdclient bench N LIB                         dlopen LIB (drti off), then N x (connect, REGISTER, reply)
+ *                                                and N x UNREGISTER; prints registrations per second
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "protocol.h"
+
+static const char *sock_path(void)
+{
+	const char *p = getenv(USDT_HELPER_SOCKET_ENV);
+
+	return p && p[0] ? p : USDT_HELPER_SOCKET_PATH;
+}
+
+static int conn(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
+	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		fprintf(stderr, "hdclient: connect %s: %s\n", sa.sun_path, strerror(errno));
+		exit(2);
+	}
+	return fd;
+}
+
+static void hdr(struct usdt_msg_hdr *h, uint16_t type, uint32_t size, uint32_t seq)
+{
+	h->magic = USDT_PROTO_MAGIC;
+	h->version = USDT_PROTO_VERSION;
+	h->type = type;
+	h->size = size;
+	h->seq = seq;
+}
+
+/* Waits up to 3 s for one packet; its length, 0 when the daemon closed, -1 on timeout. */
+static ssize_t get(int fd, void *buf, size_t len)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+
+	if (poll(&p, 1, 3000) != 1)
+		return -1;
+	return recv(fd, buf, len, 0);
+}
+
+static int module_msg(uint16_t type, uint64_t addr, uint32_t *nprobes)
+{
+	struct usdt_msg_module m;
+	struct usdt_msg_reply r;
+	int fd = conn();
+	ssize_t n;
+
+	memset(&m, 0, sizeof(m));
+	hdr(&m.hdr, type, sizeof(m), 42);
+	m.addr = addr;
+	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
+		return -1000;
+	n = get(fd, &r, sizeof(r));
+	close(fd);
+	if (n != sizeof(r) || r.hdr.magic != USDT_PROTO_MAGIC || r.hdr.type != USDT_MSG_REPLY ||
+	    r.hdr.seq != 42 || r.hdr.size != sizeof(r))
+		return -1001;
+	if (nprobes)
+		*nprobes = r.nprobes;
+	return r.status;
+}
+
+static uint64_t parse_addr(const char *s)
+{
+	if (!strcmp(s, "self"))
+		return (uint64_t)(uintptr_t)&parse_addr;
+	if (!strcmp(s, "unmapped"))
+		return 0x10;
+	if (!strcmp(s, "anon")) {
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			       0);
+
+		return (uint64_t)(uintptr_t)p;
+	}
+	return strtoull(s, NULL, 0);
+}
+
+static uint64_t lib_addr(const char *lib)
+{
+	void *h, *f;
+
+	setenv("USDTKIT_DISABLE", "1", 1); /* drti of LIB stays quiet: we speak instead */
+	h = dlopen(lib, RTLD_NOW);
+	f = h ? dlsym(h, "lib_call") : NULL;
+	if (!f) {
+		fprintf(stderr, "hdclient: %s: %s\n", lib, dlerror());
+		exit(2);
+	}
+	return (uint64_t)(uintptr_t)f;
+}
+
+static int garbage(const char *kind)
+{
+	unsigned char buf[256];
+	struct usdt_msg_module *m = (struct usdt_msg_module *)buf;
+	size_t len = sizeof(*m);
+	int fd = conn();
+	ssize_t n;
+
+	memset(buf, 0, sizeof(buf));
+	hdr(&m->hdr, USDT_MSG_REGISTER, sizeof(*m), 7);
+	m->addr = (uint64_t)(uintptr_t)&garbage;
+	if (!strcmp(kind, "short"))
+		len = sizeof(*m) - 4;
+	else if (!strcmp(kind, "long"))
+		len = sizeof(*m) + 8;
+	else if (!strcmp(kind, "magic"))
+		m->hdr.magic = 0x12345678;
+	else if (!strcmp(kind, "version"))
+		m->hdr.version = 99;
+	else if (!strcmp(kind, "type"))
+		m->hdr.type = 77;
+	else if (!strcmp(kind, "size"))
+		m->hdr.size = 1000;
+	else if (!strcmp(kind, "reply"))
+		m->hdr.type = USDT_MSG_REPLY;
+	else if (!strcmp(kind, "tiny"))
+		len = 3;
+	else if (!strcmp(kind, "empty"))
+		len = 0;
+	if (send(fd, buf, len, 0) != (ssize_t)len)
+		return 2;
+	n = get(fd, buf, sizeof(buf));
+	if (n == 0 || (n < 0 && errno == ECONNRESET)) {
+		printf("closed\n");
+	} else if (n == sizeof(struct usdt_msg_reply)) {
+		struct usdt_msg_reply r;
+
+		memcpy(&r, buf, sizeof(r));
+		printf("status=%d\n", r.status);
+	} else {
+		printf("no answer (%zd)\n", n);
+	}
+	close(fd);
+	return 0;
+}
+
+static int list(int pid)
+{
+	union {
+		struct usdt_msg_list_entry e;
+		struct usdt_msg_reply r;
+		unsigned char raw[sizeof(struct usdt_msg_list_entry) + USDT_PROTO_PATH_MAX + 8];
+	} u;
+	struct usdt_msg_list m;
+	int fd = conn();
+	unsigned count = 0;
+
+	memset(&m, 0, sizeof(m));
+	hdr(&m.hdr, USDT_MSG_LIST, sizeof(m), 9);
+	m.pid = pid;
+	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
+		return 2;
+	for (;;) {
+		ssize_t n = get(fd, &u, sizeof(u));
+
+		if (n < (ssize_t)sizeof(struct usdt_msg_hdr) || u.r.hdr.seq != 9) {
+			printf("bad answer (%zd)\n", n);
+			return 1;
+		}
+		if (u.r.hdr.type == USDT_MSG_REPLY) {
+			printf("status=%d count=%u entries=%u\n", u.r.status, u.r.nprobes, count);
+			return 0;
+		}
+		if (u.e.hdr.type != USDT_MSG_LIST_ENTRY || (size_t)n != u.e.hdr.size ||
+		    u.e.path_len == 0 || sizeof(u.e) + u.e.path_len != (size_t)n ||
+		    u.raw[n - 1] != '\0') {
+			printf("bad entry\n");
+			return 1;
+		}
+		printf("entry %d %u %" PRIu64 " %" PRIu64 " 0x%" PRIx64 " %s\n", u.e.pid,
+		       u.e.nprobes, u.e.dev, u.e.ino, u.e.load_bias, u.raw + sizeof(u.e));
+		count++;
+	}
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	uint32_t np = 0;
+	int st;
+
+	if (argc >= 3 && !strcmp(argv[1], "register")) {
+		st = module_msg(USDT_MSG_REGISTER, parse_addr(argv[2]), &np);
+		printf("status=%d nprobes=%u\n", st, np);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "unregister")) {
+		printf("status=%d\n", module_msg(USDT_MSG_UNREGISTER, parse_addr(argv[2]), NULL));
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "dlreg")) {
+		st = module_msg(USDT_MSG_REGISTER, lib_addr(argv[2]), &np);
+		printf("status=%d nprobes=%u\n", st, np);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "garbage"))
+		return garbage(argv[2]);
+	if (argc >= 2 && !strcmp(argv[1], "list"))
+		return list(argc >= 3 ? atoi(argv[2]) : 0);
+	if (argc >= 3 && !strcmp(argv[1], "hold")) {
+		int n = atoi(argv[2]), held = 0;
+		char c;
+
+		for (int i = 0; i < n; i++) {
+			struct sockaddr_un sa = {.sun_family = AF_UNIX};
+			int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
+			held += fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+		}
+		printf("held %d\n", held);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
+		return 0;
+	}
+	if (argc >= 2 && !strcmp(argv[1], "idle")) {
+		int fd = conn();
+		double t0 = now_s();
+		char c;
+		struct pollfd p = {.fd = fd, .events = POLLIN};
+
+		if (poll(&p, 1, 10000) == 1 && recv(fd, &c, 1, 0) <= 0)
+			printf("closed after %.0f ms\n", (now_s() - t0) * 1000);
+		else
+			printf("still open\n");
+		return 0;
+	}
+	if (argc >= 4 && !strcmp(argv[1], "bench")) {
+		int n = atoi(argv[2]), bad = 0;
+		uint64_t a = lib_addr(argv[3]);
+		double t0 = now_s(), t1;
+
+		for (int i = 0; i < n; i++)
+			bad += module_msg(USDT_MSG_REGISTER, a, NULL) != 0;
+		t1 = now_s();
+		for (int i = 0; i < n; i++)
+			bad += module_msg(USDT_MSG_UNREGISTER, a, NULL) != 0;
+		printf("register %d in %.3f s: %.0f/s; unregister %.0f/s; failed %d\n", n, t1 - t0,
+		       n / (t1 - t0), n / (now_s() - t1), bad);
+		return bad != 0;
+	}
+	fprintf(stderr, "usage: see the head comment of tests/helperd/hdclient.c\n");
+	return 2;
+}

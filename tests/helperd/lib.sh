@@ -1,0 +1,156 @@
+# Helpers for the usdtkit-helperd tests (suite helperd). Source after
+# tests/lib/common.sh.
+#
+# Every test starts its own daemon, in the foreground, on a private socket
+# ($SOCK under $T, given to programs as USDTKIT_HELPER_SOCKET), and stops it
+# at exit. Providers are unique per run ($P), so tracefs groups
+# (sdt_${P}app, sdt_${P}lib) never collide between concurrent tests, and
+# the exit handler removes any event of those groups still there.
+
+HELPERD="$USDTKIT_BUILDDIR/kernel-helper/helperd/usdtkit-helperd"
+HDCLIENT="$USDTKIT_BUILDDIR/tests/helperd/hdclient"
+HPROGS="$USDTKIT_SRCDIR/tests/helperd/progs"
+[ -x "$HELPERD" ] || fail "no $HELPERD: build first"
+P="hd$$$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')"
+PU=$(echo "$P" | tr a-z A-Z)
+SOCK="$T/helper.sock"
+DLOG="$T/daemon.log"
+DAEMON_PID=""
+export USDTKIT_HELPER_SOCKET="$SOCK"
+unset USDTKIT_DISABLE DTRACE_DOF_INIT_DISABLE USDTKIT_DEBUG DTRACE_DOF_INIT_DEBUG
+# Generous: the machine is shared and a registration forks a parser.
+export USDTKIT_HELPER_TIMEOUT_MS=3000
+
+# Starts the daemon (extra arguments passed on) and waits until it serves.
+start_daemon() {
+	local i
+	: >"$DLOG.new"
+	cat "$DLOG.new" >>"$DLOG"
+	${WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@" 2>"$DLOG.new" &
+	DAEMON_PID=$!
+	for i in $(seq 500); do
+		grep -q ': ready' "$DLOG.new" 2>/dev/null && return 0
+		kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$DLOG.new" >&2; fail "the daemon died at start"; }
+		sleep 0.02
+	done
+	cat "$DLOG.new" >&2
+	fail "the daemon did not become ready"
+}
+
+# Stops it with SIGTERM (or the given signal) and waits.
+stop_daemon() { # [SIGNAL]
+	if [ -n "$DAEMON_PID" ]; then
+		kill -CONT "$DAEMON_PID" 2>/dev/null || true
+		kill "-${1:-TERM}" "$DAEMON_PID" 2>/dev/null || true
+		wait "$DAEMON_PID" 2>/dev/null || true
+	fi
+	DAEMON_PID=""
+	[ -e "$DLOG.new" ] && cat "$DLOG.new" >>"$DLOG" && rm -f "$DLOG.new"
+	return 0
+}
+
+# The daemon is alive and answers a LIST.
+daemon_healthy() {
+	kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$DLOG.new" >&2; fail "the daemon died"; }
+	"$HDCLIENT" list | grep -q '^status=0 ' || fail "the daemon does not answer a LIST"
+}
+
+# Every event of this run's groups, as group/event lines (sorted, unique).
+our_events() {
+	grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null |
+		sed 's/^[pr]://' | sort -u || true
+}
+
+cleanup_events() {
+	local e
+	for e in $(our_events); do remove_uprobe_event "$e"; done
+}
+at_exit cleanup_events
+at_exit stop_daemon
+
+# Waits (up to 10 s) until our_events has exactly N lines.
+wait_events() { # N what
+	local i
+	for i in $(seq 500); do
+		[ "$(our_events | wc -l)" -eq "$1" ] && return 0
+		sleep 0.02
+	done
+	our_events >&2
+	fail "$2: expected $1 events, have $(our_events | wc -l)"
+}
+
+# Builds into $B: prog (app.c + ${P}app -G object), liblib.so (${P}lib), short.
+build_progs() { # [CC]
+	local cc=${1:-gcc}
+	B="$T/build-$cc"
+	mkdir -p "$B"
+	cat >"$B/app.d" <<EOF
+provider ${P}app {
+	probe start(int count, char *label);
+	probe tick(int n);
+};
+EOF
+	cat >"$B/lib.d" <<EOF
+provider ${P}lib {
+	probe call(int x);
+};
+EOF
+	cat >"$B/names.h" <<EOF
+#include "app.h"
+#include "lib.h"
+#define APP_START ${PU}APP_START
+#define APP_TICK ${PU}APP_TICK
+#define LIB_CALL ${PU}LIB_CALL
+EOF
+	(
+		cd "$B"
+		"$DTRACE" -h -s app.d -o app.h
+		"$DTRACE" -h -s lib.d -o lib.h
+		$cc -I"$SDT_INC" -I. -O2 -c "$HPROGS/app.c" -o app.o
+		$cc -I"$SDT_INC" -I. -O2 -c "$HPROGS/short.c" -o short.o
+		$cc -I"$SDT_INC" -I. -O2 -fPIC -c "$HPROGS/lib.c" -o lib.o
+		CC="$cc" "$DTRACE" -G -s app.d -o app-prov.o app.o
+		CC="$cc" "$DTRACE" -G -s app.d -o short-prov.o short.o
+		CC="$cc" "$DTRACE" -G -s lib.d -o lib-prov.o lib.o
+		$cc app.o app-prov.o -ldl -o prog
+		$cc short.o short-prov.o -o short
+		$cc -shared lib.o lib-prov.o -o liblib.so
+	) || fail "building the test programs with $cc"
+	PROG="$B/prog"
+	LIB="$B/liblib.so"
+	SHORT="$B/short"
+}
+
+# Starts $PROG (or the given file) in the background, commands through a fifo:
+#   prog_start NAME [FILE]; prog_cmd NAME "fire 3"; prog_wait NAME 'fired 3'; prog_stop NAME
+prog_start() { # NAME [FILE]
+	local n=$1 f=${2:-$PROG}
+	rm -f "$T/$n.in"
+	mkfifo "$T/$n.in"
+	"$f" <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
+	eval "PID_$n=$!"
+	eval "exec {FD_$n}>\"$T/$n.in\""
+	prog_wait "$n" '^ready'
+	at_exit "kill -9 $(eval echo \$PID_$n) 2>/dev/null"
+}
+prog_cmd() { # NAME LINE
+	local fd
+	fd=$(eval echo "\$FD_$1")
+	echo "$2" >&"$fd"
+}
+prog_wait() { # NAME PATTERN
+	local i
+	for i in $(seq 500); do
+		grep -qE "$2" "$T/$1.out" 2>/dev/null && return 0
+		sleep 0.02
+	done
+	cat "$T/$1.out" "$T/$1.err" >&2
+	fail "$1: no output line matching '$2'"
+}
+prog_stop() { # NAME
+	local fd pid
+	fd=$(eval echo "\$FD_$1")
+	pid=$(eval echo "\$PID_$1")
+	eval "exec $fd>&-"
+	wait "$pid" 2>/dev/null || true
+}
