@@ -176,8 +176,7 @@ static bool is_elf(int fd)
 	       !memcmp(magic, "\177ELF", 4);
 }
 
-static void warn_rejected(struct lister *l, const struct usdt_list_module *m,
-			  const struct usdt_notes *n)
+static void warn_rejected(struct lister *l, const char *path, const struct usdt_notes *n)
 {
 	size_t i, nrej = n->nprobes - n->naccepted;
 
@@ -186,10 +185,53 @@ static void warn_rejected(struct lister *l, const struct usdt_list_module *m,
 	for (i = 0; i < n->nprobes; i++)
 		if (n->probes[i].reject)
 			break;
-	usdt_warning(l->diag, "%s: %zu probe site(s) not listed, e.g. %s:%s: %s (%s)", m->path,
+	usdt_warning(l->diag, "%s: %zu probe site(s) not listed, e.g. %s:%s: %s (%s)", path,
 		     nrej, n->probes[i].provider ? n->probes[i].provider : "?",
 		     n->probes[i].name ? n->probes[i].name : "?", n->probes[i].reject,
 		     n->probes[i].detail);
+}
+
+/*
+ * A name from the file (a symbol, a DWARF name, a mapped path) as printed:
+ * bytes outside printable ASCII, and spaces unless `spaces`, as \xNN. The
+ * file may be anyone's; its names must not reach a terminal as control
+ * sequences or break the columns.
+ */
+static char *printable(const char *s, bool spaces)
+{
+	size_t n = 0, i;
+	char *out, *o;
+
+	for (i = 0; s[i]; i++)
+		n += (s[i] > ' ' && s[i] < 0x7f) || (spaces && s[i] == ' ') ? 1 : 4;
+	out = malloc(n + 1);
+	if (!out)
+		return NULL;
+	for (o = out, i = 0; s[i]; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if ((c > ' ' && c < 0x7f) || (spaces && c == ' ')) {
+			*o++ = (char)c;
+		} else {
+			snprintf(o, 5, "\\x%02x", c);
+			o += 4;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+/* The same, written to out (spaces kept): for types from the metadata note. */
+static void put_printable(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c >= ' ' && c < 0x7f)
+			fputc(c, out);
+		else
+			fprintf(out, "\\x%02x", c);
+	}
 }
 
 /* Groups the accepted sites by (provider, name, function). */
@@ -203,25 +245,31 @@ static int group_sites(struct file_entry *f, char **funcs)
 		return -ENOMEM;
 	for (i = 0; i < n->nprobes; i++) {
 		const struct usdt_probe *s = &n->probes[i];
-		const char *fn = funcs[i] ? funcs[i] : "";
+		char *fn = printable(funcs[i] ? funcs[i] : "", false);
 		struct file_probe *p;
 
-		if (s->reject)
+		if (!fn)
+			return -ENOMEM;
+		if (s->reject) {
+			free(fn);
 			continue;
+		}
 		for (k = 0; k < f->n; k++)
 			if (!strcmp(f->p[k].provider, s->provider) && !strcmp(f->p[k].name, s->name) &&
 			    !strcmp(f->p[k].func, fn))
 				break;
-		if (k < f->n)
+		if (k < f->n) {
+			free(fn);
 			continue;
+		}
 		p = &f->p[f->n];
 		p->provider = s->provider;
 		p->name = s->name;
 		p->site = i;
 		p->dname = usdt_list_dtrace_name(s->name);
-		p->func = strdup(fn);
+		p->func = fn;
 		f->n++;
-		if (!p->dname || !p->func)
+		if (!p->dname)
 			return -ENOMEM;
 	}
 	return 0;
@@ -229,29 +277,33 @@ static int group_sites(struct file_entry *f, char **funcs)
 
 static int read_file(struct lister *l, const struct usdt_list_module *m, struct file_entry *f)
 {
-	char err[256] = "", **funcs = NULL;
+	char err[256] = "", **funcs = NULL, *shown;
+	const char *why = NULL;
 	uint64_t *pcs = NULL;
-	size_t i, n;
+	size_t i, n = 0;
 	int rc;
 
 	if (!is_elf(m->fd))
 		return 0;
+	shown = printable(m->path, true);
+	if (!shown)
+		return -ENOMEM;
 	rc = usdt_notes_read(m->fd, NULL, &f->notes, err, sizeof(err));
 	if (rc == -ENOMEM)
-		return rc;
+		goto out;
 	if (rc) {
-		usdt_warning(l->diag, "cannot read the probes of %s: %s", m->path, err);
+		usdt_warning(l->diag, "cannot read the probes of %s: %s", shown, err);
 		f->notes = NULL;
-		return 0;
+		rc = 0;
+		goto out;
 	}
 	n = f->notes->nprobes;
+	warn_rejected(l, shown, f->notes);
 	if (f->notes->naccepted == 0) {
-		warn_rejected(l, m, f->notes);
 		usdt_notes_free(f->notes);
 		f->notes = NULL;
-		return 0;
+		goto out;
 	}
-	warn_rejected(l, m, f->notes);
 	pcs = calloc(n, sizeof(*pcs));
 	funcs = calloc(n, sizeof(*funcs));
 	rc = -ENOMEM;
@@ -259,9 +311,12 @@ static int read_file(struct lister *l, const struct usdt_list_module *m, struct 
 		goto out;
 	for (i = 0; i < n; i++)
 		pcs[i] = f->notes->probes[i].pc;
-	rc = usdt_sym_functions(m->fd, pcs, n, funcs);
+	rc = usdt_sym_functions(m->fd, pcs, n, funcs, &why);
 	if (rc)
 		goto out;
+	if (why)
+		usdt_warning(l->diag, "%s: functions named from the symbol table only: %s", shown,
+			     why);
 	rc = group_sites(f, funcs);
 	if (rc)
 		goto out;
@@ -284,6 +339,7 @@ out:
 			free(funcs[i]);
 	free(funcs);
 	free(pcs);
+	free(shown);
 	return rc;
 }
 
@@ -363,15 +419,21 @@ static void print_info(struct lister *l, const struct file_entry *f, const struc
 	print_attr(l->out, "Probe Description Attributes", desc);
 	print_attr(l->out, "Argument Attributes", info.attr[4]);
 	fprintf(l->out, "\n\tArgument Types\n");
-	for (i = 0; i < info.nxargs && i < USDT_LIST_MAX_ARGS; i++)
-		fprintf(l->out, "\t\targs[%u]: %s\n", i, info.xlated[i]);
+	for (i = 0; i < info.nxargs && i < USDT_LIST_MAX_ARGS; i++) {
+		fprintf(l->out, "\t\targs[%u]: ", i);
+		put_printable(l->out, info.xlated[i]);
+		fputc('\n', l->out);
+	}
 	if (info.nxargs == 0)
 		fprintf(l->out, "\t\tNone\n");
 	/* Not in DTrace's output: what argN (the untranslated values) are. */
 	if (info.translated) {
 		fprintf(l->out, "\n\tNative Argument Types\n");
-		for (i = 0; i < info.nargs && i < USDT_LIST_MAX_ARGS; i++)
-			fprintf(l->out, "\t\targ%u: %s\n", i, info.native[i]);
+		for (i = 0; i < info.nargs && i < USDT_LIST_MAX_ARGS; i++) {
+			fprintf(l->out, "\t\targ%u: ", i);
+			put_printable(l->out, info.native[i]);
+			fputc('\n', l->out);
+		}
 		if (info.nargs == 0)
 			fprintf(l->out, "\t\tNone\n");
 	}
@@ -381,27 +443,34 @@ static void print_info(struct lister *l, const struct file_entry *f, const struc
 static int list_module(struct lister *l, const struct usdt_list_module *m)
 {
 	struct file_entry *f = get_file(l, m);
+	char *module;
 	size_t i;
 
 	if (!f)
 		return -ENOMEM;
-	for (i = 0; f->notes && i < f->n; i++) {
+	if (!f->notes)
+		return 0;
+	module = printable(m->module, true);
+	if (!module)
+		return -ENOMEM;
+	for (i = 0; i < f->n; i++) {
 		const struct file_probe *p = &f->p[i];
 		char provider[USDT_NAME_INPUT_MAX + 16];
 		const char *v[NFIELDS];
 
 		snprintf(provider, sizeof(provider), "%s%d", p->provider, m->pid);
 		v[FIELD_PROVIDER] = provider;
-		v[FIELD_MODULE] = m->module;
+		v[FIELD_MODULE] = module;
 		v[FIELD_FUNCTION] = p->func;
 		v[FIELD_NAME] = p->dname;
 		if (!matches(l, v))
 			continue;
-		fprintf(l->out, "%5u %10s %17s %33s %s\n", ++l->id, provider, m->module, p->func,
+		fprintf(l->out, "%5u %10s %17s %33s %s\n", ++l->id, provider, module, p->func,
 			p->dname);
 		if (l->o->verbose)
 			print_info(l, f, p);
 	}
+	free(module);
 	return 0;
 }
 

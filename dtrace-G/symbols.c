@@ -19,15 +19,26 @@
  *
  * Separate debug files (.gnu_debuglink, build-id) are not searched: without
  * DWARF in the file itself, inlined sites get the enclosing symbol's name.
- * Both readers only read the file (pread); nothing is trusted beyond what
- * libelf and libdwarf check, which is enough for a listing the user asked for.
+ *
+ * The files are anyone's (`dtrace -l` without -p reads every registered
+ * process's modules, as root), and libdwarf is not hardened against
+ * malformed input: Debian 12's aborts on a double free for a corrupted
+ * .debug_rnglists header (found by mutating test binaries). So the DWARF
+ * walk runs in a child process with CPU, time and memory limits, which
+ * hands back only (index, depth, name) records that are checked before use;
+ * if it dies, the symbol names stand and the caller is told why.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <signal.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <dwarf.h>
 #include <libdwarf.h>
@@ -36,6 +47,10 @@
 
 #define MAX_DIE_DEPTH 64
 #define MAX_ORIGIN_HOPS 8
+#define CHILD_CPU_SECONDS 20
+#define CHILD_WALL_SECONDS 60
+#define CHILD_ADDRESS_SPACE (4ull << 30)
+#define MAX_NAME 4096
 
 /* ---- symbol tables ---- */
 
@@ -458,6 +473,137 @@ static void dwarf_names(int fd, struct dw_walk *w)
 	dwarf_finish(w->dbg, &e);
 }
 
+/* ---- the DWARF walk in a child ---- */
+
+static int write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+
+	while (len) {
+		ssize_t r = write(fd, p, len);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return -1;
+		p += r;
+		len -= (size_t)r;
+	}
+	return 0;
+}
+
+/* In the child: walk, then send {index, depth, length, name} per named site. */
+_Noreturn static void child_walk(int fd, int out, struct dw_walk *w)
+{
+	struct rlimit cpu = { CHILD_CPU_SECONDS, CHILD_CPU_SECONDS };
+	struct rlimit as = { CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE };
+	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+	size_t i;
+
+	/* libc's own abort messages are the parent's to summarise. */
+	if (null >= 0)
+		dup2(null, STDERR_FILENO);
+
+	setrlimit(RLIMIT_CPU, &cpu);
+	setrlimit(RLIMIT_AS, &as);
+	alarm(CHILD_WALL_SECONDS);
+	dwarf_names(fd, w);
+	for (i = 0; i < w->n; i++) {
+		uint32_t rec[3];
+
+		if (!w->names[i])
+			continue;
+		rec[0] = (uint32_t)i;
+		rec[1] = w->depth[i];
+		rec[2] = (uint32_t)strnlen(w->names[i], MAX_NAME);
+		if (write_all(out, rec, sizeof(rec)) || write_all(out, w->names[i], rec[2]))
+			_exit(1);
+	}
+	_exit(w->nomem ? 2 : 0);
+}
+
+/* Reads the child's records into w->names; false when they are malformed. */
+static bool read_records(int in, struct dw_walk *w)
+{
+	for (;;) {
+		uint32_t rec[3];
+		size_t got = 0;
+		char *name;
+
+		while (got < sizeof(rec)) {
+			ssize_t r = read(in, (char *)rec + got, sizeof(rec) - got);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0)
+				return r == 0 && got == 0; /* a clean end between records */
+			got += (size_t)r;
+		}
+		if (rec[0] >= w->n || rec[2] == 0 || rec[2] >= MAX_NAME)
+			return false;
+		name = malloc(rec[2] + 1);
+		if (!name) {
+			w->nomem = true;
+			return false;
+		}
+		for (got = 0; got < rec[2];) {
+			ssize_t r = read(in, name + got, rec[2] - got);
+
+			if (r < 0 && errno == EINTR)
+				continue;
+			if (r <= 0) {
+				free(name);
+				return false;
+			}
+			got += (size_t)r;
+		}
+		name[rec[2]] = '\0';
+		free(w->names[rec[0]]);
+		w->names[rec[0]] = name;
+		w->depth[rec[0]] = rec[1];
+	}
+}
+
+/* Fills w->names from DWARF through a child; NULL, or why nothing came of it. */
+static const char *isolated_dwarf_names(int fd, struct dw_walk *w)
+{
+	const char *why = NULL;
+	int p[2], status = 0;
+	bool ok;
+	pid_t pid;
+	size_t i;
+
+	if (pipe2(p, O_CLOEXEC))
+		return "cannot create a pipe for the DWARF reader";
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return "cannot fork the DWARF reader";
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child_walk(fd, p[1], w);
+	}
+	close(p[1]);
+	ok = read_records(p[0], w);
+	close(p[0]);
+	if (!ok)
+		kill(pid, SIGKILL);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFSIGNALED(status))
+		why = "the DWARF reader was killed by a signal (malformed debug information?)";
+	else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 || !ok)
+		why = w->nomem ? NULL : "the DWARF reader failed";
+	if (why || w->nomem)
+		for (i = 0; i < w->n; i++) {
+			free(w->names[i]);
+			w->names[i] = NULL;
+		}
+	return why;
+}
+
 static const uint64_t *sort_base;
 
 static int cmp_index(const void *a, const void *b)
@@ -467,7 +613,7 @@ static int cmp_index(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names)
+int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names, const char **why)
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	uint64_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
@@ -495,7 +641,7 @@ int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names)
 	w.n = n;
 	w.names = dnames;
 	w.depth = depth;
-	dwarf_names(fd, &w);
+	*why = isolated_dwarf_names(fd, &w);
 	if (w.nomem) {
 		err = -ENOMEM;
 		goto out;

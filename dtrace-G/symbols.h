@@ -14,9 +14,11 @@
  * names[i] to the function containing it: the innermost inlined function
  * when the file's DWARF says the site was inlined, else the symbol from
  * .symtab or .dynsym, else NULL. Names are malloc'd; the caller frees them.
- * A file without symbols or debug information is not an error. Returns 0,
- * or -ENOMEM (names then all NULL).
+ * A file without symbols or debug information is not an error; DWARF that
+ * could not be read leaves the symbol names and sets *why to a static
+ * explanation (else *why is NULL). Returns 0, or -ENOMEM (names then all
+ * NULL).
  */
-int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names);
+int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names, const char **why);
 
 #endif /* USDT_SYMBOLS_H */
