@@ -60,6 +60,7 @@ struct module {
 	char *path;	   /* what the events name: the literal path or our alias */
 	char *mapped_path; /* as the first process mapped it, for LIST */
 	bool alias;
+	int hold_fd; /* a deleted file: held open, named /proc/OURPID/fd/N; else -1 */
 	uid_t owner;
 	uint32_t nprobes; /* accepted probes whose sites are registered */
 	uint64_t delta;	  /* link-time vaddr minus file offset of the text (load bias) */
@@ -331,6 +332,8 @@ static void mod_unlink(struct module *m)
 
 static void mod_free(struct module *m)
 {
+	if (m->hold_fd >= 0)
+		close(m->hold_fd);
 	free(m->path);
 	free(m->mapped_path);
 	free(m->sites);
@@ -415,27 +418,34 @@ static void site_from(struct site *out, const struct usdt_site *s)
 
 /*
  * The path events name: the mapped path itself when tracefs can take it and
- * it still names this very file in our mount namespace; else an alias.
+ * it still names this very file in our mount namespace; else an alias (a
+ * bind mount of the file). A deleted file cannot be bind-mounted (ENOENT):
+ * we keep it open and name it /proc/OURPID/fd/N, which the kernel resolves
+ * at creation and matches as a string at removal.
  */
-static int event_path(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino,
-		      char **path, bool *alias)
+static int event_path(const struct hd_mapping *mp, int fd, struct module *m)
 {
 	char buf[256];
 	struct stat st;
 	int ret;
 
-	*alias = false;
+	m->alias = false;
 	if (!mp->deleted && usdt_tracefs_path_ok(mp->path) && stat(mp->path, &st) == 0 &&
-	    (uint64_t)st.st_dev == dev && (uint64_t)st.st_ino == ino) {
-		*path = strdup(mp->path);
-		return *path ? 0 : -ENOMEM;
+	    (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino) {
+		m->path = strdup(mp->path);
+		return m->path ? 0 : -ENOMEM;
 	}
 	ret = usdt_tracefs_alias(fd, buf, sizeof(buf));
-	if (ret)
-		return ret;
-	*alias = true;
-	*path = strdup(buf);
-	return *path ? 0 : -ENOMEM;
+	if (ret == 0) {
+		m->alias = true;
+	} else {
+		m->hold_fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+		if (m->hold_fd < 0)
+			return ret;
+		snprintf(buf, sizeof(buf), "/proc/%d/fd/%d", (int)getpid(), m->hold_fd);
+	}
+	m->path = strdup(buf);
+	return m->path ? 0 : -ENOMEM;
 }
 
 /* Reads and registers a new file (or revives a draining one, `prev`). */
@@ -488,12 +498,16 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	m->dev = dev;
 	m->ino = ino;
 	m->owner = uid;
+	m->hold_fd = -1;
 	m->mapped_path = strdup(mp->path);
-	if (prev && prev->alias == false && prev->path) {
+	if (prev && !prev->alias) {
+		/* Revived: the same name its leftover events have. */
 		m->path = strdup(prev->path);
+		m->hold_fd = prev->hold_fd;
+		prev->hold_fd = -1;
 		ret = m->path ? 0 : -ENOMEM;
 	} else {
-		ret = event_path(mp, fd, dev, ino, &m->path, &m->alias);
+		ret = event_path(mp, fd, m);
 	}
 	if (!ret && !m->mapped_path)
 		ret = -ENOMEM;
@@ -508,6 +522,10 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 		hd_warn("%s: cannot register: %s", mp->path, strerror(-ret));
 		if (m->alias && !prev)
 			usdt_tracefs_alias_release(m->path);
+		if (prev && m->hold_fd >= 0) {
+			prev->hold_fd = m->hold_fd;
+			m->hold_fd = -1;
+		}
 		mod_free(m);
 		usdt_notes_free(n);
 		free(sites);
@@ -536,8 +554,9 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 		}
 	a->nmodules++;
 	a->nprobes += m->nprobes;
-	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s",
-		m->mapped_path, dev, ino, m->nprobes, m->nsites, m->alias ? ", through an alias" : "");
+	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s",
+		m->mapped_path, dev, ino, m->nprobes, m->nsites, m->alias ? ", through an alias" : "",
+		m->hold_fd >= 0 ? ", through a descriptor" : "");
 	free(sites);
 	usdt_notes_free(n);
 	if (prev) {

@@ -7,6 +7,8 @@
  *   hdclient register ADDR|anon|self|unmapped   REGISTER that address; prints "status=S nprobes=N"
  *   hdclient unregister ADDR|self                UNREGISTER
  *   hdclient dlreg LIB                           dlopen LIB (drti off) and REGISTER its lib_call address
+ *   hdclient dlreg-del LIB                       the same, but LIB is unlinked first (a deleted file);
+ *                                                prints the status, then "ready", and holds until stdin EOF
  *   hdclient garbage KIND                        short|long|magic|version|type|size|reply|empty:
  *                                                a malformed packet; prints "status=S" or "closed"
  *   hdclient list [PID]                          LIST; prints "entry PID NPROBES DEV INO PATH" lines, then
@@ -233,6 +235,19 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "dlreg")) {
 		st = module_msg(USDT_MSG_REGISTER, lib_addr(argv[2]), &np);
 		printf("status=%d nprobes=%u\n", st, np);
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "dlreg-del")) {
+		uint64_t a = lib_addr(argv[2]);
+		char c;
+
+		if (unlink(argv[2]) != 0)
+			return 2;
+		st = module_msg(USDT_MSG_REGISTER, a, &np);
+		printf("status=%d nprobes=%u\nready\n", st, np);
+		fflush(stdout);
+		while (read(0, &c, 1) > 0)
+			;
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "garbage"))

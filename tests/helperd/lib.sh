@@ -22,11 +22,12 @@ unset USDTKIT_DISABLE DTRACE_DOF_INIT_DISABLE USDTKIT_DEBUG DTRACE_DOF_INIT_DEBU
 export USDTKIT_HELPER_TIMEOUT_MS=3000
 
 # Starts the daemon (extra arguments passed on) and waits until it serves.
+# HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool.
 start_daemon() {
 	local i
 	: >"$DLOG.new"
 	cat "$DLOG.new" >>"$DLOG"
-	${WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@" 2>"$DLOG.new" &
+	${HD_WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@" 2>"$DLOG.new" &
 	DAEMON_PID=$!
 	for i in $(seq 500); do
 		grep -q ': ready' "$DLOG.new" 2>/dev/null && return 0
@@ -65,8 +66,15 @@ cleanup_events() {
 	local e
 	for e in $(our_events); do remove_uprobe_event "$e"; done
 }
+# On failure, the daemon's last words (tests set HD_OK=1 when they pass).
+dump_log() {
+	[ -n "${HD_OK:-}" ] && return 0
+	echo "--- daemon log (last 60 lines) ---" >&2
+	cat "$DLOG" "$DLOG.new" 2>/dev/null | tail -60 >&2
+}
 at_exit cleanup_events
 at_exit stop_daemon
+at_exit dump_log
 
 # Waits (up to 10 s) until our_events has exactly N lines.
 wait_events() { # N what
@@ -122,12 +130,13 @@ EOF
 }
 
 # Starts $PROG (or the given file) in the background, commands through a fifo:
-#   prog_start NAME [FILE]; prog_cmd NAME "fire 3"; prog_wait NAME 'fired 3'; prog_stop NAME
-prog_start() { # NAME [FILE]
+#   prog_start NAME [FILE [ARGS]]; prog_cmd NAME "fire 3"; prog_wait NAME 'fired 3'; prog_stop NAME
+prog_start() { # NAME [FILE [ARGS...]]
 	local n=$1 f=${2:-$PROG}
+	shift 2 || shift
 	rm -f "$T/$n.in"
 	mkfifo "$T/$n.in"
-	"$f" <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
+	"$f" "$@" <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
 	eval "PID_$n=$!"
 	eval "exec {FD_$n}>\"$T/$n.in\""
 	prog_wait "$n" '^ready'
@@ -138,10 +147,10 @@ prog_cmd() { # NAME LINE
 	fd=$(eval echo "\$FD_$1")
 	echo "$2" >&"$fd"
 }
-prog_wait() { # NAME PATTERN
+prog_wait() { # NAME PATTERN [COUNT]: at least COUNT (1) lines match
 	local i
 	for i in $(seq 500); do
-		grep -qE "$2" "$T/$1.out" 2>/dev/null && return 0
+		[ "$(grep -cE "$2" "$T/$1.out" 2>/dev/null)" -ge "${3:-1}" ] && return 0
 		sleep 0.02
 	done
 	cat "$T/$1.out" "$T/$1.err" >&2

@@ -1,2 +1,116 @@
 #!/bin/bash
-exit 77
+# usdtkit-helperd end to end with real -G programs (drti talks to the daemon):
+# events appear at start with the argument names and the string fetch the .d
+# file declares, fire with decoded values, follow fork children, dlopen and
+# dlclose, awkward paths and a deleted file, and are gone after exit.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
+need_tracefs
+
+for cc in $COMPILERS; do
+	build_progs "$cc"
+	start_daemon
+
+	# 1. Start: both probes, named and typed from app.d (count: int, label: char *).
+	prog_start a
+	wait_events 2 "$cc: after start"
+	grep -E "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events" >"$T/def"
+	expect_grep " $PROG:0x[0-9a-f]+\(0x[0-9a-f]+\) count=[^ ]+:s32 label=\+0\([^ ]+\):ustring\$" "$T/def" \
+		"$cc: definition of start (path, ref_ctr, named int and string)"
+	grep -E "^p:sdt_${P}app/tick " "$TRACEFS/uprobe_events" >"$T/def"
+	expect_grep " n=[^ ]+:s32\$" "$T/def" "$cc: definition of tick"
+	"$HDCLIENT" list >"$T/list"
+	pid_a=$(awk '/^ready/ {print $2}' "$T/a.out")
+	expect_grep "^entry $pid_a 2 [0-9]+ [0-9]+ 0x[0-9a-f]+ $PROG\$" "$T/list" "$cc: LIST names the process"
+
+	# 2. Firing, decoded, in a private instance (never the global buffer).
+	inst="$TRACEFS/instances/$P"
+	mkdir "$inst"
+	at_exit "rmdir '$inst' 2>/dev/null"
+	echo 1 >"$inst/events/sdt_${P}app/enable"
+	prog_cmd a "fire 3"
+	prog_wait a 'fired 3'
+	echo 0 >"$inst/events/sdt_${P}app/enable"
+	cat "$inst/trace" >"$T/trace"
+	rmdir "$inst"
+	for i in 1 2 3; do
+		expect_grep "start: \(0x[0-9a-f]+\) count=$i label=\"str-$i\"" "$T/trace" "$cc: start firing $i"
+		expect_grep "tick: \(0x[0-9a-f]+\) n=$i\$" "$T/trace" "$cc: tick firing $i"
+	done
+	expect_eq "$(grep -c 'start:' "$T/trace")" 3 "$cc: start firings"
+
+	# 3. A fork child is registered too (drti's atfork handler), counted per pid.
+	prog_cmd a fork
+	prog_wait a '^child '
+	child=$(awk '/^child/ {print $2}' "$T/a.out")
+	for i in $(seq 200); do
+		"$HDCLIENT" list "$child" >"$T/list"
+		grep -q "^entry $child 2 " "$T/list" && break
+		sleep 0.02
+	done
+	expect_grep "^entry $child 2 " "$T/list" "$cc: the fork child is registered"
+	prog_stop a
+	sleep 0.2
+	expect_eq "$(our_events | wc -l)" 2 "$cc: events while the fork child lives"
+	kill "$child"
+	wait_events 0 "$cc: after the parent and the child exited"
+
+	# 4. dlopen/dlclose cycles: the library's events come and go with it.
+	prog_start b
+	for i in 1 2 3 4 5; do
+		prog_cmd b "dlopen $LIB"
+		prog_wait b "^dlopen ok" "$i"
+		wait_events 3 "$cc: dlopen $i"
+		our_events | grep -qx "sdt_${P}lib/call" || fail "$cc: no sdt_${P}lib/call after dlopen"
+		prog_cmd b dlclose
+		prog_wait b "^dlclose ok" "$i"
+		wait_events 2 "$cc: dlclose $i"
+	done
+	prog_stop b
+	wait_events 0 "$cc: after exit"
+	stop_daemon
+done
+
+# 5. A path tracefs cannot take literally (space, newline): registered through an alias.
+start_daemon
+odd="$T/dir with space/pro
+g"
+mkdir -p "$T/dir with space"
+cp "$PROG" "$odd"
+prog_start c "$odd"
+wait_events 2 "path with a space and a newline"
+expect_grep "^p:sdt_${P}app/start /run/usdtkit/files/[0-9]+-[0-9]+:" "$TRACEFS/uprobe_events" "alias path"
+alias=$(grep -oE "^p:sdt_${P}app/start /run/usdtkit/files/[0-9]+-[0-9]+" "$TRACEFS/uprobe_events" | awk '{print $2}')
+expect_eq "$(stat -c %i "$alias")" "$(stat -c %i "$odd")" "the alias is the file"
+inst="$TRACEFS/instances/$P"
+mkdir "$inst"
+echo 1 >"$inst/events/sdt_${P}app/start/enable"
+prog_cmd c "fire 2"
+prog_wait c 'fired 2'
+echo 0 >"$inst/events/sdt_${P}app/start/enable"
+expect_grep 'count=2 label="str-2"' "$inst/trace" "firing through the alias"
+rmdir "$inst"
+prog_stop c
+wait_events 0 "after the oddly named program exited"
+[ ! -e "$alias" ] || fail "alias $alias left behind"
+
+# 6. A deleted library: dlopened, unlinked, then registered (map_files reaches it).
+cp "$LIB" "$T/gone.so"
+prog_start del "$HDCLIENT" dlreg-del "$T/gone.so"
+expect_grep "^status=0 nprobes=1\$" "$T/del.out" "registering a deleted file"
+wait_events 1 "the deleted file's event"
+# (a deleted file cannot be bind-mounted: the daemon holds it open and names its descriptor)
+expect_grep "^p:sdt_${P}lib/call /proc/$DAEMON_PID/fd/[0-9]+:" "$TRACEFS/uprobe_events" \
+	"the deleted file is registered through a descriptor of the daemon"
+prog_stop del
+wait_events 0 "after the process of the deleted file exited"
+
+# 7. A clean stop removes what the daemon created.
+prog_start d
+wait_events 2 "before SIGTERM"
+stop_daemon TERM
+wait_events 0 "after SIGTERM"
+prog_stop d
+grep -q 'ERROR\|error:' "$DLOG" && { cat "$DLOG" >&2; fail "the daemon logged an error"; }
+HD_OK=1
+exit 0
