@@ -474,14 +474,14 @@ static int list_module(struct lister *l, const struct usdt_list_module *m)
 	return 0;
 }
 
-static int cmp_pid(const void *a, const void *b)
+static int cmp_module(const void *a, const void *b)
 {
 	const struct usdt_list_module *x = a, *y = b;
 
 	if (x->pid != y->pid)
 		return x->pid < y->pid ? -1 : 1;
-	/* fd order is discovery order within a process: keep it. */
-	return (x->fd > y->fd) - (x->fd < y->fd);
+	/* Within a process, by address, as /proc/PID/maps (and -p) orders them. */
+	return (x->start > y->start) - (x->start < y->start);
 }
 
 static int gather(struct lister *l, struct usdt_list_modules *mods)
@@ -491,7 +491,7 @@ static int gather(struct lister *l, struct usdt_list_modules *mods)
 	if (!l->o->npids) {
 		if (usdt_list_daemon_modules(mods, l->diag))
 			return -1;
-		qsort(mods->v, mods->n, sizeof(*mods->v), cmp_pid);
+		qsort(mods->v, mods->n, sizeof(*mods->v), cmp_module);
 		return 0;
 	}
 	for (i = 0; i < l->o->npids; i++) {

@@ -129,9 +129,10 @@ static char *basename_dup(const char *path)
  * Returns 1 when the file is a new module, 0 when it was already listed for
  * this pid (fd closed), negative errno on failure (fd closed).
  */
-static int add_module(struct usdt_list_modules *mods, int pid, int fd, const char *mapped)
+static int add_module(struct usdt_list_modules *mods, int pid, int fd, const char *mapped,
+		      uint64_t start)
 {
-	struct usdt_list_module m = { .pid = pid, .fd = fd };
+	struct usdt_list_module m = { .pid = pid, .fd = fd, .start = start };
 	size_t len = strlen(mapped), sl = strlen(DELETED_SUFFIX);
 	struct stat st;
 	int err;
@@ -267,7 +268,7 @@ int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_
 					     strerror(-fd));
 			continue;
 		}
-		err = add_module(mods, pid, fd, line + pos);
+		err = add_module(mods, pid, fd, line + pos, start);
 		if (err < 0)
 			break;
 		err = 0;
@@ -348,7 +349,7 @@ static int list_entry(struct usdt_list_modules *mods, const struct usdt_msg_list
 		close(fd);
 		return 0;
 	}
-	if (add_module(mods, e->pid, fd, path) < 0) {
+	if (add_module(mods, e->pid, fd, path, e->start) < 0) {
 		usdt_error(diag, "out of memory");
 		return -1;
 	}

@@ -17,6 +17,7 @@ struct usdt_list_module {
 	int pid;
 	int fd;		/* open on the file itself (through /proc/PID/map_files) */
 	uint64_t dev, ino; /* of the open file */
+	uint64_t start;	   /* of the mapping it was reached through: the listing's order */
 	char *path;	/* as the process mapped it, " (deleted)" removed */
 	char *module;	/* its basename: DTrace's MODULE column */
 };

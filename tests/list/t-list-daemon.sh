@@ -122,7 +122,10 @@ for i in $(seq 100); do
 	cmp -s "$T/want" "$T/got" && break
 	sleep 0.1
 done
-diff -u "$T/want" "$T/got" >&2 || { cat "$T/daemon.log" >&2; fail "dtrace -l via the daemon differs from -p"; }
+diff -u "$T/want" "$T/got" >&2 || {
+	cat "$T/out" "$T/err" "$T/daemon.log" >&2
+	fail "dtrace -l via the daemon differs from -p"
+}
 check_ids "$T/out"
 
 # A process that exited is no longer listed.
