@@ -78,8 +78,7 @@ struct lister {
 	size_t ndescs;
 	struct file_entry *files;
 	size_t nfiles;
-	unsigned id;
-	bool nomem;
+	unsigned id; /* the last ID printed */
 };
 
 /* ---- probe descriptions ---- */
