@@ -64,6 +64,7 @@ struct parser {
 	bool stop; /* too many errors */
 	bool oom;
 	bool cpp_hint_given; /* the "pass -C" advice is given once per source */
+	bool macro_note_given;
 	/* Macro names of skipped #defines, to explain unknown types. */
 	char **macros;
 	size_t nmacros, capmacros;
@@ -909,7 +910,8 @@ static bool parse_specs(struct parser *ps, struct decl *d)
 
 unknown:
 	error_tok(ps, &ps->cur, "unknown type '%.*s'", (int)ps->cur.len, ps->cur.start);
-	if (is_skipped_macro(ps, &ps->cur)) {
+	if (!ps->macro_note_given && is_skipped_macro(ps, &ps->cur)) {
+		ps->macro_note_given = true;
 		note_loc(ps, ps->cur.loc,
 			 "'%.*s' is a macro: run dtrace with -C so that the preprocessor expands it",
 			 (int)ps->cur.len, ps->cur.start);
