@@ -20,11 +20,12 @@
  *  - probe names: at most 63 characters as written (`__` kept), which is both
  *    DTrace's limit after hyphenation and tracefs' limit for event names.
  *    Two probes whose macro names collide (`a__b`, `a_b`) are an error.
- *  - parameters: names optional; `void` only as the sole parameter; no
- *    `...`; at most 255. A translated list `: (...)` maps each translated
- *    argument to the native argument of the same name (names may repeat);
- *    an unnamed or unknown name is an error, as in DTrace, which never maps
- *    by position.
+ *  - parameters: names optional but distinct; `void` only as the sole,
+ *    unnamed parameter; no `...`; at most 255. A translated list `: (...)`
+ *    maps each translated argument to the native argument of the same name
+ *    (names may repeat there); an unnamed or unknown name is an error, as in
+ *    DTrace (dt_decl_prototype() requires names in an output prototype, so
+ *    its fallback to mapping by position is never reached).
  *  - a probe declared again with the same signature is accepted (files are
  *    split, headers included twice); with another signature it is an error.
  *    A provider declared again gains the new probes.
@@ -1535,6 +1536,29 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 	pv->probes[pv->nprobes++] = *p;
 }
 
+/*
+ * Native parameter names must be distinct (DTrace: "parameter is already
+ * declared"): translated arguments are found by them.
+ */
+static void check_unique_names(struct parser *ps, const struct arglist *l, const char *probe)
+{
+	size_t i, j;
+
+	for (i = 1; i < l->n; i++) {
+		if (!l->v[i].name)
+			continue;
+		for (j = 0; j < i; j++) {
+			if (l->v[j].name && strcmp(l->v[i].name, l->v[j].name) == 0) {
+				error_loc(ps, l->v[i].loc, l->line_text[i],
+					  "parameter '%s' of probe '%s' is already declared as "
+					  "argument #%zu",
+					  l->v[i].name, probe, j + 1);
+				break;
+			}
+		}
+	}
+}
+
 /* `probe name(params) [: (params)];`; cur is "probe". */
 static void parse_probe(struct parser *ps, size_t pi)
 {
@@ -1570,6 +1594,7 @@ static void parse_probe(struct parser *ps, size_t pi)
 		return;
 	}
 	parse_params(ps, &nl, p.name);
+	check_unique_names(ps, &nl, p.name);
 	if (at_punct(ps, ':')) {
 		advance(ps);
 		if (at_punct(ps, '(')) {
