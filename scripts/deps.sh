@@ -8,7 +8,8 @@ set -eu
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
 libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev
-gcc-12-multilib gcc-aarch64-linux-gnu g++ cmake"
+gcc-12-multilib gcc-aarch64-linux-gnu g++ cmake
+man-db groff-base mandoc"
 
 missing=""
 for p in $PKGS; do
