@@ -1069,24 +1069,28 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 		if (d->spell.s)
 			sb_puts(&s, d->spell.s);
 		if (fn_ptr) {
+			unsigned i;
+
 			sb_puts(&s, " (");
-			while (fn_ptr--)
+			for (i = 0; i < fn_ptr; i++)
 				sb_putc(&s, '*');
 			sb_putc(&s, ')');
 		}
 		spell_source(&s, params_from, params_to);
 		sb_free(&d->spell);
 		d->spell = s;
+		/*
+		 * A function type (typedef'd, or a parameter, which decays) or a
+		 * pointer to one; a pointer to a function pointer is a pointer too.
+		 */
 		d->t.kind = B_FUNC;
 		d->t.c_base = NULL;
 		d->t.tag = NULL;
-		d->t.ptr = fn_ptr ? 1 : 0;
+		d->t.array = 0;
+		d->t.ptr = fn_ptr > 32 ? 32 : fn_ptr;
 		d->t.ptr_const = 0;
 		if (param && d->t.ptr == 0)
 			d->t.ptr = 1;
-		if (!param && !fn_ptr) {
-			/* A function declaration: used only through a pointer. */
-		}
 		return;
 	}
 	if (param && d->t.array && d->t.ptr == 0) {
@@ -1094,6 +1098,8 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 		d->t.array = 0;
 		d->t.ptr = 1;
 	}
+	if (param && d->t.kind == B_FUNC && d->t.ptr == 0)
+		d->t.ptr = 1; /* and one of function typedef type a function pointer */
 	if (dims) {
 		if (param) {
 			/* int a[4] is int *a; more dimensions have no simple C spelling. */
