@@ -56,8 +56,9 @@
  *     EINTR is retried against the same deadline;
  *   - small: no malloc, no stdio, no locks, no libc beyond system call
  *     wrappers; the fork-child and destructor paths use only
- *     async-signal-safe calls (socket, connect, send, recv, poll, close,
- *     clock_gettime, getpid, write). The constructor also calls
+ *     async-signal-safe calls (access, socket, connect, send, recv, poll,
+ *     close, clock_gettime, getpid, write). With no daemon (no socket file)
+ *     a load costs one access() and no socket at all. The constructor also calls
  *     pthread_atfork and atexit, once, from the ordinary loader context;
  *   - off switch: USDTKIT_DISABLE (set, non-empty, not "0") or
  *     DTRACE_DOF_INIT_DISABLE (set at all) turns everything off. The
@@ -384,18 +385,6 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		res->fail = "the socket path is too long";
 		return 0;
 	}
-	if (usdt_drti_clock(&deadline) != 0) {
-		res->fail = "clock_gettime";
-		res->err = errno;
-		return 0;
-	}
-	deadline.tv_sec += usdt_drti_timeout_ms / 1000;
-	deadline.tv_nsec += (long)(usdt_drti_timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
-	}
-
 	for (i = 0; i < sizeof(msg); i++)
 		((unsigned char *)&msg)[i] = 0;
 	msg.hdr.magic = USDT_PROTO_MAGIC;
@@ -405,11 +394,33 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 	msg.hdr.seq = ++usdt_drti_seq;
 	msg.addr = (uint64_t)(unsigned long)USDT_DRTI_NOTE;
 
+	/*
+	 * No daemon installed is the common case: one access() (about 1 us
+	 * cold) instead of socket + connect + close (about 11 us cold).
+	 */
+	if (access(usdt_drti_sun.sun_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		res->fail = "no helper socket";
+		res->err = errno;
+		res->at_connect = 1;
+		return 0;
+	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		res->fail = "socket";
 		res->err = errno;
 		return 0;
+	}
+	/* The deadline (one clock read) starts here; it bounds connect, send and the answer. */
+	if (usdt_drti_clock(&deadline) != 0) {
+		res->fail = "clock_gettime";
+		res->err = errno;
+		goto out;
+	}
+	deadline.tv_sec += usdt_drti_timeout_ms / 1000;
+	deadline.tv_nsec += (long)(usdt_drti_timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
 	}
 	/*
 	 * Non-blocking: a full backlog gives EAGAIN at once instead of blocking;
@@ -467,7 +478,7 @@ static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_re
 	if (res->fail) {
 		usdt_drti_put(l, res->fail);
 		if (res->err) {
-			usdt_drti_put(l, " failed: ");
+			usdt_drti_put(l, ": ");
 			usdt_drti_put_errno(l, res->err);
 		}
 		if (res->at_connect) {

@@ -67,8 +67,13 @@ echo "ok: debug: one line per action, exactly"
 # Debug with no daemon: one line per action, naming the socket and the error.
 run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$T/none.sock" USDTKIT_DEBUG=1 -- dlopen "$LIB" || fail
 expect_eq "$(wc -l <"$T/err")" 2 "no-daemon debug lines"
-expect_eq "$(grep -c "^usdtkit drti: register module, metadata note at 0x[0-9a-f]*: connect failed: ENOENT ($T/none.sock)\$" "$T/err")" 2 \
+expect_eq "$(grep -c "^usdtkit drti: register module, metadata note at 0x[0-9a-f]*: no helper socket: ENOENT ($T/none.sock)\$" "$T/err")" 2 \
 	"no-daemon debug line form"
+# a socket file nobody listens on
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/stale.sock"
+run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$T/stale.sock" USDTKIT_DEBUG=1 -- say x || fail
+expect_eq "$(cat "$T/err")" "$(printf 'usdtkit drti: register module, metadata note at %s: connect: ECONNREFUSED (%s)' \
+	"$(sed -n 's/.*note at \(0x[0-9a-f]*\):.*/\1/p' "$T/err")" "$T/stale.sock")" "stale socket debug line"
 # a refusal is reported with the daemon's errno
 stop_fake
 start_fake refuse

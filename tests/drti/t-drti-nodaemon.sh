@@ -1,9 +1,9 @@
 #!/bin/bash
 # With no helper daemon (no socket), a program with -G objects runs exactly
 # as with registration disabled: same stdout, nothing on stderr, same exit
-# code, errno and descriptors; drti's only system calls are one socket(),
-# connect() (failing) and close() per module load and per fork child; and
-# the start-up cost is tiny (measured here only against a generous bound
+# code, errno and descriptors; drti's only system call is one access() per
+# module load and per fork child (socket/connect/close when a socket file
+# exists but nobody listens); and the start-up cost is tiny (measured here only against a generous bound
 # that catches a hang; bench/helper measures it).
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/drti/lib.sh"
@@ -29,19 +29,30 @@ else
 	echo "note: /run/usdtkit/helper.sock exists (a daemon runs); default-path case not checked"
 fi
 
-# The system calls drti makes: for each of the 3 registrations (program,
-# library at dlopen, fork child), exactly one socket(AF_UNIX, SOCK_SEQPACKET
-# with SOCK_CLOEXEC|SOCK_NONBLOCK), one connect() to our path failing with
-# ENOENT, and a close() of that descriptor; nothing sent, no unregistration
-# owed (nothing was registered).
-strace -f -qq -e trace=socket,connect,sendto,sendmsg,recvfrom,close -o "$T/strace" \
-	env USDTKIT_HELPER_SOCKET="$T/absent.sock" "$PROG" "${cmds[@]}" >/dev/null 2>&1 ||
-	fail "the program failed under strace"
+# The system calls drti makes, for each of the 3 registrations (program,
+# library at dlopen, fork child): with no socket file, one access() of the
+# path failing with ENOENT and no socket at all; with a socket file nobody
+# listens on, one socket(AF_UNIX, SOCK_SEQPACKET with SOCK_CLOEXEC|
+# SOCK_NONBLOCK), one connect() failing with ECONNREFUSED and a close() of
+# that descriptor. Nothing sent either way, no unregistration owed.
+straced() { # socket-path
+	strace -f -qq -e trace=access,faccessat,faccessat2,socket,connect,sendto,sendmsg,recvfrom,close \
+		-o "$T/strace" env USDTKIT_HELPER_SOCKET="$1" "$PROG" "${cmds[@]}" >/dev/null 2>&1 ||
+		fail "the program failed under strace"
+	expect_no_grep 'sendto|sendmsg|recvfrom' "$T/strace" "nothing sent or received"
+}
+straced "$T/absent.sock"
+expect_eq "$(grep -cE "access(at2?)?\((AT_FDCWD, )?\"$T/absent.sock\", F_OK.*= -1 ENOENT" "$T/strace")" 3 \
+	"access() of the absent socket"
+expect_eq "$(grep -c 'socket(' "$T/strace" || true)" 0 "socket() calls with no socket file"
+echo "ok: no socket file: one access() per registration, no socket"
+
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/stale.sock"
+straced "$T/stale.sock"
 socks=$(grep -c 'socket(AF_UNIX, SOCK_SEQPACKET|SOCK_CLOEXEC|SOCK_NONBLOCK, 0) = [0-9]' "$T/strace" || true)
 expect_eq "$socks" 3 "socket() calls"
 expect_eq "$(grep -c 'socket(' "$T/strace")" 3 "all socket() calls are drti's"
-expect_eq "$(grep -c "connect(.*\"$T/absent.sock\".*= -1 ENOENT" "$T/strace")" 3 "failing connects"
-expect_no_grep 'sendto|sendmsg|recvfrom' "$T/strace" "nothing sent or received"
+expect_eq "$(grep -c "connect(.*\"$T/stale.sock\".*= -1 ECONNREFUSED" "$T/strace")" 3 "refused connects"
 # every descriptor socket() returned is closed by the same process
 python3 - "$T/strace" <<'PY' || fail "a drti socket was not closed"
 import re, sys
@@ -57,7 +68,7 @@ for line in open(sys.argv[1]):
 left = {p: f for p, f in open_fds.items() if f}
 sys.exit('left open: %s' % left if left else 0)
 PY
-echo "ok: only socket/connect/close, each socket closed"
+echo "ok: nobody listening: socket/connect/close only, each socket closed"
 
 # Start-up: median of 41 runs each, registration disabled vs no daemon. The
 # bound (2 ms added) is 200 times the target: it only catches a wait or a
