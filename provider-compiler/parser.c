@@ -1313,9 +1313,17 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 	return ok;
 }
 
+/*
+ * Two argument types are the same when spelled alike, or when C sees the
+ * same type (`char const *` and `const char *`, a typedef and its base) -
+ * except the catch-all for pointers to .d-only types, which says nothing.
+ */
 static bool same_type(const struct usdt_type *a, const struct usdt_type *b)
 {
-	return strcmp(a->spelling, b->spelling) == 0;
+	if (strcmp(a->spelling, b->spelling) == 0)
+		return true;
+	return a->c_spelling && b->c_spelling && strcmp(a->c_spelling, b->c_spelling) == 0 &&
+	       strcmp(a->c_spelling, "const volatile void *") != 0;
 }
 
 static bool same_signature(const struct usdt_probe *a, const struct usdt_probe *b)

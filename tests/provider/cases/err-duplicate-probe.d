@@ -3,3 +3,9 @@ provider dup {
 	probe start(int, char *);
 	probe start(long);
 };
+typedef struct one one_t;
+typedef struct two two_t;
+provider duptwo {
+	probe p(one_t *);
+	probe p(two_t *);
+};
