@@ -19,6 +19,9 @@
  *   sleep MS        sleep
  *   mark FILE       append "mark N" with N = CLOCK_REALTIME in ns (as date +%s%N) to FILE
  *   say TEXT        print TEXT
+ *   waitfor FILE    wait (up to 60 s) until FILE exists
+ *   forkbg CMDS.. ; like fork, but the parent goes on without waiting and
+ *                   prints nothing about the child
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -76,14 +79,14 @@ static void append(const char *file, const char *what, long long v)
 
 static int run(int argc, char **argv, int i, const char *who);
 
-static int do_fork(int argc, char **argv, int i, const char *who)
+static int do_fork(int argc, char **argv, int i, const char *who, int bg)
 {
 	int end = i, depth = 0, status, saved;
 	pid_t pid;
 
 	/* the matching ";": a nested fork has its own */
 	for (; end < argc; end++) {
-		if (!strcmp(argv[end], "fork"))
+		if (!strcmp(argv[end], "fork") || !strcmp(argv[end], "forkbg"))
 			depth++;
 		else if (!strcmp(argv[end], ";") && depth-- == 0)
 			break;
@@ -98,6 +101,8 @@ static int do_fork(int argc, char **argv, int i, const char *who)
 		fflush(stdout);
 		_exit(0);
 	}
+	if (bg)
+		return end < argc ? end + 1 : end;
 	printf("%s errno after fork: %d\n", who, saved);
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		printf("%s fork failed\n", who);
@@ -131,8 +136,15 @@ static int run(int argc, char **argv, int i, const char *who)
 		} else if (!strcmp(c, "dlclose")) {
 			printf("%s dlclose: %d\n", who, lib ? dlclose(lib) : -1);
 			lib = NULL;
-		} else if (!strcmp(c, "fork")) {
-			i = do_fork(argc, argv, i, who);
+		} else if (!strcmp(c, "fork") || !strcmp(c, "forkbg")) {
+			i = do_fork(argc, argv, i, who, c[4] == 'b');
+		} else if (!strcmp(c, "waitfor")) {
+			struct timespec ts = { 0, 10000000L };
+			int n;
+
+			i++;
+			for (n = 0; n < 6000 && access(arg, F_OK) != 0; n++)
+				nanosleep(&ts, NULL);
 		} else if (!strcmp(c, "pid")) {
 			i++;
 			append(arg, "pid", (long long)getpid());
