@@ -1,0 +1,22 @@
+/*
+ * Greets each name on its command line, firing a probe per greeting.
+ * Usage: greeter NAME...
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "greeter_probes.h"
+
+int main(int argc, char **argv)
+{
+	unsigned long total = 0;
+	int i;
+
+	for (i = 1; i < argc; i++) {
+		GREETER_GREET(argv[i], i);
+		printf("hello, %s\n", argv[i]);
+		total += strlen(argv[i]);
+	}
+	GREETER_DONE(argc - 1, total);
+	return 0;
+}
