@@ -1,0 +1,137 @@
+#!/bin/bash
+# meson install gives the layout a distribution ships, and the installed
+# usdtkit is usable by other projects through pkg-config:
+#  1. a fresh build of this tree with --prefix=$T/prefix, installed: every
+#     file at its place (bin/dtrace, include/sys/sdt.h, usdtkit.pc, sbin
+#     daemon, systemd units, the three man pages); the .pc's Cflags and
+#     dtrace variable; the installed tools run;
+#  2. the same with DESTDIR: everything under DESTDIR, nothing else;
+#  3. -Ddtrace_name=usdtkit-dtrace: the command, its man page and the .pc
+#     variable follow the name;
+#  4. examples/meson-project and examples/cmake-project, built with the
+#     commands of their READMEs against the installed usdtkit only
+#     (PKG_CONFIG_PATH into the prefix; no -I into this tree), with gcc and
+#     clang: run, probes checked in readelf, gdb and bpftrace.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/install/lib.sh"
+need_bpftrace
+for tool in meson ninja cmake pkg-config gdb; do
+	command -v $tool >/dev/null || fail "$tool is not installed (scripts/deps.sh installs it)"
+done
+
+P="$T/prefix"
+B="$T/build"
+# Only what is installed is built (the tests and benchmarks are not needed).
+install_targets() {
+	ninja -C "$B" "dtrace-G/$1" kernel-helper/helperd/usdtkit-helperd \
+		kernel-helper/tools/usdtkit-probes >"$T/ninja.log" 2>&1 ||
+		{ cat "$T/ninja.log" >&2; fail "building the installed targets"; }
+}
+meson setup "$B" "$USDTKIT_SRCDIR" --prefix="$P" >"$T/setup.log" 2>&1 ||
+	{ cat "$T/setup.log" >&2; fail "meson setup --prefix"; }
+install_targets dtrace
+meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
+	{ cat "$T/install.log" >&2; fail "meson install"; }
+
+# --- 1. the layout ---
+libdir=$(meson introspect --buildoptions "$B" |
+	python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"][0])')
+expected_files() { # root dtrace-name
+	cat <<EOF
+$1/bin/$2
+$1/bin/usdtkit-probes
+$1/include/sys/sdt.h
+$1/$libdir/pkgconfig/usdtkit.pc
+$1/lib/systemd/system/usdtkit-helperd.service
+$1/lib/systemd/system/usdtkit-helperd.socket
+$1/sbin/usdtkit-helperd
+$1/share/man/man1/$2.1
+$1/share/man/man3/sdt.h.3
+$1/share/man/man8/usdtkit-helperd.8
+EOF
+}
+expect_eq "$(find "$P" -type f | sort)" "$(expected_files "$P" dtrace | sort)" "installed files"
+for f in bin/dtrace bin/usdtkit-probes sbin/usdtkit-helperd; do
+	[ -x "$P/$f" ] || fail "$f is not executable"
+done
+cmp -s "$P/include/sys/sdt.h" "$USDTKIT_SRCDIR/include/sys/sdt.h" || fail "installed sdt.h differs"
+expect_grep "^ExecStart=$P/sbin/usdtkit-helperd -f\$" "$P/lib/systemd/system/usdtkit-helperd.service" \
+	"the service runs the installed daemon"
+"$P/bin/dtrace" -V >"$T/v" || fail "installed dtrace -V"
+expect_grep "^dtrace: usdtkit $(sed -n "s/^ *version : '\(.*\)',/\1/p" "$USDTKIT_SRCDIR/meson.build")\$" \
+	"$T/v" "installed dtrace -V"
+"$P/sbin/usdtkit-helperd" --help >"$T/help" || fail "installed usdtkit-helperd --help"
+expect_grep '^usage: usdtkit-helperd ' "$T/help" "installed daemon's usage"
+
+export PKG_CONFIG_PATH="$P/$libdir/pkgconfig"
+expect_eq "$(pkg-config --variable=dtrace usdtkit)" "$P/bin/dtrace" "usdtkit.pc dtrace variable"
+expect_eq "$(pkg-config --cflags usdtkit | sed 's/ *$//')" "-I$P/include" "usdtkit.pc Cflags"
+expect_eq "$(pkg-config --libs usdtkit | sed 's/ *$//')" "" "usdtkit.pc Libs (header-only)"
+expect_eq "$(pkg-config --modversion usdtkit)" "$("$P/bin/dtrace" -V | sed 's/.* //')" "usdtkit.pc version"
+
+# --- 2. DESTDIR ---
+D="$T/dest"
+DESTDIR="$D" meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
+	{ cat "$T/install.log" >&2; fail "meson install with DESTDIR"; }
+expect_eq "$(find "$D" -type f | sort)" "$(expected_files "$D$P" dtrace | sort)" "files under DESTDIR"
+
+# --- 3. the command under another name (beside systemtap-sdt-dev's dtrace) ---
+meson configure "$B" -Ddtrace_name=usdtkit-dtrace >"$T/conf.log" 2>&1 ||
+	{ cat "$T/conf.log" >&2; fail "meson configure -Ddtrace_name"; }
+install_targets usdtkit-dtrace
+D2="$T/dest2"
+DESTDIR="$D2" meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
+	{ cat "$T/install.log" >&2; fail "meson install -Ddtrace_name=usdtkit-dtrace"; }
+expect_eq "$(find "$D2" -type f | sort)" "$(expected_files "$D2$P" usdtkit-dtrace | sort)" \
+	"files with dtrace_name=usdtkit-dtrace"
+expect_eq "$(PKG_CONFIG_PATH="$D2$P/$libdir/pkgconfig" pkg-config --variable=dtrace usdtkit)" \
+	"$P/bin/usdtkit-dtrace" "usdtkit.pc dtrace variable with dtrace_name"
+expect_grep '^\.TH USDTKIT-DTRACE 1 ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man page title"
+expect_grep '^usdtkit-dtrace \\- ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man page NAME"
+
+# --- 4. the stand-alone projects against the installed usdtkit ---
+export USDTKIT="$USDTKIT_SRCDIR"
+unset DTRACE SDT_CFLAGS
+# The examples must not find sdt.h in this tree: check they use the prefix's.
+for cc in $COMPILERS; do
+	PATH="$(compiler_shims "$cc"):$PATH"
+	for proj in meson-project cmake-project; do
+		d="$T/$cc-$proj"
+		mkdir -p "$d" && cd "$d"
+		run_readme_block "$EXAMPLES/$proj/README.md" "build $proj"
+		prog="$d/build/greeter"
+		# The README block ran it with three names.
+		expect_eq "$(cat "$T/block.out" | grep '^hello, ' | tr '\n' ' ')" \
+			"hello, ann hello, bob hello, carol " "$cc $proj: output"
+		if [ "$proj" = meson-project ]; then
+			grep -q -- "-I$P/include" build/compile_commands.json ||
+				fail "$cc $proj: not compiled with the prefix's include directory"
+			grep -q "$P/bin/dtrace" build/build.ninja ||
+				fail "$cc $proj: the installed dtrace is not the one used"
+		else
+			grep -rq -- "$P/include" build/CMakeFiles/greeter_objs.dir/flags.make ||
+				fail "$cc $proj: not compiled with the prefix's include directory"
+			grep -rqF "$P/bin/dtrace" build/CMakeFiles/greeter.dir/build.make build/CMakeFiles/*.dir/build.make ||
+				fail "$cc $proj: the installed dtrace is not the one used"
+		fi
+		readelf -n "$prog" | awk '/Provider:/ { p = $2 } /Name:/ { n = $2 }
+			/Arguments:/ { $1 = ""; print p, n, NF - 1 }' | sort >notes
+		expect_eq "$(cat notes | tr '\n' ' ')" "greeter done 2 greeter greet 2 " "$cc $proj: notes"
+		readelf -S "$prog" | grep -q '\.note\.usdtkit' ||
+			fail "$cc $proj: no -G metadata note (the provider object was not linked)"
+		gdb_probe greeter:greet 'zed yo' "$prog" '(char *)$_probe_arg0' '$_probe_arg1' >gdb.out
+		expect_grep '^argc=2$' gdb.out "$cc $proj: gdb argc"
+		expect_grep '"zed"$' gdb.out "$cc $proj: gdb name"
+		expect_grep '^1$' gdb.out "$cc $proj: gdb index"
+		bpftrace -c "$prog alpha be c" -e "
+usdt:$prog:greeter:greet { printf(\"greet %d %s\n\", arg1, str(arg0)); }
+usdt:$prog:greeter:done { printf(\"done %d %d\n\", arg0, arg1); }" >bt.out 2>&1 ||
+			{ cat bt.out >&2; fail "$cc $proj: bpftrace"; }
+		expect_grep '^greet 1 alpha$' bt.out "$cc $proj: bpftrace greet 1"
+		expect_grep '^greet 2 be$' bt.out "$cc $proj: bpftrace greet 2"
+		expect_grep '^greet 3 c$' bt.out "$cc $proj: bpftrace greet 3"
+		expect_grep '^done 3 8$' bt.out "$cc $proj: bpftrace done (3 names, 5+2+1 bytes)"
+		cd "$T"
+	done
+done
+echo "installed layout, DESTDIR, dtrace_name, and the meson and CMake projects against the prefix"

@@ -1,0 +1,78 @@
+#!/bin/bash
+# The man pages (as the build configures them for installation) render
+# cleanly in groff (-ww: every warning), mandoc -Tlint, lexgrog (whatis) and
+# man -l, and document what the programs accept: every option dtrace.c's
+# parser takes is in dtrace(1), every option of usdtkit-helperd's getopt
+# table in usdtkit-helperd(8), every macro and knob sdt.h's head comment
+# lists in sdt.h(3). The lists are read from the sources, so a new option
+# without documentation fails here.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+for tool in groff mandoc lexgrog man; do
+	command -v $tool >/dev/null || fail "$tool is not installed (scripts/deps.sh installs it)"
+done
+M="$USDTKIT_BUILDDIR/man"
+name=$(basename "$DTRACE")
+pages="$M/$name.1 $M/usdtkit-helperd.8 $M/sdt.h.3"
+export LC_ALL=C.UTF-8 MANWIDTH=200
+
+for p in $pages; do
+	[ -s "$p" ] || fail "no man page $p"
+	! grep -q '@[A-Z_]*@' "$p" || fail "$p: an unconfigured @VARIABLE@ is left"
+	groff -man -Tutf8 -ww -z "$p" 2>"$T/groff.err" || fail "$p: groff failed"
+	[ ! -s "$T/groff.err" ] || { cat "$T/groff.err" >&2; fail "$p: groff warnings"; }
+	mandoc -Tlint -W warning "$p" >"$T/lint" 2>&1 || true
+	[ ! -s "$T/lint" ] || { cat "$T/lint" >&2; fail "$p: mandoc -Tlint warnings"; }
+	lexgrog "$p" >"$T/whatis" 2>&1 || { cat "$T/whatis" >&2; fail "$p: lexgrog cannot read NAME"; }
+	expect_grep ': "[^ ]+ - .+"$' "$T/whatis" "$p: whatis line"
+	man -l "$p" 2>"$T/man.err" | col -b >"$T/$(basename "$p").txt"
+	[ ! -s "$T/man.err" ] || { cat "$T/man.err" >&2; fail "$p: man -l complained"; }
+	for sec in NAME SYNOPSIS DESCRIPTION 'SEE ALSO'; do
+		expect_grep "^$sec\$" "$T/$(basename "$p").txt" "$p: section $sec"
+	done
+done
+
+# Words of a rendered page, one per line (options end at , ; . ) etc.).
+words() { tr -s ' \t[]|(),;' '\n' <"$1" | sed 's/[.:]$//'; }
+
+# dtrace(1): the single-letter options of parse_options() and its whole-word ones.
+src="$USDTKIT_SRCDIR/dtrace-G/dtrace.c"
+sed -n '/^static int parse_options/,/^}/p' "$src" >"$T/parse.c"
+opts=$( { sed -n "s/^[[:space:]]*case '\([A-Za-z]\)':.*/-\1/p" "$T/parse.c"
+	grep -o 'strcmp(a, "-[^"]*")' "$T/parse.c" | sed 's/.*"\(.*\)")/\1/'; } | sort -u)
+[ "$(echo "$opts" | wc -l)" -ge 20 ] || fail "read only $(echo "$opts" | wc -l) options from dtrace.c"
+words "$T/$name.1.txt" >"$T/w1"
+for o in $opts; do
+	[ "$o" = -- ] && continue
+	grep -qxF -- "$o" "$T/w1" || fail "dtrace(1) does not document $o"
+done
+expect_grep '^EXIT STATUS$' "$T/$name.1.txt" "dtrace(1): exit status"
+for v in CC CFLAGS CPP TMPDIR USDTKIT_HELPER_SOCKET; do
+	grep -qxF "$v" "$T/w1" || fail "dtrace(1) does not document the environment variable $v"
+done
+
+# usdtkit-helperd(8): the long options of its table and the getopt letters.
+src="$USDTKIT_SRCDIR/kernel-helper/helperd/main.c"
+opts=$( { grep -oE '^[[:space:]]*\{"[a-z-]+", (no|required)_argument' "$src" | sed 's/.*{"\(.*\)",.*/--\1/'
+	sed -n 's/.*getopt_long(argc, argv, "\([a-zA-Z]*\)".*/\1/p' "$src" | grep -o . | sed 's/^/-/'; } | sort -u)
+[ "$(echo "$opts" | wc -l)" -ge 9 ] || fail "read only $(echo "$opts" | wc -l) options from helperd's main.c"
+words "$T/usdtkit-helperd.8.txt" >"$T/w8"
+for o in $opts; do
+	grep -qxF -- "$o" "$T/w8" || fail "usdtkit-helperd(8) does not document $o"
+done
+for v in USDTKIT_HELPER_SOCKET USDTKIT_HELPER_TIMEOUT_MS USDTKIT_DISABLE USDTKIT_DEBUG \
+	DTRACE_DOF_INIT_DISABLE DTRACE_DOF_INIT_DEBUG; do
+	grep -qxF "$v" "$T/w8" || fail "usdtkit-helperd(8) does not document $v"
+done
+
+# sdt.h(3): the macros and knobs of the header's head comment.
+sed -n '/^ \* Public macros:/,/^ \*\//p' "$USDTKIT_SRCDIR/include/sys/sdt.h" |
+	grep -oE '\b_?[A-Z][A-Z0-9_]*[A-Z0-9]\b' | grep -v '^[A-Z]$' | sort -u >"$T/macros"
+[ "$(wc -l <"$T/macros")" -ge 12 ] || fail "read only $(wc -l <"$T/macros") macros from sdt.h"
+# STAP_PROBE1..12 is written as a range in the comment and the page.
+words "$T/sdt.h.3.txt" | sed 's/^\([A-Z_]*\)[0-9]*$/&\n\1/' >"$T/w3"
+while read -r m; do
+	case $m in [A-Z]*_PROBE*[0-9]) m=${m%%[0-9]*} ;; esac
+	grep -qE "^${m}[0-9]*\$" "$T/w3" || grep -qF "$m" "$T/sdt.h.3.txt" ||
+		fail "sdt.h(3) does not document $m"
+done <"$T/macros"
+echo "man pages render cleanly and document every option, macro and knob"
