@@ -63,7 +63,9 @@
  *   - off switch: USDTKIT_DISABLE (set, non-empty, not "0") or
  *     DTRACE_DOF_INIT_DISABLE (set at all) turns everything off. The
  *     environment is read in the constructor only (DTrace's tst.corruptenv:
- *     a program may clobber environ later); the fork child reuses the copy;
+ *     a program may clobber environ later); the fork child reuses the copy.
+ *     A set-user-ID program (AT_SECURE) ignores the socket, timeout and
+ *     debug variables: they would leak its addresses to its caller;
  *   - every name here is static: several -G objects in one program, or in
  *     one link, each carry their own copy without colliding (each then
  *     registers the same module: the daemon keeps one registration per file).
@@ -122,6 +124,7 @@ extern int getsockopt(int, int, int, void *, socklen_t *);
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
+#include <sys/auxv.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -532,9 +535,20 @@ static int usdt_drti_configure(void)
 	const char *t = usdt_drti_getenv(USDT_HELPER_TIMEOUT_ENV);
 	unsigned i;
 
-	usdt_drti_debug_on = usdt_drti_flag("USDTKIT_DEBUG") || usdt_drti_flag("DTRACE_DOF_INIT_DEBUG");
+	/*
+	 * A set-user-ID (or otherwise secure-execution) program takes only
+	 * the off switch from its caller's environment: another socket would
+	 * hand the caller the module's load address (defeating ASLR) and the
+	 * debug line prints it; the timeout could hold the program up.
+	 */
+	int secure = getauxval(AT_SECURE) != 0;
+
+	usdt_drti_debug_on = !secure && (usdt_drti_flag("USDTKIT_DEBUG") ||
+					 usdt_drti_flag("DTRACE_DOF_INIT_DEBUG"));
 	if (usdt_drti_flag("USDTKIT_DISABLE") || usdt_drti_getenv("DTRACE_DOF_INIT_DISABLE"))
 		return 0;
+	if (secure)
+		path = t = 0;
 	if (!path || !path[0])
 		path = USDT_HELPER_SOCKET_PATH;
 	usdt_drti_sun.sun_family = AF_UNIX;

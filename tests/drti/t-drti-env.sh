@@ -84,3 +84,34 @@ expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: refus
 # have registered the module anyway, so drti unregisters at exit all the same.
 wait_msgs 2 || fail "no UNREGISTER after a refused REGISTER"
 echo "ok: debug: failure lines"
+
+# A set-user-ID program ignores the socket, timeout and debug variables of
+# its caller (they would hand the caller the module's load address); the
+# same program without the set-user-ID bit honours them (the control).
+command -v setpriv >/dev/null || fail "setpriv (util-linux) is not installed"
+[ "$(id -u)" -eq 0 ] || skip "the set-user-ID check needs root"
+S=$(mktemp -d /tmp/usdtkit-suid.XXXXXX)
+at_exit "rm -rf '$S'"
+chmod 755 "$S"
+cp "$PROG" "$S/prog-suid"
+cp "$PROG" "$S/prog-plain"
+chmod 4755 "$S/prog-suid"
+chmod 755 "$S/prog-plain"
+stop_fake
+SOCK="$S/helper.sock" # reachable by nobody, as a system daemon's socket is
+start_fake reply
+chmod 666 "$SOCK"
+as_nobody() { # prog
+	setpriv --reuid=65534 --regid=65534 --clear-groups env -u USDTKIT_DISABLE \
+		USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=3000 USDTKIT_DEBUG=1 "$1" say x
+}
+as_nobody "$S/prog-plain" >"$T/out" 2>"$T/err" || fail "the plain program failed as nobody"
+expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: ' "$T/err" "control: debug line"
+wait_msgs 1 || fail "control: the plain program sent nothing to the socket it was given"
+n0=$(nmsgs)
+as_nobody "$S/prog-suid" >"$T/out" 2>"$T/err" || fail "the set-user-ID program failed as nobody"
+expect_eq "$(cat "$T/out")" "main says x" "set-user-ID program output"
+[ ! -s "$T/err" ] || { cat "$T/err" >&2; fail "the set-user-ID program printed drti's debug line"; }
+sleep 0.2
+expect_eq "$(nmsgs)" "$n0" "messages from the set-user-ID program to the caller's socket"
+echo "ok: a set-user-ID program ignores the caller's socket, timeout and debug variables"
