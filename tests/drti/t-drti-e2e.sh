@@ -2,7 +2,8 @@
 # drti with the real usdtkit-helperd (its own instance on a private socket,
 # in the foreground): a program's probes appear in tracefs when it starts
 # and are gone after it exits; a dlopen'ed library's appear at dlopen and go
-# at dlclose, and dlopen/dlclose cycles leave no events; a fork child is
+# at dlclose, and dlopen/dlclose cycles leave no events; a module with two
+# -G objects gets both providers' events; a fork child is
 # registered (its events outlive its parent); a SIGSTOPped daemon delays a
 # program's start by the timeout, no more, and changes nothing else.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
@@ -96,6 +97,20 @@ wait "$prog" || fail "the dlopen program failed"
 expect_eq "$(grep -c 'dlopen: ok' "$T/out2")" 5 "dlopen calls"
 wait_events app "" "events left after the dlopen program exited"
 echo "ok: dlopen/dlclose: events while loaded, none after 5 cycles"
+
+# 2b. A module with two -G objects (two drti copies, one file): both
+# providers' events, gone at exit.
+(cd "$B" && gcc prog.o app-prov.o lib.o lib-prov.o -ldl -o prog2) || fail "linking two -G objects"
+"$B/prog2" waitfor "$T/go2d" >/dev/null 2>"$T/err2d" &
+prog=$!
+wait_events app "$want_app" "two -G objects: the program provider's events did not appear"
+wait_events lib "$want_lib" "two -G objects: the second provider's events did not appear"
+expect_eq "$(event_paths lib)" "$B/prog2" "two -G objects: the second provider's file"
+touch "$T/go2d"
+wait "$prog" || fail "the two-provider program failed"
+wait_events app "" "two -G objects: events left after exit"
+wait_events lib "" "two -G objects: second provider's events left after exit"
+echo "ok: one module with two -G objects: both providers, gone at exit"
 
 # 3. A fork child (no exec) is registered: when its parent exits first, the
 # events stay for the child, and go when it exits.

@@ -68,3 +68,23 @@ echo "dlclose took ${dl} ms, exit took ${ex} ms (server answers after 400 ms)"
 wait_msgs 4 || true
 expect_eq "$(msgs | sed -n 4p | grep -c ' type=2 ')" 1 "the exit UNREGISTER reached the server"
 echo "ok: dlclose waits for the answer, exit does not"
+
+# Two -G objects linked into one module (the program's own provider and
+# the library's, linked statically here): each carries its own drti and its
+# own note, so the module is registered twice, with two distinct addresses
+# that both lie in the program's .note.usdtkit (the daemon keeps one
+# registration per file), and unregistered twice at exit.
+stop_fake
+start_fake reply
+(cd "$B" && gcc prog.o app-prov.o lib.o lib-prov.o -ldl -o prog2) || fail "linking two -G objects into one program"
+env -u USDTKIT_DISABLE USDTKIT_HELPER_SOCKET="$SOCK" "$B/prog2" maps "$T/maps3" probe >"$T/out" 2>"$T/err" ||
+	fail "the two-provider program failed"
+wait_msgs 4 || true
+expect_eq "$(msgs | grep -c ' type=1 ')" 2 "REGISTERs of a module with two -G objects"
+expect_eq "$(msgs | grep -c ' type=2 ')" 2 "UNREGISTERs of a module with two -G objects"
+a1=$(msgs | grep ' type=1 ' | sed -n 1p | sed 's/.*addr=//')
+a2=$(msgs | grep ' type=1 ' | sed -n 2p | sed 's/.*addr=//')
+[ "$a1" != "$a2" ] || fail "both drti copies sent the same address"
+check_addr "$a1" "$T/maps3" "$B/prog2" "first -G object of the program"
+check_addr "$a2" "$T/maps3" "$B/prog2" "second -G object of the program"
+echo "ok: two -G objects in one module: two registrations, both in its note section"
