@@ -190,15 +190,22 @@ if [ -n "$daemon" ]; then
 		USDTKIT_HELPER_SOCKET="$w/d.sock" ./target wait <hold >/dev/null 8>&- 9>&- &
 		tpids="$tpids $!"
 	done
-	sleep 3
+	# each registered process holds one pidfd in the daemon: wait for all 500
+	for i in $(seq 100); do
+		[ $(($(ls "/proc/$daemon/fd" | wc -l) - fds_before)) -ge 500 ] && break
+		sleep 0.1
+	done
+	sleep 0.5
 	after=$(rss)
 	fds_after=$(ls "/proc/$daemon/fd" | wc -l)
 	exec 9>&-
 	# shellcheck disable=SC2086
 	wait $tpids
 	rm -f hold
-	mem_d=$(awk -v a="$after" -v b="$before" 'BEGIN { printf "%.2f", (a - b) / 500 }')
-	mem_d="$mem_d ($((fds_after - fds_before)) more fds)"
+	nreg=$((fds_after - fds_before))
+	[ "$nreg" -gt 0 ] || nreg=1
+	mem_d=$(awk -v a="$after" -v b="$before" -v n="$nreg" 'BEGIN { printf "%.2f", (a - b) / n }')
+	mem_d="$mem_d (${nreg} pidfds)"
 fi
 
 echo
