@@ -24,7 +24,9 @@
  *
  * The first line of the log is "listening" once connects can succeed.
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <poll.h>
 #include <signal.h>
@@ -41,7 +43,7 @@
 
 #define MAXCONN 64
 
-static FILE *logf;
+static FILE *logfile;
 static const char *mode;
 static uint32_t nprobes;
 
@@ -58,7 +60,7 @@ static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
 	r.status = status;
 	r.nprobes = nprobes;
 	if (send(fd, &r, sizeof(r), MSG_NOSIGNAL) < 0)
-		fprintf(logf, "send-failed errno=%d\n", errno);
+		fprintf(logfile, "send-failed errno=%d\n", errno);
 }
 
 static void answer(int fd, const struct usdt_msg_hdr *h)
@@ -114,12 +116,12 @@ static void log_packet(int fd, const unsigned char *buf, ssize_t n)
 	getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cr, &len);
 	memset(&m, 0, sizeof(m));
 	memcpy(&m, buf, (size_t)n < sizeof(m) ? (size_t)n : sizeof(m));
-	fprintf(logf,
+	fprintf(logfile,
 		"msg pid=%d uid=%u len=%zd magic=0x%08x version=%u type=%u size=%u seq=%u "
 		"addr=0x%llx\n",
 		(int)cr.pid, (unsigned)cr.uid, n, m.hdr.magic, m.hdr.version, m.hdr.type,
 		m.hdr.size, m.hdr.seq, (unsigned long long)m.addr);
-	fflush(logf);
+	fflush(logfile);
 }
 
 int main(int argc, char **argv)
@@ -134,8 +136,8 @@ int main(int argc, char **argv)
 	}
 	mode = argv[3];
 	nprobes = argc > 4 ? (uint32_t)atoi(argv[4]) : 3;
-	logf = fopen(argv[2], "a");
-	if (!logf)
+	logfile = fopen(argv[2], "a");
+	if (!logfile)
 		return 2;
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(mode, "stream"))
@@ -150,8 +152,8 @@ int main(int argc, char **argv)
 		perror("fakehelperd");
 		return 2;
 	}
-	fprintf(logf, "listening\n");
-	fflush(logf);
+	fprintf(logfile, "listening\n");
+	fflush(logfile);
 	if (!strcmp(mode, "backlog"))
 		for (;;)
 			pause();
@@ -189,8 +191,8 @@ int main(int argc, char **argv)
 			if (c < 0)
 				continue;
 			if (!strcmp(mode, "close") || n > MAXCONN) {
-				fprintf(logf, "closed-at-accept\n");
-				fflush(logf);
+				fprintf(logfile, "closed-at-accept\n");
+				fflush(logfile);
 				close(c);
 				continue;
 			}
