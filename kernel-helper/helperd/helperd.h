@@ -79,6 +79,7 @@ struct hd_worker_limits {
 	unsigned timeout_ms;	 /* wall clock for one parse */
 	unsigned cpu_seconds;	 /* RLIMIT_CPU */
 	uint64_t address_space; /* RLIMIT_AS */
+	unsigned test_delay_ms;	 /* tests: the worker sleeps this long first (a hung parser) */
 };
 /*
  * Reads the probes of the file on fd in a forked child under a seccomp

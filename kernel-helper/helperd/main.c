@@ -154,7 +154,8 @@ static unsigned conns_of(uid_t uid)
 	return n;
 }
 
-static void accept_one(int lfd)
+/* Accepts one connection; false when there is none left to accept. */
+static bool accept_one(int lfd)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct ucred cred;
@@ -163,21 +164,21 @@ static void accept_one(int lfd)
 	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
 	if (fd < 0)
-		return;
+		return errno != EAGAIN && errno != EWOULDBLOCK;
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
 		close(fd);
-		return;
+		return true;
 	}
 	if (nconns >= CONN_MAX || conns_of(cred.uid) >= CONN_PER_UID_MAX) {
 		hd_dbg("connection from pid %d uid %u refused: too many open", (int)cred.pid,
 		       (unsigned)cred.uid);
 		close(fd);
-		return;
+		return true;
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
 		close(fd);
-		return;
+		return true;
 	}
 	c->tag = HD_TAG_CONN;
 	c->fd = fd;
@@ -193,11 +194,12 @@ static void accept_one(int lfd)
 			close(c->pidfd);
 		close(fd);
 		free(c);
-		return;
+		return true;
 	}
 	nconns++;
 	c->deadline = hd_now_ms() + CONN_IDLE_MS;
 	conn_append(c);
+	return true;
 }
 
 static bool queue(struct conn *c, const void *pkt, size_t len)
@@ -498,6 +500,7 @@ int main(int argc, char **argv)
 		{"rescan", required_argument, NULL, 'r'},
 		{"rate", required_argument, NULL, 'R'},
 		{"parse-timeout", required_argument, NULL, 'P'},
+		{"test-worker-delay", required_argument, NULL, 'D'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -544,6 +547,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			hd_cfg.worker.timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'D': /* tests only: simulates a parser that hangs */
+			hd_cfg.worker.test_delay_ms = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'h':
 			usage(stdout);
@@ -618,8 +624,8 @@ int main(int argc, char **argv)
 
 			switch (tg->tag) {
 			case HD_TAG_LISTEN:
-				for (int k = 0; k < 64; k++)
-					accept_one(lfd);
+				for (int k = 0; k < 64 && accept_one(lfd); k++)
+					;
 				break;
 			case HD_TAG_SIGNAL: {
 				struct signalfd_siginfo si;

@@ -38,6 +38,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "helperd.h"
@@ -257,6 +258,11 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 	char err[256];
 	int ret;
 
+	if (lim->test_delay_ms) {
+		struct timespec ts = {lim->test_delay_ms / 1000, (lim->test_delay_ms % 1000) * 1000000L};
+
+		nanosleep(&ts, NULL);
+	}
 	if (sandbox(lim) != 0)
 		_exit(4);
 	ret = usdt_notes_read(3, NULL, &n, err, sizeof(err));
@@ -517,7 +523,8 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 	pid_t pid;
 
 	*out = NULL;
-	if (pipe2(pfd, O_CLOEXEC) != 0) {
+	/* Non-blocking read end: only poll() waits, against the deadline. */
+	if (pipe2(pfd, O_CLOEXEC) != 0 || fcntl(pfd[0], F_SETFL, O_NONBLOCK) != 0) {
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
 		return -errno;
 	}
@@ -548,12 +555,13 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 			ret = -ETIMEDOUT;
 			break;
 		}
-		if (poll(&p, 1, (int)(deadline - now)) < 0) {
-			if (errno == EINTR)
-				continue;
+		r = poll(&p, 1, (int)(deadline - now));
+		if (r < 0 && errno != EINTR) {
 			ret = -errno;
 			break;
 		}
+		if (r <= 0)
+			continue; /* the deadline is checked above */
 		if (in.len >= STREAM_MAX || !reserve(&in, 65536)) {
 			ret = -EFBIG;
 			break;

@@ -25,8 +25,6 @@ export USDTKIT_HELPER_TIMEOUT_MS=3000
 # HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool.
 start_daemon() {
 	local i
-	: >"$DLOG.new"
-	cat "$DLOG.new" >>"$DLOG"
 	${HD_WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@" 2>"$DLOG.new" &
 	DAEMON_PID=$!
 	for i in $(seq 500); do
@@ -136,7 +134,11 @@ prog_start() { # NAME [FILE [ARGS...]]
 	shift 2 || shift
 	rm -f "$T/$n.in"
 	mkfifo "$T/$n.in"
-	"$f" "$@" <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
+	# The child must not keep other programs' command pipes open (their EOF is their exit).
+	(
+		for v in ${!FD_@}; do eval "exec ${!v}>&-"; done
+		exec "$f" "$@"
+	) <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
 	eval "PID_$n=$!"
 	eval "exec {FD_$n}>\"$T/$n.in\""
 	prog_wait "$n" '^ready'

@@ -1,2 +1,101 @@
 #!/bin/bash
-exit 77
+# usdtkit-helperd against lying and broken clients: an address in no
+# mapping, in an anonymous mapping, in a file without notes; every kind of
+# malformed packet; idle and piled-up connections; a parser that overruns its
+# time. Each is refused with the errno protocol.h and the README promise,
+# and the daemon stays healthy and still registers an honest client.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
+need_tracefs
+build_progs gcc
+chmod 755 "$T" # the socket is reachable by another uid (the held-connections check)
+start_daemon
+
+errno_of() { python3 -c "import errno,sys; print(-errno.$1)"; }
+
+# 1. Lies about the address.
+"$HDCLIENT" register unmapped >"$T/out"
+expect_grep "^status=$(errno_of EFAULT) nprobes=0\$" "$T/out" "an address in no mapping"
+"$HDCLIENT" register anon >"$T/out"
+expect_grep "^status=$(errno_of ENXIO) nprobes=0\$" "$T/out" "an address in an anonymous mapping"
+"$HDCLIENT" register self >"$T/out"
+expect_grep "^status=$(errno_of ENODATA) nprobes=0\$" "$T/out" "an address in a file without notes"
+"$HDCLIENT" unregister self >"$T/out"
+expect_grep "^status=$(errno_of ENOENT)\$" "$T/out" "unregistering what was never registered"
+daemon_healthy
+expect_eq "$(our_events | wc -l)" 0 "events after the lies"
+
+# 2. Garbage: every malformed packet is answered -EPROTO (or the connection
+# dropped) and changes nothing.
+for kind in short long magic version type size reply tiny empty; do
+	"$HDCLIENT" garbage "$kind" >"$T/out"
+	grep -qxE "status=$(errno_of EPROTO)|closed" "$T/out" ||
+		{ cat "$T/out" >&2; fail "garbage $kind: not refused"; }
+	daemon_healthy
+done
+# Random packets of random sizes.
+python3 - "$SOCK" <<'PYEOF' || fail "random packets"
+import os, socket, sys, random
+random.seed(5)
+for i in range(300):
+    s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+    s.connect(sys.argv[1])
+    n = random.choice([0, 1, 8, 15, 16, 23, 24, 25, 31, 32, 64, 200, 5000])
+    b = bytearray(os.urandom(n))
+    if n >= 16 and random.random() < 0.5:
+        b[0:8] = (0x54445355).to_bytes(4, 'little') + (1).to_bytes(2, 'little') + random.choice([1, 2, 3, 0x81]).to_bytes(2, 'little')
+    try:
+        s.send(bytes(b))
+        s.settimeout(2)
+        s.recv(64)
+    except (socket.timeout, ConnectionResetError, BrokenPipeError):
+        pass
+    s.close()
+PYEOF
+daemon_healthy
+
+# 3. A connection that never sends is dropped after the idle limit (1 s).
+"$HDCLIENT" idle >"$T/out"
+expect_grep "^closed after [0-9]+ ms\$" "$T/out" "an idle connection"
+ms=$(awk '{print $3}' "$T/out")
+[ "$ms" -ge 900 ] && [ "$ms" -le 5000 ] || fail "idle connection closed after $ms ms, not about 1000"
+
+# 4. Connections piled up by another uid cannot lock root's clients out.
+mkfifo "$T/hold.in"
+setpriv --reuid=65534 --regid=65534 --clear-groups "$HDCLIENT" hold 300 <"$T/hold.in" >"$T/hold.out" &
+hold_pid=$!
+exec {hold_fd}>"$T/hold.in"
+for i in $(seq 250); do grep -q '^held' "$T/hold.out" && break; sleep 0.02; done
+expect_grep '^held [0-9]+$' "$T/hold.out" "the held connections"
+daemon_healthy
+prog_start a
+wait_events 2 "an honest program while another uid holds connections"
+exec {hold_fd}>&-
+kill "$hold_pid" 2>/dev/null || true
+wait "$hold_pid" || true
+prog_stop a
+wait_events 0 "after the honest program"
+
+# 5. A parser that takes too long costs that registration only.
+stop_daemon
+# (--test-worker-delay makes the worker sleep before parsing: a hung parser)
+start_daemon --parse-timeout 300 --test-worker-delay 5000
+t0=$(date +%s%N)
+prog_start b
+t1=$(date +%s%N)
+expect_eq "$(our_events | wc -l)" 0 "events when the parser was killed"
+grep -q 'the parser took more than 300 ms: killed' "$DLOG.new" ||
+	fail "no log of the parser being killed"
+[ $(((t1 - t0) / 1000000)) -lt 3000 ] || fail "a hung parser delayed the program by $(((t1 - t0) / 1000000)) ms"
+daemon_healthy
+prog_stop b
+stop_daemon
+
+# 6. After all that, an ordinary daemon still works end to end.
+start_daemon
+prog_start c
+wait_events 2 "an honest program at the end"
+prog_stop c
+wait_events 0 "after exit"
+HD_OK=1
+exit 0
