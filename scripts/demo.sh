@@ -6,22 +6,27 @@
 # (through the tracefs events the helper registered) and in bpftrace, and
 # clean up. Every command it runs is printed first, so it can be copied.
 #   BUILDDIR  build directory (default: build)
+#   USDTKIT_DEMO_NO_BUILD=1  skip scripts/deps.sh and the build (the build must exist)
 set -eu
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
 	exec sudo -E sh "$0" "$@"
 fi
 top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
-sh scripts/deps.sh
 builddir=${BUILDDIR:-build}
-[ -f "$builddir/build.ninja" ] || meson setup "$builddir" >/dev/null
-ninja -C "$builddir" >/dev/null
+case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
+# USDTKIT_DEMO_NO_BUILD=1 (tests/install/t-demo.sh): use the build as it is.
+if [ -z "${USDTKIT_DEMO_NO_BUILD:-}" ]; then
+	sh scripts/deps.sh
+	[ -f "$builddir/build.ninja" ] || meson setup "$builddir" >/dev/null
+	ninja -C "$builddir" >/dev/null
+fi
 # The command's name follows the dtrace_name option (default: dtrace).
 name=$(python3 -c 'import json, sys
 print([o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "dtrace_name"][0])' \
 	"$builddir/meson-info/intro-buildoptions.json")
-DTRACE="$top/$builddir/dtrace-G/$name"
-HELPERD="$top/$builddir/kernel-helper/helperd/usdtkit-helperd"
+DTRACE="$builddir/dtrace-G/$name"
+HELPERD="$builddir/kernel-helper/helperd/usdtkit-helperd"
 [ -x "$DTRACE" ] && [ -x "$HELPERD" ] || { echo "demo: the build has no dtrace or usdtkit-helperd" >&2; exit 1; }
 
 work=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-demo.XXXXXX")

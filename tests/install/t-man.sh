@@ -50,9 +50,11 @@ for v in CC CFLAGS CPP TMPDIR USDTKIT_HELPER_SOCKET; do
 	grep -qxF "$v" "$T/w1" || fail "dtrace(1) does not document the environment variable $v"
 done
 
-# usdtkit-helperd(8): the long options of its table and the getopt letters.
+# usdtkit-helperd(8): the long options of its table and the getopt letters
+# (test hooks, --test-*, are not for users and not documented).
 src="$USDTKIT_SRCDIR/kernel-helper/helperd/main.c"
-opts=$( { grep -oE '^[[:space:]]*\{"[a-z-]+", (no|required)_argument' "$src" | sed 's/.*{"\(.*\)",.*/--\1/'
+opts=$( { grep -oE '^[[:space:]]*\{"[a-z-]+", (no|required)_argument' "$src" | sed 's/.*{"\(.*\)",.*/--\1/' |
+		grep -v '^--test-'
 	sed -n 's/.*getopt_long(argc, argv, "\([a-zA-Z]*\)".*/\1/p' "$src" | grep -o . | sed 's/^/-/'; } | sort -u)
 [ "$(echo "$opts" | wc -l)" -ge 9 ] || fail "read only $(echo "$opts" | wc -l) options from helperd's main.c"
 words "$T/usdtkit-helperd.8.txt" >"$T/w8"
