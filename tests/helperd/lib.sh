@@ -21,11 +21,21 @@ unset USDTKIT_DISABLE DTRACE_DOF_INIT_DISABLE USDTKIT_DEBUG DTRACE_DOF_INIT_DEBU
 # Generous: the machine is shared and a registration forks a parser.
 export USDTKIT_HELPER_TIMEOUT_MS=3000
 
+# Background children must not keep the programs' command pipes open: a
+# program's EOF on stdin is its exit.
+close_prog_fds() {
+	local v
+	for v in ${!FD_@}; do eval "exec ${!v}>&-"; done
+}
+
 # Starts the daemon (extra arguments passed on) and waits until it serves.
 # HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool.
 start_daemon() {
 	local i
-	${HD_WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@" 2>"$DLOG.new" &
+	(
+		close_prog_fds
+		exec ${HD_WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@"
+	) 2>"$DLOG.new" &
 	DAEMON_PID=$!
 	for i in $(seq 500); do
 		grep -q ': ready' "$DLOG.new" 2>/dev/null && return 0
@@ -134,9 +144,8 @@ prog_start() { # NAME [FILE [ARGS...]]
 	shift 2 || shift
 	rm -f "$T/$n.in"
 	mkfifo "$T/$n.in"
-	# The child must not keep other programs' command pipes open (their EOF is their exit).
 	(
-		for v in ${!FD_@}; do eval "exec ${!v}>&-"; done
+		close_prog_fds
 		exec "$f" "$@"
 	) <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
 	eval "PID_$n=$!"
