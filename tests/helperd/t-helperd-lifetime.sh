@@ -1,2 +1,42 @@
 #!/bin/bash
-exit 77
+# Event lifetime under load: 1,000 short-lived processes of a -G program,
+# first each alone (register, then remove at exit every time), then while
+# one long-lived process keeps the file registered (the cheap path), leave
+# zero stale events and an empty registry; and each process's exit is seen.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
+need_tracefs
+build_progs gcc
+start_daemon
+
+# 1. 500 in a row, 2 at a time, nobody else mapping the file.
+seq 500 | xargs -P 2 -n 50 sh -c 'for i in "$@"; do "$0"; done' "$SHORT" ||
+	fail "the short-lived program failed"
+wait_events 0 "after 500 lone short-lived processes"
+
+# 2. 500 more while a long-lived process holds the same file registered.
+prog_start h
+wait_events 2 "the holder registered"
+seq 500 | xargs -P 2 -n 50 sh -c 'for i in "$@"; do "$0"; done' "$PROG" </dev/null ||
+	fail "the short-lived programs failed"
+# Each exited one is gone from the registry: only the holder remains.
+for i in $(seq 250); do
+	"$HDCLIENT" list >"$T/list"
+	[ "$(grep -c '^entry' "$T/list")" -eq 1 ] && break
+	sleep 0.02
+done
+expect_eq "$(grep -c '^entry' "$T/list")" 1 "registered processes besides the holder"
+expect_eq "$(our_events | wc -l)" 2 "events while the holder lives"
+prog_stop h
+wait_events 0 "after the holder exited"
+"$HDCLIENT" list >"$T/list"
+expect_grep '^status=0 count=0 entries=0$' "$T/list" "the registry at the end"
+daemon_healthy
+n_reg=$(grep -c 'REGISTER pid' "$DLOG.new")
+[ "$n_reg" -ge 1000 ] || fail "only $n_reg registrations logged for 1,001 processes"
+n_short=$(grep -c "info: registered $SHORT " "$DLOG.new")
+echo "registrations: $n_reg; the lone program's file registered and removed $n_short times"
+[ "$n_short" -ge 100 ] || fail "the lone short-lived program's file was registered only $n_short times"
+expect_eq "$(grep -c "info: unregistered $SHORT " "$DLOG.new")" "$n_short" "removals of the lone program's events"
+HD_OK=1
+exit 0
