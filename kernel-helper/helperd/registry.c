@@ -746,6 +746,50 @@ static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp
 	return ret;
 }
 
+/*
+ * The cheap path, for a file already registered: the (dev, ino) that
+ * /proc/PID/maps prints for the mapping is the kernel's word for the mapped
+ * file (the client cannot forge it), so a hit needs no open of map_files.
+ * The slow path is taken for anything else, the first process of a file and
+ * the one after an EBUSY included.
+ * Returns 0 and the module, -EAGAIN when the slow path must decide (not
+ * known, draining, or anything unusual), or an error for the client.
+ */
+static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping *mp,
+			 struct module **m)
+{
+	int ret = hd_find_mapping(pid, addr, mp);
+
+	if (ret == -ENOENT)
+		return -EFAULT;
+	if (ret)
+		return ret == -ENXIO ? -ENXIO : -EAGAIN;
+	*m = mod_find(mp->dev, mp->ino);
+	/*
+	 * maps prints the superblock's device, which is st_dev except on btrfs
+	 * subvolumes (whose inode numbers overlap): the same path too, or the
+	 * slow path decides.
+	 */
+	if (!*m || (*m)->draining || strcmp((*m)->mapped_path, mp->path) != 0)
+		return -EAGAIN;
+	return peer_alive(pidfd) ? 0 : -ESRCH;
+}
+
+static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
+		     struct module *m)
+{
+	bool known_pid = proc_find(pid) != NULL;
+	struct proc *p = proc_get(pid, uid, pidfd);
+	int ret;
+
+	if (!p)
+		return -ENOMEM;
+	ret = proc_attach(p, m, mp);
+	if (ret == 0 && known_pid)
+		proc_check_maps(p, m);
+	return ret;
+}
+
 int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes)
 {
 	struct hd_mapping *mp = malloc(sizeof(*mp));
@@ -765,9 +809,14 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 		return -EAGAIN;
 	}
 	a->tokens -= 1.0;
-	ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
-	if (!ret)
-		ret = add_user(pid, uid, pidfd, mp, fd, dev, ino, &m);
+	ret = resolve_known(pid, pidfd, addr, mp, &m);
+	if (ret == -EAGAIN) {
+		ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
+		if (!ret)
+			ret = add_user(pid, uid, pidfd, mp, fd, dev, ino, &m);
+	} else if (!ret) {
+		ret = add_known(pid, uid, pidfd, mp, m);
+	}
 	if (!ret)
 		*nprobes = m->nprobes;
 	hd_dbg("REGISTER pid %d uid %u addr 0x%" PRIx64 ": %s", (int)pid, (unsigned)uid, addr,

@@ -29,12 +29,14 @@ close_prog_fds() {
 }
 
 # Starts the daemon (extra arguments passed on) and waits until it serves.
-# HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool.
+# HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool; HD_DEBUG= (empty)
+# starts it without --debug (benchmarks).
 start_daemon() {
 	local i
 	(
 		close_prog_fds
-		exec ${HD_WRAP:-} "$HELPERD" -f --debug --socket "$SOCK" "$@"
+		# shellcheck disable=SC2086
+		exec ${HD_WRAP:-} "$HELPERD" -f ${HD_DEBUG---debug} --socket "$SOCK" "$@"
 	) 2>"$DLOG.new" &
 	DAEMON_PID=$!
 	for i in $(seq 500); do
