@@ -120,6 +120,23 @@ int hd_each_mapping(pid_t pid, int (*fn)(pid_t pid, const struct hd_mapping *m, 
 	return ret > 0 ? 0 : ret;
 }
 
+/* A hexadecimal number at *p (the maps address fields), advancing *p; every REGISTER scans them. */
+static uint64_t hex(const char **p)
+{
+	uint64_t v = 0;
+
+	for (;; (*p)++) {
+		char c = **p;
+
+		if (c >= '0' && c <= '9')
+			v = v << 4 | (uint64_t)(c - '0');
+		else if (c >= 'a' && c <= 'f')
+			v = v << 4 | (uint64_t)(c - 'a' + 10);
+		else
+			return v;
+	}
+}
+
 int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)
 {
 	char line[MAPS_LINE_MAX];
@@ -134,9 +151,13 @@ int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)
 		return -ENOMEM;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		unsigned long long start, end;
+		const char *p = line;
+		uint64_t start = hex(&p), end;
 
-		if (sscanf(line, "%llx-%llx", &start, &end) != 2 || addr < start || addr >= end)
+		if (*p++ != '-')
+			continue;
+		end = hex(&p);
+		if (*p != ' ' || addr < start || addr >= end)
 			continue;
 		ret = parse_maps_line(line, m) ? 0 : -ENXIO;
 		break;
