@@ -9,6 +9,9 @@
  *   hdclient dlreg LIB                           dlopen LIB (drti off) and REGISTER its lib_call address
  *   hdclient dlreg-del LIB                       the same, but LIB is unlinked first (a deleted file);
  *                                                prints the status, then "ready", and holds until stdin EOF
+ *   hdclient mapreg FILE...                      for each FILE: mmap it read-only (any bytes: hostile
+ *                                                ELF files) and REGISTER its first byte; prints
+ *                                                "FILE status=S nprobes=N", then unmaps it
  *   hdclient garbage KIND                        short|long|magic|version|type|size|reply|empty:
  *                                                a malformed packet; prints "status=S" or "closed"
  *   hdclient list [PID]                          LIST; prints "entry PID NPROBES DEV INO PATH" lines, then
@@ -22,6 +25,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
 #include <stdio.h>
@@ -248,6 +252,28 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		while (read(0, &c, 1) > 0)
 			;
+		return 0;
+	}
+	if (argc >= 3 && !strcmp(argv[1], "mapreg")) {
+		for (int i = 2; i < argc; i++) {
+			int fd = open(argv[i], O_RDONLY | O_CLOEXEC);
+			off_t len = fd >= 0 ? lseek(fd, 0, SEEK_END) : -1;
+			void *p = len > 0 ? mmap(NULL, (size_t)len, PROT_READ, MAP_PRIVATE, fd, 0)
+					  : MAP_FAILED;
+
+			if (p == MAP_FAILED) {
+				printf("%s unmappable\n", argv[i]);
+				if (fd >= 0)
+					close(fd);
+				continue;
+			}
+			st = module_msg(USDT_MSG_REGISTER, (uint64_t)(uintptr_t)p, &np);
+			printf("%s status=%d nprobes=%u\n", argv[i], st, np);
+			if (st == 0)
+				module_msg(USDT_MSG_UNREGISTER, (uint64_t)(uintptr_t)p, NULL);
+			munmap(p, (size_t)len);
+			close(fd);
+		}
 		return 0;
 	}
 	if (argc >= 3 && !strcmp(argv[1], "garbage"))

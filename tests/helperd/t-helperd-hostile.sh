@@ -76,7 +76,42 @@ wait "$hold_pid" || true
 prog_stop a
 wait_events 0 "after the honest program"
 
-# 5. A parser that takes too long costs that registration only.
+# 5. Hostile files: mutants of a -G module (random bytes flipped in the ELF
+# header, program and section headers and the note sections), each mapped by
+# a client that registers it. Every one is answered, nothing crashes the
+# daemon, and every event one of them obtained is gone once it is unmapped.
+mkdir "$T/mut"
+python3 - "$LIB" "$T/mut" <<'PYEOF' || fail "making the mutants"
+import random, subprocess, sys
+src, out = sys.argv[1], sys.argv[2]
+data = open(src, "rb").read()
+ranges = [(0, 64)]
+for line in subprocess.run(["readelf", "-SW", src], capture_output=True, text=True).stdout.splitlines():
+    f = line.replace("[ ", "[").split()
+    if len(f) > 5 and f[1] in (".note.stapsdt", ".note.usdtkit", ".stapsdt.base"):
+        ranges.append((int(f[4], 16), int(f[5], 16)))
+e_phoff = int.from_bytes(data[32:40], "little"); e_shoff = int.from_bytes(data[40:48], "little")
+ranges += [(e_phoff, 56 * 8), (e_shoff, 64 * 8)]
+random.seed(1234)
+for i in range(150):
+    b = bytearray(data)
+    for _ in range(random.choice([1, 2, 4, 8, 16])):
+        off, size = random.choice(ranges)
+        p = off + random.randrange(max(size, 1))
+        if p < len(b):
+            b[p] = random.choice([0, 0xff, random.randrange(256), b[p] ^ (1 << random.randrange(8))])
+    open(f"{out}/m{i:03d}", "wb").write(bytes(b))
+PYEOF
+"$HDCLIENT" mapreg "$T"/mut/m* >"$T/mut.out"
+expect_eq "$(grep -c ' status=' "$T/mut.out")" 150 "mutants answered"
+expect_no_grep 'status=-100[01]' "$T/mut.out" "a mutant left without a valid answer"
+echo "mutants: $(grep -c 'status=0 ' "$T/mut.out") registered, the others refused:" \
+	"$(grep -o 'status=-[0-9]*' "$T/mut.out" | sort | uniq -c | tr '\n' ' ')"
+daemon_healthy
+# (their paths are tracefs-safe: registered literally, so found by name)
+grep -q "$T/mut/" "$TRACEFS/uprobe_events" && fail "events of the mutants left behind"
+
+# 6. A parser that takes too long costs that registration only.
 stop_daemon
 # (--test-worker-delay makes the worker sleep before parsing: a hung parser)
 start_daemon --parse-timeout 300 --test-worker-delay 5000
@@ -91,7 +126,7 @@ daemon_healthy
 prog_stop b
 stop_daemon
 
-# 6. After all that, an ordinary daemon still works end to end.
+# 7. After all that, an ordinary daemon still works end to end.
 start_daemon
 prog_start c
 wait_events 2 "an honest program at the end"

@@ -4,7 +4,8 @@
 # no daemon ran) are found by the /proc scan, their events adopted (not
 # duplicated, and removed when they exit: they are ours), events of
 # processes that died meanwhile are removed, and a foreign event in our
-# group is never touched.
+# group is never touched. And a stopped daemon only delays a program by its
+# drti timeout.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 need_tracefs
@@ -51,6 +52,20 @@ sleep 0.3
 expect_eq "$(grep -c "^p:sdt_${P}app/" "$TRACEFS/uprobe_events")" 2 "events while b still runs"
 prog_stop b
 wait_events 1 "after a and b exited (only the foreign event left)"
+
+# A stopped daemon (SIGSTOP) delays a program's start by its drti timeout at
+# most; once continued, it still registers the process from the queued request.
+kill -STOP "$DAEMON_PID"
+t0=$(date +%s%N)
+USDTKIT_HELPER_TIMEOUT_MS=200 prog_start s
+ms=$((($(date +%s%N) - t0) / 1000000))
+echo "start with the daemon stopped: $ms ms (timeout 200 ms)"
+[ "$ms" -ge 190 ] || fail "the program did not wait for the stopped daemon ($ms ms)"
+[ "$ms" -le 2000 ] || fail "the program waited $ms ms for a stopped daemon (timeout 200 ms)"
+kill -CONT "$DAEMON_PID"
+wait_events 3 "the late registration after SIGCONT (plus the foreign event)"
+prog_stop s
+wait_events 1 "after the late-registered program exited"
 
 # A clean stop leaves an empty state; a SIGKILL with nothing registered too.
 stop_daemon
