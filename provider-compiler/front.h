@@ -172,8 +172,21 @@ struct pending_attr {
 	unsigned mask; /* which of name/data/class the pragma gave: bits 0, 1, 2 */
 };
 
+/*
+ * Probes indexed by (provider, macro name): a new probe is compared only with
+ * the probes whose header macro could collide with its own, not with every
+ * probe of its provider (a 1,000-probe provider would otherwise cost half a
+ * million name comparisons).
+ */
+struct probe_slot {
+	size_t provider, probe; /* indices into the model; probe == SIZE_MAX: empty */
+	unsigned long hash;
+};
+
 struct front {
 	struct typetab types;
+	struct probe_slot *slots; /* open addressing, power-of-two size */
+	size_t nslots, nused;
 	char **strings; /* interned file names */
 	size_t nstrings, capstrings;
 	struct pending_attr *pending; /* pragmas naming a provider not seen yet */

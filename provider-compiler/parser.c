@@ -46,6 +46,7 @@
 #include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
+#include <stdint.h>
 #include <string.h>
 
 #define MAX_NEST 64		/* struct/declarator nesting the fuzzer cannot exceed */
@@ -1512,16 +1513,61 @@ static void check_provider_name(struct parser *ps, const struct token *name)
 			  (int)name->len, name->start);
 }
 
+/* Hash of a probe's macro name within provider #pi ("a__b" and "A_B" hash alike). */
+static unsigned long macro_hash(size_t pi, const char *name)
+{
+	unsigned long h = 2166136261u ^ (unsigned long)pi;
+	int c;
+
+	while ((c = macro_char(&name)) != 0)
+		h = (h ^ (unsigned long)c) * 16777619u;
+	return h;
+}
+
+static int index_grow(struct front *fe)
+{
+	size_t n = fe->nslots ? fe->nslots * 2 : 64, i;
+	struct probe_slot *slots = malloc(n * sizeof(*slots));
+
+	if (!slots)
+		return -1;
+	for (i = 0; i < n; i++)
+		slots[i].probe = SIZE_MAX;
+	for (i = 0; i < fe->nslots; i++) {
+		size_t j = fe->slots[i].hash & (n - 1);
+
+		if (fe->slots[i].probe == SIZE_MAX)
+			continue;
+		while (slots[j].probe != SIZE_MAX)
+			j = (j + 1) & (n - 1);
+		slots[j] = fe->slots[i];
+	}
+	free(fe->slots);
+	fe->slots = slots;
+	fe->nslots = n;
+	return 0;
+}
+
 /* Adds a parsed probe to provider #pi, or checks it against its namesake. */
 static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 		      const struct token *name)
 {
 	struct usdt_provider *pv = &ps->prog->providers[pi];
-	size_t i;
+	struct front *fe = ps->fe;
+	unsigned long h = macro_hash(pi, p->name);
+	size_t j;
 
-	for (i = 0; i < pv->nprobes; i++) {
-		struct usdt_probe *o = &pv->probes[i];
+	if ((fe->nused + 1) * 2 > fe->nslots && index_grow(fe)) {
+		free_probe(p);
+		oom(ps);
+		return;
+	}
+	for (j = h & (fe->nslots - 1); fe->slots[j].probe != SIZE_MAX; j = (j + 1) & (fe->nslots - 1)) {
+		struct usdt_probe *o;
 
+		if (fe->slots[j].hash != h || fe->slots[j].provider != pi)
+			continue;
+		o = &pv->probes[fe->slots[j].probe];
 		if (strcmp(o->name, p->name) == 0) {
 			if (!same_signature(o, p)) {
 				error_tok(ps, name,
@@ -1546,6 +1592,13 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 		free_probe(p);
 		oom(ps);
 		return;
+	}
+	/* A colliding probe is kept in the model (never dropped) but not indexed twice. */
+	if (fe->slots[j].probe == SIZE_MAX) {
+		fe->slots[j].provider = pi;
+		fe->slots[j].probe = pv->nprobes;
+		fe->slots[j].hash = h;
+		fe->nused++;
 	}
 	pv->probes[pv->nprobes++] = *p;
 }
@@ -1863,6 +1916,7 @@ void fe_free(struct front *fe)
 	if (!fe)
 		return;
 	types_free(&fe->types);
+	free(fe->slots);
 	for (i = 0; i < fe->nstrings; i++)
 		free(fe->strings[i]);
 	free(fe->strings);
