@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 struct reader {
@@ -320,27 +321,47 @@ static void read_archive(struct reader *r, Elf *ar, const char *path)
 	}
 }
 
-static void read_path(struct reader *r, const char *path)
+static void read_thin_archive(struct reader *r, int fd, const char *path);
+
+/*
+ * Reads one input file. `origin` names it in diagnostics: the path itself, or
+ * "archive(member)" for a member of a thin archive.
+ */
+static void read_file(struct reader *r, const char *path, const char *origin)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	char magic[8];
 	Elf *elf;
 
 	if (fd < 0) {
-		usdt_error_at(r->diag, path, 0, 0, NULL, "cannot open object: %s", strerror(errno));
+		usdt_error_at(r->diag, origin, 0, 0, NULL, "cannot open object: %s", strerror(errno));
 		r->failed = 1;
+		return;
+	}
+	if (pread(fd, magic, sizeof(magic), 0) == (ssize_t)sizeof(magic) &&
+	    memcmp(magic, "!<thin>\n", 8) == 0) {
+		if (origin != path) {
+			usdt_error_at(r->diag, origin, 0, 0, NULL,
+				      "a thin archive inside a thin archive is not supported: "
+				      "pass its objects instead");
+			r->failed = 1;
+		} else {
+			read_thin_archive(r, fd, path);
+		}
+		close(fd);
 		return;
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
-		usdt_error_at(r->diag, path, 0, 0, NULL, "cannot read object: %s", elf_errmsg(-1));
+		usdt_error_at(r->diag, origin, 0, 0, NULL, "cannot read object: %s", elf_errmsg(-1));
 		r->failed = 1;
 	} else if (elf_kind(elf) == ELF_K_AR) {
-		read_archive(r, elf, path);
+		read_archive(r, elf, origin);
 	} else if (elf_kind(elf) == ELF_K_ELF) {
-		char *origin = strdup(path);
+		char *o = strdup(origin);
 
-		if (origin)
-			read_elf(r, elf, origin);
+		if (o)
+			read_elf(r, elf, o);
 		else
 			oom(r);
 	} else {
@@ -348,15 +369,141 @@ static void read_path(struct reader *r, const char *path)
 		char *raw = elf_rawfile(elf, &n);
 
 		if (raw && is_bitcode(raw, n)) {
-			unchecked(r, path, false);
+			unchecked(r, origin, false);
 		} else {
-			usdt_error_at(r->diag, path, 0, 0, NULL, "not an ELF object or archive");
+			usdt_error_at(r->diag, origin, 0, 0, NULL, "not an ELF object or archive");
 			r->failed = 1;
 		}
 	}
 	if (elf)
 		elf_end(elf);
 	close(fd);
+}
+
+static void read_path(struct reader *r, const char *path)
+{
+	read_file(r, path, path);
+}
+
+/* The decimal field of an ar header, or -1 when it is not one. */
+static long ar_number(const char *field, size_t width)
+{
+	long v = 0;
+	size_t i;
+
+	for (i = 0; i < width && field[i] >= '0' && field[i] <= '9'; i++) {
+		if (v > 1000000000L)
+			return -1;
+		v = v * 10 + (field[i] - '0');
+	}
+	if (i == 0)
+		return -1;
+	for (; i < width; i++)
+		if (field[i] != ' ')
+			return -1;
+	return v;
+}
+
+/*
+ * A GNU thin archive ("!<thin>\n", what `ar T` and meson's internal static
+ * libraries make) holds only member headers, a symbol table and a long-name
+ * table; each member's bytes stay in its own file, named relative to the
+ * archive's directory. libelf does not read them, so the headers are walked
+ * here (every size and offset checked against the bytes read) and each member
+ * file is read as an object of its own, named "archive(member)".
+ */
+static void read_thin_archive(struct reader *r, int fd, const char *path)
+{
+	struct stat st;
+	char *buf = NULL, *names = NULL;
+	size_t len, off = 8, nnames = 0;
+	const char *slash = strrchr(path, '/');
+	int dirlen = slash ? (int)(slash - path + 1) : 0;
+
+	if (fstat(fd, &st) != 0 || st.st_size < 8 || st.st_size > (64L << 20)) {
+		usdt_error_at(r->diag, path, 0, 0, NULL, "cannot read thin archive");
+		r->failed = 1;
+		return;
+	}
+	len = (size_t)st.st_size;
+	buf = malloc(len);
+	if (!buf) {
+		oom(r);
+		return;
+	}
+	if (pread(fd, buf, len, 0) != (ssize_t)len)
+		goto bad;
+	while (off + 60 <= len) {
+		const char *h = buf + off;
+		long size = ar_number(h + 48, 10);
+		char name[4096];
+		size_t nlen;
+
+		if (size < 0 || h[58] != '`' || h[59] != '\n')
+			goto bad;
+		off += 60;
+		if (h[0] == '/' && (h[1] == ' ' || h[1] == '/' || memcmp(h, "/SYM64/", 7) == 0)) {
+			/* The symbol table ("/", "/SYM64/") and the long-name table ("//") have data. */
+			if ((size_t)size > len - off)
+				goto bad;
+			if (h[1] == '/') {
+				names = buf + off;
+				nnames = (size_t)size;
+			}
+			off += (size_t)size + (size & 1);
+			continue;
+		}
+		if (h[0] == '/') {
+			long at = ar_number(h + 1, 15);
+			const char *e;
+
+			if (at < 0 || !names || (size_t)at >= nnames)
+				goto bad;
+			e = memchr(names + at, '\n', nnames - (size_t)at);
+			if (!e || e == names + at || e[-1] != '/')
+				goto bad;
+			nlen = (size_t)(e - 1 - (names + at));
+			if (nlen >= sizeof(name))
+				goto bad;
+			memcpy(name, names + at, nlen);
+		} else {
+			const char *e = memchr(h, '/', 16);
+
+			if (!e || e == h)
+				goto bad;
+			nlen = (size_t)(e - h);
+			memcpy(name, h, nlen);
+		}
+		name[nlen] = '\0';
+		/* Members carry no data in a thin archive: the next header follows. */
+		{
+			size_t n = (size_t)dirlen + nlen + 1;
+			char *file = malloc(n);
+			char *origin = member_origin(path, name);
+
+			if (!file || !origin) {
+				free(file);
+				free(origin);
+				oom(r);
+				break;
+			}
+			if (name[0] == '/')
+				snprintf(file, n, "%s", name);
+			else
+				snprintf(file, n, "%.*s%s", dirlen, path, name);
+			read_file(r, file, origin);
+			free(file);
+			free(origin);
+		}
+	}
+	if (off != len)
+		goto bad;
+	free(buf);
+	return;
+bad:
+	usdt_error_at(r->diag, path, 0, 0, NULL, "malformed thin archive");
+	r->failed = 1;
+	free(buf);
 }
 
 int usdt_elf_objects_read(char *const *paths, size_t n, struct usdt_elf_objects *objs,

@@ -119,5 +119,24 @@ done
 expect_no_grep "no site" lto.err "unused-probe warnings with unchecked objects"
 echo "ok: LTO objects"
 
+# Thin archives (`ar T`, and meson's internal static libraries): members are
+# files named relative to the archive's directory, read as objects of their own.
+mkdir -p thin/objects-with-long-names
+cp good.o thin/objects-with-long-names/good-object-file.o
+cp argcount.o thin/ac.o
+(cd thin && ar rcsT libthinbad.a objects-with-long-names/good-object-file.o ac.o &&
+	ar rcsT libthingood.a objects-with-long-names/good-object-file.o)
+head -c 8 thin/libthingood.a | grep -q '^!<thin>' || fail "ar did not make a thin archive"
+sha256sum thin/*.a thin/*.o thin/*/*.o >thin.sums
+expect_fail thin-member "thin/libthinbad\.a\(ac\.o\).*error.*shop:order__start" -- thin/libthinbad.a
+"$DTRACE" -G -s shop.d -o out.o thin/libthingood.a 2>thin.err || { cat thin.err >&2; fail "thin archive rejected"; }
+# Its member's sites were read: the probes good.c fires get no "no site" warning.
+expect_no_grep "order__start|idle" thin.err "thin archive member sites read"
+expect_grep "never__fired" thin.err "thin archive: unused probe still warned about"
+printf '!<thin>\nthis is not an archive header at all, not sixty bytes of one...........\n' >thin/junk.a
+expect_fail thin-malformed "thin/junk\.a.*error.*malformed thin archive" -- thin/junk.a
+sha256sum -c --quiet thin.sums || fail "a thin archive or its member was modified"
+echo "ok: thin archives"
+
 sha256sum -c --quiet sums || fail "an input object or archive was modified"
 echo "ok: inputs unchanged"
