@@ -46,7 +46,9 @@
  *     USDTKIT_HELPER_TIMEOUT_MS (default 100, at most 5000, 0 = send and do
  *     not wait). The socket is non-blocking from socket() on, so a daemon
  *     whose listen backlog is full (or that is SIGSTOPped) costs at most
- *     the deadline, never a blocked connect() or send();
+ *     the deadline, never a blocked connect() or send(). A connection the
+ *     daemon sheds (full backlog, closed unread) is retried with backoff
+ *     within the same deadline;
  *   - silent: any failure (no socket, refused, timeout, garbage) just leaves
  *     the module unregistered. With USDTKIT_DEBUG=1 (or DTrace's
  *     DTRACE_DOF_INIT_DEBUG) each action prints one line to stderr with a
@@ -264,6 +266,8 @@ struct usdt_drti_result {
 	const char *fail; /* 0: the request was sent */
 	int err;          /* errno of the failing call, or 0 */
 	int at_connect;   /* it failed reaching the socket: name it */
+	int busy;         /* the daemon shed the connection: worth retrying */
+	unsigned attempts; /* connections tried */
 	int answered;     /* a valid REPLY came back */
 	int32_t status;   /* its status */
 	uint32_t nprobes; /* its probe count */
@@ -337,10 +341,12 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 				continue;
 			res->fail = "recv";
 			res->err = errno;
+			res->busy = errno == ECONNRESET;
 			return;
 		}
 		if (n == 0) {
 			res->fail = "the helper closed the connection without answering";
+			res->busy = 1;
 			return;
 		}
 		if ((size_t)n < sizeof(struct usdt_msg_hdr) || in.reply.hdr.magic != USDT_PROTO_MAGIC ||
@@ -367,63 +373,20 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 }
 
 /*
- * One request: connect, send {type, USDT_DRTI_NOTE}, and when `wait`, read
- * the REPLY; all before one deadline. Returns 1 when the message was sent.
+ * One connection: connect, send `msg`, and when `wait`, read the REPLY; all
+ * before the deadline. Returns 1 when the message was sent.
  */
-static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *res)
+static int usdt_drti_attempt(const struct usdt_msg_module *msg, int wait,
+			     const struct timespec *deadline, struct usdt_drti_result *res)
 {
-	struct usdt_msg_module msg;
-	struct timespec deadline;
 	int fd, r, sent = 0;
 	ssize_t n;
-	unsigned i;
 
-	res->fail = 0;
-	res->err = 0;
-	res->at_connect = 0;
-	res->answered = 0;
-	res->status = 0;
-	res->nprobes = 0;
-	if (usdt_drti_sun_len == 0) {
-		res->fail = "the socket path is too long";
-		return 0;
-	}
-	for (i = 0; i < sizeof(msg); i++)
-		((unsigned char *)&msg)[i] = 0;
-	msg.hdr.magic = USDT_PROTO_MAGIC;
-	msg.hdr.version = USDT_PROTO_VERSION;
-	msg.hdr.type = type;
-	msg.hdr.size = (uint32_t)sizeof(msg);
-	msg.hdr.seq = ++usdt_drti_seq;
-	msg.addr = (uint64_t)(unsigned long)USDT_DRTI_NOTE;
-
-	/*
-	 * No daemon installed is the common case: one access() (about 1 us
-	 * cold) instead of socket + connect + close (about 11 us cold).
-	 */
-	if (access(usdt_drti_sun.sun_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
-		res->fail = "no helper socket";
-		res->err = errno;
-		res->at_connect = 1;
-		return 0;
-	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0) {
 		res->fail = "socket";
 		res->err = errno;
 		return 0;
-	}
-	/* The deadline (one clock read) starts here; it bounds connect, send and the answer. */
-	if (usdt_drti_clock(&deadline) != 0) {
-		res->fail = "clock_gettime";
-		res->err = errno;
-		goto out;
-	}
-	deadline.tv_sec += usdt_drti_timeout_ms / 1000;
-	deadline.tv_nsec += (long)(usdt_drti_timeout_ms % 1000) * 1000000;
-	if (deadline.tv_nsec >= 1000000000) {
-		deadline.tv_sec++;
-		deadline.tv_nsec -= 1000000000;
 	}
 	/*
 	 * Non-blocking: a full backlog gives EAGAIN at once instead of blocking;
@@ -435,7 +398,7 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		int soerr = 0;
 		socklen_t len = sizeof(soerr);
 
-		r = usdt_drti_wait(fd, POLLOUT, &deadline);
+		r = usdt_drti_wait(fd, POLLOUT, deadline);
 		if (r > 0 && getsockopt(fd, SOL_SOCKET, SO_ERROR, &soerr, &len) == 0 && soerr == 0)
 			r = 0;
 		else {
@@ -447,11 +410,12 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		res->fail = "connect";
 		res->err = errno;
 		res->at_connect = 1;
+		res->busy = errno == EAGAIN;
 		goto out;
 	}
 	for (;;) {
-		n = send(fd, &msg, sizeof(msg), MSG_NOSIGNAL | MSG_DONTWAIT);
-		if (n == (ssize_t)sizeof(msg)) {
+		n = send(fd, msg, sizeof(*msg), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (n == (ssize_t)sizeof(*msg)) {
 			sent = 1;
 			break;
 		}
@@ -461,17 +425,93 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		}
 		if (errno == EINTR)
 			continue;
-		if (errno == EAGAIN && usdt_drti_wait(fd, POLLOUT, &deadline) > 0)
+		if (errno == EAGAIN && usdt_drti_wait(fd, POLLOUT, deadline) > 0)
 			continue;
 		res->fail = "send";
 		res->err = errno;
+		res->busy = errno == EPIPE || errno == ECONNRESET;
 		goto out;
 	}
-	if (wait && usdt_drti_timeout_ms > 0)
-		usdt_drti_read_reply(fd, msg.hdr.seq, &deadline, res);
+	if (wait)
+		usdt_drti_read_reply(fd, msg->hdr.seq, deadline, res);
 out:
 	close(fd);
 	return sent;
+}
+
+/*
+ * One request: {type, USDT_DRTI_NOTE}, with the answer when `wait` (and a
+ * timeout above 0). Returns 1 when the message was sent at least once.
+ *
+ * A daemon that is overloaded sheds connections: a full listen backlog
+ * (EAGAIN at connect) or a connection closed unread (it caps connections per
+ * user). Those are retried, when we wait, after 1, 2, 4... ms, as long as
+ * the deadline allows: a burst of process starts still gets registered.
+ * Nothing else is retried: a stale socket (ECONNREFUSED, the daemon is gone)
+ * costs one attempt, and the exit path never waits.
+ */
+static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *res)
+{
+	struct usdt_msg_module msg;
+	struct timespec deadline;
+	int sent = 0, backoff_ms;
+	unsigned i;
+
+	if (usdt_drti_timeout_ms == 0)
+		wait = 0;
+	res->fail = 0;
+	res->err = 0;
+	res->at_connect = 0;
+	res->attempts = 0;
+	if (usdt_drti_sun_len == 0) {
+		res->fail = "the socket path is too long";
+		return 0;
+	}
+	/*
+	 * No daemon installed is the common case: one access() (about 1 us
+	 * cold) instead of socket + connect + close (about 11 us cold).
+	 */
+	if (access(usdt_drti_sun.sun_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		res->fail = "no helper socket";
+		res->err = errno;
+		res->at_connect = 1;
+		return 0;
+	}
+	for (i = 0; i < sizeof(msg); i++)
+		((unsigned char *)&msg)[i] = 0;
+	msg.hdr.magic = USDT_PROTO_MAGIC;
+	msg.hdr.version = USDT_PROTO_VERSION;
+	msg.hdr.type = type;
+	msg.hdr.size = (uint32_t)sizeof(msg);
+	msg.hdr.seq = ++usdt_drti_seq;
+	msg.addr = (uint64_t)(unsigned long)USDT_DRTI_NOTE;
+	/* One deadline bounds every connect, send, answer and retry of the request. */
+	if (usdt_drti_clock(&deadline) != 0) {
+		res->fail = "clock_gettime";
+		res->err = errno;
+		return 0;
+	}
+	deadline.tv_sec += usdt_drti_timeout_ms / 1000;
+	deadline.tv_nsec += (long)(usdt_drti_timeout_ms % 1000) * 1000000;
+	if (deadline.tv_nsec >= 1000000000) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000;
+	}
+	for (backoff_ms = 1;; backoff_ms *= 2) {
+		res->fail = 0;
+		res->err = 0;
+		res->at_connect = 0;
+		res->busy = 0;
+		res->answered = 0;
+		res->status = 0;
+		res->nprobes = 0;
+		res->attempts++;
+		sent |= usdt_drti_attempt(&msg, wait, &deadline, res);
+		if (!wait || !res->busy || usdt_drti_left_ms(&deadline) <= backoff_ms)
+			return sent;
+		/* poll() with no descriptor: an async-signal-safe sleep; EINTR just ends it early */
+		(void)poll(0, 0, backoff_ms);
+	}
 }
 
 /* The debug line for one request, after `what` and the note address. */
@@ -498,6 +538,11 @@ static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_re
 		usdt_drti_put(l, "done, ");
 		usdt_drti_put_num(l, res->nprobes);
 		usdt_drti_put(l, " probes");
+	}
+	if (res->attempts > 1) {
+		usdt_drti_put(l, " (after ");
+		usdt_drti_put_num(l, res->attempts);
+		usdt_drti_put(l, " attempts)");
 	}
 }
 

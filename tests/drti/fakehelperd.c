@@ -14,6 +14,7 @@
  *   delay:MS   the REPLY after MS milliseconds (the whole server waits)
  *   noreply    reads and logs, never answers, keeps the connection open
  *   close      accepts and closes at once, reading nothing
+ *   closefirst:K  closes the first K connections at once, then as reply
  *   garbage    answers 16 bytes of 0xa5
  *   badmagic   a REPLY with a wrong magic
  *   badseq     a REPLY to another seq, then nothing
@@ -45,6 +46,7 @@
 
 static FILE *logfile;
 static const char *mode;
+static long closefirst;
 static uint32_t nprobes;
 
 static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
@@ -142,6 +144,10 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(mode, "stream"))
 		type = SOCK_STREAM;
+	if (!strncmp(mode, "closefirst:", 11)) {
+		closefirst = atol(mode + 11);
+		mode = "reply";
+	}
 	lfd = socket(AF_UNIX, type | SOCK_CLOEXEC, 0);
 	memset(&sun, 0, sizeof(sun));
 	sun.sun_family = AF_UNIX;
@@ -190,7 +196,7 @@ int main(int argc, char **argv)
 
 			if (c < 0)
 				continue;
-			if (!strcmp(mode, "close") || n > MAXCONN) {
+			if (!strcmp(mode, "close") || n > MAXCONN || closefirst-- > 0) {
 				fprintf(logfile, "closed-at-accept\n");
 				fflush(logfile);
 				close(c);
