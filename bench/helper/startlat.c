@@ -98,7 +98,7 @@ static char **make_env(char *extra)
 static int run_one(struct spec *s, int round)
 {
 	posix_spawn_file_actions_t fa;
-	char *argv[] = { s->prog, NULL };
+	char *argv[] = {s->prog, NULL};
 	int p[2], status;
 	struct timespec tm;
 	double t0, t1;
@@ -188,9 +188,9 @@ static int lat(int rounds, int nspec, char **specs)
 		for (r = 0; r < rounds; r++)
 			d[r] = s[i].exit_us[r] - s[0].exit_us[r];
 		de = pct(d, rounds, 0.5);
-		printf("%s %.1f %.1f %.1f %.1f %.1f %.1f\n", s[i].label, pct(s[i].main_us, rounds, 0.5),
-		       pct(s[i].main_us, rounds, 0.1), pct(s[i].main_us, rounds, 0.9),
-		       pct(s[i].exit_us, rounds, 0.5), dm, de);
+		printf("%s %.1f %.1f %.1f %.1f %.1f %.1f\n", s[i].label,
+		       pct(s[i].main_us, rounds, 0.5), pct(s[i].main_us, rounds, 0.1),
+		       pct(s[i].main_us, rounds, 0.9), pct(s[i].exit_us, rounds, 0.5), dm, de);
 	}
 	return 0;
 }
@@ -229,7 +229,7 @@ static int find_note(struct dl_phdr_info *info, size_t size, void *data)
 
 static int reqs(double seconds, const char *path)
 {
-	struct sockaddr_un sun = { .sun_family = AF_UNIX };
+	struct sockaddr_un sun = {.sun_family = AF_UNIX};
 	struct usdt_msg_module m;
 	struct usdt_msg_reply rep;
 	double t0 = now_us(), t;
@@ -249,7 +249,7 @@ static int reqs(double seconds, const char *path)
 	m.addr = note_addr;
 	do {
 		int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 
 		m.hdr.seq = (uint32_t)++n;
 		if (fd < 0 || connect(fd, (struct sockaddr *)&sun, sizeof(sun)) < 0 ||
@@ -267,7 +267,7 @@ static int reqs(double seconds, const char *path)
 static int spawn(long count, char *prog)
 {
 	extern char **environ;
-	char *argv[] = { prog, NULL };
+	char *argv[] = {prog, NULL};
 	long i;
 
 	for (i = 0; i < count; i++) {
@@ -290,6 +290,7 @@ int main(int argc, char **argv)
 		return reqs(atof(argv[2]), argv[3]);
 	if (argc == 4 && !strcmp(argv[1], "spawn"))
 		return spawn(atol(argv[2]), argv[3]);
-	fprintf(stderr, "usage: startlat lat ROUNDS SPEC... | reqs SECONDS SOCKET | spawn N PROG\n");
+	fprintf(stderr,
+		"usage: startlat lat ROUNDS SPEC... | reqs SECONDS SOCKET | spawn N PROG\n");
 	return 2;
 }

@@ -203,6 +203,7 @@ static void usdt_drti_put_num(struct usdt_drti_line *l, unsigned long v)
 static void usdt_drti_put_errno(struct usdt_drti_line *l, int e)
 {
 	/* strerror() is neither async-signal-safe nor stable: names of the likely ones. */
+	/* clang-format off */
 	static const struct {
 		int e;
 		const char *name;
@@ -213,6 +214,7 @@ static void usdt_drti_put_errno(struct usdt_drti_line *l, int e)
 		{ ECONNRESET, "ECONNRESET" }, { EINVAL, "EINVAL" }, { ENOTDIR, "ENOTDIR" },
 		{ EMFILE, "EMFILE" }, { ENOMEM, "ENOMEM" }, { ESRCH, "ESRCH" },
 	};
+	/* clang-format on */
 	unsigned i;
 
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
@@ -263,14 +265,14 @@ static void usdt_drti_begin(struct usdt_drti_line *l, const char *what, int with
  * string), the errno if any, and the daemon's answer.
  */
 struct usdt_drti_result {
-	const char *fail; /* 0: the request was sent */
-	int err;          /* errno of the failing call, or 0 */
-	int at_connect;   /* it failed reaching the socket: name it */
-	int busy;         /* the daemon shed the connection: worth retrying */
+	const char *fail;  /* 0: the request was sent */
+	int err;	   /* errno of the failing call, or 0 */
+	int at_connect;	   /* it failed reaching the socket: name it */
+	int busy;	   /* the daemon shed the connection: worth retrying */
 	unsigned attempts; /* connections tried */
-	int answered;     /* a valid REPLY came back */
-	int32_t status;   /* its status */
-	uint32_t nprobes; /* its probe count */
+	int answered;	   /* a valid REPLY came back */
+	int32_t status;	   /* its status */
+	uint32_t nprobes;  /* its probe count */
 };
 
 static int usdt_drti_clock(struct timespec *t)
@@ -349,8 +351,10 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 			res->busy = 1;
 			return;
 		}
-		if ((size_t)n < sizeof(struct usdt_msg_hdr) || in.reply.hdr.magic != USDT_PROTO_MAGIC ||
-		    in.reply.hdr.version != USDT_PROTO_VERSION || in.reply.hdr.size != (uint32_t)n) {
+		if ((size_t)n < sizeof(struct usdt_msg_hdr) ||
+		    in.reply.hdr.magic != USDT_PROTO_MAGIC ||
+		    in.reply.hdr.version != USDT_PROTO_VERSION ||
+		    in.reply.hdr.size != (uint32_t)n) {
 			res->fail = "malformed answer";
 			return;
 		}
@@ -509,14 +513,13 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		sent |= usdt_drti_attempt(&msg, wait, &deadline, res);
 		if (!wait || !res->busy || usdt_drti_left_ms(&deadline) <= backoff_ms)
 			return sent;
-		/* poll() with no descriptor: an async-signal-safe sleep; EINTR just ends it early */
+		/* poll() on nothing: an async-signal-safe sleep (EINTR ends it early) */
 		(void)poll(0, 0, backoff_ms);
 	}
 }
 
 /* The debug line for one request, after `what` and the note address. */
-static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_result *res,
-			     int wait)
+static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_result *res, int wait)
 {
 	if (res->fail) {
 		usdt_drti_put(l, res->fail);
@@ -588,8 +591,8 @@ static int usdt_drti_configure(void)
 	 */
 	int secure = getauxval(AT_SECURE) != 0;
 
-	usdt_drti_debug_on = !secure && (usdt_drti_flag("USDTKIT_DEBUG") ||
-					 usdt_drti_flag("DTRACE_DOF_INIT_DEBUG"));
+	usdt_drti_debug_on =
+	    !secure && (usdt_drti_flag("USDTKIT_DEBUG") || usdt_drti_flag("DTRACE_DOF_INIT_DEBUG"));
 	if (usdt_drti_flag("USDTKIT_DISABLE") || usdt_drti_getenv("DTRACE_DOF_INIT_DISABLE"))
 		return 0;
 	if (secure)
@@ -610,9 +613,8 @@ static int usdt_drti_configure(void)
 			if (v <= USDT_HELPER_TIMEOUT_MAX_MS)
 				v = v * 10 + (t[i] - '0');
 		if (!t[i])
-			usdt_drti_timeout_ms = (int)(v > USDT_HELPER_TIMEOUT_MAX_MS ?
-							     USDT_HELPER_TIMEOUT_MAX_MS :
-							     v);
+			usdt_drti_timeout_ms =
+			    (int)(v > USDT_HELPER_TIMEOUT_MAX_MS ? USDT_HELPER_TIMEOUT_MAX_MS : v);
 	}
 	return 1;
 }
@@ -650,7 +652,8 @@ __attribute__((destructor)) static void usdt_drti_fini(void)
 		usdt_drti_registered = 0;
 		(void)usdt_drti_request(USDT_MSG_UNREGISTER, wait, &res);
 		if (usdt_drti_debug_on) {
-			usdt_drti_begin(&l, wait ? "unregister at dlclose" : "unregister at exit", 0);
+			usdt_drti_begin(&l, wait ? "unregister at dlclose" : "unregister at exit",
+					0);
 			usdt_drti_report(&l, &res, wait);
 			usdt_drti_emit(&l);
 		}

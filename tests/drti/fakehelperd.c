@@ -73,7 +73,7 @@ static void answer(int fd, const struct usdt_msg_hdr *h)
 		send_reply(fd, h->seq, USDT_PROTO_MAGIC, -EPERM);
 	} else if (!strncmp(mode, "delay:", 6)) {
 		long ms = atol(mode + 6);
-		struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+		struct timespec ts = {ms / 1000, (ms % 1000) * 1000000L};
 
 		nanosleep(&ts, NULL);
 		send_reply(fd, h->seq, USDT_PROTO_MAGIC, 0);
@@ -111,7 +111,7 @@ static void answer(int fd, const struct usdt_msg_hdr *h)
 
 static void log_packet(int fd, const unsigned char *buf, ssize_t n)
 {
-	struct ucred cr = { 0, 0, 0 };
+	struct ucred cr = {0, 0, 0};
 	socklen_t len = sizeof(cr);
 	struct usdt_msg_module m;
 

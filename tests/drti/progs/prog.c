@@ -107,7 +107,8 @@ static int do_fork(int argc, char **argv, int i, const char *who, int bg)
 	if (pid < 0 || waitpid(pid, &status, 0) != pid)
 		printf("%s fork failed\n", who);
 	else
-		printf("%s: child exited with %d\n", who, WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
+		printf("%s: child exited with %d\n", who,
+		       WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status));
 	(void)argc;
 	return end < argc ? end + 1 : end;
 }
@@ -139,7 +140,7 @@ static int run(int argc, char **argv, int i, const char *who)
 		} else if (!strcmp(c, "fork") || !strcmp(c, "forkbg")) {
 			i = do_fork(argc, argv, i, who, c[4] == 'b');
 		} else if (!strcmp(c, "waitfor")) {
-			struct timespec ts = { 0, 10000000L };
+			struct timespec ts = {0, 10000000L};
 			int n;
 
 			i++;
