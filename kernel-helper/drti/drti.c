@@ -34,10 +34,12 @@
  *     exit we do not wait: an exiting process must not be delayed, and the
  *     daemon notices the exit by itself. Which of the two it is: an atexit
  *     handler registered by the constructor runs before the destructors at
- *     exit (exit handlers run before ld.so's _dl_fini), but after them at
- *     dlclose (__cxa_finalize runs after the module's fini array), so it sets
- *     a flag the destructor reads. exec runs no destructor; the daemon sees
- *     that too.
+ *     exit (exit handlers run in reverse order of registration, and the one
+ *     that runs the destructors, ld.so's _dl_fini or a static program's
+ *     call_fini, was registered before main), but after them at dlclose
+ *     (__cxa_finalize runs after the module's fini array), so it sets a flag
+ *     the destructor reads. exec runs no destructor; the daemon sees that
+ *     too.
  *
  * The rules it keeps, because it runs inside every traced program
  * (ARCHITECTURE.md invariant 2: it must not crash, hang, or change the
@@ -59,9 +61,10 @@
  *   - small: no malloc, no stdio, no locks, no libc beyond system call
  *     wrappers; the fork-child and destructor paths use only
  *     async-signal-safe calls (access, socket, connect, send, recv, poll,
- *     close, clock_gettime, getpid, write). With no daemon (no socket file)
- *     a load costs one access() and no socket at all. The constructor also calls
- *     pthread_atfork and atexit, once, from the ordinary loader context;
+ *     close, clock_gettime, getpid, write). With no daemon (no socket
+ *     file) a load costs one access() and no socket at all. The constructor
+ *     also calls pthread_atfork and atexit, once, from the ordinary loader
+ *     context;
  *   - off switch: USDTKIT_DISABLE (set, non-empty, not "0") or
  *     DTRACE_DOF_INIT_DISABLE (set at all) turns everything off. The
  *     environment is read in the constructor only (DTrace's tst.corruptenv:

@@ -88,3 +88,22 @@ a2=$(msgs | grep ' type=1 ' | sed -n 2p | sed 's/.*addr=//')
 check_addr "$a1" "$T/maps3" "$B/prog2" "first -G object of the program"
 check_addr "$a2" "$T/maps3" "$B/prog2" "second -G object of the program"
 echo "ok: two -G objects in one module: two registrations, both in its note section"
+
+# A static program (no ld.so: its destructors run from libc's own exit
+# handler) registers, and does not wait at exit either.
+(cd "$B" && gcc -I"$SDT_INC" -I. -O2 -c "$PROGS/small.c" -o small.o &&
+	"$DTRACE" -G -s app.d -o small-prov.o small.o &&
+	gcc -static small.o small-prov.o -o small-static) || fail "cannot link a static program (libc6-dev provides libc.a)"
+stop_fake
+start_fake delay:400
+t0=$(date +%s%N)
+out=$(env -u USDTKIT_DISABLE USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=3000 "$B/small-static") ||
+	fail "the static program failed"
+ms=$((($(date +%s%N) - t0) / 1000000))
+expect_eq "$out" ok "static program output"
+echo "static program: ${ms} ms (REGISTER answered after 400 ms; exit must not wait another 400)"
+[ "$ms" -ge 380 ] && [ "$ms" -lt 700 ] || fail "static program took $ms ms"
+wait_msgs 2 || fail "static program: no UNREGISTER at exit"
+expect_eq "$(field "$(msgs | sed -n 1p)" type) $(field "$(msgs | sed -n 2p)" type)" "$T_REG $T_UNREG" \
+	"static program: REGISTER then UNREGISTER"
+echo "ok: a static program registers and does not wait at exit"
