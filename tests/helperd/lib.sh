@@ -57,6 +57,12 @@ stop_daemon() { # [SIGNAL]
 	fi
 	DAEMON_PID=""
 	[ -e "$DLOG.new" ] && cat "$DLOG.new" >>"$DLOG" && rm -f "$DLOG.new"
+	# A sanitizer build (-Db_sanitize=address,undefined) reports into the log.
+	if grep -qE 'runtime error|Sanitizer|ERROR: ' "$DLOG" 2>/dev/null; then
+		grep -E -A20 'runtime error|Sanitizer|ERROR: ' "$DLOG" | head -60 >&2
+		HD_OK=1 # the log is shown above
+		fail "the daemon reported a memory or undefined-behaviour error"
+	fi
 	return 0
 }
 
