@@ -805,6 +805,8 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	}
 	refill(a);
 	if (uid != 0 && a->tokens < 1.0) {
+		hd_dbg("REGISTER pid %d uid %u: over the rate (%u/s)", (int)pid, (unsigned)uid,
+		       hd_cfg.rate_per_s);
 		free(mp);
 		return -EAGAIN;
 	}

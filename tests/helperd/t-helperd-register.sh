@@ -105,7 +105,22 @@ expect_grep "^p:sdt_${P}lib/call /proc/$DAEMON_PID/fd/[0-9]+:" "$TRACEFS/uprobe_
 prog_stop del
 wait_events 0 "after the process of the deleted file exited"
 
-# 7. A clean stop removes what the daemon created.
+# 7. Another user's program registers too; LIST shows a user its own processes only.
+chmod 755 "$T" "$B"
+prog_start u setpriv --reuid=65534 --regid=65534 --clear-groups "$PROG"
+wait_events 2 "a program of uid 65534"
+pid_u=$(awk '/^ready/ {print $2}' "$T/u.out")
+prog_start r
+setpriv --reuid=65534 --regid=65534 --clear-groups "$HDCLIENT" list >"$T/list.u"
+expect_grep "^entry $pid_u 2 " "$T/list.u" "uid 65534 lists its own process"
+expect_eq "$(grep -c '^entry' "$T/list.u")" 1 "processes uid 65534 may list"
+"$HDCLIENT" list >"$T/list.r"
+expect_eq "$(grep -c '^entry' "$T/list.r")" 2 "processes root lists"
+prog_stop u
+prog_stop r
+wait_events 0 "after both exited"
+
+# 8. A clean stop removes what the daemon created.
 prog_start d
 wait_events 2 "before SIGTERM"
 stop_daemon TERM
