@@ -109,6 +109,8 @@ int hd_registry_init(struct usdt_tracefs *t, int epfd);
  * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
  * pidfd, or -1 when the kernel gives none). Returns 0 and *nprobes, or -errno.
  */
+/* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
+int hd_rate_ok(uid_t uid, pid_t pid);
 int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes);
 int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
 /* A pidfd registered with epoll became readable: that process exited. */

@@ -28,7 +28,7 @@
  *   reference. LIST answers one LIST_ENTRY per (process, module) the caller
  *   may see (root: all; others: their own uid's), then the REPLY.
  * - Per-uid limits (root is exempt from the quotas, not from validation):
- *   REGISTER rate (token bucket, --rate, default 10000/s, burst 2x), new
+ *   request rate, all types (token bucket, --rate, default 10000/s, burst 2x), new
  *   modules (parses) per second (default 20/s), modules (256) and probe
  *   sites (65536) per uid.
  * - Start-up: a previous instance's state file says which events were ours;
@@ -346,7 +346,10 @@ static bool handle(struct conn *c)
 		reply(c, m.hdr.seq, -EPROTO, 0);
 		return flush(c);
 	}
-	switch (m.hdr.type) {
+	status = hd_rate_ok(c->uid, c->pid);
+	switch (status ? 0 : m.hdr.type) {
+	case 0:
+		break;
 	case USDT_MSG_REGISTER:
 		status = hd_register(c->pid, c->uid, c->pidfd, m.mod.addr, &nprobes);
 		break;

@@ -651,6 +651,26 @@ static void proc_detach(struct proc *p, uint32_t i)
 	mod_put(m);
 }
 
+/* Whether pid still maps module m at start (maps' dev:ino, else map_files + fstat). */
+static bool still_mapped(pid_t pid, uint64_t start, const struct module *m, struct hd_mapping *mp)
+{
+	struct stat st;
+	bool same;
+	int fd;
+
+	if (hd_find_mapping(pid, start, mp) != 0)
+		return false;
+	if (mp->dev == m->dev && mp->ino == m->ino)
+		return true;
+	/* maps prints the superblock's device: not st_dev on btrfs subvolumes. */
+	fd = hd_open_mapping(pid, mp);
+	if (fd < 0)
+		return false;
+	same = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
+	close(fd);
+	return same;
+}
+
 /* After an exec the pid's old modules may be gone: drop those no longer mapped. */
 static void proc_check_maps(struct proc *p, const struct module *keep)
 {
@@ -660,9 +680,7 @@ static void proc_check_maps(struct proc *p, const struct module *keep)
 
 		if (!mp)
 			return;
-		still = p->mods[i].m == keep ||
-			(hd_find_mapping(p->pid, p->mods[i].start, mp) == 0 &&
-			 mp->dev == p->mods[i].m->dev && mp->ino == p->mods[i].m->ino);
+		still = p->mods[i].m == keep || still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
 		free(mp);
 		if (still) {
 			i++;
@@ -790,27 +808,32 @@ static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *m
 	return ret;
 }
 
+int hd_rate_ok(uid_t uid, pid_t pid)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	if (!a)
+		return -ENOMEM;
+	refill(a);
+	if (uid != 0 && a->tokens < 1.0) {
+		hd_dbg("request of pid %d uid %u: over the rate (%u/s)", (int)pid, (unsigned)uid,
+		       hd_cfg.rate_per_s);
+		return -EAGAIN;
+	}
+	a->tokens -= 1.0;
+	return 0;
+}
+
 int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes)
 {
 	struct hd_mapping *mp = malloc(sizeof(*mp));
-	struct uidacct *a = uid_acct(uid);
 	struct module *m = NULL;
 	uint64_t dev, ino;
 	int fd = -1, ret;
 
 	*nprobes = 0;
-	if (!mp || !a) {
-		free(mp);
+	if (!mp)
 		return -ENOMEM;
-	}
-	refill(a);
-	if (uid != 0 && a->tokens < 1.0) {
-		hd_dbg("REGISTER pid %d uid %u: over the rate (%u/s)", (int)pid, (unsigned)uid,
-		       hd_cfg.rate_per_s);
-		free(mp);
-		return -EAGAIN;
-	}
-	a->tokens -= 1.0;
 	ret = resolve_known(pid, pidfd, addr, mp, &m);
 	if (ret == -EAGAIN) {
 		ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);

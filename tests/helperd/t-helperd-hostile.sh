@@ -126,11 +126,11 @@ daemon_healthy
 prog_stop b
 stop_daemon
 
-# 7. Per-uid rate: another uid over --rate is refused (-EAGAIN), root is not.
+# 7. Per-uid rate (every request): another uid over --rate is refused (-EAGAIN), root is not.
 start_daemon --rate 5
 setpriv --reuid=65534 --regid=65534 --clear-groups "$HDCLIENT" bench 40 "$LIB" >"$T/rate.out" 2>&1 || true
 expect_grep 'failed [1-9][0-9]*$' "$T/rate.out" "REGISTERs over the rate, uid 65534"
-refused=$(grep -c "REGISTER pid [0-9]* uid 65534: over the rate" "$DLOG.new" || true)
+refused=$(grep -c "request of pid [0-9]* uid 65534: over the rate" "$DLOG.new" || true)
 [ "$refused" -ge 20 ] || fail "only $refused of 40 REGISTERs at 5/s (burst 10) were refused"
 "$HDCLIENT" bench 40 "$LIB" >"$T/rate.out" 2>&1 || fail "root was limited: $(cat "$T/rate.out")"
 daemon_healthy
