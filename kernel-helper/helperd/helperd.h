@@ -96,6 +96,7 @@ struct hd_config {
 	const char *state_path;
 	bool all;		   /* --all: any file with stapsdt notes, not only -G modules */
 	unsigned rescan_s;	   /* --all: rescan /proc every this many seconds */
+	unsigned sweep_s;	   /* check every registered process's maps this often (exec) */
 	unsigned rate_per_s;	   /* REGISTER per uid per second (token bucket) */
 	unsigned new_modules_per_s; /* parses per uid per second */
 	unsigned max_modules_per_uid;

@@ -5,6 +5,7 @@
  * removes them when the last process mapping the module is gone.
  *
  *   usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]
+ *                   [--rescan S] [--sweep S] [--rate N] [--parse-timeout MS]
  *
  * How it works (the whole design is in kernel-helper/README.md):
  *
@@ -40,6 +41,9 @@
  *   whose drti talks to us, so daemons on private sockets (tests) never
  *   share a process. With --all, /proc is rescanned every --rescan seconds
  *   (default 10) for new processes; per (dev, ino) a file is checked once.
+ * - exec: a pidfd does not fire when its process execs; once per --sweep
+ *   seconds (default 30) every registered process's maps are read again and
+ *   modules it no longer maps are dropped (registry.c).
  * - SIGTERM/SIGINT: every event we created is removed (EBUSY ones are left
  *   and stay in the state file for the next start); SIGKILL leaves them for
  *   the next start to adopt or remove.
@@ -97,7 +101,8 @@ static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL};
 static void usage(FILE *out)
 {
 	fprintf(out, "usage: usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]\n"
-		     "                       [--rescan SECONDS] [--rate N] [--parse-timeout MS]\n");
+		     "                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
+		     "                       [--parse-timeout MS]\n");
 }
 
 /* --- connections --- */
@@ -501,6 +506,7 @@ int main(int argc, char **argv)
 		{"state", required_argument, NULL, 'S'},
 		{"debug", no_argument, NULL, 'd'},
 		{"rescan", required_argument, NULL, 'r'},
+		{"sweep", required_argument, NULL, 'w'},
 		{"rate", required_argument, NULL, 'R'},
 		{"parse-timeout", required_argument, NULL, 'P'},
 		{"test-worker-delay", required_argument, NULL, 'D'},
@@ -518,6 +524,7 @@ int main(int argc, char **argv)
 
 	hd_cfg.socket_path = env && env[0] ? env : USDT_HELPER_SOCKET_PATH;
 	hd_cfg.rescan_s = 10;
+	hd_cfg.sweep_s = 30;
 	hd_cfg.rate_per_s = 10000;
 	hd_cfg.new_modules_per_s = 20;
 	hd_cfg.max_modules_per_uid = 256;
@@ -544,6 +551,9 @@ int main(int argc, char **argv)
 			break;
 		case 'r':
 			hd_cfg.rescan_s = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'w':
+			hd_cfg.sweep_s = (unsigned)strtoul(optarg, NULL, 10);
 			break;
 		case 'R':
 			hd_cfg.rate_per_s = (unsigned)strtoul(optarg, NULL, 10);

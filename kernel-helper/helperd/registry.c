@@ -27,7 +27,8 @@
  *
  * Exec: a process that execs keeps its pid and pidfd but loses its modules
  * without running a destructor. When a known pid registers again, its other
- * modules are checked against its maps and dropped if gone.
+ * modules are checked against its maps and dropped if gone; and a sweep
+ * checks every registered process's maps once per --sweep seconds.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -1021,8 +1022,41 @@ void hd_recover(void)
 		found, removed);
 }
 
+/*
+ * The exec sweep: a process that exec'ed into a program without drti keeps
+ * its pid (its pidfd never fires) but maps its old modules no more. Every
+ * tick checks the processes of the next slice of the table, so that each is
+ * checked every hd_cfg.sweep_s seconds: one maps read per process per period.
+ */
+static void sweep(void)
+{
+	static size_t next;
+	size_t n = hd_cfg.sweep_s ? PROC_BUCKETS / hd_cfg.sweep_s + 1 : 0;
+	struct hd_mapping *mp;
+
+	if (!n || !nprocs_total || !(mp = malloc(sizeof(*mp))))
+		return;
+	for (size_t k = 0; k < n; k++, next = (next + 1) % PROC_BUCKETS)
+		for (struct proc *p = procs[next], *pn; p; p = pn) {
+			pn = p->hnext;
+			for (uint32_t i = 0; i < p->nmods;) {
+				if (still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp)) {
+					i++;
+					continue;
+				}
+				hd_dbg("pid %d no longer maps %s (exec)", (int)p->pid,
+				       p->mods[i].m->mapped_path);
+				proc_detach(p, i);
+			}
+			if (p->nmods == 0)
+				proc_free(p);
+		}
+	free(mp);
+}
+
 void hd_tick(uint64_t now)
 {
+	sweep();
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
 		for (struct module *m = modules[b], *next; m; m = next) {
 			next = m->hnext;

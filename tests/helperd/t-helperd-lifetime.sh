@@ -33,10 +33,24 @@ wait_events 0 "after the holder exited"
 expect_grep '^status=0 count=0 entries=0$' "$T/list" "the registry at the end"
 daemon_healthy
 n_reg=$(grep -c 'REGISTER pid' "$DLOG.new")
-[ "$n_reg" -ge 1000 ] || fail "only $n_reg registrations logged for 1,001 processes"
 n_short=$(grep -c "info: registered $SHORT " "$DLOG.new")
+n_unreg=$(grep -c "info: unregistered $SHORT " "$DLOG.new")
+[ "$n_reg" -ge 1000 ] || fail "only $n_reg registrations logged for 1,001 processes"
 echo "registrations: $n_reg; the lone program's file registered and removed $n_short times"
 [ "$n_short" -ge 100 ] || fail "the lone short-lived program's file was registered only $n_short times"
-expect_eq "$(grep -c "info: unregistered $SHORT " "$DLOG.new")" "$n_short" "removals of the lone program's events"
+expect_eq "$n_unreg" "$n_short" "removals of the lone program's events"
+
+# 3. exec into a program without the module: the pid lives on (its pidfd never
+# fires), the sweep (--sweep 1) sees the module gone from its maps.
+stop_daemon
+start_daemon --sweep 1
+prog_start e
+wait_events 2 "before exec"
+prog_cmd e "exec /bin/cat"
+for i in $(seq 100); do [ "$(our_events | wc -l)" -eq 0 ] && break; sleep 0.1; done
+expect_eq "$(our_events | wc -l)" 0 "events 10 s after the process exec'ed /bin/cat"
+kill -0 "$PID_e" || fail "the exec'ed process is not running (the test proves nothing)"
+grep -q "no longer maps .*(exec)" "$DLOG.new" || fail "the sweep did not log the exec"
+prog_stop e
 HD_OK=1
 exit 0

@@ -8,6 +8,7 @@
  *                 prints "child PID"
  *   dlopen LIB    dlopen LIB and call its lib_call(); prints "dlopen ok"
  *   dlclose       dlclose it; prints "dlclose ok"
+ *   exec FILE     replace this process by FILE (no arguments; stdin stays)
  *   exit          exit 0 (so does EOF)
  *
  * It prints "ready PID" first, after its constructor (drti) has run.
@@ -63,6 +64,9 @@ int main(void)
 		} else if (!strcmp(line, "dlclose")) {
 			printf("dlclose %s\n", lib && dlclose(lib) == 0 ? "ok" : "failed");
 			lib = NULL;
+		} else if (!strncmp(line, "exec ", 5)) {
+			execl(line + 5, line + 5, (char *)NULL);
+			printf("exec failed\n");
 		} else if (!strcmp(line, "exit")) {
 			break;
 		}
