@@ -4,8 +4,8 @@
 # no daemon ran) are found by the /proc scan, their events adopted (not
 # duplicated, and removed when they exit: they are ours), events of
 # processes that died meanwhile are removed, and a foreign event in our
-# group is never touched. And a stopped daemon only delays a program by its
-# drti timeout.
+# group is never touched. A stopped daemon only delays a program by its drti
+# timeout. Socket activation as systemd does it.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 need_tracefs
@@ -72,5 +72,23 @@ stop_daemon
 expect_eq "$(grep -c '^site ' "$SOCK.state")" 0 "sites in the state file after a clean stop"
 remove_uprobe_event "sdt_${P}lib/foreign"
 wait_events 0 "after removing the foreign event"
+# Socket activation (what usdtkit-helperd.socket does): the socket is made by
+# the activator, the daemon starts on the first connection, takes fd 3.
+command -v systemd-socket-activate >/dev/null || fail "systemd-socket-activate missing (systemd)"
+rm -f "$SOCK" "$SOCK.state"
+(
+	close_prog_fds
+	exec systemd-socket-activate --seqpacket -l "$SOCK" "$HELPERD" -f --debug --socket "$SOCK"
+) 2>"$T/act.log" &
+act_pid=$!
+at_exit "kill $act_pid 2>/dev/null"
+for i in $(seq 250); do [ -S "$SOCK" ] && break; sleep 0.02; done
+prog_start v
+wait_events 2 "a program whose connection started the daemon"
+grep -q 'listening on the socket systemd passed' "$T/act.log" || { cat "$T/act.log" >&2; fail "the daemon did not take the passed socket"; }
+prog_stop v
+wait_events 0 "after exit, socket-activated daemon"
+kill "$act_pid"
+wait "$act_pid" 2>/dev/null || true
 HD_OK=1
 exit 0
