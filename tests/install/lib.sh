@@ -43,7 +43,7 @@ compiler_shims() { # gcc|clang
 # (its BEGIN probe runs after every other probe is attached). bt_stop then
 # stops it and leaves its output in the file given.
 BT_PID=""
-at_exit '[ -n "$BT_PID" ] && kill -TERM $BT_PID 2>/dev/null; wait'
+at_exit 'stop_bg "$BT_PID" TERM 5'
 bt_start() { # OUTFILE SCRIPT
 	local i
 	bpftrace -e "BEGIN { printf(\"bt-ready\\n\"); } $2" >"$1" 2>&1 &
@@ -58,8 +58,7 @@ bt_start() { # OUTFILE SCRIPT
 }
 bt_stop() {
 	sleep 0.3
-	kill -TERM "$BT_PID" 2>/dev/null || true
-	wait "$BT_PID" 2>/dev/null || true
+	stop_bg "$BT_PID" TERM
 	BT_PID=""
 }
 

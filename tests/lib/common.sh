@@ -69,6 +69,33 @@ uprobe_events_in_group() { # group-prefix
 	grep -oE "^[pr]:$1[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' || true
 }
 
+# Is a process still running (not gone, not a zombie waiting to be reaped)?
+running() { # pid
+	local st
+	st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 1
+	[ "${st%% *}" != Z ]
+}
+
+# Stops a background child and reaps it, never waiting unboundedly: SIGNAL
+# (default INT, which bpftrace treats as Ctrl-C), sent again every second (a
+# signal that lands while a tracer is still attaching can be lost), then
+# SIGKILL after SECONDS (default 10).
+stop_bg() { # pid [signal] [seconds]
+	local pid=$1 sig=${2:-INT} secs=${3:-10} i
+	[ -n "$pid" ] || return 0
+	kill -"$sig" "$pid" 2>/dev/null || true
+	for ((i = 1; i <= secs * 20; i++)); do
+		running "$pid" || break
+		((i % 20)) || kill -"$sig" "$pid" 2>/dev/null || true
+		sleep 0.05
+	done
+	if running "$pid"; then
+		echo "stop_bg: $pid ignored SIG$sig for ${secs}s: killed" >&2
+		kill -KILL "$pid" 2>/dev/null || true
+	fi
+	wait "$pid" 2>/dev/null || true
+}
+
 need_bpftrace() {
 	command -v bpftrace >/dev/null || fail "bpftrace is not installed (scripts/deps.sh installs it)"
 	need_tracefs

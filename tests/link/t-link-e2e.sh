@@ -22,7 +22,7 @@ wait_state() {
 
 APP_PID=""
 BT_PID=""
-at_exit '[ -n "$APP_PID" ] && kill $APP_PID 2>/dev/null; [ -n "$BT_PID" ] && kill -TERM $BT_PID 2>/dev/null; wait'
+at_exit 'stop_bg "$APP_PID" TERM 5; stop_bg "$BT_PID" TERM 5'
 
 # Runs bpftrace on the given attach points until the state reads $2, then
 # stops it and checks each attach point counted hits.
@@ -34,8 +34,7 @@ trace_until() { # dir expected-state probe...
 	bpftrace -e "$probes { @[probe] = count(); }" >"$d/bt.out" 2>&1 &
 	BT_PID=$!
 	wait_state "$d/state" 30 "$want" || { cat "$d/bt.out" >&2; fail "$d: _ENABLED() did not flip on attach"; }
-	kill -TERM $BT_PID
-	wait $BT_PID || true
+	stop_bg "$BT_PID" TERM
 	BT_PID=""
 	for p in "$@"; do
 		grep -qF "@[$p]:" "$d/bt.out" || { cat "$d/bt.out" >&2; fail "$d: no hits counted for $p"; }

@@ -97,7 +97,7 @@ at_exit cleanup_events
 DSOCK="$T/helper.sock"
 "$HELPERD" -f --socket "$DSOCK" 2>"$T/daemon.log" &
 DPID=$!
-at_exit "kill $DPID 2>/dev/null; wait $DPID 2>/dev/null"
+at_exit "stop_bg $DPID TERM 5"
 for i in $(seq 250); do
 	[ -S "$DSOCK" ] && USDTKIT_HELPER_SOCKET="$DSOCK" "$DTRACE" -l >/dev/null 2>&1 && break
 	kill -0 $DPID 2>/dev/null || { cat "$T/daemon.log" >&2; fail "the daemon died at start"; }
