@@ -76,10 +76,10 @@ unsigned hd_elf_note_kinds(int fd);
 
 /* ---- worker.c: the sandboxed parser ---- */
 struct hd_worker_limits {
-	unsigned timeout_ms;	 /* wall clock for one parse */
-	unsigned cpu_seconds;	 /* RLIMIT_CPU */
+	unsigned timeout_ms;	/* wall clock for one parse */
+	unsigned cpu_seconds;	/* RLIMIT_CPU */
 	uint64_t address_space; /* RLIMIT_AS */
-	unsigned test_delay_ms;	 /* tests: the worker sleeps this long first (a hung parser) */
+	unsigned test_delay_ms; /* tests: the worker sleeps this long first (a hung parser) */
 };
 /*
  * Reads the probes of the file on fd in a forked child under a seccomp
@@ -94,10 +94,10 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 struct hd_config {
 	const char *socket_path;
 	const char *state_path;
-	bool all;		   /* --all: any file with stapsdt notes, not only -G modules */
-	unsigned rescan_s;	   /* --all: rescan /proc every this many seconds */
-	unsigned sweep_s;	   /* check every registered process's maps this often (exec) */
-	unsigned rate_per_s;	   /* REGISTER per uid per second (token bucket) */
+	bool all;		    /* --all: any file with stapsdt notes, not only -G modules */
+	unsigned rescan_s;	    /* --all: rescan /proc every this many seconds */
+	unsigned sweep_s;	    /* check every registered process's maps this often (exec) */
+	unsigned rate_per_s;	    /* REGISTER per uid per second (token bucket) */
 	unsigned new_modules_per_s; /* parses per uid per second */
 	unsigned max_modules_per_uid;
 	unsigned max_probes_per_uid;

@@ -22,7 +22,7 @@ void hd_log_init(bool foreground)
 
 void hd_log(int prio, const char *fmt, ...)
 {
-	static const char *const level[] = {"emerg", "alert", "crit", "error",
+	static const char *const level[] = {"emerg",   "alert",	 "crit", "error",
 					    "warning", "notice", "info", "debug"};
 	va_list ap;
 

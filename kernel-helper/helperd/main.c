@@ -100,9 +100,10 @@ static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL};
 
 static void usage(FILE *out)
 {
-	fprintf(out, "usage: usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]\n"
-		     "                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
-		     "                       [--parse-timeout MS]\n");
+	fprintf(out,
+		"usage: usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]\n"
+		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
+		"                       [--parse-timeout MS]\n");
 }
 
 /* --- connections --- */
@@ -501,17 +502,17 @@ static int daemonize(void)
 int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"all", no_argument, NULL, 'a'},
-		{"socket", required_argument, NULL, 's'},
-		{"state", required_argument, NULL, 'S'},
-		{"debug", no_argument, NULL, 'd'},
-		{"rescan", required_argument, NULL, 'r'},
-		{"sweep", required_argument, NULL, 'w'},
-		{"rate", required_argument, NULL, 'R'},
-		{"parse-timeout", required_argument, NULL, 'P'},
-		{"test-worker-delay", required_argument, NULL, 'D'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"all", no_argument, NULL, 'a'},
+	    {"socket", required_argument, NULL, 's'},
+	    {"state", required_argument, NULL, 'S'},
+	    {"debug", no_argument, NULL, 'd'},
+	    {"rescan", required_argument, NULL, 'r'},
+	    {"sweep", required_argument, NULL, 'w'},
+	    {"rate", required_argument, NULL, 'R'},
+	    {"parse-timeout", required_argument, NULL, 'P'},
+	    {"test-worker-delay", required_argument, NULL, 'D'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	struct usdt_tracefs t = {.fd = -1};
 	char err[256], state[4200];
@@ -662,7 +663,8 @@ int main(int argc, char **argv)
 				if (!keep)
 					for (int k = i + 1; k < n; k++)
 						if (evs[k].data.ptr == c)
-							evs[k].data.ptr = &signal_tag, evs[k].events = 0;
+							evs[k].data.ptr = &signal_tag,
+							evs[k].events = 0;
 				break;
 			}
 			case HD_TAG_PROC:

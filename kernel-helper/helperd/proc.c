@@ -52,7 +52,8 @@ static bool parse_maps_line(char *line, struct hd_mapping *m)
 	size_t len;
 
 	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
-		   &ino, &n) < 7 || n == 0)
+		   &ino, &n) < 7 ||
+	    n == 0)
 		return false;
 	path = line + n;
 	while (*path == ' ')
@@ -177,7 +178,8 @@ int hd_open_mapping(pid_t pid, const struct hd_mapping *m)
 	return fd < 0 ? -errno : fd;
 }
 
-/* Reads a small /proc file whole (at most max-1 bytes, NUL-terminated); returns its length or -errno. */
+/* Reads a small /proc file whole (at most max-1 bytes, NUL-terminated); returns its length or
+ * -errno. */
 static ssize_t read_proc(pid_t pid, const char *what, char *buf, size_t max)
 {
 	int fd = open_proc(pid, what);
@@ -204,8 +206,9 @@ uint64_t hd_start_time(pid_t pid)
 	p = strrchr(buf, ')');
 	if (!p)
 		return 0;
-	if (sscanf(p + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
-			  "%*d %llu",
+	if (sscanf(p + 2,
+		   "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d %*d %*d "
+		   "%*d %llu",
 		   &st) != 1)
 		return 0;
 	return st;
@@ -272,7 +275,8 @@ unsigned hd_elf_note_kinds(int fd)
 	if (!is64 && id[EI_CLASS] != ELFCLASS32)
 		return 0;
 	/* Only our own byte order can be probed here. */
-	swap = id[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
+	swap =
+	    id[EI_DATA] != (__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB : ELFDATA2MSB);
 	if (swap)
 		return 0;
 	if (is64) {

@@ -112,7 +112,7 @@ static bool state_warned;
 /* Files known to carry nothing for us (the scan's cache). */
 static struct {
 	uint64_t dev, ino;
-} *neg;
+} * neg;
 static size_t nneg;
 
 /* A previous instance's sites (recovery) and whether one was claimed again. */
@@ -274,8 +274,8 @@ static void load_state(void)
 
 		if (sscanf(line, "site %llu %llu %79s %79s %llx %39s %4199s", &dev, &ino, group,
 			   event, &off, ref, path) != 7 ||
-		    strlen(group) > USDT_TRACEFS_NAME_MAX || strlen(event) > USDT_TRACEFS_NAME_MAX ||
-		    !usdt_tracefs_path_ok(path))
+		    strlen(group) > USDT_TRACEFS_NAME_MAX ||
+		    strlen(event) > USDT_TRACEFS_NAME_MAX || !usdt_tracefs_path_ok(path))
 			continue;
 		strcpy(o.s.group, group);
 		strcpy(o.s.event, event);
@@ -392,8 +392,8 @@ static bool claim_old(const struct module *prev, const char *path, const struct 
 	if (prev)
 		for (size_t i = 0; i < prev->nsites; i++)
 			if (!strcmp(prev->sites[i].group, s->group) &&
-			    !strcmp(prev->sites[i].event, s->event) && prev->sites[i].off == s->off &&
-			    !strcmp(prev->path, path))
+			    !strcmp(prev->sites[i].event, s->event) &&
+			    prev->sites[i].off == s->off && !strcmp(prev->path, path))
 				return true;
 	for (size_t i = 0; i < nold; i++)
 		if (!strcmp(old[i].s.group, s->group) && !strcmp(old[i].s.event, s->event) &&
@@ -556,7 +556,8 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	a->nmodules++;
 	a->nprobes += m->nprobes;
 	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s",
-		m->mapped_path, dev, ino, m->nprobes, m->nsites, m->alias ? ", through an alias" : "",
+		m->mapped_path, dev, ino, m->nprobes, m->nsites,
+		m->alias ? ", through an alias" : "",
 		m->hold_fd >= 0 ? ", through a descriptor" : "");
 	free(sites);
 	usdt_notes_free(n);
@@ -667,7 +668,8 @@ static bool still_mapped(pid_t pid, uint64_t start, const struct module *m, stru
 	fd = hd_open_mapping(pid, mp);
 	if (fd < 0)
 		return false;
-	same = fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
+	same =
+	    fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
 	close(fd);
 	return same;
 }
@@ -681,7 +683,8 @@ static void proc_check_maps(struct proc *p, const struct module *keep)
 
 		if (!mp)
 			return;
-		still = p->mods[i].m == keep || still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
+		still = p->mods[i].m == keep ||
+			still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
 		free(mp);
 		if (still) {
 			i++;
@@ -794,8 +797,7 @@ static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping 
 	return peer_alive(pidfd) ? 0 : -ESRCH;
 }
 
-static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
-		     struct module *m)
+static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, struct module *m)
 {
 	bool known_pid = proc_find(pid) != NULL;
 	struct proc *p = proc_get(pid, uid, pidfd);
@@ -1018,8 +1020,8 @@ void hd_recover(void)
 	old = NULL;
 	nold = 0;
 	save_state();
-	hd_info("start-up: %u process registrations found running, %zu stale events removed",
-		found, removed);
+	hd_info("start-up: %u process registrations found running, %zu stale events removed", found,
+		removed);
 }
 
 /*
@@ -1106,14 +1108,14 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 			for (uint32_t i = 0; i < p->nmods; i++) {
 				const struct pmod *pm = &p->mods[i];
 				struct hd_list_entry e = {
-					.pid = p->pid,
-					.nprobes = pm->m->nprobes,
-					.dev = pm->m->dev,
-					.ino = pm->m->ino,
-					.start = pm->start,
-					.end = pm->end,
-					.load_bias = pm->bias,
-					.path = pm->m->mapped_path,
+				    .pid = p->pid,
+				    .nprobes = pm->m->nprobes,
+				    .dev = pm->m->dev,
+				    .ino = pm->m->ino,
+				    .start = pm->start,
+				    .end = pm->end,
+				    .load_bias = pm->bias,
+				    .path = pm->m->mapped_path,
 				};
 
 				fn(&e, arg);

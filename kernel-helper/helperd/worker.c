@@ -182,8 +182,8 @@ static void apply_metadata(struct usdt_notes *n, struct buf *log, unsigned *nlog
 }
 
 /* A rule with one argument comparison, spelt out (the SCMP_Ax macros leave fields implicit). */
-static int allow_if(scmp_filter_ctx ctx, int nr, unsigned argn, enum scmp_compare op,
-		    uint64_t a, uint64_t b)
+static int allow_if(scmp_filter_ctx ctx, int nr, unsigned argn, enum scmp_compare op, uint64_t a,
+		    uint64_t b)
 {
 	struct scmp_arg_cmp c = {.arg = argn, .op = op, .datum_a = a, .datum_b = b};
 
@@ -222,11 +222,11 @@ static int sandbox(const struct hd_worker_limits *lim)
 	{
 		/* Memory: anonymous and never executable. */
 		struct scmp_arg_cmp c[2] = {
-			{.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0},
-			{.arg = 3,
-			 .op = SCMP_CMP_MASKED_EQ,
-			 .datum_a = MAP_ANONYMOUS,
-			 .datum_b = MAP_ANONYMOUS},
+		    {.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0},
+		    {.arg = 3,
+		     .op = SCMP_CMP_MASKED_EQ,
+		     .datum_a = MAP_ANONYMOUS,
+		     .datum_b = MAP_ANONYMOUS},
 		};
 
 		ret |= seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 2, c);
@@ -271,7 +271,8 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 	int ret;
 
 	if (lim->test_delay_ms) {
-		struct timespec ts = {lim->test_delay_ms / 1000, (lim->test_delay_ms % 1000) * 1000000L};
+		struct timespec ts = {lim->test_delay_ms / 1000,
+				      (lim->test_delay_ms % 1000) * 1000000L};
 
 		nanosleep(&ts, NULL);
 	}
@@ -430,8 +431,8 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_prob
 		bits = get32(r);
 		a->value = (int64_t)get64(r);
 		if (r->bad || kind > USDT_ARG_MEM || bits > 3 ||
-		    (kind != USDT_ARG_UNSUPPORTED && a->size != 1 && a->size != 2 &&
-		     a->size != 4 && a->size != 8))
+		    (kind != USDT_ARG_UNSUPPORTED && a->size != 1 && a->size != 2 && a->size != 4 &&
+		     a->size != 8))
 			return -EPROTO;
 		a->kind = (enum usdt_arg_kind)kind;
 		a->is_signed = bits & 1;
@@ -448,8 +449,8 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_prob
 	return 0;
 }
 
-static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
-		  char *err, size_t errlen)
+static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out, char *err,
+		  size_t errlen)
 {
 	struct rd r = {.p = buf, .len = len};
 	struct usdt_notes *n;

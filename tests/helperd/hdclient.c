@@ -6,22 +6,18 @@
  *
  *   hdclient register ADDR|anon|self|unmapped   REGISTER that address; prints "status=S nprobes=N"
  *   hdclient unregister ADDR|self                UNREGISTER
- *   hdclient dlreg LIB                           dlopen LIB (drti off) and REGISTER its lib_call address
- *   hdclient dlreg-del LIB                       the same, but LIB is unlinked first (a deleted file);
- *                                                prints the status, then "ready", and holds until stdin EOF
- *   hdclient mapreg FILE...                      for each FILE: mmap it read-only (any bytes: hostile
- *                                                ELF files) and REGISTER its first byte; prints
- *                                                "FILE status=S nprobes=N", then unmaps it
- *   hdclient garbage KIND                        short|long|magic|version|type|size|reply|empty:
- *                                                a malformed packet; prints "status=S" or "closed"
- *   hdclient list [PID]                          LIST; prints "entry PID NPROBES DEV INO PATH" lines, then
- *                                                "status=S count=N"
- *   hdclient hold N                              opens N connections that never send; prints "held K"
- *                                                and waits for stdin EOF
- *   hdclient idle                                connects, sends nothing, waits for the close; prints
- *                                                "closed after MS"
- *   hdclient bench N LIB                         dlopen LIB (drti off), then N x (connect, REGISTER, reply)
- *                                                and N x UNREGISTER; prints registrations per second
+ *   hdclient dlreg LIB                           dlopen LIB (drti off) and REGISTER its lib_call
+ * address hdclient dlreg-del LIB                       the same, but LIB is unlinked first (a
+ * deleted file); prints the status, then "ready", and holds until stdin EOF hdclient mapreg FILE...
+ * for each FILE: mmap it read-only (any bytes: hostile ELF files) and REGISTER its first byte;
+ * prints "FILE status=S nprobes=N", then unmaps it hdclient garbage KIND
+ * short|long|magic|version|type|size|reply|empty: a malformed packet; prints "status=S" or "closed"
+ *   hdclient list [PID]                          LIST; prints "entry PID NPROBES DEV INO PATH"
+ * lines, then "status=S count=N" hdclient hold N                              opens N connections
+ * that never send; prints "held K" and waits for stdin EOF hdclient idle connects, sends nothing,
+ * waits for the close; prints "closed after MS" hdclient bench N LIB                         dlopen
+ * LIB (drti off), then N x (connect, REGISTER, reply) and N x UNREGISTER; prints registrations per
+ * second
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -107,8 +103,8 @@ static uint64_t parse_addr(const char *s)
 	if (!strcmp(s, "unmapped"))
 		return 0x10;
 	if (!strcmp(s, "anon")) {
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
-			       0);
+		void *p =
+		    mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 
 		return (uint64_t)(uintptr_t)p;
 	}
