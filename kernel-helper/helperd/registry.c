@@ -77,6 +77,7 @@ struct pmod {
 	struct module *m;
 	uint32_t count;
 	uint64_t start, end, bias;
+	char *path; /* the process's own name for the file when not m->mapped_path, else NULL */
 };
 
 struct proc {
@@ -641,6 +642,8 @@ static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping
 	pm->start = mp->start;
 	pm->end = mp->end;
 	pm->bias = mp->start - mp->offset - m->delta;
+	/* Another mount namespace may name it otherwise: LIST answers with the process's name. */
+	pm->path = strcmp(mp->path, m->mapped_path) != 0 ? strdup(mp->path) : NULL;
 	m->nusers++;
 	return 0;
 }
@@ -649,6 +652,7 @@ static void proc_detach(struct proc *p, uint32_t i)
 {
 	struct module *m = p->mods[i].m;
 
+	free(p->mods[i].path);
 	p->mods[i] = p->mods[--p->nmods];
 	mod_put(m);
 }
@@ -1077,8 +1081,10 @@ void hd_registry_shutdown(void)
 				struct proc *p = procs[b];
 
 				/* Detach without removal: everything goes below in one pass. */
-				for (uint32_t i = 0; i < p->nmods; i++)
+				for (uint32_t i = 0; i < p->nmods; i++) {
 					p->mods[i].m->nusers--;
+					free(p->mods[i].path);
+				}
 				p->nmods = 0;
 				proc_free(p);
 			}
@@ -1115,7 +1121,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 				    .start = pm->start,
 				    .end = pm->end,
 				    .load_bias = pm->bias,
-				    .path = pm->m->mapped_path,
+				    .path = pm->path ? pm->path : pm->m->mapped_path,
 				};
 
 				fn(&e, arg);

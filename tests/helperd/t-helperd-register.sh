@@ -120,7 +120,21 @@ prog_stop u
 prog_stop r
 wait_events 0 "after both exited"
 
-# 8. A clean stop removes what the daemon created.
+# 8. One file under two names (a hard link): one registration, each process
+# listed under the name it mapped.
+ln "$PROG" "$T/hardlink"
+prog_start h1
+prog_start h2 "$T/hardlink"
+wait_events 2 "the same file under two names"
+expect_eq "$(grep -c "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events")" 1 "start sites for one file under two names"
+"$HDCLIENT" list >"$T/list"
+expect_grep "^entry $PID_h1 2 .* $PROG\$" "$T/list" "the first name"
+expect_grep "^entry $PID_h2 2 .* $T/hardlink\$" "$T/list" "the second name"
+prog_stop h1
+prog_stop h2
+wait_events 0 "after both names exited"
+
+# 9. A clean stop removes what the daemon created.
 prog_start d
 wait_events 2 "before SIGTERM"
 stop_daemon TERM
