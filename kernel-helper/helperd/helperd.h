@@ -137,8 +137,10 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 	       void *arg);
 
 /* epoll data tags: the first member of every object registered with epoll. */
-enum hd_tag { HD_TAG_LISTEN = 1, HD_TAG_SIGNAL, HD_TAG_TIMER, HD_TAG_CONN, HD_TAG_PROC };
+enum hd_tag { HD_TAG_LISTEN = 1, HD_TAG_SIGNAL, HD_TAG_NONE, HD_TAG_CONN, HD_TAG_PROC };
 
 uint64_t hd_now_ms(void);
+/* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
+void hd_forget(void *obj);
 
 #endif

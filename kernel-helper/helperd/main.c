@@ -94,9 +94,13 @@ struct tagged {
 };
 
 static int epfd;
+/* The epoll batch being dispatched: objects freed meanwhile are struck out of it. */
+static struct epoll_event *batch;
+static int batch_n, batch_i;
 static struct conn *conns_head, *conns_tail; /* in deadline order */
 static unsigned nconns;
-static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL};
+static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
+		     none_tag = {HD_TAG_NONE};
 
 static void usage(FILE *out)
 {
@@ -104,6 +108,15 @@ static void usage(FILE *out)
 		"usage: usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]\n"
 		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
 		"                       [--parse-timeout MS]\n");
+}
+
+void hd_forget(void *obj)
+{
+	for (int k = batch_i + 1; k < batch_n; k++)
+		if (batch[k].data.ptr == obj) {
+			batch[k].data.ptr = &none_tag;
+			batch[k].events = 0;
+		}
 }
 
 /* --- connections --- */
@@ -141,6 +154,7 @@ static void conn_touch(struct conn *c)
 
 static void conn_close(struct conn *c)
 {
+	hd_forget(c);
 	conn_unlink(c);
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
@@ -633,8 +647,11 @@ int main(int argc, char **argv)
 			hd_err("epoll_wait: %s", strerror(errno));
 			break;
 		}
-		for (int i = 0; i < n; i++) {
-			struct tagged *tg = evs[i].data.ptr;
+		batch = evs;
+		batch_n = n;
+		for (batch_i = 0; batch_i < n; batch_i++) {
+			struct tagged *tg = evs[batch_i].data.ptr;
+			uint32_t events = evs[batch_i].events;
 
 			switch (tg->tag) {
 			case HD_TAG_LISTEN:
@@ -653,30 +670,22 @@ int main(int argc, char **argv)
 				struct conn *c = (struct conn *)tg;
 				bool keep = true;
 
-				if (evs[i].events & EPOLLOUT)
+				if (events & EPOLLOUT)
 					keep = flush(c);
-				if (keep && (evs[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+				if (keep && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 					keep = handle(c);
 				if (!keep)
 					conn_close(c);
-				/* Later events of this batch may name it: it is gone. */
-				if (!keep)
-					for (int k = i + 1; k < n; k++)
-						if (evs[k].data.ptr == c)
-							evs[k].data.ptr = &signal_tag,
-							evs[k].events = 0;
 				break;
 			}
 			case HD_TAG_PROC:
 				hd_process_exited(tg);
-				for (int k = i + 1; k < n; k++)
-					if (evs[k].data.ptr == tg)
-						evs[k].data.ptr = &signal_tag, evs[k].events = 0;
 				break;
-			case HD_TAG_TIMER:
+			case HD_TAG_NONE:
 				break;
 			}
 		}
+		batch_n = 0;
 		now = hd_now_ms();
 		expire_conns(now);
 		if (now >= next_tick) {

@@ -616,6 +616,7 @@ static void proc_free(struct proc *p)
 		pp = &(*pp)->hnext;
 	if (*pp)
 		*pp = p->hnext;
+	hd_forget(p);
 	epoll_ctl(epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
 	close(p->pidfd);
 	free(p->mods);
