@@ -95,6 +95,7 @@ struct hd_config {
 	const char *socket_path;
 	const char *state_path;
 	bool all;		    /* --all: any file with stapsdt notes, not only -G modules */
+	const char *only;	    /* --only GLOB: --all takes only files mapped at a matching path */
 	unsigned rescan_s;	    /* --all: rescan /proc every this many seconds */
 	unsigned sweep_s;	    /* check every registered process's maps this often (exec) */
 	unsigned rate_per_s;	    /* REGISTER per uid per second (token bucket) */

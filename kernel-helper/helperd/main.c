@@ -4,7 +4,7 @@
  * `dtrace -G` module as tracefs uprobe events `sdt_<provider>/<probe>`, and
  * removes them when the last process mapping the module is gone.
  *
- *   usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]
+ *   usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH] [--debug]
  *                   [--rescan S] [--sweep S] [--rate N] [--parse-timeout MS]
  *
  * How it works (the whole design is in kernel-helper/README.md):
@@ -41,6 +41,9 @@
  *   whose drti talks to us, so daemons on private sockets (tests) never
  *   share a process. With --all, /proc is rescanned every --rescan seconds
  *   (default 10) for new processes; per (dev, ino) a file is checked once.
+ *   --only GLOB narrows what --all adds to files mapped at paths matching
+ *   GLOB (fnmatch(3): every file under /opt/app, say): an operator's scope, and what lets
+ *   a test exercise --all without touching the rest of the machine.
  * - exec: a pidfd does not fire when its process execs; once per --sweep
  *   seconds (default 30) every registered process's maps are read again and
  *   modules it no longer maps are dropped (registry.c).
@@ -105,7 +108,8 @@ static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: usdtkit-helperd [-f] [--all] [--socket PATH] [--state PATH] [--debug]\n"
+		"usage: usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH]\n"
+		"                       [--debug]\n"
 		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
 		"                       [--parse-timeout MS]\n");
 }
@@ -517,6 +521,7 @@ int main(int argc, char **argv)
 {
 	static const struct option opts[] = {
 	    {"all", no_argument, NULL, 'a'},
+	    {"only", required_argument, NULL, 'o'},
 	    {"socket", required_argument, NULL, 's'},
 	    {"state", required_argument, NULL, 'S'},
 	    {"debug", no_argument, NULL, 'd'},
@@ -555,6 +560,9 @@ int main(int argc, char **argv)
 		case 'a':
 			hd_cfg.all = true;
 			break;
+		case 'o':
+			hd_cfg.only = optarg;
+			break;
 		case 's':
 			hd_cfg.socket_path = optarg;
 			break;
@@ -588,6 +596,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || hd_cfg.socket_path[0] != '/' || hd_cfg.rate_per_s == 0 ||
+	    (hd_cfg.only && !hd_cfg.all) ||
 	    hd_cfg.worker.timeout_ms == 0) {
 		usage(stderr);
 		return 2;

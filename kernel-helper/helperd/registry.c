@@ -32,6 +32,7 @@
  */
 #include <dirent.h>
 #include <errno.h>
+#include <fnmatch.h>
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
@@ -894,6 +895,7 @@ int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr)
 /* --- scanning /proc (start-up, --all) --- */
 
 struct scan_ctx {
+	bool ours; /* the process's drti talks to our socket */
 	uid_t uid;
 	bool uid_known;
 	int pidfd;
@@ -929,9 +931,18 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 	dev = (uint64_t)st.st_dev;
 	ino = (uint64_t)st.st_ino;
 	if (!mod_find(dev, ino)) {
+		/*
+		 * A -G module of a process whose drti talks to us; with --all, any
+		 * file with stapsdt notes or ours, --only narrowing what --all adds
+		 * to the paths an operator names.
+		 */
 		kinds = hd_elf_note_kinds(fd);
-		if (!(kinds & HD_HAS_USDTKIT) && !(hd_cfg.all && (kinds & HD_HAS_STAPSDT))) {
-			neg_add(m->dev, m->ino);
+		if (!((kinds & HD_HAS_USDTKIT) && c->ours) &&
+		    !(hd_cfg.all && (kinds & (HD_HAS_STAPSDT | HD_HAS_USDTKIT)) &&
+		      (!hd_cfg.only || fnmatch(hd_cfg.only, m->path, 0) == 0))) {
+			/* Whether a -G module is taken depends on the process: never cached. */
+			if (!(kinds & HD_HAS_USDTKIT))
+				neg_add(m->dev, m->ino);
 			close(fd);
 			return 0;
 		}
@@ -967,7 +978,8 @@ static unsigned scan_all(void)
 		if (*end || pid <= 0 || pid == self)
 			continue;
 		/* Without --all: only processes whose drti would talk to us. */
-		if (!hd_cfg.all && !hd_pid_uses_socket((pid_t)pid, hd_cfg.socket_path))
+		c.ours = hd_pid_uses_socket((pid_t)pid, hd_cfg.socket_path);
+		if (!hd_cfg.all && !c.ours)
 			continue;
 		c.pidfd = (int)pidfd_open((pid_t)pid, 0);
 		if (c.pidfd < 0)
