@@ -260,6 +260,29 @@ static bool read_at(int fd, void *buf, size_t len, uint64_t off)
 	return off <= INT64_MAX && pread(fd, buf, len, (off_t)off) == (ssize_t)len;
 }
 
+/* Name, type, offset and size of a section header of either class. */
+static void shdr_fields(const unsigned char *p, bool is64, uint32_t *name, uint32_t *type,
+			uint64_t *off, uint64_t *size)
+{
+	if (is64) {
+		Elf64_Shdr s;
+
+		memcpy(&s, p, sizeof(s));
+		*name = s.sh_name;
+		*type = s.sh_type;
+		*off = s.sh_offset;
+		*size = s.sh_size;
+	} else {
+		Elf32_Shdr s;
+
+		memcpy(&s, p, sizeof(s));
+		*name = s.sh_name;
+		*type = s.sh_type;
+		*off = s.sh_offset;
+		*size = s.sh_size;
+	}
+}
+
 unsigned hd_elf_note_kinds(int fd)
 {
 	unsigned char id[EI_NIDENT];
@@ -308,18 +331,10 @@ unsigned hd_elf_note_kinds(int fd)
 	sh = malloc((size_t)shnum * shentsize);
 	if (!sh || !read_at(fd, sh, (size_t)shnum * shentsize, shoff))
 		goto out;
-	if (is64) {
-		Elf64_Shdr s;
+	{
+		uint32_t n, t;
 
-		memcpy(&s, sh + (size_t)shstrndx * shentsize, sizeof(s));
-		stroff = s.sh_offset;
-		strsize = s.sh_size;
-	} else {
-		Elf32_Shdr s;
-
-		memcpy(&s, sh + (size_t)shstrndx * shentsize, sizeof(s));
-		stroff = s.sh_offset;
-		strsize = s.sh_size;
+		shdr_fields(sh + (size_t)shstrndx * shentsize, is64, &n, &t, &stroff, &strsize);
 	}
 	if (strsize == 0 || strsize > SHSTRTAB_MAX)
 		goto out;
@@ -329,20 +344,9 @@ unsigned hd_elf_note_kinds(int fd)
 	str[strsize] = '\0';
 	for (unsigned i = 0; i < shnum; i++) {
 		uint32_t name, type;
+		uint64_t off, size;
 
-		if (is64) {
-			Elf64_Shdr s;
-
-			memcpy(&s, sh + (size_t)i * shentsize, sizeof(s));
-			name = s.sh_name;
-			type = s.sh_type;
-		} else {
-			Elf32_Shdr s;
-
-			memcpy(&s, sh + (size_t)i * shentsize, sizeof(s));
-			name = s.sh_name;
-			type = s.sh_type;
-		}
+		shdr_fields(sh + (size_t)i * shentsize, is64, &name, &type, &off, &size);
 		if (type != SHT_NOTE || name >= strsize)
 			continue;
 		if (strcmp(str + name, ".note.usdtkit") == 0)
