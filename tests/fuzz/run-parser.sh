@@ -1,7 +1,9 @@
 #!/bin/bash
 # run-parser.sh SECONDS [WORKDIR]: builds the usdt_parse() fuzz target with
 # clang (-fsanitize=fuzzer,address,undefined), outside meson, and runs it for
-# SECONDS on a copy of corpus-parser/ (the seed corpus is never modified).
+# SECONDS on a copy of the seed corpus: the provider test cases
+# (tests/provider/cases/*.d) and corpus-parser/ (inputs found by fuzzing);
+# neither is ever modified.
 # Exit 0 when no crash, leak or timeout was found; crash inputs are left in
 # WORKDIR (a temporary directory, removed on success, unless given).
 set -eu
@@ -21,12 +23,12 @@ command -v "$CC" >/dev/null || { echo "SKIP: $CC not installed"; exit 77; }
 	-fno-sanitize-recover=undefined -I"$src" \
 	"$src/diag.c" "$src/lexer.c" "$src/strbuf.c" "$src/parser.c" "$src/types.c" "$src/model.c" \
 	"$here/fuzz-parser.c" -o "$work/fuzz-parser"
-cp -n "$here"/corpus-parser/* "$work/corpus/" 2>/dev/null || true
+cp -n "$here"/corpus-parser/* "$here"/../provider/cases/*.d "$work/corpus/" 2>/dev/null || true
 rc=0
 # One worker: the machine is shared. -timeout catches quadratic blow-ups.
 "$work/fuzz-parser" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=16384 \
 	-print_final_stats=1 -dict="$here/parser.dict" -artifact_prefix="$work/" \
-	"$work/corpus" "$here/corpus-parser" \
+	"$work/corpus" \
 	>"$work/log" 2>&1 || rc=$?
 grep -E '^(#[0-9]+.*(DONE|pulse)|stat::|cov:)' "$work/log" | tail -8 || true
 grep -E 'cov: [0-9]+' "$work/log" | tail -1 || true

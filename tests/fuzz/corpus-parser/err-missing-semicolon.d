@@ -1,5 +1,0 @@
-provider ms {
-	probe a(int)
-	probe b(int);
-	probe c(int)
-}

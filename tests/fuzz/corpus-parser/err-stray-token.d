@@ -1,6 +1,0 @@
-provider st {
-	probe a(int); )
-	probe b(int);
-	= probe c(long);
-};
-) ;

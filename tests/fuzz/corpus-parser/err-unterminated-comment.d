@@ -1,5 +1,0 @@
-provider uc {
-	probe a(int);
-	/* never closed
-	probe b(int);
-};

@@ -1,4 +1,0 @@
-#define TransactionId unsigned int
-provider dt {
-	probe start(TransactionId);
-};

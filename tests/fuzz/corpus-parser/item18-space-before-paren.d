@@ -1,9 +1,0 @@
-provider sp {
-	probe spaced (int a);
-	probe many    	   (char *, long);
-	probe
-		newline
-		(
-		int
-		);
-};
