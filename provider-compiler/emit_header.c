@@ -50,52 +50,11 @@
  * in the notes and semaphores are the probe names as written (`__` kept).
  */
 #include "emit_header.h"
+#include "front.h"
 
 #include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
-
-/*
- * The header is built in memory and written with one fwrite: for a
- * 1,000-probe provider it is about a megabyte in some 100,000 pieces, and
- * stdio's per-call cost (format parsing, locking) was most of the emitter's
- * time.
- */
-struct obuf {
-	char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-static void ob_write(struct obuf *b, const char *s, size_t n)
-{
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 1 << 16;
-		char *np;
-
-		while (cap < b->len + n)
-			cap *= 2;
-		np = b->oom ? NULL : realloc(b->p, cap);
-		if (!np) {
-			b->oom = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
-}
-
-static void ob_puts(struct obuf *b, const char *s)
-{
-	ob_write(b, s, strlen(s));
-}
-
-static void ob_putc(struct obuf *b, char c)
-{
-	ob_write(b, &c, 1);
-}
 
 /* "dir/probes.h.tmp" -> "_PROBES_H_TMP" (illumos builds it the same way). */
 static char *guard_name(const char *output_name)
@@ -209,19 +168,19 @@ static const char *check_type(const struct usdt_arg *a, char *buf, size_t bufsz)
 }
 
 /* A type spelling for a comment: never let it close the comment. */
-static void put_comment_text(struct obuf *out, const char *s)
+static void put_comment_text(struct sbuf *out, const char *s)
 {
 	const char *end;
 
 	while ((end = strstr(s, "*/")) != NULL) {
-		ob_write(out, s, (size_t)(end - s) + 1);
-		ob_putc(out, ' ');
+		sb_putn(out, s, (size_t)(end - s) + 1);
+		sb_putc(out, ' ');
 		s = end + 1;
 	}
-	ob_puts(out, s);
+	sb_puts(out, s);
 }
 
-static void put_uint(struct obuf *out, size_t v)
+static void put_uint(struct sbuf *out, size_t v)
 {
 	char buf[24], *p = buf + sizeof(buf);
 
@@ -229,27 +188,27 @@ static void put_uint(struct obuf *out, size_t v)
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	ob_puts(out, p);
+	sb_puts(out, p);
 }
 
-static void put_strs(struct obuf *out, const char *const *strs)
+static void put_strs(struct sbuf *out, const char *const *strs)
 {
 	for (; *strs; strs++)
-		ob_puts(out, *strs);
+		sb_puts(out, *strs);
 }
 
 #define PUT(out, ...) put_strs(out, (const char *const[]){ __VA_ARGS__, NULL })
 
-static void put_arg_list(struct obuf *out, const struct usdt_arg *args, size_t n)
+static void put_arg_list(struct sbuf *out, const struct usdt_arg *args, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (i)
-			ob_puts(out, ", ");
+			sb_puts(out, ", ");
 		put_comment_text(out, args[i].type.spelling ? args[i].type.spelling : "?");
 		if (args[i].name) {
-			ob_putc(out, ' ');
+			sb_putc(out, ' ');
 			put_comment_text(out, args[i].name);
 		}
 	}
@@ -273,40 +232,40 @@ static bool has_translation(const struct usdt_probe *p)
 }
 
 /* The D declaration of the probe, for the reader of the header. */
-static void put_signature_comment(struct obuf *out, const struct usdt_provider *pv,
+static void put_signature_comment(struct sbuf *out, const struct usdt_provider *pv,
 				  const struct usdt_probe *p)
 {
 	char *dname = usdt_probe_dtrace_name(p->name);
 
-	ob_puts(out, "/* ");
+	sb_puts(out, "/* ");
 	put_comment_text(out, pv->name);
-	ob_puts(out, ":::");
+	sb_puts(out, ":::");
 	put_comment_text(out, dname ? dname : p->name);
-	ob_puts(out, "  probe ");
+	sb_puts(out, "  probe ");
 	put_comment_text(out, p->name);
-	ob_putc(out, '(');
+	sb_putc(out, '(');
 	put_arg_list(out, p->args, p->nargs);
-	ob_putc(out, ')');
+	sb_putc(out, ')');
 	if (has_translation(p)) {
-		ob_puts(out, " : (");
+		sb_puts(out, " : (");
 		put_arg_list(out, p->xargs, p->nxargs);
-		ob_putc(out, ')');
+		sb_putc(out, ')');
 	}
-	ob_puts(out, " */\n");
+	sb_puts(out, " */\n");
 	free(dname);
 }
 
-static void put_params(struct obuf *out, size_t n)
+static void put_params(struct sbuf *out, size_t n)
 {
 	size_t i;
 
 	for (i = 1; i <= n; i++) {
-		ob_puts(out, i > 1 ? ", arg" : "arg");
+		sb_puts(out, i > 1 ? ", arg" : "arg");
 		put_uint(out, i);
 	}
 }
 
-static int emit_probe(struct obuf *out, const struct usdt_provider *pv, const struct usdt_probe *p,
+static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const struct usdt_probe *p,
 		      struct usdt_diag *diag)
 {
 	char *macro = usdt_probe_macro_name(pv->name, p->name);
@@ -320,22 +279,22 @@ static int emit_probe(struct obuf *out, const struct usdt_provider *pv, const st
 		return -1;
 	}
 
-	ob_putc(out, '\n');
+	sb_putc(out, '\n');
 	put_signature_comment(out, pv, p);
 	PUT(out, "__extension__ extern unsigned short ", sem,
 	    " __attribute__((__unused__, __section__(\".probes\"), "
 	    "__visibility__(\"hidden\")));\n#define ", macro, "(");
 	put_params(out, p->nargs);
-	ob_puts(out, ") \\\n");
+	sb_puts(out, ") \\\n");
 	if (p->nargs > USDT_SDT_MAX_ARGS) {
 		/* Fails where used, naming the probe; see the theory. */
 		PUT(out, "do { \\\n\t(void)usdt_error_probe_", pv->name, "_", p->name, "_has_");
 		put_uint(out, p->nargs);
-		ob_puts(out, "_arguments_but_sdt_sites_carry_at_most_");
+		sb_puts(out, "_arguments_but_sdt_sites_carry_at_most_");
 		put_uint(out, USDT_SDT_MAX_ARGS);
-		ob_puts(out, "; \\\n} while (0)\n");
+		sb_puts(out, "; \\\n} while (0)\n");
 	} else {
-		ob_puts(out, "do { \\\n");
+		sb_puts(out, "do { \\\n");
 		for (i = 0; i < p->nargs; i++) {
 			char buf[512];
 			const char *t = check_type(&p->args[i], buf, sizeof(buf));
@@ -344,18 +303,18 @@ static int emit_probe(struct obuf *out, const struct usdt_provider *pv, const st
 				continue;
 			PUT(out, "\t__usdt_hdr_arg(", t, ", arg");
 			put_uint(out, i + 1);
-			ob_puts(out, "); \\\n");
+			sb_puts(out, "); \\\n");
 		}
 		if (p->nargs == 0) {
 			PUT(out, "\tSTAP_PROBE(", pv->name, ", ", p->name, "); \\\n");
 		} else {
-			ob_puts(out, "\tSTAP_PROBE");
+			sb_puts(out, "\tSTAP_PROBE");
 			put_uint(out, p->nargs);
 			PUT(out, "(", pv->name, ", ", p->name, ", ");
 			put_params(out, p->nargs);
-			ob_puts(out, "); \\\n");
+			sb_puts(out, "); \\\n");
 		}
-		ob_puts(out, "} while (0)\n");
+		sb_puts(out, "} while (0)\n");
 	}
 	PUT(out, "#define ", macro, "_ENABLED() \\\n\t__usdt_hdr_enabled(", sem, ")\n");
 	free(macro);
@@ -536,7 +495,13 @@ static const char epilogue[] =
 int usdt_emit_header(const struct usdt_program *prog, const char *output_name, FILE *fp,
 		     struct usdt_diag *diag)
 {
-	struct obuf ob = { NULL, 0, 0, false }, *out = &ob;
+	/*
+	 * The header is built in memory and written with one fwrite: for a
+	 * 1,000-probe provider it is about a megabyte in some 100,000 pieces, and
+	 * stdio's per-call cost (format parsing, locking) was most of the
+	 * emitter's time.
+	 */
+	struct sbuf ob = { NULL, 0, 0, false }, *out = &ob;
 	char *guard;
 	size_t i, j;
 
@@ -548,7 +513,7 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		return -1;
 	}
 
-	ob_puts(out, "/*\n"
+	sb_puts(out, "/*\n"
 		     " * Generated by usdtkit's dtrace -h: do not edit.\n"
 		     " *\n"
 		     " * For each probe NAME of provider PROV: PROV_NAME(args...) fires the probe\n"
@@ -557,14 +522,14 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		     " * checked at compile time; every argument is evaluated exactly once.\n"
 		     " */\n");
 	PUT(out, "#ifndef ", guard, "\n#define ", guard, "\n\n");
-	ob_puts(out, prologue);
+	sb_puts(out, prologue);
 
 	for (i = 0; i < prog->nproviders; i++) {
 		const struct usdt_provider *pv = &prog->providers[i];
 
-		ob_puts(out, "\n/* provider ");
+		sb_puts(out, "\n/* provider ");
 		put_comment_text(out, pv->name);
-		ob_puts(out, " */\n");
+		sb_puts(out, " */\n");
 		for (j = 0; j < pv->nprobes; j++) {
 			const struct usdt_probe *p = &pv->probes[j];
 
@@ -576,25 +541,25 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 						pv->name, p->name, p->nargs, USDT_SDT_MAX_ARGS);
 			if (emit_probe(out, pv, p, diag)) {
 				free(guard);
-				free(ob.p);
+				free(ob.s);
 				return -1;
 			}
 		}
 	}
 
-	ob_puts(out, epilogue);
+	sb_puts(out, epilogue);
 	PUT(out, "\n#endif /* ", guard, " */\n");
 	free(guard);
 	if (ob.oom) {
-		free(ob.p);
+		free(ob.s);
 		usdt_error(diag, "out of memory");
 		return -1;
 	}
-	if (fwrite(ob.p, 1, ob.len, fp) != ob.len || ferror(fp)) {
-		free(ob.p);
+	if (fwrite(ob.s, 1, ob.len, fp) != ob.len || ferror(fp)) {
+		free(ob.s);
 		usdt_error(diag, "cannot write the header");
 		return -1;
 	}
-	free(ob.p);
+	free(ob.s);
 	return 0;
 }
