@@ -31,6 +31,14 @@ void sb_free(struct sbuf *b);
 
 char *fe_strndup(const char *s, size_t n);
 
+/*
+ * The next character of a probe's header macro name, advancing *p: upper
+ * case, each "__" folded into "_"; 0 at the end. The one spelling of that
+ * rule: usdt_probe_macro_name() builds names with it and the parser compares
+ * and hashes them with it.
+ */
+int fe_macro_char(const char **p);
+
 /* ---- lexer ------------------------------------------------------------ */
 
 enum tok_kind {

@@ -68,20 +68,32 @@ char *usdt_probe_dtrace_name(const char *name)
 	return s;
 }
 
+int fe_macro_char(const char **p)
+{
+	const char *s = *p;
+
+	if (s[0] == '_' && s[1] == '_') {
+		*p += 2;
+		return '_';
+	}
+	if (*s)
+		(*p)++;
+	return (*s >= 'a' && *s <= 'z') ? *s - 'a' + 'A' : *s;
+}
+
 char *usdt_probe_macro_name(const char *provider, const char *probe)
 {
-	size_t n = strlen(provider) + strlen(probe) + 2;
-	char *s = malloc(n), *p, *q;
+	char *s = malloc(strlen(provider) + strlen(probe) + 2), *q = s;
+	int c;
 
 	if (!s)
 		return NULL;
-	snprintf(s, n, "%s_%s", provider, probe);
-	/* Upper-case, and fold each "__" of the probe name into "_". */
-	for (p = q = s; *p; p++) {
-		if (p >= s + strlen(provider) + 1 && p[0] == '_' && p[1] == '_')
-			p++;
-		*q++ = (char)toupper((unsigned char)*p);
-	}
+	/* The provider upper-cased as it stands; only the probe's "__" fold. */
+	for (; *provider; provider++)
+		*q++ = (char)toupper((unsigned char)*provider);
+	*q++ = '_';
+	while ((c = fe_macro_char(&probe)) != 0)
+		*q++ = (char)c;
 	*q = '\0';
 	return s;
 }

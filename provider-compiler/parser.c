@@ -1343,25 +1343,11 @@ static bool same_signature(const struct usdt_probe *a, const struct usdt_probe *
 	return true;
 }
 
-/* The next character of a probe's macro name: upper case, "__" folded to "_". */
-static int macro_char(const char **p)
-{
-	const char *s = *p;
-
-	if (s[0] == '_' && s[1] == '_') {
-		*p += 2;
-		return '_';
-	}
-	if (*s)
-		(*p)++;
-	return (*s >= 'a' && *s <= 'z') ? *s - 'a' + 'A' : *s;
-}
-
 /* Do two probe names give the same header macro (`a__b` and `A_B` do)? */
 static bool same_macro(const char *a, const char *b)
 {
 	for (;;) {
-		int ca = macro_char(&a), cb = macro_char(&b);
+		int ca = fe_macro_char(&a), cb = fe_macro_char(&b);
 
 		if (ca != cb)
 			return false;
@@ -1519,7 +1505,7 @@ static unsigned long macro_hash(size_t pi, const char *name)
 	unsigned long h = 2166136261u ^ (unsigned long)pi;
 	int c;
 
-	while ((c = macro_char(&name)) != 0)
+	while ((c = fe_macro_char(&name)) != 0)
 		h = (h ^ (unsigned long)c) * 16777619u;
 	return h;
 }
