@@ -60,7 +60,7 @@ int usdt_atomic_open(struct usdt_atomic_file *f, const char *path)
 		return -ENOMEM;
 	}
 
-	f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666 & ~0);
+	f->fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
 	free(dir);
 	if (f->fd < 0 && (errno == EOPNOTSUPP || errno == EISDIR || errno == EINVAL)) {
 		f->tmpname = hidden_sibling(path);
@@ -75,9 +75,11 @@ int usdt_atomic_open(struct usdt_atomic_file *f, const char *path)
 		reset(f);
 		return err;
 	}
-	if (f->tmpname == NULL) {
-		/* O_TMPFILE is created with mode 0666 & ~umask already. */
-	} else {
+	/*
+	 * mkostemp() creates mode 0600; give the fallback file the mode an
+	 * ordinary create would (O_TMPFILE already has 0666 & ~umask).
+	 */
+	if (f->tmpname) {
 		mode_t um = umask(0);
 
 		umask(um);
@@ -140,10 +142,6 @@ int usdt_atomic_commit(struct usdt_atomic_file *f)
 	}
 	if (fclose(f->fp) != 0)
 		err = -errno; /* already renamed: data was flushed, report only */
-	free(f->tmpname);
-	f->tmpname = NULL;
-	f->fp = NULL;
-	f->fd = -1;
 	reset(f);
 	return err;
 }
