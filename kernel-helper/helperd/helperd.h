@@ -90,6 +90,22 @@ struct hd_worker_limits {
 int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,
 	     size_t errlen);
 
+/* ---- msg.c: a client's packet, checked ---- */
+struct hd_request {
+	uint32_t seq;  /* the client's, echoed (set whenever a header was read) */
+	uint16_t type; /* USDT_MSG_REGISTER, _UNREGISTER or _LIST */
+	int32_t pid;   /* LIST: 0 or the process asked about */
+	uint64_t addr; /* REGISTER, UNREGISTER */
+};
+/*
+ * Checks one packet of `len` bytes (the length the socket reported, so a
+ * truncated one has len larger than what was read: callers pass the real
+ * packet length). Returns 0 and *req; -EMSGSIZE: shorter than a header
+ * (drop the connection); -EPROTO: not exactly as protocol.h defines it;
+ * -EINVAL: a LIST of a negative pid.
+ */
+int hd_msg_decode(const void *pkt, size_t len, struct hd_request *req);
+
 /* ---- registry.c: modules, processes, tracefs ---- */
 struct hd_config {
 	const char *socket_path;

@@ -329,14 +329,10 @@ static void list_one(const struct hd_list_entry *e, void *arg)
 /* One packet from c: false when the connection is to be closed. */
 static bool handle(struct conn *c)
 {
-	union {
-		struct usdt_msg_hdr hdr;
-		struct usdt_msg_module mod;
-		struct usdt_msg_list list;
-		unsigned char raw[128];
-	} m;
-	ssize_t len = recv(c->fd, &m, sizeof(m), MSG_TRUNC | MSG_DONTWAIT);
-	size_t want = 0;
+	/* Larger than any request, so an oversized one is seen whole enough to refuse. */
+	unsigned char raw[128];
+	ssize_t len = recv(c->fd, raw, sizeof(raw), MSG_TRUNC | MSG_DONTWAIT);
+	struct hd_request rq;
 	uint32_t nprobes = 0;
 	int status;
 
@@ -345,54 +341,42 @@ static bool handle(struct conn *c)
 	if (len == 0)
 		return false; /* the peer closed */
 	conn_touch(c);
-	if ((size_t)len < sizeof(m.hdr)) {
+	status = hd_msg_decode(raw, (size_t)len, &rq);
+	if (status == -EMSGSIZE) {
 		hd_dbg("pid %d: a %zd-byte packet: dropped", (int)c->pid, len);
 		return false;
 	}
-	switch (m.hdr.type) {
-	case USDT_MSG_REGISTER:
-	case USDT_MSG_UNREGISTER:
-		want = sizeof(m.mod);
-		break;
-	case USDT_MSG_LIST:
-		want = sizeof(m.list);
-		break;
-	default:
-		break;
-	}
-	if (m.hdr.magic != USDT_PROTO_MAGIC || m.hdr.version != USDT_PROTO_VERSION || !want ||
-	    (size_t)len != want || m.hdr.size != want) {
+	if (status == -EPROTO) {
+		struct usdt_msg_hdr h;
+
+		memcpy(&h, raw, sizeof(h));
 		hd_dbg("pid %d uid %u: malformed message (%zd bytes, magic 0x%x, version %u, "
 		       "type %u, size %u): refused",
-		       (int)c->pid, (unsigned)c->uid, len, m.hdr.magic, m.hdr.version, m.hdr.type,
-		       m.hdr.size);
+		       (int)c->pid, (unsigned)c->uid, len, h.magic, h.version, h.type, h.size);
 		c->closing = true;
-		reply(c, m.hdr.seq, -EPROTO, 0);
+		reply(c, rq.seq, -EPROTO, 0);
 		return flush(c);
 	}
-	status = hd_rate_ok(c->uid, c->pid);
-	switch (status ? 0 : m.hdr.type) {
+	if (!status)
+		status = hd_rate_ok(c->uid, c->pid);
+	switch (status ? 0 : rq.type) {
 	case 0:
 		break;
 	case USDT_MSG_REGISTER:
-		status = hd_register(c->pid, c->uid, c->pidfd, m.mod.addr, &nprobes);
+		status = hd_register(c->pid, c->uid, c->pidfd, rq.addr, &nprobes);
 		break;
 	case USDT_MSG_UNREGISTER:
-		status = hd_unregister(c->pid, c->uid, c->pidfd, m.mod.addr);
+		status = hd_unregister(c->pid, c->uid, c->pidfd, rq.addr);
 		break;
 	default: {
-		struct list_ctx l = {c, m.hdr.seq, false};
+		struct list_ctx l = {c, rq.seq, false};
 
-		if (m.list.pid < 0) {
-			status = -EINVAL;
-			break;
-		}
-		nprobes = (uint32_t)hd_list(m.list.pid, c->uid, list_one, &l);
+		nprobes = (uint32_t)hd_list(rq.pid, c->uid, list_one, &l);
 		status = l.failed ? -EFBIG : 0;
 		break;
 	}
 	}
-	if (!reply(c, m.hdr.seq, status, nprobes))
+	if (!reply(c, rq.seq, status, nprobes))
 		return false;
 	return flush(c);
 }
