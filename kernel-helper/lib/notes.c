@@ -274,6 +274,10 @@ static int check_pc(struct reader *r, struct usdt_probe *p)
 			      "pc 0x%llx is not in the file-backed part of an executable PT_LOAD",
 			      (unsigned long long)p->pc);
 	p->pc_off = p->pc - s->vaddr + s->offset;
+	/* As for the semaphore: the kernel places the probe by the offset. */
+	if (r->n->arch == USDT_ARCH_AARCH64 && p->pc_off % 4)
+		return reject(p, "pc-misaligned", "pc 0x%llx is at the misaligned file offset 0x%llx",
+			      (unsigned long long)p->pc, (unsigned long long)p->pc_off);
 	if (pread(r->fd, buf, nopsz, (off_t)p->pc_off) != (ssize_t)nopsz)
 		return reject(p, "pc-unreadable", "cannot read the instruction at offset 0x%llx",
 			      (unsigned long long)p->pc_off);
@@ -300,6 +304,15 @@ static int check_semaphore(struct reader *r, struct usdt_probe *p)
 			      "PT_LOAD",
 			      (unsigned long long)p->sema);
 	p->sema_off = p->sema - s->vaddr + s->offset;
+	/*
+	 * The kernel is given the offset, and a segment whose p_vaddr and
+	 * p_offset differ in parity (a crafted file) turns an aligned address
+	 * into an odd offset (found by tests/fuzz/fuzz-notes.c).
+	 */
+	if (p->sema_off % 2)
+		return reject(p, "semaphore-misaligned",
+			      "semaphore 0x%llx is at the odd file offset 0x%llx",
+			      (unsigned long long)p->sema, (unsigned long long)p->sema_off);
 	return 0;
 }
 

@@ -1,0 +1,92 @@
+# targets.sh: sourced by run-<target>.sh and coverage-<target>.sh (not the
+# parser's, which predate it). What each fuzz target compiles, how it is built
+# outside meson, and how it is run. Sets $here and $top before use.
+top=$(cd "$here/../.." && pwd)
+kh="$top/kernel-helper"
+pc="$top/provider-compiler"
+dg="$top/dtrace-G"
+FUZZ_CFLAGS="-g -std=c11 -D_GNU_SOURCE -I$kh/lib -I$kh/helperd -I$kh -I$dg -I$pc"
+# The provider model's helpers (stability names) that the metadata reader uses.
+provider_srcs="$pc/diag.c $pc/lexer.c $pc/strbuf.c $pc/parser.c $pc/types.c $pc/model.c"
+
+# target_sources TARGET: the harness and the code under test, and libraries.
+target_sources() {
+	case $1 in
+	notes)
+		echo "$here/fuzz-notes.c $here/fuzz-notes-meta.c $kh/lib/notes.c $kh/lib/args.c"
+		echo "$kh/lib/names.c $kh/helperd/proc.c $kh/helperd/meta.c $dg/metadata.c"
+		echo "$dg/list_meta.c $provider_srcs -lelf"
+		;;
+	protocol)
+		# drti.c and list_source.c are #included by the harness.
+		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $provider_srcs -lpthread"
+		;;
+	*)
+		echo "unknown fuzz target $1" >&2
+		return 1
+		;;
+	esac
+}
+
+# target_files TARGET: the files whose coverage is reported.
+target_files() {
+	case $1 in
+	notes)
+		echo "$kh/lib/notes.c $kh/lib/args.c $kh/lib/names.c $kh/helperd/proc.c"
+		echo "$kh/helperd/meta.c $dg/metadata.c $dg/list_meta.c"
+		;;
+	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $dg/list_source.c" ;;
+	esac
+}
+
+# fuzz_build TARGET OUT [EXTRA CFLAGS...]: the libFuzzer binary.
+fuzz_build() {
+	local t=$1 out=$2
+	shift 2
+	# shellcheck disable=SC2046
+	"${FUZZ_CC:-clang}" $FUZZ_CFLAGS "$@" $(target_sources "$t") -o "$out"
+}
+
+# fuzz_run TARGET SECONDS WORKDIR [LIBFUZZER OPTIONS...]: one worker, bounded.
+fuzz_run() {
+	local t=$1 secs=$2 work=$3 keep=1 rc=0
+	shift 3
+	if [ -z "$work" ]; then
+		work=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-fuzz-$t.XXXXXX")
+		keep=0
+	fi
+	mkdir -p "$work/corpus"
+	command -v "${FUZZ_CC:-clang}" >/dev/null || { echo "SKIP: ${FUZZ_CC:-clang} not installed"; exit 77; }
+	fuzz_build "$t" "$work/fuzz-$t" -O1 -fsanitize=fuzzer,address,undefined \
+		-fno-sanitize-recover=undefined
+	cp -n "$here/corpus-$t"/* "$work/corpus/" 2>/dev/null || true
+	# The drti code runs a constructor: keep it from talking to a real daemon.
+	USDTKIT_DISABLE=1 "$work/fuzz-$t" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 \
+		-print_final_stats=1 -artifact_prefix="$work/" "$@" "$work/corpus" \
+		>"$work/log" 2>&1 || rc=$?
+	grep -E '^(#[0-9]+.*(DONE|pulse)|stat::)' "$work/log" | tail -8 || true
+	if [ "$rc" -ne 0 ]; then
+		tail -60 "$work/log" >&2
+		echo "FAIL: fuzzer exit $rc; artifacts in $work" >&2
+		exit 1
+	fi
+	[ "$keep" -eq 1 ] || rm -rf "$work"
+	return 0
+}
+
+# fuzz_coverage TARGET CORPUS...: llvm-cov's line/branch report for the code under test.
+fuzz_coverage() {
+	local t=$1 work
+	shift
+	work=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-fuzzcov-$t.XXXXXX")
+	# shellcheck disable=SC2064
+	trap "rm -rf '$work'" EXIT
+	fuzz_build "$t" "$work/cov" -O0 -fsanitize=fuzzer -fprofile-instr-generate \
+		-fcoverage-mapping
+	# -runs=0: execute every corpus input once, no fuzzing.
+	USDTKIT_DISABLE=1 LLVM_PROFILE_FILE="$work/cov.profraw" "$work/cov" -runs=0 "$@" \
+		>"$work/log" 2>&1
+	llvm-profdata merge -sparse "$work/cov.profraw" -o "$work/cov.profdata"
+	# shellcheck disable=SC2046
+	llvm-cov report "$work/cov" -instr-profile="$work/cov.profdata" $(target_files "$t")
+}
