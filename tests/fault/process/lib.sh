@@ -38,25 +38,40 @@ served_ok() { # what [LIMIT-MS]
 # An interactive program, commands through a fifo, like helperd/lib.sh's
 # prog_start, but under the given environment, with its exit status kept
 # and every command recorded (with the number of output lines seen before
-# it) so that same_as_disabled can replay the run.
-#   pstart NAME FILE [VAR=VALUE...]; pcmd NAME LINE; prog_wait NAME PATTERN; pstop NAME
-pstart() { # NAME FILE [VAR=VALUE...]
-	local n=$1 f=$2
+# it) so that same_as_disabled can replay the run. PSTART_PID=N starts it as
+# pid N (inside a private pid namespace: ns_last_pid is written just before
+# the one fork that becomes the program).
+#   pstart NAME FILE [VAR=VALUE...] [-- ARGS...]; pcmd NAME LINE;
+#   prog_wait NAME PATTERN; pstop NAME
+declare -A PARGV
+pstart() { # NAME FILE [VAR=VALUE...] [-- ARGS...]
+	local n=$1 f=$2 envs=() args=()
 	shift 2
+	while [ $# -gt 0 ] && [ "$1" != -- ]; do
+		envs+=("$1")
+		shift
+	done
+	[ $# -eq 0 ] || shift
+	args=("$@")
 	rm -f "$T/$n.in" "$T/$n.cmds"
 	mkfifo "$T/$n.in"
 	: >"$T/$n.cmds"
+	if [ -n "${PSTART_PID:-}" ]; then
+		echo $((PSTART_PID - 1)) >/proc/sys/kernel/ns_last_pid
+	fi
 	(
 		close_prog_fds
-		exec env "$@" "$f"
+		exec env "${envs[@]}" "$f" "${args[@]}"
 	) <"$T/$n.in" >"$T/$n.out" 2>"$T/$n.err" &
 	eval "PID_$n=$!"
 	eval "exec {FD_$n}>\"$T/$n.in\""
+	if [ -n "${PSTART_PID:-}" ] && [ "$!" != "$PSTART_PID" ]; then
+		fail "$n: started as pid $!, not $PSTART_PID"
+	fi
 	prog_wait "$n" '^ready'
 	at_exit "kill -9 $(eval echo \$PID_$n) 2>/dev/null"
-	PFILE[$n]=$f
+	PARGV[$n]=$(printf '%q ' "$f" "${args[@]}")
 }
-declare -A PFILE
 pcmd() { # NAME LINE
 	printf '%s\t%s\n' "$(wc -l <"$T/$1.out")" "$2" >>"$T/$1.cmds"
 	prog_cmd "$1" "$2"
@@ -81,10 +96,10 @@ normalized() { sed -E 's/^(ready|child) [0-9]+/\1 PID/' "$1"; }
 # Replays NAME's commands, with the same pacing (each sent once the output
 # has as many lines as the recorded run had), to its program with
 # registration disabled, and compares: exit status, stdout (pids aside),
-# stderr. FILE defaults to the program NAME ran.
-same_as_disabled() { # NAME [FILE]
-	local n=$1 f=${2:-${PFILE[$1]}} r="$1_off" count line i
-	pstart "$r" "$f" USDTKIT_DISABLE=1
+# stderr.
+same_as_disabled() { # NAME
+	local n=$1 r="$1_off" count line i
+	eval "pstart \"\$r\" env USDTKIT_DISABLE=1 -- ${PARGV[$n]}"
 	while IFS=$'\t' read -r count line; do
 		for i in $(seq 500); do
 			[ "$(wc -l <"$T/$r.out")" -ge "$count" ] && break
@@ -149,6 +164,16 @@ wait_log() { # PATTERN what
 	done
 	tail -30 "$DLOG.new" >&2
 	fail "$2: no daemon log line matches '$1'"
+}
+# Waits (up to 10 s) until the daemon's log has N lines matching PATTERN.
+wait_log_count() { # PATTERN N what
+	local i
+	for i in $(seq 500); do
+		[ "$(count_log "$1")" -ge "$2" ] && return 0
+		sleep 0.02
+	done
+	tail -30 "$DLOG.new" >&2
+	fail "$3: fewer than $2 daemon log lines match '$1'"
 }
 # Lines of the daemon's log so far matching PATTERN.
 count_log() { grep -cE -- "$1" "$DLOG.new" 2>/dev/null || true; }
