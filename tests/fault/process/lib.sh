@@ -76,6 +76,20 @@ pcmd() { # NAME LINE
 	printf '%s\t%s\n' "$(wc -l <"$T/$1.out")" "$2" >>"$T/$1.cmds"
 	prog_cmd "$1" "$2"
 }
+# Waits until NAME's process has exec'ed FILE (its /proc/PID/exe), and
+# records the wait for the replay: commands sent before the old program is
+# gone could be read ahead by its stdio and lost at exec.
+pwait_exec() { # NAME FILE
+	local pid i want
+	pid=$(eval echo "\$PID_$1")
+	want=$(realpath "$2")
+	for i in $(seq 500); do
+		[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$want" ] && break
+		sleep 0.02
+	done
+	[ "$(readlink "/proc/$pid/exe" 2>/dev/null)" = "$want" ] || fail "$1: did not exec $2"
+	printf 'exec\t%s\n' "$want" >>"$T/$1.cmds"
+}
 # Closes its stdin (EOF: the program exits) and keeps the exit status in $T/NAME.rc.
 pstop() { # NAME
 	local fd pid rc=0 i
@@ -101,6 +115,10 @@ same_as_disabled() { # NAME
 	local n=$1 r="$1_off" count line i
 	eval "pstart \"\$r\" env USDTKIT_DISABLE=1 -- ${PARGV[$n]}"
 	while IFS=$'\t' read -r count line; do
+		if [ "$count" = exec ]; then
+			pwait_exec "$r" "$line"
+			continue
+		fi
 		for i in $(seq 500); do
 			[ "$(wc -l <"$T/$r.out")" -ge "$count" ] && break
 			sleep 0.02
