@@ -76,10 +76,12 @@ unsigned hd_elf_note_kinds(int fd);
 
 /* ---- worker.c: the sandboxed parser ---- */
 struct hd_worker_limits {
-	unsigned timeout_ms;	/* wall clock for one parse */
-	unsigned cpu_seconds;	/* RLIMIT_CPU */
-	uint64_t address_space; /* RLIMIT_AS */
-	unsigned test_delay_ms; /* tests: the worker sleeps this long first (a hung parser) */
+	unsigned timeout_ms;	     /* wall clock for one parse */
+	unsigned cpu_seconds;	     /* RLIMIT_CPU */
+	uint64_t address_space;	     /* RLIMIT_AS */
+	unsigned test_delay_ms;	     /* tests: the worker sleeps this long first (a hung parser) */
+	const char *test_delay_glob; /* tests: ... only for files mapped at paths matching this */
+	bool test_no_seccomp;	     /* tests under valgrind: no seccomp filter, no RLIMIT_AS */
 };
 /*
  * Reads the probes of the file on fd in a forked child under a seccomp
@@ -89,6 +91,29 @@ struct hd_worker_limits {
  */
 int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,
 	     size_t errlen);
+
+/*
+ * The same parse without blocking, for the epoll loop: hd_parse_start forks
+ * the worker (rfd is the pipe to watch, deadline when to give up);
+ * hd_parse_read takes what is readable and returns 1 once the answer is
+ * complete (EOF or an error), else 0; hd_parse_finish ends the job (the
+ * worker killed first when `why` is an error: -ETIMEDOUT, -ECANCELED),
+ * reaps it and decodes the answer. hd_parse is these three with poll().
+ */
+struct hd_parse_job {
+	pid_t pid;
+	int rfd;
+	uint64_t deadline; /* hd_now_ms() */
+	unsigned timeout_ms;
+	int ret; /* a read error */
+	unsigned char *buf;
+	size_t len, cap;
+};
+int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_job *j, char *err,
+		   size_t errlen);
+int hd_parse_read(struct hd_parse_job *j);
+int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
+		    size_t errlen);
 
 /* ---- msg.c: a client's packet, checked ---- */
 struct hd_request {
@@ -110,11 +135,11 @@ int hd_msg_decode(const void *pkt, size_t len, struct hd_request *req);
 struct hd_config {
 	const char *socket_path;
 	const char *state_path;
-	bool all;		    /* --all: any file with stapsdt notes, not only -G modules */
-	const char *only;	    /* --only GLOB: --all takes only files mapped at a matching path */
-	unsigned rescan_s;	    /* --all: rescan /proc every this many seconds */
-	unsigned sweep_s;	    /* check every registered process's maps this often (exec) */
-	unsigned rate_per_s;	    /* REGISTER per uid per second (token bucket) */
+	bool all;	     /* --all: any file with stapsdt notes, not only -G modules */
+	const char *only;    /* --only GLOB: --all takes only files mapped at a matching path */
+	unsigned rescan_s;   /* --all: rescan /proc every this many seconds */
+	unsigned sweep_s;    /* check every registered process's maps this often (exec) */
+	unsigned rate_per_s; /* REGISTER per uid per second (token bucket) */
 	unsigned new_modules_per_s; /* parses per uid per second */
 	unsigned max_modules_per_uid;
 	unsigned max_probes_per_uid;
@@ -129,7 +154,24 @@ int hd_registry_init(struct usdt_tracefs *t, int epfd);
  */
 /* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
 int hd_rate_ok(uid_t uid, pid_t pid);
-int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes);
+/*
+ * REGISTER: 0 (answered now), -errno, or -EINPROGRESS: a new file is being
+ * parsed; the answer comes later through hd_register_done(cookie, ...),
+ * unless hd_register_cancel(cookie) is called first (the client went away).
+ */
+int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie);
+void hd_register_cancel(void *cookie);
+/* main.c: the deferred answer of a REGISTER. */
+void hd_register_done(void *cookie, int status, uint32_t nprobes);
+/* A parse's pipe (HD_TAG_PARSE) is readable. */
+void hd_parse_event(void *parse);
+/* Kills parses past their deadline; returns the next deadline (UINT64_MAX: none). */
+uint64_t hd_parses_expire(uint64_t now_ms);
+/*
+ * 0 when tracefs is usable, else the errno of opening it (-ENODEV,
+ * -EROFS, -EOPNOTSUPP, -EACCES), retried at most once a second.
+ */
+int hd_tracefs_ready(void);
 int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
 /* A pidfd registered with epoll became readable: that process exited. */
 void hd_process_exited(void *proc);
@@ -154,7 +196,14 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 	       void *arg);
 
 /* epoll data tags: the first member of every object registered with epoll. */
-enum hd_tag { HD_TAG_LISTEN = 1, HD_TAG_SIGNAL, HD_TAG_NONE, HD_TAG_CONN, HD_TAG_PROC };
+enum hd_tag {
+	HD_TAG_LISTEN = 1,
+	HD_TAG_SIGNAL,
+	HD_TAG_NONE,
+	HD_TAG_CONN,
+	HD_TAG_PROC,
+	HD_TAG_PARSE
+};
 
 uint64_t hd_now_ms(void);
 /* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */

@@ -11,9 +11,10 @@
  *
  * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
  *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean
- *   stop), the connections, and one pidfd per registered process (readable
- *   when it exits). No locks, no threads: the per-process path is a /proc
- *   read, an open and an fstat, and a hash lookup.
+ *   stop), the connections, one pidfd per registered process (readable
+ *   when it exits), and the pipe of each parser worker at work. No locks, no
+ *   threads: the per-process path is a /proc read, an open and an fstat, and
+ *   a hash lookup; nothing in the loop waits for a worker.
  * - A connection's caller is who the kernel says it is: SO_PEERCRED (pid,
  *   uid) and SO_PEERPIDFD (a pidfd on that very process, so a pid recycled
  *   between connect and our reading /proc is detected: after reading its
@@ -21,11 +22,17 @@
  *   exactly as protocol.h defines them (size = packet length = the type's
  *   size, magic, version, known type); anything else gets -EPROTO and the
  *   connection is closed. Connections idle for more than 1 s are closed; at
- *   most 1024 are open, at most 64 per uid, extra ones are closed at accept:
- *   clients holding connections can exhaust neither fds nor memory.
+ *   most 1024 are open, at most 64 per uid. At a cap the newcomer wins: the
+ *   oldest idle connection (of its uid, for the per-uid cap) is closed for
+ *   it (victim()), so a process holding connections locks out neither other
+ *   users nor the other processes of its own uid, and exhausts neither fds
+ *   nor memory.
  * - REGISTER resolves the address in the caller's own maps (registry.c,
- *   proc.c); a new file is parsed in a sandboxed worker (worker.c) and
- *   registered; a known file only gains a user. UNREGISTER drops one
+ *   proc.c); a known file only gains a user, answered at once. A new file is
+ *   parsed in a sandboxed worker (worker.c) whose pipe joins the epoll set:
+ *   the answer is deferred until the parse ends (hd_register_done), the
+ *   connection meanwhile neither read nor expired, only its hang-up watched
+ *   (hd_register_cancel). At most 16 parses run at once, 4 per uid. UNREGISTER drops one
  *   reference. LIST answers one LIST_ENTRY per (process, module) the caller
  *   may see (root: all; others: their own uid's), then the REPLY.
  * - Per-uid limits (root is exempt from the quotas, not from validation):
@@ -43,13 +50,23 @@
  *   (default 10) for new processes; per (dev, ino) a file is checked once.
  *   --only GLOB narrows what --all adds to files mapped at paths matching
  *   GLOB (fnmatch(3): every file under /opt/app, say): an operator's scope, and what lets
- *   a test exercise --all without touching the rest of the machine.
+ *   a test exercise --all without touching the rest of the machine. The
+ *   scans parse synchronously (they run at start and every --rescan s).
+ * - Without a usable tracefs (not mounted, read-only, no uprobe_events) the
+ *   daemon starts and serves: REGISTER is answered with the reason's errno,
+ *   the log says once what is wrong, nothing is written, and tracefs is
+ *   tried again on demand (registry.c, hd_tracefs_ready).
  * - exec: a pidfd does not fire when its process execs; once per --sweep
  *   seconds (default 30) every registered process's maps are read again and
  *   modules it no longer maps are dropped (registry.c).
  * - SIGTERM/SIGINT: every event we created is removed (EBUSY ones are left
  *   and stay in the state file for the next start); SIGKILL leaves them for
  *   the next start to adopt or remove.
+ * - Test-only options (not in --help; kernel-helper/README.md):
+ *   --test-worker-delay MS[:GLOB] makes the worker sleep first (a hung
+ *   parser), for files mapped at paths matching GLOB if given;
+ *   --test-no-seccomp runs the worker without its seccomp filter and
+ *   address-space limit, which valgrind cannot run under.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -60,6 +77,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
+#include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
@@ -90,6 +108,10 @@ struct conn {
 	unsigned char *out; /* queued packets: u32 length + bytes each */
 	size_t outlen, outpos;
 	bool closing; /* close once the queue is sent */
+	bool linked;  /* in the idle list (not while a REGISTER waits for its parse) */
+	bool waiting; /* a REGISTER waits for its parse: answered by hd_register_done */
+	uint32_t wait_seq;
+	uint64_t born; /* the loop iteration that accepted it */
 };
 
 struct tagged {
@@ -102,6 +124,7 @@ static struct epoll_event *batch;
 static int batch_n, batch_i;
 static struct conn *conns_head, *conns_tail; /* in deadline order */
 static unsigned nconns;
+static uint64_t loop_iter;
 static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 		     none_tag = {HD_TAG_NONE};
 
@@ -136,6 +159,7 @@ static void conn_unlink(struct conn *c)
 	else
 		conns_tail = c->prev;
 	c->prev = c->next = NULL;
+	c->linked = false;
 }
 
 static void conn_append(struct conn *c)
@@ -147,19 +171,24 @@ static void conn_append(struct conn *c)
 	else
 		conns_head = c;
 	conns_tail = c;
+	c->linked = true;
 }
 
 static void conn_touch(struct conn *c)
 {
 	c->deadline = hd_now_ms() + CONN_IDLE_MS;
-	conn_unlink(c);
+	if (c->linked)
+		conn_unlink(c);
 	conn_append(c);
 }
 
 static void conn_close(struct conn *c)
 {
 	hd_forget(c);
-	conn_unlink(c);
+	if (c->waiting)
+		hd_register_cancel(c);
+	if (c->linked)
+		conn_unlink(c);
 	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
 	close(c->fd);
 	if (c->pidfd >= 0)
@@ -178,6 +207,30 @@ static unsigned conns_of(uid_t uid)
 	return n;
 }
 
+/*
+ * At a cap the newcomer wins: the connection closed instead is the oldest
+ * idle one (of the newcomer's uid for the per-uid cap, of anyone for the
+ * global one). Idle means: in the idle list (not waiting for a parse), no
+ * packet queued to read, and accepted in an earlier loop iteration, so it
+ * has had its turn to be read (accepts are done after the batch's reads).
+ * drti sends its request as soon as it connects, so an honest client is
+ * never the oldest idle connection for long; one that holds connections
+ * only ever loses its own oldest. NULL: nobody to close (the newcomer is).
+ */
+static struct conn *victim(bool any_uid, uid_t uid)
+{
+	for (struct conn *c = conns_head; c; c = c->next) {
+		int queued = 0;
+
+		if ((!any_uid && c->uid != uid) || c->born >= loop_iter)
+			continue;
+		if (ioctl(c->fd, FIONREAD, &queued) == 0 && queued > 0)
+			continue;
+		return c;
+	}
+	return NULL;
+}
+
 /* Accepts one connection; false when there is none left to accept. */
 static bool accept_one(int lfd)
 {
@@ -193,11 +246,20 @@ static bool accept_one(int lfd)
 		close(fd);
 		return true;
 	}
-	if (nconns >= CONN_MAX || conns_of(cred.uid) >= CONN_PER_UID_MAX) {
-		hd_dbg("connection from pid %d uid %u refused: too many open", (int)cred.pid,
-		       (unsigned)cred.uid);
-		close(fd);
-		return true;
+	if (conns_of(cred.uid) >= CONN_PER_UID_MAX || nconns >= CONN_MAX) {
+		bool global = conns_of(cred.uid) < CONN_PER_UID_MAX;
+		struct conn *v = victim(global, cred.uid);
+
+		if (!v) {
+			hd_dbg("connection from pid %d uid %u refused: too many open, none idle",
+			       (int)cred.pid, (unsigned)cred.uid);
+			close(fd);
+			return true;
+		}
+		hd_dbg("at the %s connection cap: the oldest idle one (pid %d uid %u) closed for "
+		       "pid %d",
+		       global ? "global" : "per-uid", (int)v->pid, (unsigned)v->uid, (int)cred.pid);
+		conn_close(v);
 	}
 	c = calloc(1, sizeof(*c));
 	if (!c) {
@@ -221,6 +283,7 @@ static bool accept_one(int lfd)
 		return true;
 	}
 	nconns++;
+	c->born = loop_iter;
 	c->deadline = hd_now_ms() + CONN_IDLE_MS;
 	conn_append(c);
 	return true;
@@ -363,7 +426,21 @@ static bool handle(struct conn *c)
 	case 0:
 		break;
 	case USDT_MSG_REGISTER:
-		status = hd_register(c->pid, c->uid, c->pidfd, rq.addr, &nprobes);
+		status = hd_register(c->pid, c->uid, c->pidfd, rq.addr, &nprobes, c);
+		if (status == -EINPROGRESS) {
+			/*
+			 * A new file is parsed: the answer waits, the connection is
+			 * neither idle (no deadline) nor read (its next request would
+			 * come before this answer); only its hang-up is watched.
+			 */
+			struct epoll_event ev = {.events = EPOLLRDHUP, .data.ptr = c};
+
+			c->waiting = true;
+			c->wait_seq = rq.seq;
+			conn_unlink(c);
+			epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+			return true;
+		}
 		break;
 	case USDT_MSG_UNREGISTER:
 		status = hd_unregister(c->pid, c->uid, c->pidfd, rq.addr);
@@ -379,6 +456,17 @@ static bool handle(struct conn *c)
 	if (!reply(c, rq.seq, status, nprobes))
 		return false;
 	return flush(c);
+}
+
+void hd_register_done(void *cookie, int status, uint32_t nprobes)
+{
+	struct conn *c = cookie;
+
+	c->waiting = false;
+	conn_touch(c);
+	/* (flush re-arms EPOLLIN) */
+	if (!reply(c, c->wait_seq, status, nprobes) || !flush(c))
+		conn_close(c);
 }
 
 static void expire_conns(uint64_t now)
@@ -453,6 +541,18 @@ static int listen_socket(const char *path)
 		}
 		if (probe >= 0)
 			close(probe);
+		if (lstat(path, &st) == 0 && !S_ISSOCK(st.st_mode)) {
+			/* Not ours to remove: somebody's file, maybe a mistake in --socket. */
+			close(fd);
+			hd_err("%s exists and is not a socket (%s): refusing to start. Remove or "
+			       "rename it if it is a leftover, or give the daemon another path "
+			       "(--socket, USDTKIT_HELPER_SOCKET); it is left untouched",
+			       path,
+			       S_ISREG(st.st_mode)   ? "a regular file"
+			       : S_ISDIR(st.st_mode) ? "a directory"
+						     : "not a socket");
+			return -EADDRINUSE;
+		}
 		if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
 			unlink(path);
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
@@ -514,16 +614,17 @@ int main(int argc, char **argv)
 	    {"rate", required_argument, NULL, 'R'},
 	    {"parse-timeout", required_argument, NULL, 'P'},
 	    {"test-worker-delay", required_argument, NULL, 'D'},
+	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct usdt_tracefs t = {.fd = -1};
-	char err[256], state[4200];
+	char state[4200];
 	bool foreground = false, stop = false;
-	uint64_t next_tick, next_rescan;
+	uint64_t next_tick, next_rescan, next_parse = UINT64_MAX;
 	const char *env = getenv(USDT_HELPER_SOCKET_ENV);
 	sigset_t mask;
-	int opt, lfd, sfd, ret;
+	int opt, lfd, sfd;
 	struct epoll_event ev;
 
 	hd_cfg.socket_path = env && env[0] ? env : USDT_HELPER_SOCKET_PATH;
@@ -568,8 +669,17 @@ int main(int argc, char **argv)
 		case 'P':
 			hd_cfg.worker.timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
 			break;
-		case 'D': /* tests only: simulates a parser that hangs */
-			hd_cfg.worker.test_delay_ms = (unsigned)strtoul(optarg, NULL, 10);
+		case 'D': { /* tests only: MS[:GLOB], a parser that hangs (on files matching GLOB)
+			     */
+			char *end;
+
+			hd_cfg.worker.test_delay_ms = (unsigned)strtoul(optarg, &end, 10);
+			if (*end == ':')
+				hd_cfg.worker.test_delay_glob = end + 1;
+			break;
+		}
+		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
+			hd_cfg.worker.test_no_seccomp = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -580,8 +690,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (optind != argc || hd_cfg.socket_path[0] != '/' || hd_cfg.rate_per_s == 0 ||
-	    (hd_cfg.only && !hd_cfg.all) ||
-	    hd_cfg.worker.timeout_ms == 0) {
+	    (hd_cfg.only && !hd_cfg.all) || hd_cfg.worker.timeout_ms == 0) {
 		usage(stderr);
 		return 2;
 	}
@@ -596,11 +705,7 @@ int main(int argc, char **argv)
 	hd_log_init(foreground);
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
-	ret = usdt_tracefs_open(&t, USDT_TRACEFS_MOUNT, err, sizeof(err));
-	if (ret) {
-		hd_err("%s", err);
-		return 1;
-	}
+	/* tracefs is opened by the registry (hd_tracefs_ready): the daemon serves without it. */
 	lfd = listen_socket(hd_cfg.socket_path);
 	if (lfd < 0)
 		return 1;
@@ -631,10 +736,13 @@ int main(int argc, char **argv)
 	while (!stop) {
 		struct epoll_event evs[64];
 		uint64_t now = hd_now_ms(), wake = next_tick;
+		bool accept_now = false;
 		int n;
 
 		if (conns_head && conns_head->deadline < wake)
 			wake = conns_head->deadline;
+		if (next_parse < wake)
+			wake = next_parse;
 		n = epoll_wait(epfd, evs, 64, wake > now ? (int)(wake - now) : 0);
 		if (n < 0 && errno != EINTR) {
 			hd_err("epoll_wait: %s", strerror(errno));
@@ -648,8 +756,8 @@ int main(int argc, char **argv)
 
 			switch (tg->tag) {
 			case HD_TAG_LISTEN:
-				for (int k = 0; k < 64 && accept_one(lfd); k++)
-					;
+				/* After the batch's reads: see victim(). */
+				accept_now = true;
 				break;
 			case HD_TAG_SIGNAL: {
 				struct signalfd_siginfo si;
@@ -663,6 +771,12 @@ int main(int argc, char **argv)
 				struct conn *c = (struct conn *)tg;
 				bool keep = true;
 
+				if (c->waiting) {
+					/* Only a hang-up is watched: the client went away. */
+					if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))
+						conn_close(c);
+					break;
+				}
 				if (events & EPOLLOUT)
 					keep = flush(c);
 				if (keep && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
@@ -674,13 +788,21 @@ int main(int argc, char **argv)
 			case HD_TAG_PROC:
 				hd_process_exited(tg);
 				break;
+			case HD_TAG_PARSE:
+				hd_parse_event(tg);
+				break;
 			case HD_TAG_NONE:
 				break;
 			}
 		}
 		batch_n = 0;
+		if (accept_now)
+			for (int k = 0; k < 64 && accept_one(lfd); k++)
+				;
+		loop_iter++;
 		now = hd_now_ms();
 		expire_conns(now);
+		next_parse = hd_parses_expire(now);
 		if (now >= next_tick) {
 			hd_tick(now);
 			next_tick = now + 1000;

@@ -451,25 +451,26 @@ static int event_path(const struct hd_mapping *mp, int fd, struct module *m)
 	return m->path ? 0 : -ENOMEM;
 }
 
-/* Reads and registers a new file (or revives a draining one, `prev`). */
-static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		      struct module *prev, struct module **out)
+/* Parses still running (the asynchronous REGISTER path): at most PARSES_MAX. */
+static unsigned parses_of(uid_t uid);
+static struct parse *parse_find(uint64_t dev, uint64_t ino);
+
+/*
+ * Whether uid may have one more file parsed now: the module quota (counting
+ * its parses under way), the new-module rate, and the cheap section check.
+ */
+static int mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
 {
-	struct usdt_notes *n = NULL;
-	struct usdt_site *sites = NULL;
-	struct module *m;
 	struct uidacct *a = uid_acct(uid);
-	size_t nsites = 0;
-	char err[256];
-	int ret;
 
 	if (!a)
 		return -ENOMEM;
-	if (uid != 0 && a->nmodules >= hd_cfg.max_modules_per_uid) {
+	if (uid != 0 && a->nmodules + parses_of(uid) >= hd_cfg.max_modules_per_uid) {
 		hd_warn("uid %u: module quota (%u) reached: %s refused", (unsigned)uid,
 			hd_cfg.max_modules_per_uid, mp->path);
 		return -EDQUOT;
 	}
+	refill(a);
 	if (uid != 0 && a->new_tokens < 1.0) {
 		hd_warn("uid %u: new-module rate (%u/s) exceeded: %s refused", (unsigned)uid,
 			hd_cfg.new_modules_per_s, mp->path);
@@ -478,10 +479,35 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	a->new_tokens -= 1.0;
 	if (!(hd_elf_note_kinds(fd) & HD_HAS_STAPSDT))
 		return -ENODATA;
-	ret = hd_parse(fd, &hd_cfg.worker, &n, err, sizeof(err));
-	if (ret) {
-		hd_warn("%s: %s", mp->path, err);
-		return ret;
+	return 0;
+}
+
+/* The worker's limits for this file (the test-only delay may apply to some paths only). */
+static struct hd_worker_limits limits_for(const struct hd_mapping *mp)
+{
+	struct hd_worker_limits lim = hd_cfg.worker;
+
+	if (lim.test_delay_glob && fnmatch(lim.test_delay_glob, mp->path, 0) != 0)
+		lim.test_delay_ms = 0;
+	return lim;
+}
+
+/*
+ * Registers a parsed file (or revives a draining one, `prev`); takes n.
+ * The file's quota and rate were admitted before its parse.
+ */
+static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		      struct module *prev, struct usdt_notes *n, struct module **out)
+{
+	struct usdt_site *sites = NULL;
+	struct module *m;
+	struct uidacct *a = uid_acct(uid);
+	size_t nsites = 0;
+	int ret;
+
+	if (!a) {
+		usdt_notes_free(n);
+		return -ENOMEM;
 	}
 	if (n->naccepted == 0) {
 		usdt_notes_free(n);
@@ -573,6 +599,27 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	save_state();
 	*out = m;
 	return 0;
+}
+
+/* Reads and registers a new file synchronously (the /proc scans; REGISTER uses parse_begin). */
+static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		      struct module *prev, struct module **out)
+{
+	struct hd_worker_limits lim = limits_for(mp);
+	struct usdt_notes *n = NULL;
+	char err[256];
+	int ret = hd_tracefs_ready();
+
+	if (!ret)
+		ret = mod_admit(mp, fd, uid);
+	if (ret)
+		return ret;
+	ret = hd_parse(fd, &lim, &n, err, sizeof(err));
+	if (ret) {
+		hd_warn("%s: %s", mp->path, err);
+		return ret;
+	}
+	return mod_finish(mp, fd, dev, ino, uid, prev, n, out);
 }
 
 /* --- processes --- */
@@ -756,6 +803,8 @@ static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp
 	int ret;
 
 	if (!m || m->draining) {
+		if (parse_find(dev, ino))
+			return -EINPROGRESS; /* a REGISTER's parse is under way: it decides */
 		ret = mod_create(mp, fd, dev, ino, uid, m, &m);
 		if (ret)
 			return ret;
@@ -817,6 +866,272 @@ static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *m
 	return ret;
 }
 
+/*
+ * --- the asynchronous parse of a REGISTER's new file ---
+ *
+ * The worker's pipe is in the epoll set (HD_TAG_PARSE): the REGISTER's
+ * answer waits for the parse while the loop serves everyone else. Every
+ * REGISTER of the same (dev, ino) meanwhile joins the same parse as one more
+ * waiter: a process (its own pidfd) and the connection to answer (main.c's
+ * cookie). A connection that closes meanwhile (drti gave up after its
+ * 100 ms; hd_register_cancel) leaves the waiter without an answer to send
+ * but still to be registered, as the synchronous parse did; once every
+ * waiter's process has exited (checked at cancel and on each loop) the
+ * worker is killed. When the parse ends, the file is registered only if a
+ * waiter is still alive, so no event is created for processes that are
+ * gone; each live waiter is attached as a user and answered. At its
+ * deadline (--parse-timeout) the worker is killed and every waiter
+ * answered -ETIMEDOUT.
+ */
+#define PARSES_MAX 16	 /* in flight, all uids: each is a forked worker */
+#define PARSES_PER_UID 4 /* in flight per uid other than root */
+
+struct waiter {
+	struct waiter *next;
+	void *cookie; /* main.c's connection; NULL once it closed */
+	pid_t pid;
+	uid_t uid;
+	int pidfd; /* a dup of the connection's, or -1 */
+	struct hd_mapping *mp;
+};
+
+struct parse {
+	enum hd_tag tag; /* HD_TAG_PARSE: epoll data points here */
+	struct parse *next;
+	uint64_t dev, ino;
+	uid_t uid; /* the first requester: the module's owner, whose quota it counts in */
+	int fd;	   /* the file (a dup of the first requester's map_files open) */
+	struct hd_mapping *mp; /* the first requester's mapping: the path for the events */
+	struct hd_parse_job job;
+	struct waiter *waiters;
+};
+
+static struct parse *parses;
+static unsigned nparses;
+
+static unsigned parses_of(uid_t uid)
+{
+	unsigned n = 0;
+
+	for (struct parse *p = parses; p; p = p->next)
+		n += p->uid == uid;
+	return n;
+}
+
+static struct parse *parse_find(uint64_t dev, uint64_t ino)
+{
+	for (struct parse *p = parses; p; p = p->next)
+		if (p->dev == dev && p->ino == ino)
+			return p;
+	return NULL;
+}
+
+static void parse_unlink_free(struct parse *p)
+{
+	struct parse **pp = &parses;
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = p->next;
+	nparses--;
+	hd_forget(p);
+	if (p->job.rfd >= 0)
+		epoll_ctl(epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	close(p->fd);
+	free(p->mp);
+	free(p);
+}
+
+static int parse_wait(struct parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
+		      const struct hd_mapping *mp)
+{
+	struct waiter *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->mp = malloc(sizeof(*w->mp)))) {
+		free(w);
+		return -ENOMEM;
+	}
+	*w->mp = *mp;
+	w->cookie = cookie;
+	w->pid = pid;
+	w->uid = uid;
+	w->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (pidfd >= 0 && w->pidfd < 0) {
+		free(w->mp);
+		free(w);
+		return -ENOMEM;
+	}
+	w->next = p->waiters;
+	p->waiters = w;
+	return -EINPROGRESS;
+}
+
+/* A new file: admitted, a worker started, the requester its first waiter. */
+static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
+		       int fd, uint64_t dev, uint64_t ino)
+{
+	struct epoll_event ev = {.events = EPOLLIN};
+	struct hd_worker_limits lim = limits_for(mp);
+	struct parse *p;
+	char err[256];
+	int ret;
+
+	if (nparses >= PARSES_MAX || (uid != 0 && parses_of(uid) >= PARSES_PER_UID)) {
+		hd_warn("uid %u: %u parses under way (at most %u, %u per uid): %s refused",
+			(unsigned)uid, nparses, PARSES_MAX, PARSES_PER_UID, mp->path);
+		return -EAGAIN;
+	}
+	ret = mod_admit(mp, fd, uid);
+	if (ret)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->mp = malloc(sizeof(*p->mp)))) {
+		free(p);
+		return -ENOMEM;
+	}
+	*p->mp = *mp;
+	p->tag = HD_TAG_PARSE;
+	p->dev = dev;
+	p->ino = ino;
+	p->uid = uid;
+	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	ret = p->fd < 0 ? -errno : hd_parse_start(fd, &lim, &p->job, err, sizeof(err));
+	if (ret) {
+		if (p->fd >= 0)
+			close(p->fd);
+		else
+			snprintf(err, sizeof(err), "%s", strerror(-ret));
+		hd_warn("%s: %s", mp->path, err);
+		free(p->mp);
+		free(p);
+		return ret;
+	}
+	ev.data.ptr = p;
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) != 0) {
+		ret = -errno;
+		hd_parse_finish(&p->job, fd, -ECANCELED, NULL, err, sizeof(err));
+		close(p->fd);
+		free(p->mp);
+		free(p);
+		return ret;
+	}
+	p->next = parses;
+	parses = p;
+	nparses++;
+	hd_dbg("%s: parse started (worker %d)", mp->path, (int)p->job.pid);
+	return parse_wait(p, cookie, pid, uid, pidfd, mp);
+}
+
+static void waiter_free(struct waiter *w)
+{
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+	free(w->mp);
+	free(w);
+}
+
+/* Whether anyone still waits: a connection to answer, or a live process to register. */
+static bool parse_wanted(const struct parse *p)
+{
+	for (const struct waiter *w = p->waiters; w; w = w->next)
+		if (w->cookie || peer_alive(w->pidfd))
+			return true;
+	return false;
+}
+
+/* The parse is over (or abandoned: why): register, attach and answer every waiter. */
+static void parse_end(struct parse *p, int why)
+{
+	struct usdt_notes *n = NULL;
+	struct module *m = NULL;
+	struct waiter *w = p->waiters, *next;
+	bool live = false;
+	char err[256];
+	int ret;
+
+	p->waiters = NULL; /* answered below: a cancel during an answer finds nothing */
+	epoll_ctl(epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
+	if (ret && why != -ECANCELED)
+		hd_warn("%s: %s", p->mp->path, err);
+	for (struct waiter *x = w; x; x = x->next)
+		live |= peer_alive(x->pidfd);
+	if (!ret && !live) {
+		hd_dbg("%s: every requester is gone: not registered", p->mp->path);
+		usdt_notes_free(n);
+		ret = -ESRCH;
+	} else if (!ret) {
+		m = mod_find(p->dev, p->ino);
+		if (m && !m->draining)
+			usdt_notes_free(n); /* registered meanwhile (a /proc scan) */
+		else
+			ret = mod_finish(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, &m);
+	}
+	for (; w; w = next) {
+		uint32_t np = 0;
+		int r = ret;
+
+		next = w->next;
+		if (!r && !peer_alive(w->pidfd))
+			r = -ESRCH;
+		if (!r)
+			r = add_known(w->pid, w->uid, w->pidfd, w->mp, m);
+		if (!r)
+			np = m->nprobes;
+		hd_dbg("REGISTER pid %d uid %u: %s", (int)w->pid, (unsigned)w->uid,
+		       r ? strerror(-r) : w->mp->path);
+		if (w->cookie)
+			hd_register_done(w->cookie, r, np);
+		waiter_free(w);
+	}
+	if (m && m->nusers == 0 && !m->draining)
+		mod_remove(m, true);
+	parse_unlink_free(p);
+}
+
+void hd_parse_event(void *arg)
+{
+	struct parse *p = arg;
+
+	if (hd_parse_read(&p->job))
+		parse_end(p, 0);
+}
+
+uint64_t hd_parses_expire(uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	for (struct parse *p = parses, *pn; p; p = pn) {
+		pn = p->next;
+		if (now >= p->job.deadline) {
+			parse_end(p, -ETIMEDOUT);
+		} else if (!parse_wanted(p)) {
+			hd_dbg("%s: nobody waits for its parse any more: worker killed",
+			       p->mp->path);
+			parse_end(p, -ECANCELED);
+		} else if (p->job.deadline < next)
+			next = p->job.deadline;
+	}
+	return next;
+}
+
+void hd_register_cancel(void *cookie)
+{
+	for (struct parse *p = parses; p; p = p->next)
+		for (struct waiter *w = p->waiters; w; w = w->next) {
+			if (w->cookie != cookie)
+				continue;
+			w->cookie = NULL; /* still registered at the end if its process lives */
+			if (!parse_wanted(p)) {
+				hd_dbg("%s: nobody waits for its parse any more: worker killed",
+				       p->mp->path);
+				parse_end(p, -ECANCELED);
+			}
+			return;
+		}
+}
+
 int hd_rate_ok(uid_t uid, pid_t pid)
 {
 	struct uidacct *a = uid_acct(uid);
@@ -833,28 +1148,39 @@ int hd_rate_ok(uid_t uid, pid_t pid)
 	return 0;
 }
 
-int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes)
+int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie)
 {
-	struct hd_mapping *mp = malloc(sizeof(*mp));
+	struct hd_mapping *mp;
 	struct module *m = NULL;
+	struct parse *pa;
 	uint64_t dev, ino;
-	int fd = -1, ret;
+	int fd = -1, ret = hd_tracefs_ready();
 
 	*nprobes = 0;
+	if (ret)
+		return ret;
+	mp = malloc(sizeof(*mp));
 	if (!mp)
 		return -ENOMEM;
 	ret = resolve_known(pid, pidfd, addr, mp, &m);
 	if (ret == -EAGAIN) {
 		ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
-		if (!ret)
-			ret = add_user(pid, uid, pidfd, mp, fd, dev, ino, &m);
+		m = ret ? NULL : mod_find(dev, ino);
+		if (!ret && m && !m->draining)
+			ret = add_known(pid, uid, pidfd, mp, m);
+		else if (!ret && (pa = parse_find(dev, ino)))
+			ret = parse_wait(pa, cookie, pid, uid, pidfd, mp);
+		else if (!ret)
+			ret = parse_begin(cookie, pid, uid, pidfd, mp, fd, dev, ino);
 	} else if (!ret) {
 		ret = add_known(pid, uid, pidfd, mp, m);
 	}
 	if (!ret)
 		*nprobes = m->nprobes;
 	hd_dbg("REGISTER pid %d uid %u addr 0x%" PRIx64 ": %s", (int)pid, (unsigned)uid, addr,
-	       ret ? strerror(-ret) : mp->path);
+	       ret == -EINPROGRESS ? "waits for the parse"
+	       : ret		   ? strerror(-ret)
+				   : mp->path);
 	if (fd >= 0)
 		close(fd);
 	free(mp);
@@ -910,7 +1236,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 	uint64_t dev, ino;
 	struct stat st;
 	unsigned kinds;
-	int fd;
+	int fd, ret;
 
 	/* The maps fields name the file (dev, ino) without opening it: the cheap filters. */
 	mod = mod_find(m->dev, m->ino);
@@ -951,10 +1277,11 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 		c->uid = hd_pid_uid(pid);
 		c->uid_known = true;
 	}
-	if (c->uid != (uid_t)-1 && add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL) == 0)
+	ret = c->uid != (uid_t)-1 ? add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL) : -ESRCH;
+	if (ret == 0)
 		c->found++;
-	else if (!mod_find(dev, ino))
-		neg_add(m->dev, m->ino);
+	else if (ret == -ENODATA && !mod_find(dev, ino))
+		neg_add(m->dev, m->ino); /* (not a refusal that may change: rate, tracefs) */
 	close(fd);
 	return 0;
 }
@@ -1000,7 +1327,7 @@ void hd_rescan(void)
 		hd_dbg("rescan: %u new registrations", n);
 }
 
-void hd_recover(void)
+static void recover_now(void)
 {
 	struct usdt_uprobe_entry *ls = NULL;
 	size_t nls = 0, removed = 0;
@@ -1039,6 +1366,82 @@ void hd_recover(void)
 	save_state();
 	hd_info("start-up: %u process registrations found running, %zu stale events removed", found,
 		removed);
+}
+
+/*
+ * tracefs may be missing, read-only or without uprobe support (a container,
+ * a kernel without CONFIG_UPROBE_EVENTS, a boot that has not mounted it yet).
+ * The daemon serves anyway: REGISTER is answered with the open's errno
+ * (-ENODEV not mounted, -EROFS read-only, -EOPNOTSUPP no uprobe_events,
+ * -EACCES), LIST works, and nothing is written (no event, no state file:
+ * recovery waits for tracefs). The open is retried on demand, at most once
+ * per TRACEFS_RETRY_MS, so the daemon registers as soon as tracefs is usable,
+ * without a restart. The problem is logged once per distinct error.
+ */
+#define TRACEFS_RETRY_MS 1000
+
+static int tracefs_err;
+static uint64_t tracefs_retry_at;
+static bool recovery_pending;
+
+static const char *tracefs_advice(int err)
+{
+	switch (-err) {
+	case ENODEV:
+		return "mount it (mount -t tracefs nodev /sys/kernel/tracing)";
+	case EROFS:
+		return "remount it read-write";
+	case EOPNOTSUPP:
+		return "mount tracefs there, on a kernel with CONFIG_UPROBE_EVENTS";
+	case EACCES:
+	case EPERM:
+		return "run the daemon as root";
+	default:
+		return "make /sys/kernel/tracing/uprobe_events writable";
+	}
+}
+
+int hd_tracefs_ready(void)
+{
+	char err[256];
+	uint64_t now;
+	int ret;
+
+	if (T->fd >= 0)
+		return 0;
+	now = hd_now_ms();
+	if (tracefs_err && now < tracefs_retry_at)
+		return tracefs_err;
+	tracefs_retry_at = now + TRACEFS_RETRY_MS;
+	ret = usdt_tracefs_open(T, USDT_TRACEFS_MOUNT, err, sizeof(err));
+	if (ret) {
+		if (ret != tracefs_err)
+			hd_err("tracefs is not usable: %s. Registrations are refused (%s) and "
+			       "nothing is written until it is; to fix: %s. The daemon retries at "
+			       "the next registration (at most once a second), no restart needed",
+			       err, strerror(-ret), tracefs_advice(ret));
+		tracefs_err = ret;
+		return ret;
+	}
+	if (tracefs_err)
+		hd_info("tracefs is usable again (%s): registering", T->root);
+	tracefs_err = 0;
+	if (recovery_pending) {
+		recovery_pending = false;
+		recover_now();
+	}
+	return 0;
+}
+
+void hd_recover(void)
+{
+	if (hd_tracefs_ready() != 0) {
+		/* The previous instance's events and state file wait until tracefs is back. */
+		recovery_pending = true;
+		return;
+	}
+	if (!recovery_pending)
+		recover_now();
 }
 
 /*
@@ -1102,13 +1505,17 @@ void hd_registry_shutdown(void)
 				proc_free(p);
 			}
 	}
+	while (parses)
+		parse_end(parses, -ECANCELED);
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
 		for (struct module *m = modules[b], *next; m; m = next) {
 			next = m->hnext;
 			if (!mod_remove(m, false))
 				left++;
 		}
-	save_state();
+	/* Without tracefs nothing was recovered: the previous state file stays as it was. */
+	if (!recovery_pending)
+		save_state();
 	if (left)
 		hd_warn("%zu modules keep enabled events (EBUSY); the state file lists them for "
 			"the next start",

@@ -201,12 +201,21 @@ static int sandbox(const struct hd_worker_limits *lim)
 	setrlimit(RLIMIT_CPU, &rl);
 #if !defined(__SANITIZE_ADDRESS__) && !defined(USDT_HELPERD_ASAN)
 	/* (AddressSanitizer builds reserve terabytes of shadow: no address-space limit there.) */
-	rl.rlim_cur = rl.rlim_max = lim->address_space;
-	setrlimit(RLIMIT_AS, &rl);
+	if (!lim->test_no_seccomp) {
+		rl.rlim_cur = rl.rlim_max = lim->address_space;
+		setrlimit(RLIMIT_AS, &rl);
+	}
 #endif
 	rl.rlim_cur = rl.rlim_max = 0;
 	setrlimit(RLIMIT_FSIZE, &rl);
 	setrlimit(RLIMIT_CORE, &rl);
+	/*
+	 * Tests under valgrind only: its core cannot run a process once a
+	 * seccomp filter is loaded, nor within a 2 GiB address space. Nothing
+	 * else changes: the same child, limits and re-checks of its answer.
+	 */
+	if (lim->test_no_seccomp)
+		return 0;
 	ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
 	if (!ctx)
 		return -ENOMEM;
@@ -527,19 +536,25 @@ bad:
 	return -EPROTO;
 }
 
-int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,
-	     size_t errlen)
+/*
+ * Forks the worker on fd. Its answer is read by hd_parse_read as the pipe
+ * becomes readable (the daemon's epoll loop, or hd_parse's poll), and
+ * hd_parse_finish ends it: no wait here blocks on the worker.
+ */
+int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_job *j, char *err,
+		   size_t errlen)
 {
-	struct buf in = {0};
-	uint64_t deadline = hd_now_ms() + lim->timeout_ms;
-	int pfd[2], status, ret = 0;
+	int pfd[2], ret;
 	pid_t pid;
 
-	*out = NULL;
-	/* Non-blocking read end: only poll() waits, against the deadline. */
+	memset(j, 0, sizeof(*j));
+	j->pid = -1;
+	j->rfd = -1;
+	/* Non-blocking read end: only the caller's poll waits, against the deadline. */
 	if (pipe2(pfd, O_CLOEXEC) != 0 || fcntl(pfd[0], F_SETFL, O_NONBLOCK) != 0) {
+		ret = -errno;
 		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return -errno;
+		return ret;
 	}
 	pid = fork();
 	if (pid < 0) {
@@ -562,40 +577,66 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 		child(lim);
 	}
 	close(pfd[1]);
+	j->pid = pid;
+	j->rfd = pfd[0];
+	j->deadline = hd_now_ms() + lim->timeout_ms;
+	j->timeout_ms = lim->timeout_ms;
+	return 0;
+}
+
+int hd_parse_read(struct hd_parse_job *j)
+{
+	struct buf in = {j->buf, j->len, j->cap, false};
+	int done = 0;
+
 	for (;;) {
-		struct pollfd p = {.fd = pfd[0], .events = POLLIN};
-		uint64_t now = hd_now_ms();
 		ssize_t r;
 
-		if (now >= deadline) {
-			ret = -ETIMEDOUT;
-			break;
-		}
-		r = poll(&p, 1, (int)(deadline - now));
-		if (r < 0 && errno != EINTR) {
-			ret = -errno;
-			break;
-		}
-		if (r <= 0)
-			continue; /* the deadline is checked above */
 		if (in.len >= STREAM_MAX || !reserve(&in, 65536)) {
-			ret = -EFBIG;
+			j->ret = -EFBIG;
+			done = 1;
 			break;
 		}
-		r = read(pfd[0], in.p + in.len, in.cap - in.len);
-		if (r < 0 && (errno == EINTR || errno == EAGAIN))
+		r = read(j->rfd, in.p + in.len, in.cap - in.len);
+		if (r < 0 && errno == EINTR)
 			continue;
-		if (r <= 0)
+		if (r < 0 && errno == EAGAIN)
 			break;
+		if (r < 0)
+			j->ret = -errno;
+		if (r <= 0) {
+			done = 1; /* EOF: the worker exited (it cannot close fd 4 itself) */
+			break;
+		}
 		in.len += (size_t)r;
 	}
-	close(pfd[0]);
-	if (ret)
-		kill(pid, SIGKILL);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	j->buf = in.p;
+	j->len = in.len;
+	j->cap = in.cap;
+	return done;
+}
+
+int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
+		    size_t errlen)
+{
+	int status = 0, ret = why ? why : j->ret;
+
+	if (out)
+		*out = NULL;
+	if (j->rfd >= 0)
+		close(j->rfd);
+	j->rfd = -1;
+	if (j->pid > 0) {
+		if (ret)
+			kill(j->pid, SIGKILL);
+		while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
+			;
+	}
+	j->pid = -1;
 	if (ret == -ETIMEDOUT) {
-		snprintf(err, errlen, "the parser took more than %u ms: killed", lim->timeout_ms);
+		snprintf(err, errlen, "the parser took more than %u ms: killed", j->timeout_ms);
+	} else if (ret == -ECANCELED) {
+		snprintf(err, errlen, "the parse was abandoned (nobody waits for it)");
 	} else if (ret) {
 		snprintf(err, errlen, "reading the parser's answer: %s", strerror(-ret));
 	} else if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
@@ -606,8 +647,39 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 		else
 			snprintf(err, errlen, "the parser failed (status %d)", WEXITSTATUS(status));
 	} else {
-		ret = decode(in.p, in.len, fd, out, err, errlen);
+		ret = decode(j->buf, j->len, fd, out, err, errlen);
 	}
-	free(in.p);
+	free(j->buf);
+	j->buf = NULL;
+	j->len = j->cap = 0;
 	return ret;
+}
+
+int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,
+	     size_t errlen)
+{
+	struct hd_parse_job j;
+	int ret = hd_parse_start(fd, lim, &j, err, errlen), why = 0;
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	for (;;) {
+		struct pollfd p = {.fd = j.rfd, .events = POLLIN};
+		uint64_t now = hd_now_ms();
+		int r;
+
+		if (now >= j.deadline) {
+			why = -ETIMEDOUT;
+			break;
+		}
+		r = poll(&p, 1, (int)(j.deadline - now));
+		if (r < 0 && errno != EINTR) {
+			why = -errno;
+			break;
+		}
+		if (r > 0 && hd_parse_read(&j))
+			break;
+	}
+	return hd_parse_finish(&j, fd, why, out, err, errlen);
 }

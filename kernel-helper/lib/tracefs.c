@@ -88,6 +88,22 @@ static bool has_uprobe_events(const char *root)
 	return access(p, F_OK) == 0;
 }
 
+/* Whether dir is a mount point: its device differs from its parent's. */
+static bool is_mount_point(const char *dir)
+{
+	char parent[128];
+	struct stat a, b;
+
+	snprintf(parent, sizeof(parent), "%s/..", dir);
+	return stat(dir, &a) == 0 && stat(parent, &b) == 0 && a.st_dev != b.st_dev;
+}
+
+/*
+ * Errors say what is wrong in the errno: -ENODEV tracefs is not mounted (and
+ * could not be), -EOPNOTSUPP something is mounted but offers no uprobe_events
+ * (a kernel without CONFIG_UPROBE_EVENTS, or another file system there),
+ * -EROFS mounted read-only, -EACCES/-EPERM not root.
+ */
 int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t errlen)
 {
 	const char *root = NULL;
@@ -97,6 +113,14 @@ int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t 
 	for (size_t i = 0; i < sizeof(roots) / sizeof(roots[0]) && !root; i++)
 		if (has_uprobe_events(roots[i]))
 			root = roots[i];
+	if (!root && is_mount_point(roots[0])) {
+		/* Never mount over what is there: it is someone's, or tracefs without uprobes. */
+		set_msg(err, errlen,
+			"%s is mounted but has no uprobe_events: a kernel without "
+			"CONFIG_UPROBE_EVENTS, or not tracefs",
+			roots[0]);
+		return -EOPNOTSUPP;
+	}
 	if (!root && (flags & USDT_TRACEFS_MOUNT)) {
 		if (mount("nodev", roots[0], "tracefs", 0, NULL) != 0 && errno != EBUSY) {
 			int e = errno;
@@ -104,10 +128,17 @@ int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t 
 			set_msg(err, errlen,
 				"tracefs is not mounted at %s and mounting it failed: %s%s",
 				roots[0], strerror(e), e == EPERM ? " (needs root)" : "");
-			return -e;
+			return e == EPERM ? -EPERM : -ENODEV;
 		}
 		if (has_uprobe_events(roots[0]))
 			root = roots[0];
+		else {
+			set_msg(err, errlen,
+				"tracefs mounted at %s has no uprobe_events: a kernel without "
+				"CONFIG_UPROBE_EVENTS",
+				roots[0]);
+			return -EOPNOTSUPP;
+		}
 	}
 	if (!root) {
 		set_msg(err, errlen,
@@ -115,7 +146,7 @@ int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t 
 			"CONFIG_UPROBE_EVENTS",
 			roots[0],
 			flags & USDT_TRACEFS_MOUNT ? "" : " (mount it or pass the mount flag)");
-		return -ENOENT;
+		return -ENODEV;
 	}
 	snprintf(t->root, sizeof(t->root), "%s", root);
 	snprintf(p, sizeof(p), "%s/uprobe_events", root);
@@ -125,7 +156,9 @@ int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t 
 		int e = errno;
 
 		set_msg(err, errlen, "%s: %s%s", p, strerror(e),
-			e == EACCES ? " (needs root)" : "");
+			e == EACCES  ? " (needs root)"
+			: e == EROFS ? " (tracefs is mounted read-only)"
+				     : "");
 		return -e;
 	}
 	return 0;

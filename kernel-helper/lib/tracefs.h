@@ -26,7 +26,11 @@ struct usdt_tracefs {
 
 #define USDT_TRACEFS_MOUNT 0x1u /* mount tracefs when absent (needs root) */
 
-/* Returns 0, or -errno with a message in err (not mounted, no uprobes, not root). */
+/*
+ * Returns 0, or -errno with a message in err: -ENODEV not mounted (and not
+ * mountable), -EOPNOTSUPP mounted without uprobe_events (or not tracefs:
+ * never mounted over), -EROFS read-only, -EACCES/-EPERM not root.
+ */
 int usdt_tracefs_open(struct usdt_tracefs *t, unsigned flags, char *err, size_t errlen);
 void usdt_tracefs_close(struct usdt_tracefs *t);
 

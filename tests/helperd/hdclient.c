@@ -64,12 +64,16 @@ static void hdr(struct usdt_msg_hdr *h, uint16_t type, uint32_t size, uint32_t s
 	h->seq = seq;
 }
 
-/* Waits up to 3 s for one packet; its length, 0 when the daemon closed, -1 on timeout. */
+/*
+ * Waits up to 3 s ($HDCLIENT_WAIT_MS) for one packet; its length, 0 when the
+ * daemon closed, -1 on timeout.
+ */
 static ssize_t get(int fd, void *buf, size_t len)
 {
 	struct pollfd p = {.fd = fd, .events = POLLIN};
+	const char *w = getenv("HDCLIENT_WAIT_MS");
 
-	if (poll(&p, 1, 3000) != 1)
+	if (poll(&p, 1, w ? atoi(w) : 3000) != 1)
 		return -1;
 	return recv(fd, buf, len, 0);
 }

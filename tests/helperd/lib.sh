@@ -145,6 +145,17 @@ EOF
 	SHORT="$B/short"
 }
 
+# Waits for a background child to end by itself, at most SECONDS; then kills it (a failure).
+wait_bg() { # pid seconds
+	local i
+	for ((i = 0; i < $2 * 20; i++)); do
+		running "$1" || break
+		sleep 0.05
+	done
+	running "$1" && { kill -9 "$1"; fail "process $1 still running after $2 s"; }
+	wait "$1" 2>/dev/null || true
+}
+
 # Starts $PROG (or the given file) in the background, commands through a fifo:
 #   prog_start NAME [FILE [ARGS]]; prog_cmd NAME "fire 3"; prog_wait NAME 'fired 3'; prog_stop NAME
 prog_start() { # NAME [FILE [ARGS...]]

@@ -1,0 +1,85 @@
+#!/bin/bash
+# The parse of a new file does not stall the daemon. With the worker hung on
+# one file (--test-worker-delay MS:GLOB, test-only), the daemon meanwhile
+# answers a program registering a known module and a LIST promptly, parses a
+# second new file concurrently, joins a second REGISTER of the hung file to
+# the same parse, kills a parse nobody waits for any more, and at the deadline
+# kills the hung worker and answers its clients -ETIMEDOUT, leaving no event
+# and no worker behind.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
+need_tracefs
+build_progs gcc
+
+ms_now() { echo $(($(date +%s%N) / 1000000)); }
+etimedout=$(python3 -c 'import errno; print(-errno.ETIMEDOUT)')
+mkdir "$T/hang" "$T/gone" "$T/other"
+cp "$LIB" "$T/hang/liblib.so"
+cp "$LIB" "$T/gone/liblib.so"
+cp "$LIB" "$T/other/liblib.so"
+TIMEOUT=8000
+start_daemon --parse-timeout $TIMEOUT --test-worker-delay "600000:$T/[hg]*/*"
+
+# A registered program: its module is known from now on.
+prog_start a
+wait_events 2 "the first program"
+
+# Two clients register the hung file, one after the other: one parse.
+export HDCLIENT_WAIT_MS=30000
+t_hang=$(ms_now)
+"$HDCLIENT" dlreg "$T/hang/liblib.so" >"$T/hang1.out" &
+hang1=$!
+for i in $(seq 250); do grep -q "hang/liblib.so: parse started" "$DLOG.new" && break; sleep 0.02; done
+"$HDCLIENT" dlreg "$T/hang/liblib.so" >"$T/hang2.out" &
+hang2=$!
+# A client that gives up while its parse hangs: that parse is killed at once.
+"$HDCLIENT" dlreg "$T/gone/liblib.so" >/dev/null &
+gone=$!
+for i in $(seq 250); do grep -q "gone/liblib.so: parse started" "$DLOG.new" && break; sleep 0.02; done
+grep -q "gone/liblib.so: parse started" "$DLOG.new" || fail "no parse of the abandoned file started"
+kill -9 "$gone"
+wait "$gone" 2>/dev/null || true
+for i in $(seq 250); do grep -q "gone/liblib.so: nobody waits for its parse" "$DLOG.new" && break; sleep 0.02; done
+expect_grep "gone/liblib.so: nobody waits for its parse any more: worker killed" "$DLOG.new" \
+	"the parse of a client that went away"
+
+# Meanwhile: a second program of the known module, a LIST, a second new file.
+t0=$(ms_now)
+prog_start b
+t1=$(ms_now)
+"$HDCLIENT" list "$PID_b" >"$T/list.out"
+t2=$(ms_now)
+expect_grep "^entry $PID_b 2 " "$T/list.out" "the second program registered during the hung parse"
+"$HDCLIENT" dlreg "$T/other/liblib.so" >"$T/other.out"
+t3=$(ms_now)
+expect_grep '^status=0 nprobes=1$' "$T/other.out" "a second new file parsed during the hung one"
+expect_grep "registered $T/other/liblib.so \(.*\): 1 probe sites, 1 events created" "$DLOG.new" \
+	"the second new file's event"
+echo "during the hung parse: program registered in $((t1 - t0)) ms, LIST in $((t2 - t1)) ms," \
+	"a new file parsed and registered in $((t3 - t2)) ms"
+# Bounds far below the hung parse's 8 s, far above what they take (a few ms).
+[ $((t1 - t0)) -lt 3000 ] || fail "a known module waited $((t1 - t0)) ms behind the hung parse"
+[ $((t2 - t1)) -lt 3000 ] || fail "a LIST waited $((t2 - t1)) ms behind the hung parse"
+[ $((t3 - t2)) -lt 3000 ] || fail "a new file waited $((t3 - t2)) ms behind the hung parse"
+running "$hang1" || fail "the hung file's client was answered before its parse ended"
+
+# The deadline: the worker is killed, both clients answered -ETIMEDOUT.
+wait_bg "$hang1" 20
+wait_bg "$hang2" 20
+t4=$(ms_now)
+expect_grep "^status=$etimedout nprobes=0\$" "$T/hang1.out" "the hung parse's client"
+expect_grep "^status=$etimedout nprobes=0\$" "$T/hang2.out" "the second client of the hung file"
+[ $((t4 - t_hang)) -ge $((TIMEOUT - 500)) ] || fail "answered after $((t4 - t_hang)) ms, before the deadline"
+[ $((t4 - t_hang)) -lt $((TIMEOUT + 8000)) ] || fail "answered after $((t4 - t_hang)) ms"
+expect_eq "$(grep -c "hang/liblib.so: parse started" "$DLOG.new")" 1 "parses of the hung file"
+expect_grep "hang/liblib.so: the parser took more than $TIMEOUT ms: killed" "$DLOG.new" "the kill"
+grep -qE "$T/(hang|gone)/" "$TRACEFS/uprobe_events" && fail "events of a file whose parse failed"
+expect_eq "$(ps -o pid= --ppid "$DAEMON_PID" | wc -l)" 0 "workers left running"
+daemon_healthy
+
+# Everything ordinary still works and is cleaned up.
+prog_stop a
+prog_stop b
+wait_events 0 "after the programs"
+HD_OK=1
+exit 0
