@@ -1,29 +1,45 @@
 #!/usr/bin/env python3
-"""Reads meson's testlog.json and prints the closing line CI reads:
-'N passed, N failed, N skipped'. Exits 1 when anything failed or nothing ran.
-A skipped test is never counted as passed; each skip is listed with its reason
-(the last line the test printed)."""
+"""Reads meson's testlog.json files and prints the closing line CI reads:
+'N passed, N failed, N skipped', one line for all of them. Exits 1 when
+anything failed, a log is missing (its build failed) or nothing ran.
+
+    summary.py LOG [--prefix=P LOG]...
+
+--prefix=P puts P before the names of the following logs' tests
+(scripts/test.sh passes --prefix=asan/ for the sanitizer run). A skipped test is never counted
+as passed; each skip is listed with its reason (the last line it printed)."""
 import json
 import sys
 
-path = sys.argv[1]
 passed = failed = skipped = 0
 skips, fails = [], []
-with open(path, encoding="utf-8") as f:
-    for line in f:
-        if not line.strip():
-            continue
-        t = json.loads(line)
-        r = t.get("result")
-        if r in ("OK", "EXPECTEDFAIL"):
-            passed += 1
-        elif r == "SKIP":
-            skipped += 1
-            out = (t.get("stdout") or "").strip().splitlines()
-            skips.append((t["name"], out[-1] if out else ""))
-        else:
-            failed += 1
-            fails.append((t["name"], r))
+prefix = ""
+for arg in sys.argv[1:]:
+    if arg.startswith("--prefix="):
+        prefix = arg[len("--prefix="):]
+        continue
+    try:
+        f = open(arg, encoding="utf-8")
+    except OSError as e:
+        failed += 1
+        fails.append((f"{prefix}{arg}", f"no test log: {e.strerror}"))
+        continue
+    with f:
+        for line in f:
+            if not line.strip():
+                continue
+            t = json.loads(line)
+            name = prefix + t["name"]
+            r = t.get("result")
+            if r in ("OK", "EXPECTEDFAIL"):
+                passed += 1
+            elif r == "SKIP":
+                skipped += 1
+                out = (t.get("stdout") or "").strip().splitlines()
+                skips.append((name, out[-1] if out else ""))
+            else:
+                failed += 1
+                fails.append((name, r))
 for name, why in skips:
     print(f"skipped: {name}: {why}")
 for name, r in fails:

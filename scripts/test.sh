@@ -1,8 +1,27 @@
 #!/bin/sh
-# Runs usdtkit's whole test suite: installs what is missing, builds, tests,
-# and ends with the line "N passed, N failed, N skipped".
-#   BUILDDIR   build directory (default: build)
-#   MESON_SETUP_ARGS  extra `meson setup` arguments (CI passes -Dwerror=true)
+# Runs usdtkit's whole test suite twice: once on the normal build, once on a
+# sanitizer build (AddressSanitizer, with LeakSanitizer, and
+# UndefinedBehaviorSanitizer), and ends with ONE line for both runs:
+# "N passed, N failed, N skipped" (the sanitizer run's tests are named
+# "asan/usdtkit:SUITE / TEST" there).
+#
+# The sanitizer build is `meson setup -Db_sanitize=address,undefined
+# -Db_lundef=false` with clang (CC_SAN): with gcc, UBSan's runtime is a
+# library apart from ASan's and ignores log_path, so a report of a process
+# whose stderr a test discards would vanish; clang links one runtime that
+# honours it. The top-level meson.build makes UBSan fatal
+# (-fno-sanitize-recover=undefined); tests/meson.build sets ASAN_OPTIONS and
+# UBSAN_OPTIONS for the tests; tests/lib/common.sh sends every report of the
+# processes a shell test starts into its scratch directory and fails the test
+# when one appears. Tests that cannot work on sanitized binaries (valgrind,
+# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz suite is not
+# run twice: its targets are built with sanitizers in both runs.
+#
+#   BUILDDIR          the normal build directory (default: build)
+#   SAN_BUILDDIR      the sanitizer build directory (default: $BUILDDIR-san)
+#   MESON_SETUP_ARGS  extra `meson setup` arguments for both (CI: -Dwerror=true)
+#   CC_SAN            the sanitizer build's compiler (default: clang)
+#   USDTKIT_RUNS      "plain san" (default), "plain" or "san": which runs
 set -eu
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
 	exec sudo -E sh "$0" "$@"
@@ -11,12 +30,49 @@ top=$(cd "$(dirname "$0")/.." && pwd)
 cd "$top"
 sh scripts/deps.sh
 builddir=${BUILDDIR:-build}
-if [ ! -f "$builddir/build.ninja" ]; then
-	# shellcheck disable=SC2086
-	meson setup "$builddir" ${MESON_SETUP_ARGS:-} >/dev/null
-fi
-ninja -C "$builddir"
+sanbuilddir=${SAN_BUILDDIR:-$builddir-san}
+runs=${USDTKIT_RUNS:-plain san}
 rc=0
-meson test -C "$builddir" --no-rebuild --print-errorlogs --num-processes 2 || rc=$?
-python3 scripts/summary.py "$builddir/meson-logs/testlog.json" || rc=1
+logs=""
+
+for run in $runs; do
+	case $run in
+	plain)
+		dir=$builddir
+		setup=""
+		cc=${CC:-}
+		prefix=""
+		testargs=""
+		;;
+	san)
+		dir=$sanbuilddir
+		setup="-Db_sanitize=address,undefined -Db_lundef=false"
+		cc=${CC_SAN:-clang}
+		prefix="--prefix=asan/"
+		# Sanitized programs run 2-3 times slower.
+		testargs="--timeout-multiplier 3 --no-suite fuzz"
+		;;
+	*)
+		echo "USDTKIT_RUNS: unknown run '$run' (plain, san)" >&2
+		exit 2
+		;;
+	esac
+	if [ ! -f "$dir/build.ninja" ]; then
+		# shellcheck disable=SC2086
+		if [ -n "$cc" ]; then
+			CC=$cc meson setup "$dir" $setup ${MESON_SETUP_ARGS:-} >/dev/null
+		else
+			meson setup "$dir" $setup ${MESON_SETUP_ARGS:-} >/dev/null
+		fi
+	fi
+	logs="$logs $prefix $dir/meson-logs/testlog.json"
+	rm -f "$dir/meson-logs/testlog.json"
+	ninja -C "$dir" || { rc=1; continue; }
+	start=$(date +%s)
+	# shellcheck disable=SC2086
+	meson test -C "$dir" --no-rebuild --print-errorlogs --num-processes 2 $testargs || rc=$?
+	echo "usdtkit: the $run run took $(($(date +%s) - start)) s" >&2
+done
+# shellcheck disable=SC2086
+python3 scripts/summary.py $logs || rc=1
 exit $rc

@@ -30,10 +30,59 @@ _at_exit_cmds=""
 at_exit() { _at_exit_cmds="$1; $_at_exit_cmds"; }
 _run_at_exit() {
 	eval "$_at_exit_cmds" || true
+	if [ -n "${USDTKIT_SANITIZE:-}" ] && ! _sanitizer_check; then
+		[ -n "${T:-}" ] && rm -rf "$T"
+		exit 1
+	fi
 	[ -n "${T:-}" ] && rm -rf "$T"
 }
 T=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-test.XXXXXX")
 trap _run_at_exit EXIT
+
+# The sanitizer run (meson -Db_sanitize=address,undefined, which sets
+# USDTKIT_SANITIZE and the *SAN_OPTIONS defaults in tests/meson.build): every
+# sanitized process this test starts, whatever it does with its stderr,
+# writes its reports to $T/sanitizer/report.<exe>.<pid>, and a report fails
+# the test at exit, printed. The sandboxed parser worker of usdtkit-helperd
+# may not open files nor write to its stderr: a report there ends in its
+# death by SIGSYS, which the daemon logs as "the parser died of signal 31
+# (sandbox)"; that line in any log under $T fails the test as well.
+if [ -n "${USDTKIT_SANITIZE:-}" ]; then
+	mkdir -p "$T/sanitizer"
+	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$T/sanitizer/report"
+	export UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$T/sanitizer/report"
+fi
+_sanitizer_check() {
+	local i p exe busy f bad=0
+	[ -d "${T:-}/sanitizer" ] || return 0
+	# A sanitized process of ours (one of the build's programs, or an
+	# installed copy under $T) still exiting, e.g. a daemon sent SIGTERM and
+	# not waited for, writes its leak report last: give it 10 s.
+	for ((i = 0; i < 100; i++)); do
+		busy=""
+		for p in /proc/[0-9]*; do
+			exe=$(readlink "$p/exe" 2>/dev/null) || continue
+			case $exe in "$USDTKIT_BUILDDIR"/* | "$T"/*) ;; *) continue ;; esac
+			grep -qsaF "log_path=$T/sanitizer/" "$p/environ" && busy=$p && break
+		done
+		[ -z "$busy" ] && break
+		sleep 0.1
+	done
+	for f in "$T"/sanitizer/report*; do
+		[ -e "$f" ] || continue
+		echo "--- sanitizer report ${f##*/} ---" >&2
+		head -150 "$f" >&2
+		bad=1
+	done
+	f=$(grep -rlsIF --exclude-dir=sanitizer 'died of signal 31 (sandbox)' "$T" | head -1)
+	if [ -n "$f" ]; then
+		grep -F -B5 'died of signal 31 (sandbox)' "$f" | head -40 >&2
+		echo "(the parser worker was killed by its sandbox: under a sanitizer, a report)" >&2
+		bad=1
+	fi
+	[ "$bad" -eq 0 ] || echo "FAIL: a sanitizer reported an error (above)" >&2
+	return "$bad"
+}
 trap 'exit 130' INT TERM
 
 # Check a condition, reporting what was expected on failure.
