@@ -18,8 +18,9 @@ target_sources() {
 		echo "$dg/list_meta.c $provider_srcs -lelf"
 		;;
 	protocol)
-		# drti.c and list_source.c are #included by the harness.
-		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $provider_srcs -lpthread"
+		# drti.c is #included by the harness (its functions are static).
+		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $dg/list_source.c $provider_srcs"
+		echo "-lpthread"
 		;;
 	*)
 		echo "unknown fuzz target $1" >&2
@@ -89,4 +90,8 @@ fuzz_coverage() {
 	llvm-profdata merge -sparse "$work/cov.profraw" -o "$work/cov.profdata"
 	# shellcheck disable=SC2046
 	llvm-cov report "$work/cov" -instr-profile="$work/cov.profdata" $(target_files "$t")
+	# Per function: drti.c and list_source.c hold more than their packet readers.
+	[ "$t" != protocol ] || llvm-cov report -show-functions "$work/cov" \
+		-instr-profile="$work/cov.profdata" $(target_files "$t") |
+		grep -E '^(Name|([a-z_-]+\.c:)?(usdt_drti_read_reply|usdt_drti_report|usdt_drti_put|usdt_list_daemon|recv_packet|header_ok|list_entry|open_mapping|add_module|have_module|push_module|usdt_list_modules_free|hd_msg_decode)[a-z_]*) '
 }
