@@ -18,6 +18,7 @@
  * waits for the close; prints "closed after MS" hdclient bench N LIB                         dlopen
  * LIB (drti off), then N x (connect, REGISTER, reply) and N x UNREGISTER; prints registrations per
  * second
+ *   hdclient hold-renew N                        N connections kept open: reopened when closed
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -28,6 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
@@ -214,6 +216,80 @@ static int list(int pid)
 	}
 }
 
+/* A connection that sends nothing; -1 when it cannot be made. */
+static int hold_one(void)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+
+	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
+	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
+		close(fd);
+		fd = -1;
+	}
+	return fd;
+}
+
+/*
+ * hold-renew N: N connections that never send; each one the daemon closes
+ * is opened again (at most 200 per 50 ms round), so the daemon is kept at
+ * its connection caps. Prints "held K" once all are open, and at stdin EOF
+ * "renewed R closed-by-daemon C".
+ */
+static int hold_renew(int n)
+{
+	struct rlimit rl;
+	struct pollfd *p = calloc((size_t)n + 1, sizeof(*p));
+	long renewed = 0, closed = 0;
+	int held = 0;
+
+	if (!p)
+		return 2;
+	/* 10,000 connections need more than the default 1,024 descriptors. */
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < (rlim_t)n + 64) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
+	p[0].fd = 0;
+	p[0].events = POLLIN;
+	for (int i = 1; i <= n; i++) {
+		p[i].fd = hold_one();
+		p[i].events = POLLIN;
+		held += p[i].fd >= 0;
+	}
+	printf("held %d\n", held);
+	fflush(stdout);
+	for (;;) {
+		int budget = 200;
+
+		if (poll(p, (nfds_t)n + 1, 50) < 0 && errno != EINTR)
+			return 2;
+		if (p[0].revents) {
+			char c;
+
+			if (read(0, &c, 1) <= 0)
+				break;
+		}
+		for (int i = 1; i <= n; i++) {
+			char c;
+
+			if (p[i].fd >= 0 && p[i].revents &&
+			    recv(p[i].fd, &c, 1, MSG_DONTWAIT) <= 0 && errno != EAGAIN) {
+				close(p[i].fd);
+				p[i].fd = -1;
+				closed++;
+			}
+			if (p[i].fd < 0 && budget > 0) {
+				budget--;
+				p[i].fd = hold_one();
+				renewed += p[i].fd >= 0;
+			}
+		}
+	}
+	printf("renewed %ld closed-by-daemon %ld\n", renewed, closed);
+	return 0;
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -297,6 +373,8 @@ int main(int argc, char **argv)
 			;
 		return 0;
 	}
+	if (argc >= 3 && !strcmp(argv[1], "hold-renew"))
+		return hold_renew(atoi(argv[2]));
 	if (argc >= 2 && !strcmp(argv[1], "idle")) {
 		int fd = conn();
 		double t0 = now_s();
