@@ -241,10 +241,13 @@ static void save_state(void)
 				else
 					fprintf(f, " - %s\n", m->path);
 			}
-	bad = ferror(f);
+	/* Whole on disk before it replaces the old one (a no-op on /run's tmpfs). */
+	bad = ferror(f) || fflush(f) != 0 || fsync(fd) != 0;
 	bad |= fclose(f);
 	if (bad || rename(tmp, hd_cfg.state_path) != 0)
 		goto failed;
+	if (state_warned)
+		hd_info("the state file %s is written again", hd_cfg.state_path);
 	state_warned = false;
 	return;
 failed:
