@@ -23,6 +23,23 @@
  *   backlog    listen(0) and never accept (a full backlog after one connect)
  *   stream     a SOCK_STREAM socket instead (wrong type for the client)
  *
+ * Modes for tests/fault/process/t-fault-drti-replies (each answers every
+ * request the same way):
+ *   trunc:N    the first N bytes of a well-formed REPLY (0 <= N < its size)
+ *   huge       a 64 KiB packet starting with a well-formed REPLY (size field 24)
+ *   hugesize   the same with its size field saying 65536
+ *   badversion a REPLY of another protocol version
+ *   badtype    a packet of an unknown type (0x99), right seq and size
+ *   echo       the request itself sent back (a REGISTER, not a REPLY)
+ *   badsize    a REPLY whose size field is one less than the packet
+ *   otherseq:N N well-formed REPLYs to other seqs, then the right one
+ *   entry      one well-formed LIST_ENTRY (with a path) instead of a REPLY
+ *   storm      packets of random sizes (0 to 300 bytes) and bytes, some with
+ *              a valid header, until the client's queue is full (at most 20,000)
+ *   closemid   reads the request, then closes without answering
+ *   shutmid    reads the request, then shutdown(SHUT_RDWR), and keeps it open
+ *   exitmid    reads the request, then the whole server exits (a crash)
+ *
  * The first line of the log is "listening" once connects can succeed.
  */
 #ifndef _GNU_SOURCE
@@ -63,6 +80,108 @@ static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
 	r.nprobes = nprobes;
 	if (send(fd, &r, sizeof(r), MSG_NOSIGNAL) < 0)
 		fprintf(logfile, "send-failed errno=%d\n", errno);
+}
+
+/* A REPLY to h as the real daemon would send it, to be spoiled by the fault modes. */
+static void good_reply(struct usdt_msg_reply *r, const struct usdt_msg_hdr *h)
+{
+	memset(r, 0, sizeof(*r));
+	r->hdr.magic = USDT_PROTO_MAGIC;
+	r->hdr.version = USDT_PROTO_VERSION;
+	r->hdr.type = USDT_MSG_REPLY;
+	r->hdr.size = sizeof(*r);
+	r->hdr.seq = h->seq;
+	r->nprobes = nprobes;
+}
+
+static void sendlog(int fd, const void *buf, size_t len)
+{
+	if (send(fd, buf, len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		fprintf(logfile, "send-failed errno=%d\n", errno);
+}
+
+/* The fault modes of t-fault-drti-replies; 0 when mode is none of them. */
+static int answer_fault(int fd, const struct usdt_msg_hdr *h, const unsigned char *req,
+			size_t reqlen)
+{
+	static unsigned char big[65536];
+	struct usdt_msg_reply r;
+
+	good_reply(&r, h);
+	if (!strncmp(mode, "trunc:", 6)) {
+		size_t n = (size_t)atol(mode + 6);
+
+		sendlog(fd, &r, n < sizeof(r) ? n : sizeof(r) - 1);
+	} else if (!strcmp(mode, "huge") || !strcmp(mode, "hugesize")) {
+		if (mode[4])
+			r.hdr.size = sizeof(big);
+		memset(big, 0, sizeof(big));
+		memcpy(big, &r, sizeof(r));
+		sendlog(fd, big, sizeof(big));
+	} else if (!strcmp(mode, "badversion")) {
+		r.hdr.version = USDT_PROTO_VERSION + 1;
+		sendlog(fd, &r, sizeof(r));
+	} else if (!strcmp(mode, "badtype")) {
+		r.hdr.type = 0x99;
+		sendlog(fd, &r, sizeof(r));
+	} else if (!strcmp(mode, "echo")) {
+		sendlog(fd, req, reqlen);
+	} else if (!strcmp(mode, "badsize")) {
+		r.hdr.size = sizeof(r) - 1;
+		sendlog(fd, &r, sizeof(r));
+	} else if (!strncmp(mode, "otherseq:", 9)) {
+		long i, n = atol(mode + 9);
+
+		for (i = 0; i < n; i++) {
+			r.hdr.seq = h->seq + 1000 + (uint32_t)i;
+			sendlog(fd, &r, sizeof(r));
+		}
+		r.hdr.seq = h->seq;
+		sendlog(fd, &r, sizeof(r));
+	} else if (!strcmp(mode, "entry")) {
+		struct usdt_msg_list_entry e;
+		static const char path[] = "/usr/lib/libnothing.so";
+
+		memset(&e, 0, sizeof(e));
+		e.hdr = r.hdr;
+		e.hdr.type = USDT_MSG_LIST_ENTRY;
+		e.hdr.size = sizeof(e) + sizeof(path);
+		e.pid = (int32_t)getpid();
+		e.path_len = sizeof(path);
+		memcpy(big, &e, sizeof(e));
+		memcpy(big + sizeof(e), path, sizeof(path));
+		sendlog(fd, big, e.hdr.size);
+	} else if (!strcmp(mode, "storm")) {
+		int i;
+
+		for (i = 0; i < 20000; i++) {
+			size_t n = (size_t)(rand() % 301), k;
+
+			for (k = 0; k < n; k++)
+				big[k] = (unsigned char)rand();
+			if (i % 3 == 0 && n >= sizeof(r)) {
+				r.hdr.seq = h->seq + 1 + (uint32_t)i;
+				r.hdr.type = (uint16_t)(i % 2 ? USDT_MSG_REPLY : USDT_MSG_LIST_ENTRY);
+				r.hdr.size = (uint32_t)n;
+				memcpy(big, &r, sizeof(r));
+			}
+			if (send(fd, big, n, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+				break;
+		}
+		fprintf(logfile, "storm sent=%d\n", i);
+	} else if (!strcmp(mode, "closemid")) {
+		close(fd);
+		return 2;
+	} else if (!strcmp(mode, "shutmid")) {
+		shutdown(fd, SHUT_RDWR);
+	} else if (!strcmp(mode, "exitmid")) {
+		fprintf(logfile, "exiting\n");
+		fflush(logfile);
+		_exit(0);
+	} else {
+		return 0;
+	}
+	return 1;
 }
 
 static void answer(int fd, const struct usdt_msg_hdr *h)
@@ -188,8 +307,18 @@ int main(int argc, char **argv)
 				continue;
 			}
 			log_packet(p[i].fd, buf, r);
-			if ((size_t)r >= sizeof(struct usdt_msg_hdr))
+			if ((size_t)r < sizeof(struct usdt_msg_hdr))
+				continue;
+			switch (answer_fault(p[i].fd, (const struct usdt_msg_hdr *)buf, buf,
+					     (size_t)r < sizeof(buf) ? (size_t)r : sizeof(buf))) {
+			case 0:
 				answer(p[i].fd, (const struct usdt_msg_hdr *)buf);
+				break;
+			case 2: /* closed by the mode */
+				p[i] = p[--n];
+				break;
+			}
+			fflush(logfile);
 		}
 		if (p[0].revents & POLLIN) {
 			int c = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
