@@ -161,7 +161,8 @@ static int answer_fault(int fd, const struct usdt_msg_hdr *h, const unsigned cha
 				big[k] = (unsigned char)rand();
 			if (i % 3 == 0 && n >= sizeof(r)) {
 				r.hdr.seq = h->seq + 1 + (uint32_t)i;
-				r.hdr.type = (uint16_t)(i % 2 ? USDT_MSG_REPLY : USDT_MSG_LIST_ENTRY);
+				r.hdr.type =
+				    (uint16_t)(i % 2 ? USDT_MSG_REPLY : USDT_MSG_LIST_ENTRY);
 				r.hdr.size = (uint32_t)n;
 				memcpy(big, &r, sizeof(r));
 			}
