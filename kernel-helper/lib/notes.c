@@ -309,6 +309,11 @@ static int check_semaphore(struct reader *r, struct usdt_probe *p)
 	 * p_offset differ in parity (a crafted file) turns an aligned address
 	 * into an odd offset (found by tests/fuzz/fuzz-notes.c).
 	 */
+	/* Offset 0 is the ELF header, and tracefs.c reads 0 as "no semaphore". */
+	if (p->sema_off == 0)
+		return reject(p, "semaphore-outside-data",
+			      "semaphore 0x%llx is at file offset 0 (the ELF header)",
+			      (unsigned long long)p->sema);
 	if (p->sema_off % 2)
 		return reject(p, "semaphore-misaligned",
 			      "semaphore 0x%llx is at the odd file offset 0x%llx",
@@ -611,11 +616,17 @@ void usdt_notes_free(struct usdt_notes *n)
 {
 	if (!n)
 		return;
-	for (size_t i = 0; i < n->nprobes; i++) {
+	/* No array, nothing in it, whatever nprobes says (see below). */
+	for (size_t i = 0; n->probes && i < n->nprobes; i++) {
 		free(n->probes[i].provider);
 		free(n->probes[i].name);
 		free(n->probes[i].args);
-		for (unsigned a = 0; a < n->probes[i].nargs; a++)
+		/*
+		 * Bounded by the array too: a result built elsewhere (the daemon's
+		 * decoder of its worker's answer) may be freed half-filled, with
+		 * a count it refused (tests/fuzz/fuzz-worker.c found one).
+		 */
+		for (unsigned a = 0; a < n->probes[i].nargs && a < USDT_MAX_ARGS; a++)
 			free(n->probes[i].arg[a].name);
 	}
 	free(n->probes);

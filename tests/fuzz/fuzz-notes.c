@@ -108,7 +108,7 @@ static void check_site(int fd, const struct usdt_notes *n, const struct usdt_pro
 	check(pread(fd, b, len, (off_t)p->pc_off) == (ssize_t)len, "pc_off unreadable");
 	check(len == 4 ? memcmp(b, a64_nop, 4) == 0 : b[0] == 0x90, "accepted site is no NOP");
 	if (p->sema) {
-		check(p->sema_off % 2 == 0, "odd semaphore offset");
+		check(p->sema_off % 2 == 0 && p->sema_off != 0, "odd or zero semaphore offset");
 		check(p->sema_off < n->file_size && n->file_size - p->sema_off >= 2,
 		      "semaphore offset past the file");
 	}

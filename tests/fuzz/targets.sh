@@ -22,6 +22,11 @@ target_sources() {
 		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $dg/list_source.c $provider_srcs"
 		echo "-lpthread"
 		;;
+	worker)
+		# worker.c is #included by the harness (decode() is static).
+		echo "$here/fuzz-worker.c $kh/lib/notes.c $kh/lib/args.c $kh/lib/names.c"
+		echo "$kh/lib/tracefs.c $kh/helperd/meta.c $dg/metadata.c $provider_srcs -lelf -lseccomp"
+		;;
 	*)
 		echo "unknown fuzz target $1" >&2
 		return 1
@@ -37,6 +42,7 @@ target_files() {
 		echo "$kh/helperd/meta.c $dg/metadata.c $dg/list_meta.c"
 		;;
 	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $dg/list_source.c" ;;
+	worker) echo "$kh/helperd/worker.c $kh/lib/tracefs.c" ;;
 	esac
 }
 
@@ -90,8 +96,12 @@ fuzz_coverage() {
 	llvm-profdata merge -sparse "$work/cov.profraw" -o "$work/cov.profdata"
 	# shellcheck disable=SC2046
 	llvm-cov report "$work/cov" -instr-profile="$work/cov.profdata" $(target_files "$t")
-	# Per function: drti.c and list_source.c hold more than their packet readers.
-	[ "$t" != protocol ] || llvm-cov report -show-functions "$work/cov" \
-		-instr-profile="$work/cov.profdata" $(target_files "$t") |
-		grep -E '^(Name|([a-z_-]+\.c:)?(usdt_drti_read_reply|usdt_drti_report|usdt_drti_put|usdt_list_daemon|recv_packet|header_ok|list_entry|open_mapping|add_module|have_module|push_module|usdt_list_modules_free|hd_msg_decode)[a-z_]*) '
+	# Per function: these files hold more than the readers under test.
+	case $t in
+	protocol) fns='usdt_drti_read_reply|usdt_drti_report|usdt_drti_put|usdt_list_daemon|recv_packet|header_ok|list_entry|open_mapping|add_module|have_module|push_module|usdt_list_modules_free|hd_msg_decode' ;;
+	worker) fns='decode|get|get32|get64|get_str|get_fixed|get_probe|site_is_nop|usdt_uprobe_def|usdt_uprobe_parse_line|fetch_arg|put_arg' ;;
+	*) return 0 ;;
+	esac
+	llvm-cov report -show-functions "$work/cov" -instr-profile="$work/cov.profdata" \
+		$(target_files "$t") | grep -E "^(Name|([a-z_-]+\.c:)?($fns)) "
 }

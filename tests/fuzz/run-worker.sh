@@ -1,0 +1,13 @@
+#!/bin/bash
+# run-worker.sh SECONDS [WORKDIR]: builds the fuzz target of the daemon's
+# decoder of its sandboxed worker's answer (fuzz-worker.c: worker.c's decode(),
+# then usdt_uprobe_def and the line parsed back) with clang
+# (-fsanitize=fuzzer,address,undefined), outside meson, and runs it for
+# SECONDS on a copy of corpus-worker/ (never modified). Exit 0 when no crash,
+# leak or timeout was found; crash inputs are left in WORKDIR (a temporary
+# directory, removed on success, unless given).
+set -eu
+secs=${1:?usage: run-worker.sh SECONDS [WORKDIR]}
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/targets.sh"
+fuzz_run worker "$secs" "${2:-}" -max_len=16384 -dict="$here/worker.dict"
