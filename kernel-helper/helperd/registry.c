@@ -1312,6 +1312,17 @@ static unsigned scan_all(void)
 		if (!hd_cfg.all && !c.ours)
 			continue;
 		c.pidfd = (int)pidfd_open((pid_t)pid, 0);
+		if (c.pidfd < 0 && errno == ENOSYS) {
+			static bool said;
+
+			/* (valgrind 3.19, kernels < 5.3): pidfds come with connections only */
+			if (!said)
+				hd_warn("pidfd_open: %s: running processes are not adopted by the "
+					"/proc scan; they are registered when they connect",
+					strerror(errno));
+			said = true;
+			break;
+		}
 		if (c.pidfd < 0)
 			continue;
 		hd_each_mapping((pid_t)pid, scan_mapping, &c);

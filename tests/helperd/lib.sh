@@ -39,7 +39,8 @@ start_daemon() {
 		exec ${HD_WRAP:-} "$HELPERD" -f ${HD_DEBUG---debug} --socket "$SOCK" "$@"
 	) 2>"$DLOG.new" &
 	DAEMON_PID=$!
-	for i in $(seq 500); do
+	# (HD_START_WAIT: polls of 20 ms, more for a daemon under valgrind)
+	for i in $(seq "${HD_START_WAIT:-500}"); do
 		grep -q ': ready' "$DLOG.new" 2>/dev/null && return 0
 		kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$DLOG.new" >&2; fail "the daemon died at start"; }
 		sleep 0.02
