@@ -64,6 +64,23 @@ gcc -O2 -I"$work/stap" -DPROV=fzh -fPIC -shared $LDSMALL -o "$work/libh.so" "$pr
 	"$progs/nosema.c"
 keep "$work/libh.so" stap-gcc-so
 
+# Names at the limits: a provider and a probe longer than tracefs takes
+# (shortened with a hash), and a probe name over 255 bytes (rejected).
+long_prov=long_provider_name_$(printf 'p%.0s' $(seq 60))
+long_probe=long_probe_name_$(printf 'q%.0s' $(seq 60))
+huge_probe=huge_probe_name_$(printf 'h%.0s' $(seq 250))
+cat >"$work/names.c" <<EOC
+#include <sys/sdt.h>
+int main(int argc, char **argv)
+{
+	STAP_PROBE2($long_prov, $long_probe, argc, argv);
+	STAP_PROBE1(fzh, $huge_probe, argc);
+	return 0;
+}
+EOC
+gcc -O2 -I"$work/stap" $LDSMALL -o "$work/names" "$work/names.c"
+keep "$work/names" stap-long-names
+
 # 2. The -G end-to-end sources through our dtrace -G (metadata note + drti).
 ours_g() { # name cc strip flags...
 	local n=$1 cc=$2 s=$3 d="$work/$1"
