@@ -71,6 +71,7 @@ static struct {
 
 static volatile size_t sink;
 static bool strict; /* FUZZ_STRICT=1: no known-bug workarounds */
+static const char *only; /* FUZZ_ONLY=daemon|drti|list: that reader alone (reproducers) */
 
 static void check(bool ok, const char *what)
 {
@@ -140,6 +141,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 		abort();
 	find_own_mapping();
 	strict = getenv("FUZZ_STRICT") && strcmp(getenv("FUZZ_STRICT"), "1") == 0;
+	only = getenv("FUZZ_ONLY");
 	return 0;
 }
 
@@ -332,9 +334,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t seq = (uint32_t)getpid();
 	size_t n = split(data, size, seq, pk);
 
-	daemon_decode(pk, n);
-	drti_reads(pk, n, seq);
-	list_reads(pk, n);
+	if (!only || strcmp(only, "daemon") == 0)
+		daemon_decode(pk, n);
+	if (!only || strcmp(only, "drti") == 0)
+		drti_reads(pk, n, seq);
+	if (!only || strcmp(only, "list") == 0)
+		list_reads(pk, n);
 	for (size_t i = 0; i < n; i++)
 		free(pk[i].p);
 	return 0;
