@@ -32,7 +32,8 @@
  *   parsed in a sandboxed worker (worker.c) whose pipe joins the epoll set:
  *   the answer is deferred until the parse ends (hd_register_done), the
  *   connection meanwhile neither read nor expired, only its hang-up watched
- *   (hd_register_cancel). At most 16 parses run at once, 4 per uid. UNREGISTER drops one
+ *   (hd_register_cancel). At most 16 workers run at once, 4 per uid; more
+ *   new files wait in a queue (registry.c). UNREGISTER drops one
  *   reference. LIST answers one LIST_ENTRY per (process, module) the caller
  *   may see (root: all; others: their own uid's), then the REPLY.
  * - Per-uid limits (root is exempt from the quotas, not from validation):

@@ -884,10 +884,13 @@ static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *m
  * waiter is still alive, so no event is created for processes that are
  * gone; each live waiter is attached as a user and answered. At its
  * deadline (--parse-timeout) the worker is killed and every waiter
- * answered -ETIMEDOUT.
+ * answered -ETIMEDOUT. At most PARSES_MAX workers run, PARSES_PER_UID per
+ * uid: other parses are queued in arrival order and started by
+ * hd_parses_expire, which the loop calls after every batch.
  */
-#define PARSES_MAX 16	 /* in flight, all uids: each is a forked worker */
-#define PARSES_PER_UID 4 /* in flight per uid other than root */
+#define PARSES_MAX 16	      /* running, all uids: each is a forked worker */
+#define PARSES_PER_UID 4      /* running per uid other than root */
+#define PARSES_QUEUED_MAX 256 /* running or queued, all uids (beyond: -EAGAIN) */
 
 struct waiter {
 	struct waiter *next;
@@ -919,6 +922,42 @@ static unsigned parses_of(uid_t uid)
 	for (struct parse *p = parses; p; p = p->next)
 		n += p->uid == uid;
 	return n;
+}
+
+/* Workers running, of uid or (any) all. */
+static unsigned running(bool any, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (struct parse *p = parses; p; p = p->next)
+		n += p->job.pid > 0 && (any || p->uid == uid);
+	return n;
+}
+
+static bool may_run(uid_t uid)
+{
+	return running(true, 0) < PARSES_MAX && (uid == 0 || running(false, uid) < PARSES_PER_UID);
+}
+
+/* Forks p's worker and watches its pipe. */
+static int parse_run(struct parse *p)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = p};
+	struct hd_worker_limits lim = limits_for(p->mp);
+	char err[256];
+	int ret = hd_parse_start(p->fd, &lim, &p->job, err, sizeof(err));
+
+	if (ret) {
+		hd_warn("%s: %s", p->mp->path, err);
+		return ret;
+	}
+	if (epoll_ctl(epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) != 0) {
+		ret = -errno;
+		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
+		return ret;
+	}
+	hd_dbg("%s: parse started (worker %d)", p->mp->path, (int)p->job.pid);
+	return 0;
 }
 
 static struct parse *parse_find(uint64_t dev, uint64_t ino)
@@ -974,15 +1013,11 @@ static int parse_wait(struct parse *p, void *cookie, pid_t pid, uid_t uid, int p
 static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
 		       int fd, uint64_t dev, uint64_t ino)
 {
-	struct epoll_event ev = {.events = EPOLLIN};
-	struct hd_worker_limits lim = limits_for(mp);
-	struct parse *p;
-	char err[256];
+	struct parse *p, **tail = &parses;
 	int ret;
 
-	if (nparses >= PARSES_MAX || (uid != 0 && parses_of(uid) >= PARSES_PER_UID)) {
-		hd_warn("uid %u: %u parses under way (at most %u, %u per uid): %s refused",
-			(unsigned)uid, nparses, PARSES_MAX, PARSES_PER_UID, mp->path);
+	if (nparses >= PARSES_QUEUED_MAX) {
+		hd_warn("%u parses running or queued: %s refused", nparses, mp->path);
 		return -EAGAIN;
 	}
 	ret = mod_admit(mp, fd, uid);
@@ -998,31 +1033,25 @@ static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const stru
 	p->dev = dev;
 	p->ino = ino;
 	p->uid = uid;
+	p->job.pid = -1;
+	p->job.rfd = -1;
+	p->job.deadline = UINT64_MAX;
 	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	ret = p->fd < 0 ? -errno : hd_parse_start(fd, &lim, &p->job, err, sizeof(err));
+	ret = p->fd < 0 ? -errno : may_run(uid) ? parse_run(p) : 0;
 	if (ret) {
 		if (p->fd >= 0)
 			close(p->fd);
-		else
-			snprintf(err, sizeof(err), "%s", strerror(-ret));
-		hd_warn("%s: %s", mp->path, err);
 		free(p->mp);
 		free(p);
 		return ret;
 	}
-	ev.data.ptr = p;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) != 0) {
-		ret = -errno;
-		hd_parse_finish(&p->job, fd, -ECANCELED, NULL, err, sizeof(err));
-		close(p->fd);
-		free(p->mp);
-		free(p);
-		return ret;
-	}
-	p->next = parses;
-	parses = p;
+	if (p->job.pid <= 0)
+		hd_dbg("%s: parse queued (%u workers running)", mp->path, running(true, 0));
+	/* In arrival order: the queued ones start first come, first served. */
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = p;
 	nparses++;
-	hd_dbg("%s: parse started (worker %d)", mp->path, (int)p->job.pid);
 	return parse_wait(p, cookie, pid, uid, pidfd, mp);
 }
 
@@ -1054,7 +1083,8 @@ static void parse_end(struct parse *p, int why)
 	int ret;
 
 	p->waiters = NULL; /* answered below: a cancel during an answer finds nothing */
-	epoll_ctl(epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	if (p->job.rfd >= 0)
+		epoll_ctl(epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
 	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
 	if (ret && why != -ECANCELED)
 		hd_warn("%s: %s", p->mp->path, err);
@@ -1105,6 +1135,17 @@ uint64_t hd_parses_expire(uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
 
+	/* Queued parses start as workers finish (parse_end answers only its own waiters). */
+	for (struct parse *p = parses, *pn; p; p = pn) {
+		int ret;
+
+		pn = p->next;
+		if (p->job.pid > 0 || !may_run(p->uid) || !parse_wanted(p))
+			continue;
+		ret = parse_run(p);
+		if (ret)
+			parse_end(p, ret);
+	}
 	for (struct parse *p = parses, *pn; p; p = pn) {
 		pn = p->next;
 		if (now >= p->job.deadline) {

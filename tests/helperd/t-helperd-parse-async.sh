@@ -81,5 +81,26 @@ daemon_healthy
 prog_stop a
 prog_stop b
 wait_events 0 "after the programs"
+stop_daemon
+
+# The bound: 4 workers per uid (root aside); a 5th new file of that uid waits
+# its turn in the queue and is parsed when a worker is done.
+chmod 755 "$T"
+for i in 1 2 3 4 5; do mkdir "$T/q$i" && cp "$LIB" "$T/q$i/liblib.so"; done
+start_daemon --parse-timeout 1500 --test-worker-delay "600000:$T/q*/*"
+qp=""
+for i in 1 2 3 4 5; do
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$HDCLIENT" dlreg "$T/q$i/liblib.so" \
+		>"$T/q$i.out" 2>&1 &
+	qp="$qp $!"
+done
+for p in $qp; do wait_bg "$p" 30; done
+for i in 1 2 3 4 5; do
+	expect_grep "^status=$etimedout nprobes=0\$" "$T/q$i.out" "queued parse $i"
+done
+expect_eq "$(grep -c 'parse started' "$DLOG.new")" 5 "parses started"
+expect_eq "$(grep -c 'parse queued' "$DLOG.new")" 1 "parses queued behind the per-uid bound"
+expect_eq "$(ps -o pid= --ppid "$DAEMON_PID" | wc -l)" 0 "workers left running"
+daemon_healthy
 HD_OK=1
 exit 0
