@@ -173,6 +173,11 @@ list_entries() { # [PID]
 	grep '^entry ' "$T/list.out" || true
 }
 
+# The end of a --debug log line "REGISTER pid N uid U[ addr A]: OUTCOME" up
+# to the outcome's first character: a path (registered) or an strerror
+# (refused), not "waits for the parse" (the answer comes later).
+REG_AT="uid [0-9]+( addr 0x[0-9a-f]+)?: "
+DONE="${REG_AT}[A-Z/]"
 # Waits (up to 10 s) until the daemon's log has a line matching PATTERN.
 wait_log() { # PATTERN what
 	local i

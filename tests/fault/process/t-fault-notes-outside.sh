@@ -123,12 +123,12 @@ for cc in $COMPILERS; do
 	python3 "$STAPSDT" mutate "$PROG" "$prog" 0=pc-outside 1=sema-misaligned >/dev/null
 	python3 "$STAPSDT" mutate "$MLIB" "$lib" 0=pc-not-nop 1=sema-bss >/dev/null
 	pstart run "$prog"
-	wait_log "REGISTER pid $PID_run uid [0-9]+ addr 0x[0-9a-f]+: " "$cc: the broken program's request"
+	wait_log "REGISTER pid $PID_run $DONE" "$cc: the broken program's request"
 	pcmd run "dlopen $lib"
 	prog_wait run '^dlopen ok'
 	served_ok "$cc: beside wholly broken modules"
-	wait_log_count "REGISTER pid $PID_run uid [0-9]+ addr 0x[0-9a-f]+: " 2 "$cc: the broken library's request"
-	expect_eq "$(count_log "REGISTER pid $PID_run uid [0-9]+ addr 0x[0-9a-f]+: /")" 0 \
+	wait_log_count "REGISTER pid $PID_run $DONE" 2 "$cc: the broken library's request"
+	expect_eq "$(count_log "REGISTER pid $PID_run ${REG_AT}/")" 0 \
 		"$cc: wholly broken modules registered"
 	expect_eq "$(our_events)" "" "$cc: events of wholly broken modules"
 	expect_eq "$(list_entries | grep -c " $PID_run " || true)" 0 "$cc: LIST entries of the broken program"

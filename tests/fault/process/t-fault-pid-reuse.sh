@@ -73,10 +73,10 @@ running "$a" && fail "A is still running"
 PSTART_PID=$a pstart B1 setarch "$TMO" -- -R "$PROG2"
 kill -CONT "$DAEMON_PID"
 served_ok "1: pid $a reused"
-wait_log "REGISTER pid $a uid [0-9]+ addr 0x[0-9a-f]+: /.*prog2\$" "1: B registers itself"
-wait_log "REGISTER pid $a uid [0-9]+ addr 0x[0-9a-f]+: No such process" "1: A's request refused"
+wait_log "REGISTER pid $a ${REG_AT}/.*prog2\$" "1: B registers itself"
+wait_log "REGISTER pid $a ${REG_AT}No such process" "1: A's request refused"
 check_same_place "$a" "$PROG2" "1"
-expect_eq "$(count_log "REGISTER pid $a uid [0-9]+ addr 0x[0-9a-f]+: /")" 1 "1: registrations for pid $a"
+expect_eq "$(count_log "REGISTER pid $a ${REG_AT}/")" 1 "1: registrations for pid $a"
 wait_events 2 "1: B's module (start, tick)"
 expect_eq "$(oth_events)" 2 "1: B's events"
 expect_eq "$(entries)" "$a $PROG2" "1: the registry"
@@ -101,8 +101,8 @@ b=$!
 at_exit "kill $b 2>/dev/null"
 kill -CONT "$DAEMON_PID"
 served_ok "2: pid $a reused by an unprobed program"
-wait_log "REGISTER pid $a uid [0-9]+ addr 0x[0-9a-f]+: " "2: A's request handled"
-expect_eq "$(count_log "REGISTER pid $a uid [0-9]+ addr 0x[0-9a-f]+: /")" 0 "2: registrations for pid $a"
+wait_log "REGISTER pid $a $DONE" "2: A's request handled"
+expect_eq "$(count_log "REGISTER pid $a ${REG_AT}/")" 0 "2: registrations for pid $a"
 sleep 0.5
 wait_events 0 "2: nothing registered"
 [ -z "$(list_entries)" ] || fail "2: registry entries"
@@ -128,7 +128,7 @@ for c in 3:"$PROG2" 4:"$PROG"; do
 	wait_log "pid $a exited" "$n: A's exit seen"
 	# A's REGISTER and B's (the same line when B is the same program)
 	want=$((n == 4 ? 2 : 1))
-	wait_log_count "REGISTER pid $a uid [0-9]+ addr 0x[0-9a-f]+: /.*/$(basename "$bfile")\$" $want \
+	wait_log_count "REGISTER pid $a ${REG_AT}/.*/$(basename "$bfile")\$" $want \
 		"$n: B registers itself"
 	sleep 1 # the daemon has seen both the exit and B's request: let it settle
 	if [ "$n" = 3 ]; then
