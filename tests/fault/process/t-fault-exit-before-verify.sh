@@ -10,7 +10,9 @@
 # continued. Racy: 1,000 such clients against a running daemon, so that some
 # are looked at while alive, some while dying, some after: the end state
 # must be the same. The program whose drti registers meanwhile behaves as
-# with registration disabled.
+# with registration disabled. Last, the window the asynchronous parse opens:
+# a client that dies while its new file is being parsed (the daemon's
+# --test-worker-delay holds the parser), alone and beside a live one.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 . "$USDTKIT_SRCDIR/tests/fault/process/lib.sh"
@@ -131,4 +133,42 @@ wait_events 0 "after 1,000 exiting clients"
 served_ok "after 1,000 exiting clients"
 echo "1,000 exiting clients: $ms ms, $sent sent, $handled REGISTERs answered, $alive found their client alive"
 echo "ok: 1,000 clients exiting right after REGISTER: no event, no registry entry left"
+
+# 4. Dying while the file is parsed: the parser of files named *slow-* sleeps
+# 4 s first; another client must be served meanwhile.
+stop_daemon
+start_daemon --test-worker-delay '4000:*slow-*'
+for live in 0 1; do
+	slow="$B/slow-$live-liblib.so"
+	cp "$LIB" "$slow"
+	pstart h1 "$FCLIENT" -- hold "$slow"
+	h1=$PID_h1
+	pcmd h1 reg
+	wait_log "REGISTER pid $h1 ${REG_AT}waits for the parse" "$live: the request waits for the parse"
+	if [ "$live" = 1 ]; then
+		pstart h2 "$FCLIENT" -- hold "$slow"
+		h2=$PID_h2
+		pcmd h2 reg
+		wait_log "REGISTER pid $h2 ${REG_AT}waits for the parse" "$live: the second request waits"
+	fi
+	kill -9 "$h1"
+	served_ok "$live: while a dead client's file is parsed" 3000
+	wait_log "REGISTER pid $h1 $DONE" "$live: the dead client's request ended"
+	# Refused: the requester is gone (ESRCH), or its connection closed and,
+	# nobody else waiting, the parse was abandoned (ECANCELED).
+	expect_grep "REGISTER pid $h1 ${REG_AT}(No such process|Operation canceled)\$" "$DLOG.new" \
+		"$live: the dead client refused"
+	if [ "$live" = 0 ]; then
+		expect_no_grep "registered $slow" "$DLOG.new" "$live: a file nobody waits for was registered"
+	else
+		prog_wait h2 '^status=0 nprobes=1$'
+		expect_eq "$(list_entries | awk '{print $2, $7}')" "$h2 $slow" "$live: the registry"
+		expect_eq "$(our_events)" "sdt_${P}lib/call" "$live: the live client's events"
+		pstop h2
+	fi
+	wait_events 0 "$live: after the parse"
+	[ -z "$(list_entries)" ] || { list_entries >&2; fail "$live: registry entries left"; }
+	echo "ok: a client killed while its file is parsed ($([ "$live" = 1 ] && echo "beside a live one" || echo alone)): refused, nothing left"
+done
+served_ok "at the end"
 HD_OK=1
