@@ -11,6 +11,7 @@
 #     a seed for its header check);
 #   - the same providers through SystemTap's /usr/bin/dtrace -G (semaphores,
 #     no metadata note);
+#   - the aarch64 ones rewritten big-endian (elf-to-be.py);
 #   - the raw desc of one metadata note (non-ELF inputs are also fed to the
 #     metadata and argument parsers directly, see fuzz-notes.c).
 # Every file is stripped (notes are kept: strip never removes SHT_NOTE) and
@@ -127,7 +128,15 @@ echo "seed-G-object.o $(stat -c %s "$out/seed-G-object.o")"
 )
 keep "$work/stapG/prog" stapdtrace-G-gcc
 
-# 4. One metadata desc on its own (non-ELF input: the metadata parser directly).
+# 4. Big-endian aarch64 (no such toolchain here): the aarch64 seeds with
+# their data rewritten big-endian (elf-to-be.py; instructions stay
+# little-endian on aarch64_be too).
+for f in G-aarch64-app ours-aarch64; do
+	python3 "$here/elf-to-be.py" "$out/seed-$f" "$out/seed-be-$f"
+	echo "seed-be-$f $(stat -c %s "$out/seed-be-$f")"
+done
+
+# 5. One metadata desc on its own (non-ELF input: the metadata parser directly).
 python3 - "$work/gcc/app" "$out/seed-meta-desc" <<'EOF'
 import struct, sys
 b = open(sys.argv[1], "rb").read()

@@ -17,5 +17,5 @@ printf 'not an ELF file\n' >"$work/not-elf"
 cp "$here/corpus-notes/seed-G-object.o" "$work/et-rel.o"
 "$work/seedgen" "$out" "$work/not-elf" "$work/et-rel.o" \
 	"$here"/corpus-notes/seed-stap* "$here"/corpus-notes/seed-ours* "$here"/corpus-notes/seed-G-*-app \
-	"$here"/corpus-notes/seed-G-*.so
+	"$here"/corpus-notes/seed-G-*.so "$here"/corpus-notes/seed-be-*
 ls -l "$out" | awk '{ s += $5 } END { print NR - 1 " seeds, " s " bytes" }'
