@@ -276,7 +276,8 @@ static int check_pc(struct reader *r, struct usdt_probe *p)
 	p->pc_off = p->pc - s->vaddr + s->offset;
 	/* As for the semaphore: the kernel places the probe by the offset. */
 	if (r->n->arch == USDT_ARCH_AARCH64 && p->pc_off % 4)
-		return reject(p, "pc-misaligned", "pc 0x%llx is at the misaligned file offset 0x%llx",
+		return reject(p, "pc-misaligned",
+			      "pc 0x%llx is at the misaligned file offset 0x%llx",
 			      (unsigned long long)p->pc, (unsigned long long)p->pc_off);
 	if (pread(r->fd, buf, nopsz, (off_t)p->pc_off) != (ssize_t)nopsz)
 		return reject(p, "pc-unreadable", "cannot read the instruction at offset 0x%llx",

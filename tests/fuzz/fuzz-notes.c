@@ -221,8 +221,7 @@ static void read_elf(int fd, size_t size, const struct usdt_notes_limits *lim)
 
 static void read_raw(const uint8_t *data, size_t size)
 {
-	static const enum usdt_arch arch[] = {USDT_ARCH_X86_64, USDT_ARCH_I386,
-					      USDT_ARCH_AARCH64};
+	static const enum usdt_arch arch[] = {USDT_ARCH_X86_64, USDT_ARCH_I386, USDT_ARCH_AARCH64};
 	size_t len = strnlen((const char *)data, size);
 	char *s = malloc(len + 1);
 

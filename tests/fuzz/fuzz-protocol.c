@@ -70,7 +70,7 @@ static struct {
 } fz;
 
 static volatile size_t sink;
-static bool strict; /* FUZZ_STRICT=1: no known-bug workarounds */
+static bool strict;	 /* FUZZ_STRICT=1: no known-bug workarounds */
 static const char *only; /* FUZZ_ONLY=daemon|drti|list: that reader alone (reproducers) */
 
 static void check(bool ok, const char *what)
@@ -102,8 +102,8 @@ static void find_own_mapping(void)
 		struct stat st;
 		char *path;
 
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj, &min,
-			   &ino, &n) < 7 ||
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &s, &e, perms, &off, &maj,
+			   &min, &ino, &n) < 7 ||
 		    !n || ino == 0)
 			continue;
 		path = line + n;
@@ -203,7 +203,8 @@ static size_t split(const uint8_t *d, size_t size, uint32_t seq, struct packet *
 
 			memcpy(&st, p + offsetof(struct usdt_msg_reply, status), 4);
 			if (st == INT32_MIN)
-				put32(p + offsetof(struct usdt_msg_reply, status), (uint32_t)st + 1);
+				put32(p + offsetof(struct usdt_msg_reply, status),
+				      (uint32_t)st + 1);
 		}
 		if ((fix & FIX_MAPPING) && len >= sizeof(struct usdt_msg_list_entry)) {
 			int32_t pid = (int32_t)getpid();

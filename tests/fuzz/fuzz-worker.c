@@ -86,14 +86,16 @@ static void walk(const struct usdt_notes *n, int fd)
 		sink += strlen(p->provider) + strlen(p->name) + strlen(p->args) + strlen(p->group) +
 			strlen(p->event);
 		for (unsigned a = 0; a < p->nargs; a++) {
-			sink += strlen(p->arg[a].reg) + (p->arg[a].name ? strlen(p->arg[a].name) : 0);
+			sink +=
+			    strlen(p->arg[a].reg) + (p->arg[a].name ? strlen(p->arg[a].name) : 0);
 			check(p->arg[a].kind <= USDT_ARG_MEM, "decoded argument kind");
 		}
 		len = usdt_uprobe_def(line, sizeof(line), p->group, p->event, "/fuzz/module.so", p);
 		if (len < 0)
 			continue;
 		check((size_t)len < sizeof(line) && strlen(line) == (size_t)len, "line length");
-		check(usdt_uprobe_parse_line(line, &e) == 0, "the daemon's own line does not parse");
+		check(usdt_uprobe_parse_line(line, &e) == 0,
+		      "the daemon's own line does not parse");
 		check(strcmp(e.group, p->group) == 0 && strcmp(e.event, p->event) == 0 &&
 			  e.off == p->pc_off && strcmp(e.path, "/fuzz/module.so") == 0,
 		      "the line parsed back differs");
@@ -136,8 +138,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 static int one(const char *path, const char *out)
 {
-	struct hd_worker_limits lim = {.timeout_ms = 5000, .cpu_seconds = 5,
-				       .address_space = 1ull << 30};
+	struct hd_worker_limits lim = {
+	    .timeout_ms = 5000, .cpu_seconds = 5, .address_space = 1ull << 30};
 	struct buf in = {0};
 	int fd = open(path, O_RDONLY | O_CLOEXEC), pfd[2], status;
 	pid_t pid;
