@@ -18,7 +18,6 @@
 need_tracefs
 build_progs gcc
 SWEEP=1
-BOUND_MS=$((SWEEP * 1000 + 9000)) # one period, and a loaded machine's slack
 start_daemon --sweep "$SWEEP"
 served_ok "at start"
 
@@ -30,20 +29,6 @@ entries() { list_entries | awk '{print $2, $6, $7}'; }
 bias_of() { # pid file
 	awk -v f="$(realpath "$2")" '$6 == f && $3 == "00000000" { split($1, a, "-"); print "0x" a[1]; exit }' \
 		"/proc/$1/maps" | sed 's/0x0*/0x/'
-}
-# Waits (bound BOUND_MS) until COMMAND prints VALUE; prints the ms it took.
-wait_until() { # what value command...
-	local what=$1 want=$2 t0 got
-	shift 2
-	t0=$(now_ms)
-	while :; do
-		got=$("$@")
-		[ "$got" = "$want" ] && break
-		[ $(($(now_ms) - t0)) -le "$BOUND_MS" ] ||
-			fail "$what: '$got' after $BOUND_MS ms, expected '$want'"
-		sleep 0.05
-	done
-	WAITED_MS=$(($(now_ms) - t0))
 }
 
 for holder in no yes; do
@@ -62,10 +47,11 @@ for holder in no yes; do
 	prog_wait c '^ready' 2
 	new=$(bias_of "$pid" "$PROG")
 	[ "$old" != "$new" ] || echo "note: the same load address after exec (ASLR chose it again)"
-	wait_until "c ($beside): the registry" "$pid $new $PROG" sh -c "'$HDCLIENT' list $pid | awk '/^entry/ {print \$2, \$6, \$7}'"
+	# its drti's REGISTER, answered: the second for this pid
+	wait_log_count "REGISTER pid $pid ${REG_AT}/.*/prog\$" 2 "c ($beside): the new image registers"
 	sleep $((3 * SWEEP)) # sweeps must not take it away: the process maps it
+	expect_eq "$(app_events)" 2 "c ($beside): events after 3 sweeps (none removed, none duplicated)"
 	expect_eq "$(entries | grep "^$pid ")" "$pid $new $PROG" "c ($beside): the registry after 3 sweeps"
-	expect_eq "$(app_events)" 2 "c ($beside): events after 3 sweeps (none duplicated)"
 	pcmd c "fire 1"
 	prog_wait c '^fired 1'
 	served_ok "c ($beside)"

@@ -23,7 +23,9 @@ if [ -z "${FAULT_PIDNS:-}" ]; then
 	[ "$(id -u)" -eq 0 ] || { echo "SKIP: needs root (a pid namespace, ns_last_pid, tracefs)"; exit 77; }
 	command -v unshare >/dev/null || { echo "SKIP: no unshare (util-linux)"; exit 77; }
 	command -v setarch >/dev/null || { echo "SKIP: no setarch (util-linux)"; exit 77; }
-	exec unshare --pid --fork --mount-proc env FAULT_PIDNS=1 bash "$0" "$@"
+	# --kill-child=TERM: a timeout stopping unshare stops the namespace's bash
+	# through its TERM trap, which stops the daemon and removes our events.
+	exec unshare --pid --fork --mount-proc --kill-child=TERM env FAULT_PIDNS=1 bash "$0" "$@"
 fi
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
