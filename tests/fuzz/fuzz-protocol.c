@@ -274,15 +274,21 @@ static void drti_reads(const struct packet *pk, size_t n, uint32_t seq)
 	sink += l.len;
 }
 
-/* The daemon's side of one LIST conversation, in a thread. */
-struct server {
+/*
+ * The daemon's side of the LIST conversations: one thread for the whole run
+ * (a thread per input made ASan's memory grow without bound), handed each
+ * input's packets under a mutex.
+ */
+static struct {
+	pthread_mutex_t mu;
+	pthread_cond_t cv;
 	const struct packet *pk;
 	size_t n;
-};
+	bool go, done, started;
+} srv = {.mu = PTHREAD_MUTEX_INITIALIZER, .cv = PTHREAD_COND_INITIALIZER};
 
-static void *serve(void *arg)
+static void serve_one(const struct packet *pk, size_t n)
 {
-	const struct server *s = arg;
 	struct pollfd p = {.fd = fz.listen_fd, .events = POLLIN};
 	struct usdt_msg_list req;
 	struct hd_request r;
@@ -291,34 +297,64 @@ static void *serve(void *arg)
 
 	/* Bounded: a client that never came would otherwise hang the run. */
 	if (poll(&p, 1, 5000) != 1)
-		return NULL;
+		return;
 	fd = accept4(fz.listen_fd, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0)
-		return NULL;
+		return;
 	got = recv(fd, &req, sizeof(req), 0);
 	check(got == (ssize_t)sizeof(req) && hd_msg_decode(&req, sizeof(req), &r) == 0 &&
 		  r.type == USDT_MSG_LIST && r.seq == (uint32_t)getpid(),
 	      "dtrace -l sent a request the daemon refuses");
-	for (size_t i = 0; i < s->n; i++)
-		if (send(fd, s->pk[i].p, s->pk[i].len, MSG_NOSIGNAL) < 0)
+	for (size_t i = 0; i < n; i++)
+		if (send(fd, pk[i].p, pk[i].len, MSG_NOSIGNAL) < 0)
 			break; /* the client stopped reading */
 	close(fd);
+}
+
+static void *server(void *arg)
+{
+	(void)arg;
+	for (;;) {
+		pthread_mutex_lock(&srv.mu);
+		while (!srv.go)
+			pthread_cond_wait(&srv.cv, &srv.mu);
+		srv.go = false;
+		pthread_mutex_unlock(&srv.mu);
+		serve_one(srv.pk, srv.n);
+		pthread_mutex_lock(&srv.mu);
+		srv.done = true;
+		pthread_cond_broadcast(&srv.cv);
+		pthread_mutex_unlock(&srv.mu);
+	}
 	return NULL;
 }
 
 static void list_reads(const struct packet *pk, size_t n)
 {
-	struct server s = {pk, n};
 	struct usdt_list_modules mods = {0};
 	struct usdt_diag diag;
 	pthread_t t;
 	int rc;
 
+	if (!srv.started) {
+		if (pthread_create(&t, NULL, server, NULL) != 0)
+			abort();
+		pthread_detach(t);
+		srv.started = true;
+	}
 	usdt_diag_init(&diag, fz.devnull, "dtrace");
-	if (pthread_create(&t, NULL, serve, &s) != 0)
-		abort();
+	pthread_mutex_lock(&srv.mu);
+	srv.pk = pk;
+	srv.n = n;
+	srv.done = false;
+	srv.go = true;
+	pthread_cond_broadcast(&srv.cv);
+	pthread_mutex_unlock(&srv.mu);
 	rc = usdt_list_daemon_modules(&mods, &diag);
-	pthread_join(t, NULL);
+	pthread_mutex_lock(&srv.mu);
+	while (!srv.done)
+		pthread_cond_wait(&srv.cv, &srv.mu);
+	pthread_mutex_unlock(&srv.mu);
 	check(rc == 0 || rc == -1, "usdt_list_daemon_modules result");
 	for (size_t i = 0; i < mods.n; i++) {
 		check(mods.v[i].fd >= 0 && mods.v[i].path && mods.v[i].module, "module fields");
