@@ -490,7 +490,8 @@ static int gather(struct lister *l, struct usdt_list_modules *mods)
 	if (!l->o->npids) {
 		if (usdt_list_daemon_modules(mods, l->diag))
 			return -1;
-		qsort(mods->v, mods->n, sizeof(*mods->v), cmp_module);
+		if (mods->n) /* no module: mods->v is NULL, which qsort may not be given */
+			qsort(mods->v, mods->n, sizeof(*mods->v), cmp_module);
 		return 0;
 	}
 	for (i = 0; i < l->o->npids; i++) {
