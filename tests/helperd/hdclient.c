@@ -287,6 +287,10 @@ static int hold_renew(int n)
 		}
 	}
 	printf("renewed %ld closed-by-daemon %ld\n", renewed, closed);
+	for (int i = 1; i <= n; i++)
+		if (p[i].fd >= 0)
+			close(p[i].fd);
+	free(p);
 	return 0;
 }
 

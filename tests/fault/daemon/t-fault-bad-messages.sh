@@ -15,7 +15,6 @@
 need_tracefs
 build_progs gcc
 run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
-eproto=$(python3 -c 'import errno; print(-errno.EPROTO)')
 
 cat >"$T/bad.py" <<'EOF'
 # bad.py SOCKET LIB MODE: maps LIB (its drti off) and builds every kind

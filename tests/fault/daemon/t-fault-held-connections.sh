@@ -83,7 +83,7 @@ for h in $holders; do wait_bg "$h" 30; done
 for who in nobody root; do
 	expect_grep '^renewed [0-9]+ closed-by-daemon [1-9][0-9]*$' "$T/hold-$who.out" \
 		"the daemon closed $who's held connections (caps, idle limit)"
-	echo "$who: $(cat "$T/hold-$who.out" | tr '\n' ' ')"
+	echo "$who: $(tr '\n' ' ' <"$T/hold-$who.out")"
 done
 
 # Afterwards: healthy, back to its descriptors, and still registering.
