@@ -104,8 +104,8 @@ pstop() { # NAME
 	echo "$rc" >"$T/$1.rc"
 }
 # A pid-free view of a program's output: app.c prints its pid and its
-# children's.
-normalized() { sed -E 's/^(ready|child) [0-9]+/\1 PID/' "$1"; }
+# children's, fclient its pid and an address.
+normalized() { sed -E 's/^(ready|child) [0-9]+( 0x[0-9a-f]+)?/\1 PID/' "$1"; }
 
 # Replays NAME's commands, with the same pacing (each sent once the output
 # has as many lines as the recorded run had), to its program with
