@@ -135,9 +135,9 @@ echo "1,000 exiting clients: $ms ms, $sent sent, $handled REGISTERs answered, $a
 echo "ok: 1,000 clients exiting right after REGISTER: no event, no registry entry left"
 
 # 4. Dying while the file is parsed: the parser of files named *slow-* sleeps
-# 4 s first; another client must be served meanwhile.
+# 8 s first; another client must be served meanwhile (within 6 s).
 stop_daemon
-start_daemon --test-worker-delay '4000:*slow-*'
+start_daemon --test-worker-delay '8000:*slow-*'
 for live in 0 1; do
 	slow="$B/slow-$live-liblib.so"
 	cp "$LIB" "$slow"
@@ -152,7 +152,7 @@ for live in 0 1; do
 		wait_log "REGISTER pid $h2 ${REG_AT}waits for the parse" "$live: the second request waits"
 	fi
 	kill -9 "$h1"
-	served_ok "$live: while a dead client's file is parsed" 3000
+	served_ok "$live: while a dead client's file is parsed" 6000
 	wait_log "REGISTER pid $h1 $DONE" "$live: the dead client's request ended"
 	# Refused: the requester is gone (ESRCH), or its connection closed and,
 	# nobody else waiting, the parse was abandoned (ECANCELED).
