@@ -137,7 +137,7 @@ echo "ok: 1,000 clients exiting right after REGISTER: no event, no registry entr
 # 4. Dying while the file is parsed: the parser of files named *slow-* sleeps
 # 8 s first; another client must be served meanwhile (within 6 s).
 stop_daemon
-start_daemon --test-worker-delay '8000:*slow-*'
+start_daemon --parse-timeout 20000 --test-worker-delay '8000:*slow-*'
 for live in 0 1; do
 	slow="$B/slow-$live-liblib.so"
 	cp "$LIB" "$slow"
