@@ -70,7 +70,7 @@ static int send_register(uint64_t addr, uint32_t seq)
 	return fd;
 }
 
-/* REGISTER and wait (up to 5 s) for the answer: its status, or -1000 - reason. */
+/* REGISTER and wait (30 s: tests hold the parser): the status, or -1000 - why. */
 static int32_t register_wait(uint64_t addr, uint32_t *nprobes)
 {
 	struct usdt_msg_reply r;
@@ -82,7 +82,7 @@ static int32_t register_wait(uint64_t addr, uint32_t *nprobes)
 		return -1000;
 	p.fd = fd;
 	p.events = POLLIN;
-	if (poll(&p, 1, 5000) != 1) {
+	if (poll(&p, 1, 30000) != 1) {
 		close(fd);
 		return -1001;
 	}
