@@ -51,7 +51,6 @@ HDCLIENT="$USDTKIT_BUILDDIR/tests/helperd/hdclient"
 PROGS="$USDTKIT_SRCDIR/tests/soak/progs"
 for f in "$HELPERD" "$HDCLIENT" "$DTRACE"; do [ -x "$f" ] || fail "no $f: build first"; done
 P="sk$$$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')"
-PU=$(echo "$P" | tr a-z A-Z)
 SOCK="$T/helper.sock"
 DLOG="$T/daemon.log"
 SAN="$T/san"
@@ -75,9 +74,10 @@ build_probed() { # DIR PROVIDER PROBE MACRO SRC OUTPUT [-shared]
 		set -e
 		cd "$d"
 		"$DTRACE" -h -s p.d -o p.h
-		printf '#include "p.h"\n#define %s %s\n' "$4" "$(echo "$2" | tr a-z A-Z)_$(echo "$3" | tr a-z A-Z)" >soak.h
+		printf '#include "p.h"\n#define %s %s\n' "$4" "$(echo "$2" | tr "[:lower:]" "[:upper:]")_$(echo "$3" | tr "[:lower:]" "[:upper:]")" >soak.h
 		gcc -I"$SDT_INC" -I. -O2 -fPIC -c "$PROGS/$5" -o prog.o
 		"$DTRACE" -G -s p.d -o prov.o prog.o
+		# shellcheck disable=SC2086 # ${7:-}: -shared or nothing
 		gcc ${7:-} prog.o prov.o -o "$B/$6"
 	) || fail "building $6"
 }
@@ -167,7 +167,7 @@ registry() { # the number of (process, module) entries LIST answers
 		fail "LIST answered: $out"
 }
 status_kib() { awk -v k="$1:" '$1 == k {print $2}' "/proc/$DAEMON_PID/status"; }
-fds() { ls "/proc/$DAEMON_PID/fd" | wc -l; }
+fds() { find "/proc/$DAEMON_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 echo "phase	count	seconds	rss_kib	hwm_kib	fds	registry	events" >"$OUT/samples.tsv"
 LAST_RSS=0 LAST_FDS=0
 sample() { # PHASE COUNT
@@ -177,21 +177,23 @@ sample() { # PHASE COUNT
 	printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$1" "$2" "$(elapsed)" "$LAST_RSS" \
 		"$(status_kib VmHWM)" "$LAST_FDS" "$(registry)" "$(our_events | wc -l)" >>"$OUT/samples.tsv"
 }
-# No soak process runs: within 10 s none of our events may remain, LIST must
-# be empty (the daemon sees an exit through the process's pidfd) and the
-# daemon's fds back to those it had at start (a connection of an exiting
-# process's UNREGISTER, which drti does not wait for, may still be open for
-# a moment).
+# No soak process runs: within 10 s none of our events may remain and the
+# daemon's fds must be back to those it had at start (each registered
+# process holds a pidfd; the connection of an exiting process's UNREGISTER,
+# which drti does not wait for, may stay open a moment); then LIST must be
+# empty. LIST comes last: its own connection stays open until the daemon
+# sees the client's close.
 check_idle() { # WHAT
-	local i
+	local i n
 	for i in $(seq 500); do
-		[ -z "$(our_events)" ] && [ "$(registry)" -eq 0 ] && [ "$(fds)" -eq "$BASE_FDS" ] && break
+		[ -z "$(our_events)" ] && [ "$(fds)" -eq "$BASE_FDS" ] && break
 		sleep 0.02
 	done
 	[ -z "$(our_events)" ] || { our_events >&2; fail "$1: stale events with no soak process running"; }
+	n=$(fds)
+	[ "$n" -eq "$BASE_FDS" ] ||
+		{ ls -l "/proc/$DAEMON_PID/fd" >&2; fail "$1: the daemon has $n fds open, $BASE_FDS at start"; }
 	[ "$(registry)" -eq 0 ] || { "$HDCLIENT" list >&2; fail "$1: the registry is not empty"; }
-	[ "$(fds)" -eq "$BASE_FDS" ] ||
-		{ ls -l "/proc/$DAEMON_PID/fd" >&2; fail "$1: the daemon has $(fds) fds open, $BASE_FDS at start"; }
 }
 
 start_daemon
