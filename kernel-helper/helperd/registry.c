@@ -675,15 +675,69 @@ static void proc_free(struct proc *p)
 	nprocs_total--;
 }
 
+/* Whether pid still maps module m at start (maps' dev:ino, else map_files + fstat). */
+static bool still_mapped(pid_t pid, uint64_t start, const struct module *m, struct hd_mapping *mp)
+{
+	struct stat st;
+	bool same;
+	int fd;
+
+	if (hd_find_mapping(pid, start, mp) != 0)
+		return false;
+	if (mp->dev == m->dev && mp->ino == m->ino)
+		return true;
+	/* maps prints the superblock's device: not st_dev on btrfs subvolumes. */
+	fd = hd_open_mapping(pid, mp);
+	if (fd < 0)
+		return false;
+	same =
+	    fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
+	close(fd);
+	return same;
+}
+
 static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping *mp)
 {
 	struct pmod *pm;
 
-	for (uint32_t i = 0; i < p->nmods; i++)
-		if (p->mods[i].m == m) {
-			p->mods[i].count++;
+	for (uint32_t i = 0; i < p->nmods; i++) {
+		struct hd_mapping *was;
+		bool moved;
+
+		pm = &p->mods[i];
+		if (pm->m != m)
+			continue;
+		if (pm->start == mp->start) {
+			pm->count++;
 			return 0;
 		}
+		/*
+		 * Registered again at another address: either a second mapping
+		 * of the file (the old one still there: one more reference), or
+		 * the process exec'ed and its new image mapped the file anew,
+		 * when the old image's references died with it. The mapping
+		 * must then follow, or the sweep would look at the old address,
+		 * find nothing and remove events the process uses.
+		 */
+		was = malloc(sizeof(*was));
+		if (!was)
+			return -ENOMEM;
+		moved = !still_mapped(p->pid, pm->start, m, was);
+		free(was);
+		if (!moved) {
+			pm->count++;
+			return 0;
+		}
+		hd_dbg("pid %d maps %s anew at 0x%" PRIx64 " (exec)", (int)p->pid, m->mapped_path,
+		       mp->start);
+		free(pm->path);
+		pm->count = 1;
+		pm->start = mp->start;
+		pm->end = mp->end;
+		pm->bias = mp->start - mp->offset - m->delta;
+		pm->path = strcmp(mp->path, m->mapped_path) != 0 ? strdup(mp->path) : NULL;
+		return 0;
+	}
 	pm = realloc(p->mods, (p->nmods + 1) * sizeof(*pm));
 	if (!pm)
 		return -ENOMEM;
@@ -707,27 +761,6 @@ static void proc_detach(struct proc *p, uint32_t i)
 	free(p->mods[i].path);
 	p->mods[i] = p->mods[--p->nmods];
 	mod_put(m);
-}
-
-/* Whether pid still maps module m at start (maps' dev:ino, else map_files + fstat). */
-static bool still_mapped(pid_t pid, uint64_t start, const struct module *m, struct hd_mapping *mp)
-{
-	struct stat st;
-	bool same;
-	int fd;
-
-	if (hd_find_mapping(pid, start, mp) != 0)
-		return false;
-	if (mp->dev == m->dev && mp->ino == m->ino)
-		return true;
-	/* maps prints the superblock's device: not st_dev on btrfs subvolumes. */
-	fd = hd_open_mapping(pid, mp);
-	if (fd < 0)
-		return false;
-	same =
-	    fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
-	close(fd);
-	return same;
 }
 
 /* After an exec the pid's old modules may be gone: drop those no longer mapped. */
@@ -840,6 +873,9 @@ static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping 
 {
 	int ret = hd_find_mapping(pid, addr, mp);
 
+	/* A zombie's maps are empty: a dead caller is -ESRCH, not a liar. */
+	if (ret && !peer_alive(pidfd))
+		return -ESRCH;
 	if (ret == -ENOENT)
 		return -EFAULT;
 	if (ret)
@@ -1516,6 +1552,9 @@ static void sweep(void)
 	for (size_t k = 0; k < n; k++, next = (next + 1) % PROC_BUCKETS)
 		for (struct proc *p = procs[next], *pn; p; p = pn) {
 			pn = p->hnext;
+			/* Exited: its pidfd says so; its pid's maps may be another's. */
+			if (!peer_alive(p->pidfd))
+				continue;
 			for (uint32_t i = 0; i < p->nmods;) {
 				if (still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp)) {
 					i++;
