@@ -44,7 +44,7 @@ check_gdb() {
 	local dir=$1
 	$CHECK gen-gdb "$dir/exp" >"$dir/gdb.cmd"
 	# gdb writes the expectations of its own run (addresses differ from run to run).
-	timeout 120 gdb -batch -nx -x "$dir/gdb.cmd" --args "$PROG" "$dir/exp-gdb" \
+	timeout -k 10 120 gdb -batch -nx -x "$dir/gdb.cmd" --args "$PROG" "$dir/exp-gdb" \
 		>"$dir/gdb.out" 2>&1 || { cat "$dir/gdb.out" >&2; fail "gdb failed on $PROG"; }
 	$CHECK gdb "$dir/exp-gdb" "$dir/gdb.out" ||
 		{ cat "$dir/gdb.out" >&2; fail "gdb read wrong values"; }
@@ -59,7 +59,7 @@ check_bpftrace() {
 	local dir=$1 bt i
 	$CHECK gen-bt "$ELF" "$dir/exp" >"$dir/probes.bt"
 	echo 'BEGIN { printf("@@attached\n"); }' >>"$dir/probes.bt"
-	timeout 120 bpftrace "$dir/probes.bt" >"$dir/bt.out" 2>&1 &
+	timeout -k 10 120 bpftrace "$dir/probes.bt" >"$dir/bt.out" 2>&1 &
 	bt=$!
 	BT_PID=$bt
 	for i in $(seq 300); do
@@ -68,14 +68,14 @@ check_bpftrace() {
 		sleep 0.1
 	done
 	grep -q '^@@attached' "$dir/bt.out" || { cat "$dir/bt.out" >&2; fail "bpftrace did not attach"; }
-	"$PROG" "$dir/exp-bt" guarded || fail "$PROG exited with $?"
+	timeout -k 10 60 "$PROG" "$dir/exp-bt" guarded || fail "$PROG exited with $?"
 	# the guarded probe fires last: wait (10 s at most) for bpftrace to print it
 	for i in $(seq 100); do
 		grep -qs '^@@guarded ' "$dir/bt.out" && break
 		sleep 0.1
 	done
-	kill -INT $bt
-	wait $bt || true
+	# bounded: a signal can be lost on a loaded machine (a run hung here for 20 minutes)
+	stop_bg $bt INT 20
 	BT_PID=
 	$CHECK bt "$dir/exp-bt" "$dir/bt.out" ||
 		{ cat "$dir/bt.out" >&2; fail "bpftrace read wrong values"; }
