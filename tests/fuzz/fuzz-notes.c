@@ -261,12 +261,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	read_elf(fd, size, NULL);
 	/*
 	 * The caps (65,536 notes, 32 MiB sections, 1 GiB files) are far beyond
-	 * an input's size: one input in four is read again under tiny ones.
+	 * an input's size: one input in four is read again under tiny ones,
+	 * either on the notes or on the sizes (a size cap fails the file before
+	 * any note is read).
 	 */
 	if (size % 4 == 0) {
-		static const struct usdt_notes_limits tiny = {8192, 256, 3};
+		static const struct usdt_notes_limits few_notes = {1ull << 30, 32ull << 20, 2};
+		static const struct usdt_notes_limits small = {8192, 256, 65536};
 
-		read_elf(fd, size, &tiny);
+		read_elf(fd, size, size % 8 ? &few_notes : &small);
 	}
 	return 0;
 }
