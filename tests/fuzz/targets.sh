@@ -1,6 +1,9 @@
+# shellcheck shell=bash
+# shellcheck disable=SC2154 # $here: set by the sourcing script
 # targets.sh: sourced by run-<target>.sh and coverage-<target>.sh (not the
 # parser's, which predate it). What each fuzz target compiles, how it is built
-# outside meson, and how it is run. Sets $here and $top before use.
+# outside meson, and how it is run. The sourcing script sets $here (this
+# directory) first.
 top=$(cd "$here/../.." && pwd)
 kh="$top/kernel-helper"
 pc="$top/provider-compiler"
@@ -108,6 +111,7 @@ fuzz_coverage() {
 	notes) fns='hd_elf_note_kinds|shdr_fields|read_at|usdt_meta_open|usdt_meta_provider|usdt_meta_probe|usdt_meta_arg|usdt_meta_dump|dump_arg|check_arg|check_probe|check_provider|str_ok|str_at|ident_ok|table_ok|attr_ok|word_at|usdt_probe_set_arg_hint|usdt_tracefs_name|usdt_is_identifier|fnv1a' ;;
 	*) return 0 ;;
 	esac
+	# shellcheck disable=SC2046
 	llvm-cov report -show-functions "$work/cov" -instr-profile="$work/cov.profdata" \
 		$(target_files "$t") | grep -E "^(Name|([a-z_-]+\.c:)?($fns)) "
 }
