@@ -416,16 +416,20 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_prob
 {
 	bool null;
 
+	uint32_t nargs;
+
 	p->arch = arch;
 	p->flags = get32(r);
-	p->nargs = get32(r);
+	nargs = get32(r);
 	p->pc = get64(r);
 	p->pc_off = get64(r);
 	p->sema = get64(r);
 	p->sema_off = get64(r);
 	p->note_base = get64(r);
-	if (r->bad || p->nargs > USDT_MAX_ARGS)
+	/* Only a count the arg[] array holds ever reaches the probe (and its free). */
+	if (r->bad || nargs > USDT_MAX_ARGS)
 		return -EPROTO;
+	p->nargs = nargs;
 	p->provider = get_str(r, USDT_NAME_INPUT_MAX, &null);
 	p->name = get_str(r, USDT_NAME_INPUT_MAX, &null);
 	p->args = get_str(r, USDT_ARGS_STR_MAX, &null);
@@ -464,6 +468,7 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 	struct rd r = {.p = buf, .len = len};
 	struct usdt_notes *n;
 	uint32_t arch, nlog, nacc;
+	uint64_t total;
 	char magic[4];
 
 	get(&r, magic, 4);
@@ -488,7 +493,8 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 	n->elf_class = get32(&r);
 	n->e_type = get32(&r);
 	n->flags = get32(&r);
-	n->nprobes = (size_t)get64(&r);
+	/* What the worker says it read; n->nprobes counts only probes filled in below. */
+	total = get64(&r);
 	nlog = get32(&r);
 	for (uint32_t i = 0; i < nlog && i < LOG_LINES_MAX && !r.bad; i++) {
 		bool null;
@@ -499,7 +505,7 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 		free(s);
 	}
 	nacc = get32(&r);
-	if (r.bad || nlog > LOG_LINES_MAX || nacc > 65536 || nacc > n->nprobes) {
+	if (r.bad || nlog > LOG_LINES_MAX || nacc > 65536 || nacc > total) {
 		usdt_notes_free(n);
 		goto bad;
 	}
@@ -510,9 +516,6 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 	}
 	/* usdt_notes_free walks nprobes: count only what is filled in. */
 	{
-		size_t total = n->nprobes;
-
-		n->nprobes = 0;
 		for (uint32_t i = 0; i < nacc; i++) {
 			n->nprobes++;
 			if (get_probe(&r, fd, n->arch, &n->probes[i]) != 0) {
@@ -527,7 +530,8 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 			goto bad;
 		}
 		if (total > nacc)
-			hd_dbg("worker: %zu of %zu probes rejected", total - nacc, total);
+			hd_dbg("worker: %" PRIu64 " of %" PRIu64 " probes rejected", total - nacc,
+			       total);
 	}
 	*out = n;
 	return 0;
