@@ -430,7 +430,9 @@ int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *d
 				goto out;
 			continue;
 		}
-		if (buf.hdr.type != USDT_MSG_REPLY || (size_t)n != sizeof(buf.reply))
+		/* A negative errno is above -4096: INT32_MIN would not negate. */
+		if (buf.hdr.type != USDT_MSG_REPLY || (size_t)n != sizeof(buf.reply) ||
+		    buf.reply.status <= -4096)
 			goto malformed;
 		if (buf.reply.status < 0) {
 			usdt_error(diag, "the usdtkit helper daemon refused to list: %s",

@@ -70,7 +70,6 @@ static struct {
 } fz;
 
 static volatile size_t sink;
-static bool strict;	 /* FUZZ_STRICT=1: no known-bug workarounds */
 static const char *only; /* FUZZ_ONLY=daemon|drti|list: that reader alone (reproducers) */
 
 static void check(bool ok, const char *what)
@@ -140,7 +139,6 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (!fz.devnull)
 		abort();
 	find_own_mapping();
-	strict = getenv("FUZZ_STRICT") && strcmp(getenv("FUZZ_STRICT"), "1") == 0;
 	only = getenv("FUZZ_ONLY");
 	return 0;
 }
@@ -192,19 +190,6 @@ static size_t split(const uint8_t *d, size_t size, uint32_t seq, struct packet *
 				put32(p + offsetof(struct usdt_msg_hdr, size), (uint32_t)len);
 			if (fix & FIX_SEQ)
 				put32(p + offsetof(struct usdt_msg_hdr, seq), seq);
-		}
-		/*
-		 * Known bugs, reported, not ours to fix: drti.c and list_source.c
-		 * negate a REPLY's status, undefined for INT32_MIN (repro/). The
-		 * value is nudged so the fuzzer can go on; FUZZ_STRICT=1 keeps it.
-		 */
-		if (!strict && len >= sizeof(struct usdt_msg_reply)) {
-			int32_t st;
-
-			memcpy(&st, p + offsetof(struct usdt_msg_reply, status), 4);
-			if (st == INT32_MIN)
-				put32(p + offsetof(struct usdt_msg_reply, status),
-				      (uint32_t)st + 1);
 		}
 		if ((fix & FIX_MAPPING) && len >= sizeof(struct usdt_msg_list_entry)) {
 			int32_t pid = (int32_t)getpid();
