@@ -48,7 +48,10 @@ trap _run_at_exit EXIT
 # death by SIGSYS, which the daemon logs as "the parser died of signal 31
 # (sandbox)"; that line in any log under $T fails the test as well.
 if [ -n "${USDTKIT_SANITIZE:-}" ]; then
+	# Sticky and world-writable: tests that run a sanitized client as another
+	# uid (setpriv --reuid=nobody) open $T to it; its reports must land too.
 	mkdir -p "$T/sanitizer"
+	chmod 1777 "$T/sanitizer"
 	export ASAN_OPTIONS="${ASAN_OPTIONS:-}:log_path=$T/sanitizer/report"
 	export UBSAN_OPTIONS="${UBSAN_OPTIONS:-}:log_path=$T/sanitizer/report"
 fi
