@@ -16,16 +16,26 @@ for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
 		missing="$missing $p"
 done
-[ -z "$missing" ] && exit 0
-
 SUDO=""
 [ "$(id -u)" -eq 0 ] || SUDO=sudo
-echo "usdtkit: installing:$missing" >&2
-export DEBIAN_FRONTEND=noninteractive
-$SUDO apt-get update -qq
-# One at a time: a package the archive cannot satisfy is named, not hidden
-# behind apt's "held broken packages".
-for p in $missing; do
-	$SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
-		{ echo "usdtkit: apt-get install $p failed" >&2; exit 1; }
-done
+if [ -n "$missing" ]; then
+	echo "usdtkit: installing:$missing" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	$SUDO apt-get update -qq
+	# One at a time: a package the archive cannot satisfy is named, not hidden
+	# behind apt's "held broken packages".
+	for p in $missing; do
+		$SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
+			{ echo "usdtkit: apt-get install $p failed" >&2; exit 1; }
+	done
+fi
+
+# The one file gcc-multilib would have added: /usr/include/asm, the kernel's
+# asm headers for -m32 (x86_64-linux-gnu/asm serves both ABIs). Without it a
+# -m32 compiler cannot include <errno.h> or <sys/socket.h>, and the -m32
+# tests build probed programs whose -G objects (drti) need both. dpkg takes
+# the link over should gcc-multilib be installed later.
+if [ ! -e /usr/include/asm ] && [ ! -L /usr/include/asm ] &&
+	[ -d /usr/include/x86_64-linux-gnu/asm ]; then
+	$SUDO ln -s x86_64-linux-gnu/asm /usr/include/asm
+fi

@@ -83,53 +83,12 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
-/*
- * <errno.h> and <sys/socket.h> need the kernel's <asm/...> headers. Debian
- * installs them for -m32 only with gcc-multilib, which conflicts with the
- * cross compilers, so gcc-12-multilib alone gives a -m32 compiler that
- * cannot include either. Rather than make every -m32 -G object fail to
- * build there, drti then declares the handful of names it uses itself, with
- * the values of the x86 and Arm ABIs (the only ones whose socket constants
- * it knows), and compiles to nothing elsewhere.
- */
-#if defined(__has_include)
-#if !__has_include(<asm/errno.h>)
-#define USDT_DRTI_BARE 1
-#endif
-#endif
-#ifndef USDT_DRTI_BARE
 #include <errno.h>
-#include <sys/socket.h>
-#elif defined(__i386__) || defined(__x86_64__) || defined(__arm__) || defined(__aarch64__)
-#include <asm-generic/errno.h>
-#include <stddef.h>
-#include <sys/types.h>
-#include <unistd.h>
-extern int *__errno_location(void);
-#define errno (*__errno_location())
-#define AF_UNIX 1
-#define SOCK_SEQPACKET 5
-#define SOCK_NONBLOCK 04000
-#define SOCK_CLOEXEC 02000000
-#define MSG_TRUNC 0x20
-#define MSG_DONTWAIT 0x40
-#define MSG_NOSIGNAL 0x4000
-#define SOL_SOCKET 1
-#define SO_ERROR 4
-struct sockaddr;
-extern int socket(int, int, int);
-extern int connect(int, const struct sockaddr *, socklen_t);
-extern ssize_t send(int, const void *, size_t, int);
-extern ssize_t recv(int, void *, size_t, int);
-extern int getsockopt(int, int, int, void *, socklen_t *);
-#else
-#define USDT_DRTI_NOTHING 1
-#endif
-#ifndef USDT_DRTI_NOTHING
 #include <poll.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/socket.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -664,4 +623,3 @@ __attribute__((destructor)) static void usdt_drti_fini(void)
 	}
 	errno = saved;
 }
-#endif /* !USDT_DRTI_NOTHING */
