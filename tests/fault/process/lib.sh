@@ -200,3 +200,30 @@ wait_log_count() { # PATTERN N what
 }
 # Lines of the daemon's log so far matching PATTERN.
 count_log() { grep -cE -- "$1" "$DLOG.new" 2>/dev/null || true; }
+
+# --- shared by the exec tests (t-fault-exec-without-exit, t-fault-exec-self) ---
+
+app_events() { our_events | grep -c "^sdt_${P}app/" || true; }
+# The registry's entries as "PID BIAS PATH" lines.
+entries() { list_entries | awk '{print $2, $6, $7}'; }
+# The load bias of FILE in PID, from its maps: the start of its offset-0
+# mapping (PIE programs: the first PT_LOAD has vaddr and offset 0).
+bias_of() { # pid file
+	awk -v f="$(realpath "$2")" '$6 == f && $3 == "00000000" { split($1, a, "-"); print "0x" a[1]; exit }' \
+		"/proc/$1/maps" | sed 's/0x0*/0x/'
+}
+# A holder (process "keep", running $PROG) keeps the module registered
+# beside the process under test: start it (holder_start yes|no), and at the
+# end of a case check it is still registered once, stop it, and compare.
+holder_start() { # yes|no
+	[ "$1" = yes ] || return 0
+	pstart keep "$PROG"
+	wait_events 2 "the holder's module"
+}
+holder_done() { # yes|no
+	[ "$1" = yes ] || return 0
+	expect_eq "$(entries | grep -c "$PROG\$")" 1 "the holder's registration"
+	pstop keep
+	wait_events 0 "the holder exited"
+	same_as_disabled keep
+}

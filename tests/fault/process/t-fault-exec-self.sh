@@ -29,7 +29,6 @@ SWEEP=1
 start_daemon --sweep "$SWEEP"
 served_ok "at start"
 
-app_events() { our_events | grep -c "^sdt_${P}app/" || true; }
 lib_events() { our_events | grep -c "^sdt_${P}lib/" || true; }
 BUGS=0
 bug_eq() { # actual expected what
@@ -37,20 +36,9 @@ bug_eq() { # actual expected what
 	echo "BUG: $3: expected '$2', got '$1'"
 	BUGS=$((BUGS + 1))
 }
-# The registry's entries as "PID BIAS PATH" lines.
-entries() { list_entries | awk '{print $2, $6, $7}'; }
-# The load bias of FILE in PID, from its maps: the start of its offset-0
-# mapping (PIE programs: the first PT_LOAD has vaddr and offset 0).
-bias_of() { # pid file
-	awk -v f="$(realpath "$2")" '$6 == f && $3 == "00000000" { split($1, a, "-"); print "0x" a[1]; exit }' \
-		"/proc/$1/maps" | sed 's/0x0*/0x/'
-}
 
 for holder in no yes; do
-	if [ "$holder" = yes ]; then
-		pstart keep "$PROG"
-		wait_events 2 "the holder's module"
-	fi
+	holder_start "$holder"
 	beside="${holder/no/alone}"
 	beside="${beside/yes/beside a holder}"
 	left=$([ "$holder" = yes ] && echo 2 || echo 0)
@@ -75,12 +63,7 @@ for holder in no yes; do
 	same_as_disabled c
 	echo "done: c. exec into itself ($beside)"
 
-	if [ "$holder" = yes ]; then
-		expect_eq "$(entries | grep -c "$PROG\$")" 1 "the holder's registration"
-		pstop keep
-		wait_events 0 "the holder exited"
-		same_as_disabled keep
-	fi
+	holder_done "$holder"
 done
 
 # d. dlopen a library, exec another program that dlopens it again.

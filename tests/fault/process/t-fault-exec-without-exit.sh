@@ -23,16 +23,7 @@ BOUND_MS=$((SWEEP * 1000 + 9000)) # one period, and a loaded machine's slack
 start_daemon --sweep "$SWEEP"
 served_ok "at start"
 
-app_events() { our_events | grep -c "^sdt_${P}app/" || true; }
 oth_events() { our_events | grep -c "^sdt_${P}oth/" || true; }
-# The registry's entries as "PID BIAS PATH" lines.
-entries() { list_entries | awk '{print $2, $6, $7}'; }
-# The load bias of FILE in PID, from its maps: the start of its offset-0
-# mapping (PIE programs: the first PT_LOAD has vaddr and offset 0).
-bias_of() { # pid file
-	awk -v f="$(realpath "$2")" '$6 == f && $3 == "00000000" { split($1, a, "-"); print "0x" a[1]; exit }' \
-		"/proc/$1/maps" | sed 's/0x0*/0x/'
-}
 # Waits (bound BOUND_MS) until COMMAND prints VALUE; prints the ms it took.
 wait_until() { # what value command...
 	local what=$1 want=$2 t0 got
@@ -49,10 +40,7 @@ wait_until() { # what value command...
 }
 
 for holder in no yes; do
-	if [ "$holder" = yes ]; then
-		pstart keep "$PROG"
-		wait_events 2 "the holder's module"
-	fi
+	holder_start "$holder"
 	beside="${holder/no/alone}"
 	beside="${beside/yes/beside a holder}"
 	left=$([ "$holder" = yes ] && echo 2 || echo 0)
@@ -95,12 +83,7 @@ for holder in no yes; do
 	same_as_disabled b
 	echo "ok: b. exec into another probed program ($beside): old module dropped after $ms ms"
 
-	if [ "$holder" = yes ]; then
-		expect_eq "$(entries | grep -c "$PROG\$")" 1 "the holder's registration"
-		pstop keep
-		wait_events 0 "the holder exited"
-		same_as_disabled keep
-	fi
+	holder_done "$holder"
 done
 [ -z "$(list_entries)" ] || { list_entries >&2; fail "registry entries left"; }
 served_ok "at the end"
