@@ -52,7 +52,8 @@
  *   --only GLOB narrows what --all adds to files mapped at paths matching
  *   GLOB (fnmatch(3): every file under /opt/app, say): an operator's scope, and what lets
  *   a test exercise --all without touching the rest of the machine. The
- *   scans parse synchronously (they run at start and every --rescan s).
+ *   start-up scan parses in line (before serving); the --rescan's new files
+ *   are parsed as a REGISTER's are, asynchronously.
  * - Without a usable tracefs (not mounted, read-only, no uprobe_events) the
  *   daemon starts and serves: REGISTER is answered with the reason's errno,
  *   the log says once what is wrong, nothing is written, and tracefs is

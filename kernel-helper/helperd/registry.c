@@ -457,6 +457,12 @@ static int event_path(const struct hd_mapping *mp, int fd, struct module *m)
 /* Parses still running (the asynchronous REGISTER path): at most PARSES_MAX. */
 static unsigned parses_of(uid_t uid);
 static struct parse *parse_find(uint64_t dev, uint64_t ino);
+static int parse_wait(struct parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
+		      const struct hd_mapping *mp);
+static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
+		       int fd, uint64_t dev, uint64_t ino);
+/* hd_rescan is scanning: new files are parsed asynchronously (add_user). */
+static bool scan_async;
 
 /*
  * Whether uid may have one more file parsed now: the module quota (counting
@@ -604,7 +610,7 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	return 0;
 }
 
-/* Reads and registers a new file synchronously (the /proc scans; REGISTER uses parse_begin). */
+/* Reads and registers a new file in line (the start-up scan; REGISTER and --rescan use parse_begin). */
 static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		      struct module *prev, struct module **out)
 {
@@ -839,8 +845,18 @@ static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp
 	int ret;
 
 	if (!m || m->draining) {
-		if (parse_find(dev, ino))
-			return -EINPROGRESS; /* a REGISTER's parse is under way: it decides */
+		struct parse *pending = parse_find(dev, ino);
+
+		/*
+		 * The --all rescan, which runs while clients are served, parses
+		 * new files as a REGISTER does (no connection to answer); the
+		 * start-up scan, before serving, parses in line.
+		 */
+		if (pending)
+			return scan_async ? parse_wait(pending, NULL, pid, uid, pidfd, mp)
+					  : -EINPROGRESS;
+		if (scan_async)
+			return parse_begin(NULL, pid, uid, pidfd, mp, fd, dev, ino);
 		ret = mod_create(mp, fd, dev, ino, uid, m, &m);
 		if (ret)
 			return ret;
@@ -1124,6 +1140,10 @@ static void parse_end(struct parse *p, int why)
 	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
 	if (ret && why != -ECANCELED)
 		hd_warn("%s: %s", p->mp->path, err);
+	if (!ret && n->naccepted == 0) {
+		/* Nothing for us in it: the /proc scans need not parse it again. */
+		neg_add(p->mp->dev, p->mp->ino);
+	}
 	for (struct waiter *x = w; x; x = x->next)
 		live |= peer_alive(x->pidfd);
 	if (!ret && !live) {
@@ -1412,7 +1432,11 @@ static unsigned scan_all(void)
 
 void hd_rescan(void)
 {
-	unsigned n = scan_all();
+	unsigned n;
+
+	scan_async = true;
+	n = scan_all();
+	scan_async = false;
 
 	if (n)
 		hd_dbg("rescan: %u new registrations", n);

@@ -32,6 +32,7 @@ build_plain() { # provider output
 build_plain "${P}early" "$T/all/early"
 build_plain "${P}late" "$T/all/late"
 build_plain "${P}outside" "$T/other/outside"
+build_plain "${P}slow" "$T/all/slow"
 
 # Each program reads from a fifo kept open here, so it lives until we close it.
 run_plain() { # name path
@@ -48,7 +49,8 @@ stop_plain() { # name
 
 run_plain early "$T/all/early"
 run_plain outside "$T/other/outside"
-start_daemon --all --only "$T/all/*" --rescan 1
+# (The test knob holds the parser of "slow" for 3 s: section 2b.)
+start_daemon --all --only "$T/all/*" --rescan 1 --test-worker-delay "3000:$T/all/slow"
 
 # 1. A process already running at start is registered from the /proc scan.
 wait_events 1 "the early program (running before the daemon)"
@@ -67,6 +69,24 @@ expect_eq "$(our_events | tr '\n' ' ')" "sdt_${P}early/tick sdt_${P}late/tick " 
 expect_no_grep "^entry .* /(usr|lib|opt|bin)" "$T/list" "files outside --only registered"
 expect_eq "$(grep -c '^entry' "$T/list")" 2 "processes registered (early, late)"
 
+# 2b. The rescan parses a new file the way a REGISTER does, without stopping
+#     the loop: while the parse of "slow" is held, a LIST is answered at once;
+#     the file is registered when its parse ends.
+run_plain slow "$T/all/slow"
+for i in $(seq 250); do
+	grep -qF "$T/all/slow: parse started" "$DLOG.new" && break
+	sleep 0.02
+done
+expect_grep "$T/all/slow: parse started" "$DLOG.new" "the rescan's parse of the slow program"
+t0=$(date +%s%N)
+"$HDCLIENT" list >"$T/list"
+ms=$((($(date +%s%N) - t0) / 1000000))
+expect_grep '^status=0 ' "$T/list" "a LIST during the rescan's parse"
+[ "$ms" -le 1500 ] || fail "a LIST during the rescan's held parse took $ms ms"
+expect_no_grep "sdt_${P}slow/" <(our_events) "the slow program registered before its parse ended"
+wait_events 3 "the slow program (its parse held 3 s)"
+echo "a LIST during the rescan's held parse: $ms ms"
+
 # 3. The registered probe works: enabled in tracefs, it fires with the line count.
 inst="$TRACEFS/instances/usdtkit-all-$P"
 mkdir "$inst" || fail "cannot create a tracefs instance"
@@ -82,9 +102,11 @@ echo 0 >"$inst/events/sdt_${P}early/tick/enable"
 
 # 4. Exits remove the events, as for -G programs.
 stop_plain early
-wait_events 1 "after the early program exited"
+wait_events 2 "after the early program exited"
 stop_plain late
-wait_events 0 "after the late program exited"
+wait_events 1 "after the late program exited"
+stop_plain slow
+wait_events 0 "after the slow program exited"
 stop_plain outside
 daemon_healthy
 HD_OK=1
