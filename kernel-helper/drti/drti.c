@@ -321,7 +321,7 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 			return;
 		}
 		if (in.reply.hdr.type == USDT_MSG_REPLY && in.reply.hdr.seq == seq) {
-			/* A status is 0 or a negative errno, above -4096: INT32_MIN would not negate. */
+			/* 0 or a negative errno, above -4096: INT32_MIN would not negate. */
 			if ((size_t)n != sizeof(in.reply) || in.reply.status <= -4096) {
 				res->fail = "malformed answer";
 				return;

@@ -610,7 +610,7 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	return 0;
 }
 
-/* Reads and registers a new file in line (the start-up scan; REGISTER and --rescan use parse_begin). */
+/* Reads and registers a new file in line (the start-up scan; REGISTER, --rescan: parse_begin). */
 static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		      struct module *prev, struct module **out)
 {
