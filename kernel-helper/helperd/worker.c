@@ -148,19 +148,7 @@ static void put_probe(struct buf *b, const struct usdt_probe *p)
 static void meta_arg(const char *provider, const char *probe, unsigned argi, const char *name,
 		     bool is_string, void *arg)
 {
-	struct usdt_notes *n = arg;
-
-	for (size_t k = 0; k < n->nprobes; k++) {
-		struct usdt_probe *p = &n->probes[k];
-
-		if (p->reject || argi >= p->nargs || strcmp(p->provider, provider) != 0 ||
-		    strcmp(p->name, probe) != 0)
-			continue;
-		/* Best first; fall back to less rather than nothing. */
-		if (usdt_probe_set_arg_hint(p, argi, name, is_string) &&
-		    usdt_probe_set_arg_hint(p, argi, name, false))
-			usdt_probe_set_arg_hint(p, argi, NULL, is_string);
-	}
+	usdt_notes_apply_arg_hint(arg, provider, probe, argi, name, is_string);
 }
 
 /* Names and string hints from every valid metadata note of the file. */

@@ -104,3 +104,19 @@ int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, 
 	a->is_string = is_string;
 	return 0;
 }
+
+void usdt_notes_apply_arg_hint(struct usdt_notes *n, const char *provider, const char *probe,
+			       unsigned argi, const char *name, bool is_string)
+{
+	for (size_t k = 0; k < n->nprobes; k++) {
+		struct usdt_probe *p = &n->probes[k];
+
+		if (p->reject || argi >= p->nargs || strcmp(p->provider, provider) != 0 ||
+		    strcmp(p->name, probe) != 0)
+			continue;
+		/* Best first; fall back to less rather than nothing. */
+		if (usdt_probe_set_arg_hint(p, argi, name, is_string) &&
+		    usdt_probe_set_arg_hint(p, argi, name, false))
+			usdt_probe_set_arg_hint(p, argi, NULL, is_string);
+	}
+}

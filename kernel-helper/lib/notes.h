@@ -138,6 +138,13 @@ void usdt_notes_free(struct usdt_notes *n);
  * reads 8 bytes).
  */
 int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, bool is_string);
+/*
+ * One argument of a metadata note, applied to every accepted probe it names
+ * (provider:probe): its name and string hint, or failing that the name
+ * alone, or the hint alone, rather than nothing.
+ */
+void usdt_notes_apply_arg_hint(struct usdt_notes *n, const char *provider, const char *probe,
+			       unsigned argi, const char *name, bool is_string);
 
 /*
  * The argument-string parser (args.c), exposed for tests: parses `s` (a

@@ -135,24 +135,13 @@ static void walk_probe(int fd, const struct usdt_notes *n, const struct usdt_pro
 		walk_arg(p, &p->arg[i]);
 }
 
-/* What the worker does with a metadata argument (helperd/worker.c, meta_arg). */
+/* What the worker does with a metadata argument (helperd/worker.c, meta_arg), checked. */
 static void meta_arg(const char *provider, const char *probe, unsigned argi, const char *name,
 		     bool is_string, void *arg)
 {
-	struct usdt_notes *n = arg;
-
 	check(provider && probe, "metadata names missing");
 	sink += strlen(provider) + strlen(probe) + (name ? strlen(name) : 0);
-	for (size_t k = 0; k < n->nprobes; k++) {
-		struct usdt_probe *p = &n->probes[k];
-
-		if (p->reject || argi >= p->nargs || strcmp(p->provider, provider) != 0 ||
-		    strcmp(p->name, probe) != 0)
-			continue;
-		if (usdt_probe_set_arg_hint(p, argi, name, is_string) &&
-		    usdt_probe_set_arg_hint(p, argi, name, false))
-			usdt_probe_set_arg_hint(p, argi, NULL, is_string);
-	}
+	usdt_notes_apply_arg_hint(arg, provider, probe, argi, name, is_string);
 }
 
 /* dtrace -l -v: the metadata of every probe the notes name. */
