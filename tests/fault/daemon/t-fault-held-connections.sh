@@ -8,6 +8,7 @@
 # is identical to a USDTKIT_DISABLE=1 run); afterwards the daemon is healthy.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
+. "$USDTKIT_SRCDIR/tests/fault/daemon/held.sh"
 need_tracefs
 build_progs gcc
 chmod 755 "$T" # the socket is reachable by uid nobody
@@ -17,48 +18,20 @@ N=10000
 DRTI_MS=500
 HD_DEBUG= start_daemon
 
-nfds() { find "/proc/$DAEMON_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 rss_kb() { awk '/^VmRSS:/ {print $2}' "/proc/$DAEMON_PID/status"; }
-# The program's output with the daemon's pids and ours taken out.
-run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
 
-# The program's module is registered first: the runs below take the
-# per-process path (a registry lookup), which is what a held daemon must keep.
-prog_start a
-wait_events 2 "the first program"
-USDTKIT_DISABLE=1 run_prog >"$T/expected"
-expect_grep '^fired 3$' "$T/expected" "the program's own output"
-fds0=$(nfds)
+held_begin
 rss0=$(rss_kb)
-
-holders=""
-for who in nobody root; do
-	mkfifo "$T/hold-$who.in"
-	if [ "$who" = nobody ]; then
-		setpriv --reuid=65534 --regid=65534 --clear-groups \
-			"$HDCLIENT" hold-renew $N <"$T/hold-$who.in" >"$T/hold-$who.out" 2>&1 &
-	else
-		"$HDCLIENT" hold-renew $N <"$T/hold-$who.in" >"$T/hold-$who.out" 2>&1 &
-	fi
-	holders="$holders $!"
-	eval "exec {fd_$who}>\"$T/hold-$who.in\""
-done
-for who in nobody root; do
-	for i in $(seq 1500); do grep -q '^held' "$T/hold-$who.out" && break; sleep 0.02; done
-	expect_grep "^held $N\$" "$T/hold-$who.out" "$N connections of $who"
-done
+hold nobody $N 65534
+hold root $N
+held_wait nobody $N
+held_wait root $N
 
 # While both hold: programs start and register, LIST answers.
 maxfds=0 maxrss=0 slowest=0
 for i in $(seq 10); do
-	t0=$(date +%s%N)
-	USDTKIT_DEBUG=1 USDTKIT_HELPER_TIMEOUT_MS=$DRTI_MS run_prog >"$T/got"
-	t1=$(date +%s%N)
-	cmp -s "$T/expected" "$T/got" || { diff "$T/expected" "$T/got" >&2; fail "run $i: output differs"; }
-	grep -q 'done, 2 probes' "$T/prog.err" ||
-		{ cat "$T/prog.err" >&2; fail "run $i: not registered within $DRTI_MS ms"; }
-	ms=$(((t1 - t0) / 1000000))
-	[ "$ms" -gt "$slowest" ] && slowest=$ms
+	served_run "run $i"
+	[ "$RUN_MS" -gt "$slowest" ] && slowest=$RUN_MS
 	"$HDCLIENT" list "$PID_a" >"$T/list" || true
 	expect_grep "^entry $PID_a 2 " "$T/list" "LIST while the connections are held"
 	f=$(nfds) r=$(rss_kb)
@@ -78,22 +51,12 @@ else
 	[ "$maxrss" -le $((rss0 + 8192)) ] || fail "the daemon's RSS grew from $rss0 to $maxrss KiB"
 fi
 
-for who in nobody root; do eval "exec {fd_$who}>&-"; done
-for h in $holders; do wait_bg "$h" 30; done
+hold_end nobody root
 for who in nobody root; do
 	expect_grep '^renewed [0-9]+ closed-by-daemon [1-9][0-9]*$' "$T/hold-$who.out" \
 		"the daemon closed $who's held connections (caps, idle limit)"
 	echo "$who: $(tr '\n' ' ' <"$T/hold-$who.out")"
 done
-
-# Afterwards: healthy, back to its descriptors, and still registering.
-for i in $(seq 100); do [ "$(nfds)" -le $((fds0 + 2)) ] && break; sleep 0.05; done
-[ "$(nfds)" -le $((fds0 + 2)) ] || fail "the daemon holds $(nfds) descriptors after the holders left (was $fds0)"
-daemon_healthy
-USDTKIT_DEBUG=1 USDTKIT_HELPER_TIMEOUT_MS=$DRTI_MS run_prog >"$T/got"
-cmp -s "$T/expected" "$T/got" || fail "the output after the holders left differs"
-grep -q 'done, 2 probes' "$T/prog.err" || fail "not registered after the holders left"
-prog_stop a
-wait_events 0 "after the program"
+held_end
 HD_OK=1
 exit 0
