@@ -213,9 +213,14 @@ bias_of() { # pid file
 		"/proc/$1/maps" | sed 's/0x0*/0x/'
 }
 # A holder (process "keep", running $PROG) keeps the module registered
-# beside the process under test: start it (holder_start yes|no), and at the
-# end of a case check it is still registered once, stop it, and compare.
+# beside the process under test: start it (holder_start yes|no, which also
+# sets $beside, the case's words, and $left, the events that stay when the
+# process under test is gone), and at the end of a case check it is still
+# registered once, stop it, and compare.
 holder_start() { # yes|no
+	beside="${1/no/alone}"
+	beside="${beside/yes/beside a holder}"
+	left=$([ "$1" = yes ] && echo 2 || echo 0)
 	[ "$1" = yes ] || return 0
 	pstart keep "$PROG"
 	wait_events 2 "the holder's module"

@@ -39,9 +39,6 @@ bug_eq() { # actual expected what
 
 for holder in no yes; do
 	holder_start "$holder"
-	beside="${holder/no/alone}"
-	beside="${beside/yes/beside a holder}"
-	left=$([ "$holder" = yes ] && echo 2 || echo 0)
 
 	pstart c "$PROG"
 	pid=$PID_c

@@ -41,9 +41,6 @@ wait_until() { # what value command...
 
 for holder in no yes; do
 	holder_start "$holder"
-	beside="${holder/no/alone}"
-	beside="${beside/yes/beside a holder}"
-	left=$([ "$holder" = yes ] && echo 2 || echo 0)
 
 	# a. into cat
 	pstart a "$PROG"
