@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
- * The tracefs uprobe layer (measured facts: /work/shared/research/uprobes.md).
+ * The tracefs uprobe layer (the kernel behaviour it relies on is checked by
+ * tests/helper/).
  *
  * Writing. uprobe_events is opened O_WRONLY|O_APPEND and never truncated:
  * O_TRUNC deletes every uprobe event on the system. Each definition or
