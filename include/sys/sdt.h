@@ -71,6 +71,14 @@
 
 #define _USDTKIT_SDT_H 1
 
+/* A system header, as SystemTap's is from /usr/include, wherever this copy lives (-I, a
+ * vendored copy). Warnings located in the macros' own text are then not reported: the probe's
+ * asm reads each value, so GCC would report at the asm line a pointer traced after free()
+ * (-Wuse-after-free) or a value set on only some paths (-Wmaybe-uninitialized), and
+ * -Wpedantic would flag variadic macros before C99. Warnings about the caller's own argument
+ * expressions (p->len after free(p)) keep the caller's location and are still reported. */
+#pragma GCC system_header
+
 #if defined STAP_HAS_SEMAPHORES && !defined _SDT_HAS_SEMAPHORES
 #define _SDT_HAS_SEMAPHORES 1
 #endif
@@ -236,9 +244,11 @@ template <> struct __sdt_type<decltype(nullptr)> { static const bool __sdt_signe
 #define _SDT_ARGOK(x)                                                                      \
 	(__builtin_classify_type(x) != 9 && __builtin_classify_type(x) != 12 &&              \
 	 __builtin_classify_type(x) != 13 && _SDT_ARGSIZE(x) <= 8)
-/* The integer type of x, or unsigned int for pointers, floating point and the rest. */
-#define _SDT_ARGINTTYPE(x) \
-	__typeof__(__builtin_choose_expr(((__builtin_classify_type(x) + 3) & -4) == 4, (x), 0U))
+/* The integer type of x, or unsigned int for pointers, floating point and the rest. The comma
+ * drops qualifiers, _Atomic too, which clang's __typeof__ would keep (and then refuse the cast). */
+#define _SDT_ARGINTTYPE(x)                                                                  \
+	__typeof__(__builtin_choose_expr(((__builtin_classify_type(x) + 3) & -4) == 4,       \
+					 ((void)0, (x)), 0U))
 #define _SDT_ARGSIGNED(x) (!((_SDT_ARGINTTYPE(x))-1 > (_SDT_ARGINTTYPE(x))0))
 #define _SDT_ARGTYPE(x) __typeof__(((void)0, (x)))
 #endif
@@ -248,8 +258,12 @@ template <> struct __sdt_type<decltype(nullptr)> { static const bool __sdt_signe
 
 /* Size and sign in one constant: -SIZE for signed, SIZE otherwise, printed with %c. */
 #ifdef __cplusplus
-#define _SDT_ARGSZ(x) (_SDT_ARGSIGNED(x) ? -static_cast<int>(_SDT_ARGSIZE(x)) \
-					 : static_cast<int>(_SDT_ARGSIZE(x)))
+/* !_SDT_ARGARRAY changes nothing (pointers are unsigned already): it makes clang's
+ * -Wsometimes-uninitialized take the argument as seen before the asm reads it, as in C here and
+ * in SystemTap's header, which passes every argument to __builtin_classify_type too. */
+#define _SDT_ARGSZ(x) (!_SDT_ARGARRAY(x) && _SDT_ARGSIGNED(x)                              \
+			       ? -static_cast<int>(_SDT_ARGSIZE(x))                         \
+			       : static_cast<int>(_SDT_ARGSIZE(x)))
 #else
 #define _SDT_ARGSZ(x) (_SDT_ARGSIGNED(x) ? -(int)_SDT_ARGSIZE(x) : (int)_SDT_ARGSIZE(x))
 #endif
@@ -596,7 +610,8 @@ template <> struct __sdt_type<decltype(nullptr)> { static const bool __sdt_signe
 
 /*
  * The variadic macros. Only defined where the language has variadic macros (C99, C++11) or
- * the user asks for STAP_PROBEV with SDT_USE_VARIADIC. They come last: see system_header.
+ * the user asks for STAP_PROBEV with SDT_USE_VARIADIC (an extension before C99 and C++11,
+ * which -Wpedantic accepts here because this is a system header).
  */
 #if defined SDT_USE_VARIADIC ||                                                           \
 	(defined __STDC_VERSION__ && __STDC_VERSION__ >= 199901L) ||                        \
@@ -605,13 +620,6 @@ template <> struct __sdt_type<decltype(nullptr)> { static const bool __sdt_signe
 #endif
 
 #if defined _SDT_HAVE_VARIADIC && !defined __ASSEMBLER__
-#if !(defined __STDC_VERSION__ && __STDC_VERSION__ >= 199901L) && \
-	!(defined __cplusplus && __cplusplus >= 201103L)
-/* C89/C++98 with SDT_USE_VARIADIC: variadic macros are an extension there, and -Wpedantic
- * would flag each definition below (g++ < 13 ignores "GCC diagnostic" pragmas for them). Mark
- * the rest of this file, which is nothing but these definitions, as a system header. */
-#pragma GCC system_header
-#endif
 /* SystemTap's counter, kept for code that uses it: called with an extra leading 0. */
 #define _SDT_NARG(...) __SDT_NARG(__VA_ARGS__, 12, 11, 10, 9, 8, 7, 6, 5, 4, 3, 2, 1, 0)
 #define __SDT_NARG(_0, _1, _2, _3, _4, _5, _6, _7, _8, _9, _10, _11, _12, N, ...) N

@@ -5,6 +5,15 @@ SDT_DIR="$USDTKIT_SRCDIR/tests/sdt"
 CHECK="python3 $SDT_DIR/check.py"
 SDT_SRCS="$SDT_DIR/probes.c $SDT_DIR/guarded.c $SDT_DIR/main.c"
 
+# require_stap_sdt: SystemTap's <sys/sdt.h>, the reference, is the one on the default include
+# path; STAP_SDT_H is its path.
+require_stap_sdt() {
+	STAP_SDT_H=$(echo '#include <sys/sdt.h>' | cpp -H -o /dev/null 2>&1 | sed -n 's/^\. //p' |
+		head -1)
+	[ -n "$STAP_SDT_H" ] && grep -q 'Systemtap static probe' "$STAP_SDT_H" ||
+		fail "SystemTap's sys/sdt.h (systemtap-sdt-dev) is not on the default include path"
+}
+
 # A bpftrace still running when the test exits (only ever the one we started).
 BT_PID=
 at_exit '[ -n "$BT_PID" ] && kill -INT $BT_PID 2>/dev/null'

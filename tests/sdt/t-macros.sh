@@ -6,9 +6,7 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/sdt/lib.sh"
 
-stap_hdr=$(echo '#include <sys/sdt.h>' | cpp -H -o /dev/null 2>&1 | sed -n 's/^\. //p' | head -1)
-[ -n "$stap_hdr" ] && grep -q 'Systemtap static probe' "$stap_hdr" ||
-	fail "SystemTap's sys/sdt.h (systemtap-sdt-dev) is not on the default include path"
+require_stap_sdt
 
 compare() { # what cc src flags...
 	local what=$1 cc=$2 src=$3
