@@ -41,6 +41,9 @@
  *    SystemTap's .altmacro assembler macros (which leave the assembler in altmacro mode).
  *  - .stapsdt.base carries SHF_GNU_RETAIN ("R"), so ld.lld and gold with --gc-sections keep it;
  *    without it every note's base resolves to 0 and consumers skip or misplace the probes.
+ *  - GCC sizes asm statements by their line count when it decides what to inline; the probe's
+ *    asm is padded with empty lines so a probed function weighs what it weighs with SystemTap's
+ *    header, and a project gets the same probe sites with either header (_SDT_WEIGHT_n).
  *  - The site is _SDT_NOP, by default a single-byte "nop" (x86) / "nop" (aarch64). Do not make
  *    it a 5-byte nop on x86: Linux 6.18 optimises uprobes on nop5 into a call that breaks
  *    children forked afterwards and overwrites the red zone.
@@ -434,8 +437,44 @@ template <> struct __sdt_type<decltype(nullptr)> { static const bool __sdt_signe
 	_SDT_NOTE_SEMAPHORE_USE(provider, name)                                             \
 	__asm__ __volatile__(_SDT_DEF_MACROS                                                \
 			     _SDT_ASM_BODY_(provider, name, _SDT_PROBE_TEMPLATE_, (n))      \
-			     _SDT_UNDEF_MACROS _SDT_ASM_BASE                                \
+			     _SDT_UNDEF_MACROS _SDT_ASM_BASE _SDT_WEIGHT_##n                \
 			     :: _SDT_OPERANDS_##n arglist);
+
+/* GCC sizes an asm statement by its lines (newlines and ';') when it decides what to inline,
+ * clone or split. SystemTap's header writes its notes with assembler macros expanded in place,
+ * which weigh 27 lines more than ours for a probe without arguments and 3 more per argument
+ * (in C, 5 for the first). A function holding a probe must weigh what it weighs with SystemTap's
+ * header, or GCC inlines it where SystemTap's build did not and a real project gets more sites
+ * than with SystemTap's tools (GLib's quark__new: 3 instead of 1). The padding is empty lines,
+ * which the assembler ignores; it emits no byte. Clang's inliner does not count asm lines, and
+ * on i386 our asm is already heavier (the _SDT_OPND macro). tests/sdt/t-inline-weight checks it. */
+#if defined __GNUC__ && !defined __clang__ && !defined _SDT_ARG_IN_MEMORY
+#define _SDT_LINES_1 "\n"
+#define _SDT_LINES_3 "\n\n\n"
+#define _SDT_LINES_9 _SDT_LINES_3 _SDT_LINES_3 _SDT_LINES_3
+#define _SDT_LINES_27 _SDT_LINES_9 _SDT_LINES_9 _SDT_LINES_9
+#define _SDT_WEIGHT_0 _SDT_LINES_27
+#ifdef __cplusplus
+#define _SDT_WEIGHT_1 _SDT_WEIGHT_0 _SDT_LINES_3
+#else
+#define _SDT_WEIGHT_1 _SDT_WEIGHT_0 _SDT_LINES_3 _SDT_LINES_1 _SDT_LINES_1
+#endif
+#else
+#define _SDT_LINES_3
+#define _SDT_WEIGHT_0
+#define _SDT_WEIGHT_1
+#endif
+#define _SDT_WEIGHT_2 _SDT_WEIGHT_1 _SDT_LINES_3
+#define _SDT_WEIGHT_3 _SDT_WEIGHT_2 _SDT_LINES_3
+#define _SDT_WEIGHT_4 _SDT_WEIGHT_3 _SDT_LINES_3
+#define _SDT_WEIGHT_5 _SDT_WEIGHT_4 _SDT_LINES_3
+#define _SDT_WEIGHT_6 _SDT_WEIGHT_5 _SDT_LINES_3
+#define _SDT_WEIGHT_7 _SDT_WEIGHT_6 _SDT_LINES_3
+#define _SDT_WEIGHT_8 _SDT_WEIGHT_7 _SDT_LINES_3
+#define _SDT_WEIGHT_9 _SDT_WEIGHT_8 _SDT_LINES_3
+#define _SDT_WEIGHT_10 _SDT_WEIGHT_9 _SDT_LINES_3
+#define _SDT_WEIGHT_11 _SDT_WEIGHT_10 _SDT_LINES_3
+#define _SDT_WEIGHT_12 _SDT_WEIGHT_11 _SDT_LINES_3
 #define _SDT_PROBE_TEMPLATE_(n) _SDT_PROBE_TEMPLATE_##n
 
 #define _SDT_D(i, x, p, n) _SDT_CHECK(i, x, p, n) _SDT_TMP(i, x)
