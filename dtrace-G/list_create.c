@@ -97,7 +97,8 @@ struct tracee {
 	int status; /* the last wait status */
 	bool gone;  /* it exited or died, and was reaped */
 	int64_t deadline;
-	const char *cmd;
+	const char *cmd;  /* as given, for messages */
+	const char *file; /* its first word, DTrace's name for it when it cannot run */
 	struct usdt_diag *diag;
 };
 
@@ -211,11 +212,11 @@ static int exec_result(struct tracee *t, int fd)
 	if (r != (ssize_t)sizeof(msg))
 		return 0;
 	if (msg[0])
-		fprintf(t->diag->out, "%s: failed to execute %s: %s\n", t->diag->progname, t->cmd,
+		fprintf(t->diag->out, "%s: failed to execute %s: %s\n", t->diag->progname, t->file,
 			strerror(msg[1]));
 	else
 		fprintf(t->diag->out, "%s: failed to execute %s: cannot trace it (ptrace: %s)\n",
-			t->diag->progname, t->cmd, strerror(msg[1]));
+			t->diag->progname, t->file, strerror(msg[1]));
 	t->diag->errors++;
 	return -1;
 }
@@ -729,6 +730,7 @@ int usdt_list_create(const char *cmd, struct usdt_diag *diag)
 		usdt_error(diag, "-c names no command");
 		goto out;
 	}
+	t.file = argv[0];
 	if (spawn(&t, argv))
 		goto out;
 	if (ptrace(PTRACE_SETOPTIONS, t.pid, NULL,
