@@ -3,8 +3,9 @@
 # `./prog & dtrace -l -p $!` does: dtrace waits until it has exec'd and its
 # dynamic loader has mapped every library, for at most until the process is
 # 2 s old (list_grab.c). Deterministic cases: a subshell that sleeps before
-# it execs the program; a loader held up 1 s (an LD_AUDIT library sleeping
-# when the program is loaded, before its libraries are); then 200
+# it execs the program; a loader held up (an LD_AUDIT library waiting, when
+# the program is loaded and before its libraries are, for a file the test
+# creates 0.3 s after dtrace started); then 200
 # back-to-back `prog & dtrace -l -p $!`. The bound: a forked shell that
 # never execs is listed when it is 2 s old, and an older one at once.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
@@ -35,25 +36,31 @@ listed_all "before its exec" "$pid"
 check_ids "$T/out"
 kill "$pid"
 
-# Exec'd, the loader held up: an audit library sleeps 1 s when the loader
-# opens the program, before it maps libltlib.so. dtrace starts once
-# /proc/PID/exe is the program.
+# Exec'd, the loader held up: an audit library holds the loader when it
+# opens the program, before it maps libltlib.so, until $T/go exists. dtrace
+# starts once /proc/PID/exe is the program; $T/go comes 0.3 s later.
 cat >"$T/slow-audit.c" <<'AUDIT'
 #define _GNU_SOURCE
 #include <link.h>
+#include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 unsigned la_version(unsigned v) { return v; }
 unsigned la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
-	struct timespec one = { 1, 0 };
+	struct timespec tick = { 0, 10000000 };
+	const char *go = getenv("LT_AUDIT_GO");
+	int i;
+
 	(void)cookie;
-	if (lmid == LM_ID_BASE && !map->l_name[0])
-		nanosleep(&one, 0);
+	if (lmid == LM_ID_BASE && !map->l_name[0] && go)
+		for (i = 0; i < 500 && access(go, F_OK); i++)
+			nanosleep(&tick, 0);
 	return 0;
 }
 AUDIT
 gcc -shared -fPIC -o "$T/slow-audit.so" "$T/slow-audit.c" || fail "building the audit library"
-LD_AUDIT="$T/slow-audit.so" "$APP" "$T/ready2" &
+LT_AUDIT_GO="$T/go" LD_AUDIT="$T/slow-audit.so" "$APP" "$T/ready2" &
 pid=$!
 at_exit "kill $pid 2>/dev/null"
 for i in $(seq 200); do
@@ -62,7 +69,13 @@ for i in $(seq 200); do
 done
 [ "$(readlink "/proc/$pid/exe")" = "$APP" ] || fail "the program was not exec'd after 1 s"
 grep -q libltlib "/proc/$pid/maps" && fail "libltlib.so was mapped already: the loader was not held up"
+(
+	sleep 0.3
+	touch "$T/go"
+) &
+go=$!
 listed_all "in its loader" "$pid"
+wait "$go"
 kill "$pid"
 
 # Back to back, as users do it.
