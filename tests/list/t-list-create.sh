@@ -5,7 +5,8 @@
 # readelf, nm and addr2line see them), a library its own constructor
 # dlopen()ed, and never anything of main() (a file main would create stays
 # absent); the process is gone when dtrace returns. Built with gcc and
-# clang, static, 32-bit and stripped. $target in -n, -P and -m is the
+# clang, static, 32-bit and stripped, and one that execs itself again from
+# its constructor. $target in -n, -P and -m is the
 # command's pid (the first -c, else the first -p), and is refused without
 # -c/-p before anything starts. A command that does not exist, cannot run
 # or ends on the way gets DTrace's message and exit status 1; dtrace killed
@@ -89,6 +90,10 @@ for v in ctor ctor-stripped ctor-static ctor-32; do
 	fi
 done
 PATH="$T/ctor:$PATH" list_c "PATH search" -c "ctor $T/main-ran"
+# A program that execs itself from its constructor: followed to the new image's main.
+rm -f "$T/ctor-ran"
+LT_CTOR_REEXEC=1 LT_CTOR_MARK="$T/ctor-ran" list_c "exec again" -c "$T/ctor/ctor $T/main-ran"
+[ -e "$T/ctor-ran" ] || fail "exec again: listed before the new image's constructor ran"
 # No shell: a redirection and a ';' are words given to the program.
 list_c "no shell" -c "$T/ctor/ctor $T/main-ran >$T/redir ; touch $T/semicolon"
 if [ -e "$T/redir" ] || [ -e "$T/semicolon" ]; then fail "-c went through a shell"; fi

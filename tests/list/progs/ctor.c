@@ -5,7 +5,8 @@
  * file; main() creates argv[1] (which must never happen: -c lists the
  * program stopped at main) and exits. With $LT_CTOR_EXIT set the
  * constructor exits with status 7; with $LT_CTOR_SIGNAL, it raises SIGSEGV;
- * with $LT_CTOR_SLEEP, it first sleeps that many seconds.
+ * with $LT_CTOR_SLEEP, it first sleeps that many seconds; with
+ * $LT_CTOR_REEXEC, it first execs itself again (without that variable).
  */
 #include <dlfcn.h>
 #include <fcntl.h>
@@ -22,10 +23,18 @@ static void touch(const char *path)
 		close(fd);
 }
 
-__attribute__((constructor)) static void lt_ctor(void)
+/* glibc passes constructors main's arguments. */
+__attribute__((constructor)) static void lt_ctor(int argc, char **argv)
 {
 	const char *plugin = getenv("LT_PLUGIN"), *mark = getenv("LT_CTOR_MARK");
 	const char *nap = getenv("LT_CTOR_SLEEP");
+
+	(void)argc;
+	if (getenv("LT_CTOR_REEXEC")) {
+		unsetenv("LT_CTOR_REEXEC");
+		execv("/proc/self/exe", argv);
+		_exit(4);
+	}
 
 	if (nap)
 		sleep((unsigned)atoi(nap));
