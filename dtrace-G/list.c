@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `dtrace -l [-v] [-p PID] [-n|-P|-m|-f DESC]`: the USDT probes of live
- * processes, listed the way DTrace lists them.
+ * `dtrace -l [-v] [-c CMD | -p PID] [-n|-P|-m|-f DESC]`: the USDT probes of
+ * live processes, listed the way DTrace lists them.
  *
  * Theory. DTrace names a USDT probe provider:module:function:name, with the
  * process id appended to the provider (`myapp1234`), the module the basename
@@ -14,13 +14,18 @@
  * working; IDs are the position in this listing (there is no kernel
  * framework handing out probe ids here).
  *
+ * Which processes: those of -c, each run to its main, listed there and then
+ * killed (list_create.c); those of -p, each first given the time to finish
+ * its exec and its dynamic loader if it has only just started
+ * (list_grab.c); else every process the helper daemon knows.
+ *
  * Where the probes come from: each module (a file some process maps) is
  * reached through /proc/PID/map_files (list_source.c) and read with the
  * helper's validating note reader (kernel-helper/lib/notes.c): the probes
  * listed are exactly the sites the daemon would register, accepted by the
  * same rules. A file is read once however many processes map it (keyed by
  * device and inode). Function names come from symbols.c (symbol tables, and
- * DWARF for inlined sites); -v types and stability from our metadata note
+ * DWARF for inlined sites and compilers' copies); -v types and stability from our metadata note
  * (list_meta.c), or, for probes built without `dtrace -G`, integer types of
  * the sizes the stapsdt note gives and DTrace's default attributes.
  *
@@ -28,7 +33,10 @@
  * `?`, `[...]`), an empty field matches anything, and a description with
  * fewer than four fields is aligned on the field its option names (-P the
  * provider, -m the module, -f the function, -n the name). A description
- * that matches nothing is reported as DTrace reports it.
+ * that matches nothing is reported as DTrace reports it. `$target` in a
+ * field (DTrace's macro reference: from the `$` to the field's end) is the
+ * pid of the first -c, else the first -p; descriptions are checked before
+ * any command starts, and expanded once the processes exist.
  */
 #include <errno.h>
 #include <fnmatch.h>
