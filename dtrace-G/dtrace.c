@@ -18,8 +18,8 @@
  * --types. Any other -x option is accepted with a warning. -D/-I/-U matter
  * only with -C.
  *
- * `dtrace -l` lists the probes of live processes (list.c); -v, -p, -n, -P,
- * -m and -f belong to it and are usage errors without it; -o FILE appends
+ * `dtrace -l` lists the probes of live processes (list.c); -v, -p, -c, -n,
+ * -P, -m and -f belong to it and are usage errors without it; -o FILE appends
  * the listing to FILE, as in DTrace. Since -fpic/-fPIC
  * are whole-word options, `-f` with a function pattern must not be spelled
  * glued to a pattern "pic" or "PIC".
@@ -59,6 +59,8 @@ struct list_options {
 	bool list, verbose;
 	int *pids;
 	size_t npids;
+	const char **cmds; /* -c, borrowed from argv */
+	size_t ncmds;
 	struct usdt_list_desc *descs;
 	size_t ndescs;
 };
@@ -76,7 +78,7 @@ struct options {
 static const char usage_text[] =
 	"Usage: dtrace -h -s PROVIDER.d [-o HEADER.h] [options]\n"
 	"       dtrace -G -s PROVIDER.d [-o OBJECT.o] [options] [OBJECT.o|ARCHIVE.a ...]\n"
-	"       dtrace -l [-v] [-p PID]... [-n|-P|-m|-f DESCRIPTION]...\n"
+	"       dtrace -l [-v] [-c CMD | -p PID]... [-n|-P|-m|-f DESCRIPTION]...\n"
 	"\n"
 	"  -h          generate a C/C++ header with the provider's probe macros\n"
 	"  -G          generate an object defining the provider's semaphores and metadata\n"
@@ -98,6 +100,8 @@ static const char usage_text[] =
 	"  -v          with -l: argument types and stability attributes\n"
 	"              (with -l, -o FILE appends the listing to FILE)\n"
 	"  -p PID      with -l: list this process's probes, without the daemon\n"
+	"  -c CMD      with -l: run CMD (split at spaces, no shell) to its main,\n"
+	"              list its probes, kill it; $target in a DESCRIPTION is its pid\n"
 	"  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
 	"  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
 	"              with -l: the same, aligned on that field; fields are globs\n"
@@ -164,10 +168,20 @@ static void dtrace_x_option(const char *val, struct usdt_diag *diag)
 	usdt_warning(diag, "ignoring unsupported option -x %s", val);
 }
 
-/* -p PID, or a probe description: returns -1 to go on, or an exit status. */
+/* -p PID, -c CMD or a probe description: returns -1 to go on, or an exit status. */
 static int list_option(struct list_options *l, char c, const char *val, struct usdt_diag *diag)
 {
-	if (c == 'p') {
+	if (c == 'c') {
+		const char **nv;
+
+		if (!val[strspn(val, " \t\n\v\f\r")])
+			return usage_error(diag, "-c needs a command");
+		nv = realloc(l->cmds, (l->ncmds + 1) * sizeof(*nv));
+		if (!nv)
+			goto nomem;
+		l->cmds = nv;
+		l->cmds[l->ncmds++] = val;
+	} else if (c == 'p') {
 		char *end;
 		long pid;
 		int *nv;
@@ -274,6 +288,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				o->l.verbose = true;
 				continue;
 			case 'p':
+			case 'c':
 			case 'n':
 			case 'P':
 			case 'm':
@@ -314,6 +329,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				dtrace_x_option(val, diag);
 				break;
 			case 'p':
+			case 'c':
 			case 'n':
 			case 'P':
 			case 'm':
@@ -335,8 +351,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 
 	if (o->l.list)
 		return check_list_options(o, diag);
-	if (o->l.verbose || o->l.npids || o->l.ndescs)
-		return usage_error(diag, "-v, -p, -n, -P, -m and -f are only used with -l");
+	if (o->l.verbose || o->l.npids || o->l.ncmds || o->l.ndescs)
+		return usage_error(diag, "-v, -p, -c, -n, -P, -m and -f are only used with -l");
 	if (o->header && o->object)
 		return usage_error(diag, "-h and -G cannot be used together");
 	if (!o->header && !o->object)
@@ -471,6 +487,8 @@ int main(int argc, char **argv)
 			.verbose = o.l.verbose,
 			.pids = o.l.pids,
 			.npids = o.l.npids,
+			.cmds = o.l.cmds,
+			.ncmds = o.l.ncmds,
 			.descs = o.l.descs,
 			.ndescs = o.l.ndescs,
 		};
@@ -562,6 +580,7 @@ out:
 	free(o.sources.v);
 	free(o.objects.v);
 	free(o.l.pids);
+	free(o.l.cmds);
 	free(o.l.descs);
 	free(output);
 	return rc;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `dtrace -l [-v] [-p PID] [-n|-P|-m|-f DESC]`: the USDT probes of live
- * processes, listed the way DTrace lists them.
+ * `dtrace -l [-v] [-c CMD | -p PID] [-n|-P|-m|-f DESC]`: the USDT probes of
+ * live processes, listed the way DTrace lists them.
  *
  * Theory. DTrace names a USDT probe provider:module:function:name, with the
  * process id appended to the provider (`myapp1234`), the module the basename
@@ -14,13 +14,18 @@
  * working; IDs are the position in this listing (there is no kernel
  * framework handing out probe ids here).
  *
+ * Which processes: those of -c, each run to its main, listed there and then
+ * killed (list_create.c); those of -p, each first given the time to finish
+ * its exec and its dynamic loader if it has only just started
+ * (list_grab.c); else every process the helper daemon knows.
+ *
  * Where the probes come from: each module (a file some process maps) is
  * reached through /proc/PID/map_files (list_source.c) and read with the
  * helper's validating note reader (kernel-helper/lib/notes.c): the probes
  * listed are exactly the sites the daemon would register, accepted by the
  * same rules. A file is read once however many processes map it (keyed by
  * device and inode). Function names come from symbols.c (symbol tables, and
- * DWARF for inlined sites); -v types and stability from our metadata note
+ * DWARF for inlined sites and compilers' copies); -v types and stability from our metadata note
  * (list_meta.c), or, for probes built without `dtrace -G`, integer types of
  * the sizes the stapsdt note gives and DTrace's default attributes.
  *
@@ -28,7 +33,10 @@
  * `?`, `[...]`), an empty field matches anything, and a description with
  * fewer than four fields is aligned on the field its option names (-P the
  * provider, -m the module, -f the function, -n the name). A description
- * that matches nothing is reported as DTrace reports it.
+ * that matches nothing is reported as DTrace reports it. `$target` in a
+ * field (DTrace's macro reference: from the `$` to the field's end) is the
+ * pid of the first -c, else the first -p; descriptions are checked before
+ * any command starts, and expanded once the processes exist.
  */
 #include <errno.h>
 #include <fnmatch.h>
@@ -38,6 +46,8 @@
 #include <unistd.h>
 
 #include "list.h"
+#include "list_create.h"
+#include "list_grab.h"
 #include "list_meta.h"
 #include "list_source.h"
 #include "notes.h"
@@ -48,6 +58,7 @@ enum { FIELD_PROVIDER, FIELD_MODULE, FIELD_FUNCTION, FIELD_NAME, NFIELDS };
 struct pdesc {
 	char *buf; /* owns the field strings */
 	const char *field[NFIELDS];
+	char *expanded[NFIELDS]; /* a field with its $target expanded, owned */
 	size_t matched;
 };
 
@@ -78,12 +89,80 @@ struct lister {
 	size_t ndescs;
 	struct file_entry *files;
 	size_t nfiles;
+	int *created; /* the processes of -c, stopped at main */
+	size_t ncreated;
 	unsigned id; /* the last ID printed */
 };
 
 /* ---- probe descriptions ---- */
 
-static int parse_desc(const struct usdt_list_desc *d, struct pdesc *p, struct usdt_diag *diag)
+/*
+ * A macro reference in a field, as DTrace reads one: from a '$' (or "$$")
+ * to the end of the field. Returns the name after it, or NULL.
+ */
+static const char *macro_name(const char *field)
+{
+	const char *v = strchr(field, '$');
+
+	if (!v)
+		return NULL;
+	if (v[1] == '$' && v[2])
+		v++;
+	return v + 1;
+}
+
+/* dtrace -l knows one macro, $target: the process of -c or -p. */
+static int check_macros(const struct usdt_list_desc *d, const struct pdesc *p, bool have_target,
+			struct usdt_diag *diag)
+{
+	size_t k;
+
+	for (k = 0; k < NFIELDS; k++) {
+		const char *name = macro_name(p->field[k]);
+
+		if (!name)
+			continue;
+		if (strcmp(name, "target"))
+			fprintf(diag->out,
+				"%s: invalid probe description \"%s\": undefined macro variable $%s "
+				"(dtrace -l knows $target)\n",
+				diag->progname, d->spec, name);
+		else if (!have_target)
+			fprintf(diag->out,
+				"%s: invalid probe description \"%s\": $target is the process of -c "
+				"or -p, and neither was given\n",
+				diag->progname, d->spec);
+		else
+			continue;
+		diag->errors++;
+		return -1;
+	}
+	return 0;
+}
+
+/* Each field's "$target" (from its '$' to its end) becomes the pid. */
+static int expand_target(struct pdesc *p, int target)
+{
+	size_t k;
+
+	for (k = 0; k < NFIELDS; k++) {
+		const char *v = strchr(p->field[k], '$');
+		size_t n;
+
+		if (!v)
+			continue;
+		n = (size_t)(v - p->field[k]) + 16;
+		p->expanded[k] = malloc(n);
+		if (!p->expanded[k])
+			return -ENOMEM;
+		snprintf(p->expanded[k], n, "%.*s%d", (int)(v - p->field[k]), p->field[k], target);
+		p->field[k] = p->expanded[k];
+	}
+	return 0;
+}
+
+static int parse_desc(const struct usdt_list_desc *d, struct pdesc *p, bool have_target,
+		      struct usdt_diag *diag)
 {
 	size_t nf = 1, i;
 	int last;
@@ -125,7 +204,7 @@ static int parse_desc(const struct usdt_list_desc *d, struct pdesc *p, struct us
 		p->field[i] = s;
 		s = colon ? colon + 1 : s + strlen(s);
 	}
-	return 0;
+	return check_macros(d, p, have_target, diag);
 }
 
 static bool field_matches(const char *pattern, const char *value)
@@ -483,27 +562,63 @@ static int cmp_module(const void *a, const void *b)
 	return (x->start > y->start) - (x->start < y->start);
 }
 
+static int grab(struct lister *l, int pid, struct usdt_list_modules *mods)
+{
+	int err = usdt_list_proc_modules(pid, mods, l->diag);
+
+	if (err) {
+		fprintf(l->diag->out, "%s: failed to grab pid %d: %s\n", l->diag->progname, pid,
+			strerror(-err));
+		l->diag->errors++;
+		return -1;
+	}
+	return 0;
+}
+
 static int gather(struct lister *l, struct usdt_list_modules *mods)
 {
 	size_t i;
 
-	if (!l->o->npids) {
+	if (!l->o->npids && !l->ncreated) {
 		if (usdt_list_daemon_modules(mods, l->diag))
 			return -1;
 		if (mods->n) /* no module: mods->v is NULL, which qsort may not be given */
 			qsort(mods->v, mods->n, sizeof(*mods->v), cmp_module);
 		return 0;
 	}
+	for (i = 0; i < l->ncreated; i++)
+		if (grab(l, l->created[i], mods))
+			return -1;
 	for (i = 0; i < l->o->npids; i++) {
-		int err = usdt_list_proc_modules(l->o->pids[i], mods, l->diag);
-
-		if (err) {
-			fprintf(l->diag->out, "%s: failed to grab pid %d: %s\n", l->diag->progname,
-				l->o->pids[i], strerror(-err));
-			l->diag->errors++;
+		/* Just forked, or its loader still at work: wait a little (list_grab.c). */
+		if (usdt_list_grab_wait(l->o->pids[i]) == -ENOMEM) {
+			usdt_error(l->diag, "out of memory");
 			return -1;
 		}
+		if (grab(l, l->o->pids[i], mods))
+			return -1;
 	}
+	return 0;
+}
+
+/* Runs the commands of -c to their main; $target is the first process. */
+static int create(struct lister *l, int *target)
+{
+	size_t i;
+
+	l->created = calloc(l->o->ncmds ? l->o->ncmds : 1, sizeof(*l->created));
+	if (!l->created) {
+		usdt_error(l->diag, "out of memory");
+		return -1;
+	}
+	for (i = 0; i < l->o->ncmds; i++) {
+		int pid = usdt_list_create(l->o->cmds[i], l->diag);
+
+		if (pid < 0)
+			return -1;
+		l->created[l->ncreated++] = pid;
+	}
+	*target = l->ncreated ? l->created[0] : l->o->npids ? l->o->pids[0] : 0;
 	return 0;
 }
 
@@ -512,22 +627,29 @@ int usdt_list(const struct usdt_list_opts *o, FILE *out, struct usdt_diag *diag)
 	struct lister l = { .o = o, .out = out, .diag = diag };
 	struct usdt_list_modules mods = { 0 };
 	size_t i, matched = 0;
-	int rc = 1;
+	int rc = 1, target = 0;
 
 	l.descs = calloc(o->ndescs ? o->ndescs : 1, sizeof(*l.descs));
 	if (!l.descs)
 		goto nomem;
+	/* Every description is checked before a command is started. */
 	for (i = 0; i < o->ndescs; i++) {
-		int err = parse_desc(&o->descs[i], &l.descs[l.ndescs], diag);
+		int err = parse_desc(&o->descs[i], &l.descs[l.ndescs], o->npids || o->ncmds, diag);
 
+		if (l.descs[l.ndescs].buf) /* owned, even when it was refused */
+			l.ndescs++;
 		if (err == -ENOMEM)
 			goto nomem;
 		if (err) {
 			rc = 2;
 			goto out;
 		}
-		l.ndescs++;
 	}
+	if (create(&l, &target))
+		goto out;
+	for (i = 0; i < l.ndescs; i++)
+		if (expand_target(&l.descs[i], target))
+			goto nomem;
 	if (gather(&l, &mods))
 		goto out;
 
@@ -555,9 +677,18 @@ out:
 	for (i = 0; i < l.nfiles; i++)
 		file_entry_free(&l.files[i]);
 	free(l.files);
-	for (i = 0; i < l.ndescs; i++)
+	for (i = 0; i < l.ndescs; i++) {
+		size_t k;
+
+		for (k = 0; k < NFIELDS; k++)
+			free(l.descs[i].expanded[k]);
 		free(l.descs[i].buf);
+	}
 	free(l.descs);
 	usdt_list_modules_free(&mods);
+	/* Whatever happened, the processes of -c end here: killed and reaped. */
+	for (i = 0; i < l.ncreated; i++)
+		usdt_list_destroy(l.created[i], diag);
+	free(l.created);
 	return rc;
 }

@@ -23,6 +23,8 @@ struct usdt_list_opts {
 	bool verbose;		/* -v: argument types and stability */
 	const int *pids;	/* -p PID (repeatable); none: every process the daemon knows */
 	size_t npids;
+	const char *const *cmds; /* -c CMD (repeatable): run, listed at main, killed */
+	size_t ncmds;
 	const struct usdt_list_desc *descs; /* none: every probe */
 	size_t ndescs;
 };
@@ -31,6 +33,8 @@ struct usdt_list_opts {
  * Prints the listing on `out`, reports problems through diag. Returns the
  * exit status: 0 something listed (or nothing asked and nothing there),
  * 1 an error or no probe matched a description, 2 a malformed description.
+ * The processes of -c are listed first, then those of -p; $target in a
+ * description is the first of them.
  */
 int usdt_list(const struct usdt_list_opts *o, FILE *out, struct usdt_diag *diag);
 

@@ -161,7 +161,7 @@ static int add_module(struct usdt_list_modules *mods, int pid, int fd, const cha
 	return 1;
 }
 
-static int read_text(const char *path, char **text)
+int usdt_list_read_proc(const char *path, char **text, size_t *len)
 {
 	size_t cap = 1 << 14, n = 0;
 	char *buf = malloc(cap);
@@ -205,76 +205,107 @@ static int read_text(const char *path, char **text)
 	}
 	buf[n] = '\0';
 	*text = buf;
+	if (len)
+		*len = n;
 	return 0;
 }
 
-/* A maps line's key, to skip the second and later mappings of one file early. */
-struct seen {
-	uint64_t dev, ino;
-};
-
-int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_diag *diag)
+int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_list_mapping *m, void *arg),
+			void *arg)
 {
-	struct seen *seen = NULL;
-	size_t nseen = 0, cap = 0;
 	char path[64], *text = NULL, *line, *next;
 	int err;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	err = read_text(path, &text);
+	err = usdt_list_read_proc(path, &text, NULL);
 	if (err == -ENOENT)
 		return -ESRCH;
 	if (err)
 		return err;
-	for (line = text; *line; line = next) {
+	for (line = text; *line && !err; line = next) {
 		unsigned long long start, end, off, ino;
+		struct usdt_list_mapping m;
 		unsigned maj, min;
-		char perms[8];
-		uint64_t dev;
-		int pos = 0, fd;
-		size_t i;
+		int pos = 0;
 
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj,
-			   &min, &ino, &pos) < 7 ||
+		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, m.perms, &off,
+			   &maj, &min, &ino, &pos) < 7 ||
 		    pos == 0 || line[pos] != '/' || ino == 0)
 			continue;
-		dev = (uint64_t)makedev(maj, min);
-		for (i = 0; i < nseen; i++)
-			if (seen[i].dev == dev && seen[i].ino == ino)
-				break;
-		if (i < nseen)
-			continue;
-		if (nseen == cap) {
-			struct seen *ns = realloc(seen, (cap = cap ? cap * 2 : 32) * sizeof(*ns));
-
-			if (!ns) {
-				err = -ENOMEM;
-				break;
-			}
-			seen = ns;
-		}
-		seen[nseen].dev = dev;
-		seen[nseen++].ino = ino;
-		fd = open_mapping(pid, start, end, line + pos, dev, ino);
-		if (fd < 0) {
-			/* The process may have unmapped it since: not an error of ours. */
-			if (fd != -ENOENT && fd != -ESRCH)
-				usdt_warning(diag, "pid %d: cannot open %s: %s", pid, line + pos,
-					     strerror(-fd));
-			continue;
-		}
-		err = add_module(mods, pid, fd, line + pos, start);
-		if (err < 0)
-			break;
-		err = 0;
+		m.start = start;
+		m.end = end;
+		m.offset = off;
+		m.dev = (uint64_t)makedev(maj, min);
+		m.ino = ino;
+		m.path = line + pos;
+		err = fn(&m, arg);
 	}
-	free(seen);
 	free(text);
+	return err;
+}
+
+int usdt_list_open_mapping(int pid, const struct usdt_list_mapping *m)
+{
+	return open_mapping(pid, m->start, m->end, m->path, m->dev, m->ino);
+}
+
+/* A file already looked at, to skip its second and later mappings early. */
+struct seen {
+	uint64_t dev, ino;
+};
+
+/* usdt_list_proc_modules' walk: one module per file, the first mapping of each. */
+struct proc_walk {
+	int pid;
+	struct usdt_list_modules *mods;
+	struct usdt_diag *diag;
+	struct seen *seen;
+	size_t nseen, cap;
+};
+
+static int proc_module(const struct usdt_list_mapping *m, void *arg)
+{
+	struct proc_walk *w = arg;
+	size_t i;
+	int fd, err;
+
+	for (i = 0; i < w->nseen; i++)
+		if (w->seen[i].dev == m->dev && w->seen[i].ino == m->ino)
+			return 0;
+	if (w->nseen == w->cap) {
+		size_t cap = w->cap ? w->cap * 2 : 32;
+		struct seen *ns = realloc(w->seen, cap * sizeof(*ns));
+
+		if (!ns)
+			return -ENOMEM;
+		w->seen = ns;
+		w->cap = cap;
+	}
+	w->seen[w->nseen].dev = m->dev;
+	w->seen[w->nseen++].ino = m->ino;
+	fd = usdt_list_open_mapping(w->pid, m);
+	if (fd < 0) {
+		/* The process may have unmapped it since: not an error of ours. */
+		if (fd != -ENOENT && fd != -ESRCH)
+			usdt_warning(w->diag, "pid %d: cannot open %s: %s", w->pid, m->path,
+				     strerror(-fd));
+		return 0;
+	}
+	err = add_module(w->mods, w->pid, fd, m->path, m->start);
+	return err < 0 ? err : 0;
+}
+
+int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_diag *diag)
+{
+	struct proc_walk w = { .pid = pid, .mods = mods, .diag = diag };
+	int err = usdt_list_proc_maps(pid, proc_module, &w);
+
+	free(w.seen);
 	return err;
 }
 

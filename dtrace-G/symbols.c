@@ -16,6 +16,17 @@
  *     nests, as `addr2line -i` shows first. The DIE tree is walked once per
  *     file; a subtree whose ranges hold no pc of interest is skipped, so only
  *     the functions that contain probes are looked at closely.
+ *  3. A site in a copy the compiler made of a function is listed under the
+ *     function's own name, as DTrace names functions from the source: GCC
+ *     calls its copies f.part.0 (a part split off), f.isra.0 and
+ *     f.constprop.0 (parameters removed, constants propagated), f.cold (the
+ *     unlikely blocks), f.lto_priv.0 (a static renamed by LTO), and chains
+ *     them (f.constprop.0.isra.0); clang adds f.llvm.NNN (ThinLTO). With
+ *     DWARF the name is the one of the subprogram that holds the site (the
+ *     copy's abstract origin, f), else the symbol without the suffixes.
+ *     Only such names are replaced: elsewhere the symbol table stays the
+ *     authority (DWARF may name code otherwise than its symbol: a C++ class
+ *     declares its constructor under a "C4" name that no symbol has).
  *
  * Separate debug files (.gnu_debuglink, build-id) are not searched: without
  * DWARF in the file itself, inlined sites get the enclosing symbol's name.
@@ -173,8 +184,9 @@ struct dw_walk {
 	Dwarf_Debug dbg;
 	const uint64_t *pcs; /* sorted */
 	size_t n;
-	char **names;	  /* parallel to pcs */
+	char **names;	  /* parallel to pcs: the innermost inlined function */
 	unsigned *depth;  /* inlining depth that named names[i] (0: none) */
+	char **fnames;	  /* parallel to pcs: the innermost subprogram */
 	Dwarf_Addr cu_base;
 	bool nomem;
 };
@@ -334,11 +346,12 @@ static bool ranges_hold_pc(const struct dw_walk *w, const struct ranges *r)
 }
 
 /*
- * The name of an inlined subroutine: from its abstract origin (and that
- * one's specification, for a C++ member), the linkage name when there is
- * one, as the symbol table would name it, else DW_AT_name.
+ * The name of an inlined subroutine or of a function's code: from its
+ * abstract origin (and that one's specification, for a C++ member), the
+ * linkage name when there is one, as the symbol table would name it, else
+ * DW_AT_name.
  */
-static char *inlined_name(struct dw_walk *w, Dwarf_Die die)
+static char *die_name(struct dw_walk *w, Dwarf_Die die)
 {
 	Dwarf_Die cur = die, next;
 	char *name = NULL;
@@ -390,13 +403,32 @@ static void name_sites(struct dw_walk *w, Dwarf_Die die, const struct ranges *r,
 		for (k = lower_bound(w, r->v[i].lo); k < w->n && w->pcs[k] < r->v[i].hi; k++) {
 			if (w->depth[k] >= depth)
 				continue;
-			if (!name && !(name = inlined_name(w, die)))
+			if (!name && !(name = die_name(w, die)))
 				return;
 			free(w->names[k]);
 			w->names[k] = strdup(name);
 			if (!w->names[k])
 				w->nomem = true;
 			w->depth[k] = depth;
+		}
+	}
+	free(name);
+}
+
+/* The subprogram's name for the sites in its ranges; an inner one (a nested function) overrides. */
+static void name_function(struct dw_walk *w, Dwarf_Die die, const struct ranges *r)
+{
+	char *name = NULL;
+	size_t i, k;
+
+	for (i = 0; i < r->n; i++) {
+		for (k = lower_bound(w, r->v[i].lo); k < w->n && w->pcs[k] < r->v[i].hi; k++) {
+			if (!name && !(name = die_name(w, die)))
+				return;
+			free(w->fnames[k]);
+			w->fnames[k] = strdup(name);
+			if (!w->fnames[k])
+				w->nomem = true;
 		}
 	}
 	free(name);
@@ -430,6 +462,8 @@ static void walk(struct dw_walk *w, Dwarf_Die die, unsigned depth, int level)
 			if (tag == DW_TAG_inlined_subroutine && !r.overflow) {
 				inner = depth + 1;
 				name_sites(w, cur, &r, inner);
+			} else if (tag == DW_TAG_subprogram && !r.overflow) {
+				name_function(w, cur, &r);
 			}
 			break;
 		case DW_TAG_namespace:
@@ -506,7 +540,18 @@ static int write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
-/* In the child: walk, then send {index, depth, length, name} per named site. */
+/* One record: {index, depth, length} and the name; depth 0 for the subprogram. */
+static int send_record(int out, size_t i, unsigned depth, const char *name)
+{
+	uint32_t rec[3];
+
+	rec[0] = (uint32_t)i;
+	rec[1] = depth;
+	rec[2] = (uint32_t)strnlen(name, MAX_NAME);
+	return write_all(out, rec, sizeof(rec)) || write_all(out, name, rec[2]) ? -1 : 0;
+}
+
+/* In the child: walk, then send the names found for each site. */
 _Noreturn static void child_walk(int fd, int out, struct dw_walk *w)
 {
 	struct rlimit cpu = { CHILD_CPU_SECONDS, CHILD_CPU_SECONDS };
@@ -526,17 +571,10 @@ _Noreturn static void child_walk(int fd, int out, struct dw_walk *w)
 #endif
 	alarm(CHILD_WALL_SECONDS);
 	dwarf_names(fd, w);
-	for (i = 0; i < w->n; i++) {
-		uint32_t rec[3];
-
-		if (!w->names[i])
-			continue;
-		rec[0] = (uint32_t)i;
-		rec[1] = w->depth[i];
-		rec[2] = (uint32_t)strnlen(w->names[i], MAX_NAME);
-		if (write_all(out, rec, sizeof(rec)) || write_all(out, w->names[i], rec[2]))
+	for (i = 0; i < w->n; i++)
+		if ((w->fnames[i] && send_record(out, i, 0, w->fnames[i])) ||
+		    (w->names[i] && send_record(out, i, w->depth[i], w->names[i])))
 			_exit(1);
-	}
 	_exit(w->nomem ? 2 : 0);
 }
 
@@ -576,6 +614,11 @@ static bool read_records(int in, struct dw_walk *w)
 			got += (size_t)r;
 		}
 		name[rec[2]] = '\0';
+		if (rec[1] == 0) {
+			free(w->fnames[rec[0]]);
+			w->fnames[rec[0]] = name;
+			continue;
+		}
 		free(w->names[rec[0]]);
 		w->names[rec[0]] = name;
 		w->depth[rec[0]] = rec[1];
@@ -714,9 +757,77 @@ static const char *isolated_dwarf_names(int fd, struct dw_walk *w)
 	if (why || w->nomem)
 		for (i = 0; i < w->n; i++) {
 			free(w->names[i]);
-			w->names[i] = NULL;
+			free(w->fnames[i]);
+			w->names[i] = w->fnames[i] = NULL;
 		}
 	return why;
+}
+
+/* ---- compilers' copies of a function ---- */
+
+/* Is s (at a '.') one or more of ".word" or ".word.N"? */
+static bool clone_suffixes(const char *s)
+{
+	static const char *const words[] = { "part",  "isra",	    "constprop", "cold",
+					     "lto_priv", "localalias", "clone",	    "llvm",
+					     "specialized" };
+	bool any = false;
+
+	while (*s == '.') {
+		size_t i, len = strcspn(s + 1, ".");
+
+		for (i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+			if (strlen(words[i]) == len && !strncmp(s + 1, words[i], len))
+				break;
+		if (i == sizeof(words) / sizeof(words[0]))
+			return false;
+		s += 1 + len;
+		any = true;
+		len = strcspn(s + (*s == '.'), ".");
+		if (*s == '.' && len && strspn(s + 1, "0123456789") == len)
+			s += 1 + len;
+	}
+	return any && !*s;
+}
+
+/* The length of name without the suffixes of a compiler's copy (all of it when none). */
+static size_t clone_base_len(const char *name)
+{
+	const char *dot;
+
+	for (dot = strchr(name, '.'); dot; dot = strchr(dot + 1, '.'))
+		if (dot != name && clone_suffixes(dot))
+			return (size_t)(dot - name);
+	return strlen(name);
+}
+
+/*
+ * The name a site gets: the inlined function when DWARF has one; for a
+ * symbol of a compiler's copy, DWARF's subprogram, else the symbol cut at
+ * its suffixes; else the symbol. Takes what it uses from *inlined and *func.
+ */
+static void final_name(char **name, char **inlined, char **func)
+{
+	size_t base;
+
+	if (*inlined) {
+		free(*name);
+		*name = *inlined;
+		*inlined = NULL;
+		return;
+	}
+	if (!*name)
+		return;
+	base = clone_base_len(*name);
+	if (!(*name)[base])
+		return;
+	if (*func) {
+		free(*name);
+		*name = *func;
+		*func = NULL;
+		return;
+	}
+	(*name)[base] = '\0';
 }
 
 static const uint64_t *sort_base;
@@ -728,11 +839,23 @@ static int cmp_index(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+static void free_names(char **v, size_t n)
+{
+	size_t i;
+
+	if (v)
+		for (i = 0; i < n; i++) {
+			free(v[i]);
+			v[i] = NULL;
+		}
+}
+
 int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names, const char **why)
 {
 	size_t *idx = malloc((n ? n : 1) * sizeof(*idx));
 	uint64_t *sorted = malloc((n ? n : 1) * sizeof(*sorted));
 	char **dnames = calloc(n ? n : 1, sizeof(*dnames));
+	char **fnames = calloc(n ? n : 1, sizeof(*fnames));
 	unsigned *depth = calloc(n ? n : 1, sizeof(*depth));
 	struct dw_walk w = { 0 };
 	size_t i;
@@ -740,7 +863,7 @@ int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names, cons
 
 	for (i = 0; i < n; i++)
 		names[i] = NULL;
-	if (!idx || !sorted || !dnames || !depth)
+	if (!idx || !sorted || !dnames || !fnames || !depth)
 		goto out;
 	err = symtab_names(fd, pcs, n, names);
 	if (err)
@@ -756,28 +879,21 @@ int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names, cons
 	w.n = n;
 	w.names = dnames;
 	w.depth = depth;
+	w.fnames = fnames;
 	*why = isolated_dwarf_names(fd, &w);
 	if (w.nomem) {
 		err = -ENOMEM;
 		goto out;
 	}
-	for (i = 0; i < n; i++) {
-		if (!dnames[i])
-			continue;
-		free(names[idx[i]]);
-		names[idx[i]] = dnames[i];
-		dnames[i] = NULL;
-	}
+	for (i = 0; i < n; i++)
+		final_name(&names[idx[i]], &dnames[i], &fnames[i]);
 out:
 	if (err)
-		for (i = 0; i < n; i++) {
-			free(names[i]);
-			names[i] = NULL;
-		}
-	if (dnames)
-		for (i = 0; i < n; i++)
-			free(dnames[i]);
+		free_names(names, n);
+	free_names(dnames, n);
+	free_names(fnames, n);
 	free(dnames);
+	free(fnames);
 	free(depth);
 	free(sorted);
 	free(idx);

@@ -13,7 +13,9 @@
  * For each pcs[i] (a link-time address in the ELF file open on fd), sets
  * names[i] to the function containing it: the innermost inlined function
  * when the file's DWARF says the site was inlined, else the symbol from
- * .symtab or .dynsym, else NULL. Names are malloc'd; the caller frees them.
+ * .symtab or .dynsym (for a compiler's copy, f.part.0 and the like, the
+ * source function f: DWARF's, else the symbol cut), else NULL. Names are
+ * malloc'd; the caller frees them.
  * A file without symbols or debug information is not an error; DWARF that
  * could not be read leaves the symbol names and sets *why to a static
  * explanation (else *why is NULL). Returns 0, or -ENOMEM (names then all

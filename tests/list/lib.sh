@@ -97,11 +97,19 @@ nm_function() { # file pc
 	echo "$best"
 }
 
+# A compiler's copy of f (GCC's f.part.0, f.isra.0, f.constprop.0.isra.0,
+# f.cold, f.lto_priv.0; clang's f.llvm.123): f.
+clone_base() { # symbol
+	sed -E 's/(\.(part|isra|constprop|cold|lto_priv|localalias|clone|llvm|specialized)(\.[0-9]+)?)+$//' <<<"$1"
+}
+
 # The function DTrace names for the site at PC: the innermost inlined
 # function when addr2line -i shows the site inlined, else nm's symbol (and
-# then addr2line, when it knows a name, must agree with nm).
+# then addr2line, when it knows a name, must agree with nm); for a symbol of
+# a compiler's copy, the source function: DWARF's (addr2line's) when the file
+# has it, else the symbol without the copy's suffixes.
 site_function() { # file pc
-	local frames a2l sym
+	local frames a2l sym base
 	frames=$(addr2line -f -i -e "$1" "$2" | awk 'NR % 2 == 1')
 	a2l=$(echo "$frames" | head -n 1)
 	sym=$(nm_function "$1" "$2")
@@ -109,8 +117,13 @@ site_function() { # file pc
 		echo "$a2l"
 		return
 	fi
-	# A compiler's clone (f.isra.0, f.constprop.0, f.cold) is f to DWARF.
-	[ "$a2l" = "??" ] || [ "$a2l" = "$sym" ] || [ "$a2l" = "${sym%%.*}" ] ||
+	base=$(clone_base "$sym")
+	if [ "$base" != "$sym" ]; then
+		# Without DWARF, addr2line names the symbol itself.
+		if [ "$a2l" = "??" ] || [ "$a2l" = "$sym" ]; then echo "$base"; else echo "$a2l"; fi
+		return
+	fi
+	[ "$a2l" = "??" ] || [ "$a2l" = "$sym" ] ||
 		fail "nm ($sym) and addr2line ($a2l) disagree about the function at $2 in $1"
 	echo "$sym"
 }
