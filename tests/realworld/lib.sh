@@ -183,7 +183,7 @@ rw_check_builds() {
 # The <sys/sdt.h> each build compiled with (from its dependency files):
 # SystemTap's in one, usdtkit's in the other.
 rw_uses() { # SDT-H-OF-SYSTEMTAP-BUILD SDT-H-OF-USDTKIT-BUILD
-	rw_row "<sys/sdt.h> compiled with" "$1" "${2#"$USDTKIT_SRCDIR/"}"
+	rw_row "sdt.h compiled with" "$1" "${2#"$USDTKIT_SRCDIR/"}"
 	[ "$1" = "$(dpkg -L systemtap-sdt-dev | grep "/sys/sdt\.h$")" ] ||
 		rw_fail "the SystemTap build compiled with '$1', not systemtap-sdt-dev's <sys/sdt.h>"
 	[ "$2" = "$USDTKIT_SRCDIR/include/sys/sdt.h" ] ||
@@ -216,6 +216,10 @@ rw_check_warnings() { # HEADER-NAME...
 	fi
 }
 
+rw_notes_text() { # NOTES-FILE -> "prov: N, prov: N"
+	awk '{ printf "%s%s: %s", s, $1, $2; s = ", " } END { print "" }' "$1"
+}
+
 # Notes per provider, from readelf, in the files each build produced: equal.
 rw_check_notes() { # FILE... (relative to each build's directory)
 	local t f files
@@ -225,8 +229,8 @@ rw_check_notes() { # FILE... (relative to each build's directory)
 		"${ANALYZE[@]}" notes "${files[@]}" >"$PW/$t.notes" || fail "readelf -n on $t's files"
 	done
 	[ -s "$PW/systemtap.notes" ] || fail "$P: SystemTap's build has no probe at all"
-	rw_row "probe sites (notes) per provider" "$(paste -sd' ' "$PW/systemtap.notes" | sed 's/\([a-z_0-9]*\) \([0-9]*\)/\1: \2/g')" \
-		"$(paste -sd' ' "$PW/usdtkit.notes" | sed 's/\([a-z_0-9]*\) \([0-9]*\)/\1: \2/g')"
+	rw_row "probe sites (notes) per provider" "$(rw_notes_text "$PW/systemtap.notes")" \
+		"$(rw_notes_text "$PW/usdtkit.notes")"
 	diff -u "$PW/systemtap.notes" "$PW/usdtkit.notes" >&2 ||
 		rw_fail "notes per provider differ (SystemTap - , usdtkit +)"
 }

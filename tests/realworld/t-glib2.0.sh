@@ -22,11 +22,11 @@ IFS=. read -r _ minor micro <<<"$upstream"
 SOVER=0.$((minor * 100)).$micro
 LIBS="glib/libglib-2.0.so.$SOVER gobject/libgobject-2.0.so.$SOVER"
 
+# shellcheck disable=SC2086
 build_glib() { # DIR
 	meson setup . "$RW_SRC" --buildtype=debugoptimized -Ddtrace=true -Dc_args="$RW_INC" \
 		-Dtests=false -Dman=false -Dgtk_doc=false -Dinstalled_tests=false -Dnls=disabled \
 		-Dsysprof=disabled &&
-		# shellcheck disable=SC2086
 		ninja -j2 -v $LIBS
 }
 for t in $TOOLS; do rw_build "$t" build_glib; done

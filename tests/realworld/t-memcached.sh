@@ -155,7 +155,9 @@ for t in $TOOLS; do
 	fds=$(sed -nE 's/^(set|get|delete) ([0-9]+) rw-key .*/\2/p' "$PW/$t.bt" | sort -u | wc -l)
 	[ "$fds" = 1 ] || rw_fail "$t: the connection id differs between set, get and delete"
 	cas=$(sed -nE 's/^(set|get) [0-9]+ rw-key 6 13 ([0-9]+)$/\2/p' "$PW/$t.bt" | sort -u)
-	[ "$(echo "$cas" | wc -l)" = 1 ] && [ "$cas" != 0 ] || rw_fail "$t: CAS differs between set and get"
+	if [ "$(echo "$cas" | wc -l)" != 1 ] || [ "$cas" = 0 ]; then
+		rw_fail "$t: CAS differs between set and get"
+	fi
 done
 # shellcheck disable=SC2154
 rw_row "bpftrace: 6 probes, exact values (strings as strings)" "$bt_systemtap" "$bt_usdtkit"
