@@ -15,7 +15,8 @@
 # processes a shell test starts into its scratch directory and fails the test
 # when one appears. Tests that cannot work on sanitized binaries (valgrind,
 # address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz suite is not
-# run twice: its targets are built with sanitizers in both runs.
+# run twice: its targets are built with sanitizers in both runs; nor is the
+# realworld suite, which measures the real tools on whole projects.
 #
 #   BUILDDIR          the normal build directory (default: build)
 #   SAN_BUILDDIR      the sanitizer build directory (default: $BUILDDIR-san)
@@ -50,7 +51,7 @@ for run in $runs; do
 		cc=${CC_SAN:-clang}
 		prefix="--prefix=asan/"
 		# Sanitized programs run 2-3 times slower.
-		testargs="--timeout-multiplier 3 --no-suite fuzz"
+		testargs="--timeout-multiplier 3 --no-suite fuzz --no-suite realworld"
 		;;
 	*)
 		echo "USDTKIT_RUNS: unknown run '$run' (plain, san)" >&2

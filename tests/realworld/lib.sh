@@ -1,0 +1,281 @@
+# The real-world suite's helpers (tests/realworld/README.md). Source after
+# tests/lib/common.sh, then call rw_project NAME.
+#
+# A project is built twice from the same Debian source package, with the
+# same commands and flags: with SystemTap's tools (systemtap-sdt-dev's
+# /usr/bin/dtrace and <sys/sdt.h>) and with usdtkit's (this build's dtrace
+# first on PATH, -I<source>/include first on the include path). Everything
+# is kept under $USDTKIT_BUILDDIR/realworld (downloads, sources, both builds,
+# the results), never in the source tree. The SystemTap build is reused
+# while the source package and systemtap-sdt-dev are the same; usdtkit's is
+# rebuilt on every run, since it is usdtkit that is under test.
+. "$USDTKIT_SRCDIR/tests/install/lib.sh"
+need_bpftrace
+RW=$USDTKIT_BUILDDIR/realworld
+ANALYZE=(python3 "$USDTKIT_SRCDIR/tests/realworld/analyze.py")
+# Programs built with -G objects run here without a helper daemon.
+export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
+export DEBIAN_FRONTEND=noninteractive LC_ALL=C.UTF-8
+TOOLS="systemtap usdtkit"
+RW_FAILS=0
+
+# A check that fails the test at its end, after the results table has its
+# row: the table must show what went wrong, and the other checks still run.
+rw_fail() {
+	echo "FAIL: $P: $*" >&2
+	RW_FAILS=$((RW_FAILS + 1))
+}
+
+rw_project() { # NAME
+	P=$1
+	PW=$RW/$P
+	mkdir -p "$PW" "$RW/results"
+	RESULTS=$RW/results/$P.tsv
+	printf 'what\tSystemTap\tusdtkit\n' >"$RESULTS"
+}
+
+# One row of the project's results table (scripts/realworld.sh prints it).
+rw_row() { # WHAT SYSTEMTAP USDTKIT
+	printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$RESULTS"
+}
+
+rw_finish() {
+	[ "$RW_FAILS" -eq 0 ] || fail "$P: $RW_FAILS check(s) failed (above; table in $RESULTS)"
+	echo "$P: built, warnings, sites, traced values and dtrace -l -p all match (table in $RESULTS)"
+}
+
+# Debian packages a project needs to build (its Build-Depends that matter
+# for the libraries built here), installed when missing.
+rw_need_pkgs() { # PKG...
+	local p missing=""
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||
+			missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	echo "realworld: installing:$missing" >&2
+	# shellcheck disable=SC2086
+	flock "$RW/dpkg.lock" apt-get install -y -qq --no-install-recommends $missing >"$T/apt.log" 2>&1 ||
+		{ cat "$T/apt.log" >&2; fail "apt-get install$missing"; }
+}
+
+# Debian's source packages through a private apt configuration: its own
+# sources list (deb-src of the release this machine runs, signed by the
+# Debian archive keyring), lists and cache, so the machine's apt
+# configuration and state are left as they are. apt checks the Release
+# file's signature and, through the Sources index it signs, the hashes of
+# the .dsc and of every tarball; dpkg-source then requires a valid OpenPGP
+# signature of the .dsc by a Debian developer (debian-keyring).
+rw_apt() { # apt-get|apt-cache ARGS...
+	local cmd=$1
+	shift
+	"$cmd" -o Dir::Etc::SourceList="$RW/apt/sources.list" -o Dir::Etc::SourceParts="$RW/apt/none" \
+		-o Dir::State::Lists="$RW/apt/lists" -o Dir::Cache="$RW/apt/cache" "$@"
+}
+
+rw_apt_setup() {
+	local codename
+	rw_need_pkgs dpkg-dev debian-archive-keyring debian-keyring gpgv
+	codename=$(. /etc/os-release && echo "$VERSION_CODENAME")
+	mkdir -p "$RW/apt/lists/partial" "$RW/apt/cache/archives/partial" "$RW/apt/none"
+	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg]" \
+		"http://deb.debian.org/debian $codename main" >"$RW/apt/sources.list"
+	# Refreshed once a day: a point release replaces the sources.
+	if [ -z "$(find "$RW/apt/updated" -mmin -1440 2>/dev/null)" ]; then
+		rw_apt apt-get -q update >"$T/apt-update.log" 2>&1 ||
+			{ cat "$T/apt-update.log" >&2; fail "apt-get update (private source lists)"; }
+		touch "$RW/apt/updated"
+	fi
+}
+
+# Fetches and unpacks a source package once: RW_SRC is its tree (pristine:
+# builds copy it or build out of tree), RW_VERSION its version.
+rw_fetch() { # SOURCE-PACKAGE
+	local pkg=$1 dl dsc
+	exec 8>"$RW/apt.lock"
+	flock 8
+	rw_apt_setup
+	RW_VERSION=$(rw_apt apt-cache showsrc --only-source "$pkg" | sed -n 's/^Version: //p' |
+		sort -V | tail -1)
+	[ -n "$RW_VERSION" ] || fail "no source package $pkg in the private lists"
+	RW_SRC=$RW/src/$pkg-$RW_VERSION
+	if [ ! -f "$RW_SRC.ok" ]; then
+		dl=$RW/src/download-$pkg
+		rm -rf "$dl" "$RW_SRC"
+		mkdir -p "$dl"
+		(cd "$dl" && rw_apt apt-get -q source --download-only "$pkg=$RW_VERSION") >"$T/src.log" 2>&1 ||
+			{ cat "$T/src.log" >&2; fail "apt-get source $pkg=$RW_VERSION"; }
+		grep -qi 'unauthenticated\|not be authenticated' "$T/src.log" &&
+			{ cat "$T/src.log" >&2; fail "apt-get source $pkg: unauthenticated"; }
+		dsc=$(ls "$dl"/*.dsc)
+		dpkg-source --require-valid-signature -x "$dsc" "$RW_SRC" >"$T/dpkg-source.log" 2>&1 ||
+			{ cat "$T/dpkg-source.log" >&2; fail "dpkg-source -x $dsc"; }
+		touch "$RW_SRC.ok"
+	fi
+	exec 8>&-
+	echo "$P: Debian source $pkg $RW_VERSION, signature and hashes verified"
+}
+
+# The environment of one tool's build: PATH with its dtrace first, and the
+# include option that puts its <sys/sdt.h> first (none for SystemTap's,
+# which is the system's).
+rw_tool_env() { # TOOL
+	case $1 in
+	systemtap)
+		RW_PATH=/usr/bin:$PATH
+		RW_INC=""
+		RW_DTRACE=/usr/bin/dtrace
+		dpkg -S "$RW_DTRACE" 2>/dev/null | grep -q '^systemtap-sdt-dev' ||
+			fail "$RW_DTRACE is not systemtap-sdt-dev's"
+		;;
+	usdtkit)
+		mkdir -p "$RW/bin-usdtkit"
+		ln -sfn "$DTRACE" "$RW/bin-usdtkit/dtrace"
+		RW_PATH=$RW/bin-usdtkit:$PATH
+		RW_INC=-I$USDTKIT_SRCDIR/include
+		RW_DTRACE=$RW/bin-usdtkit/dtrace
+		;;
+	esac
+}
+
+# Builds the project with one tool: FUNC DIR runs in a subshell with the
+# tool's environment (PATH, RW_INC) and its output goes to DIR.log. The
+# SystemTap build is kept while its key (source version, systemtap-sdt-dev
+# version, the text of this file and of the test) stays the same.
+rw_build() { # TOOL FUNC
+	local tool=$1 func=$2 dir=$PW/$1 key start rc=0
+	rw_tool_env "$tool"
+	key="$RW_VERSION $(dpkg-query -W -f='${Version}' systemtap-sdt-dev) $(cat "${BASH_SOURCE[0]}" "$0" | md5sum)"
+	if [ "$tool" = systemtap ] && [ -f "$dir.ok" ] && [ "$(cat "$dir.ok")" = "$key" ]; then
+		echo "$P: reusing the SystemTap build ($dir)"
+		return 0
+	fi
+	rm -rf "$dir" "$dir.ok" "$dir.log" "$dir.time" "$dir.rc"
+	mkdir -p "$dir"
+	start=$(date +%s)
+	# Not meson's DTRACE (this build's command): configure scripts take a
+	# preset DTRACE over their search of PATH.
+	(cd "$dir" && unset DTRACE && PATH=$RW_PATH "$func" "$dir") >"$dir.log" 2>&1 || rc=$?
+	echo $(($(date +%s) - start)) >"$dir.time"
+	echo "$rc" >"$dir.rc"
+	[ "$rc" -eq 0 ] && echo "$key" >"$dir.ok"
+	echo "$P: $tool build exited $rc after $(cat "$dir.time") s (log: $dir.log)"
+}
+
+rw_check_builds() {
+	local t r s=""
+	for t in $TOOLS; do
+		if [ "$(cat "$PW/$t.rc")" = 0 ]; then
+			r="ok ($(cat "$PW/$t.time") s)"
+		else
+			r="FAILED"
+			tail -30 "$PW/$t.log" >&2
+			rw_fail "the $t build failed (log: $PW/$t.log)"
+		fi
+		s="$s$r	"
+	done
+	rw_row "build" "$(echo "$s" | cut -f1)" "$(echo "$s" | cut -f2)"
+	for t in $TOOLS; do
+		[ "$(cat "$PW/$t.rc")" = 0 ] || fail "$P: cannot go on without both builds"
+	done
+}
+
+# The <sys/sdt.h> each build compiled with (from its dependency files):
+# SystemTap's in one, usdtkit's in the other.
+rw_uses() { # SDT-H-OF-SYSTEMTAP-BUILD SDT-H-OF-USDTKIT-BUILD
+	rw_row "sdt.h compiled with" "$1" "${2#"$USDTKIT_SRCDIR/"}"
+	[ "$1" = "$(dpkg -L systemtap-sdt-dev | grep "/sys/sdt\.h$")" ] ||
+		rw_fail "the SystemTap build compiled with '$1', not systemtap-sdt-dev's <sys/sdt.h>"
+	[ "$2" = "$USDTKIT_SRCDIR/include/sys/sdt.h" ] ||
+		rw_fail "the usdtkit build compiled with '$2', not usdtkit's <sys/sdt.h>"
+}
+
+# Warnings in the build logs that mention sdt.h or a generated header: there
+# must be no more with usdtkit's than with SystemTap's. Those raised by the
+# type checks of usdtkit's header are counted apart, with the probe each
+# names.
+rw_check_warnings() { # HEADER-NAME...
+	local t n tc
+	for t in $TOOLS; do
+		"${ANALYZE[@]}" warnings "$PW/$t.log" sdt.h "$@" >"$PW/$t.warnings"
+	done
+	for t in $TOOLS; do
+		n=$(wc -l <"$PW/$t.warnings")
+		tc=$(grep -c '^typecheck' "$PW/$t.warnings" || true)
+		eval "w_$t=\$n tc_$t=\$tc"
+	done
+	# shellcheck disable=SC2154
+	rw_row "warnings mentioning sdt.h or $*" "$w_systemtap" "$w_usdtkit"
+	# shellcheck disable=SC2154
+	rw_row "of which argument type checks (probes)" "$tc_systemtap" \
+		"$tc_usdtkit$( [ "$tc_usdtkit" = 0 ] || echo " ($(awk '$1 == "typecheck" { print $2 }' \
+			"$PW/usdtkit.warnings" | sort | uniq -c | awk '{ printf "%s%s x%s", s, $2, $1; s = ", " }'))")"
+	if [ "$w_usdtkit" -gt "$w_systemtap" ]; then
+		cat "$PW/usdtkit.warnings" >&2
+		rw_fail "$w_usdtkit warnings mention sdt.h or the generated header with usdtkit, $w_systemtap with SystemTap"
+	fi
+}
+
+rw_notes_text() { # NOTES-FILE -> "prov: N, prov: N"
+	awk '{ printf "%s%s: %s", s, $1, $2; s = ", " } END { print "" }' "$1"
+}
+
+# Notes per provider, from readelf, in the files each build produced: equal.
+rw_check_notes() { # FILE... (relative to each build's directory)
+	local t f files
+	for t in $TOOLS; do
+		files=()
+		for f in "$@"; do files+=("$PW/$t/$f"); done
+		"${ANALYZE[@]}" notes "${files[@]}" >"$PW/$t.notes" || fail "readelf -n on $t's files"
+	done
+	[ -s "$PW/systemtap.notes" ] || fail "$P: SystemTap's build has no probe at all"
+	rw_row "probe sites (notes) per provider" "$(rw_notes_text "$PW/systemtap.notes")" \
+		"$(rw_notes_text "$PW/usdtkit.notes")"
+	diff -u "$PW/systemtap.notes" "$PW/usdtkit.notes" >&2 ||
+		rw_fail "notes per provider differ (SystemTap - , usdtkit +)"
+}
+
+# Median wall time, in ms, of a command run N times (in the current dir).
+rw_median_ms() { # N COMMAND...
+	local n=$1 i s e
+	shift
+	for ((i = 0; i < n; i++)); do
+		s=$(date +%s%N)
+		"$@" >/dev/null 2>&1 || { echo "FAILED"; return 0; }
+		e=$(date +%s%N)
+		echo $(((e - s) / 1000000))
+	done | sort -n | awk '{ v[NR] = $1 } END { print v[int((NR + 1) / 2)] " ms" }'
+}
+
+# Traces a workload with bpftrace in one build: WORKLOAD runs with the
+# script attached, and the tracer's output (bt-ready line dropped) is
+# checked line by line against EXPECTED, a file of extended regexps:
+# every expected line must match a traced line, in order.
+rw_trace() { # TOOL SCRIPT WORKLOAD EXPECTED
+	local tool=$1 script=$2 workload=$3 expected=$4 out=$PW/$1.bt
+	bt_start "$out" "$script"
+	"$workload" "$tool" || rw_fail "$tool: the workload failed"
+	bt_stop
+	sed -i '/^bt-ready$/d' "$out"
+	if python3 - "$expected" "$out" <<'EOF'; then
+import re, sys
+exp = [l.rstrip("\n") for l in open(sys.argv[1]) if l.strip()]
+got = [l.rstrip("\n") for l in open(sys.argv[2])]
+i = 0
+for line in got:
+    if i < len(exp) and re.fullmatch(exp[i], line):
+        i += 1
+if i < len(exp):
+    print("first missing: %r" % exp[i], file=sys.stderr)
+    sys.exit(1)
+EOF
+		eval "bt_$tool=ok"
+	else
+		echo "--- traced ($out):" >&2
+		cat "$out" >&2
+		echo "--- expected, in order ($expected):" >&2
+		cat "$expected" >&2
+		eval "bt_$tool=WRONG"
+		rw_fail "$tool: traced values differ"
+	fi
+}
