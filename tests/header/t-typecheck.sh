@@ -197,6 +197,20 @@ for lang in c c++; do
 	done
 done
 
+# The check's own expansion under the stricter warnings projects use (the
+# program above is clean under them; SystemTap's <sys/sdt.h> fails clang's
+# -Wpedantic, so ours).
+strict_c="-Wshadow -Wdeclaration-after-statement -Wpointer-arith -Wcast-qual -Wbad-function-cast
+	-Wconversion -Wsign-conversion -Wstrict-prototypes -Wmissing-prototypes -Wundef -Wredundant-decls
+	-Wwrite-strings -Wvla -Wnull-dereference"
+gcc_only="-Wc++-compat -Wduplicated-branches -Wduplicated-cond -Wlogical-op"
+# shellcheck disable=SC2086
+gcc -std=c99 $WFLAGS -Wpedantic $strict_c $gcc_only -I"$SDT_INC" -I. -c good.c -o good.o ||
+	fail "gcc: the checks warn under stricter warnings"
+# shellcheck disable=SC2086
+clang -std=c99 $WFLAGS -Wpedantic $strict_c -I"$SDT_INC" -I. -c good.c -o good.o ||
+	fail "clang: the checks warn under stricter warnings"
+
 # What DTrace's headers include (<unistd.h>, <inttypes.h>), programs use
 # without including it themselves.
 cat >dtrace-prog.c <<'P'
