@@ -29,13 +29,19 @@
  *
  * What we add over every peer, without costing a disabled probe anything:
  *  - the argument count is checked by the preprocessor (a fixed-parameter
- *    macro), the argument types by the compiler: each argument is handed to
- *    an unevaluated call, inside sizeof, of a function taking the declared
- *    type. C diagnoses a mismatch with its usual conversion warnings; C++,
- *    where a mismatch would otherwise be a hard error or silently accepted,
- *    picks a deprecated catch-all overload and warns. Arguments whose type
- *    C cannot spell (c_spelling NULL, structs, function pointers) are left
- *    unchecked. Each argument is evaluated once, by the probe site itself.
+ *    macro), the argument types by the compiler, unevaluated. A mismatch is
+ *    the use of a deprecated declaration whose message names the probe, the
+ *    argument and the declared type: a warning (-Werror makes it an error)
+ *    that none of the conversion errors GCC 14 and clang made default can
+ *    reach, since the check converts nothing. C++ chooses between ok(T) and a
+ *    deprecated ok(...) by overload resolution; C computes its assignment
+ *    rules with GNU builtins (see type_checks_c). USDTKIT_NO_TYPE_CHECKS
+ *    turns the checks off, USDTKIT_TYPE_CHECK_ERRORS makes them errors.
+ *    Arguments whose type C cannot spell (c_spelling NULL, structs,
+ *    function pointers) are left unchecked. Each argument is evaluated
+ *    once, by the probe site itself.
+ *  - the header includes what DTrace's own headers do (<unistd.h>,
+ *    <inttypes.h>), which programs written against them rely on.
  *  - _ENABLED() reads its semaphore through a volatile lvalue, so a loop
  *    testing it notices a tracer attaching; that is the same single
  *    compare-with-memory SystemTap's header costs.
@@ -167,6 +173,46 @@ static const char *check_type(const struct usdt_arg *a, char *buf, size_t bufsz)
 	return unspace_char_pointers(s, buf, bufsz);
 }
 
+/* s (n characters) is `void` with qualifiers only: "const volatile void ". */
+static bool is_qualified_void(const char *s, size_t n)
+{
+	bool seen_void = false;
+
+	while (n) {
+		size_t w = strcspn(s, " ");
+
+		if (w > n)
+			w = n;
+		if (w == 4 && !strncmp(s, "void", 4))
+			seen_void = true;
+		else if (w && !(w == 5 && !strncmp(s, "const", 5)) &&
+			 !(w == 8 && !strncmp(s, "volatile", 8)))
+			return false;
+		s += w;
+		n -= w;
+		while (n && *s == ' ') {
+			s++;
+			n--;
+		}
+	}
+	return seen_void;
+}
+
+/*
+ * The prologue's helper that checks an argument against t: C must know
+ * whether t is a number, a pointer to void or another pointer (C++ need not).
+ */
+static const char *check_helper(const struct usdt_arg *a, const char *t)
+{
+	const char *star = strchr(t, '*');
+
+	if (a->type.cls == USDT_T_INTEGER || a->type.cls == USDT_T_FLOAT || !star)
+		return "__usdt_hdr_num";
+	if (star == strrchr(t, '*') && is_qualified_void(t, (size_t)(star - t)))
+		return "__usdt_hdr_vptr";
+	return "__usdt_hdr_ptr";
+}
+
 /* A type spelling for a comment: never let it close the comment. */
 static void put_comment_text(struct sbuf *out, const char *s)
 {
@@ -197,7 +243,7 @@ static void put_strs(struct sbuf *out, const char *const *strs)
 		sb_puts(out, *strs);
 }
 
-#define PUT(out, ...) put_strs(out, (const char *const[]){ __VA_ARGS__, NULL })
+#define PUT(out, ...) put_strs(out, (const char *const[]){__VA_ARGS__, NULL})
 
 static void put_arg_list(struct sbuf *out, const struct usdt_arg *args, size_t n)
 {
@@ -270,11 +316,13 @@ static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const st
 {
 	char *macro = usdt_probe_macro_name(pv->name, p->name);
 	char *sem = usdt_probe_semaphore_name(pv->name, p->name);
+	char *dname = usdt_probe_dtrace_name(p->name);
 	size_t i;
 
-	if (!macro || !sem) {
+	if (!macro || !sem || !dname) {
 		free(macro);
 		free(sem);
+		free(dname);
 		usdt_error(diag, "out of memory");
 		return -1;
 	}
@@ -283,7 +331,8 @@ static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const st
 	put_signature_comment(out, pv, p);
 	PUT(out, "__extension__ extern unsigned short ", sem,
 	    " __attribute__((__unused__, __section__(\".probes\"), "
-	    "__visibility__(\"hidden\")));\n#define ", macro, "(");
+	    "__visibility__(\"hidden\")));\n#define ",
+	    macro, "(");
 	put_params(out, p->nargs);
 	sb_puts(out, ") \\\n");
 	if (p->nargs > USDT_SDT_MAX_ARGS) {
@@ -301,7 +350,9 @@ static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const st
 
 			if (!t)
 				continue;
-			PUT(out, "\t__usdt_hdr_arg(", t, ", arg");
+			PUT(out, "\t", check_helper(&p->args[i], t), "(", t, ", arg");
+			put_uint(out, i + 1);
+			PUT(out, ", \"", pv->name, ":", dname ? dname : p->name, "\", ");
 			put_uint(out, i + 1);
 			sb_puts(out, "); \\\n");
 		}
@@ -319,6 +370,7 @@ static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const st
 	PUT(out, "#define ", macro, "_ENABLED() \\\n\t__usdt_hdr_enabled(", sem, ")\n");
 	free(macro);
 	free(sem);
+	free(dname);
 	return 0;
 }
 
@@ -421,76 +473,229 @@ out:
  * case so that no prefix rename touches them.
  */
 static const char prologue[] =
-	"#include <stddef.h>\n"
-	"#include <stdint.h>\n"
-	"#include <sys/types.h>\n"
-	"\n"
-	"#ifndef _DTRACE_VERSION\n"
-	"#define _DTRACE_VERSION 1\n"
-	"#endif\n"
-	"\n"
-	"/*\n"
-	" * Probe sites reference their semaphores only if <sys/sdt.h> saw\n"
-	" * _SDT_HAS_SEMAPHORES when it was first included. If it was included\n"
-	" * earlier without it, _ENABLED() must not wait for a semaphore no tracer\n"
-	" * will ever raise.\n"
-	" */\n"
-	"#if !defined __usdt_hdr_enabled && defined _SYS_SDT_H && !defined _SDT_HAS_SEMAPHORES\n"
-	"#define __usdt_hdr_sites_without_semaphores 1\n"
-	"#endif\n"
-	"#define _SDT_HAS_SEMAPHORES 1\n"
-	"#define STAP_HAS_SEMAPHORES 1 /* deprecated */\n"
-	"/* C++ templates inside: this header may be included inside extern \"C\" { }. */\n"
-	"#ifdef __cplusplus\n"
-	"extern \"C++\" {\n"
-	"#endif\n"
-	"#include <sys/sdt.h>\n"
-	"#ifdef __cplusplus\n"
-	"}\n"
-	"#endif\n"
-	"\n"
-	"#ifndef __usdt_hdr_enabled\n"
-	"#if defined _SDT_HAS_SEMAPHORES && !defined __usdt_hdr_sites_without_semaphores\n"
-	"#ifdef __cplusplus\n"
-	"#define __usdt_hdr_enabled(sem) \\\n"
-	"\t__builtin_expect(*static_cast<volatile unsigned short *>(&(sem)) != 0, 0)\n"
-	"#else\n"
-	"#define __usdt_hdr_enabled(sem) \\\n"
-	"\t__builtin_expect(*(volatile unsigned short *)&(sem) != 0, 0)\n"
-	"#endif\n"
-	"#else /* no semaphores: probes always fire, so always report enabled */\n"
-	"#define __usdt_hdr_enabled(sem) 1\n"
-	"#endif\n"
-	"#endif\n"
-	"\n"
-	"/* Type checks: unevaluated, they cost nothing at run time. */\n"
-	"#ifndef __usdt_hdr_arg\n"
-	"#ifdef __cplusplus\n"
-	"extern \"C++\" {\n"
-	"template <typename T> struct __usdt_hdr_check {\n"
-	"\tstatic char ok(T);\n"
-	"\t__attribute__((__deprecated__(\"probe argument does not convert to the type "
-	"the provider declares\")))\n"
-	"\tstatic char ok(...);\n"
-	"};\n"
-	"}\n"
-	"#define __usdt_hdr_arg(T, a) \\\n"
-	"\tstatic_cast<void>(sizeof(__usdt_hdr_check<T>::ok(a)))\n"
-	"#else\n"
-	"#define __usdt_hdr_arg(T, a) \\\n"
-	"\t((void)__extension__ sizeof((*(int (*)(T))0)(a)))\n"
-	"#endif\n"
-	"#endif\n"
-	"\n"
-	"#ifdef __cplusplus\n"
-	"extern \"C\" {\n"
-	"#endif\n";
+    "#include <stddef.h>\n"
+    "#include <stdint.h>\n"
+    "#include <inttypes.h>\n"
+    "#include <sys/types.h>\n"
+    "#include <unistd.h>\n"
+    "\n"
+    "#ifndef _DTRACE_VERSION\n"
+    "#define _DTRACE_VERSION 1\n"
+    "#endif\n"
+    "\n"
+    "/*\n"
+    " * Probe sites reference their semaphores only if <sys/sdt.h> saw\n"
+    " * _SDT_HAS_SEMAPHORES when it was first included. If it was included\n"
+    " * earlier without it, _ENABLED() must not wait for a semaphore no tracer\n"
+    " * will ever raise.\n"
+    " */\n"
+    "#if !defined __usdt_hdr_enabled && defined _SYS_SDT_H && !defined _SDT_HAS_SEMAPHORES\n"
+    "#define __usdt_hdr_sites_without_semaphores 1\n"
+    "#endif\n"
+    "#define _SDT_HAS_SEMAPHORES 1\n"
+    "#define STAP_HAS_SEMAPHORES 1 /* deprecated */\n"
+    "/* C++ templates inside: this header may be included inside extern \"C\" { }. */\n"
+    "#ifdef __cplusplus\n"
+    "extern \"C++\" {\n"
+    "#endif\n"
+    "#include <sys/sdt.h>\n"
+    "#ifdef __cplusplus\n"
+    "}\n"
+    "#endif\n"
+    "\n"
+    "#ifndef __usdt_hdr_enabled\n"
+    "#if defined _SDT_HAS_SEMAPHORES && !defined __usdt_hdr_sites_without_semaphores\n"
+    "#ifdef __cplusplus\n"
+    "#define __usdt_hdr_enabled(sem) \\\n"
+    "\t__builtin_expect(*static_cast<volatile unsigned short *>(&(sem)) != 0, 0)\n"
+    "#else\n"
+    "#define __usdt_hdr_enabled(sem) \\\n"
+    "\t__builtin_expect(*(volatile unsigned short *)&(sem) != 0, 0)\n"
+    "#endif\n"
+    "#else /* no semaphores: probes always fire, so always report enabled */\n"
+    "#define __usdt_hdr_enabled(sem) 1\n"
+    "#endif\n"
+    "#endif\n"
+    "\n";
 
-static const char epilogue[] =
-	"\n"
-	"#ifdef __cplusplus\n"
-	"}\n"
-	"#endif\n";
+/* The type checks (see the theory), split to keep each string under 4095 characters. */
+static const char type_checks[] =
+    "/*\n"
+    " * Type checks: unevaluated, they cost nothing at run time. A mismatch is\n"
+    " * reported as the use of something deprecated whose message names the\n"
+    " * probe, the argument and its declared type: a warning, which none of the\n"
+    " * conversion errors GCC 14 and clang make default can turn into an error.\n"
+    " * Define USDTKIT_NO_TYPE_CHECKS to turn the checks off, or\n"
+    " * USDTKIT_TYPE_CHECK_ERRORS to make a mismatch an error, before the first\n"
+    " * usdtkit header is included.\n"
+    " */\n"
+    "#ifndef __usdt_hdr_ptr\n"
+    "#define __usdt_hdr_msg(T, probe, n) \\\n"
+    "\tprobe \" argument \" #n \" does not match the declared type '\" #T \"'\"\n"
+    "#if defined USDTKIT_NO_TYPE_CHECKS\n"
+    "#define __usdt_hdr_ptr(T, a, probe, n) ((void)0)\n"
+    "#define __usdt_hdr_vptr(T, a, probe, n) ((void)0)\n"
+    "#define __usdt_hdr_num(T, a, probe, n) ((void)0)\n"
+    "#else\n"
+    "#if defined __has_attribute\n"
+    "#if __has_attribute(__unavailable__)\n"
+    "#define __usdt_hdr_has_unavailable 1\n"
+    "#endif\n"
+    "#endif\n"
+    "#if !defined USDTKIT_TYPE_CHECK_ERRORS\n"
+    "#define __usdt_hdr_bad(msg) __attribute__((__deprecated__(msg)))\n"
+    "#elif defined __usdt_hdr_has_unavailable\n"
+    "#define __usdt_hdr_bad(msg) __attribute__((__unavailable__(msg)))\n"
+    "#endif\n"
+    "#ifdef __cplusplus\n"
+    "/* C++: overload resolution is the conversion test. */\n"
+    "#ifdef __usdt_hdr_bad\n"
+    "#define __usdt_hdr_cxx(T, a, msg) \\\n"
+    "\tdo { \\\n"
+    "\t\tstruct __usdt_hdr_check { \\\n"
+    "\t\t\tstatic char ok(T); \\\n"
+    "\t\t\t__usdt_hdr_bad(msg) static char ok(...); \\\n"
+    "\t\t}; \\\n"
+    "\t\tstatic_cast<void>(sizeof(__usdt_hdr_check::ok(a))); \\\n"
+    "\t} while (0)\n"
+    "#else /* errors wanted, and no unavailable attribute (g++ < 12) */\n"
+    "#define __usdt_hdr_cxx(T, a, msg) \\\n"
+    "\tdo { \\\n"
+    "\t\tstruct __usdt_hdr_check { \\\n"
+    "\t\t\tstatic char ok(T); \\\n"
+    "\t\t\tstatic long ok(...); \\\n"
+    "\t\t}; \\\n"
+    "\t\t__usdt_hdr_assert(sizeof(__usdt_hdr_check::ok(a)) == 1, msg); \\\n"
+    "\t} while (0)\n"
+    "#if __cplusplus >= 201103L\n"
+    "#define __usdt_hdr_assert(ok, msg) static_assert(ok, msg)\n"
+    "#else\n"
+    "#define __usdt_hdr_assert(ok, msg) \\\n"
+    "\ttypedef char __usdt_probe_argument_type_mismatch[(ok) ? 1 : -1] "
+    "__attribute__((__unused__))\n"
+    "#endif\n"
+    "#endif\n"
+    "#define __usdt_hdr_ptr(T, a, probe, n) __usdt_hdr_cxx(T, a, __usdt_hdr_msg(T, probe, n))\n"
+    "#define __usdt_hdr_vptr(T, a, probe, n) __usdt_hdr_cxx(T, a, __usdt_hdr_msg(T, probe, n))\n"
+    "#define __usdt_hdr_num(T, a, probe, n) __usdt_hdr_cxx(T, a, __usdt_hdr_msg(T, probe, n))\n"
+    "#else\n";
+
+static const char type_checks_c[] =
+    "#ifdef __usdt_hdr_bad\n"
+    "/*\n"
+    " * Only the member of the struct chosen is looked up, so only a mismatch\n"
+    " * warns. Declared, not defined in the cast, for C++-compatible C.\n"
+    " */\n"
+    "struct __usdt_hdr_match {\n"
+    "\tchar __usdt_probe_argument;\n"
+    "};\n"
+    "#define __usdt_hdr_report(ok, msg) \\\n"
+    "\tdo { \\\n"
+    "\t\tstruct __usdt_hdr_mismatch { \\\n"
+    "\t\t\tchar __usdt_probe_argument __usdt_hdr_bad(msg); \\\n"
+    "\t\t}; \\\n"
+    "\t\t(void)sizeof(__builtin_choose_expr(ok, (struct __usdt_hdr_match *)0, \\\n"
+    "\t\t\t\t\t\t   (struct __usdt_hdr_mismatch *)0) \\\n"
+    "\t\t\t\t->__usdt_probe_argument); \\\n"
+    "\t} while (0)\n"
+    "#else /* errors wanted, and no unavailable attribute (gcc < 12) */\n"
+    "#define __usdt_hdr_report(ok, msg) \\\n"
+    "\tdo { \\\n"
+    "\t\t__extension__ _Static_assert(ok, msg); \\\n"
+    "\t} while (0)\n"
+    "#endif\n"
+    "/*\n"
+    " * C has no overloading: C's assignment rules for an argument, from GNU C\n"
+    " * builtins that diagnose nothing themselves. Any operand that could upset\n"
+    " * the compiler is first swapped, by __builtin_choose_expr, for a harmless\n"
+    " * one. Each step is bound to a block-scope enum or typedef (no code, no\n"
+    " * storage), so the argument is copied three times, not hundreds.\n"
+    " * __usdt_hdr_k: the argument's type class; t1: the argument's type if it is\n"
+    " * a pointer (or decays to one), else T; t2: t1 unless it points to void;\n"
+    " * t3: t2 unless it points to a function.\n"
+    " */\n"
+    "#define __usdt_hdr_v(t) (*(t *)0)\n"
+    "#define __usdt_hdr_tc(x, T) __builtin_types_compatible_p(__typeof__(x), T)\n"
+    "/* integer, char, enum, bool, real, complex, _BitInt */\n"
+    "#define __usdt_hdr_knum \\\n"
+    "\t(__usdt_hdr_k == 1 || __usdt_hdr_k == 2 || __usdt_hdr_k == 3 || __usdt_hdr_k == 4 || \\\n"
+    "\t __usdt_hdr_k == 8 || __usdt_hdr_k == 9 || __usdt_hdr_k == 18)\n"
+    "/* a null pointer constant: (void *)(long)(a != 0) is one exactly when a is */\n"
+    "#define __usdt_hdr_null(a) \\\n"
+    "\t(__usdt_hdr_knum && \\\n"
+    "\t __usdt_hdr_tc(1 ? (void *)(long)(__builtin_choose_expr(__usdt_hdr_knum, (a), 1) != 0) \\\n"
+    "\t\t\t: (int *)8, int *))\n"
+    "#define __usdt_hdr_is_vp(t) \\\n"
+    "\t(__builtin_types_compatible_p(t, void *) || __builtin_types_compatible_p(t, const void *) "
+    "|| \\\n"
+    "\t __builtin_types_compatible_p(t, volatile void *) || \\\n"
+    "\t __builtin_types_compatible_p(t, const volatile void *))\n"
+    "#define __usdt_hdr_steps(T, a) \\\n"
+    "\tenum { __usdt_hdr_k = __builtin_classify_type(a) }; \\\n"
+    "\ttypedef __typeof__(__builtin_choose_expr(__usdt_hdr_k == 5, (a), (T)0)) __usdt_hdr_t1; \\\n"
+    "\tenum { __usdt_hdr_vp = __usdt_hdr_is_vp(__usdt_hdr_t1) }; \\\n"
+    "\ttypedef __typeof__(__builtin_choose_expr(__usdt_hdr_vp, (char *)0, \\\n"
+    "\t\t\t\t\t\t __usdt_hdr_v(__usdt_hdr_t1))) __usdt_hdr_t2; \\\n"
+    "\t/* a function type, as a parameter, becomes the pointer it was reached by */ \\\n"
+    "\tenum { \\\n"
+    "\t\t__usdt_hdr_fn = __builtin_types_compatible_p( \\\n"
+    "\t\t\tvoid (*)(__typeof__(*__usdt_hdr_v(__usdt_hdr_t2))), void (*)(__usdt_hdr_t2)) \\\n"
+    "\t};\n"
+    "/* ?: merges the pointees' qualifiers, which must come out as T's */\n"
+    "#define __usdt_hdr_quals(T, p) __usdt_hdr_tc(1 ? (p) : (T)1, T)\n"
+    "#define __usdt_hdr_vt(T) __typeof__(1 ? (T)0 : (void *)1)\n";
+
+static const char type_checks_c_ptr[] =
+    "/* T points to something other than void */\n"
+    "#define __usdt_hdr_ptr(T, a, probe, n) \\\n"
+    "\tdo { \\\n"
+    "\t\t__usdt_hdr_steps(T, a) \\\n"
+    "\t\ttypedef __typeof__(__builtin_choose_expr(__usdt_hdr_fn, (char *)0, \\\n"
+    "\t\t\t\t\t\t\t __usdt_hdr_v(__usdt_hdr_t2))) __usdt_hdr_t3; \\\n"
+    "\t\tenum { \\\n"
+    "\t\t\t__usdt_hdr_same = !__usdt_hdr_vp && !__usdt_hdr_fn && \\\n"
+    "\t\t\t\t\t  __usdt_hdr_tc(*__usdt_hdr_v(__usdt_hdr_t3), __typeof__(*(T)0)) \\\n"
+    "\t\t}; \\\n"
+    "\t\t__usdt_hdr_report( \\\n"
+    "\t\t\t__usdt_hdr_null(a) || \\\n"
+    "\t\t\t\t(__usdt_hdr_k == 5 && \\\n"
+    "\t\t\t\t (__usdt_hdr_vp ? __usdt_hdr_quals(__usdt_hdr_vt(T), \\\n"
+    "\t\t\t\t\t\t\t\t    __builtin_choose_expr(__usdt_hdr_vp, \\\n"
+    "\t\t\t\t\t\t\t\t\t__usdt_hdr_v(__usdt_hdr_t1), (__usdt_hdr_vt(T))2)) \\\n"
+    "\t\t\t\t\t\t : __usdt_hdr_same && \\\n"
+    "\t\t\t\t\t\t\t   __usdt_hdr_quals(T, __builtin_choose_expr(__usdt_hdr_same, \\\n"
+    "\t\t\t\t\t\t\t\t__usdt_hdr_v(__usdt_hdr_t3), (T)2)))), \\\n"
+    "\t\t\t__usdt_hdr_msg(T, probe, n)); \\\n"
+    "\t} while (0)\n"
+    "/* T points to void: any object pointer, or a function (GNU C allows it) */\n"
+    "#define __usdt_hdr_vptr(T, a, probe, n) \\\n"
+    "\tdo { \\\n"
+    "\t\t__usdt_hdr_steps(T, a) \\\n"
+    "\t\t__usdt_hdr_report(__usdt_hdr_null(a) || \\\n"
+    "\t\t\t\t\t  (__usdt_hdr_k == 5 && \\\n"
+    "\t\t\t\t\t   (__usdt_hdr_fn || \\\n"
+    "\t\t\t\t\t    __usdt_hdr_quals(T, __builtin_choose_expr(__usdt_hdr_fn, (T)2, \\\n"
+    "\t\t\t\t\t\t\t\t\t\t      __usdt_hdr_v(__usdt_hdr_t1))))), \\\n"
+    "\t\t\t\t  __usdt_hdr_msg(T, probe, n)); \\\n"
+    "\t} while (0)\n"
+    "#define __usdt_hdr_num(T, a, probe, n) \\\n"
+    "\tdo { \\\n"
+    "\t\tenum { __usdt_hdr_k = __builtin_classify_type(a) }; \\\n"
+    "\t\t__usdt_hdr_report(__usdt_hdr_knum, __usdt_hdr_msg(T, probe, n)); \\\n"
+    "\t} while (0)\n"
+    "#endif\n"
+    "#endif\n"
+    "#endif\n"
+    "\n";
+
+static const char prologue_end[] = "#ifdef __cplusplus\n"
+				   "extern \"C\" {\n"
+				   "#endif\n";
+
+static const char epilogue[] = "\n"
+			       "#ifdef __cplusplus\n"
+			       "}\n"
+			       "#endif\n";
 
 int usdt_emit_header(const struct usdt_program *prog, const char *output_name, FILE *fp,
 		     struct usdt_diag *diag)
@@ -501,7 +706,7 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 	 * stdio's per-call cost (format parsing, locking) was most of the
 	 * emitter's time.
 	 */
-	struct sbuf ob = { NULL, 0, 0, false }, *out = &ob;
+	struct sbuf ob = {NULL, 0, 0, false}, *out = &ob;
 	char *guard;
 	size_t i, j;
 
@@ -523,6 +728,10 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		     " */\n");
 	PUT(out, "#ifndef ", guard, "\n#define ", guard, "\n\n");
 	sb_puts(out, prologue);
+	sb_puts(out, type_checks);
+	sb_puts(out, type_checks_c);
+	sb_puts(out, type_checks_c_ptr);
+	sb_puts(out, prologue_end);
 
 	for (i = 0; i < prog->nproviders; i++) {
 		const struct usdt_provider *pv = &prog->providers[i];
@@ -534,11 +743,12 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 			const struct usdt_probe *p = &pv->probes[j];
 
 			if (p->nargs > USDT_SDT_MAX_ARGS)
-				usdt_warning_at(diag, p->loc.file, p->loc.line, p->loc.col, NULL,
-						"probe '%s:%s' has %zu arguments; <sys/sdt.h> sites "
-						"carry at most %d, so its macro fails to compile where "
-						"it is used",
-						pv->name, p->name, p->nargs, USDT_SDT_MAX_ARGS);
+				usdt_warning_at(
+				    diag, p->loc.file, p->loc.line, p->loc.col, NULL,
+				    "probe '%s:%s' has %zu arguments; <sys/sdt.h> sites "
+				    "carry at most %d, so its macro fails to compile where "
+				    "it is used",
+				    pv->name, p->name, p->nargs, USDT_SDT_MAX_ARGS);
 			if (emit_probe(out, pv, p, diag)) {
 				free(guard);
 				free(ob.s);

@@ -58,7 +58,7 @@ for cc in $COMPILERS; do
 			$(driver $cc c) -std=$std $WFLAGS $ped $(sdt_flags $sdt) -I. -c std.c -o std.o ||
 				fail "basic.h: $cc -std=$std ($sdt sdt.h) fails"
 		done
-		for std in c++98 c++11 c++14 c++17 c++20; do
+		for std in c++98 c++11 c++14 c++17 c++20 c++2b; do
 			# shellcheck disable=SC2046
 			$(driver $cc c++) -std=$std $WFLAGS $ped $(sdt_flags $sdt) -I. -c std.cc -o std.o ||
 				fail "basic.h: $cc -std=$std ($sdt sdt.h) fails"

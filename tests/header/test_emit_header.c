@@ -29,8 +29,7 @@ struct targ {
 	enum usdt_type_class cls;
 };
 
-static void add_probe(struct usdt_provider *pv, const char *name, const struct targ *args,
-		      size_t n)
+static void add_probe(struct usdt_provider *pv, const char *name, const struct targ *args, size_t n)
 {
 	struct usdt_probe *p;
 	size_t i;
@@ -107,25 +106,25 @@ static char *emit(const struct usdt_program *prog, const char *output, int *rc, 
 static void build_hand_model(struct usdt_program *prog)
 {
 	static const struct targ plain[] = {
-		{ "int", "int", USDT_T_INTEGER },
-		{ "char *", "char *", USDT_T_STRING },
+	    {"int", "int", USDT_T_INTEGER},
+	    {"char *", "char *", USDT_T_STRING},
 	};
 	static const struct targ unchecked[] = {
-		{ "zoneid_t", NULL, USDT_T_INTEGER },
-		{ "struct conn *", "struct conn *", USDT_T_POINTER },
-		{ "const char *", "const char *", USDT_T_STRING },
-		{ "bool", "bool", USDT_T_INTEGER },
-		{ "void (*)(int, int)", "void (*)(int, int)", USDT_T_POINTER },
-		{ "const uint8_t **", "const uint8_t **", USDT_T_POINTER },
-		{ "unsigned char *", "unsigned char *", USDT_T_POINTER },
-		{ "char **", "char **", USDT_T_POINTER },
+	    {"zoneid_t", NULL, USDT_T_INTEGER},
+	    {"struct conn *", "struct conn *", USDT_T_POINTER},
+	    {"const char *", "const char *", USDT_T_STRING},
+	    {"bool", "bool", USDT_T_INTEGER},
+	    {"void (*)(int, int)", "void (*)(int, int)", USDT_T_POINTER},
+	    {"const uint8_t **", "const uint8_t **", USDT_T_POINTER},
+	    {"unsigned char *", "unsigned char *", USDT_T_POINTER},
+	    {"char **", "char **", USDT_T_POINTER},
 	};
 	struct targ many[13];
 	struct usdt_provider *pv;
 	size_t i;
 
 	for (i = 0; i < 13; i++)
-		many[i] = (struct targ){ "int", "int", USDT_T_INTEGER };
+		many[i] = (struct targ){"int", "int", USDT_T_INTEGER};
 	usdt_program_init(prog);
 	pv = add_provider(prog, "hand");
 	add_probe(pv, "plain__probe", plain, 2);
@@ -149,7 +148,8 @@ static void check_define_lines(const char *hdr)
 			continue;
 		defines++;
 		CHECK(len >= 3 && !strncmp(line + len - 3, ") \\", 3),
-		      "a probe #define line carries more than the macro head: %.*s", (int)len, line);
+		      "a probe #define line carries more than the macro head: %.*s", (int)len,
+		      line);
 	}
 	CHECK(defines == 10, "expected 10 probe/_ENABLED() defines, found %u", defines);
 }
@@ -167,13 +167,18 @@ int main(int argc, char **argv)
 	CHECK(strstr(hdr, "#ifndef _PROBES_H_TMP\n#define _PROBES_H_TMP\n"), "include guard");
 	CHECK(strstr(hdr, "#define _SDT_HAS_SEMAPHORES 1\n"), "literal semaphore line (GLib)");
 	CHECK(strstr(hdr, "#define STAP_HAS_SEMAPHORES 1"), "literal STAP semaphore line");
-	CHECK(strstr(hdr, "__usdt_hdr_arg(char *, arg2)"), "char * checked, spelled with a space");
-	CHECK(strstr(hdr, "__usdt_hdr_arg(char const *, arg3)"), "const moved after char");
-	CHECK(strstr(hdr, "__usdt_hdr_arg(uint8_t const **, arg6)"), "const moved after uint8_t");
-	CHECK(strstr(hdr, "__usdt_hdr_arg(const volatile void *, arg2)"), "struct pointer as void *");
-	CHECK(strstr(hdr, "__usdt_hdr_arg(unsigned char*, arg7)"), "only plain char * keeps its space");
-	CHECK(strstr(hdr, "__usdt_hdr_arg(char**, arg8)"), "char ** is written char**");
-	CHECK(!strstr(hdr, "__usdt_hdr_arg(zoneid_t"), "NULL c_spelling must stay unchecked");
+	CHECK(strstr(hdr, "__usdt_hdr_num(int, arg1, \"hand:plain-probe\", 1);"),
+	      "int checked as a number, the message names the probe by its DTrace name");
+	CHECK(strstr(hdr, "__usdt_hdr_ptr(char *, arg2, \"hand:plain-probe\", 2);"),
+	      "char * checked, spelled with a space");
+	CHECK(strstr(hdr, "__usdt_hdr_ptr(char const *, arg3, "), "const moved after char");
+	CHECK(strstr(hdr, "__usdt_hdr_ptr(uint8_t const **, arg6, "), "const moved after uint8_t");
+	CHECK(strstr(hdr, "__usdt_hdr_vptr(const volatile void *, arg2, \"hand:unchecked\", 2);"),
+	      "struct pointer as void *");
+	CHECK(strstr(hdr, "__usdt_hdr_ptr(unsigned char*, arg7, "),
+	      "only plain char * keeps its space");
+	CHECK(strstr(hdr, "__usdt_hdr_ptr(char**, arg8, "), "char ** is written char**");
+	CHECK(!strstr(hdr, "_num(zoneid_t"), "NULL c_spelling must stay unchecked");
 	CHECK(!strstr(hdr, "(*)(int, int), arg5"), "function pointer must stay unchecked");
 	CHECK(!strstr(hdr, "bool, arg4"), "bool must stay unchecked");
 	CHECK(strstr(hdr, "STAP_PROBE2(hand, plain__probe, arg1, arg2);"), "note names as written");
@@ -195,7 +200,7 @@ int main(int argc, char **argv)
 
 	/* Macro-name collisions are errors, reported once per clash. */
 	{
-		static const struct targ one[] = { { "int", "int", USDT_T_INTEGER } };
+		static const struct targ one[] = {{"int", "int", USDT_T_INTEGER}};
 		struct usdt_provider *pv;
 
 		usdt_program_init(&prog);
