@@ -189,6 +189,8 @@ struct pending_attr {
 struct probe_slot {
 	size_t provider, probe; /* indices into the model; probe == SIZE_MAX: empty */
 	unsigned long hash;
+	unsigned long block;     /* the last `provider { }` block declaring it */
+	struct usdt_loc block_loc; /* where that block declares it */
 };
 
 struct front {
@@ -199,6 +201,7 @@ struct front {
 	size_t nstrings, capstrings;
 	struct pending_attr *pending; /* pragmas naming a provider not seen yet */
 	size_t npending, cappending;
+	unsigned long nblocks; /* `provider { }` blocks read, in every call */
 };
 
 const char *fe_intern(struct front *fe, const char *s, size_t n);

@@ -26,9 +26,13 @@
  *    (names may repeat there); an unnamed or unknown name is an error, as in
  *    DTrace (dt_decl_prototype() requires names in an output prototype, so
  *    its fallback to mapping by position is never reached).
- *  - a probe declared again with the same signature is accepted (files are
- *    split, headers included twice); with another signature it is an error.
- *    A provider declared again gains the new probes.
+ *  - a probe declared again in another `provider { }` block (the same
+ *    provider in another -s file, a header included twice) with the same
+ *    signature is accepted; with another signature it is an error. Twice in
+ *    one block it is an error whatever the signature, as DTrace's "probe
+ *    redeclared": that is a slip, never a split file. A provider declared
+ *    again gains the new probes (DTrace would require the same probes; real
+ *    projects split one provider across files, SPEC-compat.md item 13).
  *  - `#pragma D attributes A/B/C provider P which` may come before or after
  *    the provider, even in another parse call.
  *  - preprocessor conditionals and includes are not run here: the command
@@ -61,6 +65,7 @@ struct parser {
 	struct front *fe;
 	struct usdt_diag *diag;
 	unsigned nest;
+	unsigned long block; /* the `provider { }` block being read: fe->nblocks */
 	bool in_directive; /* directive_line() is reading a directive's tokens */
 	unsigned nerrors;
 	bool stop; /* too many errors */
@@ -1555,13 +1560,23 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 			continue;
 		o = &pv->probes[fe->slots[j].probe];
 		if (strcmp(o->name, p->name) == 0) {
-			if (!same_signature(o, p)) {
+			if (fe->slots[j].block == ps->block) {
+				/* DTrace: "probe redeclared"; a slip, never a split file. */
+				error_tok(ps, name,
+					  "probe '%s' of provider '%s' redeclared in the same "
+					  "provider block",
+					  p->name, pv->name);
+				note_loc(ps, fe->slots[j].block_loc,
+					 "previous declaration of '%s' was here", o->name);
+			} else if (!same_signature(o, p)) {
 				error_tok(ps, name,
 					  "probe '%s' of provider '%s' redeclared with another "
 					  "signature",
 					  p->name, pv->name);
 				note_loc(ps, o->loc, "previous declaration of '%s' was here", o->name);
 			}
+			fe->slots[j].block = ps->block;
+			fe->slots[j].block_loc = p->loc;
 			free_probe(p);
 			return;
 		}
@@ -1584,6 +1599,8 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 		fe->slots[j].provider = pi;
 		fe->slots[j].probe = pv->nprobes;
 		fe->slots[j].hash = h;
+		fe->slots[j].block = ps->block;
+		fe->slots[j].block_loc = p->loc;
 		fe->nused++;
 	}
 	pv->probes[pv->nprobes++] = *p;
@@ -1713,6 +1730,7 @@ static void parse_provider(struct parser *ps)
 	}
 	open = ps->cur;
 	advance(ps);
+	ps->block = ++ps->fe->nblocks;
 	for (;;) {
 		if (ps->oom)
 			return;

@@ -141,8 +141,9 @@ void usdt_program_free(struct usdt_program *prog);
  * Parse one D source into prog. `file` names the input for diagnostics; the
  * text may contain cpp line markers (`# 12 "x.d"`), which re-point later
  * diagnostics. Calling it again with another source adds to the same program:
- * a provider named again gains the new probes; a probe declared twice with the
- * same signature is accepted, with another signature is an error.
+ * a provider named again gains the new probes; a probe declared again (in
+ * another `provider { }` block) with the same signature is accepted, with
+ * another signature is an error, and twice in one block is always an error.
  *
  * Returns 0, or -1 after reporting every error found to diag. On error the
  * program may hold part of the input and must not be emitted.
