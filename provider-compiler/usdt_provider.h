@@ -151,6 +151,22 @@ void usdt_program_free(struct usdt_program *prog);
 int usdt_parse(struct usdt_program *prog, const char *file, const char *text, size_t len,
 	       struct usdt_diag *diag);
 
+/* A directive that only the C preprocessor can give its meaning. */
+struct usdt_cpp_need {
+	unsigned line, col;    /* physical position of the directive's name */
+	const char *directive; /* "ifdef", "include", "define"... (static) */
+};
+
+/*
+ * Whether a D source needs the C preprocessor (lexer.c): true, with the first
+ * such line in *need, when it has a conditional (#if, #ifdef, #ifndef, #elif,
+ * #elifdef, #elifndef, #else, #endif), an inclusion (#include, #include_next,
+ * #import), or a #define whose macro is used after it outside directives.
+ * Line markers, #line, #pragma, unused #defines, #undef and `#` comment
+ * lines do not count: usdt_parse() reads them alone. Reports nothing.
+ */
+bool usdt_needs_cpp(const char *text, size_t len, struct usdt_cpp_need *need);
+
 /* "query__start" -> "query-start" (DTrace's probe name). Caller frees. */
 char *usdt_probe_dtrace_name(const char *name);
 /* ("pg", "query__start") -> "PG_QUERY_START" (header macro). Caller frees. */
