@@ -44,9 +44,9 @@
  *  - text cpp took from a system header (line marker flag 3: glibc's GNU C,
  *    with `__attribute__`, `__extension__`, inline functions) is read
  *    silently and only for its typedefs and struct/union/enum definitions
- *    (sys_declaration()); what cannot be read stays unknown, and is reported
- *    where a probe uses it. A system header's typedef of a well-known name
- *    (`uint8_t`) keeps the table's entry and its standard C spelling.
+ *    (sys_declaration()); a typedef not fully read is left unchecked. A
+ *    system header's typedef of a well-known name (`uint8_t`) keeps the
+ *    table's entry and its standard C spelling.
  *
  * Errors are reported through diag as they are found, with recovery to the
  * next `;` or `}` so that one run reports all of them; usdt_parse() then
@@ -1932,9 +1932,9 @@ static void skip_c_declaration(struct parser *ps)
  * inline functions, array sizes computed with sizeof) that a .d never needs
  * and this parser does not read. Typedefs and struct/union/enum definitions
  * are read for the types a probe may name (`socklen_t`, `struct timeval *`),
- * without reporting anything: what cannot be read is left unknown, and a
- * probe using it is then reported at its own line. Functions and variables
- * are skipped. (SystemTap's tool skips every non-provider text alike.)
+ * without reporting anything (parse_typedef() leaves a typedef it could not
+ * fully read unchecked). Functions and variables are skipped. (SystemTap's
+ * tool skips every non-provider text alike.)
  */
 static void sys_declaration(struct parser *ps)
 {
