@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `dtrace -C`: the C preprocessor runs as a child whose standard output is a
+ * `dtrace -C` (and a file that needs cpp without -C, see read_source() in
+ * dtrace.c): the C preprocessor runs as a child whose standard output is a
  * pipe we read to the end, so no temporary file is ever created (SystemTap's
  * tool writes `.dtrace-temp.*` files into the current directory and makes
  * concurrent runs collide). The .d is passed by its own path, so the line
@@ -151,7 +152,8 @@ int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text
 	close(pipefd[1]);
 	if (err) {
 		close(pipefd[0]);
-		usdt_error(diag, "cannot run the preprocessor '%s': %s", argv[0], strerror(err));
+		usdt_error(diag, "cannot run the preprocessor '%s' for '%s': %s (set $CPP to one)",
+			   argv[0], file, strerror(err));
 		goto out_argv;
 	}
 

@@ -16,7 +16,7 @@
  * Accepted and ignored, because build systems pass them: -32/-64 (passed on
  * to -G), -x nolibs, -Z, -fpic/-fPIC and SystemTap's --no-pyparsing and
  * --types. Any other -x option is accepted with a warning. -D/-I/-U matter
- * only with -C.
+ * whenever cpp runs: with -C, or for a file that needs it (read_source()).
  *
  * `dtrace -l` lists the probes of live processes (list.c); -v, -p, -c, -n,
  * -P, -m and -f belong to it and are usage errors without it; -o FILE appends
@@ -441,6 +441,50 @@ nomem:
 	return -1;
 }
 
+/*
+ * One -s source, read whole: through cpp with -C, and also without -C when
+ * the file needs cpp to mean what it says (usdt_needs_cpp(): a conditional,
+ * an #include, a macro it uses). Such a file was written for `dtrace -C`;
+ * refusing it breaks builds SystemTap's tool serves (it skips every `#`
+ * line, and so also declares the probes under `#if 0`). The warning is one
+ * line, once per run, at the first such directive; -D/-I/-U apply as with -C.
+ */
+static int read_source(const struct options *o, const char *src, char **text, size_t *len,
+		       bool *cpp_warned, struct usdt_diag *diag)
+{
+	struct usdt_cpp_opts co = {
+		.cpp = getenv("CPP"),
+		.args = o->cpp_args.v,
+		.nargs = o->cpp_args.n,
+	};
+	struct usdt_cpp_need need;
+	struct stat st;
+
+	if (o->cpp)
+		return usdt_cpp_run(&co, src, text, len, diag);
+	if (read_whole_file(src, text, len, diag))
+		return -1;
+	if (!usdt_needs_cpp(*text, *len, &need))
+		return 0;
+	free(*text);
+	*text = NULL;
+	if (stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+		/* cpp would read a pipe (/dev/stdin) again, and find it empty. */
+		usdt_error_at(diag, src, need.line, need.col, NULL,
+			      "'#%s' needs the C preprocessor, and '%s' is not a regular file "
+			      "that it could read again: pass -C",
+			      need.directive, src);
+		return -1;
+	}
+	if (!*cpp_warned)
+		usdt_warning_at(diag, src, need.line, need.col, NULL,
+				"'#%s' needs the C preprocessor: running it as if -C were given "
+				"(pass -C to silence this)",
+				need.directive);
+	*cpp_warned = true;
+	return usdt_cpp_run(&co, src, text, len, diag);
+}
+
 static int write_header(const struct usdt_program *prog, const char *output,
 			struct usdt_diag *diag)
 {
@@ -470,6 +514,7 @@ int main(int argc, char **argv)
 	struct usdt_program prog;
 	struct usdt_diag diag;
 	struct strv texts = { 0 };
+	bool cpp_warned = false;
 	char *output = NULL;
 	int rc;
 	size_t i;
@@ -524,20 +569,8 @@ int main(int argc, char **argv)
 		const char *src = o.sources.v[i];
 		char *text = NULL;
 		size_t len = 0;
-		int err;
 
-		if (o.cpp) {
-			struct usdt_cpp_opts co = {
-				.cpp = getenv("CPP"),
-				.args = o.cpp_args.v,
-				.nargs = o.cpp_args.n,
-			};
-
-			err = usdt_cpp_run(&co, src, &text, &len, &diag);
-		} else {
-			err = read_whole_file(src, &text, &len, &diag);
-		}
-		if (err)
+		if (read_source(&o, src, &text, &len, &cpp_warned, &diag))
 			continue;
 		if (strv_push(&texts, text)) {
 			free(text);

@@ -58,6 +58,7 @@ struct token {
 	size_t len;
 	struct usdt_loc loc;   /* logical position, after line markers */
 	const char *line_text; /* start of the physical source line */
+	bool sys;              /* from a system header (line marker flag 3) */
 };
 
 struct lexer {
@@ -68,11 +69,12 @@ struct lexer {
 	const char *file; /* logical file name (interned) */
 	long next_delta;  /* a line marker, applied at the next newline */
 	const char *next_file;
+	bool sys, next_sys; /* the logical file is a system header */
 	bool marker_pending;
 	bool in_directive; /* between T_HASH and T_EOL */
 	bool at_bol;       /* nothing but blanks since the line began */
 	unsigned errors;   /* reported by the lexer */
-	struct usdt_diag *diag;
+	struct usdt_diag *diag; /* NULL: lexical errors are not reported */
 };
 
 void lex_init(struct lexer *lx, const char *file, const char *text, size_t len,
@@ -80,8 +82,11 @@ void lex_init(struct lexer *lx, const char *file, const char *text, size_t len,
 void lex_next(struct lexer *lx, struct token *t);
 /* Discard the rest of a directive line (up to, not including, its newline). */
 void lex_skip_line(struct lexer *lx);
-/* A line marker: the line after the current one is `line` of `file`. */
-void lex_set_next_line(struct lexer *lx, unsigned long line, const char *file);
+/*
+ * A line marker: the line after the current one is `line` of `file`, which is
+ * a system header when `sys` (the marker's flag 3).
+ */
+void lex_set_next_line(struct lexer *lx, unsigned long line, const char *file, bool sys);
 
 bool tok_is(const struct token *t, const char *s);
 bool tok_punct(const struct token *t, char c);
@@ -189,6 +194,8 @@ struct pending_attr {
 struct probe_slot {
 	size_t provider, probe; /* indices into the model; probe == SIZE_MAX: empty */
 	unsigned long hash;
+	unsigned long block;     /* the last `provider { }` block declaring it */
+	struct usdt_loc block_loc; /* where that block declares it */
 };
 
 struct front {
@@ -199,6 +206,7 @@ struct front {
 	size_t nstrings, capstrings;
 	struct pending_attr *pending; /* pragmas naming a provider not seen yet */
 	size_t npending, cappending;
+	unsigned long nblocks; /* `provider { }` blocks read, in every call */
 };
 
 const char *fe_intern(struct front *fe, const char *s, size_t n);

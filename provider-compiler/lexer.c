@@ -17,11 +17,16 @@
  *
  * Positions are logical: after a line marker, tokens carry the file and line
  * the marker names, so diagnostics point into the original .d file; the
- * source line shown under a diagnostic is still the physical one.
+ * source line shown under a diagnostic is still the physical one. A marker's
+ * flag 3 (system header) marks the tokens that follow as `sys`.
+ *
+ * usdt_needs_cpp(), at the end, walks the same tokens to tell the command
+ * whether a file given without -C needs the preprocessor anyway.
  */
 #include "front.h"
 
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 static bool is_ident_start(int c)
@@ -72,6 +77,8 @@ static struct usdt_loc loc_at(const struct lexer *lx, const char *p)
 static void error_loc(struct lexer *lx, struct usdt_loc loc, const char *line_start,
 		      const char *msg)
 {
+	if (!lx->diag)
+		return;
 	if (lx->errors >= MAX_LEX_ERRORS) {
 		lx->diag->errors++; /* still an error, just not shown */
 		return;
@@ -95,18 +102,20 @@ static void newline(struct lexer *lx)
 	if (lx->marker_pending) {
 		lx->line_delta = lx->next_delta;
 		lx->file = lx->next_file;
+		lx->sys = lx->next_sys;
 		lx->marker_pending = false;
 	}
 }
 
 static bool skip_block_comment(struct lexer *lx);
 
-void lex_set_next_line(struct lexer *lx, unsigned long line, const char *file)
+void lex_set_next_line(struct lexer *lx, unsigned long line, const char *file, bool sys)
 {
 	if (line > INT_MAX)
 		line = INT_MAX;
 	lx->next_delta = (long)line - (long)(lx->pline + 1);
 	lx->next_file = file ? file : lx->file;
+	lx->next_sys = sys;
 	lx->marker_pending = true;
 }
 
@@ -211,6 +220,7 @@ void lex_next(struct lexer *lx, struct token *t)
 			t->len = 0;
 			t->loc = loc_at(lx, p);
 			t->line_text = lx->line_start;
+			t->sys = lx->sys;
 			return;
 		}
 		if (*p == '\n') {
@@ -222,6 +232,7 @@ void lex_next(struct lexer *lx, struct token *t)
 				t->len = 0;
 				t->loc = loc_at(lx, p);
 				t->line_text = lx->line_start;
+				t->sys = lx->sys;
 				return;
 			}
 			newline(lx);
@@ -277,6 +288,7 @@ void lex_next(struct lexer *lx, struct token *t)
 			t->len = 1;
 			t->loc = loc_at(lx, p);
 			t->line_text = lx->line_start;
+			t->sys = lx->sys;
 			lx->p++;
 			return;
 		}
@@ -285,6 +297,7 @@ void lex_next(struct lexer *lx, struct token *t)
 		t->start = p;
 		t->loc = loc_at(lx, p);
 		t->line_text = lx->line_start;
+		t->sys = lx->sys;
 		if (is_ident_start((unsigned char)*p)) {
 			while (lx->p < lx->end && is_ident_char((unsigned char)*lx->p))
 				lx->p++;
@@ -331,4 +344,106 @@ bool tok_is(const struct token *t, const char *s)
 bool tok_punct(const struct token *t, char c)
 {
 	return t->kind == T_PUNCT && t->len == 1 && t->start[0] == c;
+}
+
+/* ---- whether a source needs the C preprocessor (usdt_needs_cpp) --------- */
+
+/* Directives only cpp gives a meaning: name as a static string, or NULL. */
+static const char *cpp_only_directive(const struct token *t)
+{
+	static const char *const names[] = {
+		"if",	 "ifdef", "ifndef",  "elif",	     "elifdef", "elifndef",
+		"else",	 "endif", "include", "include_next", "import",
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (tok_is(t, names[i]))
+			return names[i];
+	return NULL;
+}
+
+#define MAX_SCAN_MACROS 256
+
+/* A macro of a #define seen so far, and where it was defined. */
+struct scan_macro {
+	const char *name;
+	size_t len;
+	struct usdt_loc at;
+};
+
+static struct scan_macro *scan_find(struct scan_macro *m, size_t n, const struct token *t)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (m[i].len == t->len && memcmp(m[i].name, t->start, t->len) == 0)
+			return &m[i];
+	return NULL;
+}
+
+static void set_need(struct usdt_cpp_need *need, struct usdt_loc at, const char *directive)
+{
+	need->line = at.line;
+	need->col = at.col;
+	need->directive = directive;
+}
+
+/*
+ * Walks the tokens as the parser would see them (comments, strings and `#`
+ * comment lines are no directives) and stops at the first line that needs
+ * cpp. A macro counts as used only outside directives: cpp does not expand
+ * `#pragma D` lines, and a use in `#if` is a conditional anyway.
+ */
+bool usdt_needs_cpp(const char *text, size_t len, struct usdt_cpp_need *need)
+{
+	struct scan_macro *macros = NULL, *m;
+	size_t nmacros = 0, cap = 0;
+	struct lexer lx;
+	struct token t, word, name;
+	bool found = false;
+
+	lex_init(&lx, "", text, len, NULL);
+	for (lex_next(&lx, &t); t.kind != T_EOF && !found; lex_next(&lx, &t)) {
+		if (t.kind == T_IDENT && (m = scan_find(macros, nmacros, &t)) != NULL) {
+			set_need(need, m->at, "define");
+			found = true;
+		}
+		if (t.kind != T_HASH)
+			continue;
+		lex_next(&lx, &word);
+		if (word.kind == T_EOL)
+			continue;
+		if (cpp_only_directive(&word)) {
+			set_need(need, word.loc, cpp_only_directive(&word));
+			found = true;
+		} else if (tok_is(&word, "define") || tok_is(&word, "undef")) {
+			lex_next(&lx, &name);
+			if (name.kind == T_EOL)
+				continue;
+			m = name.kind == T_IDENT ? scan_find(macros, nmacros, &name) : NULL;
+			if (tok_is(&word, "undef") && m) {
+				*m = macros[--nmacros];
+			} else if (tok_is(&word, "define") && name.kind == T_IDENT && !m) {
+				/*
+				 * Past MAX_SCAN_MACROS (a C header, not a provider), or out
+				 * of memory, it is not worth telling: assume it is used.
+				 * The bound keeps the scan linear on any input.
+				 */
+				if (nmacros == MAX_SCAN_MACROS ||
+				    fe_grow((void **)&macros, &cap, nmacros, sizeof(*macros))) {
+					set_need(need, word.loc, "define");
+					found = true;
+				} else {
+					macros[nmacros].name = name.start;
+					macros[nmacros].len = name.len;
+					macros[nmacros++].at = word.loc;
+				}
+			}
+		}
+		lex_skip_line(&lx);
+		lex_next(&lx, &t); /* the directive's T_EOL */
+	}
+	free(macros);
+	return found;
 }

@@ -26,16 +26,27 @@
  *    (names may repeat there); an unnamed or unknown name is an error, as in
  *    DTrace (dt_decl_prototype() requires names in an output prototype, so
  *    its fallback to mapping by position is never reached).
- *  - a probe declared again with the same signature is accepted (files are
- *    split, headers included twice); with another signature it is an error.
- *    A provider declared again gains the new probes.
+ *  - a probe declared again in another `provider { }` block (the same
+ *    provider in another -s file, a header included twice) with the same
+ *    signature is accepted; with another signature it is an error. Twice in
+ *    one block it is an error whatever the signature, as DTrace's "probe
+ *    redeclared": that is a slip, never a split file. A provider declared
+ *    again gains the new probes (DTrace would require the same probes; real
+ *    projects split one provider across files, SPEC-compat.md item 13).
  *  - `#pragma D attributes A/B/C provider P which` may come before or after
  *    the provider, even in another parse call.
  *  - preprocessor conditionals and includes are not run here: the command
- *    runs cpp for -C. Seeing one means the user forgot -C, which is an
- *    error rather than a silent probe inside `#if 0`. `#define`/`#undef`
- *    are skipped (SystemTap does the same); a type that only a skipped
- *    macro defines is then reported as unknown, with a note to pass -C.
+ *    runs cpp, for -C and for a file that needs it (usdt_needs_cpp() in
+ *    lexer.c decides). Seeing one here is an error rather than a silent
+ *    probe inside `#if 0`. `#define`/`#undef` are skipped (SystemTap does
+ *    the same); a type that only a skipped macro defines is then reported
+ *    as unknown, with a note to pass -C.
+ *  - text cpp took from a system header (line marker flag 3: glibc's GNU C,
+ *    with `__attribute__`, `__extension__`, inline functions) is read
+ *    silently and only for its typedefs and struct/union/enum definitions
+ *    (sys_declaration()); a typedef not fully read is left unchecked. A
+ *    system header's typedef of a well-known name (`uint8_t`) keeps the
+ *    table's entry and its standard C spelling.
  *
  * Errors are reported through diag as they are found, with recovery to the
  * next `;` or `}` so that one run reports all of them; usdt_parse() then
@@ -61,10 +72,13 @@ struct parser {
 	struct front *fe;
 	struct usdt_diag *diag;
 	unsigned nest;
+	unsigned long block; /* the `provider { }` block being read: fe->nblocks */
 	bool in_directive; /* directive_line() is reading a directive's tokens */
 	unsigned nerrors;
 	bool stop; /* too many errors */
 	bool oom;
+	unsigned quiet; /* reading a system header: errors are not reported */
+	unsigned long quiet_errors; /* but counted */
 	bool cpp_hint_given; /* the "pass -C" advice is given once per source */
 	bool macro_note_given;
 	/* Macro names of skipped #defines, to explain unknown types. */
@@ -123,6 +137,10 @@ static void USDT_PRINTF(4, 0) verror(struct parser *ps, struct usdt_loc loc, con
 {
 	char msg[512];
 
+	if (ps->quiet) {
+		ps->quiet_errors++;
+		return;
+	}
 	/*
 	 * Like a compiler's error limit: past it, the input is not D and more
 	 * messages (each with its source line) would only bury the first ones.
@@ -166,7 +184,7 @@ static void USDT_PRINTF(3, 4) note_loc(struct parser *ps, struct usdt_loc loc, c
 	char msg[512];
 	va_list ap;
 
-	if (ps->stop)
+	if (ps->stop || ps->quiet)
 		return;
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
@@ -329,6 +347,7 @@ static void line_marker(struct parser *ps)
 	struct token num = ps->cur;
 	const char *file = NULL;
 	unsigned long line;
+	bool sys = false;
 
 	if (!parse_ulong(&num, &line) || (num.start[0] == '0' && num.len > 1)) {
 		error_tok(ps, &num, "invalid line number in line marker");
@@ -348,11 +367,20 @@ static void line_marker(struct parser *ps)
 		}
 		advance(ps);
 	}
-	/* Flags (1 2 3 4) only say which include level: nothing to do. */
+	/*
+	 * Flags: 1 and 2 enter and leave an include, 4 is extern "C"; 3 says the
+	 * text comes from a system header, which is read leniently
+	 * (sys_declaration()).
+	 */
+	while (ps->cur.kind == T_NUMBER) {
+		if (ps->cur.len == 1 && ps->cur.start[0] == '3')
+			sys = true;
+		advance(ps);
+	}
 	if (ps->cur.kind != T_EOL && ps->cur.kind != T_EOF)
 		lex_skip_line(&ps->lx), advance(ps);
 	if (ps->cur.kind == T_EOL) {
-		lex_set_next_line(&ps->lx, line, file);
+		lex_set_next_line(&ps->lx, line, file, sys);
 		advance(ps);
 	}
 }
@@ -1127,6 +1155,8 @@ static void parse_declarator(struct parser *ps, struct decl *d, bool param)
 static void parse_typedef(struct parser *ps)
 {
 	struct decl base = { 0 };
+	size_t first = ps->fe->types.ndefs, i;
+	unsigned long quiet_errors = ps->quiet_errors;
 	char buf[64];
 
 	advance(ps);
@@ -1153,7 +1183,13 @@ static void parse_typedef(struct parser *ps)
 			break;
 		}
 		old = types_user_typedef(&ps->fe->types, d.name.start, d.name.len);
-		if (old) {
+		if (!old && ps->quiet && types_lookup(&ps->fe->types, d.name.start, d.name.len)) {
+			/*
+			 * A system header's own definition of a well-known name
+			 * (`typedef __uint8_t uint8_t;`): the table's entry is the same
+			 * type and keeps the standard spelling in the header's checks.
+			 */
+		} else if (old) {
 			/* C11 allows the same typedef twice; another type is a conflict. */
 			if (old->type.kind != d.t.kind || old->type.c_base != d.t.c_base ||
 			    old->type.ptr != d.t.ptr || old->type.tag != d.t.tag ||
@@ -1178,6 +1214,14 @@ static void parse_typedef(struct parser *ps)
 		error_after_prev(ps, "expected ';' after typedef");
 		skip_statement(ps);
 	}
+	/*
+	 * A system header's typedef not fully read (`typedef int register_t
+	 * __attribute__((__mode__(__word__)));` is not an int) is left
+	 * unchecked: a probe may use it, and the header does not check it.
+	 */
+	if (ps->quiet_errors != quiet_errors)
+		for (i = first; i < ps->fe->types.ndefs; i++)
+			ps->fe->types.defs[i].type.kind = B_UNKNOWN;
 }
 
 /* ---- providers and probes ------------------------------------------------- */
@@ -1555,13 +1599,23 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 			continue;
 		o = &pv->probes[fe->slots[j].probe];
 		if (strcmp(o->name, p->name) == 0) {
-			if (!same_signature(o, p)) {
+			if (fe->slots[j].block == ps->block) {
+				/* DTrace: "probe redeclared"; a slip, never a split file. */
+				error_tok(ps, name,
+					  "probe '%s' of provider '%s' redeclared in the same "
+					  "provider block",
+					  p->name, pv->name);
+				note_loc(ps, fe->slots[j].block_loc,
+					 "previous declaration of '%s' was here", o->name);
+			} else if (!same_signature(o, p)) {
 				error_tok(ps, name,
 					  "probe '%s' of provider '%s' redeclared with another "
 					  "signature",
 					  p->name, pv->name);
 				note_loc(ps, o->loc, "previous declaration of '%s' was here", o->name);
 			}
+			fe->slots[j].block = ps->block;
+			fe->slots[j].block_loc = p->loc;
 			free_probe(p);
 			return;
 		}
@@ -1584,6 +1638,8 @@ static void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 		fe->slots[j].provider = pi;
 		fe->slots[j].probe = pv->nprobes;
 		fe->slots[j].hash = h;
+		fe->slots[j].block = ps->block;
+		fe->slots[j].block_loc = p->loc;
 		fe->nused++;
 	}
 	pv->probes[pv->nprobes++] = *p;
@@ -1713,6 +1769,7 @@ static void parse_provider(struct parser *ps)
 	}
 	open = ps->cur;
 	advance(ps);
+	ps->block = ++ps->fe->nblocks;
 	for (;;) {
 		if (ps->oom)
 			return;
@@ -1840,6 +1897,59 @@ static void parse_tag_declaration(struct parser *ps)
 		error_after_prev(ps, "expected ';' after the %s definition", "type");
 }
 
+/*
+ * Skips one C declaration or function definition: up to a ';' at bracket
+ * depth 0, or the body of a function (a '{' group right after a ')', as in
+ * `int f(int x) __attribute__((pure)) { ... }`), whichever comes first.
+ * Stops where system-header text ends, so the .d itself is never skipped.
+ */
+static void skip_c_declaration(struct parser *ps)
+{
+	bool after_paren = false;
+
+	while (ps->cur.kind != T_EOF && ps->cur.sys) {
+		if (at_punct(ps, ';')) {
+			advance(ps);
+			return;
+		}
+		if (at_punct(ps, '{')) {
+			skip_balanced(ps);
+			if (after_paren)
+				return;
+			continue;
+		}
+		after_paren = at_punct(ps, '(');
+		if (after_paren || at_punct(ps, '['))
+			skip_balanced(ps);
+		else
+			advance(ps); /* a stray closer included */
+	}
+}
+
+/*
+ * A declaration from a system header (`#include <sys/types.h>`, run through
+ * cpp): glibc's C, with GNU extensions (`__extension__`, `__attribute__`,
+ * inline functions, array sizes computed with sizeof) that a .d never needs
+ * and this parser does not read. Typedefs and struct/union/enum definitions
+ * are read for the types a probe may name (`socklen_t`, `struct timeval *`),
+ * without reporting anything (parse_typedef() leaves a typedef it could not
+ * fully read unchecked). Functions and variables are skipped. (SystemTap's
+ * tool skips every non-provider text alike.)
+ */
+static void sys_declaration(struct parser *ps)
+{
+	ps->quiet++;
+	while (at_ident(ps, "__extension__"))
+		advance(ps);
+	if (at_ident(ps, "typedef"))
+		parse_typedef(ps);
+	else if (at_ident(ps, "struct") || at_ident(ps, "union") || at_ident(ps, "enum"))
+		parse_tag_declaration(ps);
+	else
+		skip_c_declaration(ps);
+	ps->quiet--;
+}
+
 static void parse_top(struct parser *ps)
 {
 	char buf[64];
@@ -1847,6 +1957,8 @@ static void parse_top(struct parser *ps)
 	while (ps->cur.kind != T_EOF && !ps->oom) {
 		if (ps->cur.kind == T_EOL || at_punct(ps, ';')) {
 			advance(ps);
+		} else if (ps->cur.sys && !at_ident(ps, "provider")) {
+			sys_declaration(ps);
 		} else if (at_ident(ps, "provider")) {
 			parse_provider(ps);
 		} else if (at_ident(ps, "typedef")) {

@@ -4,6 +4,8 @@
  * separated by NUL bytes, parsed into one program as `dtrace -s a -s b`
  * would (so the merging of providers across calls is fuzzed too). The
  * model is walked afterwards so that a half-built model is caught by ASan.
+ * usdt_needs_cpp(), which the command runs over each file first, is fuzzed
+ * on the same sources.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -63,6 +65,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		const char *nul = memchr(p, '\0', (size_t)(end - p));
 		size_t n = nul ? (size_t)(nul - p) : (size_t)(end - p);
 
+		struct usdt_cpp_need need;
+
+		/* What dtrace asks first of every file given without -C. */
+		if (usdt_needs_cpp(p, n, &need) && (!need.line || !need.col || !need.directive))
+			abort();
 		usdt_parse(&prog, "fuzz.d", p, n, &diag);
 		if (!nul)
 			break;

@@ -1,8 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * usdt_parse() as a library call: what dump-model cannot show. Each check
- * states what the interface (usdt_provider.h, diag.h) promises.
+ * states what the interface (usdt_provider.h, diag.h) promises. Also
+ * usdt_needs_cpp(), which decides whether dtrace runs cpp without -C.
  */
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,12 +128,70 @@ static void test_no_translation_invariant(void)
 	usdt_program_free(&prog);
 }
 
+/* usdt_needs_cpp() on an unterminated copy of text: the directive, or NULL. */
+static const char *needs(const char *text, unsigned *line, unsigned *col)
+{
+	size_t n = strlen(text);
+	char *buf = malloc(n ? n : 1);
+	struct usdt_cpp_need need = { 0, 0, NULL };
+	bool yes;
+
+	memcpy(buf, text, n);
+	yes = usdt_needs_cpp(buf, n, &need);
+	free(buf);
+	*line = need.line;
+	*col = need.col;
+	return yes ? need.directive : NULL;
+}
+
+static void test_needs_cpp(void)
+{
+	static const char *const no[] = {
+		"provider p { probe a(); };",
+		("# 1 \"x.d\"\n# 3 \"/usr/include/y.h\" 1 3 4\n#line 9\n#pragma D attributes "
+		 "Stable/Stable/Common provider p args\n#pragma once\n"),
+		"# file: x.c\n#!/usr/sbin/dtrace -s\nprovider p { probe a(); # if x\n};\n",
+		"/*\n#include <x.h>\n*/ // #ifdef X\nprovider p { probe a(char *s = \"#if\"); };",
+		"#define UNUSED 1\n#undef UNUSED\n#error stop\n#warning w\n#ident \"x\"\n",
+		/* a macro undefined before its use, and one used only before it is defined */
+		"#define T int\n#undef T\nprovider p { probe a(T); };\nU\n#define U long\n",
+		/* a use in a directive is cpp's business there, not here */
+		"#define P p\n#pragma D attributes Stable/Stable/Common provider P args\n",
+		"#define\n#undef\n# define\n#",
+		"",
+	};
+	unsigned line, col;
+	const char *d;
+	size_t i;
+
+	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		d = needs(no[i], &line, &col);
+		if (d)
+			fprintf(stderr, "case %zu: '#%s' at %u:%u\n", i, d, line, col);
+		CHECK(d == NULL);
+	}
+	d = needs("/* x */\n  #  ifdef __APPLE__\n#endif\n", &line, &col);
+	CHECK(d && !strcmp(d, "ifdef") && line == 2 && col == 6);
+	d = needs("provider p {\n#include \"more.d\"\n};", &line, &col);
+	CHECK(d && !strcmp(d, "include") && line == 2 && col == 2);
+	d = needs("#else\n", &line, &col);
+	CHECK(d && !strcmp(d, "else") && line == 1 && col == 2);
+	/* A used macro: at its #define (the use may come much later). */
+	d = needs("#define A 1\n#define TxnId unsigned int\n\nprovider p { probe a(TxnId); };",
+		  &line, &col);
+	CHECK(d && !strcmp(d, "define") && line == 2 && col == 2);
+	/* Defined again after an #undef, then used. */
+	d = needs("#define T int\n#undef T\n#define T long\nT", &line, &col);
+	CHECK(d && !strcmp(d, "define") && line == 3);
+}
+
 int main(void)
 {
 	test_names_outlive_inputs();
 	test_error_then_success();
 	test_caret_under_tab();
 	test_no_translation_invariant();
+	test_needs_cpp();
 	if (failures)
 		fprintf(stderr, "%d check(s) failed\n", failures);
 	else

@@ -1,0 +1,4 @@
+provider twin {
+	probe close(int);
+	probe open(int, char const*);
+};
