@@ -14,8 +14,10 @@
 # UBSAN_OPTIONS for the tests; tests/lib/common.sh sends every report of the
 # processes a shell test starts into its scratch directory and fails the test
 # when one appears. Tests that cannot work on sanitized binaries (valgrind,
-# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz suite is not
-# run twice: its targets are built with sanitizers in both runs.
+# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz and fresh
+# suites are not run twice (SAN_SKIP_SUITES below): the fuzz targets are
+# built with sanitizers in both runs, and fresh (scripts/fresh-check.sh)
+# builds the committed tree in a fresh Debian 12 chroot of its own.
 #
 #   BUILDDIR          the normal build directory (default: build)
 #   SAN_BUILDDIR      the sanitizer build directory (default: $BUILDDIR-san)
@@ -34,6 +36,10 @@ sanbuilddir=${SAN_BUILDDIR:-$builddir-san}
 runs=${USDTKIT_RUNS:-plain san}
 rc=0
 logs=""
+# Suites the sanitizer run leaves out, because they do not test this build:
+# fuzz (its targets are built with sanitizers outside meson, in both runs)
+# and fresh (it builds the committed tree in a chroot of its own).
+SAN_SKIP_SUITES="fuzz fresh"
 
 for run in $runs; do
 	case $run in
@@ -50,7 +56,8 @@ for run in $runs; do
 		cc=${CC_SAN:-clang}
 		prefix="--prefix=asan/"
 		# Sanitized programs run 2-3 times slower.
-		testargs="--timeout-multiplier 3 --no-suite fuzz"
+		testargs="--timeout-multiplier 3"
+		for s in $SAN_SKIP_SUITES; do testargs="$testargs --no-suite $s"; done
 		;;
 	*)
 		echo "USDTKIT_RUNS: unknown run '$run' (plain, san)" >&2
