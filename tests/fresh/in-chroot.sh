@@ -34,8 +34,11 @@ sh scripts/deps.sh 2> >(grep -v '^debconf: delaying package configuration' >&2) 
 	{ echo "fresh: FAIL: scripts/deps.sh failed" >&2; exit 1; }
 took "scripts/deps.sh"
 
-meson setup build -Dwerror=true >build.log 2>&1 && ninja -C build >>build.log 2>&1 ||
-	{ tail -60 build.log >&2; echo "fresh: FAIL: the build failed (above)" >&2; exit 1; }
+if ! { meson setup build -Dwerror=true && ninja -C build; } >build.log 2>&1; then
+	tail -60 build.log >&2
+	echo "fresh: FAIL: the build failed (above)" >&2
+	exit 1
+fi
 took "the build"
 
 meson test -C build --no-rebuild --print-errorlogs --num-processes 2 \
