@@ -150,6 +150,13 @@ if [ -n "$cache" ]; then
 		[ -e "$cache/apt/${f##*/}" ] && continue
 		ln "$f" "$cache/apt/" 2>/dev/null || cp "$f" "$cache/apt/" 2>/dev/null || true
 	done
+	# After a complete run, versions apt no longer wanted (superseded by
+	# updates) leave the cache, which so stays at one install's size.
+	if [ "$rc" -eq 0 ]; then
+		for f in "$cache"/apt/*.deb; do
+			[ -e "$root/var/cache/apt/archives/${f##*/}" ] || rm -f "$f"
+		done
+	fi
 fi
 rm -rf "$scratch"
 step "done: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)")"
