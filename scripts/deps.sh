@@ -3,13 +3,24 @@
 # missing. Idempotent and quiet when everything is there.
 set -eu
 
+# Installed with --no-install-recommends, so every package the build or a
+# test needs is named here, recommended or not; scripts/fresh-check.sh (the
+# test fresh/fresh-debian12) proves the list complete on a minimal Debian 12.
 # gcc-12-multilib rather than gcc-multilib: Debian's gcc-multilib conflicts
 # with the aarch64 cross compiler, which the -G cross-target tests need.
+# libc6-dev-arm64-cross: that compiler's libc (its crt files and libc.so),
+# only recommended by gcc-aarch64-linux-gnu; without it every aarch64 link
+# fails. libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (the
+# sanitizer run, the fuzz targets), only recommended by clang.
+# python3-pyparsing: SystemTap's dtrace parses .d files with it when it is
+# there, and with a weaker fallback, which drops probes, when it is not; the
+# tests compare against the former. systemd: systemd-socket-activate;
+# procps: ps; file, strace: used by the tests. debootstrap: the fresh check.
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
-libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev
-gdb valgrind bpftrace linux-perf systemtap-sdt-dev
-gcc-12-multilib gcc-aarch64-linux-gnu g++ cmake
-man-db groff-base mandoc"
+libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev
+gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
+gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
+man-db groff-base mandoc systemd procps file strace debootstrap"
 
 missing=""
 for p in $PKGS; do
@@ -22,12 +33,17 @@ if [ -n "$missing" ]; then
 	echo "usdtkit: installing:$missing" >&2
 	export DEBIAN_FRONTEND=noninteractive
 	$SUDO apt-get update -qq
-	# One at a time: a package the archive cannot satisfy is named, not hidden
-	# behind apt's "held broken packages".
-	for p in $missing; do
-		$SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
-			{ echo "usdtkit: apt-get install $p failed" >&2; exit 1; }
-	done
+	# All at once: dpkg's triggers (man-db's index, ldconfig) run once, not
+	# once a package, which takes minutes off a fresh machine's install.
+	# shellcheck disable=SC2086
+	if ! $SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null; then
+		# Then one at a time: a package the archive cannot satisfy is named,
+		# not hidden behind apt's "held broken packages".
+		for p in $missing; do
+			$SUDO apt-get install -y -qq --no-install-recommends "$p" >/dev/null ||
+				{ echo "usdtkit: apt-get install $p failed" >&2; exit 1; }
+		done
+	fi
 fi
 
 # The one file gcc-multilib would have added: /usr/include/asm, the kernel's

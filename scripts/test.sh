@@ -14,9 +14,11 @@
 # UBSAN_OPTIONS for the tests; tests/lib/common.sh sends every report of the
 # processes a shell test starts into its scratch directory and fails the test
 # when one appears. Tests that cannot work on sanitized binaries (valgrind,
-# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz suite is not
-# run twice: its targets are built with sanitizers in both runs; nor is the
-# realworld suite, which measures the real tools on whole projects.
+# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz, fresh and
+# realworld suites are not run twice (SAN_SKIP_SUITES below): the fuzz
+# targets are built with sanitizers in both runs, fresh
+# (scripts/fresh-check.sh) builds the committed tree in a fresh Debian 12
+# chroot of its own, and realworld measures the real tools on whole projects.
 #
 #   BUILDDIR          the normal build directory (default: build)
 #   SAN_BUILDDIR      the sanitizer build directory (default: $BUILDDIR-san)
@@ -35,6 +37,10 @@ sanbuilddir=${SAN_BUILDDIR:-$builddir-san}
 runs=${USDTKIT_RUNS:-plain san}
 rc=0
 logs=""
+# Suites the sanitizer run leaves out, because they do not test this build:
+# fuzz (its targets are built with sanitizers outside meson, in both runs)
+# and fresh (it builds the committed tree in a chroot of its own).
+SAN_SKIP_SUITES="fuzz fresh realworld"
 
 for run in $runs; do
 	case $run in
@@ -51,7 +57,8 @@ for run in $runs; do
 		cc=${CC_SAN:-clang}
 		prefix="--prefix=asan/"
 		# Sanitized programs run 2-3 times slower.
-		testargs="--timeout-multiplier 3 --no-suite fuzz --no-suite realworld"
+		testargs="--timeout-multiplier 3"
+		for s in $SAN_SKIP_SUITES; do testargs="$testargs --no-suite $s"; done
 		;;
 	*)
 		echo "USDTKIT_RUNS: unknown run '$run' (plain, san)" >&2

@@ -1,0 +1,163 @@
+#!/bin/sh
+# The fresh-machine check: proves that `sh scripts/deps.sh` alone is enough to
+# build usdtkit and run its tests on a fresh Debian 12 machine. The README
+# promises it; a machine that has been used for development cannot show it,
+# because packages installed by hand hide the ones deps.sh forgets.
+#
+# So, as root:
+#   1. debootstrap a minimal Debian 12 (bookworm, --variant=minbase: only
+#      the Essential and "required" packages and apt) into a scratch
+#      directory under /var/tmp, outside any checkout;
+#   2. put the repository's committed tree (`git archive HEAD`: uncommitted
+#      and ignored files cannot help) in it, at /usdtkit;
+#   3. in a private mount and PID namespace, with /proc and /dev mounted and
+#      nothing else of the host (no /sys, so no tracefs), chroot into it and
+#      run tests/fresh/in-chroot.sh: `sh scripts/deps.sh`, the only thing
+#      that installs anything, then the build and every test that needs no
+#      kernel tracing (that script's head comment says which and why);
+#   4. remove the scratch directory. The namespaces die with their last
+#      process, taking the mounts and any process a test left behind with
+#      them: the host never sees the mounts, so nothing can leak into it and
+#      the removal cannot reach through them.
+#
+# Downloaded .deb files are kept in a cache on the host (USDTKIT_FRESH_CACHE,
+# default /var/cache/usdtkit-fresh; empty: none) and hard-linked (or copied)
+# into the chroot's apt archive before deps.sh runs: apt still has to
+# install every one of them, so the cache saves the download and hides no
+# missing package. Mirror: USDTKIT_FRESH_MIRROR (default the first deb.debian
+# style URI of the host's apt sources, else http://deb.debian.org/debian);
+# the chroot gets the host's apt sources (main, updates, security) when they
+# exist. Exit 0 when every test passed, 1 otherwise. On a 2-core machine it
+# takes about 3 minutes (debootstrap 49 s, deps.sh 49 s, build 5 s, tests
+# 79 s), and 6 under a load of 7; meson runs it as the test
+# fresh/fresh-debian12 in the plain run of scripts/test.sh (README.md,
+# "Building by hand").
+set -eu
+if [ "$(id -u)" -ne 0 ]; then
+	echo "fresh-check: needs root (debootstrap, chroot, mount)" >&2
+	exit 1
+fi
+top=$(cd "$(dirname "$0")/.." && pwd)
+for c in debootstrap unshare chroot git flock; do
+	command -v "$c" >/dev/null || {
+		echo "fresh-check: $c is not installed (scripts/deps.sh installs debootstrap)" >&2
+		exit 1
+	}
+done
+commit=$(git -C "$top" rev-parse --verify -q HEAD) || {
+	echo "fresh-check: $top is not a git checkout with a commit; the check tests the committed tree (git archive HEAD)" >&2
+	exit 1
+}
+if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+	echo "fresh-check: note: testing HEAD ($commit); uncommitted changes are not part of it" >&2
+fi
+
+mirror=${USDTKIT_FRESH_MIRROR:-}
+if [ -z "$mirror" ]; then
+	mirror=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/\{0,1\}$/\1/p' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
+fi
+cache=${USDTKIT_FRESH_CACHE-/var/cache/usdtkit-fresh}
+
+# A check killed by SIGKILL (a CI timeout) leaves its scratch directory:
+# the next one removes those whose check is gone. Their namespaces died
+# with their processes, so they hold no mounts.
+for old in /var/tmp/usdtkit-fresh.*; do
+	[ -f "$old/owner" ] || continue
+	kill -0 "$(cat "$old/owner")" 2>/dev/null || rm -rf "$old"
+done
+scratch=$(mktemp -d /var/tmp/usdtkit-fresh.XXXXXX)
+echo $$ >"$scratch/owner"
+cleanup() {
+	rm -rf "$scratch"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+root=$scratch/root
+start=$(date +%s)
+
+step() {
+	echo "fresh-check: [$(($(date +%s) - start)) s] $*"
+}
+
+step "debootstrap --variant=minbase bookworm from $mirror"
+ds_cache=""
+if [ -n "$cache" ]; then
+	mkdir -p "$cache/debootstrap" "$cache/apt"
+	ds_cache="--cache-dir=$cache/debootstrap"
+fi
+# The lock: two checks at once would both write the same cached .deb.
+# unshare --mount: debootstrap mounts /proc and /sys in the target while it
+# configures packages; in a namespace of its own, a debootstrap killed
+# half-way cannot leave them mounted on the host.
+# shellcheck disable=SC2086
+if ! flock "${cache:-$scratch}/.lock" unshare --mount --propagation private \
+	debootstrap --variant=minbase $ds_cache bookworm "$root" "$mirror" \
+	>"$scratch/debootstrap.log" 2>&1; then
+	tail -30 "$scratch/debootstrap.log" >&2
+	[ -f "$root/debootstrap/debootstrap.log" ] && tail -30 "$root/debootstrap/debootstrap.log" >&2
+	echo "fresh-check: FAIL: debootstrap failed (log above)" >&2
+	exit 1
+fi
+
+# The host's apt sources (same mirror, plus bookworm-updates and security as
+# on an installed machine) and its resolver, for apt-get in the chroot.
+if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+	cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/"
+	rm -f "$root/etc/apt/sources.list"
+fi
+cp -L /etc/resolv.conf "$root/etc/resolv.conf"
+# dpkg without an fsync per file, as in Debian's container images: a chroot
+# thrown away afterwards needs no crash safety, and it halves the install.
+echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/usdtkit-fresh-unsafe-io"
+
+if [ -n "$cache" ]; then
+	# The same file system: hard links, else copies.
+	for f in "$cache"/apt/*.deb; do
+		[ -e "$f" ] || continue
+		# debootstrap leaves its own there.
+		[ -e "$root/var/cache/apt/archives/${f##*/}" ] && continue
+		ln "$f" "$root/var/cache/apt/archives/" 2>/dev/null ||
+			cp "$f" "$root/var/cache/apt/archives/"
+	done
+fi
+
+mkdir "$root/usdtkit"
+git -C "$top" archive --format=tar "$commit" | tar -x -C "$root/usdtkit"
+step "testing commit $commit in $root"
+
+# --fork --pid: the chroot's processes live in their own PID namespace and
+# die with its first process; --kill-child: that one dies with unshare
+# (a timeout's SIGTERM). --mount: private mounts, gone with the namespace.
+rc=0
+# shellcheck disable=SC2016 # expanded by the inner sh, from its $1
+unshare --mount --pid --fork --kill-child --propagation private sh -euc '
+	root=$1
+	# The root a mount point, as on a machine (unshare(1) in the tests
+	# changes its propagation, which a plain directory does not have).
+	mount --bind "$root" "$root"
+	mount -t proc proc "$root/proc"
+	mount --rbind /dev "$root/dev"
+	exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
+		bash /usdtkit/tests/fresh/in-chroot.sh
+' fresh-check "$root" || rc=$?
+
+if [ -n "$cache" ]; then
+	for f in "$root"/var/cache/apt/archives/*.deb; do
+		[ -e "$f" ] || continue
+		[ -e "$cache/apt/${f##*/}" ] && continue
+		ln "$f" "$cache/apt/" 2>/dev/null || cp "$f" "$cache/apt/" 2>/dev/null || true
+	done
+	# After a complete run, versions apt no longer wanted (superseded by
+	# updates) leave the cache, which so stays at one install's size.
+	if [ "$rc" -eq 0 ]; then
+		for f in "$cache"/apt/*.deb; do
+			[ -e "$root/var/cache/apt/archives/${f##*/}" ] || rm -f "$f"
+		done
+	fi
+fi
+rm -rf "$scratch"
+step "done: $([ "$rc" -eq 0 ] && echo passed || echo "FAILED (exit $rc)")"
+[ "$rc" -eq 0 ] || exit 1
