@@ -27,10 +27,20 @@ build_pg() { # DIR
 }
 for t in $TOOLS; do rw_build "$t" build_pg; done
 rw_check_builds
+# Which <sys/sdt.h>: the build's dependency files (gcc -MMD) leave out
+# system headers, so xact.o's compile command from the log is run again
+# with -M instead.
+sdt_of() { # TOOL
+	local cmd
+	cmd=$(grep -m1 ' -c -o xact\.o xact\.c ' "$PW/$1.log")
+	cmd=${cmd%% -c -o xact.o *}
+	# shellcheck disable=SC2086
+	(cd "$PW/$1/src/backend/access/transam" && $cmd -M xact.c) | tr ' ' '\n' | grep '/sys/sdt\.h$' | sort -u
+}
 for t in $TOOLS; do
 	rw_tool_env "$t"
 	grep -q "^$RW_DTRACE *-C -G " "$PW/$t.log" || rw_fail "$t: the build did not run $RW_DTRACE -G"
-	eval "sdt_$t=\$(grep -ho '[^ ]*/sys/sdt\.h' \"\$PW/$t\"/src/backend/access/transam/.deps/xact.Po | sort -u)"
+	eval "sdt_$t=\$(sdt_of $t)"
 done
 # shellcheck disable=SC2154
 rw_uses "$sdt_systemtap" "$sdt_usdtkit"
@@ -71,19 +81,20 @@ time_tools
 # and psql run as nobody, with the data directory and the socket in the
 # test's temporary directory; the server listens on no TCP port.
 chmod 711 "$T"
-as_nobody() { setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$T" "$@"; }
+AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$T")
 PG_PID=""
 at_exit 'stop_bg "$PG_PID" INT 10'
 start_server() { # TOOL
 	local bin=$PW/$1/inst/bin d=$T/pg-$1 i
 	rm -rf "$d" && mkdir -p "$d/sock" && chown -R nobody:nogroup "$d"
-	as_nobody "$bin/initdb" -D "$d/data" -U rw --auth=trust --no-sync -E UTF8 --locale=C \
+	"${AS_NOBODY[@]}" "$bin/initdb" -D "$d/data" -U rw --auth=trust --no-sync -E UTF8 --locale=C \
 		>"$PW/$1.initdb.log" 2>&1 || { cat "$PW/$1.initdb.log" >&2; fail "$1: initdb"; }
-	as_nobody "$bin/postgres" -D "$d/data" -k "$d/sock" -c listen_addresses= -c fsync=off \
+	"${AS_NOBODY[@]}" "$bin/postgres" -D "$d/data" -k "$d/sock" -c listen_addresses= -c fsync=off \
 		>"$PW/$1.server.log" 2>&1 &
-	PG_PID=$!
+	PG_PID=$! # setpriv and env exec: the postmaster
 	for ((i = 0; i < 200; i++)); do
-		as_nobody "$bin/psql" -X -q -h "$d/sock" -U rw -d postgres -c 'SELECT 1' >/dev/null 2>&1 && return 0
+		"${AS_NOBODY[@]}" "$bin/psql" -X -q -h "$d/sock" -U rw -d postgres -c 'SELECT 1' >/dev/null 2>&1 &&
+			[ "$(head -1 "$d/data/postmaster.pid")" = "$PG_PID" ] && return 0
 		running "$PG_PID" || { cat "$PW/$1.server.log" >&2; fail "$1: postgres exited at start"; }
 		sleep 0.1
 	done
@@ -99,29 +110,30 @@ SELECT 42 AS answer;
 EOF
 chmod 644 "$T/workload.sql"
 workload() { # TOOL
-	as_nobody timeout 20 "$PW/$1/inst/bin/psql" -X -v ON_ERROR_STOP=1 -h "$T/pg-$1/sock" -U rw \
+	"${AS_NOBODY[@]}" timeout 20 "$PW/$1/inst/bin/psql" -X -v ON_ERROR_STOP=1 -h "$T/pg-$1/sock" -U rw \
 		-d postgres -f "$T/workload.sql" >"$PW/$1.psql.out" 2>&1 || { cat "$PW/$1.psql.out" >&2; return 1; }
 }
 
-# The probes of the session's backend (the pid of the first query__start:
-# the backend's start-up transactions and the other processes' are not
-# traced), each with the pid, then the checks below relate the values: one
-# pid, the block's LocalTransactionId at start and commit, the next one the
-# implicit transaction's.
+# The probes of the session's backend (the pid whose statement__status
+# first shows "BEGIN;": the backend's start-up transactions and the other
+# processes' are not traced), each with the pid; exec_simple_query reports
+# the activity (statement__status) before query__start. Then the checks
+# below relate the values: one pid, the block's LocalTransactionId at start
+# and commit, the next one the implicit transaction's.
 cat >"$T/expected" <<'EOF'
-query_start (\d+) BEGIN;
 status (\d+) BEGIN;
+query_start (\d+) BEGIN;
 transaction_start (\d+) (\d+)
 query_done (\d+) BEGIN;
-query_start (\d+) SELECT 'usdtkit rw probe' AS s;
 status (\d+) SELECT 'usdtkit rw probe' AS s;
+query_start (\d+) SELECT 'usdtkit rw probe' AS s;
 query_done (\d+) SELECT 'usdtkit rw probe' AS s;
-query_start (\d+) COMMIT;
 status (\d+) COMMIT;
+query_start (\d+) COMMIT;
 transaction_commit (\d+) (\d+)
 query_done (\d+) COMMIT;
-query_start (\d+) SELECT 42 AS answer;
 status (\d+) SELECT 42 AS answer;
+query_start (\d+) SELECT 42 AS answer;
 transaction_start (\d+) (\d+)
 transaction_commit (\d+) (\d+)
 query_done (\d+) SELECT 42 AS answer;
@@ -129,9 +141,9 @@ EOF
 BT_SCRIPT_FOR() { # BINARY
 	local b=$1
 	cat <<EOF
-usdt:$b:postgresql:query__start /@s == 0 || @s == pid/ { @s = pid; printf("query_start %d %s\n", pid, str(arg0)); }
+usdt:$b:postgresql:statement__status /@s == pid || (@s == 0 && str(arg0) == "BEGIN;")/ { @s = pid; printf("status %d %s\n", pid, str(arg0)); }
+usdt:$b:postgresql:query__start /@s == pid/ { printf("query_start %d %s\n", pid, str(arg0)); }
 usdt:$b:postgresql:query__done /@s == pid/ { printf("query_done %d %s\n", pid, str(arg0)); }
-usdt:$b:postgresql:statement__status /@s == pid/ { printf("status %d %s\n", pid, str(arg0)); }
 usdt:$b:postgresql:transaction__start /@s == pid/ { printf("transaction_start %d %u\n", pid, arg0); }
 usdt:$b:postgresql:transaction__commit /@s == pid/ { printf("transaction_commit %d %u\n", pid, arg0); }
 END { clear(@s); }
