@@ -141,11 +141,11 @@ rw_tool_env() { # TOOL
 # Builds the project with one tool: FUNC DIR runs in a subshell with the
 # tool's environment (PATH, RW_INC) and its output goes to DIR.log. The
 # SystemTap build is kept while its key (source version, systemtap-sdt-dev
-# version, the text of this file and of the test) stays the same.
+# version, the text of this file and of FUNC) stays the same.
 rw_build() { # TOOL FUNC
 	local tool=$1 func=$2 dir=$PW/$1 key start rc=0
 	rw_tool_env "$tool"
-	key="$RW_VERSION $(dpkg-query -W -f='${Version}' systemtap-sdt-dev) $(cat "${BASH_SOURCE[0]}" "$0" | md5sum)"
+	key="$RW_VERSION $(dpkg-query -W -f='${Version}' systemtap-sdt-dev) $({ cat "${BASH_SOURCE[0]}"; declare -f "$func"; } | md5sum)"
 	if [ "$tool" = systemtap ] && [ -f "$dir.ok" ] && [ "$(cat "$dir.ok")" = "$key" ]; then
 		echo "$P: reusing the SystemTap build ($dir)"
 		return 0
