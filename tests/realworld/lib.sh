@@ -280,3 +280,28 @@ EOF
 		rw_fail "$tool: traced values differ"
 	fi
 }
+
+# `dtrace -l -p PID` (usdtkit's) on a build's running process lists each
+# ENTRY, "PROVIDER MODULE FUNCTION PROBE": the provider as DTrace names it
+# (PROVIDERpid), the module (the file's name) and the function the site is
+# in, as the source names it (GCC's clones, .part.0 and the like, are listed
+# under the function they come from). MODULE is an extended regex. Sets
+# list_TOOL to "found/expected" for the table.
+rw_check_list() { # TOOL PID ENTRY...
+	local tool=$1 pid=$2 out=$PW/$1.list entry prov mod fn probe missing=0
+	shift 2
+	timeout 60 "$DTRACE" -l -p "$pid" >"$out" 2>"$PW/$tool.list.err" ||
+		{ cat "$PW/$tool.list.err" >&2; rw_fail "$tool: dtrace -l -p exited non-zero"; }
+	for entry in "$@"; do
+		read -r prov mod fn probe <<<"$entry"
+		grep -qE "^ *[0-9]+ +$prov$pid +$mod +$fn +$probe\$" "$out" || {
+			echo "dtrace -l -p: no line for $prov$pid $mod $fn $probe" >&2
+			missing=$((missing + 1))
+		}
+	done
+	eval "list_$tool=\$(( $# - missing ))/$#"
+	if [ "$missing" -gt 0 ]; then
+		cat "$out" >&2
+		rw_fail "$tool: dtrace -l -p lacks $missing probe(s) with their module and function"
+	fi
+}

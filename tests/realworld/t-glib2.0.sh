@@ -93,23 +93,10 @@ workload() { # TOOL
 # (module: the file's name), with the function of each site in GLib's
 # source (quark_from_string is inlined at -O2, or partly: a .part.0 clone).
 list_check() { # TOOL
-	local tool=$1 out=$PW/$1.list line mod fn probe missing=0 n=0
-	timeout 60 "$DTRACE" -l -p "$PROG_PID" >"$out" 2>"$PW/$tool.list.err" ||
-		{ cat "$PW/$tool.list.err" >&2; rw_fail "$tool: dtrace -l -p exited non-zero"; }
-	for line in glib:libglib:quark_from_string:quark-new glib:libglib:g_malloc:mem-alloc \
-		glib:libglib:g_free:mem-free glib:libglib:g_source_set_name_full:source-set_name \
-		gobject:libgobject:type_node_any_new_W:type-new \
-		gobject:libgobject:g_type_create_instance:object-new; do
-		IFS=: read -r prov mod fn probe <<<"$line"
-		n=$((n + 1))
-		grep -qE "^ *[0-9]+ +$prov$PROG_PID +$mod-2\.0\.so\.$SOVER +$fn +$probe\$" "$out" ||
-			{ echo "dtrace -l -p: no line for $prov$PROG_PID $mod-2.0.so.$SOVER $fn $probe" >&2; missing=$((missing + 1)); }
-	done
-	eval "list_$tool=\$(( n - missing ))/\$n"
-	if [ "$missing" -gt 0 ]; then
-		cat "$out" >&2
-		rw_fail "$tool: dtrace -l -p lacks $missing probe(s) with their module and function"
-	fi
+	local g="glib libglib-2\\.0\\.so\\.$SOVER" o="gobject libgobject-2\\.0\\.so\\.$SOVER"
+	rw_check_list "$1" "$PROG_PID" "$g quark_from_string quark-new" "$g g_malloc mem-alloc" \
+		"$g g_free mem-free" "$g g_source_set_name_full source-set_name" \
+		"$o type_node_any_new_W type-new" "$o g_type_create_instance object-new"
 }
 
 for t in $TOOLS; do

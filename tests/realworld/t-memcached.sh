@@ -123,24 +123,15 @@ EOF
 # dtrace -l -p on the running server: the probes traced, each with the
 # module (memcached) and the function the sites are in (nm's names).
 list_check() { # TOOL
-	local tool=$1 out=$PW/$1.list probe fn line missing=0
-	timeout 60 "$DTRACE" -l -p "$MC_PID" >"$out" 2>"$PW/$tool.list.err" ||
-		{ cat "$PW/$tool.list.err" >&2; rw_fail "$tool: dtrace -l -p exited non-zero"; }
 	# gcc compiles process_get_command and do_slabs_free into clones
 	# (.constprop.0, .part.0): the function is the source's, as DTrace names
 	# it, not the clone's symbol.
-	for line in command-set:complete_nread_ascii command-get:process_get_command \
-		command-delete:process_delete_command assoc-insert:assoc_insert item-link:do_item_link \
-		slabs-allocate:do_slabs_alloc slabs-free:do_slabs_free conn-allocate:conn_new; do
-		probe=${line%%:*} fn=${line#*:}
-		grep -qE "^ *[0-9]+ +memcached$MC_PID +memcached +$fn +$probe\$" "$out" ||
-			{ echo "dtrace -l -p: no line for memcached$MC_PID memcached $fn $probe" >&2; missing=$((missing + 1)); }
-	done
-	eval "list_$tool=\$(( 8 - missing ))/8"
-	if [ "$missing" -gt 0 ]; then
-		cat "$out" >&2
-		rw_fail "$tool: dtrace -l -p lacks $missing probe(s) with their module and function"
-	fi
+	local m='memcached memcached'
+	rw_check_list "$1" "$MC_PID" "$m complete_nread_ascii command-set" \
+		"$m process_get_command command-get" "$m process_delete_command command-delete" \
+		"$m assoc_insert assoc-insert" "$m do_item_link item-link" \
+		"$m do_slabs_alloc slabs-allocate" "$m do_slabs_free slabs-free" \
+		"$m conn_new conn-allocate"
 }
 
 for t in $TOOLS; do

@@ -168,22 +168,10 @@ check_values() { # TOOL
 # dtrace -l -p on the postmaster: the probes traced, with the module
 # (postgres) and the function of each site in the source.
 list_check() { # TOOL
-	local tool=$1 out=$PW/$1.list probe fn line missing=0 n=0
-	timeout 60 "$DTRACE" -l -p "$PG_PID" >"$out" 2>"$PW/$tool.list.err" ||
-		{ cat "$PW/$tool.list.err" >&2; rw_fail "$tool: dtrace -l -p exited non-zero"; }
-	for line in query-start:exec_simple_query query-done:exec_simple_query \
-		statement-status:pgstat_report_activity transaction-start:StartTransaction \
-		transaction-commit:CommitTransaction; do
-		probe=${line%%:*} fn=${line#*:}
-		n=$((n + 1))
-		grep -qE "^ *[0-9]+ +postgresql$PG_PID +postgres +$fn +$probe\$" "$out" ||
-			{ echo "dtrace -l -p: no line for postgresql$PG_PID postgres $fn $probe" >&2; missing=$((missing + 1)); }
-	done
-	eval "list_$tool=\$(( n - missing ))/\$n"
-	if [ "$missing" -gt 0 ]; then
-		cat "$out" >&2
-		rw_fail "$tool: dtrace -l -p lacks $missing probe(s) with their module and function"
-	fi
+	local p='postgresql postgres'
+	rw_check_list "$1" "$PG_PID" "$p exec_simple_query query-start" \
+		"$p exec_simple_query query-done" "$p pgstat_report_activity statement-status" \
+		"$p StartTransaction transaction-start" "$p CommitTransaction transaction-commit"
 }
 
 for t in $TOOLS; do
