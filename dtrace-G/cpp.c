@@ -15,6 +15,7 @@
  * are undefined first (a -D given by the user still wins: it comes later).
  */
 #include "cpp.h"
+#include "words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -27,38 +28,6 @@
 #include <unistd.h>
 
 extern char **environ;
-
-/* Split a command line at blanks into a NULL-terminated argv (in words). */
-static char **split_command(const char *cmd, char **words, size_t extra)
-{
-	size_t n = 0, cap = 8 + extra;
-	char **argv = malloc(cap * sizeof(*argv));
-	char *w;
-
-	*words = strdup(cmd);
-	if (!argv || !*words) {
-		free(argv);
-		free(*words);
-		*words = NULL;
-		return NULL;
-	}
-	for (w = strtok(*words, " \t\n"); w; w = strtok(NULL, " \t\n")) {
-		if (n + extra + 2 > cap) {
-			char **na = realloc(argv, (cap *= 2) * sizeof(*argv));
-
-			if (!na) {
-				free(argv);
-				free(*words);
-				*words = NULL;
-				return NULL;
-			}
-			argv = na;
-		}
-		argv[n++] = w;
-	}
-	argv[n] = NULL;
-	return argv;
-}
 
 static int read_all(int fd, char **text, size_t *len)
 {
@@ -109,7 +78,7 @@ int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text
 	size_t n, i;
 	pid_t pid;
 
-	argv = split_command(cmd, &words, opts->nargs + 6);
+	argv = usdt_split_words(cmd, opts->nargs + 6, &words);
 	if (!argv) {
 		usdt_error(diag, "out of memory");
 		return -1;

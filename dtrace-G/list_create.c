@@ -67,6 +67,7 @@
 
 #include "list_create.h"
 #include "list_source.h"
+#include "words.h"
 
 #define START_TIMEOUT_MS 10000
 #define REAP_TIMEOUT_MS 5000
@@ -146,25 +147,6 @@ static int wait_tracee(struct tracee *t)
 	if (!err && !WIFSTOPPED(t->status))
 		t->gone = true;
 	return err;
-}
-
-/* DTrace's make_argv(): words at white space; no quoting, no shell. */
-static char **split_words(const char *cmd, char **buf)
-{
-	static const char ws[] = "\f\n\r\t\v ";
-	size_t n = 0, len = strlen(cmd);
-	char **argv, *p, *save = NULL;
-
-	*buf = strdup(cmd);
-	argv = calloc(len / 2 + 2, sizeof(*argv));
-	if (!*buf || !argv) {
-		free(*buf);
-		free(argv);
-		return NULL;
-	}
-	for (p = strtok_r(*buf, ws, &save); p; p = strtok_r(NULL, ws, &save))
-		argv[n++] = p;
-	return argv;
 }
 
 /* In the child: become traceable, exec; on failure send {step, errno}. */
@@ -719,7 +701,7 @@ static int run_to_main(struct tracee *t)
 int usdt_list_create(const char *cmd, struct usdt_diag *diag)
 {
 	struct tracee t = { .mem = -1, .cmd = cmd, .diag = diag };
-	char *buf = NULL, **argv = split_words(cmd, &buf);
+	char *buf = NULL, **argv = usdt_split_words(cmd, 0, &buf); /* DTrace's make_argv() */
 	int rc = -1;
 
 	if (!argv) {
