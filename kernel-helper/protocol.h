@@ -101,4 +101,91 @@ struct usdt_msg_reply {
 	uint32_t nprobes; /* REGISTER: probes registered; LIST: entries sent */
 };
 
+/*
+ * The board: which files the daemon has registered, for clients to read
+ * without asking (issue "registration off the hot path").
+ *
+ * The daemon keeps the file USDT_HELPER_SOCKET_PATH + USDT_BOARD_SUFFIX
+ * (beside its socket, whatever the socket path), owned by root, mode 0644,
+ * created whole and renamed into place at start, unlinked at stop. It is a
+ * struct usdt_board_hdr followed by nslots + USDT_BOARD_WINDOW - 1 slots of
+ * struct usdt_board_slot. A slot names one file whose events exist, by what
+ * /proc/PID/maps says of a mapping of it: the device (major << 32 | minor),
+ * the inode, and the FNV-1a hash of the path (usdt_board_path_hash). It is
+ * found in the window of USDT_BOARD_WINDOW slots starting at
+ * usdt_board_index(); an entry that fits no free slot of its window is not
+ * published (its clients ask, as before).
+ *
+ * A slot is valid when its `check` equals usdt_board_check() of its other
+ * fields; a reader that meets a slot half-written sees a wrong check and
+ * treats the slot as empty. The daemon writes check last when it publishes
+ * and clears it first when it withdraws, then rescans /proc before it
+ * removes the file's events (so a process that read the slot before the
+ * withdrawal, and so had mapped the file, is found by that scan).
+ *
+ * A client never trusts the board for more than "my file's events already
+ * exist, skip the REGISTER": it reads it with pread (no mapping that a
+ * truncation could turn into SIGBUS), only if the file is a regular file
+ * owned by root and writable by nobody else, and bounds every offset by the
+ * header and the file's size. A wrong answer costs at most that file's
+ * events, never the program.
+ */
+#define USDT_BOARD_SUFFIX ".known"
+#define USDT_BOARD_MAGIC 0x44524255u /* "UBRD" in little-endian bytes */
+#define USDT_BOARD_VERSION 1
+#define USDT_BOARD_WINDOW 8
+#define USDT_BOARD_SLOTS_MAX 65536
+/* A 64-bit constant in C89 (no long long literals): two 32-bit halves. */
+#define USDT_U64(hi, lo) (((uint64_t)(hi) << 32) | (uint64_t)(lo))
+
+struct usdt_board_hdr {
+	uint32_t magic;
+	uint16_t version;
+	uint16_t hdr_size;  /* sizeof(struct usdt_board_hdr) */
+	uint32_t nslots;    /* the window starts are 0 .. nslots - 1 */
+	uint32_t slot_size; /* sizeof(struct usdt_board_slot) */
+};
+
+struct usdt_board_slot {
+	uint64_t dev; /* major << 32 | minor, as maps prints it */
+	uint64_t ino;
+	uint64_t path_hash;
+	uint64_t check;
+};
+
+/* 64-bit FNV-1a of a NUL-terminated path, as maps prints it. */
+static __inline__ uint64_t usdt_board_path_hash(const char *s)
+{
+	uint64_t h = USDT_U64(0xcbf29ce4u, 0x84222325u);
+
+	while (*s) {
+		h ^= (unsigned char)*s++;
+		h *= USDT_U64(0x00000100u, 0x000001b3u);
+	}
+	return h;
+}
+
+static __inline__ uint64_t usdt_board_mix(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= USDT_U64(0xff51afd7u, 0xed558ccdu);
+	x ^= x >> 33;
+	x *= USDT_U64(0xc4ceb9feu, 0x1a85ec53u);
+	x ^= x >> 33;
+	return x;
+}
+
+static __inline__ uint32_t usdt_board_index(uint64_t dev, uint64_t ino, uint32_t nslots)
+{
+	return (uint32_t)(usdt_board_mix(dev * USDT_U64(0x9e3779b9u, 0x7f4a7c15u) ^ ino) % nslots);
+}
+
+/* Never 0, so an all-zero (empty) slot is never valid. */
+static __inline__ uint64_t usdt_board_check(uint64_t dev, uint64_t ino, uint64_t path_hash)
+{
+	return usdt_board_mix(usdt_board_mix(dev ^ USDT_U64(0x55534454u, 0x42524430u)) ^ ino ^
+			      usdt_board_mix(path_hash)) |
+	       1;
+}
+
 #endif /* USDT_HELPER_PROTOCOL_H */

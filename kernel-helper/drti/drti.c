@@ -20,26 +20,30 @@
  * SOCK_SEQPACKET connection per request, REGISTER or UNREGISTER carrying the
  * address, one REPLY back.
  *
- * When it talks:
- *   - load (constructor: program start, or dlopen): REGISTER, then wait for
- *     the REPLY so that the probes exist before the program goes on;
- *   - fork child (a pthread_atfork child handler): REGISTER again with the
- *     child's own pid, waiting the same way, because the child of a fork()
- *     that never calls exec is a new process with the same probes. glibc
- *     registers the handler under this module's __dso_handle and removes it
- *     when the module is dlclosed, so a fork after dlclose never jumps into
- *     unmapped code (tests/drti checks it);
- *   - unload (destructor): UNREGISTER. At dlclose we wait for the REPLY, so
- *     that an immediate dlopen of the same library cannot overtake it; at
- *     exit we do not wait: an exiting process must not be delayed, and the
- *     daemon notices the exit by itself. Which of the two it is: an atexit
- *     handler registered by the constructor runs before the destructors at
- *     exit (exit handlers run in reverse order of registration, and the one
- *     that runs the destructors, ld.so's _dl_fini or a static program's
- *     call_fini, was registered before main), but after them at dlclose
- *     (__cxa_finalize runs after the module's fini array), so it sets a flag
- *     the destructor reads. exec runs no destructor; the daemon sees that
- *     too.
+ * When it talks (the cost model is in kernel-helper/README.md, "Registration
+ * off the hot path"):
+ *   - load (constructor: program start, or dlopen). No socket file (no
+ *     daemon installed): one access(), nothing else. Else, if the daemon's
+ *     board (protocol.h) lists the file mapped at our note's address, as
+ *     PROCMAP_QUERY names it (device, inode, path), its events exist
+ *     already: nothing is sent, no round trip (about 4 system calls).
+ *     Else REGISTER, and wait for the REPLY so that the probes exist before
+ *     the program goes on (a first-seen file);
+ *   - fork child: nothing. The child maps the same file, whose events the
+ *     kernel applies to it already; the daemon finds such processes by
+ *     reading /proc when it needs to know them (a LIST, or before it would
+ *     remove the file's events), so a fork costs no message;
+ *   - unload (destructor), only when this module sent a REGISTER: at
+ *     dlclose UNREGISTER and wait for the REPLY, so that an immediate
+ *     dlopen of the same library cannot overtake it; at exit nothing: an
+ *     exiting process must not be delayed, and the daemon sees the exit on
+ *     its pidfd. Which of the two it is: an atexit handler registered by
+ *     the constructor runs before the destructors at exit (exit handlers
+ *     run in reverse order of registration, and the one that runs the
+ *     destructors, ld.so's _dl_fini or a static program's call_fini, was
+ *     registered before main), but after them at dlclose (__cxa_finalize
+ *     runs after the module's fini array), so it sets a flag the destructor
+ *     reads. exec runs no destructor; the daemon sees that too.
  *
  * The rules it keeps, because it runs inside every traced program
  * (ARCHITECTURE.md invariant 2: it must not crash, hang, or change the
@@ -59,16 +63,15 @@
  *     closed before returning; sends use MSG_NOSIGNAL (never SIGPIPE);
  *     EINTR is retried against the same deadline;
  *   - small: no malloc, no stdio, no locks, no libc beyond system call
- *     wrappers; the fork-child and destructor paths use only
- *     async-signal-safe calls (access, socket, connect, send, recv, poll,
- *     close, clock_gettime, getpid, write). With no daemon (no socket
- *     file) a load costs one access() and no socket at all. The constructor
- *     also calls pthread_atfork and atexit, once, from the ordinary loader
- *     context;
+ *     wrappers; the destructor uses only async-signal-safe calls (access,
+ *     socket, connect, send, recv, poll, close, clock_gettime, write). With
+ *     no daemon (no socket file) a load costs one access() and no socket at
+ *     all. After a REGISTER the constructor also calls atexit, once, from
+ *     the ordinary loader context;
  *   - off switch: USDTKIT_DISABLE (set, non-empty, not "0") or
  *     DTRACE_DOF_INIT_DISABLE (set at all) turns everything off. The
  *     environment is read in the constructor only (DTrace's tst.corruptenv:
- *     a program may clobber environ later); the fork child reuses the copy.
+ *     a program may clobber environ later).
  *     A set-user-ID program (AT_SECURE) ignores the socket, timeout and
  *     debug variables: they would leak its addresses to its caller;
  *   - every name here is static: several -G objects in one program, or in
@@ -84,11 +87,13 @@
 #define _GNU_SOURCE 1
 #endif
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <sys/auxv.h>
+#include <sys/ioctl.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
@@ -103,6 +108,8 @@ static int usdt_drti_debug_on;
 static int usdt_drti_timeout_ms = USDT_HELPER_TIMEOUT_DEFAULT_MS;
 static struct sockaddr_un usdt_drti_sun;
 static socklen_t usdt_drti_sun_len;
+/* The daemon's board: the socket path + USDT_BOARD_SUFFIX. */
+static char usdt_drti_board[sizeof(usdt_drti_sun.sun_path) + sizeof(USDT_BOARD_SUFFIX)];
 
 /* REGISTER reached the daemon, so the destructor owes it an UNREGISTER. */
 static int usdt_drti_registered;
@@ -512,6 +519,81 @@ static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_re
 	}
 }
 
+/*
+ * PROCMAP_QUERY (Linux 6.11): what /proc/self/maps says of the mapping
+ * holding one address, as one ioctl. Declared here because the user's
+ * <linux/fs.h> may predate it; the layout is the kernel's ABI (104 bytes,
+ * all fields fixed-width, the same for -m32).
+ */
+struct usdt_drti_pmq {
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset, inode;
+	uint32_t dev_major, dev_minor, vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define USDT_DRTI_PROCMAP_QUERY 0xc0686611u /* _IOWR('f', 17, struct usdt_drti_pmq) */
+#define USDT_DRTI_PMQ_FILE_BACKED 0x20u
+
+/*
+ * Whether the daemon's board says this module's file is registered already
+ * (kernel-helper/protocol.h, "The board"): its events exist, so there is
+ * nothing to ask. The file is the one the kernel maps at our note's address
+ * (PROCMAP_QUERY gives its device, inode and path exactly as the daemon
+ * reads them from maps); the board is read with pread only, and only if it
+ * is root's and writable by no one else. Any doubt (an older kernel, a
+ * deleted file, a long path, a torn slot) answers 0: ask, as before.
+ */
+static int usdt_drti_known(void)
+{
+	struct usdt_drti_pmq q;
+	struct usdt_board_hdr h;
+	struct usdt_board_slot s[USDT_BOARD_WINDOW];
+	struct stat st;
+	char name[512];
+	uint64_t dev, hash, off;
+	unsigned i;
+	long r;
+	int fd;
+
+	for (i = 0; i < sizeof(q); i++)
+		((unsigned char *)&q)[i] = 0;
+	q.size = sizeof(q);
+	q.query_flags = USDT_DRTI_PMQ_FILE_BACKED;
+	q.query_addr = (uint64_t)(unsigned long)USDT_DRTI_NOTE;
+	q.vma_name_size = sizeof(name);
+	q.vma_name_addr = (uint64_t)(unsigned long)name;
+	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	r = ioctl(fd, USDT_DRTI_PROCMAP_QUERY, &q);
+	close(fd);
+	if (r != 0 || q.inode == 0 || q.vma_name_size == 0 || q.vma_name_size > sizeof(name))
+		return 0;
+	name[q.vma_name_size - 1] = '\0';
+	dev = ((uint64_t)q.dev_major << 32) | q.dev_minor;
+	hash = usdt_board_path_hash(name);
+	fd = open(usdt_drti_board, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return 0;
+	r = 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022) != 0 || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	    h.magic != USDT_BOARD_MAGIC || h.version != USDT_BOARD_VERSION ||
+	    h.hdr_size != sizeof(h) || h.slot_size != sizeof(s[0]) || h.nslots == 0 ||
+	    h.nslots > USDT_BOARD_SLOTS_MAX)
+		goto out;
+	off = sizeof(h) + (uint64_t)usdt_board_index(dev, q.inode, h.nslots) * sizeof(s[0]);
+	if ((uint64_t)st.st_size < off + sizeof(s) ||
+	    pread(fd, s, sizeof(s), (off_t)off) != (ssize_t)sizeof(s))
+		goto out;
+	for (i = 0; i < USDT_BOARD_WINDOW && !r; i++)
+		r = s[i].dev == dev && s[i].ino == q.inode && s[i].path_hash == hash &&
+		    s[i].check == usdt_board_check(dev, q.inode, hash);
+out:
+	close(fd);
+	return r != 0;
+}
+
 static void usdt_drti_register(const char *what, int with_pid)
 {
 	struct usdt_drti_result res;
@@ -523,15 +605,6 @@ static void usdt_drti_register(const char *what, int with_pid)
 		usdt_drti_report(&l, &res, 1);
 		usdt_drti_emit(&l);
 	}
-}
-
-static void usdt_drti_fork_child(void)
-{
-	int saved = errno;
-
-	if (usdt_drti_enabled)
-		usdt_drti_register("register fork child", 1);
-	errno = saved;
 }
 
 static void usdt_drti_at_exit(void)
@@ -568,6 +641,14 @@ static int usdt_drti_configure(void)
 	usdt_drti_sun.sun_path[i] = '\0';
 	/* A path that does not fit is not silently shortened into another one. */
 	usdt_drti_sun_len = path[i] ? 0 : (socklen_t)(sizeof(usdt_drti_sun.sun_family) + i + 1);
+	if (usdt_drti_sun_len) {
+		unsigned k;
+
+		for (k = 0; k < i; k++)
+			usdt_drti_board[k] = path[k];
+		for (k = 0; k < sizeof(USDT_BOARD_SUFFIX); k++)
+			usdt_drti_board[i + k] = USDT_BOARD_SUFFIX[k];
+	}
 	/* Decimal milliseconds, capped; anything else keeps the default. */
 	if (t && t[0]) {
 		long v = 0;
@@ -597,10 +678,33 @@ __attribute__((constructor)) static void usdt_drti_init(void)
 		errno = saved;
 		return;
 	}
-	/* Failing to install either only loses fork registration or the exit shortcut. */
-	(void)pthread_atfork(0, 0, usdt_drti_fork_child);
-	(void)atexit(usdt_drti_at_exit);
+	/* No daemon installed (no socket file): one access(), nothing else. */
+	if (usdt_drti_sun_len && access(usdt_drti_sun.sun_path, F_OK) != 0 &&
+	    (errno == ENOENT || errno == ENOTDIR)) {
+		if (usdt_drti_debug_on) {
+			usdt_drti_begin(&l, "register module", 0);
+			usdt_drti_put(&l, "no helper socket (");
+			usdt_drti_put(&l, usdt_drti_sun.sun_path);
+			usdt_drti_put(&l, ")");
+			usdt_drti_emit(&l);
+		}
+		errno = saved;
+		return;
+	}
+	/* A file the daemon registered already: its events exist, nothing to ask. */
+	if (usdt_drti_sun_len && usdt_drti_known()) {
+		if (usdt_drti_debug_on) {
+			usdt_drti_begin(&l, "register module", 0);
+			usdt_drti_put(&l, "known to the helper (its board): nothing to ask");
+			usdt_drti_emit(&l);
+		}
+		errno = saved;
+		return;
+	}
 	usdt_drti_register("register module", 0);
+	/* Failing to install it only costs a dlclose its wait for the answer. */
+	if (usdt_drti_registered)
+		(void)atexit(usdt_drti_at_exit);
 	errno = saved;
 }
 
@@ -611,13 +715,13 @@ __attribute__((destructor)) static void usdt_drti_fini(void)
 	struct usdt_drti_line l;
 
 	usdt_drti_enabled = 0;
-	if (usdt_drti_registered) {
+	/* At exit, nothing: the daemon sees the exit on its pidfd of the process. */
+	if (usdt_drti_registered && wait) {
 		usdt_drti_registered = 0;
-		(void)usdt_drti_request(USDT_MSG_UNREGISTER, wait, &res);
+		(void)usdt_drti_request(USDT_MSG_UNREGISTER, 1, &res);
 		if (usdt_drti_debug_on) {
-			usdt_drti_begin(&l, wait ? "unregister at dlclose" : "unregister at exit",
-					0);
-			usdt_drti_report(&l, &res, wait);
+			usdt_drti_begin(&l, "unregister at dlclose", 0);
+			usdt_drti_report(&l, &res, 1);
 			usdt_drti_emit(&l);
 		}
 	}

@@ -139,6 +139,8 @@ struct hd_config {
 	const char *only;    /* --only GLOB: --all takes only files mapped at a matching path */
 	unsigned rescan_s;   /* --all: rescan /proc every this many seconds */
 	unsigned sweep_s;    /* check every registered process's maps this often (exec) */
+	unsigned linger_s;   /* --linger: a file's events outlive its last process this long */
+	unsigned linger_max; /* --linger-max: at most this many files lingering at once */
 	unsigned rate_per_s; /* REGISTER per uid per second (token bucket) */
 	unsigned new_modules_per_s; /* parses per uid per second */
 	unsigned max_modules_per_uid;
@@ -148,6 +150,21 @@ struct hd_config {
 extern struct hd_config hd_cfg;
 
 int hd_registry_init(struct usdt_tracefs *t, int epfd);
+/* After each turn of the loop: writes the state file if it changed. */
+void hd_registry_flush(void);
+
+/*
+ * board.c: the published list of registered files (protocol.h, "The
+ * board"), keyed as /proc/PID/maps names a mapping (its device as
+ * makedev(major, minor), inode, path). hd_board_open creates SOCKET.known
+ * (0 or -errno: the daemon goes on without it); hd_board_close unlinks it.
+ * publish returns false when the entry does not fit (its clients then ask);
+ * withdraw ends with a full barrier.
+ */
+int hd_board_open(const char *socket_path);
+void hd_board_close(void);
+bool hd_board_publish(uint64_t maps_dev, uint64_t ino, const char *path);
+void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
 /*
  * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
  * pidfd, or -1 when the kernel gives none). Returns 0 and *nprobes, or -errno.

@@ -132,11 +132,12 @@ static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 
 static void usage(FILE *out)
 {
-	fprintf(out,
-		"usage: usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH]\n"
-		"                       [--debug]\n"
-		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
-		"                       [--parse-timeout MS]\n");
+	fprintf(
+	    out,
+	    "usage: usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH]\n"
+	    "                       [--debug]\n"
+	    "                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
+	    "                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n");
 }
 
 void hd_forget(void *obj)
@@ -615,6 +616,8 @@ int main(int argc, char **argv)
 	    {"sweep", required_argument, NULL, 'w'},
 	    {"rate", required_argument, NULL, 'R'},
 	    {"parse-timeout", required_argument, NULL, 'P'},
+	    {"linger", required_argument, NULL, 'L'},
+	    {"linger-max", required_argument, NULL, 'M'},
 	    {"test-worker-delay", required_argument, NULL, 'D'},
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
@@ -632,6 +635,8 @@ int main(int argc, char **argv)
 	hd_cfg.socket_path = env && env[0] ? env : USDT_HELPER_SOCKET_PATH;
 	hd_cfg.rescan_s = 10;
 	hd_cfg.sweep_s = 30;
+	hd_cfg.linger_s = 60;
+	hd_cfg.linger_max = 256;
 	hd_cfg.rate_per_s = 10000;
 	hd_cfg.new_modules_per_s = 20;
 	hd_cfg.max_modules_per_uid = 256;
@@ -671,6 +676,19 @@ int main(int argc, char **argv)
 		case 'P':
 			hd_cfg.worker.timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
 			break;
+		case 'L':
+		case 'M': {
+			char *end;
+			unsigned long v = strtoul(optarg, &end, 10);
+
+			if (*end || end == optarg || v > 86400ul * 365) {
+				fprintf(stderr, "usdtkit-helperd: --%s wants a number, not '%s'\n",
+					opt == 'L' ? "linger" : "linger-max", optarg);
+				return 2;
+			}
+			*(opt == 'L' ? &hd_cfg.linger_s : &hd_cfg.linger_max) = (unsigned)v;
+			break;
+		}
 		case 'D': { /* tests only: MS[:GLOB], a parser that hangs (on files matching GLOB)
 			     */
 			char *end;
@@ -730,6 +748,10 @@ int main(int argc, char **argv)
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
 	hd_registry_init(&t, epfd);
+	/* Before recovery, which publishes what it registers. */
+	if ((opt = hd_board_open(hd_cfg.socket_path)) != 0)
+		hd_warn("cannot create the board %s%s: %s (going on: every process asks)",
+			hd_cfg.socket_path, USDT_BOARD_SUFFIX, strerror(-opt));
 	/* Recovery before serving: a restart answers only once it knows its events. */
 	hd_recover();
 	hd_info("ready%s", hd_cfg.all ? " (--all)" : "");
@@ -802,6 +824,7 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 64 && accept_one(lfd); k++)
 				;
 		loop_iter++;
+		hd_registry_flush();
 		now = hd_now_ms();
 		expire_conns(now);
 		next_parse = hd_parses_expire(now);
@@ -817,7 +840,10 @@ int main(int argc, char **argv)
 	hd_info("stopping: removing the events this daemon created");
 	while (conns_head)
 		conn_close(conns_head);
+	/* First: a process starting now must not skip a registration we undo. */
+	hd_board_close();
 	hd_registry_shutdown();
+	hd_registry_flush();
 	if (lfd != 3)
 		unlink(hd_cfg.socket_path);
 	usdt_tracefs_close(&t);

@@ -69,6 +69,10 @@ struct module {
 	struct site *sites;
 	size_t nsites;
 	size_t nusers;
+	uint64_t mdev, mino; /* the board's key: maps' device and inode of that mapping */
+	bool published;	     /* on the board: processes mapping it do not ask */
+	bool idle;	     /* no user known: lingering until idle_until */
+	uint64_t idle_until;
 	bool draining;
 	uint64_t retry_at;
 	unsigned backoff_s;
@@ -106,7 +110,9 @@ struct uidacct {
 static struct module *modules[MOD_BUCKETS];
 static struct proc *procs[PROC_BUCKETS];
 static struct uidacct *uids;
-static size_t nmodules_total, nprocs_total;
+static size_t nmodules_total, nprocs_total, nidle;
+static size_t nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
+static bool state_dirty;
 static struct usdt_tracefs *T;
 static int epfd = -1;
 static bool state_warned;
@@ -213,7 +219,7 @@ static void neg_add(uint64_t dev, uint64_t ino)
 
 /* --- the state file --- */
 
-static void save_state(void)
+static void write_state(void)
 {
 	char tmp[4200];
 	FILE *f;
@@ -241,8 +247,11 @@ static void save_state(void)
 				else
 					fprintf(f, " - %s\n", m->path);
 			}
-	/* Whole on disk before it replaces the old one (a no-op on /run's tmpfs). */
-	bad = ferror(f) || fflush(f) != 0 || fsync(fd) != 0;
+	/*
+	 * No fsync: the file describes tracefs events, which a power loss
+	 * erases too; rename alone keeps it whole against a crash of ours.
+	 */
+	bad = ferror(f) || fflush(f) != 0;
 	bad |= fclose(f);
 	if (bad || rename(tmp, hd_cfg.state_path) != 0)
 		goto failed;
@@ -257,6 +266,23 @@ failed:
 			hd_cfg.state_path, strerror(errno));
 	state_warned = true;
 	unlink(tmp);
+}
+
+/*
+ * The state file is written after the turn of the loop that changed it
+ * (hd_registry_flush), so the answers of that turn do not wait for it.
+ */
+static void save_state(void)
+{
+	state_dirty = true;
+}
+
+void hd_registry_flush(void)
+{
+	if (state_dirty) {
+		state_dirty = false;
+		write_state();
+	}
 }
 
 static void load_state(void)
@@ -338,6 +364,7 @@ static void mod_unlink(struct module *m)
 
 static void mod_free(struct module *m)
 {
+	nodd -= m->mdev != m->dev || m->mino != m->ino;
 	if (m->hold_fd >= 0)
 		close(m->hold_fd);
 	free(m->path);
@@ -347,11 +374,34 @@ static void mod_free(struct module *m)
 }
 
 /* Removes what is left of m's sites; true when all are gone (m is then freed). */
+static void mod_withdraw(struct module *m)
+{
+	if (m->published)
+		hd_board_withdraw(m->mdev, m->mino, m->mapped_path);
+	m->published = false;
+}
+
+static void mod_publish(struct module *m)
+{
+	if (!m->published && !m->draining && m->hold_fd < 0)
+		m->published = hd_board_publish(m->mdev, m->mino, m->mapped_path);
+}
+
+static void mod_unidle(struct module *m)
+{
+	if (m->idle) {
+		m->idle = false;
+		nidle--;
+	}
+}
+
 static bool mod_remove(struct module *m, bool save)
 {
 	size_t keep = 0;
 	struct uidacct *a;
 
+	mod_withdraw(m);
+	mod_unidle(m);
 	for (size_t i = 0; i < m->nsites; i++)
 		if (remove_site(m->path, &m->sites[i]) == -EBUSY)
 			m->sites[keep++] = m->sites[i];
@@ -385,10 +435,12 @@ static bool mod_remove(struct module *m, bool save)
 	return true;
 }
 
-static void mod_put(struct module *m)
+static void mod_idle(struct module *m, pid_t leaving);
+
+static void mod_put(struct module *m, pid_t leaving)
 {
 	if (--m->nusers == 0)
-		mod_remove(m, true);
+		mod_idle(m, leaving);
 }
 
 /* A site that existed before we wrote it: ours from before, or someone else's. */
@@ -538,6 +590,9 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	m->owner = uid;
 	m->hold_fd = -1;
 	m->mapped_path = strdup(mp->path);
+	m->mdev = mp->dev;
+	m->mino = mp->ino;
+	nodd += m->mdev != dev || m->mino != ino;
 	if (prev && !prev->alias) {
 		/* Revived: the same name its leftover events have. */
 		m->path = strdup(prev->path);
@@ -606,6 +661,8 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	modules[mod_hash(dev, ino)] = m;
 	nmodules_total++;
 	save_state();
+	if (!mp->deleted)
+		mod_publish(m);
 	*out = m;
 	return 0;
 }
@@ -757,16 +814,18 @@ static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping
 	/* Another mount namespace may name it otherwise: LIST answers with the process's name. */
 	pm->path = strcmp(mp->path, m->mapped_path) != 0 ? strdup(mp->path) : NULL;
 	m->nusers++;
+	mod_unidle(m);
 	return 0;
 }
 
-static void proc_detach(struct proc *p, uint32_t i)
+/* `unloading`: the process says it unmaps the file (UNREGISTER at dlclose). */
+static void proc_detach(struct proc *p, uint32_t i, bool unloading)
 {
 	struct module *m = p->mods[i].m;
 
 	free(p->mods[i].path);
 	p->mods[i] = p->mods[--p->nmods];
-	mod_put(m);
+	mod_put(m, unloading ? p->pid : 0);
 }
 
 /* After an exec the pid's old modules may be gone: drop those no longer mapped. */
@@ -786,7 +845,7 @@ static void proc_check_maps(struct proc *p, const struct module *keep)
 			continue;
 		}
 		hd_dbg("pid %d no longer maps %s", (int)p->pid, p->mods[i].m->mapped_path);
-		proc_detach(p, i);
+		proc_detach(p, i, false);
 	}
 }
 
@@ -796,7 +855,7 @@ void hd_process_exited(void *arg)
 
 	hd_dbg("pid %d exited", (int)p->pid);
 	while (p->nmods)
-		proc_detach(p, p->nmods - 1);
+		proc_detach(p, p->nmods - 1, true);
 	proc_free(p);
 }
 
@@ -806,6 +865,122 @@ static bool peer_alive(int pidfd)
 
 	/* A pidfd polls readable once its process has exited. */
 	return pidfd < 0 || poll(&pf, 1, 0) == 0;
+}
+
+/*
+ * --- lingering and retiring (issue 13: registration off the hot path) ---
+ *
+ * The daemon does not know every process that maps a registered file: a
+ * process that found it on the board, or a fork child, never asked. So a
+ * module whose last known user goes is not removed at once: it lingers
+ * (--linger seconds, default 60) still published, so that a command run
+ * over and over keeps its events; a file that is deleted or replaced
+ * (nothing can map it by its name again, and its events would pin it) does
+ * not linger. When it has lingered long enough, or at once with --linger 0,
+ * or when more than --linger-max modules linger (the oldest first), it is
+ * retired: withdrawn from the board, then /proc is read, and every process
+ * still mapping it becomes a known user (adopted: its pidfd watched as if it
+ * had asked); only a module nobody maps loses its events. A process that read
+ * the board before the withdrawal had mapped the file before (the barrier in
+ * hd_board_withdraw), so the scan sees it; one that reads it after asks.
+ */
+static bool file_gone(const struct module *m)
+{
+	struct stat st;
+
+	if (m->hold_fd >= 0)
+		return true;
+	/* The name the events use: the file itself, or our bind-mounted alias of it. */
+	return stat(m->path, &st) != 0 || (uint64_t)st.st_dev != m->dev ||
+	       (uint64_t)st.st_ino != m->ino || st.st_nlink == 0;
+}
+
+struct retire_ctx {
+	struct module **c;
+	size_t n;
+	pid_t leaving; /* a process that said it unmaps them (dlclose): not adopted */
+	unsigned adopted;
+};
+
+static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
+{
+	struct retire_ctx *r = arg;
+
+	for (size_t i = 0; i < r->n; i++) {
+		struct module *m = r->c[i];
+		struct proc *p;
+
+		if (mp->dev != m->mdev || mp->ino != m->mino)
+			continue;
+		p = proc_find(pid);
+		/* A known pid whose process exited: the pid is someone else's now. */
+		if (p && !peer_alive(p->pidfd))
+			return 0;
+		if (!p) {
+			uid_t uid = hd_pid_uid(pid);
+
+			if (uid == (uid_t)-1 || !(p = proc_get(pid, uid, -1)))
+				return 0;
+		}
+		if (proc_attach(p, m, mp) == 0) {
+			r->adopted++;
+			hd_dbg("pid %d maps %s: adopted", (int)pid, m->mapped_path);
+		}
+		if (p->nmods == 0)
+			proc_free(p);
+	}
+	return 0;
+}
+
+static void retire(struct module **c, size_t n, pid_t leaving)
+{
+	struct retire_ctx r = {.c = c, .n = n, .leaving = leaving};
+	pid_t self = getpid();
+	struct dirent *de;
+	DIR *d;
+
+	for (size_t i = 0; i < n; i++)
+		mod_withdraw(c[i]);
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self || pid == leaving)
+			continue;
+		hd_each_mapping((pid_t)pid, retire_mapping, &r);
+	}
+	if (d)
+		closedir(d);
+	for (size_t i = 0; i < n; i++) {
+		if (c[i]->nusers == 0)
+			mod_remove(c[i], true); /* EBUSY: draining, retried by hd_tick */
+		else
+			mod_publish(c[i]);
+	}
+	if (r.adopted)
+		hd_dbg("retire: %zu files checked, %u processes still map them", n, r.adopted);
+}
+
+static void mod_idle(struct module *m, pid_t leaving)
+{
+	struct module *oldest = NULL;
+
+	if (hd_cfg.linger_s == 0 || m->draining || file_gone(m)) {
+		retire(&m, 1, leaving);
+		return;
+	}
+	m->idle = true;
+	m->idle_until = hd_now_ms() + hd_cfg.linger_s * 1000ull;
+	nidle++;
+	if (nidle <= hd_cfg.linger_max)
+		return;
+	for (size_t b = 0; b < MOD_BUCKETS; b++)
+		for (struct module *x = modules[b]; x; x = x->hnext)
+			if (x->idle && (!oldest || x->idle_until < oldest->idle_until))
+				oldest = x;
+	if (oldest)
+		retire(&oldest, 1, 0);
 }
 
 /* The file of the mapping holding addr: (mapping, fd, dev, ino). */
@@ -1310,7 +1485,7 @@ int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr)
 		if (p->mods[i].m->dev != dev || p->mods[i].m->ino != ino)
 			continue;
 		if (--p->mods[i].count == 0)
-			proc_detach(p, i);
+			proc_detach(p, i, true);
 		if (p->nmods == 0)
 			proc_free(p);
 		return 0;
@@ -1586,7 +1761,7 @@ static void sweep(void)
 				}
 				hd_dbg("pid %d no longer maps %s (exec)", (int)p->pid,
 				       p->mods[i].m->mapped_path);
-				proc_detach(p, i);
+				proc_detach(p, i, false);
 			}
 			if (p->nmods == 0)
 				proc_free(p);
@@ -1596,13 +1771,29 @@ static void sweep(void)
 
 void hd_tick(uint64_t now)
 {
+	struct module **due = NULL;
+	size_t ndue = 0, cap = 0;
+
 	sweep();
+	/* Lingered long enough, or draining and due for another try: one /proc read for all. */
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
-		for (struct module *m = modules[b], *next; m; m = next) {
-			next = m->hnext;
-			if (m->draining && m->nusers == 0 && now >= m->retry_at)
-				mod_remove(m, true);
+		for (struct module *m = modules[b]; m; m = m->hnext) {
+			if (!(m->idle && now >= m->idle_until) &&
+			    !(m->draining && m->nusers == 0 && now >= m->retry_at))
+				continue;
+			if (ndue == cap) {
+				struct module **d =
+				    realloc(due, (cap = cap ? 2 * cap : 16) * sizeof(*d));
+
+				if (!d)
+					break;
+				due = d;
+			}
+			due[ndue++] = m;
 		}
+	if (ndue)
+		retire(due, ndue, 0);
+	free(due);
 }
 
 void hd_registry_shutdown(void)
@@ -1640,33 +1831,82 @@ void hd_registry_shutdown(void)
 			left);
 }
 
+/*
+ * LIST reads /proc, because the daemon does not track every process that
+ * maps a registered file (see "lingering and retiring"): every process (or
+ * the one asked for) whose maps hold a registered, non-draining file, as
+ * maps names it. root sees all; another uid only its own processes.
+ */
+struct list_ctx {
+	void (*fn)(const struct hd_list_entry *e, void *arg);
+	void *arg;
+	size_t n;
+};
+
+static struct module *mod_by_mapping(const struct hd_mapping *mp)
+{
+	struct module *m = mod_find(mp->dev, mp->ino);
+
+	if (m && m->mdev == mp->dev && m->mino == mp->ino)
+		return m;
+	if (nodd)
+		for (size_t b = 0; b < MOD_BUCKETS; b++)
+			for (m = modules[b]; m; m = m->hnext)
+				if (m->mdev == mp->dev && m->mino == mp->ino)
+					return m;
+	return NULL;
+}
+
+static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
+{
+	struct list_ctx *l = arg;
+	struct module *m = mod_by_mapping(mp);
+	struct hd_list_entry e;
+
+	if (!m || m->draining)
+		return 0;
+	e = (struct hd_list_entry){
+	    .pid = pid,
+	    .nprobes = m->nprobes,
+	    .dev = m->dev,
+	    .ino = m->ino,
+	    .start = mp->start,
+	    .end = mp->end,
+	    .load_bias = mp->start - mp->offset - m->delta,
+	    .path = mp->path,
+	};
+	l->fn(&e, l->arg);
+	l->n++;
+	return 0;
+}
+
 size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
 	       void *arg)
 {
-	size_t n = 0;
+	struct list_ctx l = {.fn = fn, .arg = arg};
+	pid_t self = getpid();
+	struct dirent *de;
+	DIR *d;
 
-	for (size_t b = 0; b < PROC_BUCKETS; b++)
-		for (struct proc *p = procs[b]; p; p = p->hnext) {
-			if ((pid && p->pid != pid) || (uid != 0 && p->uid != uid))
-				continue;
-			for (uint32_t i = 0; i < p->nmods; i++) {
-				const struct pmod *pm = &p->mods[i];
-				struct hd_list_entry e = {
-				    .pid = p->pid,
-				    .nprobes = pm->m->nprobes,
-				    .dev = pm->m->dev,
-				    .ino = pm->m->ino,
-				    .start = pm->start,
-				    .end = pm->end,
-				    .load_bias = pm->bias,
-				    .path = pm->path ? pm->path : pm->m->mapped_path,
-				};
+	if (!nmodules_total)
+		return 0;
+	if (pid) {
+		if (pid != self && (uid == 0 || hd_pid_uid(pid) == uid))
+			hd_each_mapping(pid, list_mapping, &l);
+		return l.n;
+	}
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
 
-				fn(&e, arg);
-				n++;
-			}
-		}
-	return n;
+		if (*end || p <= 0 || p == self || (uid != 0 && hd_pid_uid((pid_t)p) != uid))
+			continue;
+		hd_each_mapping((pid_t)p, list_mapping, &l);
+	}
+	if (d)
+		closedir(d);
+	return l.n;
 }
 
 int hd_registry_init(struct usdt_tracefs *t, int ep)
