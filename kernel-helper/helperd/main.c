@@ -6,6 +6,7 @@
  *
  *   usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH] [--debug]
  *                   [--rescan S] [--sweep S] [--rate N] [--parse-timeout MS]
+ *                   [--linger S] [--linger-max N] [--no-board]
  *
  * How it works (the whole design is in kernel-helper/README.md):
  *
@@ -34,8 +35,20 @@
  *   connection meanwhile neither read nor expired, only its hang-up watched
  *   (hd_register_cancel). At most 16 workers run at once, 4 per uid; more
  *   new files wait in a queue (registry.c). UNREGISTER drops one
- *   reference. LIST answers one LIST_ENTRY per (process, module) the caller
- *   may see (root: all; others: their own uid's), then the REPLY.
+ *   reference. LIST reads /proc and answers one LIST_ENTRY per (process,
+ *   registered file it maps) the caller may see (root: all; others: their
+ *   own uid's), then the REPLY.
+ * - Off the hot path (kernel-helper/README.md, "Registration off the hot
+ *   path"): every registered file is published on the board (board.c,
+ *   SOCKET.known), so a process of a known file sends nothing; fork
+ *   children and exits send nothing either. The daemon therefore knows only
+ *   the processes that asked: when a file's last known user goes, its
+ *   events linger (--linger, default 60 s; at most --linger-max, 256, files
+ *   at once), then the file is withdrawn from the board, /proc is read, and
+ *   the processes still mapping it are adopted; only a file nobody maps
+ *   loses its events. --linger 0 does that at once. --no-board publishes
+ *   nothing: every process asks, as before the board (debugging, and the
+ *   tests whose subject is the REGISTER path itself).
  * - Per-uid limits (root is exempt from the quotas, not from validation):
  *   request rate, all types (token bucket, --rate, default 10000/s, burst 2x), new
  *   modules (parses) per second (default 20/s), modules (256) and probe
@@ -137,7 +150,8 @@ static void usage(FILE *out)
 	    "usage: usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH]\n"
 	    "                       [--debug]\n"
 	    "                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
-	    "                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n");
+	    "                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n"
+		"                       [--no-board]\n");
 }
 
 void hd_forget(void *obj)
@@ -618,6 +632,7 @@ int main(int argc, char **argv)
 	    {"parse-timeout", required_argument, NULL, 'P'},
 	    {"linger", required_argument, NULL, 'L'},
 	    {"linger-max", required_argument, NULL, 'M'},
+	    {"no-board", no_argument, NULL, 'B'},
 	    {"test-worker-delay", required_argument, NULL, 'D'},
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"help", no_argument, NULL, 'h'},
@@ -625,7 +640,7 @@ int main(int argc, char **argv)
 	};
 	struct usdt_tracefs t = {.fd = -1};
 	char state[4200];
-	bool foreground = false, stop = false;
+	bool foreground = false, stop = false, no_board = false;
 	uint64_t next_tick, next_rescan, next_parse = UINT64_MAX;
 	const char *env = getenv(USDT_HELPER_SOCKET_ENV);
 	sigset_t mask;
@@ -675,6 +690,9 @@ int main(int argc, char **argv)
 			break;
 		case 'P':
 			hd_cfg.worker.timeout_ms = (unsigned)strtoul(optarg, NULL, 10);
+			break;
+		case 'B':
+			no_board = true;
 			break;
 		case 'L':
 		case 'M': {
@@ -749,7 +767,7 @@ int main(int argc, char **argv)
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
 	hd_registry_init(&t, epfd);
 	/* Before recovery, which publishes what it registers. */
-	if ((opt = hd_board_open(hd_cfg.socket_path)) != 0)
+	if (!no_board && (opt = hd_board_open(hd_cfg.socket_path)) != 0)
 		hd_warn("cannot create the board %s%s: %s (going on: every process asks)",
 			hd_cfg.socket_path, USDT_BOARD_SUFFIX, strerror(-opt));
 	/* Recovery before serving: a restart answers only once it knows its events. */

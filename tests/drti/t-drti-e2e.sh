@@ -17,7 +17,7 @@ DLOG="$T/daemon.log"
 DPID=""
 start_daemon() {
 	local i
-	"$HELPERD" -f --debug --socket "$SOCK" --state "$T/state" 2>>"$DLOG" &
+	"$HELPERD" -f --debug --socket "$SOCK" --state "$T/state" --linger 0 2>>"$DLOG" &
 	DPID=$!
 	for i in $(seq 500); do
 		grep -q ': ready' "$DLOG" 2>/dev/null && return 0

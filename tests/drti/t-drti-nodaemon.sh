@@ -2,7 +2,7 @@
 # With no helper daemon (no socket), a program with -G objects runs exactly
 # as with registration disabled: same stdout, nothing on stderr, same exit
 # code, errno and descriptors; drti's only system call is one access() per
-# module load and per fork child (socket/connect/close when a socket file
+# module load, none in a fork child (socket/connect/close when a socket file
 # exists but nobody listens); and the start-up cost is tiny (measured here only against a generous bound
 # that catches a hang; bench/helper measures it).
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
@@ -29,8 +29,8 @@ else
 	echo "note: /run/usdtkit/helper.sock exists (a daemon runs); default-path case not checked"
 fi
 
-# The system calls drti makes, for each of the 3 registrations (program,
-# library at dlopen, fork child): with no socket file, one access() of the
+# The system calls drti makes, for each of the 2 module loads (program,
+# library at dlopen; a fork child makes none): with no socket file, one access() of the
 # path failing with ENOENT and no socket at all; with a socket file nobody
 # listens on, one socket(AF_UNIX, SOCK_SEQPACKET with SOCK_CLOEXEC|
 # SOCK_NONBLOCK), one connect() failing with ECONNREFUSED and a close() of
@@ -42,7 +42,7 @@ straced() { # socket-path
 	expect_no_grep 'sendto|sendmsg|recvfrom' "$T/strace" "nothing sent or received"
 }
 straced "$T/absent.sock"
-expect_eq "$(grep -cE "access(at2?)?\((AT_FDCWD, )?\"$T/absent.sock\", F_OK.*= -1 ENOENT" "$T/strace")" 3 \
+expect_eq "$(grep -cE "access(at2?)?\((AT_FDCWD, )?\"$T/absent.sock\", F_OK.*= -1 ENOENT" "$T/strace")" 2 \
 	"access() of the absent socket"
 expect_eq "$(grep -c 'socket(' "$T/strace" || true)" 0 "socket() calls with no socket file"
 echo "ok: no socket file: one access() per registration, no socket"
@@ -50,9 +50,9 @@ echo "ok: no socket file: one access() per registration, no socket"
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/stale.sock"
 straced "$T/stale.sock"
 socks=$(grep -c 'socket(AF_UNIX, SOCK_SEQPACKET|SOCK_CLOEXEC|SOCK_NONBLOCK, 0) = [0-9]' "$T/strace" || true)
-expect_eq "$socks" 3 "socket() calls"
-expect_eq "$(grep -c 'socket(' "$T/strace")" 3 "all socket() calls are drti's"
-expect_eq "$(grep -c "connect(.*\"$T/stale.sock\".*= -1 ECONNREFUSED" "$T/strace")" 3 "refused connects"
+expect_eq "$socks" 2 "socket() calls"
+expect_eq "$(grep -c 'socket(' "$T/strace")" 2 "all socket() calls are drti's"
+expect_eq "$(grep -c "connect(.*\"$T/stale.sock\".*= -1 ECONNREFUSED" "$T/strace")" 2 "refused connects"
 # every descriptor socket() returned is closed by the same process
 python3 - "$T/strace" <<'PY' || fail "a drti socket was not closed"
 import re, sys

@@ -30,13 +30,14 @@ close_prog_fds() {
 
 # Starts the daemon (extra arguments passed on) and waits until it serves.
 # HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool; HD_DEBUG= (empty)
-# starts it without --debug (benchmarks).
+# starts it without --debug (benchmarks). Events are removed as soon as
+# nobody maps the file (--linger 0) unless HD_LINGER says otherwise.
 start_daemon() {
 	local i
 	(
 		close_prog_fds
 		# shellcheck disable=SC2086
-		exec ${HD_WRAP:-} "$HELPERD" -f ${HD_DEBUG---debug} --socket "$SOCK" "$@"
+		exec ${HD_WRAP:-} "$HELPERD" -f ${HD_DEBUG---debug} --socket "$SOCK" --linger "${HD_LINGER:-0}" "$@"
 	) 2>"$DLOG.new" &
 	DAEMON_PID=$!
 	# (HD_START_WAIT: polls of 20 ms, more for a daemon under valgrind)

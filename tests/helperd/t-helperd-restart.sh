@@ -78,7 +78,7 @@ command -v systemd-socket-activate >/dev/null || fail "systemd-socket-activate m
 rm -f "$SOCK" "$SOCK.state"
 (
 	close_prog_fds
-	exec systemd-socket-activate --seqpacket -l "$SOCK" "$HELPERD" -f --debug --socket "$SOCK"
+	exec systemd-socket-activate --seqpacket -l "$SOCK" "$HELPERD" -f --debug --socket "$SOCK" --linger 0
 ) 2>"$T/act.log" &
 act_pid=$!
 at_exit "kill $act_pid 2>/dev/null"

@@ -95,7 +95,7 @@ cleanup_events() {
 }
 at_exit cleanup_events
 DSOCK="$T/helper.sock"
-"$HELPERD" -f --socket "$DSOCK" 2>"$T/daemon.log" &
+"$HELPERD" -f --socket "$DSOCK" --linger 0 2>"$T/daemon.log" &
 DPID=$!
 at_exit "stop_bg $DPID TERM 5"
 for i in $(seq 250); do

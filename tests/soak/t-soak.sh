@@ -102,7 +102,7 @@ start_daemon() {
 	# ~100 registrations poisoned, and lets RSS level off within them.
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:quarantine_size_mb=16:log_path=$SAN/asan:${SOAK_ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$SAN/ubsan" \
-		"$HELPERD" -f --debug --socket "$SOCK" 2>"$DLOG" &
+		"$HELPERD" -f --debug --socket "$SOCK" --linger 0 2>"$DLOG" &
 	DAEMON_PID=$!
 	for i in $(seq 1000); do
 		grep -q ': ready' "$DLOG" 2>/dev/null && return 0
