@@ -19,6 +19,10 @@
 #     successful REGISTER per process and per dlopen, and after the first
 #     tenth of the processes a tracefs instance counts the probe firing in
 #     every one of a batch of 200 (a real consumer of the daemon's events).
+# The daemon runs with --no-board and --linger 0: every process asks and
+# every file's events go as soon as nobody maps it, so each of the counts
+# above is exact (the board and lingering are tested by
+# tests/helperd/t-helperd-linger.sh and t-helperd-lifetime.sh).
 #
 # Parameters (environment; bench/soak/run.sh runs the full soak with them):
 #   SOAK_PROCESSES (3000)  short-lived processes, programs a and b in turn
@@ -102,7 +106,7 @@ start_daemon() {
 	# ~100 registrations poisoned, and lets RSS level off within them.
 	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:quarantine_size_mb=16:log_path=$SAN/asan:${SOAK_ASAN_OPTIONS:-}" \
 	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$SAN/ubsan" \
-		"$HELPERD" -f --debug --socket "$SOCK" --linger 0 2>"$DLOG" &
+		"$HELPERD" -f --debug --socket "$SOCK" --linger 0 --no-board 2>"$DLOG" &
 	DAEMON_PID=$!
 	for i in $(seq 1000); do
 		grep -q ': ready' "$DLOG" 2>/dev/null && return 0
