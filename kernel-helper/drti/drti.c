@@ -663,6 +663,38 @@ static int usdt_drti_configure(void)
 	return 1;
 }
 
+/*
+ * A module load, once the environment is read: nothing without a socket
+ * file, nothing for a file on the board, else REGISTER and its answer.
+ */
+static void usdt_drti_load(void)
+{
+	struct usdt_drti_line l;
+
+	/* No daemon installed (no socket file): one access(), nothing else. */
+	if (usdt_drti_sun_len && access(usdt_drti_sun.sun_path, F_OK) != 0 &&
+	    (errno == ENOENT || errno == ENOTDIR)) {
+		if (usdt_drti_debug_on) {
+			usdt_drti_begin(&l, "register module", 0);
+			usdt_drti_put(&l, "no helper socket (");
+			usdt_drti_put(&l, usdt_drti_sun.sun_path);
+			usdt_drti_put(&l, ")");
+			usdt_drti_emit(&l);
+		}
+		return;
+	}
+	/* A file the daemon registered already: its events exist, nothing to ask. */
+	if (usdt_drti_sun_len && usdt_drti_known()) {
+		if (usdt_drti_debug_on) {
+			usdt_drti_begin(&l, "register module", 0);
+			usdt_drti_put(&l, "known to the helper (its board): nothing to ask");
+			usdt_drti_emit(&l);
+		}
+		return;
+	}
+	usdt_drti_register("register module", 0);
+}
+
 __attribute__((constructor)) static void usdt_drti_init(void)
 {
 	int saved = errno;
@@ -678,30 +710,7 @@ __attribute__((constructor)) static void usdt_drti_init(void)
 		errno = saved;
 		return;
 	}
-	/* No daemon installed (no socket file): one access(), nothing else. */
-	if (usdt_drti_sun_len && access(usdt_drti_sun.sun_path, F_OK) != 0 &&
-	    (errno == ENOENT || errno == ENOTDIR)) {
-		if (usdt_drti_debug_on) {
-			usdt_drti_begin(&l, "register module", 0);
-			usdt_drti_put(&l, "no helper socket (");
-			usdt_drti_put(&l, usdt_drti_sun.sun_path);
-			usdt_drti_put(&l, ")");
-			usdt_drti_emit(&l);
-		}
-		errno = saved;
-		return;
-	}
-	/* A file the daemon registered already: its events exist, nothing to ask. */
-	if (usdt_drti_sun_len && usdt_drti_known()) {
-		if (usdt_drti_debug_on) {
-			usdt_drti_begin(&l, "register module", 0);
-			usdt_drti_put(&l, "known to the helper (its board): nothing to ask");
-			usdt_drti_emit(&l);
-		}
-		errno = saved;
-		return;
-	}
-	usdt_drti_register("register module", 0);
+	usdt_drti_load();
 	/* Failing to install it only costs a dlclose its wait for the answer. */
 	if (usdt_drti_registered)
 		(void)atexit(usdt_drti_at_exit);

@@ -105,7 +105,8 @@ struct hd_parse_job {
 	int rfd;
 	uint64_t deadline; /* hd_now_ms() */
 	unsigned timeout_ms;
-	int ret; /* a read error */
+	int ret;       /* a read error */
+	bool complete; /* the whole answer (its length comes first) was read */
 	unsigned char *buf;
 	size_t len, cap;
 };
@@ -114,6 +115,8 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 int hd_parse_read(struct hd_parse_job *j);
 int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
 		    size_t errlen);
+/* Reaps the workers hd_parse_finish left exiting (WNOHANG unless wait). */
+void hd_parse_reap(bool wait);
 
 /* ---- msg.c: a client's packet, checked ---- */
 struct hd_request {

@@ -145,12 +145,11 @@ static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 
 static void usage(FILE *out)
 {
-	fprintf(
-	    out,
-	    "usage: usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH]\n"
-	    "                       [--debug]\n"
-	    "                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
-	    "                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n"
+	fprintf(out,
+		"usage: usdtkit-helperd [-f] [--all [--only GLOB]] [--socket PATH] [--state PATH]\n"
+		"                       [--debug]\n"
+		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
+		"                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n"
 		"                       [--no-board]\n");
 }
 

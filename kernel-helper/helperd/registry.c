@@ -1366,6 +1366,7 @@ uint64_t hd_parses_expire(uint64_t now)
 {
 	uint64_t next = UINT64_MAX;
 
+	hd_parse_reap(false);
 	/* Queued parses start as workers finish (parse_end answers only its own waiters). */
 	for (struct parse *p = parses, *pn; p; p = pn) {
 		int ret;
@@ -1816,6 +1817,7 @@ void hd_registry_shutdown(void)
 	}
 	while (parses)
 		parse_end(parses, -ECANCELED);
+	hd_parse_reap(true);
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
 		for (struct module *m = modules[b], *next; m; m = next) {
 			next = m->hnext;

@@ -412,6 +412,12 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 	put(&out, "END!", 4);
 	if (out.oom)
 		_exit(5);
+	{
+		/* Its length first: the daemon takes the answer as soon as it is all there. */
+		uint64_t len = out.len;
+
+		write_all(4, (const unsigned char *)&len, sizeof(len));
+	}
 	write_all(4, out.p, out.len);
 	_exit(0);
 }
@@ -679,6 +685,31 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 	return 0;
 }
 
+/* Workers whose answer was whole, not yet reaped (see hd_parse_finish). */
+#define REAP_MAX 64
+static pid_t reap_pids[REAP_MAX];
+static unsigned nreap;
+
+void hd_parse_reap(bool wait)
+{
+	for (unsigned i = 0; i < nreap;) {
+		pid_t r = waitpid(reap_pids[i], NULL, wait ? 0 : WNOHANG);
+
+		if (r == 0 || (r < 0 && errno == EINTR)) {
+			i++;
+			continue;
+		}
+		reap_pids[i] = reap_pids[--nreap];
+	}
+}
+
+static void reap_later(pid_t pid)
+{
+	if (nreap == REAP_MAX)
+		hd_parse_reap(true);
+	reap_pids[nreap++] = pid;
+}
+
 int hd_parse_read(struct hd_parse_job *j)
 {
 	struct buf in = {j->buf, j->len, j->cap, false};
@@ -704,6 +735,25 @@ int hd_parse_read(struct hd_parse_job *j)
 			break;
 		}
 		in.len += (size_t)r;
+		/*
+		 * The whole answer is here (its length came first): done without
+		 * waiting for the worker's exit, which costs a process teardown.
+		 */
+		if (in.len >= sizeof(uint64_t)) {
+			uint64_t want;
+
+			memcpy(&want, in.p, sizeof(want));
+			if (want > STREAM_MAX || in.len > sizeof(want) + want) {
+				j->ret = -EPROTO;
+				done = 1;
+				break;
+			}
+			if (in.len == sizeof(want) + want) {
+				j->complete = true;
+				done = 1;
+				break;
+			}
+		}
 	}
 	j->buf = in.p;
 	j->len = in.len;
@@ -721,7 +771,16 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
 	if (j->rfd >= 0)
 		close(j->rfd);
 	j->rfd = -1;
-	if (j->pid > 0) {
+	if (j->pid > 0 && !ret && j->complete) {
+		/*
+		 * The answer is whole: the worker has nothing left to say and is
+		 * exiting. It is reaped later (hd_parse_reap) rather than waited
+		 * for; should it not be exiting, it is killed: it can change
+		 * nothing now.
+		 */
+		kill(j->pid, SIGKILL);
+		reap_later(j->pid);
+	} else if (j->pid > 0) {
 		if (ret)
 			kill(j->pid, SIGKILL);
 		while (waitpid(j->pid, &status, 0) < 0 && errno == EINTR)
@@ -741,9 +800,14 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
 				 WTERMSIG(status) == SIGSYS ? " (sandbox)" : "");
 		else
 			snprintf(err, errlen, "the parser failed (status %d)", WEXITSTATUS(status));
+	} else if (!j->complete) {
+		ret = -EPROTO;
+		snprintf(err, errlen, "the parser's answer is incomplete");
 	} else {
-		ret = decode(j->buf, j->len, fd, out, err, errlen);
+		ret = decode(j->buf + sizeof(uint64_t), j->len - sizeof(uint64_t), fd, out, err,
+			     errlen);
 	}
+	j->complete = false;
 	free(j->buf);
 	j->buf = NULL;
 	j->len = j->cap = 0;
