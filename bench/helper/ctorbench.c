@@ -2,12 +2,14 @@
  * Appended by bench/helper/run.sh to the provider source that `dtrace -G -k`
  * generated (semaphores, note, drti), so that it can call drti's own static
  * functions and time them inside one process, with nothing added to the
- * product: the registration a module load performs (configure + REGISTER
- * and its answer), UNREGISTER as at dlclose (waiting) and as at exit (not).
+ * product: what a module load performs (configure, then usdt_drti_load:
+ * the socket's access(), the board check, and REGISTER with its answer
+ * only when the board does not list the file), the board check alone, and
+ * UNREGISTER as at dlclose (waiting). (Exit sends nothing.)
  *
  * Compiled with -DCTORBENCH_PROVIDER=<the provider> and our include/.
  *
- *   ctorbench N   prints "load MED P90", "dlclose MED P90", "exit MED P90" in µs
+ *   ctorbench N   prints "load MED P90", "board MED P90", "dlclose MED P90" in µs
  *   ctorbench hold  stays (registered) until stdin closes
  *   ctorbench cold [keep]
  *                 run with USDTKIT_DISABLE=1, so that the real constructor at
@@ -73,10 +75,16 @@ int main(int argc, char **argv)
 		t0 = ctorbench_now();
 		usdt_drti_enabled = usdt_drti_configure();
 		if (usdt_drti_enabled)
-			usdt_drti_register("register module", 0);
+			usdt_drti_load();
 		v[i] = ctorbench_now() - t0;
 	}
 	ctorbench_report("load", v, n);
+	for (i = 0; i < n; i++) {
+		t0 = ctorbench_now();
+		(void)usdt_drti_known();
+		v[i] = ctorbench_now() - t0;
+	}
+	ctorbench_report("board", v, n);
 	for (i = 0; i < n; i++) {
 		t0 = ctorbench_now();
 		(void)usdt_drti_request(USDT_MSG_UNREGISTER, 1, &res);
@@ -84,12 +92,5 @@ int main(int argc, char **argv)
 		usdt_drti_register("register module", 0);
 	}
 	ctorbench_report("dlclose", v, n);
-	for (i = 0; i < n; i++) {
-		t0 = ctorbench_now();
-		(void)usdt_drti_request(USDT_MSG_UNREGISTER, 0, &res);
-		v[i] = ctorbench_now() - t0;
-		usdt_drti_register("register module", 0);
-	}
-	ctorbench_report("exit", v, n);
 	return 0;
 }

@@ -55,6 +55,12 @@ printf '#include "p.h"\n#define BENCHPROV_TICK %s_TICK\n' "$PROVU" >bp.h
 gcc -O2 -I"$top/include" -I. -c "$top/bench/helper/target.c" -o target.o
 "$dtrace" -G -s p.d -o prov.o target.o
 gcc target.o prov.o -o target
+# the same program with its probe in a shared library (DT_NEEDED) with its own -G object
+gcc -O2 -fPIC -I"$top/include" -I. -c "$top/bench/helper/libprobe.c" -o libprobe.o
+"$dtrace" -G -s p.d -o libprobe-prov.o libprobe.o
+gcc -shared libprobe.o libprobe-prov.o -o libprobe.so
+gcc -O2 -DBENCH_LIB -c "$top/bench/helper/target.c" -o libtarget.o
+gcc libtarget.o -L. -lprobe -Wl,-rpath,"$w" -o libtarget
 # SystemTap: its header (the system <sys/sdt.h>) and its -G object
 "$stap" -h -s p.d -o stap/p.h 2>/dev/null || { mkdir -p stap && "$stap" -h -s p.d -o stap/p.h; }
 printf '#include "p.h"\n#define BENCHPROV_TICK %s_TICK\n' "$PROVU" >stap/bp.h
@@ -115,7 +121,11 @@ specs=("disabled|USDTKIT_DISABLE=1|$w/target"
 	"stap||$w/target-stap"
 	"nodaemon|USDTKIT_HELPER_SOCKET=$w/absent.sock|$w/target"
 	"fake|USDTKIT_HELPER_SOCKET=$w/fake.sock|$w/target")
-[ -z "$daemon" ] || specs+=("daemon|USDTKIT_HELPER_SOCKET=$w/d.sock|$w/target")
+specs+=("libdisabled|USDTKIT_DISABLE=1|$w/libtarget"
+	"libnodaemon|USDTKIT_HELPER_SOCKET=$w/absent.sock|$w/libtarget")
+[ -z "$daemon" ] || specs+=("daemon|USDTKIT_HELPER_SOCKET=$w/d.sock|$w/target"
+	"firstseen|USDTKIT_HELPER_SOCKET=$w/d.sock|+$w/target"
+	"libdaemon|USDTKIT_HELPER_SOCKET=$w/d.sock|$w/libtarget")
 SL lat "$rounds" "${specs[@]}" >lat.txt
 
 # in-process: N calls each
@@ -218,12 +228,19 @@ label() {
 	case $1 in
 	disabled) echo "usdtkit -G, USDTKIT_DISABLE=1 (reference)" ;;
 	stap) echo "SystemTap dtrace -G (registers nothing)" ;;
-	nodaemon) echo "usdtkit -G, no daemon (no socket)          target <= 10" ;;
+	nodaemon) echo "usdtkit -G, no daemon (no socket)          target <= 3" ;;
 	fake) echo "usdtkit -G, stand-in server (answers at once)" ;;
-	daemon) echo "usdtkit -G, usdtkit-helperd, module known  target <= 100" ;;
+	daemon) echo "usdtkit -G, usdtkit-helperd, module known  target <= 30" ;;
+	firstseen) echo "usdtkit -G, usdtkit-helperd, first-seen file  target <= 150" ;;
+	libdisabled) echo "probes in a .so, USDTKIT_DISABLE=1 (reference of lib rows)" ;;
+	libnodaemon) echo "probes in a .so, no daemon                 target <= 3" ;;
+	libdaemon) echo "probes in a .so, usdtkit-helperd, known     target <= 30" ;;
 	esac
 }
+# The lib rows' "added" is against the same program with registration off.
+libref=$(awk '$1 == "libdisabled" { print $6 }' lat.txt)
 while read -r l med p10 p90 emed dm de; do
+	case $l in lib*) dm=$(awk -v a="$dm" -v b="$libref" 'BEGIN { printf "%.1f", a - b }') ;; esac
 	row "$(label "$l")" "$med" "$p10" "$p90" "$dm"
 done <lat.txt
 echo
@@ -236,18 +253,17 @@ printf '|%s|%s|%s|\n' "---------------------------------------------------------
 label3() {
 	case "$1 $2" in
 	"disabled cold") echo "constructor, cold, USDTKIT_DISABLE=1" ;;
-	"nodaemon cold") echo "constructor, cold, no daemon            target <= 10" ;;
+	"nodaemon cold") echo "constructor, cold, no daemon            target <= 3" ;;
 	"fake cold") echo "constructor, cold, stand-in server" ;;
-	"daemon cold") echo "constructor, cold, usdtkit-helperd, module known  target <= 100" ;;
+	"daemon cold") echo "constructor, cold, usdtkit-helperd, module known  target <= 30" ;;
 	"disabled load") echo "load, USDTKIT_DISABLE=1 (environment scan only)" ;;
 	"nodaemon load") echo "load, warm, no daemon: access() of the socket path" ;;
-	"nodaemon dlclose"|"nodaemon exit") echo "" ;;
-	"fake load") echo "load, warm, stand-in server: REGISTER + answer" ;;
+	"nodaemon dlclose"|"nodaemon board"|"fake board") echo "" ;;
+	"fake load") echo "load, warm, stand-in server (no board): REGISTER + answer" ;;
 	"fake dlclose") echo "dlclose, stand-in server: UNREGISTER + answer" ;;
-	"fake exit") echo "exit, stand-in server: UNREGISTER sent, no wait" ;;
-	"daemon load") echo "load, warm, usdtkit-helperd, module known" ;;
+	"daemon load") echo "load, warm, usdtkit-helperd, module known (board hit)" ;;
+	"daemon board") echo "the board check alone (PROCMAP_QUERY + pread), warm" ;;
 	"daemon dlclose") echo "dlclose, usdtkit-helperd: UNREGISTER + answer" ;;
-	"daemon exit") echo "exit, usdtkit-helperd: UNREGISTER sent, no wait" ;;
 	esac
 }
 while read -r l what med p90; do

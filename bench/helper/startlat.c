@@ -6,7 +6,9 @@
  *   startlat reqs SECONDS SOCKET  REGISTER requests per second, this process
  *   startlat spawn COUNT PROG     COUNT runs of PROG, one after another
  *
- * lat: SPEC is "LABEL|ENV=V ENV=V|PROGRAM" (ENV part may be empty). Each
+ * lat: SPEC is "LABEL|ENV=V ENV=V|PROGRAM" (ENV part may be empty; a
+ * PROGRAM written +PATH is copied to a new file before each run, so that
+ * every start is of a file no daemon has seen, and removed after). Each
  * round runs every SPEC once, in a random order, with posix_spawn; the
  * program (target.c) writes CLOCK_MONOTONIC at the top of main() to its
  * stdout, a pipe. exec->main is that minus the time just before
@@ -23,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <link.h>
 #include <poll.h>
 #include <spawn.h>
@@ -50,10 +53,11 @@
 #define BENCH_SITE(x) ((void)(x))
 #endif
 
-#define MAXSPEC 8
+#define MAXSPEC 12
 
 struct spec {
 	char *label, *prog;
+	int fresh; /* PROGRAM given as +PATH: a new copy (new inode) every run */
 	char **envp;
 	double *main_us, *exit_us;
 };
@@ -95,14 +99,41 @@ static char **make_env(char *extra)
 	return envp;
 }
 
+/* Copies `from` to `to` (mode 0755): a file no daemon has seen. */
+static int copy_file(const char *from, const char *to)
+{
+	char buf[65536];
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0755);
+	ssize_t n = 0;
+
+	while (in >= 0 && out >= 0 && (n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n) {
+			n = -1;
+			break;
+		}
+	if (in >= 0)
+		close(in);
+	if (out >= 0 && close(out) != 0)
+		n = -1;
+	return in < 0 || out < 0 || n < 0 ? -1 : 0;
+}
+
 static int run_one(struct spec *s, int round)
 {
 	posix_spawn_file_actions_t fa;
+	char fresh[4200];
 	char *argv[] = {s->prog, NULL};
 	int p[2], status;
 	struct timespec tm;
 	double t0, t1;
 	pid_t pid;
+
+	if (s->fresh) {
+		snprintf(fresh, sizeof(fresh), "%s.fresh%d", s->prog, round);
+		if (copy_file(s->prog, fresh) < 0)
+			return -1;
+		argv[0] = fresh;
+	}
 
 	if (pipe(p) < 0)
 		return -1;
@@ -110,7 +141,7 @@ static int run_one(struct spec *s, int round)
 	posix_spawn_file_actions_adddup2(&fa, p[1], 1);
 	posix_spawn_file_actions_addclose(&fa, p[0]);
 	t0 = now_us();
-	if (posix_spawn(&pid, s->prog, &fa, NULL, argv, s->envp) != 0)
+	if (posix_spawn(&pid, argv[0], &fa, NULL, argv, s->envp) != 0)
 		return -1;
 	posix_spawn_file_actions_destroy(&fa);
 	close(p[1]);
@@ -120,6 +151,8 @@ static int run_one(struct spec *s, int round)
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status))
 		return -1;
 	t1 = now_us();
+	if (s->fresh)
+		unlink(fresh);
 	s->main_us[round] = tm.tv_sec * 1e6 + tm.tv_nsec / 1e3 - t0;
 	s->exit_us[round] = t1 - t0;
 	return 0;
@@ -144,6 +177,8 @@ static int lat(int rounds, int nspec, char **specs)
 		s[i].label = specs[i];
 		s[i].envp = make_env(a + 1);
 		s[i].prog = b + 1;
+		s[i].fresh = s[i].prog[0] == '+';
+		s[i].prog += s[i].fresh;
 		s[i].main_us = malloc(sizeof(double) * (size_t)rounds);
 		s[i].exit_us = malloc(sizeof(double) * (size_t)rounds);
 	}

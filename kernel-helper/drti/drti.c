@@ -675,8 +675,12 @@ static void usdt_drti_load(void)
 	if (usdt_drti_sun_len && access(usdt_drti_sun.sun_path, F_OK) != 0 &&
 	    (errno == ENOENT || errno == ENOTDIR)) {
 		if (usdt_drti_debug_on) {
+			int e = errno;
+
 			usdt_drti_begin(&l, "register module", 0);
-			usdt_drti_put(&l, "no helper socket (");
+			usdt_drti_put(&l, "no helper socket: ");
+			usdt_drti_put_errno(&l, e);
+			usdt_drti_put(&l, " (");
 			usdt_drti_put(&l, usdt_drti_sun.sun_path);
 			usdt_drti_put(&l, ")");
 			usdt_drti_emit(&l);

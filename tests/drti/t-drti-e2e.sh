@@ -3,8 +3,9 @@
 # in the foreground): a program's probes appear in tracefs when it starts
 # and are gone after it exits; a dlopen'ed library's appear at dlopen and go
 # at dlclose, and dlopen/dlclose cycles leave no events; a module with two
-# -G objects gets both providers' events; a fork child is
-# registered (its events outlive its parent); a SIGSTOPped daemon delays a
+# -G objects gets both providers' events; a fork child, which sends
+# nothing, keeps its events when its parent exits first (the daemon finds
+# it in /proc and adopts it) and loses them when it exits; a SIGSTOPped daemon delays a
 # program's start by the timeout, no more, and changes nothing else.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/drti/lib.sh"
@@ -112,8 +113,9 @@ wait_events app "" "two -G objects: events left after exit"
 wait_events lib "" "two -G objects: second provider's events left after exit"
 echo "ok: one module with two -G objects: both providers, gone at exit"
 
-# 3. A fork child (no exec) is registered: when its parent exits first, the
-# events stay for the child, and go when it exits.
+# 3. A fork child (no exec) sends nothing; when its parent exits first, the
+# daemon adopts it (its --debug log says so) and the events stay for the
+# child, and go when it exits.
 rm -f "$T/pids"
 "$PROG" pid "$T/pids" forkbg pid "$T/pids" waitfor "$T/go3" \; >"$T/out3" 2>"$T/err3" &
 prog=$!
@@ -124,12 +126,13 @@ child=$(sed -n 2p "$T/pids" | sed 's/^pid //')
 [ -n "$child" ] && kill -0 "$child" 2>/dev/null || fail "the fork child is not running"
 sleep 0.5 # the daemon has seen the parent exit by now
 [ "$(events app)" = "$want_app" ] || fail "the events went with the parent while its fork child runs"
-# and the daemon says so (its --debug line for each request)
-grep -qE "REGISTER pid $child( |$)" "$DLOG" || fail "the daemon's log shows no REGISTER from the child $child"
+# the child asked nothing; the daemon adopted it when its parent exited
+grep -qE "REGISTER pid $child( |$)" "$DLOG" && fail "the fork child $child sent a REGISTER"
+grep -qE "pid $child maps .*: adopted" "$DLOG" || fail "the daemon's log shows no adoption of the child $child"
 touch "$T/go3"
 for i in $(seq 250); do kill -0 "$child" 2>/dev/null || break; sleep 0.02; done
 wait_events app "" "the events stayed after the fork child exited"
-echo "ok: a fork child is registered: events outlive its parent, go with it"
+echo "ok: a fork child sends nothing, is adopted: events outlive its parent, go with it"
 
 # 4. A SIGSTOPped daemon: a start is delayed by the timeout, no more; the
 # program's behaviour is unchanged; the daemon resumes healthy.
