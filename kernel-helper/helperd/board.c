@@ -69,6 +69,18 @@ int hd_board_open(const char *socket_path)
 	map = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (map == MAP_FAILED)
 		goto fail_fd;
+	/*
+	 * Not in the parse workers: a process reading hostile ELF must never
+	 * hold a writable view of what every client trusts. No board otherwise.
+	 */
+	if (madvise(map, map_len, MADV_DONTFORK) != 0) {
+		err = -errno;
+		munmap(map, map_len);
+		map = NULL;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
 	close(fd);
 	memcpy(map, &h, sizeof(h));
 	slots = (struct usdt_board_slot *)((char *)map + sizeof(h));

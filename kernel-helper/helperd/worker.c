@@ -360,6 +360,18 @@ static void write_all(int fd, const unsigned char *p, size_t len)
 	}
 }
 
+/* The answer, its length first: the daemon takes it as soon as it is all there. */
+static __attribute__((noreturn)) void send_answer(const struct buf *out)
+{
+	uint64_t len = out->len;
+
+	if (out->oom)
+		_exit(5);
+	write_all(4, (const unsigned char *)&len, sizeof(len));
+	write_all(4, out->p, out->len);
+	_exit(0);
+}
+
 static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 {
 	struct usdt_notes *n = NULL;
@@ -383,8 +395,7 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 		put32(&out, 0xffffffffu);
 		put32(&out, (uint32_t)-ret);
 		put_str(&out, err);
-		write_all(4, out.p, out.len);
-		_exit(0);
+		send_answer(&out);
 	}
 	apply_metadata(n, &log, &nlog);
 	for (size_t i = 0; i < n->nprobes && nlog < LOG_LINES_MAX; i++) {
@@ -410,16 +421,7 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 		if (!n->probes[i].reject)
 			put_probe(&out, &n->probes[i]);
 	put(&out, "END!", 4);
-	if (out.oom)
-		_exit(5);
-	{
-		/* Its length first: the daemon takes the answer as soon as it is all there. */
-		uint64_t len = out.len;
-
-		write_all(4, (const unsigned char *)&len, sizeof(len));
-	}
-	write_all(4, out.p, out.len);
-	_exit(0);
+	send_answer(&out);
 }
 
 /* --- parent side --- */

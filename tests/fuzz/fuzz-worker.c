@@ -141,6 +141,7 @@ static int one(const char *path, const char *out)
 	struct hd_worker_limits lim = {
 	    .timeout_ms = 5000, .cpu_seconds = 5, .address_space = 1ull << 30};
 	struct buf in = {0};
+	uint64_t want;
 	int fd = open(path, O_RDONLY | O_CLOEXEC), pfd[2], status;
 	pid_t pid;
 	FILE *f;
@@ -169,8 +170,14 @@ static int one(const char *path, const char *out)
 	close(fd);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;
+	/* The stream's length comes first (send_answer); decode() reads what follows it. */
+	if (in.len < sizeof(want))
+		return -1;
+	memcpy(&want, in.p, sizeof(want));
+	if (want != in.len - sizeof(want))
+		return -1;
 	f = fopen(out, "w");
-	if (!f || fwrite(in.p, 1, in.len, f) != in.len || fclose(f) != 0)
+	if (!f || fwrite(in.p + sizeof(want), 1, want, f) != want || fclose(f) != 0)
 		return -1;
 	free(in.p);
 	return 0;

@@ -4,21 +4,31 @@
  * says, and what a lying or broken client might, and prints the answers.
  * Socket: $USDTKIT_HELPER_SOCKET.
  *
- *   hdclient register ADDR|anon|self|unmapped   REGISTER that address; prints "status=S nprobes=N"
- *   hdclient unregister ADDR|self                UNREGISTER
- *   hdclient dlreg LIB                           dlopen LIB (drti off) and REGISTER its lib_call
- * address hdclient dlreg-del LIB                       the same, but LIB is unlinked first (a
- * deleted file); prints the status, then "ready", and holds until stdin EOF hdclient mapreg FILE...
- * for each FILE: mmap it read-only (any bytes: hostile ELF files) and REGISTER its first byte;
- * prints "FILE status=S nprobes=N", then unmaps it hdclient garbage KIND
- * short|long|magic|version|type|size|reply|empty: a malformed packet; prints "status=S" or "closed"
- *   hdclient list [PID]                          LIST; prints "entry PID NPROBES DEV INO PATH"
- * lines, then "status=S count=N" hdclient hold N                              opens N connections
- * that never send; prints "held K" and waits for stdin EOF hdclient idle connects, sends nothing,
- * waits for the close; prints "closed after MS" hdclient bench N LIB                         dlopen
- * LIB (drti off), then N x (connect, REGISTER, reply) and N x UNREGISTER; prints registrations per
- * second
- *   hdclient hold-renew N                        N connections kept open: reopened when closed
+ *   hdclient register ADDR|anon|self|unmapped
+ *       REGISTER that address; prints "status=S nprobes=N"
+ *   hdclient unregister ADDR|self
+ *       UNREGISTER
+ *   hdclient dlreg LIB
+ *       dlopen LIB (drti off) and REGISTER its lib_call address
+ *   hdclient dlreg-del LIB
+ *       the same, but LIB is unlinked first (a deleted file); prints the
+ *       status, then "ready", and holds until stdin EOF
+ *   hdclient mapreg FILE...
+ *       for each FILE: mmap it read-only (any bytes: hostile ELF files) and
+ *       REGISTER its first byte; prints "FILE status=S nprobes=N", then unmaps it
+ *   hdclient garbage short|long|magic|version|type|size|reply|tiny|empty
+ *       a malformed packet; prints "status=S" or "closed"
+ *   hdclient list [PID]
+ *       LIST; prints "entry PID NPROBES DEV INO PATH" lines, then "status=S count=N"
+ *   hdclient hold N
+ *       opens N connections that never send; prints "held K", waits for stdin EOF
+ *   hdclient hold-renew N
+ *       N connections kept open: reopened when closed
+ *   hdclient idle
+ *       connects, sends nothing, waits for the close; prints "closed after MS"
+ *   hdclient bench N LIB
+ *       dlopen LIB (drti off), then N x (connect, REGISTER, reply) and
+ *       N x UNREGISTER; prints registrations per second
  */
 #include <dlfcn.h>
 #include <errno.h>

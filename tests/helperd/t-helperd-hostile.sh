@@ -105,6 +105,10 @@ PYEOF
 "$HDCLIENT" mapreg "$T"/mut/m* >"$T/mut.out"
 expect_eq "$(grep -c ' status=' "$T/mut.out")" 150 "mutants answered"
 expect_no_grep 'status=-100[01]' "$T/mut.out" "a mutant left without a valid answer"
+# A file the worker refuses whole (libelf, its headers) comes back as an
+# answer of its own, with its reason: never a stream the daemon cannot read.
+expect_no_grep "status=$(errno_of EPROTO) " "$T/mut.out" "a mutant whose worker's answer was unreadable"
+expect_no_grep "answer is (incomplete|malformed)" "$DLOG.new" "the daemon's log of the mutants"
 echo "mutants: $(grep -c 'status=0 ' "$T/mut.out") registered, the others refused:" \
 	"$(grep -o 'status=-[0-9]*' "$T/mut.out" | sort | uniq -c | tr '\n' ' ')"
 daemon_healthy

@@ -9,7 +9,9 @@
 # Under valgrind the worker runs without its seccomp filter
 # (--test-no-seccomp, test-only: valgrind cannot run a process under one);
 # valgrind 3.19 has no pidfd_open (ENOSYS): the daemon relies on the
-# connection's SO_PEERPIDFD, which works, and the test checks exits are seen.
+# connection's SO_PEERPIDFD, which works, and the test checks exits are seen;
+# valgrind's notice about that syscall (an adoption of a process mapping a
+# retired module calls it) is taken out of the logs before they are read.
 #
 # In the sanitizer run the daemon is an AddressSanitizer binary, which
 # valgrind cannot run: the same scenario then runs under ASan/UBSan/LSan,
@@ -102,6 +104,12 @@ prog_stop b
 if [ -z "$asan" ]; then
 	nlogs=$(find "$T/vg" -type f | wc -l)
 	[ -f "$T/vg/$pid" ] || fail "no memcheck log of the daemon"
+	# valgrind's own notice that it does not know pidfd_open (434), which
+	# the daemon calls to adopt a process that maps a lingering module
+	# (registry.c retire()), is no report of ours; every other line is.
+	for f in "$T/vg"/*; do
+		sed -i '/WARNING: unhandled amd64-linux syscall: 434$/,/valgrind\.org\/support\/bug_reports\.html/d' "$f"
+	done
 	if grep -l . "$T/vg"/* >/dev/null 2>&1; then
 		grep -H . "$T/vg"/* | head -80 >&2
 		fail "memcheck reported errors (above)"

@@ -39,7 +39,8 @@ for cc in $COMPILERS; do
 	done
 	expect_eq "$(grep -c 'start:' "$T/trace")" 3 "$cc: start firings"
 
-	# 3. A fork child is registered too (drti's atfork handler), counted per pid.
+	# 3. A fork child is listed too (LIST finds who maps each module), counted per pid;
+	#    it sent nothing itself: drti has no fork handler.
 	prog_cmd a fork
 	prog_wait a '^child '
 	child=$(awk '/^child/ {print $2}' "$T/a.out")
