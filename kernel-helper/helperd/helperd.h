@@ -93,8 +93,9 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 	     size_t errlen);
 
 /*
- * The same parse without blocking, for the epoll loop: hd_parse_start forks
- * the worker (rfd is the pipe to watch, deadline when to give up);
+ * The same parse without blocking, for the epoll loop: hd_parse_start hands
+ * the file to the spare worker or forks one (rfd is the socket to watch,
+ * deadline when to give up);
  * hd_parse_read takes what is readable and returns 1 once the answer is
  * complete (EOF or an error), else 0; hd_parse_finish ends the job (the
  * worker killed first when `why` is an error: -ETIMEDOUT, -ECANCELED),
@@ -117,6 +118,12 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
 		    size_t errlen);
 /* Reaps the workers hd_parse_finish left exiting (WNOHANG unless wait). */
 void hd_parse_reap(bool wait);
+/*
+ * Keeps one worker forked ahead with these limits (the main loop calls it
+ * after each turn; a fork failure is retried a second later), and stops it.
+ */
+void hd_parse_spare(const struct hd_worker_limits *lim);
+void hd_parse_spare_stop(void);
 
 /* ---- msg.c: a client's packet, checked ---- */
 struct hd_request {

@@ -842,6 +842,7 @@ int main(int argc, char **argv)
 				;
 		loop_iter++;
 		hd_registry_flush();
+		hd_parse_spare(&hd_cfg.worker);
 		now = hd_now_ms();
 		expire_conns(now);
 		next_parse = hd_parses_expire(now);
@@ -861,6 +862,7 @@ int main(int argc, char **argv)
 	hd_board_close();
 	hd_registry_shutdown();
 	hd_registry_flush();
+	hd_parse_spare_stop();
 	if (lfd != 3)
 		unlink(hd_cfg.socket_path);
 	usdt_tracefs_close(&t);

@@ -983,12 +983,15 @@ static void mod_idle(struct module *m, pid_t leaving)
 		retire(&oldest, 1, 0);
 }
 
-/* The file of the mapping holding addr: (mapping, fd, dev, ino). */
-static int resolve(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping *mp, int *fd,
-		   uint64_t *dev, uint64_t *ino)
+/*
+ * The file of the mapping holding addr: (mapping, fd, dev, ino). With
+ * `found`, mp is that mapping already (resolve_known read the maps).
+ */
+static int resolve(pid_t pid, int pidfd, uint64_t addr, bool found, struct hd_mapping *mp,
+		   int *fd, uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
-	int ret = hd_find_mapping(pid, addr, mp);
+	int ret = found ? 0 : hd_find_mapping(pid, addr, mp);
 
 	if (ret == -ENOENT)
 		return -EFAULT; /* no mapping at that address */
@@ -1060,10 +1063,11 @@ static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp
  * known, draining, or anything unusual), or an error for the client.
  */
 static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping *mp,
-			 struct module **m)
+			 struct module **m, bool *found)
 {
 	int ret = hd_find_mapping(pid, addr, mp);
 
+	*found = ret == 0;
 	/* A zombie's maps are empty: a dead caller is -ESRCH, not a liar. */
 	if (ret && !peer_alive(pidfd))
 		return -ESRCH;
@@ -1430,6 +1434,7 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	struct module *m = NULL;
 	struct parse *pa;
 	uint64_t dev, ino;
+	bool found;
 	int fd = -1, ret = hd_tracefs_ready();
 
 	*nprobes = 0;
@@ -1438,9 +1443,9 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	mp = malloc(sizeof(*mp));
 	if (!mp)
 		return -ENOMEM;
-	ret = resolve_known(pid, pidfd, addr, mp, &m);
+	ret = resolve_known(pid, pidfd, addr, mp, &m, &found);
 	if (ret == -EAGAIN) {
-		ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
+		ret = resolve(pid, pidfd, addr, found, mp, &fd, &dev, &ino);
 		m = ret ? NULL : mod_find(dev, ino);
 		if (!ret && m && !m->draining)
 			ret = add_known(pid, uid, pidfd, mp, m);
@@ -1472,7 +1477,7 @@ int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr)
 
 	if (!mp)
 		return -ENOMEM;
-	ret = resolve(pid, pidfd, addr, mp, &fd, &dev, &ino);
+	ret = resolve(pid, pidfd, addr, false, mp, &fd, &dev, &ino);
 	free(mp);
 	if (fd >= 0)
 		close(fd);

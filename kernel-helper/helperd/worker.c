@@ -4,23 +4,31 @@
  * hostile input, and libelf is a large parser: it runs in a forked child
  * that can do nothing but compute.
  *
- * The child keeps two descriptors, the file (3) and a pipe to us (4), and
- * stdin/stdout/stderr on /dev/null; sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE=0
- * and no core; then loads a
- * seccomp filter (no_new_privs) that allows reading, seeking and stat on any
- * fd it has, writing to the pipe only, anonymous non-executable memory, and
- * exit; anything else kills it. libseccomp generates that filter once, in
- * the daemon before its first fork (filter_prepare: seccomp_export_bpf into
- * a memfd, read back), and each child only sets no_new_privs and loads the
- * inherited program, as seccomp_load would with the default attributes: no
- * kernel probing nor BPF generation per parse (measured: 40 µs of a
- * ~430 µs parse; what remains is fork, the filter's load and the exit).
- * Should the export fail, each child builds and loads its own with
- * libseccomp as before. It reads the notes (lib/notes.c, which
+ * The child keeps one descriptor, a socket to us (3), and stdin/stdout/
+ * stderr on /dev/null; sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE=0 and no
+ * core; then loads a seccomp filter (no_new_privs) that allows reading,
+ * seeking and stat on any fd it has, receiving and writing on the socket
+ * only, naming itself, anonymous non-executable memory, and exit; anything
+ * else kills it. Only then does it receive the file, as a descriptor passed
+ * on the socket (SCM_RIGHTS): so a worker can be forked before it is needed.
+ * One is: the spare (hd_parse_spare), forked after the loop's turn, takes
+ * the next new file, and a program registering a file nobody has seen waits
+ * for no fork (measured: ~150 µs of a first registration). A worker whose
+ * limits differ from the spare's (tests) is forked on demand, the same way.
+ * In ps a worker is "usdtkit-spare" while it waits, "usdtkit-parse" after.
+ * libseccomp generates the filter once, in the daemon before its first fork
+ * (filter_prepare: seccomp_export_bpf into a memfd, read back), and each
+ * child only sets no_new_privs and loads the inherited program, as
+ * seccomp_load would with the default attributes: no kernel probing nor BPF
+ * generation per parse (measured: 40 µs of a ~430 µs parse). Should the
+ * export fail, each child builds and loads its own with libseccomp.
+ *
+ * The worker reads the notes (lib/notes.c, which
  * checks every offset itself), applies the metadata note's argument names
- * and `char *` hints, and writes the accepted probes to the pipe as a flat
- * record stream. We wait at most timeout_ms for EOF, then kill it: a
- * crashing or hung worker costs one registration, never the daemon.
+ * and `char *` hints, and writes the accepted probes to the socket as a flat
+ * record stream, its length first. We wait at most timeout_ms for all of it,
+ * then kill it: a crashing or hung worker costs one registration, never the
+ * daemon.
  *
  * What comes back is checked again as if the worker were compromised: every
  * length and count bounded, strings NUL-free and terminated, sizes 1/2/4/8,
@@ -47,6 +55,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -204,7 +213,11 @@ static scmp_filter_ctx filter_rules(void)
 	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(lseek), 0);
 	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fstat), 0);
 	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 0);
-	ret |= allow_if(ctx, SCMP_SYS(write), 0, SCMP_CMP_EQ, 4, 0);
+	/* The socket to the daemon (fd 3): the file arrives on it, the answer leaves by it. */
+	ret |= allow_if(ctx, SCMP_SYS(recvmsg), 0, SCMP_CMP_EQ, 3, 0);
+	ret |= allow_if(ctx, SCMP_SYS(write), 0, SCMP_CMP_EQ, 3, 0);
+	/* Its name in ps once it has a file to read (comm only). */
+	ret |= allow_if(ctx, SCMP_SYS(prctl), 0, SCMP_CMP_EQ, PR_SET_NAME, 0);
 	/* libelf asks for the descriptor's flags; it may change none. */
 	ret |= allow_if(ctx, SCMP_SYS(fcntl), 1, SCMP_CMP_EQ, F_GETFD, 0);
 	ret |= allow_if(ctx, SCMP_SYS(fcntl), 1, SCMP_CMP_EQ, F_GETFL, 0);
@@ -367,19 +380,74 @@ static __attribute__((noreturn)) void send_answer(const struct buf *out)
 
 	if (out->oom)
 		_exit(5);
-	write_all(4, (const unsigned char *)&len, sizeof(len));
-	write_all(4, out->p, out->len);
+	write_all(3, (const unsigned char *)&len, sizeof(len));
+	write_all(3, out->p, out->len);
 	_exit(0);
 }
 
+/* The one descriptor the daemon sends (SCM_RIGHTS, with one byte), or -1. */
+static int receive_file(int sock)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} c;
+	char byte;
+	struct iovec iov = {&byte, 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
+			   .msg_controllen = sizeof(c.b)};
+	struct cmsghdr *h;
+	int fd;
+
+	memset(&c, 0, sizeof(c));
+	while (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) < 0)
+		if (errno != EINTR)
+			return -1;
+	h = CMSG_FIRSTHDR(&m);
+	if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
+	    h->cmsg_len != CMSG_LEN(sizeof(int)))
+		return -1; /* (EOF too: the daemon is gone) */
+	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
+	return fd;
+}
+
+static int send_file(int sock, int fd)
+{
+	union {
+		struct cmsghdr h;
+		char b[CMSG_SPACE(sizeof(int))];
+	} c;
+	char byte = 'F';
+	struct iovec iov = {&byte, 1};
+	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
+			   .msg_controllen = sizeof(c.b)};
+	struct cmsghdr *h;
+
+	memset(&c, 0, sizeof(c));
+	h = CMSG_FIRSTHDR(&m);
+	h->cmsg_level = SOL_SOCKET;
+	h->cmsg_type = SCM_RIGHTS;
+	h->cmsg_len = CMSG_LEN(sizeof(int));
+	memcpy(CMSG_DATA(h), &fd, sizeof(fd));
+	while (sendmsg(sock, &m, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
+		if (errno != EINTR)
+			return -errno;
+	return 0;
+}
+
+/*
+ * A worker: sandboxed first, then it waits on fd 3 for the one file it
+ * will read. A spare (see hd_parse_spare) waits there until it is needed.
+ */
 static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 {
 	struct usdt_notes *n = NULL;
 	struct buf out = {0}, log = {0};
 	unsigned nlog = 0;
 	char err[256];
-	int ret;
+	int ret, file;
 
+	prctl(PR_SET_NAME, "usdtkit-spare", 0, 0, 0);
 	if (lim->test_delay_ms) {
 		struct timespec ts = {lim->test_delay_ms / 1000,
 				      (lim->test_delay_ms % 1000) * 1000000L};
@@ -388,7 +456,11 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 	}
 	if (sandbox(lim) != 0)
 		_exit(4);
-	ret = usdt_notes_read(3, NULL, &n, err, sizeof(err));
+	file = receive_file(3);
+	if (file < 0)
+		_exit(6);
+	prctl(PR_SET_NAME, "usdtkit-parse", 0, 0, 0);
+	ret = usdt_notes_read(file, NULL, &n, err, sizeof(err));
 	put(&out, "HDW1", 4);
 	if (ret) {
 		/* A whole-file error: the stream says so with arch 0xffffffff and the message. */
@@ -638,50 +710,150 @@ bad:
 }
 
 /*
- * Forks the worker on fd. Its answer is read by hd_parse_read as the pipe
- * becomes readable (the daemon's epoll loop, or hd_parse's poll), and
+ * Forks a worker: it sandboxes itself and waits on its end of a socketpair
+ * (its fd 3) for the file; *sock is ours, non-blocking.
+ */
+static pid_t worker_fork(const struct hd_worker_limits *lim, int *sock)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (!lim->test_no_seccomp)
+		filter_prepare();
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
+		return -errno;
+	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0) {
+		pid = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return pid;
+	}
+	pid = fork();
+	if (pid < 0) {
+		pid = -errno;
+		close(sv[0]);
+		close(sv[1]);
+		return pid;
+	}
+	if (pid == 0) {
+		/* fd 3: the socket; 0-2 on /dev/null; nothing else survives. */
+		int w = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
+
+		if (w < 0 || null < 0 || dup2(w, 3) != 3 || dup2(null, 0) != 0 ||
+		    dup2(null, 1) != 1 || dup2(null, 2) != 2)
+			_exit(2);
+		close_range(4, ~0u, 0);
+		child(lim);
+	}
+	close(sv[1]);
+	*sock = sv[0];
+	return pid;
+}
+
+/* What a worker applies to itself before it has a file (the deadline is ours). */
+static bool same_limits(const struct hd_worker_limits *a, const struct hd_worker_limits *b)
+{
+	return a->cpu_seconds == b->cpu_seconds && a->address_space == b->address_space &&
+	       a->test_delay_ms == b->test_delay_ms && a->test_no_seccomp == b->test_no_seccomp;
+}
+
+/*
+ * The spare: one worker forked ahead, sandboxed and waiting, so that a new
+ * file's parse does not begin with a fork (the registering program waits
+ * for it). hd_parse_spare forks it after the loop's turn, when nobody waits.
+ */
+static struct {
+	pid_t pid;
+	int sock;
+	struct hd_worker_limits lim;
+	uint64_t retry_ms; /* after a failed fork: not before then */
+} spare = {-1, -1, {0}, 0};
+
+static void stop_worker(pid_t pid, int sock)
+{
+	close(sock);
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+void hd_parse_spare(const struct hd_worker_limits *limits)
+{
+	struct hd_worker_limits l = *limits, *lim = &l;
+	pid_t pid;
+	int sock;
+
+	/* (A test's delayed worker is always forked on demand: it sleeps when it starts.) */
+	l.test_delay_ms = 0;
+	if (spare.pid > 0 && same_limits(&spare.lim, lim))
+		return;
+	if (spare.pid > 0) {
+		stop_worker(spare.pid, spare.sock);
+		spare.pid = -1;
+	}
+	if (hd_now_ms() < spare.retry_ms)
+		return;
+	pid = worker_fork(lim, &sock);
+	if (pid < 0) {
+		hd_dbg("spare worker: fork: %s", strerror((int)-pid));
+		spare.retry_ms = hd_now_ms() + 1000;
+		return;
+	}
+	spare.pid = pid;
+	spare.sock = sock;
+	spare.lim = *lim;
+}
+
+void hd_parse_spare_stop(void)
+{
+	if (spare.pid > 0)
+		stop_worker(spare.pid, spare.sock);
+	spare.pid = -1;
+	spare.sock = -1;
+}
+
+/*
+ * Starts the parse of fd: the spare takes it when its limits are these,
+ * else a worker forked now. The answer comes on j->rfd, which becomes
+ * readable (the daemon's epoll loop, or hd_parse's poll), and
  * hd_parse_finish ends it: no wait here blocks on the worker.
  */
 int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_job *j, char *err,
 		   size_t errlen)
 {
-	int pfd[2], ret;
-	pid_t pid;
+	pid_t pid = -1;
+	int sock = -1, ret;
 
 	memset(j, 0, sizeof(*j));
 	j->pid = -1;
 	j->rfd = -1;
-	if (!lim->test_no_seccomp)
-		filter_prepare();
-	/* Non-blocking read end: only the caller's poll waits, against the deadline. */
-	if (pipe2(pfd, O_CLOEXEC) != 0 || fcntl(pfd[0], F_SETFL, O_NONBLOCK) != 0) {
-		ret = -errno;
-		snprintf(err, errlen, "pipe: %s", strerror(errno));
-		return ret;
+	if (spare.pid > 0 && lim->test_delay_ms == 0 && same_limits(&spare.lim, lim)) {
+		pid = spare.pid;
+		sock = spare.sock;
+		spare.pid = -1;
+		spare.sock = -1;
+		if (send_file(sock, fd) != 0) {
+			/* It died meanwhile (killed from outside): a fresh one. */
+			stop_worker(pid, sock);
+			pid = -1;
+		}
 	}
-	pid = fork();
 	if (pid < 0) {
-		ret = -errno;
-		snprintf(err, errlen, "fork: %s", strerror(errno));
-		close(pfd[0]);
-		close(pfd[1]);
-		return ret;
+		pid = worker_fork(lim, &sock);
+		if (pid < 0) {
+			snprintf(err, errlen, "fork: %s", strerror((int)-pid));
+			return (int)pid;
+		}
+		ret = send_file(sock, fd);
+		if (ret) {
+			stop_worker(pid, sock);
+			snprintf(err, errlen, "passing the file to the worker: %s", strerror(-ret));
+			return ret;
+		}
 	}
-	if (pid == 0) {
-		/* fd 3: the file, 4: the pipe; nothing else survives. */
-		int f = fcntl(fd, F_DUPFD_CLOEXEC, 10), w = fcntl(pfd[1], F_DUPFD_CLOEXEC, 10);
-
-		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
-
-		if (f < 0 || w < 0 || null < 0 || dup2(f, 3) != 3 || dup2(w, 4) != 4 ||
-		    dup2(null, 0) != 0 || dup2(null, 1) != 1 || dup2(null, 2) != 2)
-			_exit(2);
-		close_range(5, ~0u, 0);
-		child(lim);
-	}
-	close(pfd[1]);
 	j->pid = pid;
-	j->rfd = pfd[0];
+	j->rfd = sock;
 	j->deadline = hd_now_ms() + lim->timeout_ms;
 	j->timeout_ms = lim->timeout_ms;
 	return 0;

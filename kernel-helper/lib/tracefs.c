@@ -687,8 +687,9 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
 	struct choice *ch = NULL;
 	struct usdt_site *out;
 	size_t nls = 0, nch = 0;
+	bool listed = false;
 	char *sig;
-	int ret;
+	int ret = 0;
 
 	*sites = NULL;
 	*nsites = 0;
@@ -696,9 +697,6 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
 		return -EINVAL;
 	if (!host_can_probe(n->arch))
 		return -ENOEXEC;
-	ret = usdt_tracefs_list(t, &ls, &nls);
-	if (ret)
-		return ret;
 	out = calloc(n->naccepted ? n->naccepted : 1, sizeof(*out));
 	ch = calloc(n->naccepted ? n->naccepted : 1, sizeof(*ch));
 	sig = malloc(USDT_UPROBE_LINE_MAX + 1);
@@ -726,6 +724,7 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
 		}
 		args = strchr(strchr(s->line, ' ') + 1, ' ');
 		signature(args ? args : "", sig, USDT_UPROBE_LINE_MAX + 1);
+	choose:
 		s->event[0] = '\0';
 		for (unsigned k = 1; k <= SUFFIX_TRIES && !s->event[0]; k++) {
 			char name[USDT_TRACEFS_NAME_MAX + 1];
@@ -741,24 +740,36 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
 				p->group, p->event, SUFFIX_TRIES - 1);
 			continue;
 		}
-		if (name_fits(ch, nch, NULL, 0, p->group, s->event, "\x01")) {
-			/* First use of this name in this file: remember its signature. */
-			ch[nch].group = p->group;
-			strcpy(ch[nch].event, s->event);
-			strcpy(ch[nch].sig, sig);
-			nch++;
-		}
 		len = usdt_uprobe_def(s->line, sizeof(s->line), p->group, s->event, path, p);
 		if (len < 0) {
 			s->err = len;
 			continue;
 		}
 		s->err = usdt_tracefs_write(t, s->line, s->msg, sizeof(s->msg));
+		if (s->err == -EEXIST && !listed) {
+			/*
+			 * The name is taken with other arguments, or this very
+			 * site exists: now read what is there, once, and choose
+			 * again knowing it.
+			 */
+			listed = true;
+			ret = usdt_tracefs_list(t, &ls, &nls);
+			if (ret)
+				goto done;
+			goto choose;
+		}
 		if (s->err == -EEXIST &&
 		    site_listed(ls, nls, p->group, s->event, path, p->pc_off)) {
 			s->err = 0;
 			s->existed = true;
 			set_msg(s->msg, sizeof(s->msg), "already registered");
+		}
+		if (name_fits(ch, nch, NULL, 0, p->group, s->event, "\x01")) {
+			/* First use of this name in this file: remember its signature. */
+			ch[nch].group = p->group;
+			strcpy(ch[nch].event, s->event);
+			strcpy(ch[nch].sig, sig);
+			nch++;
 		}
 	}
 done:

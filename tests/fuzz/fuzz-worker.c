@@ -142,31 +142,28 @@ static int one(const char *path, const char *out)
 	    .timeout_ms = 5000, .cpu_seconds = 5, .address_space = 1ull << 30};
 	struct buf in = {0};
 	uint64_t want;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), pfd[2], status;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), sock = -1, status;
 	pid_t pid;
 	FILE *f;
 
-	if (fd < 0 || pipe(pfd) != 0)
+	if (fd < 0)
 		return -1;
-	pid = fork();
-	if (pid == 0) {
-		if (dup2(fd, 3) != 3 || dup2(pfd[1], 4) != 4)
-			_exit(2);
-		close_range(5, ~0u, 0);
-		child(&lim);
-	}
-	close(pfd[1]);
+	/* The daemon's own way: a worker forked, the file passed to it. */
+	pid = worker_fork(&lim, &sock);
+	if (pid < 0 || send_file(sock, fd) != 0)
+		return -1;
+	fcntl(sock, F_SETFL, 0);
 	for (;;) {
 		ssize_t r;
 
 		if (!reserve(&in, 65536))
 			return -1;
-		r = read(pfd[0], in.p + in.len, in.cap - in.len);
+		r = read(sock, in.p + in.len, in.cap - in.len);
 		if (r <= 0)
 			break;
 		in.len += (size_t)r;
 	}
-	close(pfd[0]);
+	close(sock);
 	close(fd);
 	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
 		return -1;
