@@ -987,8 +987,8 @@ static void mod_idle(struct module *m, pid_t leaving)
  * The file of the mapping holding addr: (mapping, fd, dev, ino). With
  * `found`, mp is that mapping already (resolve_known read the maps).
  */
-static int resolve(pid_t pid, int pidfd, uint64_t addr, bool found, struct hd_mapping *mp,
-		   int *fd, uint64_t *dev, uint64_t *ino)
+static int resolve(pid_t pid, int pidfd, uint64_t addr, bool found, struct hd_mapping *mp, int *fd,
+		   uint64_t *dev, uint64_t *ino)
 {
 	struct stat st;
 	int ret = found ? 0 : hd_find_mapping(pid, addr, mp);

@@ -394,8 +394,8 @@ static int receive_file(int sock)
 	} c;
 	char byte;
 	struct iovec iov = {&byte, 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
-			   .msg_controllen = sizeof(c.b)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b)};
 	struct cmsghdr *h;
 	int fd;
 
@@ -419,8 +419,8 @@ static int send_file(int sock, int fd)
 	} c;
 	char byte = 'F';
 	struct iovec iov = {&byte, 1};
-	struct msghdr m = {.msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b,
-			   .msg_controllen = sizeof(c.b)};
+	struct msghdr m = {
+	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b)};
 	struct cmsghdr *h;
 
 	memset(&c, 0, sizeof(c));
