@@ -108,6 +108,7 @@ struct hd_parse_job {
 	unsigned timeout_ms;
 	int ret;       /* a read error */
 	bool complete; /* the whole answer (its length comes first) was read */
+	bool spare;    /* the worker was the spare (forked ahead), not forked for this parse */
 	unsigned char *buf;
 	size_t len, cap;
 };
@@ -120,9 +121,11 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
 void hd_parse_reap(bool wait);
 /*
  * Keeps one worker forked ahead with these limits (the main loop calls it
- * after each turn; a fork failure is retried a second later), and stops it.
+ * in the background while no parse runs; a fork failure is retried a second
+ * later), whether it is missing, and stops it.
  */
 void hd_parse_spare(const struct hd_worker_limits *lim);
+bool hd_parse_spare_missing(const struct hd_worker_limits *lim);
 void hd_parse_spare_stop(void);
 
 /* ---- msg.c: a client's packet, checked ---- */
@@ -162,6 +165,17 @@ extern struct hd_config hd_cfg;
 int hd_registry_init(struct usdt_tracefs *t, int epfd);
 /* After each turn of the loop: writes the state file if it changed. */
 void hd_registry_flush(void);
+/*
+ * Work that no client waits for, in steps the loop takes when it is idle
+ * (and at least every BACKGROUND_STARVE_MS under load): retiring modules
+ * (a few processes' maps per step) and the state file. _pending: whether
+ * there is any; hd_registry_background takes one step and says whether
+ * more remain.
+ */
+bool hd_registry_background_pending(void);
+bool hd_registry_background(void);
+/* Parses whose worker is running. */
+unsigned hd_parses_running(void);
 
 /*
  * board.c: the published list of registered files (protocol.h, "The

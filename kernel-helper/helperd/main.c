@@ -140,6 +140,24 @@ static int batch_n, batch_i;
 static struct conn *conns_head, *conns_tail; /* in deadline order */
 static unsigned nconns;
 static uint64_t loop_iter;
+
+/* Under a steady stream of clients, background work still gets a step this often. */
+#define BACKGROUND_STARVE_MS 10
+
+/* Whether there is work no client waits for: the spare worker, retirements, the state file. */
+static bool background_pending(void)
+{
+	return hd_parse_spare_missing(&hd_cfg.worker) || hd_registry_background_pending();
+}
+
+/* One step: the spare first (the next new file's parse waits for it), then the rest. */
+static void background_step(void)
+{
+	if (hd_parse_spare_missing(&hd_cfg.worker))
+		hd_parse_spare(&hd_cfg.worker);
+	else
+		hd_registry_background();
+}
 static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 		     none_tag = {HD_TAG_NONE};
 
@@ -640,7 +658,7 @@ int main(int argc, char **argv)
 	struct usdt_tracefs t = {.fd = -1};
 	char state[4200];
 	bool foreground = false, stop = false, no_board = false;
-	uint64_t next_tick, next_rescan, next_parse = UINT64_MAX;
+	uint64_t next_tick, next_rescan, next_parse = UINT64_MAX, last_background = 0;
 	const char *env = getenv(USDT_HELPER_SOCKET_ENV);
 	sigset_t mask;
 	int opt, lfd, sfd;
@@ -777,13 +795,23 @@ int main(int argc, char **argv)
 	while (!stop) {
 		struct epoll_event evs[64];
 		uint64_t now = hd_now_ms(), wake = next_tick;
-		bool accept_now = false;
+		bool accept_now = false, background = background_pending();
+		/*
+		 * Background work is done when nothing else is ready, except while
+		 * a parse runs (its answer is awaited): then only once it has
+		 * waited BACKGROUND_STARVE_MS, as under a steady stream of clients.
+		 */
+		bool eager = background && hd_parses_running() == 0;
 		int n;
 
 		if (conns_head && conns_head->deadline < wake)
 			wake = conns_head->deadline;
 		if (next_parse < wake)
 			wake = next_parse;
+		if (eager)
+			wake = now;
+		else if (background && last_background + BACKGROUND_STARVE_MS < wake)
+			wake = last_background + BACKGROUND_STARVE_MS;
 		n = epoll_wait(epfd, evs, 64, wake > now ? (int)(wake - now) : 0);
 		if (n < 0 && errno != EINTR) {
 			hd_err("epoll_wait: %s", strerror(errno));
@@ -841,9 +869,12 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 64 && accept_one(lfd); k++)
 				;
 		loop_iter++;
-		hd_registry_flush();
-		hd_parse_spare(&hd_cfg.worker);
 		now = hd_now_ms();
+		/* Idle, or held back long enough: one step of what nobody waits for. */
+		if (background && ((eager && n == 0) || now - last_background >= BACKGROUND_STARVE_MS)) {
+			last_background = now;
+			background_step();
+		}
 		expire_conns(now);
 		next_parse = hd_parses_expire(now);
 		if (now >= next_tick) {

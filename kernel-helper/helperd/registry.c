@@ -76,6 +76,8 @@ struct module {
 	bool draining;
 	uint64_t retry_at;
 	unsigned backoff_s;
+	unsigned char retiring; /* RT_QUEUED or RT_SCANNING (see "lingering and retiring") */
+	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
 };
 
 struct pmod {
@@ -113,6 +115,7 @@ static struct uidacct *uids;
 static size_t nmodules_total, nprocs_total, nidle;
 static size_t nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
 static bool state_dirty;
+static uint64_t state_dirty_since;
 static struct usdt_tracefs *T;
 static int epfd = -1;
 static bool state_warned;
@@ -269,11 +272,13 @@ failed:
 }
 
 /*
- * The state file is written after the turn of the loop that changed it
- * (hd_registry_flush), so the answers of that turn do not wait for it.
+ * The state file is written in the background (hd_registry_background),
+ * when no client waits, so no answer waits for it.
  */
 static void save_state(void)
 {
+	if (!state_dirty)
+		state_dirty_since = hd_now_ms();
 	state_dirty = true;
 }
 
@@ -395,11 +400,14 @@ static void mod_unidle(struct module *m)
 	}
 }
 
+static void retire_forget(struct module *m);
+
 static bool mod_remove(struct module *m, bool save)
 {
 	size_t keep = 0;
 	struct uidacct *a;
 
+	retire_forget(m);
 	mod_withdraw(m);
 	mod_unidle(m);
 	for (size_t i = 0; i < m->nsites; i++)
@@ -895,22 +903,71 @@ static bool file_gone(const struct module *m)
 	       (uint64_t)st.st_ino != m->ino || st.st_nlink == 0;
 }
 
-struct retire_ctx {
-	struct module **c;
-	size_t n;
-	pid_t leaving; /* a process that said it unmaps them (dlclose): not adopted */
-	unsigned adopted;
+/*
+ * The retirement runs in steps (hd_registry_background): a module is
+ * withdrawn from the board at once and queued; a pass over /proc reads a
+ * few processes' maps per step, so a registration that arrives meanwhile
+ * waits for one step, never for a whole scan (a millisecond and more per
+ * hundred processes). A pass checks the modules that were queued before it
+ * began; modules queued meanwhile wait for the next pass. Until its pass
+ * ends a module keeps its events, and a process that asks for it meanwhile
+ * is a user like any other.
+ */
+enum { RT_NONE, RT_QUEUED, RT_SCANNING };
+#define RETIRE_STEP_PIDS 8
+
+struct modlist {
+	struct module **v;
+	size_t n, cap;
 };
+
+static struct {
+	struct modlist queued, scanning;
+	DIR *proc; /* the pass under way, else NULL */
+	unsigned adopted;
+} rt;
+
+static bool modlist_add(struct modlist *l, struct module *m)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct module **v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return false;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n++] = m;
+	return true;
+}
+
+static void modlist_del(struct modlist *l, struct module *m)
+{
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i] == m) {
+			l->v[i] = l->v[--l->n];
+			return;
+		}
+}
+
+static void retire_forget(struct module *m)
+{
+	if (m->retiring == RT_QUEUED)
+		modlist_del(&rt.queued, m);
+	else if (m->retiring == RT_SCANNING)
+		modlist_del(&rt.scanning, m);
+	m->retiring = RT_NONE;
+}
 
 static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 {
-	struct retire_ctx *r = arg;
-
-	for (size_t i = 0; i < r->n; i++) {
-		struct module *m = r->c[i];
+	(void)arg;
+	for (size_t i = 0; i < rt.scanning.n; i++) {
+		struct module *m = rt.scanning.v[i];
 		struct proc *p;
 
-		if (mp->dev != m->mdev || mp->ino != m->mino)
+		if (mp->dev != m->mdev || mp->ino != m->mino || pid == m->leaving)
 			continue;
 		p = proc_find(pid);
 		/* A known pid whose process exited: the pid is someone else's now. */
@@ -923,7 +980,7 @@ static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 				return 0;
 		}
 		if (proc_attach(p, m, mp) == 0) {
-			r->adopted++;
+			rt.adopted++;
 			hd_dbg("pid %d maps %s: adopted", (int)pid, m->mapped_path);
 		}
 		if (p->nmods == 0)
@@ -932,34 +989,82 @@ static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 	return 0;
 }
 
-static void retire(struct module **c, size_t n, pid_t leaving)
+/* Withdrawn now; its /proc pass comes in steps. */
+static void retire(struct module *m, pid_t leaving)
 {
-	struct retire_ctx r = {.c = c, .n = n, .leaving = leaving};
-	pid_t self = getpid();
-	struct dirent *de;
-	DIR *d;
+	mod_withdraw(m);
+	if (m->retiring) {
+		if (m->leaving != leaving)
+			m->leaving = 0;
+		return;
+	}
+	if (!modlist_add(&rt.queued, m)) {
+		/* No memory for the queue: its users are unknown, so it keeps its events. */
+		mod_publish(m);
+		return;
+	}
+	m->retiring = RT_QUEUED;
+	m->leaving = leaving;
+}
 
-	for (size_t i = 0; i < n; i++)
-		mod_withdraw(c[i]);
-	d = opendir("/proc");
-	while (d && (de = readdir(d))) {
+/* The end of a pass: who nobody maps loses its events. */
+static void retire_pass_end(void)
+{
+	size_t n = rt.scanning.n;
+
+	if (rt.proc)
+		closedir(rt.proc);
+	rt.proc = NULL;
+	if (rt.adopted)
+		hd_dbg("retire: %zu files checked, %u processes still map them", n, rt.adopted);
+	rt.adopted = 0;
+	while (rt.scanning.n) {
+		struct module *m = rt.scanning.v[--rt.scanning.n];
+
+		m->retiring = RT_NONE;
+		if (m->nusers == 0)
+			mod_remove(m, true); /* EBUSY: draining, retried by hd_tick */
+		else
+			mod_publish(m);
+	}
+}
+
+/* One step of the retirement: returns whether more remain. */
+static bool retire_step(void)
+{
+	pid_t self = getpid();
+	unsigned read = 0;
+	struct dirent *de;
+
+	if (!rt.proc) {
+		struct modlist t;
+
+		if (rt.queued.n == 0)
+			return false;
+		t = rt.scanning;
+		rt.scanning = rt.queued;
+		rt.queued = t;
+		rt.queued.n = 0;
+		for (size_t i = 0; i < rt.scanning.n; i++)
+			rt.scanning.v[i]->retiring = RT_SCANNING;
+		rt.proc = opendir("/proc");
+		if (!rt.proc) {
+			retire_pass_end();
+			return rt.queued.n > 0;
+		}
+	}
+	while (read < RETIRE_STEP_PIDS && (de = readdir(rt.proc))) {
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
-		if (*end || pid <= 0 || pid == self || pid == leaving)
+		if (*end || pid <= 0 || pid == self)
 			continue;
-		hd_each_mapping((pid_t)pid, retire_mapping, &r);
+		hd_each_mapping((pid_t)pid, retire_mapping, NULL);
+		read++;
 	}
-	if (d)
-		closedir(d);
-	for (size_t i = 0; i < n; i++) {
-		if (c[i]->nusers == 0)
-			mod_remove(c[i], true); /* EBUSY: draining, retried by hd_tick */
-		else
-			mod_publish(c[i]);
-	}
-	if (r.adopted)
-		hd_dbg("retire: %zu files checked, %u processes still map them", n, r.adopted);
+	if (read < RETIRE_STEP_PIDS || rt.scanning.n == 0)
+		retire_pass_end();
+	return rt.proc || rt.queued.n > 0;
 }
 
 static void mod_idle(struct module *m, pid_t leaving)
@@ -967,7 +1072,7 @@ static void mod_idle(struct module *m, pid_t leaving)
 	struct module *oldest = NULL;
 
 	if (hd_cfg.linger_s == 0 || m->draining || file_gone(m)) {
-		retire(&m, 1, leaving);
+		retire(m, leaving);
 		return;
 	}
 	m->idle = true;
@@ -977,10 +1082,26 @@ static void mod_idle(struct module *m, pid_t leaving)
 		return;
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
 		for (struct module *x = modules[b]; x; x = x->hnext)
-			if (x->idle && (!oldest || x->idle_until < oldest->idle_until))
+			if (x->idle && !x->retiring &&
+			    (!oldest || x->idle_until < oldest->idle_until))
 				oldest = x;
 	if (oldest)
-		retire(&oldest, 1, 0);
+		retire(oldest, 0);
+}
+
+bool hd_registry_background_pending(void)
+{
+	return rt.proc || rt.queued.n || state_dirty;
+}
+
+bool hd_registry_background(void)
+{
+	bool retiring = (rt.proc || rt.queued.n) && retire_step();
+
+	/* The state file after the retirements, unless they have kept it waiting a second. */
+	if (state_dirty && (!retiring || hd_now_ms() - state_dirty_since >= 1000))
+		hd_registry_flush();
+	return hd_registry_background_pending();
 }
 
 /*
@@ -1165,6 +1286,11 @@ static unsigned running(bool any, uid_t uid)
 	return n;
 }
 
+unsigned hd_parses_running(void)
+{
+	return running(true, 0);
+}
+
 static bool may_run(uid_t uid)
 {
 	return running(true, 0) < PARSES_MAX && (uid == 0 || running(false, uid) < PARSES_PER_UID);
@@ -1187,7 +1313,8 @@ static int parse_run(struct parse *p)
 		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
 		return ret;
 	}
-	hd_dbg("%s: parse started (worker %d)", p->mp->path, (int)p->job.pid);
+	hd_dbg("%s: parse started (worker %d%s)", p->mp->path, (int)p->job.pid,
+	       p->job.spare ? ", the spare" : "");
 	return 0;
 }
 
@@ -1777,29 +1904,13 @@ static void sweep(void)
 
 void hd_tick(uint64_t now)
 {
-	struct module **due = NULL;
-	size_t ndue = 0, cap = 0;
-
 	sweep();
-	/* Lingered long enough, or draining and due for another try: one /proc read for all. */
+	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
-		for (struct module *m = modules[b]; m; m = m->hnext) {
-			if (!(m->idle && now >= m->idle_until) &&
-			    !(m->draining && m->nusers == 0 && now >= m->retry_at))
-				continue;
-			if (ndue == cap) {
-				struct module **d =
-				    realloc(due, (cap = cap ? 2 * cap : 16) * sizeof(*d));
-
-				if (!d)
-					break;
-				due = d;
-			}
-			due[ndue++] = m;
-		}
-	if (ndue)
-		retire(due, ndue, 0);
-	free(due);
+		for (struct module *m = modules[b]; m; m = m->hnext)
+			if (!m->retiring && ((m->idle && now >= m->idle_until) ||
+					     (m->draining && m->nusers == 0 && now >= m->retry_at)))
+				retire(m, 0);
 }
 
 void hd_registry_shutdown(void)
@@ -1829,6 +1940,12 @@ void hd_registry_shutdown(void)
 			if (!mod_remove(m, false))
 				left++;
 		}
+	if (rt.proc)
+		closedir(rt.proc);
+	rt.proc = NULL;
+	free(rt.queued.v);
+	free(rt.scanning.v);
+	memset(&rt, 0, sizeof(rt));
 	/* Without tracefs nothing was recovered: the previous state file stays as it was. */
 	if (!recovery_pending)
 		save_state();

@@ -805,6 +805,14 @@ void hd_parse_spare(const struct hd_worker_limits *limits)
 	spare.lim = *lim;
 }
 
+bool hd_parse_spare_missing(const struct hd_worker_limits *limits)
+{
+	struct hd_worker_limits l = *limits;
+
+	l.test_delay_ms = 0;
+	return !(spare.pid > 0 && same_limits(&spare.lim, &l)) && hd_now_ms() >= spare.retry_ms;
+}
+
 void hd_parse_spare_stop(void)
 {
 	if (spare.pid > 0)
@@ -824,6 +832,7 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 {
 	pid_t pid = -1;
 	int sock = -1, ret;
+	bool took_spare = false;
 
 	memset(j, 0, sizeof(*j));
 	j->pid = -1;
@@ -833,10 +842,12 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 		sock = spare.sock;
 		spare.pid = -1;
 		spare.sock = -1;
+		took_spare = true;
 		if (send_file(sock, fd) != 0) {
 			/* It died meanwhile (killed from outside): a fresh one. */
 			stop_worker(pid, sock);
 			pid = -1;
+			took_spare = false;
 		}
 	}
 	if (pid < 0) {
@@ -854,6 +865,7 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 	}
 	j->pid = pid;
 	j->rfd = sock;
+	j->spare = took_spare;
 	j->deadline = hd_now_ms() + lim->timeout_ms;
 	j->timeout_ms = lim->timeout_ms;
 	return 0;

@@ -5,7 +5,8 @@
 # second new file concurrently, joins a second REGISTER of the hung file to
 # the same parse, kills a parse nobody waits for any more, and at the deadline
 # kills the hung worker and answers its clients -ETIMEDOUT, leaving no event
-# and no worker behind.
+# and no worker behind (but the spare, which a last part checks: forked
+# ahead, it takes the next new file; killed, it is replaced).
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 need_tracefs
@@ -105,6 +106,37 @@ expect_eq "$(grep -c 'parse queued' "$DLOG.new")" 1 "parses queued behind the pe
 # (The spare, forked ahead and waiting for a file, is no parse.)
 expect_eq "$(ps -o comm= --ppid "$DAEMON_PID" | grep -vcx usdtkit-spare)" 0 "workers left running"
 expect_eq "$(ps -o comm= --ppid "$DAEMON_PID" | grep -cx usdtkit-spare)" 1 "the spare worker"
+daemon_healthy
+
+# The spare: a worker forked ahead, while the daemon is idle, takes the next
+# new file, so that parse begins without a fork; another is forked after it.
+# One killed from outside is replaced by a worker forked on the spot.
+stop_daemon
+start_daemon
+spare_pid() { ps -o pid=,comm= --ppid "$DAEMON_PID" | awk '$2 == "usdtkit-spare" { print $1 }'; }
+wait_spare() { # [not this pid]
+	local i s
+	for i in $(seq 250); do
+		s=$(spare_pid)
+		[ -n "$s" ] && [ "$s" != "${1:-}" ] && { echo "$s"; return 0; }
+		sleep 0.02
+	done
+	return 1
+}
+s1=$(wait_spare) || fail "no spare worker after the start"
+mkdir "$T/s1" "$T/s2"
+cp "$LIB" "$T/s1/liblib.so"
+cp "$LIB" "$T/s2/liblib.so"
+"$HDCLIENT" dlreg "$T/s1/liblib.so" >"$T/s1.out"
+expect_grep "^status=0 nprobes=1\$" "$T/s1.out" "a new file, the spare ready"
+expect_grep "s1/liblib.so: parse started \(worker $s1, the spare\)" "$DLOG.new" "the spare's parse"
+s2=$(wait_spare "$s1") || fail "no new spare after the first one was used"
+kill -KILL "$s2"
+"$HDCLIENT" dlreg "$T/s2/liblib.so" >"$T/s2.out"
+expect_grep "^status=0 nprobes=1\$" "$T/s2.out" "a new file, the spare killed from outside"
+expect_grep "s2/liblib.so: parse started \(worker [0-9]+\)" "$DLOG.new" "a worker forked for it"
+wait_spare "$s2" >/dev/null || fail "no spare again after that"
+wait_events 0 "after the spare's files (their clients exited)"
 daemon_healthy
 HD_OK=1
 exit 0
