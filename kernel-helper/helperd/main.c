@@ -13,9 +13,15 @@
  * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
  *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean
  *   stop), the connections, one pidfd per registered process (readable
- *   when it exits), and the pipe of each parser worker at work. No locks, no
- *   threads: the per-process path is a /proc read, an open and an fstat, and
- *   a hash lookup; nothing in the loop waits for a worker.
+ *   when it exits), and the socket of each parser worker at work. No locks,
+ *   no threads: the per-process path is a /proc read, an open and an fstat,
+ *   and a hash lookup; nothing in the loop waits for a worker.
+ * - Work no client waits for is done in the background, a step at a time,
+ *   when nothing else is ready and no parse runs (or after 10 ms under a
+ *   steady stream of clients): forking the spare worker (worker.c), the
+ *   /proc passes that retire files (registry.c; a few processes' maps per
+ *   step), and writing the state file. So an answer waits for one step at
+ *   most, never for a whole scan of /proc.
  * - A connection's caller is who the kernel says it is: SO_PEERCRED (pid,
  *   uid) and SO_PEERPIDFD (a pidfd on that very process, so a pid recycled
  *   between connect and our reading /proc is detected: after reading its
@@ -30,7 +36,8 @@
  *   nor memory.
  * - REGISTER resolves the address in the caller's own maps (registry.c,
  *   proc.c); a known file only gains a user, answered at once. A new file is
- *   parsed in a sandboxed worker (worker.c) whose pipe joins the epoll set:
+ *   parsed in a sandboxed worker (worker.c: the spare, forked ahead, when
+ *   there is one) whose socket joins the epoll set:
  *   the answer is deferred until the parse ends (hd_register_done), the
  *   connection meanwhile neither read nor expired, only its hang-up watched
  *   (hd_register_cancel). At most 16 workers run at once, 4 per uid; more
@@ -44,9 +51,9 @@
  *   children and exits send nothing either. The daemon therefore knows only
  *   the processes that asked: when a file's last known user goes, its
  *   events linger (--linger, default 60 s; at most --linger-max, 256, files
- *   at once), then the file is withdrawn from the board, /proc is read, and
- *   the processes still mapping it are adopted; only a file nobody maps
- *   loses its events. --linger 0 does that at once. --no-board publishes
+ *   at once), then the file is withdrawn from the board, /proc is read (in
+ *   background steps), and the processes still mapping it are adopted; only
+ *   a file nobody maps loses its events. --linger 0 does that at once. --no-board publishes
  *   nothing: every process asks, as before the board (debugging, and the
  *   tests whose subject is the REGISTER path itself).
  * - Per-uid limits (root is exempt from the quotas, not from validation):
