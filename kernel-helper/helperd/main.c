@@ -878,7 +878,8 @@ int main(int argc, char **argv)
 		loop_iter++;
 		now = hd_now_ms();
 		/* Idle, or held back long enough: one step of what nobody waits for. */
-		if (background && ((eager && n == 0) || now - last_background >= BACKGROUND_STARVE_MS)) {
+		if (background &&
+		    ((eager && n == 0) || now - last_background >= BACKGROUND_STARVE_MS)) {
 			last_background = now;
 			background_step();
 		}
