@@ -117,6 +117,14 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 int hd_parse_read(struct hd_parse_job *j);
 int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
 		    size_t errlen);
+/*
+ * After hd_parse_read said the job ended: when its worker was the spare and
+ * died before it answered anything (killed from outside, between its fork
+ * and its use), forks a worker for the job (same deadline; j->rfd is new)
+ * and returns 1; returns 0 when that is not the case, -errno when the fork
+ * failed (then end the job with hd_parse_finish as usual).
+ */
+int hd_parse_respawn(struct hd_parse_job *j, int fd, const struct hd_worker_limits *lim);
 /* Reaps the workers hd_parse_finish left exiting (WNOHANG unless wait). */
 void hd_parse_reap(bool wait);
 /*

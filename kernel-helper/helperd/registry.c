@@ -115,7 +115,7 @@ static struct uidacct *uids;
 static size_t nmodules_total, nprocs_total, nidle;
 static size_t nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
 static bool state_dirty;
-static uint64_t state_dirty_since;
+static uint64_t state_dirty_since, state_retry_at;
 static struct usdt_tracefs *T;
 static int epfd = -1;
 static bool state_warned;
@@ -222,7 +222,7 @@ static void neg_add(uint64_t dev, uint64_t ino)
 
 /* --- the state file --- */
 
-static void write_state(void)
+static bool write_state(void)
 {
 	char tmp[4200];
 	FILE *f;
@@ -261,7 +261,7 @@ static void write_state(void)
 	if (state_warned)
 		hd_info("the state file %s is written again", hd_cfg.state_path);
 	state_warned = false;
-	return;
+	return true;
 failed:
 	if (!state_warned)
 		hd_warn("cannot write the state file %s: %s (going on; a restart after a crash "
@@ -269,6 +269,7 @@ failed:
 			hd_cfg.state_path, strerror(errno));
 	state_warned = true;
 	unlink(tmp);
+	return false;
 }
 
 /*
@@ -284,10 +285,12 @@ static void save_state(void)
 
 void hd_registry_flush(void)
 {
-	if (state_dirty) {
-		state_dirty = false;
-		write_state();
+	if (state_dirty && !write_state()) {
+		/* Tried again a second later (a full disk may have room by then). */
+		state_retry_at = hd_now_ms() + 1000;
+		return;
 	}
+	state_dirty = false;
 }
 
 static void load_state(void)
@@ -1091,7 +1094,7 @@ static void mod_idle(struct module *m, pid_t leaving)
 
 bool hd_registry_background_pending(void)
 {
-	return rt.proc || rt.queued.n || state_dirty;
+	return rt.proc || rt.queued.n || (state_dirty && hd_now_ms() >= state_retry_at);
 }
 
 bool hd_registry_background(void)
@@ -1099,7 +1102,8 @@ bool hd_registry_background(void)
 	bool retiring = (rt.proc || rt.queued.n) && retire_step();
 
 	/* The state file after the retirements, unless they have kept it waiting a second. */
-	if (state_dirty && (!retiring || hd_now_ms() - state_dirty_since >= 1000))
+	if (state_dirty && hd_now_ms() >= state_retry_at &&
+	    (!retiring || hd_now_ms() - state_dirty_since >= 1000))
 		hd_registry_flush();
 	return hd_registry_background_pending();
 }
@@ -1488,9 +1492,22 @@ static void parse_end(struct parse *p, int why)
 void hd_parse_event(void *arg)
 {
 	struct parse *p = arg;
+	struct hd_worker_limits lim = limits_for(p->mp);
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = p};
+	int ret;
 
-	if (hd_parse_read(&p->job))
-		parse_end(p, 0);
+	if (!hd_parse_read(&p->job))
+		return;
+	ret = hd_parse_respawn(&p->job, p->fd, &lim);
+	if (ret == 1) {
+		/* (The old socket left the epoll set when it was closed.) */
+		hd_dbg("%s: the spare died before its parse: worker %d forked for it", p->mp->path,
+		       (int)p->job.pid);
+		if (epoll_ctl(epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) == 0)
+			return;
+		ret = -errno;
+	}
+	parse_end(p, ret < 0 ? ret : 0);
 }
 
 uint64_t hd_parses_expire(uint64_t now)
@@ -1905,6 +1922,9 @@ static void sweep(void)
 void hd_tick(uint64_t now)
 {
 	sweep();
+	/* A state file that could not be written (disk full) is tried again. */
+	if (state_dirty && now >= state_retry_at)
+		hd_registry_flush();
 	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
 	for (size_t b = 0; b < MOD_BUCKETS; b++)
 		for (struct module *m = modules[b]; m; m = m->hnext)

@@ -772,7 +772,8 @@ static struct {
 
 static void stop_worker(pid_t pid, int sock)
 {
-	close(sock);
+	if (sock >= 0)
+		close(sock);
 	kill(pid, SIGKILL);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -869,6 +870,33 @@ int hd_parse_start(int fd, const struct hd_worker_limits *lim, struct hd_parse_j
 	j->deadline = hd_now_ms() + lim->timeout_ms;
 	j->timeout_ms = lim->timeout_ms;
 	return 0;
+}
+
+int hd_parse_respawn(struct hd_parse_job *j, int fd, const struct hd_worker_limits *lim)
+{
+	pid_t pid;
+	int sock, ret;
+
+	/* The spare killed from outside before it read the file: nothing came. */
+	if (!j->spare || j->complete || j->len != 0 || j->pid <= 0)
+		return 0;
+	close(j->rfd);
+	stop_worker(j->pid, -1);
+	j->pid = -1;
+	j->rfd = -1;
+	j->ret = 0;
+	j->spare = false;
+	pid = worker_fork(lim, &sock);
+	if (pid < 0)
+		return (int)pid;
+	ret = send_file(sock, fd);
+	if (ret) {
+		stop_worker(pid, sock);
+		return ret;
+	}
+	j->pid = pid;
+	j->rfd = sock;
+	return 1;
 }
 
 /* Workers whose answer was whole, not yet reaped (see hd_parse_finish). */
@@ -1023,7 +1051,7 @@ int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out
 			why = -errno;
 			break;
 		}
-		if (r > 0 && hd_parse_read(&j))
+		if (r > 0 && hd_parse_read(&j) && hd_parse_respawn(&j, fd, lim) != 1)
 			break;
 	}
 	return hd_parse_finish(&j, fd, why, out, err, errlen);

@@ -124,18 +124,35 @@ wait_spare() { # [not this pid]
 	return 1
 }
 s1=$(wait_spare) || fail "no spare worker after the start"
-mkdir "$T/s1" "$T/s2"
-cp "$LIB" "$T/s1/liblib.so"
-cp "$LIB" "$T/s2/liblib.so"
+for d in s1 s2 s3; do mkdir "$T/$d" && cp "$LIB" "$T/$d/liblib.so"; done
 "$HDCLIENT" dlreg "$T/s1/liblib.so" >"$T/s1.out"
 expect_grep "^status=0 nprobes=1\$" "$T/s1.out" "a new file, the spare ready"
 expect_grep "s1/liblib.so: parse started \(worker $s1, the spare\)" "$DLOG.new" "the spare's parse"
 s2=$(wait_spare "$s1") || fail "no new spare after the first one was used"
+# Killed after it was handed the file (stopped first, so it has not read it):
+# the daemon sees the answer's socket reset with nothing read, and forks a
+# worker for that parse.
+kill -STOP "$s2"
+"$HDCLIENT" dlreg "$T/s2/liblib.so" >"$T/s2.out" &
+cl=$!
+for i in $(seq 250); do
+	grep -q "s2/liblib.so: parse started (worker $s2, the spare)" "$DLOG.new" && break
+	sleep 0.02
+done
 kill -KILL "$s2"
-"$HDCLIENT" dlreg "$T/s2/liblib.so" >"$T/s2.out"
-expect_grep "^status=0 nprobes=1\$" "$T/s2.out" "a new file, the spare killed from outside"
-expect_grep "s2/liblib.so: parse started \(worker [0-9]+\)" "$DLOG.new" "a worker forked for it"
-wait_spare "$s2" >/dev/null || fail "no spare again after that"
+wait_bg "$cl" 10
+expect_grep "^status=0 nprobes=1\$" "$T/s2.out" "a new file, the spare killed while it had it"
+expect_grep "s2/liblib.so: the spare died before its parse: worker [0-9]+ forked for it" "$DLOG.new" \
+	"the parse given a worker of its own"
+# Killed before: the daemon finds it dead when it hands it the file, or just
+# after (either way the file gets a worker of its own).
+s3=$(wait_spare "$s2") || fail "no spare after the second one"
+kill -KILL "$s3"
+"$HDCLIENT" dlreg "$T/s3/liblib.so" >"$T/s3.out"
+expect_grep "^status=0 nprobes=1\$" "$T/s3.out" "a new file, the spare killed from outside"
+expect_grep "s3/liblib.so: (parse started \(worker [0-9]+\)|the spare died before its parse: worker [0-9]+ forked)" \
+	"$DLOG.new" "a worker forked for it"
+wait_spare "$s3" >/dev/null || fail "no spare again after that"
 wait_events 0 "after the spare's files (their clients exited)"
 daemon_healthy
 HD_OK=1
