@@ -7,8 +7,8 @@
  *   usdtkit-probes unregister FILE  removes them (only sites of FILE; others stay)
  *
  * `-s PROVIDER:PROBE:N` (repeatable) says argument N (1-based) of that probe
- * is a char * to fetch as a string: what the metadata note will say, by hand
- * until then.
+ * is a char * to fetch as a string, for files without the metadata note
+ * (those built by other tools); a `dtrace -G` file's note says it already.
  *
  * `list` needs no privilege; the others need root (tracefs). Output is one
  * record per line, `key=value` after the first words, so scripts can read it;

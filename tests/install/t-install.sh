@@ -34,18 +34,17 @@ meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log" >&2; fail "meson install"; }
 
 # --- 1. the layout ---
-libdir=$(meson introspect --buildoptions "$B" |
-	python3 -c 'import json, sys; print([o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"][0])')
 expected_files() { # root dtrace-name
 	cat <<EOF
 $1/bin/$2
 $1/bin/usdtkit-probes
 $1/include/sys/sdt.h
-$1/$libdir/pkgconfig/usdtkit.pc
+$1/share/pkgconfig/usdtkit.pc
 $1/lib/systemd/system/usdtkit-helperd.service
 $1/lib/systemd/system/usdtkit-helperd.socket
 $1/sbin/usdtkit-helperd
 $1/share/man/man1/$2.1
+$1/share/man/man1/usdtkit-probes.1
 $1/share/man/man3/sdt.h.3
 $1/share/man/man8/usdtkit-helperd.8
 EOF
@@ -63,7 +62,7 @@ expect_grep "^dtrace: usdtkit $(sed -n "s/^ *version : '\(.*\)',/\1/p" "$USDTKIT
 "$P/sbin/usdtkit-helperd" --help >"$T/help" || fail "installed usdtkit-helperd --help"
 expect_grep '^usage: usdtkit-helperd ' "$T/help" "installed daemon's usage"
 
-export PKG_CONFIG_PATH="$P/$libdir/pkgconfig"
+export PKG_CONFIG_PATH="$P/share/pkgconfig"
 expect_eq "$(pkg-config --variable=dtrace usdtkit)" "$P/bin/dtrace" "usdtkit.pc dtrace variable"
 expect_eq "$(pkg-config --cflags usdtkit | sed 's/ *$//')" "-I$P/include" "usdtkit.pc Cflags"
 expect_eq "$(pkg-config --libs usdtkit | sed 's/ *$//')" "" "usdtkit.pc Libs (header-only)"
@@ -84,7 +83,7 @@ DESTDIR="$D2" meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log" >&2; fail "meson install -Ddtrace_name=usdtkit-dtrace"; }
 expect_eq "$(find "$D2" -type f | sort)" "$(expected_files "$D2$P" usdtkit-dtrace | sort)" \
 	"files with dtrace_name=usdtkit-dtrace"
-expect_eq "$(PKG_CONFIG_PATH="$D2$P/$libdir/pkgconfig" pkg-config --variable=dtrace usdtkit)" \
+expect_eq "$(PKG_CONFIG_PATH="$D2$P/share/pkgconfig" pkg-config --variable=dtrace usdtkit)" \
 	"$P/bin/usdtkit-dtrace" "usdtkit.pc dtrace variable with dtrace_name"
 expect_grep '^\.TH USDTKIT-DTRACE 1 ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man page title"
 expect_grep '^usdtkit-dtrace \\- ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man page NAME"

@@ -12,7 +12,7 @@ for tool in groff mandoc lexgrog man; do
 done
 M="$USDTKIT_BUILDDIR/man"
 name=$(basename "$DTRACE")
-pages="$M/$name.1 $M/usdtkit-helperd.8 $M/sdt.h.3"
+pages="$M/$name.1 $M/usdtkit-helperd.8 $M/sdt.h.3 $M/usdtkit-probes.1"
 export LC_ALL=C.UTF-8 MANWIDTH=200
 
 for p in $pages; do
@@ -64,6 +64,15 @@ done
 for v in USDTKIT_HELPER_SOCKET USDTKIT_HELPER_TIMEOUT_MS USDTKIT_DISABLE USDTKIT_DEBUG \
 	DTRACE_DOF_INIT_DISABLE DTRACE_DOF_INIT_DEBUG; do
 	grep -qxF "$v" "$T/w8" || fail "usdtkit-helperd(8) does not document $v"
+done
+
+# usdtkit-probes(1): its commands and the letters of its getopt string.
+src="$USDTKIT_SRCDIR/kernel-helper/tools/usdtkit-probes.c"
+opts=$(sed -n 's/.*getopt(argc - 1, argv + 1, "\([a-zA-Z:]*\)").*/\1/p' "$src" | tr -d : | grep -o . | sed 's/^/-/')
+[ -n "$opts" ] || fail "read no options from usdtkit-probes.c"
+words "$T/usdtkit-probes.1.txt" >"$T/wp"
+for o in $opts list register unregister; do
+	grep -qxF -- "$o" "$T/wp" || fail "usdtkit-probes(1) does not document $o"
 done
 
 # sdt.h(3): the macros and knobs of the header's head comment.
