@@ -14,6 +14,8 @@
 # the provider tests). USDTKIT_DEB_SCRATCH: the parent of the scratch
 # directory (default: TMPDIR or /tmp); packaging/debian/check.sh builds
 # twice under two of them to prove the result does not depend on the path.
+# USDTKIT_DEB_VERSION=V: build as version V (a changelog entry is added in
+# the scratch copy), for the upgrade test (test-lifecycle.sh).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 out=${1:-$top/build-deb}
@@ -39,6 +41,16 @@ src=$scratch/usdtkit-$upstream
 mkdir "$src"
 # git archive gives every file the commit's time, not the extraction's.
 git -C "$top" archive --format=tar "$commit" | tar -x -C "$src"
+if [ -n "${USDTKIT_DEB_VERSION:-}" ]; then
+	version=$USDTKIT_DEB_VERSION
+	{
+		printf 'usdtkit (%s) UNRELEASED; urgency=medium\n\n  * Test build of %s.\n\n' "$version" "$commit"
+		printf ' -- %s  %s\n\n' "$(dpkg-parsechangelog -l "$src/debian/changelog" -S Maintainer)" \
+			"$(dpkg-parsechangelog -l "$src/debian/changelog" -S Date)"
+		cat "$src/debian/changelog"
+	} >"$scratch/changelog"
+	mv "$scratch/changelog" "$src/debian/changelog"
+fi
 # The source package first, from the pristine tree (format 3.0 (native)
 # packs the whole directory).
 (cd "$scratch" && dpkg-source -b "usdtkit-$upstream" >"$scratch/source.log" 2>&1) || {

@@ -1,0 +1,73 @@
+# Throwaway Debian 12 chroots for the packaging checks (sourced by
+# packaging/debian/test-rebuild.sh and test-lifecycle.sh). Nothing here
+# touches the host's package state: debootstrap writes only under the
+# chroot, apt runs inside it, and every mount is made in a mount namespace of
+# the caller's that dies with it.
+#
+#   chroot_create ROOT [PACKAGE,...]   debootstrap --variant=minbase bookworm,
+#                                      plus the packages named, apt ready
+#   chroot_keep_debs ROOT              the chroot's downloaded .debs into the
+#                                      cache, for the next chroot
+#
+# Mirror: USDTKIT_CHROOT_MIRROR, else the host's first deb.debian.org-style
+# URI (/etc/apt/sources.list.d/*.sources), else deb.debian.org. Cache of
+# .debs (debootstrap's and apt's, shared with scripts/fresh-check.sh):
+# USDTKIT_FRESH_CACHE (default /var/cache/usdtkit-fresh; empty: none).
+
+chroot_mirror=${USDTKIT_CHROOT_MIRROR:-}
+if [ -z "$chroot_mirror" ]; then
+	chroot_mirror=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/\{0,1\}$/\1/p' \
+		/etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
+	[ -n "$chroot_mirror" ] || chroot_mirror=http://deb.debian.org/debian
+fi
+chroot_cache=${USDTKIT_FRESH_CACHE-/var/cache/usdtkit-fresh}
+
+chroot_create() { # root [include]
+	_root=$1
+	_include=${2:+--include=$2}
+	_ds_cache=""
+	if [ -n "$chroot_cache" ]; then
+		mkdir -p "$chroot_cache/debootstrap" "$chroot_cache/apt"
+		_ds_cache="--cache-dir=$chroot_cache/debootstrap"
+	fi
+	# The lock: two debootstraps at once would write the same cached .deb.
+	# unshare --mount: the /proc and /sys debootstrap mounts in the target
+	# go with the namespace, even if it is killed half-way.
+	# shellcheck disable=SC2086
+	if ! flock "${chroot_cache:-$_root.lock}/.lock" unshare --mount --propagation private \
+		debootstrap --variant=minbase $_ds_cache $_include bookworm "$_root" "$chroot_mirror" \
+		>"$_root.debootstrap.log" 2>&1; then
+		tail -30 "$_root.debootstrap.log" >&2
+		echo "debootstrap of $_root from $chroot_mirror failed (log above)" >&2
+		return 1
+	fi
+	# The host's sources (bookworm, -updates, -security), with deb-src, and
+	# its resolver; dpkg without an fsync per file (a throwaway chroot).
+	if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
+		for f in /etc/apt/sources.list.d/*.sources; do
+			sed 's/^Types:.*/Types: deb deb-src/' "$f" >"$_root/etc/apt/sources.list.d/${f##*/}"
+		done
+		rm -f "$_root/etc/apt/sources.list"
+	else
+		echo "deb-src $chroot_mirror bookworm main" >>"$_root/etc/apt/sources.list"
+	fi
+	cp -L /etc/resolv.conf "$_root/etc/resolv.conf"
+	echo force-unsafe-io >"$_root/etc/dpkg/dpkg.cfg.d/usdtkit-unsafe-io"
+	if [ -n "$chroot_cache" ]; then
+		for f in "$chroot_cache"/apt/*.deb; do
+			[ -e "$f" ] || continue
+			[ -e "$_root/var/cache/apt/archives/${f##*/}" ] && continue
+			ln "$f" "$_root/var/cache/apt/archives/" 2>/dev/null ||
+				cp "$f" "$_root/var/cache/apt/archives/"
+		done
+	fi
+}
+
+chroot_keep_debs() { # root
+	[ -n "$chroot_cache" ] || return 0
+	for f in "$1"/var/cache/apt/archives/*.deb; do
+		[ -e "$f" ] || continue
+		[ -e "$chroot_cache/apt/${f##*/}" ] && continue
+		ln "$f" "$chroot_cache/apt/" 2>/dev/null || cp "$f" "$chroot_cache/apt/" 2>/dev/null || true
+	done
+}
