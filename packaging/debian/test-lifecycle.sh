@@ -45,21 +45,33 @@ trap cleanup EXIT
 trap 'exit 130' INT TERM
 start=$(date +%s)
 step() { echo "test-lifecycle: [$(($(date +%s) - start)) s] $*"; }
-fail() { echo "test-lifecycle: FAIL: $*" >&2; exit 1; }
+fail() {
+	echo "test-lifecycle: FAIL: $*" >&2
+	if [ -n "$init" ]; then
+		in_sys 'systemctl status --no-pager usdtkit-helperd.socket usdtkit-helperd.service;
+			journalctl --no-pager -n 30 -u usdtkit-helperd.service' >&2 2>&1 || true
+	fi
+	exit 1
+}
 
 v1=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 v2=$v1+lifecycle1
-step "building the packages, $v1 and $v2"
-DEB_BUILD_OPTIONS=nocheck sh "$top/packaging/debian/build.sh" "$scratch/v1" >"$scratch/b1.log" 2>&1 ||
-	{ cat "$scratch/b1.log" >&2; fail "build.sh ($v1)"; }
-DEB_BUILD_OPTIONS=nocheck USDTKIT_DEB_VERSION=$v2 sh "$top/packaging/debian/build.sh" "$scratch/v2" \
-	>"$scratch/b2.log" 2>&1 || { cat "$scratch/b2.log" >&2; fail "build.sh ($v2)"; }
+# USDTKIT_LIFECYCLE_DEBS=DIR: packages built before, in DIR/v1 and DIR/v2.
+debs=${USDTKIT_LIFECYCLE_DEBS:-}
+if [ -z "$debs" ]; then
+	debs=$scratch
+	step "building the packages, $v1 and $v2"
+	DEB_BUILD_OPTIONS=nocheck sh "$top/packaging/debian/build.sh" "$scratch/v1" >"$scratch/b1.log" 2>&1 ||
+		{ cat "$scratch/b1.log" >&2; fail "build.sh ($v1)"; }
+	DEB_BUILD_OPTIONS=nocheck USDTKIT_DEB_VERSION=$v2 sh "$top/packaging/debian/build.sh" "$scratch/v2" \
+		>"$scratch/b2.log" 2>&1 || { cat "$scratch/b2.log" >&2; fail "build.sh ($v2)"; }
+fi
 
 step "debootstrap bookworm (minbase, systemd) from $chroot_mirror"
 chroot_create "$root" systemd,systemd-sysv,dbus,gcc,libc6-dev || fail "debootstrap"
 chroot_keep_debs "$root"
 mkdir "$root/debs"
-cp -r "$scratch/v1" "$scratch/v2" "$root/debs/"
+cp -r "$debs/v1" "$debs/v2" "$root/debs/"
 cat >"$root/root/lc.d" <<'D'
 provider usdtkitpkg {
 	probe tick(int);

@@ -41,16 +41,14 @@ chroot_create() { # root [include]
 		echo "debootstrap of $_root from $chroot_mirror failed (log above)" >&2
 		return 1
 	fi
-	# The host's sources (bookworm, -updates, -security), with deb-src, and
-	# its resolver; dpkg without an fsync per file (a throwaway chroot).
+	# The host's sources (bookworm, -updates, -security) and the deb-src of
+	# bookworm itself (the security archive's sources are not reachable
+	# here), its resolver; dpkg without an fsync per file (a throwaway chroot).
 	if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
-		for f in /etc/apt/sources.list.d/*.sources; do
-			sed 's/^Types:.*/Types: deb deb-src/' "$f" >"$_root/etc/apt/sources.list.d/${f##*/}"
-		done
+		cp /etc/apt/sources.list.d/*.sources "$_root/etc/apt/sources.list.d/"
 		rm -f "$_root/etc/apt/sources.list"
-	else
-		echo "deb-src $chroot_mirror bookworm main" >>"$_root/etc/apt/sources.list"
 	fi
+	echo "deb-src $chroot_mirror bookworm main" >>"$_root/etc/apt/sources.list"
 	cp -L /etc/resolv.conf "$_root/etc/resolv.conf"
 	echo force-unsafe-io >"$_root/etc/dpkg/dpkg.cfg.d/usdtkit-unsafe-io"
 	if [ -n "$chroot_cache" ]; then

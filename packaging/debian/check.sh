@@ -1,0 +1,100 @@
+#!/bin/sh
+# What CI checks of the Debian packaging on every submission (the test
+# packaging/deb-check): the packages build from HEAD (build.sh), twice, in
+# two different directories, to the same bytes (reproducible: no time or
+# build path in them); lintian finds nothing, source or binary, beyond the
+# overrides in debian/, each of which says why; each package holds what
+# packaging/README.md says, with the relations that let usdtkit-dtrace
+# stand in for systemtap-sdt-dev; the binaries are hardened.
+#
+#   sh packaging/debian/check.sh
+#
+# About 2 minutes. Needs dpkg-dev, debhelper and lintian.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+for c in dpkg-buildpackage lintian readelf; do
+	command -v "$c" >/dev/null || { echo "check: $c is not installed (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-deb-check.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+fail() { echo "check: FAIL: $*" >&2; exit 1; }
+
+mkdir "$scratch/a" "$scratch/b" "$scratch/tmp-one" "$scratch/tmp-other-longer-path"
+USDTKIT_DEB_SCRATCH=$scratch/tmp-one sh "$top/packaging/debian/build.sh" "$scratch/a" >"$scratch/a.log" 2>&1 ||
+	{ cat "$scratch/a.log" >&2; fail "build.sh"; }
+USDTKIT_DEB_SCRATCH=$scratch/tmp-other-longer-path sh "$top/packaging/debian/build.sh" "$scratch/b" \
+	>"$scratch/b.log" 2>&1 || { cat "$scratch/b.log" >&2; fail "build.sh (second build)"; }
+version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
+arch=$(dpkg --print-architecture)
+
+# 1. Reproducible: every .deb (dbgsym too) and the source tarball.
+n=0
+for f in "$scratch"/a/*.deb "$scratch"/a/*.tar.xz; do
+	g=$scratch/b/${f##*/}
+	[ -f "$g" ] || fail "the second build has no ${f##*/}"
+	cmp -s "$f" "$g" || fail "${f##*/} differs between two builds in two directories"
+	n=$((n + 1))
+done
+[ "$n" -ge 6 ] || fail "only $n files built"
+echo "reproducible: $n files identical across two builds"
+
+# 2. lintian: binary and source, pedantic; every E:, W: (and I:) is a failure.
+lintian -I --pedantic --fail-on none "$scratch/a/usdtkit_${version}_$arch.changes" \
+	"$scratch/a/usdtkit_$version.dsc" >"$scratch/lintian.txt" 2>&1 || true
+grep -E '^[EWIP]: ' "$scratch/lintian.txt" >"$scratch/tags" || true
+[ ! -s "$scratch/tags" ] || { cat "$scratch/tags" >&2; fail "lintian tags (above)"; }
+# Anything else it says (an error of lintian itself), bar its note on root.
+grep -v -e '^running with root privileges' -e '^$' "$scratch/lintian.txt" >"$scratch/other" || true
+[ ! -s "$scratch/other" ] || { cat "$scratch/other" >&2; fail "lintian: (above)"; }
+echo "lintian: no tags (source and binary, -I --pedantic)"
+
+# 3. What each package holds, and its relations.
+contents() { dpkg-deb -c "$1" | awk '{ print $6 }' | grep -v '/$' | sed 's|^\./|/|' | sort; }
+expect_files() { # deb, then the files
+	deb=$1
+	shift
+	printf '%s\n' "$@" | sort >"$scratch/want"
+	contents "$deb" >"$scratch/have"
+	diff -u "$scratch/want" "$scratch/have" || fail "${deb##*/} holds other files than packaging/README.md says"
+}
+d=$scratch/a
+doc() { echo "/usr/share/doc/$1/changelog.gz"; echo "/usr/share/doc/$1/copyright"; }
+expect_files "$d/usdtkit-sdt-dev_${version}_all.deb" /usr/include/sys/sdt.h /usr/share/pkgconfig/usdtkit.pc \
+	/usr/share/man/man3/sdt.h.3.gz $(doc usdtkit-sdt-dev)
+expect_files "$d/usdtkit-dtrace_${version}_$arch.deb" /usr/bin/dtrace /usr/share/man/man1/dtrace.1.gz \
+	$(doc usdtkit-dtrace)
+expect_files "$d/usdtkit-helperd_${version}_$arch.deb" /usr/sbin/usdtkit-helperd /usr/bin/usdtkit-probes \
+	/lib/systemd/system/usdtkit-helperd.service /lib/systemd/system/usdtkit-helperd.socket \
+	/usr/share/man/man8/usdtkit-helperd.8.gz /usr/share/man/man1/usdtkit-probes.1.gz $(doc usdtkit-helperd)
+field() { dpkg-deb -f "$1" "$2"; }
+dt=$d/usdtkit-dtrace_${version}_$arch.deb
+[ "$(field "$dt" Provides)" = "systemtap-sdt-dev (= 4.8)" ] || fail "usdtkit-dtrace Provides: $(field "$dt" Provides)"
+[ "$(field "$dt" Conflicts)" = systemtap-sdt-dev ] || fail "usdtkit-dtrace Conflicts: $(field "$dt" Conflicts)"
+[ "$(field "$dt" Replaces)" = systemtap-sdt-dev ] || fail "usdtkit-dtrace Replaces: $(field "$dt" Replaces)"
+field "$dt" Depends | grep -q "usdtkit-sdt-dev (= $version)" || fail "usdtkit-dtrace does not depend on its header"
+[ "$(field "$dt" Multi-Arch)" = foreign ] || fail "usdtkit-dtrace is not Multi-Arch: foreign"
+sd=$d/usdtkit-sdt-dev_${version}_all.deb
+[ "$(field "$sd" Multi-Arch)" = foreign ] || fail "usdtkit-sdt-dev is not Multi-Arch: foreign"
+[ -z "$(field "$sd" Conflicts)" ] || fail "usdtkit-sdt-dev must not Conflict (it would hit usdtkit-dtrace's Provides)"
+# The maintainer scripts: the socket enabled and started, the service
+# restarted after an upgrade and not stopped before it.
+hd=$d/usdtkit-helperd_${version}_$arch.deb
+mkdir "$scratch/ctl"
+dpkg-deb -e "$hd" "$scratch/ctl"
+grep -q 'deb-systemd-helper.*enable.*usdtkit-helperd.socket' "$scratch/ctl/postinst" || fail "postinst does not enable the socket"
+grep -q 'try-restart.*usdtkit-helperd' "$scratch/ctl/postinst" || fail "postinst does not restart the daemon after an upgrade"
+! grep -q 'deb-systemd-invoke stop' "$scratch/ctl/preinst" 2>/dev/null || fail "preinst stops the daemon before an upgrade"
+echo "contents and relations as documented"
+
+# 4. Hardening: PIE, full RELRO, stack protector, fortify.
+mkdir "$scratch/x"
+for f in "$dt" "$hd"; do dpkg-deb -x "$f" "$scratch/x"; done
+for b in usr/bin/dtrace usr/bin/usdtkit-probes usr/sbin/usdtkit-helperd; do
+	f=$scratch/x/$b
+	readelf -h "$f" | grep -q 'Type:.*DYN' || fail "$b is not PIE"
+	readelf -l "$f" | grep -q GNU_RELRO || fail "$b has no RELRO"
+	readelf -d "$f" | grep -q 'FLAGS.*BIND_NOW' || fail "$b is not linked -z now"
+	readelf --dyn-syms "$f" | grep -q '__stack_chk_fail' || fail "$b has no stack protector"
+	readelf --dyn-syms "$f" | grep -q '__[a-z]*_chk@' || fail "$b uses no fortified function"
+done
+echo "hardened: PIE, RELRO, BIND_NOW, stack protector, fortify"
