@@ -15,8 +15,9 @@
 #   3. upgrade to V2 (the same tree as V1+lifecycle1): the daemon is a new
 #      process, and the running program's events are there again, listed by
 #      `dtrace -l -p` (the new daemon adopted them at start);
-#   4. purge, the program still running: no usdtkit process is left, none of
-#      its events, and the chroot's files are those before the install
+#   4. purge (with what it pulled in), the program still running: no usdtkit
+#      process is left, none of its events, no /run/usdtkit, and the
+#      chroot's files are those before the install
 #      (apt's and dpkg's own state aside); the program ran on unharmed.
 # Root. About 3 minutes (debootstrap 40 s, two package builds).
 set -eu
@@ -68,7 +69,7 @@ if [ -z "$debs" ]; then
 fi
 
 step "debootstrap bookworm (minbase, systemd) from $chroot_mirror"
-chroot_create "$root" systemd,systemd-sysv,dbus,gcc,libc6-dev || fail "debootstrap"
+chroot_create "$root" systemd,systemd-sysv,dbus,procps,gcc,libc6-dev || fail "debootstrap"
 chroot_keep_debs "$root"
 mkdir "$root/debs"
 cp -r "$debs/v1" "$debs/v2" "$root/debs/"
@@ -179,10 +180,11 @@ in_sys "dtrace -l -p $lc" | grep -q 'usdtkitpkg.*tick' ||
 ticks1=$(in_sys 'cat /tmp/lc.ticks')
 
 step "4. purge, the program still running"
-in_sys 'apt-get purge -y -qq usdtkit-helperd usdtkit-dtrace usdtkit-sdt-dev >/dev/null' >"$scratch/p.log" 2>&1 ||
+in_sys 'apt-get purge -y -qq --autoremove usdtkit-helperd usdtkit-dtrace usdtkit-sdt-dev >/dev/null' >"$scratch/p.log" 2>&1 ||
 	{ cat "$scratch/p.log" >&2; fail "purge"; }
 [ -z "$(in_sys 'pgrep usdtkit' || true)" ] || fail "a usdtkit process is left after the purge"
 [ "$(events)" -eq 0 ] || fail "the events are left after the purge"
+in_sys '[ ! -e /run/usdtkit ]' || fail "/run/usdtkit is left after the purge"
 sleep 0.2
 ticks2=$(in_sys 'cat /tmp/lc.ticks')
 [ "$ticks2" -gt "$ticks1" ] || fail "the program stopped ticking ($ticks1, then $ticks2)"

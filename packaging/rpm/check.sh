@@ -1,0 +1,62 @@
+#!/bin/sh
+# The RPM spec, checked as far as a Debian machine allows (the test
+# packaging/rpm-check): rpmbuild -bb of packaging/rpm/usdtkit.spec from
+# HEAD (git archive), with Debian's rpm (--nodeps: its database holds no
+# Fedora package to satisfy BuildRequires); the three packages hold what
+# the spec's %files say and provide SystemTap's names; rpmlint finds nothing
+# beyond usdtkit.rpmlintrc's filters, each of which says why.
+#
+#   sh packaging/rpm/check.sh
+#
+# About a minute. Needs rpm and rpmlint (scripts/deps.sh).
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+for c in rpmbuild rpmlint git; do
+	command -v "$c" >/dev/null || { echo "rpm-check: $c is not installed (scripts/deps.sh installs it)" >&2; exit 1; }
+done
+fail() { echo "rpm-check: FAIL: $*" >&2; exit 1; }
+spec=$top/packaging/rpm/usdtkit.spec
+version=$(sed -n 's/^Version:[[:space:]]*//p' "$spec")
+[ "$version" = "$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version 2>/dev/null || echo "$version")" ] ||
+	fail "the spec's Version ($version) is not debian/changelog's"
+grep -q "version : '$version'" "$top/meson.build" || fail "the spec's Version ($version) is not meson.build's"
+scratch=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-rpm.XXXXXX")
+trap 'rm -rf "$scratch"' EXIT
+mkdir "$scratch/SOURCES"
+git -C "$top" archive --prefix="usdtkit-$version/" -o "$scratch/SOURCES/usdtkit-$version.tar.gz" HEAD
+rpmbuild -bb --nodeps --define "_topdir $scratch" "$spec" >"$scratch/build.log" 2>&1 ||
+	{ tail -40 "$scratch/build.log" >&2; fail "rpmbuild -bb"; }
+arch=$(rpm --eval '%{_arch}')
+sd=$scratch/RPMS/noarch/usdtkit-sdt-devel-$version-1.noarch.rpm
+dt=$scratch/RPMS/$arch/usdtkit-dtrace-$version-1.$arch.rpm
+hd=$scratch/RPMS/$arch/usdtkit-helperd-$version-1.$arch.rpm
+for r in "$sd" "$dt" "$hd"; do [ -f "$r" ] || fail "no ${r##*/}"; done
+
+files() { rpm -qpl "$1" 2>/dev/null | grep -v -e '^/usr/lib/\.build-id' -e '^/usr/share/licenses/'; }
+expect() { # rpm, files...
+	r=$1
+	shift
+	printf '%s\n' "$@" | sort >"$scratch/want"
+	files "$r" | sort >"$scratch/have"
+	diff -u "$scratch/want" "$scratch/have" || fail "${r##*/} holds other files than expected"
+}
+expect "$sd" /usr/include/sys/sdt.h /usr/share/pkgconfig/usdtkit.pc /usr/share/man/man3/sdt.h.3
+expect "$dt" /usr/bin/dtrace /usr/share/man/man1/dtrace.1
+unitdir=$(rpm --eval '%{?_unitdir}%{!?_unitdir:/usr/lib/systemd/system}')
+expect "$hd" /usr/sbin/usdtkit-helperd /usr/bin/usdtkit-probes "$unitdir/usdtkit-helperd.service" \
+	"$unitdir/usdtkit-helperd.socket" /usr/share/man/man8/usdtkit-helperd.8 /usr/share/man/man1/usdtkit-probes.1
+rpm -qp --provides "$sd" 2>/dev/null | grep -qx 'systemtap-sdt-devel = 5.4' || fail "sdt-devel does not provide systemtap-sdt-devel"
+rpm -qp --provides "$dt" 2>/dev/null | grep -qx 'systemtap-sdt-dtrace = 5.4' || fail "dtrace does not provide systemtap-sdt-dtrace"
+rpm -qp --provides "$dt" 2>/dev/null | grep -qx 'dtrace = 5.4' || fail "dtrace does not provide dtrace"
+rpm -qp --conflicts "$dt" 2>/dev/null | grep -qx 'systemtap-sdt-dtrace' || fail "dtrace does not conflict with systemtap-sdt-dtrace"
+rpm -qp --requires "$dt" 2>/dev/null | grep -q "^usdtkit-sdt-devel = $version" || fail "dtrace does not require its header"
+# The command works from the package.
+mkdir "$scratch/x"
+(cd "$scratch/x" && rpm2cpio "$dt" | cpio -id --quiet)
+"$scratch/x/usr/bin/dtrace" -V | grep -q "usdtkit $version" || fail "the packaged dtrace -V"
+
+rpmlint -r "$top/packaging/rpm/usdtkit.rpmlintrc" "$sd" "$dt" "$hd" "$spec" >"$scratch/lint" 2>&1 || true
+grep -E ': [EW]: ' "$scratch/lint" >"$scratch/tags" || true
+[ ! -s "$scratch/tags" ] || { cat "$scratch/tags" >&2; fail "rpmlint (above)"; }
+grep -q ' 0 errors, 0 warnings' "$scratch/lint" || { cat "$scratch/lint" >&2; fail "rpmlint's summary"; }
+echo "rpm: 3 packages built ($(cd "$scratch/RPMS" && ls ./*/*.rpm | sed 's|.*/||' | tr '\n' ' ')); rpmlint clean"
