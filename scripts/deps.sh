@@ -15,12 +15,15 @@ set -eu
 # python3-pyparsing: SystemTap's dtrace parses .d files with it when it is
 # there, and with a weaker fallback, which drops probes, when it is not; the
 # tests compare against the former. systemd: systemd-socket-activate;
-# procps: ps; file, strace: used by the tests. debootstrap: the fresh check.
+# procps: ps; file, strace: used by the tests. debootstrap: the fresh check
+# and the packaging tests' chroots. dpkg-dev, debhelper, lintian, rpm,
+# rpmlint, cpio: the packaging suite (packaging/README.md).
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
 libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
-man-db groff-base mandoc systemd procps file strace debootstrap"
+man-db groff-base mandoc systemd procps file strace debootstrap
+dpkg-dev debhelper lintian rpm rpmlint cpio"
 
 missing=""
 for p in $PKGS; do

@@ -14,11 +14,12 @@
 # UBSAN_OPTIONS for the tests; tests/lib/common.sh sends every report of the
 # processes a shell test starts into its scratch directory and fails the test
 # when one appears. Tests that cannot work on sanitized binaries (valgrind,
-# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz, fresh and
-# realworld suites are not run twice (SAN_SKIP_SUITES below): the fuzz
-# targets are built with sanitizers in both runs, fresh
+# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz, fresh,
+# packaging and realworld suites are not run twice (SAN_SKIP_SUITES below):
+# the fuzz targets are built with sanitizers in both runs, fresh
 # (scripts/fresh-check.sh) builds the committed tree in a fresh Debian 12
-# chroot of its own, and realworld measures the real tools on whole projects.
+# chroot of its own, packaging builds the packages from it, and realworld
+# measures the real tools on whole projects.
 #
 #   BUILDDIR          the normal build directory (default: build)
 #   SAN_BUILDDIR      the sanitizer build directory (default: $BUILDDIR-san)
@@ -38,9 +39,10 @@ runs=${USDTKIT_RUNS:-plain san}
 rc=0
 logs=""
 # Suites the sanitizer run leaves out, because they do not test this build:
-# fuzz (its targets are built with sanitizers outside meson, in both runs)
-# and fresh (it builds the committed tree in a chroot of its own).
-SAN_SKIP_SUITES="fuzz fresh realworld"
+# fuzz (its targets are built with sanitizers outside meson, in both runs),
+# fresh and packaging (they build the committed tree in scratch directories
+# and chroots of their own) and realworld.
+SAN_SKIP_SUITES="fuzz fresh realworld packaging"
 
 for run in $runs; do
 	case $run in

@@ -4,7 +4,7 @@
 # no /sys. Only scripts/deps.sh installs anything. Then, as the README says:
 #
 #   - meson setup build -Dwerror=true && ninja -C build (as CI builds);
-#   - meson test: every suite but fuzz and fresh (this check itself: no
+#   - meson test: every suite but fuzz, fresh, packaging and realworld (no
 #     git in here, and no second chroot). Each test either passes or skips
 #     because there is no tracefs: without /sys the chroot has no uprobe
 #     tracing, so the tests that need the kernel's tracing (bpftrace, perf,
@@ -44,8 +44,9 @@ took "the build"
 # The suites not run here (see above); a suite that adds no dependency of
 # its own and takes minutes may join them. realworld installs the projects'
 # own build dependencies itself and needs the kernel's tracing (bpftrace):
-# it runs on the host.
-skip_suites=(fuzz fresh realworld)
+# it runs on the host. packaging builds from git HEAD (no git in here) and
+# makes chroots of its own, as fresh does.
+skip_suites=(fuzz fresh realworld packaging)
 meson test -C build --no-rebuild --print-errorlogs --num-processes 2 \
 	"${skip_suites[@]/#/--no-suite=}" || true # judged below, skips included
 took "the tests"
