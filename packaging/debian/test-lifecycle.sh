@@ -34,6 +34,7 @@ scratch=$(mktemp -d /var/tmp/usdtkit-lifecycle.XXXXXX)
 root=$scratch/root
 init=""
 cleanup() {
+	set +e
 	# The namespace's init takes every process of the chroot with it.
 	[ -n "$init" ] && kill -KILL "$init" 2>/dev/null
 	[ -n "${ns_pid:-}" ] && wait "$ns_pid" 2>/dev/null
