@@ -69,7 +69,8 @@ expect_files "$d/usdtkit-dtrace_${version}_$arch.deb" /usr/bin/dtrace /usr/share
 	$(doc usdtkit-dtrace)
 expect_files "$d/usdtkit-helperd_${version}_$arch.deb" /usr/sbin/usdtkit-helperd /usr/bin/usdtkit-probes \
 	/lib/systemd/system/usdtkit-helperd.service /lib/systemd/system/usdtkit-helperd.socket \
-	/usr/share/man/man8/usdtkit-helperd.8.gz /usr/share/man/man1/usdtkit-probes.1.gz $(doc usdtkit-helperd)
+	/usr/share/man/man8/usdtkit-helperd.8.gz /usr/share/man/man1/usdtkit-probes.1.gz \
+	/usr/share/lintian/overrides/usdtkit-helperd $(doc usdtkit-helperd)
 field() { dpkg-deb -f "$1" "$2"; }
 dt=$d/usdtkit-dtrace_${version}_$arch.deb
 [ "$(field "$dt" Provides)" = "systemtap-sdt-dev (= 4.8)" ] || fail "usdtkit-dtrace Provides: $(field "$dt" Provides)"
