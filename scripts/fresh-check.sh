@@ -52,13 +52,9 @@ if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]
 	echo "fresh-check: note: testing HEAD ($commit); uncommitted changes are not part of it" >&2
 fi
 
-mirror=${USDTKIT_FRESH_MIRROR:-}
-if [ -z "$mirror" ]; then
-	mirror=$(sed -n 's/^URIs:[[:space:]]*\([^[:space:]]*\/debian\)\/\{0,1\}$/\1/p' \
-		/etc/apt/sources.list.d/*.sources 2>/dev/null | head -1)
-	[ -n "$mirror" ] || mirror=http://deb.debian.org/debian
-fi
-cache=${USDTKIT_FRESH_CACHE-/var/cache/usdtkit-fresh}
+USDTKIT_CHROOT_MIRROR=${USDTKIT_FRESH_MIRROR:-${USDTKIT_CHROOT_MIRROR:-}}
+. "$top/scripts/lib/chroot.sh"
+cache=$chroot_cache
 
 # A check killed by SIGKILL (a CI timeout) leaves its scratch directory:
 # the next one removes those whose check is gone. Their namespaces died
@@ -81,47 +77,8 @@ step() {
 	echo "fresh-check: [$(($(date +%s) - start)) s] $*"
 }
 
-step "debootstrap --variant=minbase bookworm from $mirror"
-ds_cache=""
-if [ -n "$cache" ]; then
-	mkdir -p "$cache/debootstrap" "$cache/apt"
-	ds_cache="--cache-dir=$cache/debootstrap"
-fi
-# The lock: two checks at once would both write the same cached .deb.
-# unshare --mount: debootstrap mounts /proc and /sys in the target while it
-# configures packages; in a namespace of its own, a debootstrap killed
-# half-way cannot leave them mounted on the host.
-# shellcheck disable=SC2086
-if ! flock "${cache:-$scratch}/.lock" unshare --mount --propagation private \
-	debootstrap --variant=minbase $ds_cache bookworm "$root" "$mirror" \
-	>"$scratch/debootstrap.log" 2>&1; then
-	tail -30 "$scratch/debootstrap.log" >&2
-	[ -f "$root/debootstrap/debootstrap.log" ] && tail -30 "$root/debootstrap/debootstrap.log" >&2
-	echo "fresh-check: FAIL: debootstrap failed (log above)" >&2
-	exit 1
-fi
-
-# The host's apt sources (same mirror, plus bookworm-updates and security as
-# on an installed machine) and its resolver, for apt-get in the chroot.
-if ls /etc/apt/sources.list.d/*.sources >/dev/null 2>&1; then
-	cp /etc/apt/sources.list.d/*.sources "$root/etc/apt/sources.list.d/"
-	rm -f "$root/etc/apt/sources.list"
-fi
-cp -L /etc/resolv.conf "$root/etc/resolv.conf"
-# dpkg without an fsync per file, as in Debian's container images: a chroot
-# thrown away afterwards needs no crash safety, and it halves the install.
-echo force-unsafe-io >"$root/etc/dpkg/dpkg.cfg.d/usdtkit-fresh-unsafe-io"
-
-if [ -n "$cache" ]; then
-	# The same file system: hard links, else copies.
-	for f in "$cache"/apt/*.deb; do
-		[ -e "$f" ] || continue
-		# debootstrap leaves its own there.
-		[ -e "$root/var/cache/apt/archives/${f##*/}" ] && continue
-		ln "$f" "$root/var/cache/apt/archives/" 2>/dev/null ||
-			cp "$f" "$root/var/cache/apt/archives/"
-	done
-fi
+step "debootstrap --variant=minbase bookworm from $chroot_mirror"
+chroot_create "$root" || { echo "fresh-check: FAIL: debootstrap failed (log above)" >&2; exit 1; }
 
 mkdir "$root/usdtkit"
 git -C "$top" archive --format=tar "$commit" | tar -x -C "$root/usdtkit"
@@ -145,11 +102,7 @@ unshare --mount --pid --fork --kill-child --propagation private sh -euc '
 ' fresh-check "$root" || rc=$?
 
 if [ -n "$cache" ]; then
-	for f in "$root"/var/cache/apt/archives/*.deb; do
-		[ -e "$f" ] || continue
-		[ -e "$cache/apt/${f##*/}" ] && continue
-		ln "$f" "$cache/apt/" 2>/dev/null || cp "$f" "$cache/apt/" 2>/dev/null || true
-	done
+	chroot_keep_debs "$root"
 	# After a complete run, versions apt no longer wanted (superseded by
 	# updates) leave the cache, which so stays at one install's size.
 	if [ "$rc" -eq 0 ]; then

@@ -99,7 +99,7 @@ for b in usr/bin/dtrace usr/bin/usdtkit-probes usr/sbin/usdtkit-helperd; do
 	readelf -h "$f" | grep -q 'Type:.*DYN' || fail "$b is not PIE"
 	readelf -l "$f" | grep -q GNU_RELRO || fail "$b has no RELRO"
 	readelf -d "$f" | grep -q 'FLAGS.*BIND_NOW' || fail "$b is not linked -z now"
-	readelf --dyn-syms "$f" | grep -q '__stack_chk_fail' || fail "$b has no stack protector"
-	readelf --dyn-syms "$f" | grep -q '__[a-z]*_chk@' || fail "$b uses no fortified function"
+	readelf -W --dyn-syms "$f" | grep -q '__stack_chk_fail' || fail "$b has no stack protector"
+	readelf -W --dyn-syms "$f" | grep -q '__[a-z]*_chk@' || fail "$b uses no fortified function"
 done
 echo "hardened: PIE, RELRO, BIND_NOW, stack protector, fortify"

@@ -4,7 +4,7 @@
 #
 #   sh packaging/debian/test-lifecycle.sh
 #
-# A throwaway Debian 12 chroot (packaging/lib/chroot.sh) with systemd,
+# A throwaway Debian 12 chroot (scripts/lib/chroot.sh) with systemd,
 # booted as PID 1 of its own PID, mount and cgroup namespaces (the kernel,
 # its uprobes and tracefs are the host's: the events the chroot's daemon
 # makes are real). In it, through the package scripts alone:
@@ -29,7 +29,7 @@ done
 tracefs=/sys/kernel/tracing
 [ -w $tracefs/uprobe_events ] || mount -t tracefs nodev $tracefs 2>/dev/null || true
 [ -w $tracefs/uprobe_events ] || { echo "test-lifecycle: tracefs is not usable at $tracefs" >&2; exit 1; }
-. "$top/packaging/lib/chroot.sh"
+. "$top/scripts/lib/chroot.sh"
 scratch=$(mktemp -d /var/tmp/usdtkit-lifecycle.XXXXXX)
 root=$scratch/root
 init=""

@@ -6,7 +6,7 @@
 #   sh packaging/debian/test-rebuild.sh [SOURCE]     (default: postgresql-15)
 #
 # In a throwaway Debian 12 chroot (debootstrap --variant=minbase from
-# Debian's archive; packaging/lib/chroot.sh): installs usdtkit's packages
+# Debian's archive; scripts/lib/chroot.sh): installs usdtkit's packages
 # (built from HEAD by build.sh, or taken from USDTKIT_DEBS=DIR), checks that
 # they took systemtap-sdt-dev's place, lets `apt-get build-dep SOURCE`
 # satisfy its systemtap-sdt-dev dependency with them (apt must not pull the
@@ -28,7 +28,7 @@ src=${1:-postgresql-15}
 for c in debootstrap unshare chroot flock readelf bpftrace; do
 	command -v "$c" >/dev/null || { echo "test-rebuild: $c is not installed" >&2; exit 1; }
 done
-. "$top/packaging/lib/chroot.sh"
+. "$top/scripts/lib/chroot.sh"
 scratch=$(mktemp -d /var/tmp/usdtkit-rebuild.XXXXXX)
 root=$scratch/root
 cleanup() {

@@ -1,4 +1,4 @@
-# Throwaway Debian 12 chroots for the packaging checks (sourced by
+# Throwaway Debian 12 chroots (sourced by scripts/fresh-check.sh and
 # packaging/debian/test-rebuild.sh and test-lifecycle.sh). Nothing here
 # touches the host's package state: debootstrap writes only under the
 # chroot, apt runs inside it, and every mount is made in a mount namespace of
