@@ -13,8 +13,9 @@
  * on the socket (SCM_RIGHTS): so a worker can be forked before it is needed.
  * One is: the spare (hd_parse_spare), forked after the loop's turn, takes
  * the next new file, and a program registering a file nobody has seen waits
- * for no fork (measured: ~150 µs of a first registration). A worker whose
- * limits differ from the spare's (tests) is forked on demand, the same way.
+ * for no fork (with the other first-seen changes of kernel-helper/README.md,
+ * 934 -> 651-758 µs exec -> main() in bench/helper). A worker whose limits
+ * differ from the spare's (tests) is forked on demand, the same way.
  * In ps a worker is "usdtkit-spare" while it waits, "usdtkit-parse" after.
  * libseccomp generates the filter once, in the daemon before its first fork
  * (filter_prepare: seccomp_export_bpf into a memfd, read back), and each
