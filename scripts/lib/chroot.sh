@@ -34,10 +34,11 @@ chroot_create() { # root [include]
 	# unshare --mount: the /proc and /sys debootstrap mounts in the target
 	# go with the namespace, even if it is killed half-way.
 	# shellcheck disable=SC2086
-	if ! flock "${chroot_cache:-$_root.lock}/.lock" unshare --mount --propagation private \
+	if ! flock "${chroot_cache:-$(dirname "$_root")}/.lock" unshare --mount --propagation private \
 		debootstrap --variant=minbase $_ds_cache $_include bookworm "$_root" "$chroot_mirror" \
 		>"$_root.debootstrap.log" 2>&1; then
 		tail -30 "$_root.debootstrap.log" >&2
+		[ -f "$_root/debootstrap/debootstrap.log" ] && tail -30 "$_root/debootstrap/debootstrap.log" >&2
 		echo "debootstrap of $_root from $chroot_mirror failed (log above)" >&2
 		return 1
 	fi
