@@ -44,13 +44,8 @@ for c in debootstrap unshare chroot git flock; do
 		exit 1
 	}
 done
-commit=$(git -C "$top" rev-parse --verify -q HEAD) || {
-	echo "fresh-check: $top is not a git checkout with a commit; the check tests the committed tree (git archive HEAD)" >&2
-	exit 1
-}
-if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-	echo "fresh-check: note: testing HEAD ($commit); uncommitted changes are not part of it" >&2
-fi
+. "$top/scripts/lib/head.sh"
+commit=$(head_commit fresh-check "$top")
 
 USDTKIT_CHROOT_MIRROR=${USDTKIT_FRESH_MIRROR:-${USDTKIT_CHROOT_MIRROR:-}}
 . "$top/scripts/lib/chroot.sh"
@@ -84,22 +79,8 @@ mkdir "$root/usdtkit"
 git -C "$top" archive --format=tar "$commit" | tar -x -C "$root/usdtkit"
 step "testing commit $commit in $root"
 
-# --fork --pid: the chroot's processes live in their own PID namespace and
-# die with its first process; --kill-child: that one dies with unshare
-# (a timeout's SIGTERM). --mount: private mounts, gone with the namespace.
 rc=0
-# shellcheck disable=SC2016 # expanded by the inner sh, from its $1
-unshare --mount --pid --fork --kill-child --propagation private sh -euc '
-	root=$1
-	# The root a mount point, as on a machine (unshare(1) in the tests
-	# changes its propagation, which a plain directory does not have).
-	mount --bind "$root" "$root"
-	mount -t proc proc "$root/proc"
-	mount --rbind /dev "$root/dev"
-	exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-		PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-		bash /usdtkit/tests/fresh/in-chroot.sh
-' fresh-check "$root" || rc=$?
+chroot_run "$root" bash /usdtkit/tests/fresh/in-chroot.sh || rc=$?
 
 if [ -n "$cache" ]; then
 	chroot_keep_debs "$root"

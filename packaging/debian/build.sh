@@ -25,13 +25,8 @@ for c in git dpkg-buildpackage dpkg-source dpkg-parsechangelog; do
 		exit 1
 	}
 done
-commit=$(git -C "$top" rev-parse --verify -q HEAD) || {
-	echo "build.sh: $top is not a git checkout with a commit (the packages are built from HEAD)" >&2
-	exit 1
-}
-if [ -n "$(git -C "$top" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
-	echo "build.sh: note: building HEAD ($commit); uncommitted changes are not part of it" >&2
-fi
+. "$top/scripts/lib/head.sh"
+commit=$(head_commit build.sh "$top")
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 upstream=${version%%-*}
 scratch=$(mktemp -d "${USDTKIT_DEB_SCRATCH:-${TMPDIR:-/tmp}}/usdtkit-deb.XXXXXX")

@@ -5,6 +5,11 @@
 #
 #   sh packaging/debian/test-rebuild.sh [SOURCE]     (default: postgresql-15)
 #
+# SOURCE: a package whose build runs dtrace -h and -G (postgresql-15,
+# python3.11, php8.2, ruby3.1, libvirt, openjdk-17); the packages that only
+# include <sys/sdt.h> (gcc-12, bpftrace) have no usdtkit metadata note to
+# find, and fail here.
+#
 # In a throwaway Debian 12 chroot (debootstrap --variant=minbase from
 # Debian's archive; scripts/lib/chroot.sh): installs usdtkit's packages
 # (built from HEAD by build.sh, or taken from USDTKIT_DEBS=DIR), checks that
@@ -61,20 +66,9 @@ chroot_create "$root" || fail "debootstrap"
 mkdir "$root/usdtkit-debs" "$root/out"
 cp "$debs"/usdtkit-dtrace_*.deb "$debs"/usdtkit-sdt-dev_*.deb "$root/usdtkit-debs/"
 
-# Runs a script in the chroot: own mount and PID namespaces (every mount and
-# process goes with them), /proc and /dev, a clean environment.
-in_chroot() { # script (sh -e, in the chroot)
-	unshare --mount --pid --fork --kill-child --propagation private sh -euc '
-		root=$1; shift
-		mount --bind "$root" "$root"
-		mount -t proc proc "$root/proc"
-		mount --rbind /dev "$root/dev"
-		exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
-			DEBIAN_FRONTEND=noninteractive \
-			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin \
-			sh -euxc "$1"
-	' in-chroot "$root" "$1"
-}
+# A script run in the chroot (scripts/lib/chroot.sh), traced (sh -x) into
+# the log the caller names.
+in_chroot() { chroot_run "$root" sh -euxc "$1"; }
 
 step "installing usdtkit-dtrace and usdtkit-sdt-dev in the chroot"
 in_chroot '
@@ -95,15 +89,18 @@ in_chroot '
 	dtrace -V
 	mkdir -p /build && cd /build && apt-get source -qq '"$src"' >/out/source.log
 ' >"$scratch/deps.log" 2>&1 || { tail -30 "$scratch/deps.log" >&2; fail "build-dep/source $src"; }
-grep -q "usdtkit" "$scratch/deps.log" || fail "dtrace -V in the chroot is not usdtkit's"
+grep -q "^dtrace: usdtkit " "$scratch/deps.log" || fail "dtrace -V in the chroot is not usdtkit's"
 
 step "dpkg-buildpackage -us -uc -B of $src (nocheck nodoc)"
 in_chroot '
 	cd /build/'"$src"'-*/
 	DEB_BUILD_OPTIONS="nocheck nodoc parallel=$(nproc)" dpkg-buildpackage -us -uc -B >/out/build.log 2>&1
 ' >"$scratch/rebuild.log" 2>&1 || { tail -40 "$root/out/build.log" >&2; fail "rebuild of $src"; }
-grep -E "(^|[ /])dtrace .*-(h|G)( |$)" "$root/out/build.log" | cut -c1-160 ||
+grep -E "(^|[ /])dtrace .*-(h|G)( |$)" "$root/out/build.log" >"$scratch/dtrace-runs" ||
 	fail "the build log shows no dtrace -h/-G"
+grep -q -- " -h " "$scratch/dtrace-runs" && grep -q -- " -G " "$scratch/dtrace-runs" ||
+	fail "the build log shows dtrace -h or -G, not both"
+cut -c1-160 "$scratch/dtrace-runs"
 
 step "checking the probes of what was built"
 found=0

@@ -11,13 +11,13 @@
 # About a minute. Needs rpm and rpmlint (scripts/deps.sh).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
-for c in rpmbuild rpmlint git; do
+for c in rpmbuild rpmlint git dpkg-parsechangelog; do
 	command -v "$c" >/dev/null || { echo "rpm-check: $c is not installed (scripts/deps.sh installs it)" >&2; exit 1; }
 done
 fail() { echo "rpm-check: FAIL: $*" >&2; exit 1; }
 spec=$top/packaging/rpm/usdtkit.spec
 version=$(sed -n 's/^Version:[[:space:]]*//p' "$spec")
-[ "$version" = "$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version 2>/dev/null || echo "$version")" ] ||
+[ "$version" = "$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)" ] ||
 	fail "the spec's Version ($version) is not debian/changelog's"
 grep -q "version : '$version'" "$top/meson.build" || fail "the spec's Version ($version) is not meson.build's"
 scratch=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-rpm.XXXXXX")

@@ -6,6 +6,9 @@
 #
 #   chroot_create ROOT [PACKAGE,...]   debootstrap --variant=minbase bookworm,
 #                                      plus the packages named, apt ready
+#   chroot_run ROOT CMD [ARG]...       CMD run in the chroot, in mount and
+#                                      PID namespaces of its own, with /proc,
+#                                      /dev and a clean environment
 #   chroot_keep_debs ROOT              the chroot's downloaded .debs into the
 #                                      cache, for the next chroot
 #
@@ -60,6 +63,25 @@ chroot_create() { # root [include]
 				cp "$f" "$_root/var/cache/apt/archives/"
 		done
 	fi
+}
+
+# --fork --pid: the chroot's processes live in their own PID namespace and
+# die with its first process; --kill-child: that one dies with unshare (a
+# timeout's SIGTERM). --mount: private mounts, gone with the namespace; the
+# root a mount point, as on a machine (unshare(1) in the tests changes its
+# propagation, which a plain directory does not have).
+chroot_run() { # root cmd [arg]...
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	unshare --mount --pid --fork --kill-child --propagation private sh -euc '
+		root=$1
+		shift
+		mount --bind "$root" "$root"
+		mount -t proc proc "$root/proc"
+		mount --rbind /dev "$root/dev"
+		exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
+			DEBIAN_FRONTEND=noninteractive \
+			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"
+	' chroot_run "$@"
 }
 
 chroot_keep_debs() { # root
