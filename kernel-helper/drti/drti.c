@@ -244,6 +244,9 @@ struct usdt_drti_result {
 	uint32_t nprobes;  /* its probe count */
 };
 
+/* The longest wait between two retries of a shed connection. */
+#define USDT_DRTI_BACKOFF_MAX_MS 16
+
 static int usdt_drti_clock(struct timespec *t)
 {
 	return clock_gettime(CLOCK_MONOTONIC, t);
@@ -419,8 +422,11 @@ out:
  *
  * A daemon that is overloaded sheds connections: a full listen backlog
  * (EAGAIN at connect) or a connection closed unread (it caps connections per
- * user). Those are retried, when we wait, after 1, 2, 4... ms, as long as
- * the deadline allows: a burst of process starts still gets registered.
+ * user). Those are retried, when we wait, after 1, 2, 4... ms, at most
+ * USDT_DRTI_BACKOFF_MAX_MS apart, until the deadline: a burst of process
+ * starts still gets registered, and the whole timeout is used (doubling
+ * without a cap gave up after half of it, while a flood of other
+ * connections kept the backlog full).
  * Nothing else is retried: a stale socket (ECONNREFUSED, the daemon is gone)
  * costs one attempt, and the exit path never waits.
  */
@@ -471,7 +477,9 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000;
 	}
-	for (backoff_ms = 1;; backoff_ms *= 2) {
+	for (backoff_ms = 1;; backoff_ms *= backoff_ms < USDT_DRTI_BACKOFF_MAX_MS ? 2 : 1) {
+		int left;
+
 		res->fail = 0;
 		res->err = 0;
 		res->at_connect = 0;
@@ -481,10 +489,11 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		res->nprobes = 0;
 		res->attempts++;
 		sent |= usdt_drti_attempt(&msg, wait, &deadline, res);
-		if (!wait || !res->busy || usdt_drti_left_ms(&deadline) <= backoff_ms)
+		left = usdt_drti_left_ms(&deadline);
+		if (!wait || !res->busy || left <= 1)
 			return sent;
 		/* poll() on nothing: an async-signal-safe sleep (EINTR ends it early) */
-		(void)poll(0, 0, backoff_ms);
+		(void)poll(0, 0, backoff_ms < left - 1 ? backoff_ms : left - 1);
 	}
 }
 
