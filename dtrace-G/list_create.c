@@ -479,17 +479,17 @@ static int run_to(struct tracee *t, const struct bp *bps, size_t n, size_t *hit)
 
 struct lsm_search {
 	int pid;
-	struct usdt_list_mapping *maps; /* every mapping, paths owned */
+	struct usdt_mapping *maps; /* every mapping, paths owned */
 	size_t nmaps;
 	struct bp *found;
 	size_t nfound;
 	bool nomem;
 };
 
-static int keep_mapping(const struct usdt_list_mapping *m, void *arg)
+static int keep_mapping(const struct usdt_mapping *m, void *arg)
 {
 	struct lsm_search *s = arg;
-	struct usdt_list_mapping *nv = realloc(s->maps, (s->nmaps + 1) * sizeof(*nv));
+	struct usdt_mapping *nv = realloc(s->maps, (s->nmaps + 1) * sizeof(*nv));
 
 	if (!nv)
 		return -ENOMEM;
@@ -508,7 +508,7 @@ static uint64_t runtime_address(const struct lsm_search *s, size_t k, uint64_t o
 	size_t i;
 
 	for (i = 0; i < s->nmaps; i++) {
-		const struct usdt_list_mapping *m = &s->maps[i];
+		const struct usdt_mapping *m = &s->maps[i];
 
 		if (m->dev == s->maps[k].dev && m->ino == s->maps[k].ino && strchr(m->perms, 'x') &&
 		    off >= m->offset && off - m->offset < m->end - m->start)

@@ -207,7 +207,7 @@ static const char *base_of(const char *path)
 }
 
 /* The file's entry in the cache, read on first sight. */
-static int cached_file(struct grab *g, const struct usdt_list_mapping *m, size_t *idx)
+static int cached_file(struct grab *g, const struct usdt_mapping *m, size_t *idx)
 {
 	struct dyn_file *nv, *f;
 	size_t i;
@@ -235,7 +235,7 @@ static int cached_file(struct grab *g, const struct usdt_list_mapping *m, size_t
 	return err;
 }
 
-static int note_mapping(const struct usdt_list_mapping *m, void *arg)
+static int note_mapping(const struct usdt_mapping *m, void *arg)
 {
 	size_t i, idx, len, sl = strlen(DELETED_SUFFIX);
 	struct grab *g = arg;

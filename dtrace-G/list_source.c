@@ -11,7 +11,7 @@
  * when the file at that path has the device and inode the mapping shows.
  *
  * With -p the mappings come from /proc/PID/maps; without it, from the helper
- * daemon (USDT_MSG_LIST, kernel-helper/protocol.h), which names each
+ * daemon (USDT_MSG_LIST, core/protocol.h), which names each
  * registered (pid, module) with its mapping range, device and inode; each is
  * then opened through the process's map_files like a -p module, so a stale
  * answer (the process exited, the range was remapped) is dropped, not
@@ -27,12 +27,11 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "../kernel-helper/protocol.h"
+#include "protocol.h"
 #include "list_source.h"
 
 #define DAEMON_TIMEOUT_MS 5000
@@ -210,7 +209,7 @@ int usdt_list_read_proc(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_list_mapping *m, void *arg),
+int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_mapping *m, void *arg),
 			void *arg)
 {
 	char path[64], *text = NULL, *line, *next;
@@ -223,33 +222,21 @@ int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_list_mapping *m, vo
 	if (err)
 		return err;
 	for (line = text; *line && !err; line = next) {
-		unsigned long long start, end, off, ino;
-		struct usdt_list_mapping m;
-		unsigned maj, min;
-		int pos = 0;
+		struct usdt_mapping m;
 
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
 		else
 			next = line + strlen(line);
-		if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, m.perms, &off,
-			   &maj, &min, &ino, &pos) < 7 ||
-		    pos == 0 || line[pos] != '/' || ino == 0)
-			continue;
-		m.start = start;
-		m.end = end;
-		m.offset = off;
-		m.dev = (uint64_t)makedev(maj, min);
-		m.ino = ino;
-		m.path = line + pos;
-		err = fn(&m, arg);
+		if (usdt_maps_parse_line(line, &m))
+			err = fn(&m, arg);
 	}
 	free(text);
 	return err;
 }
 
-int usdt_list_open_mapping(int pid, const struct usdt_list_mapping *m)
+int usdt_list_open_mapping(int pid, const struct usdt_mapping *m)
 {
 	return open_mapping(pid, m->start, m->end, m->path, m->dev, m->ino);
 }
@@ -268,7 +255,7 @@ struct proc_walk {
 	size_t nseen, cap;
 };
 
-static int proc_module(const struct usdt_list_mapping *m, void *arg)
+static int proc_module(const struct usdt_mapping *m, void *arg)
 {
 	struct proc_walk *w = arg;
 	size_t i;
@@ -353,25 +340,14 @@ static ssize_t recv_packet(int fd, void *buf, size_t len, int64_t deadline)
 	}
 }
 
-static bool header_ok(const struct usdt_msg_hdr *h, size_t len, uint32_t seq)
-{
-	return h->magic == USDT_PROTO_MAGIC && h->version == USDT_PROTO_VERSION &&
-	       h->size == len && h->seq == seq;
-}
-
-/* One LIST_ENTRY: open the module through the process and add it. */
+/* One LIST_ENTRY (valid: usdt_answer_check): open the module through the process and add it. */
 static int list_entry(struct usdt_list_modules *mods, const struct usdt_msg_list_entry *e,
-		      size_t len, struct usdt_diag *diag)
+		      struct usdt_diag *diag)
 {
 	const char *path = (const char *)(e + 1);
 	struct stat st;
 	int fd;
 
-	if (e->path_len == 0 || e->path_len > USDT_PROTO_PATH_MAX ||
-	    len != sizeof(*e) + e->path_len || path[e->path_len - 1] != '\0' || e->pid <= 0) {
-		usdt_error(diag, "the helper daemon sent a malformed list entry");
-		return -1;
-	}
 	fd = open_mapping(e->pid, e->start, e->end, path, e->dev, e->ino);
 	if (fd < 0)
 		return 0; /* the process is gone or remapped since the daemon looked */
@@ -399,6 +375,7 @@ int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *d
 		unsigned char bytes[sizeof(struct usdt_msg_list_entry) + USDT_PROTO_PATH_MAX];
 	} buf;
 	uint32_t seq = (uint32_t)getpid();
+	enum usdt_answer kind;
 	int64_t deadline;
 	int fd, rc = -1;
 
@@ -451,19 +428,15 @@ int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *d
 				   path);
 			goto out;
 		}
-		if ((size_t)n > sizeof(buf) || (size_t)n < sizeof(buf.hdr) ||
-		    !header_ok(&buf.hdr, (size_t)n, seq))
-			goto malformed;
-		if (buf.hdr.type == USDT_MSG_LIST_ENTRY) {
-			if ((size_t)n < sizeof(buf.entry))
-				goto malformed;
-			if (list_entry(mods, &buf.entry, (size_t)n, diag))
+		kind = (size_t)n > sizeof(buf) ? USDT_ANSWER_MALFORMED
+					       : usdt_answer_check(&buf, (unsigned long)n, seq);
+		if (kind == USDT_ANSWER_ENTRY) {
+			if (list_entry(mods, &buf.entry, diag))
 				goto out;
 			continue;
 		}
-		/* A negative errno is above -4096: INT32_MIN would not negate. */
-		if (buf.hdr.type != USDT_MSG_REPLY || (size_t)n != sizeof(buf.reply) ||
-		    buf.reply.status <= -4096)
+		/* Only our entries and our REPLY belong here. */
+		if (kind != USDT_ANSWER_REPLY)
 			goto malformed;
 		if (buf.reply.status < 0) {
 			usdt_error(diag, "the usdtkit helper daemon refused to list: %s",

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include "diag.h"
+#include "maps.h"
 
 /* One file mapped by one process, opened for reading. */
 struct usdt_list_module {
@@ -27,20 +28,13 @@ struct usdt_list_modules {
 	size_t n, cap;
 };
 
-/* One file-backed line of /proc/PID/maps. */
-struct usdt_list_mapping {
-	uint64_t start, end, offset, dev, ino;
-	char perms[8];	  /* "r-xp" */
-	const char *path; /* as the kernel shows it (" (deleted)" included) */
-};
-
 /*
  * Calls fn for each file-backed mapping of pid (a path and an inode), in
  * address order, until fn returns non-zero, which is then returned. Returns
  * 0, or a negative errno when the maps cannot be read (-ESRCH: no such
  * process).
  */
-int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_list_mapping *m, void *arg),
+int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_mapping *m, void *arg),
 			void *arg);
 
 /*
@@ -48,7 +42,7 @@ int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_list_mapping *m, vo
  * without the privilege for that through its path if that is still the
  * mapped file. Returns the fd or a negative errno.
  */
-int usdt_list_open_mapping(int pid, const struct usdt_list_mapping *m);
+int usdt_list_open_mapping(int pid, const struct usdt_mapping *m);
 
 /* Reads a /proc file whole (NUL-terminated; *len without it). Caller frees. */
 int usdt_list_read_proc(const char *path, char **text, size_t *len);

@@ -5,7 +5,7 @@
 # A line `#include "FILE"` (quotes, not angle brackets) is replaced by FILE's
 # text, FILE relative to INPUT's directory: the user's compiler that builds
 # the pasted source has no include path to our headers (drti.c includes
-# ../protocol.h this way).
+# core/protocol.h this way).
 #   embed.py INPUT OUTPUT SYMBOL
 import os
 import re

@@ -68,7 +68,7 @@ gcc -O2 -Istap -c "$top/bench/helper/target.c" -o stap/target.o
 (cd stap && "$stap" -G -s ../p.d -o prov.o target.o)
 gcc stap/target.o stap/prov.o -o target-stap
 # the harness, with a probe and a -G object of its own (reqs sends its note's address)
-gcc -O2 -I"$top/include" -DBENCH_PROVIDER="$prov" -c "$top/bench/helper/startlat.c" -o startlat.o
+gcc -O2 -I"$top/include" -I"$top/core" -DBENCH_PROVIDER="$prov" -c "$top/bench/helper/startlat.c" -o startlat.o
 "$dtrace" -G -s p.d -o sl-prov.o startlat.o
 gcc startlat.o sl-prov.o -o startlat
 SL() { env USDTKIT_DISABLE=1 ./startlat "$@"; }

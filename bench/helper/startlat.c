@@ -39,7 +39,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../kernel-helper/protocol.h"
+#include "protocol.h"
 
 /*
  * A probe site of the -G provider (run.sh passes its name): the daemon

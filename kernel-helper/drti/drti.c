@@ -2,7 +2,7 @@
 /*
  * drti: the registration constructor compiled into every `dtrace -G` object.
  *
- * `dtrace -G` pastes this file (with ../protocol.h inlined in place of its
+ * `dtrace -G` pastes this file (with core/protocol.h and core/answer.h inlined in place of its
  * #include, see kernel-helper/embed.py) at the end of the C source it
  * generates for the provider object and compiles it with the target's
  * compiler and the user's CFLAGS, so one copy lives in each executable or
@@ -16,7 +16,7 @@
  * takes the caller's identity from the socket (SO_PEERCRED), finds the module
  * by looking the address up in the caller's /proc/PID/maps, and reads the
  * notes from the file that is really mapped there. Nothing the process says
- * is trusted beyond it. The conversation is kernel-helper/protocol.h: one
+ * is trusted beyond it. The conversation is core/protocol.h: one
  * SOCK_SEQPACKET connection per request, REGISTER or UNREGISTER carrying the
  * address, one REPLY back.
  *
@@ -98,7 +98,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../protocol.h"
+#include "../../core/protocol.h"
 
 /* environ: declared by <unistd.h> under _GNU_SOURCE. */
 
@@ -294,6 +294,7 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 		char bytes[sizeof(struct usdt_msg_list_entry) + 64];
 	} in;
 	unsigned others = 0;
+	enum usdt_answer kind;
 	ssize_t n;
 	int r;
 
@@ -323,19 +324,13 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 			res->busy = 1;
 			return;
 		}
-		if ((size_t)n < sizeof(struct usdt_msg_hdr) ||
-		    in.reply.hdr.magic != USDT_PROTO_MAGIC ||
-		    in.reply.hdr.version != USDT_PROTO_VERSION ||
-		    in.reply.hdr.size != (uint32_t)n) {
+		kind = (size_t)n > sizeof(in) ? USDT_ANSWER_MALFORMED
+					       : usdt_answer_check(&in, (unsigned long)n, seq);
+		if (kind == USDT_ANSWER_MALFORMED) {
 			res->fail = "malformed answer";
 			return;
 		}
-		if (in.reply.hdr.type == USDT_MSG_REPLY && in.reply.hdr.seq == seq) {
-			/* 0 or a negative errno, above -4096: INT32_MIN would not negate. */
-			if ((size_t)n != sizeof(in.reply) || in.reply.status <= -4096) {
-				res->fail = "malformed answer";
-				return;
-			}
+		if (kind == USDT_ANSWER_REPLY) {
 			res->answered = 1;
 			res->status = in.reply.status;
 			res->nprobes = in.reply.nprobes;
@@ -545,7 +540,7 @@ struct usdt_drti_pmq {
 
 /*
  * Whether the daemon's board says this module's file is registered already
- * (kernel-helper/protocol.h, "The board"): its events exist, so there is
+ * (core/protocol.h, "The board"): its events exist, so there is
  * nothing to ask. The file is the one the kernel maps at our note's address
  * (PROCMAP_QUERY gives its device, inode and path exactly as the daemon
  * reads them from maps); the board is read with pread only, and only if it

@@ -2,7 +2,7 @@
 /*
  * The board: the daemon's published list of the files whose events exist,
  * so that a process starting with a known file learns it without a round
- * trip (format and rules: kernel-helper/protocol.h, "The board").
+ * trip (format and rules: core/protocol.h, "The board").
  *
  * One file beside the socket (SOCKET.known), created whole at start (a
  * temporary file renamed into place, so a reader never sees a short one),

@@ -5,13 +5,10 @@
  * shows), its start time, uid and initial environment; and the cheap "does
  * this file carry our notes at all" check made before a full parse.
  *
- * /proc/PID/maps lines are "START-END PERMS OFFSET MAJ:MIN INODE   PATH".
- * The path is everything after the inode and its padding, so it may hold
- * spaces; a newline in a file name shows as "\012" (the kernel escapes it),
- * and a deleted file ends in " (deleted)". The path is only used to name the
- * module in LIST answers and to try a literal tracefs path (which is then
- * checked against the fd's (dev, ino)); the file itself is always reached
- * through /proc/PID/map_files/START-END, which is the mapping's own file.
+ * /proc/PID/maps lines are read by core/maps.c. The path is only used to
+ * name the module in LIST answers and to try a literal tracefs path (which
+ * is then checked against the fd's (dev, ino)); the file itself is always
+ * reached through /proc/PID/map_files/START-END, the mapping's own file.
  */
 #include <elf.h>
 #include <errno.h>
@@ -21,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "helperd.h"
+#include "maps.h"
 #include "protocol.h"
 
 #define MAPS_LINE_MAX (4096 + 128)
@@ -41,37 +38,22 @@ static int open_proc(pid_t pid, const char *what)
 	return fd;
 }
 
-/* Parses one maps line into m; returns false for lines without a file. */
+/* One maps line into m (core/maps.h), " (deleted)" cut off; false for lines without a file. */
 static bool parse_maps_line(char *line, struct hd_mapping *m)
 {
-	unsigned long long start, end, off, ino;
-	unsigned maj, min;
-	char perms[8];
-	int n = 0;
-	char *path;
-	size_t len;
+	struct usdt_mapping um;
 
-	if (sscanf(line, "%llx-%llx %7s %llx %x:%x %llu %n", &start, &end, perms, &off, &maj, &min,
-		   &ino, &n) < 7 ||
-	    n == 0)
+	if (!usdt_maps_parse_line(line, &um))
 		return false;
-	path = line + n;
-	while (*path == ' ')
-		path++;
-	if (ino == 0 || path[0] != '/')
-		return false;
-	m->start = start;
-	m->end = end;
-	m->offset = off;
-	m->dev = makedev(maj, min);
-	m->ino = ino;
-	len = strlen(path);
-	if (len && path[len - 1] == '\n')
-		path[--len] = '\0';
-	m->deleted = len > 10 && strcmp(path + len - 10, " (deleted)") == 0;
-	if (m->deleted)
-		path[len - 10] = '\0';
-	snprintf(m->path, sizeof(m->path), "%s", path);
+	m->start = um.start;
+	m->end = um.end;
+	m->offset = um.offset;
+	m->dev = um.dev;
+	m->ino = um.ino;
+	m->deleted = um.deleted;
+	if (um.deleted)
+		um.path[strlen(um.path) - (sizeof(" (deleted)") - 1)] = '\0';
+	snprintf(m->path, sizeof(m->path), "%s", um.path);
 	return true;
 }
 

@@ -4,7 +4,7 @@
  * SOCK_SEQPACKET socket, writes one line per packet received to a log (with
  * the sender's pid and uid from SO_PEERCRED, never from the message), and
  * answers according to MODE. It decodes only the header fields; the tests
- * check them against kernel-helper/protocol.h's constants themselves.
+ * check them against core/protocol.h's constants themselves.
  *
  *   fakehelperd SOCKET LOG MODE [NPROBES]
  *
@@ -57,7 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../kernel-helper/protocol.h"
+#include "protocol.h"
 
 #define MAXCONN 64
 

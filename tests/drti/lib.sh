@@ -125,7 +125,7 @@ elapsed_ns() {
 }
 
 # The protocol's values, from protocol.h itself.
-PH="$USDTKIT_SRCDIR/kernel-helper/protocol.h"
+PH="$USDTKIT_SRCDIR/core/protocol.h"
 const() { sed -n "s/^[[:space:]]*$1 = \\([0-9x]*\\),*.*/\\1/p; s/^#define $1 \\([0-9x]*\\)u*.*/\\1/p" "$PH" | head -1; }
 MAGIC=$(python3 -c 'import struct; print("0x%08x" % struct.unpack("<I", b"USDT")[0])')
 VERSION=$(const USDT_PROTO_VERSION)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for every parser of a packet that crosses the helper's
- * socket (kernel-helper/protocol.h), each fed the same packets:
+ * socket (core/protocol.h), each fed the same packets:
  *
  *   - the daemon's check of a client's packet, hd_msg_decode (helperd/msg.c),
  *     on each packet alone;

@@ -6,7 +6,7 @@
 
 Each seed is a packet sequence in fuzz-protocol.c's input format (2-byte
 length, fix-up byte, bytes): well-formed packets of every type from
-kernel-helper/protocol.h, whole answers (REPLY; LIST_ENTRY... REPLY), and
+core/protocol.h, whole answers (REPLY; LIST_ENTRY... REPLY), and
 near misses (a field off by one, a wrong size, magic or version, truncated
 and oversized packets, foreign sequence numbers, a bad path).
 """

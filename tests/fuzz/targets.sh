@@ -8,7 +8,7 @@ top=$(cd "$here/../.." && pwd)
 kh="$top/kernel-helper"
 pc="$top/provider-compiler"
 dg="$top/dtrace-G"
-FUZZ_CFLAGS="-g -std=c11 -D_GNU_SOURCE -I$kh/lib -I$kh/helperd -I$kh -I$dg -I$pc"
+FUZZ_CFLAGS="-g -std=c11 -D_GNU_SOURCE -I$top/core -I$kh/lib -I$kh/helperd -I$kh -I$dg -I$pc"
 # The provider model's helpers (stability names) that the metadata reader uses.
 provider_srcs="$pc/diag.c $pc/lexer.c $pc/strbuf.c $pc/parser.c $pc/types.c $pc/model.c"
 
@@ -17,12 +17,12 @@ target_sources() {
 	case $1 in
 	notes)
 		echo "$here/fuzz-notes.c $here/fuzz-notes-meta.c $kh/lib/notes.c $kh/lib/args.c"
-		echo "$kh/lib/names.c $kh/helperd/proc.c $kh/helperd/meta.c $dg/metadata.c"
+		echo "$kh/lib/names.c $kh/helperd/proc.c $top/core/maps.c $kh/helperd/meta.c $dg/metadata.c"
 		echo "$dg/list_meta.c $provider_srcs -lelf"
 		;;
 	protocol)
 		# drti.c is #included by the harness (its functions are static).
-		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $dg/list_source.c $provider_srcs"
+		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $dg/list_source.c $top/core/maps.c $provider_srcs"
 		echo "-lpthread"
 		;;
 	worker)

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """A helper-daemon peer for `dtrace -l`: it answers USDT_MSG_LIST as
-kernel-helper/protocol.h says usdtkit-helperd does, with entries built from
+core/protocol.h says usdtkit-helperd does, with entries built from
 the live processes named on the command line, so the client side of the
 protocol (entries, stale entries, refusals, malformed answers) is tested
 whatever the state of the real daemon.

@@ -3,7 +3,7 @@
 # daemon (USDT_MSG_LIST over USDTKIT_HELPER_SOCKET).
 #
 # 1. Against a protocol peer (listpeer.py, which answers as
-#    kernel-helper/protocol.h specifies) on a private socket: two live
+#    core/protocol.h specifies) on a private socket: two live
 #    processes are listed exactly as `dtrace -l -p` lists them; entries for
 #    a process that is gone and for a range now holding another file are
 #    dropped; a refusal, a malformed answer and a closed connection are

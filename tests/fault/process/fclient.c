@@ -3,7 +3,7 @@
  * A protocol client for the process-fault tests (tests/fault/process): a
  * process that maps a real probed module and says what drti would say about
  * it, but dies or waits where a test needs it to. It speaks
- * kernel-helper/protocol.h on $USDTKIT_HELPER_SOCKET. LIB's own drti is kept
+ * core/protocol.h on $USDTKIT_HELPER_SOCKET. LIB's own drti is kept
  * quiet (USDTKIT_DISABLE=1 before the dlopen): only this program talks.
  *
  *   fclient regexit LIB N [zombies]

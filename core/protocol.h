@@ -102,6 +102,63 @@ struct usdt_msg_reply {
 };
 
 /*
+ * What a packet read from the daemon is, to a client whose request carried
+ * `seq`: the one validator of the daemon's answers, used by drti, by
+ * `dtrace -l` and by the protocol fuzzer, so that a rule fixed here is
+ * fixed for all of them.
+ *   USDT_ANSWER_MALFORMED  not a message of this protocol: shorter than a
+ *                          header, wrong magic or version, a size that is
+ *                          not the packet's length; or a REPLY to `seq`
+ *                          that is not exactly a struct usdt_msg_reply or
+ *                          whose status is -4096 or below (no errno, and
+ *                          INT32_MIN would not negate); or a
+ *                          LIST_ENTRY to `seq` whose path is empty, longer
+ *                          than USDT_PROTO_PATH_MAX, not the rest of the
+ *                          packet, not NUL-terminated, or whose pid is not
+ *                          positive;
+ *   USDT_ANSWER_OTHER      well formed, but for another seq or of a type
+ *                          no client receives;
+ *   USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY  valid, for `seq`.
+ * `n` is the packet's real length (recv with MSG_TRUNC); `pkt` holds at
+ * least min(n, what the caller's buffer holds) bytes, and a packet longer
+ * than the buffer is rejected by the caller before this is called.
+ */
+enum usdt_answer {
+	USDT_ANSWER_MALFORMED,
+	USDT_ANSWER_OTHER,
+	USDT_ANSWER_REPLY,
+	USDT_ANSWER_ENTRY
+};
+
+static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned long n, uint32_t seq)
+{
+	const struct usdt_msg_hdr *h = (const struct usdt_msg_hdr *)pkt;
+
+	if (n < sizeof(*h) || h->magic != USDT_PROTO_MAGIC || h->version != USDT_PROTO_VERSION ||
+	    h->size != n)
+		return USDT_ANSWER_MALFORMED;
+	if (h->seq != seq)
+		return USDT_ANSWER_OTHER;
+	if (h->type == USDT_MSG_REPLY) {
+		const struct usdt_msg_reply *r = (const struct usdt_msg_reply *)pkt;
+
+		if (n != sizeof(*r) || r->status <= -4096)
+			return USDT_ANSWER_MALFORMED;
+		return USDT_ANSWER_REPLY;
+	}
+	if (h->type == USDT_MSG_LIST_ENTRY) {
+		const struct usdt_msg_list_entry *e = (const struct usdt_msg_list_entry *)pkt;
+		const char *path = (const char *)(e + 1);
+
+		if (n < sizeof(*e) || e->path_len == 0 || e->path_len > USDT_PROTO_PATH_MAX ||
+		    n != sizeof(*e) + e->path_len || path[e->path_len - 1] != '\0' || e->pid <= 0)
+			return USDT_ANSWER_MALFORMED;
+		return USDT_ANSWER_ENTRY;
+	}
+	return USDT_ANSWER_OTHER;
+}
+
+/*
  * The board: which files the daemon has registered, for clients to read
  * without asking (issue "registration off the hot path").
  *
