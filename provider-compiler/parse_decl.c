@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_NEST 64		/* struct/declarator nesting the fuzzer cannot exceed */
+#define MAX_NEST 64 /* struct/declarator nesting the fuzzer cannot exceed */
 
 static bool is_qualifier(const struct token *t)
 {
@@ -92,7 +92,7 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 
 	advance(ps); /* '{' */
 	while (ps->cur.kind != T_EOF && !at_punct(ps, '}') && !ps->oom) {
-		struct decl m = { 0 };
+		struct decl m = {0};
 
 		if (at_punct(ps, ';')) {
 			advance(ps);
@@ -156,7 +156,8 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 	if (at_punct(ps, '}'))
 		advance(ps);
 	else
-		error_tok(ps, &ps->cur, "expected '}' to end the %s definition", kind_word(tag->kind));
+		error_tok(ps, &ps->cur, "expected '}' to end the %s definition",
+			  kind_word(tag->kind));
 	tag->defined = true;
 	if (known) {
 		if (tag->kind != B_UNION)
@@ -169,9 +170,10 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 /* `struct|union|enum [tag] [{ ... }]`; cur is the keyword. */
 static void parse_tag_spec(struct parser *ps, struct decl *d)
 {
-	enum base_kind kind = at_ident(ps, "union") ? B_UNION : at_ident(ps, "enum") ? B_ENUM
-										   : B_STRUCT;
-	struct token kw = ps->cur, name = { .kind = T_EOF };
+	enum base_kind kind = at_ident(ps, "union")  ? B_UNION
+			      : at_ident(ps, "enum") ? B_ENUM
+						     : B_STRUCT;
+	struct token kw = ps->cur, name = {.kind = T_EOF};
 	struct tag *tag;
 
 	advance(ps);
@@ -234,17 +236,17 @@ static bool count_keyword(const struct token *t, struct int_spec *s)
 		const char *kw;
 		size_t off;
 	} kws[] = {
-		{ "char", offsetof(struct int_spec, n_char) },
-		{ "short", offsetof(struct int_spec, n_short) },
-		{ "int", offsetof(struct int_spec, n_int) },
-		{ "long", offsetof(struct int_spec, n_long) },
-		{ "signed", offsetof(struct int_spec, n_signed) },
-		{ "__signed__", offsetof(struct int_spec, n_signed) },
-		{ "unsigned", offsetof(struct int_spec, n_unsigned) },
-		{ "float", offsetof(struct int_spec, n_float) },
-		{ "double", offsetof(struct int_spec, n_double) },
-		{ "void", offsetof(struct int_spec, n_void) },
-		{ "_Bool", offsetof(struct int_spec, n_bool) },
+	    {"char", offsetof(struct int_spec, n_char)},
+	    {"short", offsetof(struct int_spec, n_short)},
+	    {"int", offsetof(struct int_spec, n_int)},
+	    {"long", offsetof(struct int_spec, n_long)},
+	    {"signed", offsetof(struct int_spec, n_signed)},
+	    {"__signed__", offsetof(struct int_spec, n_signed)},
+	    {"unsigned", offsetof(struct int_spec, n_unsigned)},
+	    {"float", offsetof(struct int_spec, n_float)},
+	    {"double", offsetof(struct int_spec, n_double)},
+	    {"void", offsetof(struct int_spec, n_void)},
+	    {"_Bool", offsetof(struct int_spec, n_bool)},
 	};
 	size_t i;
 
@@ -267,8 +269,8 @@ static bool count_keyword(const struct token *t, struct int_spec *s)
  */
 bool parse_specs(struct parser *ps, struct decl *d)
 {
-	struct int_spec is = { 0 };
-	struct token first_kw = { .kind = T_EOF };
+	struct int_spec is = {0};
+	struct token first_kw = {.kind = T_EOF};
 	bool have_base = false, is_const = false, is_volatile = false, any = false;
 
 	memset(&d->t, 0, sizeof(d->t));
@@ -349,9 +351,10 @@ unknown:
 	error_tok(ps, &ps->cur, "unknown type '%.*s'", (int)ps->cur.len, ps->cur.start);
 	if (!ps->macro_note_given && is_skipped_macro(ps, &ps->cur)) {
 		ps->macro_note_given = true;
-		note_loc(ps, ps->cur.loc,
-			 "'%.*s' is a macro: run dtrace with -C so that the preprocessor expands it",
-			 (int)ps->cur.len, ps->cur.start);
+		note_loc(
+		    ps, ps->cur.loc,
+		    "'%.*s' is a macro: run dtrace with -C so that the preprocessor expands it",
+		    (int)ps->cur.len, ps->cur.start);
 	}
 	spell_word(&d->spell, ps->cur.start, ps->cur.len);
 	advance(ps);
@@ -400,8 +403,8 @@ void parse_declarator(struct parser *ps, struct decl *d, bool param)
 			} else {
 				d->t.ptr++;
 			}
-			sb_puts(&d->spell, d->spell.len && d->spell.s[d->spell.len - 1] == '*' ? "*"
-												 : " *");
+			sb_puts(&d->spell,
+				d->spell.len && d->spell.s[d->spell.len - 1] == '*' ? "*" : " *");
 			advance(ps);
 			continue;
 		}
@@ -499,7 +502,7 @@ void parse_declarator(struct parser *ps, struct decl *d, bool param)
 		dims++;
 	}
 	if (is_func) {
-		struct sbuf s = { 0 };
+		struct sbuf s = {0};
 
 		/* Only pointers to functions travel in registers: spell "(*)(...)". */
 		if (d->spell.s)
@@ -561,7 +564,7 @@ void parse_declarator(struct parser *ps, struct decl *d, bool param)
 /* `typedef specs declarator, ... ;`; cur is "typedef". */
 void parse_typedef(struct parser *ps)
 {
-	struct decl base = { 0 };
+	struct decl base = {0};
 	size_t first = ps->fe->types.ndefs, i;
 	unsigned long quiet_errors = ps->quiet_errors;
 	char buf[64];
@@ -600,10 +603,12 @@ void parse_typedef(struct parser *ps)
 			/* C11 allows the same typedef twice; another type is a conflict. */
 			if (old->type.kind != d.t.kind || old->type.c_base != d.t.c_base ||
 			    old->type.ptr != d.t.ptr || old->type.tag != d.t.tag ||
-			    old->type.array != d.t.array || old->type.base_const != d.t.base_const) {
+			    old->type.array != d.t.array ||
+			    old->type.base_const != d.t.base_const) {
 				error_tok(ps, &d.name, "typedef '%.*s' redefined as another type",
 					  (int)d.name.len, d.name.start);
-				note_loc(ps, old->loc, "previous definition of '%s' was here", old->name);
+				note_loc(ps, old->loc, "previous definition of '%s' was here",
+					 old->name);
 			}
 		} else if (types_add_typedef(&ps->fe->types, d.name.start, d.name.len, &d.t,
 					     d.spell.s ? d.spell.s : "", d.name.loc)) {
@@ -634,7 +639,7 @@ void parse_typedef(struct parser *ps)
 /* `struct x { ... } [declarators];` and friends at file scope. */
 void parse_tag_declaration(struct parser *ps)
 {
-	struct decl d = { 0 };
+	struct decl d = {0};
 
 	parse_specs(ps, &d);
 	sb_free(&d.spell);

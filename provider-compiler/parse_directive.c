@@ -45,8 +45,8 @@ static void line_marker(struct parser *ps)
 		/* The name as cpp wrote it, quotes removed; escapes are kept as is. */
 		file = fe_intern(ps->fe, ps->cur.start + 1,
 				 ps->cur.len >= 2 && ps->cur.start[ps->cur.len - 1] == '"'
-					 ? ps->cur.len - 2
-					 : ps->cur.len - 1);
+				     ? ps->cur.len - 2
+				     : ps->cur.len - 1);
 		if (!file) {
 			oom(ps);
 			return;
@@ -72,13 +72,13 @@ static void line_marker(struct parser *ps)
 }
 
 static const char *const stab_names[] = {
-	"Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
+    "Internal", "Private", "Obsolete", "External", "Unstable", "Evolving", "Stable", "Standard",
 };
 static const char *const class_names[] = {
-	"Unknown", "CPU", "Platform", "Group", "ISA", "Common",
+    "Unknown", "CPU", "Platform", "Group", "ISA", "Common",
 };
 static const char *const which_names[] = {
-	"provider", "module", "function", "name", "args",
+    "provider", "module", "function", "name", "args",
 };
 
 static int lookup_name(const struct token *t, const char *const *names, size_t n)
@@ -96,7 +96,7 @@ static int lookup_name(const struct token *t, const char *const *names, size_t n
 /* `#pragma D attributes Name/Data/Class provider P which`; cur follows "attributes". */
 static void pragma_attributes(struct parser *ps)
 {
-	struct usdt_attr attr = { 0 };
+	struct usdt_attr attr = {0};
 	struct token ptok;
 	unsigned mask = 0, part = 0;
 	int which, v;
@@ -110,10 +110,11 @@ static void pragma_attributes(struct parser *ps)
 		if (part < 2) {
 			v = lookup_name(t, stab_names, 8);
 			if (v < 0) {
-				error_tok(ps, t,
-					  "unknown stability %s: expected Internal, Private, Obsolete, "
-					  "External, Unstable, Evolving, Stable or Standard",
-					  tok_desc(t, buf, sizeof(buf)));
+				error_tok(
+				    ps, t,
+				    "unknown stability %s: expected Internal, Private, Obsolete, "
+				    "External, Unstable, Evolving, Stable or Standard",
+				    tok_desc(t, buf, sizeof(buf)));
 				end_directive(ps);
 				return;
 			}
@@ -141,7 +142,8 @@ static void pragma_attributes(struct parser *ps)
 		advance(ps);
 	}
 	if (!mask) {
-		error_tok(ps, &ps->cur, "expected stability attributes after '#pragma D attributes'");
+		error_tok(ps, &ps->cur,
+			  "expected stability attributes after '#pragma D attributes'");
 		end_directive(ps);
 		return;
 	}
@@ -179,8 +181,8 @@ static void pragma_attributes(struct parser *ps)
 
 		if (pv) {
 			apply_attr(&pv->attr[which], &attr, mask);
-		} else if (fe_grow((void **)&ps->fe->pending, &ps->fe->cappending,
-				   ps->fe->npending, sizeof(*ps->fe->pending)) == 0 &&
+		} else if (fe_grow((void **)&ps->fe->pending, &ps->fe->cappending, ps->fe->npending,
+				   sizeof(*ps->fe->pending)) == 0 &&
 			   (ps->fe->pending[ps->fe->npending].provider = tok_dup(&ptok))) {
 			/* Kept for a provider declared later, maybe in another file. */
 			pa = &ps->fe->pending[ps->fe->npending++];

@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct usdt_provider *find_provider(struct usdt_program *prog, const char *name,
-					   size_t len)
+struct usdt_provider *find_provider(struct usdt_program *prog, const char *name, size_t len)
 {
 	size_t i;
 
@@ -256,8 +255,7 @@ static int index_grow(struct front *fe)
 }
 
 /* Adds a parsed probe to provider #pi, or checks it against its namesake. */
-void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
-		      const struct token *name)
+void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p, const struct token *name)
 {
 	struct usdt_provider *pv = &ps->prog->providers[pi];
 	struct front *fe = ps->fe;
@@ -269,7 +267,8 @@ void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 		oom(ps);
 		return;
 	}
-	for (j = h & (fe->nslots - 1); fe->slots[j].probe != SIZE_MAX; j = (j + 1) & (fe->nslots - 1)) {
+	for (j = h & (fe->nslots - 1); fe->slots[j].probe != SIZE_MAX;
+	     j = (j + 1) & (fe->nslots - 1)) {
 		struct usdt_probe *o;
 
 		if (fe->slots[j].hash != h || fe->slots[j].provider != pi)
@@ -289,7 +288,8 @@ void add_probe(struct parser *ps, size_t pi, struct usdt_probe *p,
 					  "probe '%s' of provider '%s' redeclared with another "
 					  "signature",
 					  p->name, pv->name);
-				note_loc(ps, o->loc, "previous declaration of '%s' was here", o->name);
+				note_loc(ps, o->loc, "previous declaration of '%s' was here",
+					 o->name);
 			}
 			fe->slots[j].block = ps->block;
 			fe->slots[j].block_loc = p->loc;

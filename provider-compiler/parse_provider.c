@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_PROVIDER_NAME 59	/* 63 - strlen("sdt_") */
+#define MAX_PROVIDER_NAME 59 /* 63 - strlen("sdt_") */
 
 static void free_arglist(struct arglist *l)
 {
@@ -42,7 +42,7 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 		return true;
 	}
 	for (;;) {
-		struct decl d = { 0 };
+		struct decl d = {0};
 		struct usdt_arg *a;
 		struct token start = ps->cur;
 
@@ -98,8 +98,9 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 			break;
 		}
 		if (ok)
-			error_tok(ps, &ps->cur, "expected ',' or ')' in the parameters of '%s', found %s",
-				  probe, tok_desc(&ps->cur, buf, sizeof(buf)));
+			error_tok(ps, &ps->cur,
+				  "expected ',' or ')' in the parameters of '%s', found %s", probe,
+				  tok_desc(&ps->cur, buf, sizeof(buf)));
 		ok = false;
 		/* Recover: the rest of this list, not beyond the statement. */
 		while (ps->cur.kind != T_EOF && !at_punct(ps, ')') && !at_punct(ps, ';') &&
@@ -128,7 +129,8 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 				break;
 			}
 			error_loc(ps, l->v[i].loc, l->line_text[i],
-				  "'void' must be the only parameter of probe '%s' and unnamed", probe);
+				  "'void' must be the only parameter of probe '%s' and unnamed",
+				  probe);
 			l->v[i].type.size = 0;
 			ok = false;
 		}
@@ -176,8 +178,8 @@ static void check_unique_names(struct parser *ps, const struct arglist *l, const
 /* `probe name(params) [: (params)];`; cur is "probe". */
 static void parse_probe(struct parser *ps, size_t pi)
 {
-	struct arglist nl = { 0 }, xl = { 0 };
-	struct usdt_probe p = { 0 };
+	struct arglist nl = {0}, xl = {0};
+	struct usdt_probe p = {0};
 	struct token name;
 	bool has_x = false;
 	char buf[64];

@@ -20,8 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ERRORS 100		/* per usdt_parse() call */
-
+#define MAX_ERRORS 100 /* per usdt_parse() call */
 
 /*
  * The next token. Directive lines are handled here, wherever they appear (a
@@ -74,8 +73,7 @@ static void USDT_PRINTF(4, 0) verror(struct parser *ps, struct usdt_loc loc, con
 	}
 }
 
-void USDT_PRINTF(3, 4) error_tok(struct parser *ps, const struct token *t, const char *fmt,
-					 ...)
+void USDT_PRINTF(3, 4) error_tok(struct parser *ps, const struct token *t, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -84,8 +82,8 @@ void USDT_PRINTF(3, 4) error_tok(struct parser *ps, const struct token *t, const
 	va_end(ap);
 }
 
-void USDT_PRINTF(4, 5) error_loc(struct parser *ps, struct usdt_loc loc,
-					 const char *line_text, const char *fmt, ...)
+void USDT_PRINTF(4, 5)
+    error_loc(struct parser *ps, struct usdt_loc loc, const char *line_text, const char *fmt, ...)
 {
 	va_list ap;
 

@@ -102,9 +102,10 @@ static void skip_clause(struct parser *ps)
 		if (at_punct(ps, '/'))
 			in_pred = true;
 		if (!in_pred && word && (ps->cur.kind == T_IDENT)) {
-			error_tok(ps, &start,
-				  "expected 'provider', a declaration or a probe clause, found '%.*s'",
-				  (int)start.len, start.start);
+			error_tok(
+			    ps, &start,
+			    "expected 'provider', a declaration or a probe clause, found '%.*s'",
+			    (int)start.len, start.start);
 			skip_statement(ps);
 			return;
 		}
@@ -131,8 +132,9 @@ static void skip_translator(struct parser *ps)
 static bool starts_d_declaration(const struct parser *ps)
 {
 	static const char *const words[] = {
-		"extern", "static", "register", "self", "this", "const", "volatile", "signed",
-		"unsigned", "short", "long", "int", "char", "float", "double", "void", "_Bool",
+	    "extern",	"static", "register", "self",  "this",	"const",
+	    "volatile", "signed", "unsigned", "short", "long",	"int",
+	    "char",	"float",  "double",   "void",  "_Bool",
 	};
 	size_t i;
 
@@ -208,7 +210,8 @@ static void parse_top(struct parser *ps)
 			parse_provider(ps);
 		} else if (at_ident(ps, "typedef")) {
 			parse_typedef(ps);
-		} else if (at_ident(ps, "struct") || at_ident(ps, "union") || at_ident(ps, "enum")) {
+		} else if (at_ident(ps, "struct") || at_ident(ps, "union") ||
+			   at_ident(ps, "enum")) {
 			parse_tag_declaration(ps);
 		} else if (at_ident(ps, "translator")) {
 			skip_translator(ps);
