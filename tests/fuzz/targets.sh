@@ -10,7 +10,9 @@ pc="$top/provider-compiler"
 dg="$top/dtrace-G"
 FUZZ_CFLAGS="-g -std=c11 -D_GNU_SOURCE -I$top/core -I$kh/lib -I$kh/helperd -I$kh -I$dg -I$pc"
 # The provider model's helpers (stability names) that the metadata reader uses.
-provider_srcs="$pc/diag.c $pc/lexer.c $pc/strbuf.c $pc/parser.c $pc/types.c $pc/model.c"
+provider_srcs="$pc/diag.c $pc/lexer.c $pc/strbuf.c $pc/parser.c $pc/parse_stream.c"
+provider_srcs="$provider_srcs $pc/parse_directive.c $pc/parse_decl.c $pc/parse_provider.c"
+provider_srcs="$provider_srcs $pc/parse_merge.c $pc/types.c $pc/model.c"
 
 # target_sources TARGET: the harness and the code under test, and libraries.
 target_sources() {
