@@ -49,15 +49,15 @@
 
 struct hd_config hd_cfg;
 
-struct site {
+struct hd_site {
 	char group[USDT_TRACEFS_NAME_MAX + 1];
 	char event[USDT_TRACEFS_NAME_MAX + 1];
 	uint64_t off, ref;
 	bool has_ref;
 };
 
-struct module {
-	struct module *hnext;
+struct hd_module {
+	struct hd_module *hnext;
 	uint64_t dev, ino;
 	char *path;	   /* what the events name: the literal path or our alias */
 	char *mapped_path; /* as the first process mapped it, for LIST */
@@ -66,7 +66,7 @@ struct module {
 	uid_t owner;
 	uint32_t nprobes; /* accepted probes whose sites are registered */
 	uint64_t delta;	  /* link-time vaddr minus file offset of the text (load bias) */
-	struct site *sites;
+	struct hd_site *sites;
 	size_t nsites;
 	size_t nusers;
 	uint64_t mdev, mino; /* the board's key: maps' device and inode of that mapping */
@@ -80,21 +80,21 @@ struct module {
 	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
 };
 
-struct pmod {
-	struct module *m;
+struct hd_pmod {
+	struct hd_module *m;
 	uint32_t count;
 	uint64_t start, end, bias;
 	char *path; /* the process's own name for the file when not m->mapped_path, else NULL */
 };
 
-struct proc {
+struct hd_proc {
 	enum hd_tag tag; /* HD_TAG_PROC: epoll data points here */
-	struct proc *hnext;
+	struct hd_proc *hnext;
 	pid_t pid;
 	uid_t uid;
 	int pidfd;
 	uint32_t nmods;
-	struct pmod *mods;
+	struct hd_pmod *mods;
 };
 
 struct uidacct {
@@ -105,19 +105,19 @@ struct uidacct {
 	unsigned nmodules, nprobes;
 };
 
-#define MOD_BUCKETS 4096
-#define PROC_BUCKETS 16384
+#define HD_MOD_BUCKETS 4096
+#define HD_PROC_BUCKETS 16384
 #define NEG_MAX 65536
 
-static struct module *modules[MOD_BUCKETS];
-static struct proc *procs[PROC_BUCKETS];
+static struct hd_module *hd_modules[HD_MOD_BUCKETS];
+static struct hd_proc *hd_procs[HD_PROC_BUCKETS];
 static struct uidacct *uids;
-static size_t nmodules_total, nprocs_total, nidle;
-static size_t nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
-static bool state_dirty;
-static uint64_t state_dirty_since, state_retry_at;
-static struct usdt_tracefs *T;
-static int epfd = -1;
+static size_t hd_nmodules_total, hd_nprocs_total, hd_nidle;
+static size_t hd_nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
+static bool hd_state_dirty;
+static uint64_t hd_state_dirty_since, hd_state_retry_at;
+static struct usdt_tracefs *hd_tracefs;
+static int hd_epfd = -1;
 static bool state_warned;
 
 /* Files known to carry nothing for us (the scan's cache). */
@@ -128,7 +128,7 @@ static size_t nneg;
 
 /* A previous instance's sites (recovery) and whether one was claimed again. */
 struct old_site {
-	struct site s;
+	struct hd_site s;
 	char *path;
 	uint64_t dev, ino;
 	bool claimed;
@@ -146,20 +146,20 @@ uint64_t hd_now_ms(void)
 
 static size_t mod_hash(uint64_t dev, uint64_t ino)
 {
-	return (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) % MOD_BUCKETS;
+	return (size_t)((ino * 0x9e3779b97f4a7c15ull) ^ dev) % HD_MOD_BUCKETS;
 }
 
-static struct module *mod_find(uint64_t dev, uint64_t ino)
+static struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino)
 {
-	for (struct module *m = modules[mod_hash(dev, ino)]; m; m = m->hnext)
+	for (struct hd_module *m = hd_modules[mod_hash(dev, ino)]; m; m = m->hnext)
 		if (m->dev == dev && m->ino == ino)
 			return m;
 	return NULL;
 }
 
-static struct proc *proc_find(pid_t pid)
+static struct hd_proc *hd_proc_find(pid_t pid)
 {
-	for (struct proc *p = procs[(unsigned)pid % PROC_BUCKETS]; p; p = p->hnext)
+	for (struct hd_proc *p = hd_procs[(unsigned)pid % HD_PROC_BUCKETS]; p; p = p->hnext)
 		if (p->pid == pid)
 			return p;
 	return NULL;
@@ -207,7 +207,7 @@ static bool neg_has(uint64_t dev, uint64_t ino)
 	return false;
 }
 
-static void neg_add(uint64_t dev, uint64_t ino)
+static void hd_neg_add(uint64_t dev, uint64_t ino)
 {
 	if (!neg)
 		neg = calloc(NEG_MAX, sizeof(*neg));
@@ -237,10 +237,10 @@ static bool write_state(void)
 		goto failed;
 	}
 	fprintf(f, "usdtkit-helperd-state 1\n");
-	for (size_t b = 0; b < MOD_BUCKETS; b++)
-		for (struct module *m = modules[b]; m; m = m->hnext)
+	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
 			for (size_t i = 0; i < m->nsites; i++) {
-				const struct site *s = &m->sites[i];
+				const struct hd_site *s = &m->sites[i];
 
 				/* Paths are usdt_tracefs_path_ok: no white space. */
 				fprintf(f, "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64, m->dev,
@@ -276,21 +276,21 @@ failed:
  * The state file is written in the background (hd_registry_background),
  * when no client waits, so no answer waits for it.
  */
-static void save_state(void)
+static void hd_save_state(void)
 {
-	if (!state_dirty)
-		state_dirty_since = hd_now_ms();
-	state_dirty = true;
+	if (!hd_state_dirty)
+		hd_state_dirty_since = hd_now_ms();
+	hd_state_dirty = true;
 }
 
 void hd_registry_flush(void)
 {
-	if (state_dirty && !write_state()) {
+	if (hd_state_dirty && !write_state()) {
 		/* Tried again a second later (a full disk may have room by then). */
-		state_retry_at = hd_now_ms() + 1000;
+		hd_state_retry_at = hd_now_ms() + 1000;
 		return;
 	}
-	state_dirty = false;
+	hd_state_dirty = false;
 }
 
 static void load_state(void)
@@ -338,7 +338,7 @@ static void load_state(void)
 
 /* --- tracefs --- */
 
-static int remove_site(const char *path, const struct site *s)
+static int hd_remove_site(const char *path, const struct hd_site *s)
 {
 	char line[USDT_UPROBE_LINE_MAX + 1], msg[256];
 	int ret;
@@ -349,7 +349,7 @@ static int remove_site(const char *path, const struct site *s)
 	else
 		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64, s->group, s->event, path,
 			 s->off);
-	ret = usdt_tracefs_write(T, line, msg, sizeof(msg));
+	ret = usdt_tracefs_write(hd_tracefs, line, msg, sizeof(msg));
 	if (ret == -ENOENT)
 		ret = 0; /* someone removed it already */
 	if (ret && ret != -EBUSY)
@@ -359,20 +359,20 @@ static int remove_site(const char *path, const struct site *s)
 	return ret;
 }
 
-static void mod_unlink(struct module *m)
+static void mod_unlink(struct hd_module *m)
 {
-	struct module **pp = &modules[mod_hash(m->dev, m->ino)];
+	struct hd_module **pp = &hd_modules[mod_hash(m->dev, m->ino)];
 
 	while (*pp && *pp != m)
 		pp = &(*pp)->hnext;
 	if (*pp)
 		*pp = m->hnext;
-	nmodules_total--;
+	hd_nmodules_total--;
 }
 
-static void mod_free(struct module *m)
+static void mod_free(struct hd_module *m)
 {
-	nodd -= m->mdev != m->dev || m->mino != m->ino;
+	hd_nodd -= m->mdev != m->dev || m->mino != m->ino;
 	if (m->hold_fd >= 0)
 		close(m->hold_fd);
 	free(m->path);
@@ -382,39 +382,39 @@ static void mod_free(struct module *m)
 }
 
 /* Removes what is left of m's sites; true when all are gone (m is then freed). */
-static void mod_withdraw(struct module *m)
+static void hd_mod_withdraw(struct hd_module *m)
 {
 	if (m->published)
 		hd_board_withdraw(m->mdev, m->mino, m->mapped_path);
 	m->published = false;
 }
 
-static void mod_publish(struct module *m)
+static void hd_mod_publish(struct hd_module *m)
 {
 	if (!m->published && !m->draining && m->hold_fd < 0)
 		m->published = hd_board_publish(m->mdev, m->mino, m->mapped_path);
 }
 
-static void mod_unidle(struct module *m)
+static void hd_mod_unidle(struct hd_module *m)
 {
 	if (m->idle) {
 		m->idle = false;
-		nidle--;
+		hd_nidle--;
 	}
 }
 
-static void retire_forget(struct module *m);
+static void hd_retire_forget(struct hd_module *m);
 
-static bool mod_remove(struct module *m, bool save)
+static bool hd_mod_remove(struct hd_module *m, bool save)
 {
 	size_t keep = 0;
 	struct uidacct *a;
 
-	retire_forget(m);
-	mod_withdraw(m);
-	mod_unidle(m);
+	hd_retire_forget(m);
+	hd_mod_withdraw(m);
+	hd_mod_unidle(m);
 	for (size_t i = 0; i < m->nsites; i++)
-		if (remove_site(m->path, &m->sites[i]) == -EBUSY)
+		if (hd_remove_site(m->path, &m->sites[i]) == -EBUSY)
 			m->sites[keep++] = m->sites[i];
 	m->nsites = keep;
 	if (keep) {
@@ -428,7 +428,7 @@ static bool mod_remove(struct module *m, bool save)
 		hd_info("%s: %zu events are enabled by a consumer (EBUSY): retry in %u s",
 			m->mapped_path, keep, m->backoff_s);
 		if (save)
-			save_state();
+			hd_save_state();
 		return false;
 	}
 	hd_info("unregistered %s (%" PRIu64 ":%" PRIu64 ")", m->mapped_path, m->dev, m->ino);
@@ -442,20 +442,20 @@ static bool mod_remove(struct module *m, bool save)
 	mod_unlink(m);
 	mod_free(m);
 	if (save)
-		save_state();
+		hd_save_state();
 	return true;
 }
 
-static void mod_idle(struct module *m, pid_t leaving);
+static void hd_mod_idle(struct hd_module *m, pid_t leaving);
 
-static void mod_put(struct module *m, pid_t leaving)
+static void hd_mod_put(struct hd_module *m, pid_t leaving)
 {
 	if (--m->nusers == 0)
-		mod_idle(m, leaving);
+		hd_mod_idle(m, leaving);
 }
 
 /* A site that existed before we wrote it: ours from before, or someone else's. */
-static bool claim_old(const struct module *prev, const char *path, const struct site *s)
+static bool hd_claim_old(const struct hd_module *prev, const char *path, const struct hd_site *s)
 {
 	if (prev)
 		for (size_t i = 0; i < prev->nsites; i++)
@@ -473,7 +473,7 @@ static bool claim_old(const struct module *prev, const char *path, const struct 
 }
 
 /* Parses s->line's "(0xREF)" back: what the kernel will list and match at removal. */
-static void site_from(struct site *out, const struct usdt_site *s)
+static void site_from(struct hd_site *out, const struct usdt_site *s)
 {
 	const char *loc = strchr(s->line, ' '), *paren;
 
@@ -492,7 +492,7 @@ static void site_from(struct site *out, const struct usdt_site *s)
  * we keep it open and name it /proc/OURPID/fd/N, which the kernel resolves
  * at creation and matches as a string at removal.
  */
-static int event_path(const struct hd_mapping *mp, int fd, struct module *m)
+static int event_path(const struct hd_mapping *mp, int fd, struct hd_module *m)
 {
 	char buf[256];
 	struct stat st;
@@ -518,26 +518,26 @@ static int event_path(const struct hd_mapping *mp, int fd, struct module *m)
 }
 
 /* Parses still running (the asynchronous REGISTER path): at most PARSES_MAX. */
-static unsigned parses_of(uid_t uid);
-static struct parse *parse_find(uint64_t dev, uint64_t ino);
-static int parse_wait(struct parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
-		      const struct hd_mapping *mp);
-static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
-		       int fd, uint64_t dev, uint64_t ino);
-/* hd_rescan is scanning: new files are parsed asynchronously (add_user). */
-static bool scan_async;
+static unsigned hd_parses_of(uid_t uid);
+static struct hd_parse *hd_parse_find(uint64_t dev, uint64_t ino);
+static int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
+			 const struct hd_mapping *mp);
+static int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd,
+			  const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino);
+/* hd_rescan is scanning: new files are parsed asynchronously (hd_add_user). */
+static bool hd_scan_async;
 
 /*
  * Whether uid may have one more file parsed now: the module quota (counting
  * its parses under way), the new-module rate, and the cheap section check.
  */
-static int mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
+static int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
 {
 	struct uidacct *a = uid_acct(uid);
 
 	if (!a)
 		return -ENOMEM;
-	if (uid != 0 && a->nmodules + parses_of(uid) >= hd_cfg.max_modules_per_uid) {
+	if (uid != 0 && a->nmodules + hd_parses_of(uid) >= hd_cfg.max_modules_per_uid) {
 		hd_warn("uid %u: module quota (%u) reached: %s refused", (unsigned)uid,
 			hd_cfg.max_modules_per_uid, mp->path);
 		return -EDQUOT;
@@ -555,7 +555,7 @@ static int mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
 }
 
 /* The worker's limits for this file (the test-only delay may apply to some paths only). */
-static struct hd_worker_limits limits_for(const struct hd_mapping *mp)
+static struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp)
 {
 	struct hd_worker_limits lim = hd_cfg.worker;
 
@@ -568,11 +568,11 @@ static struct hd_worker_limits limits_for(const struct hd_mapping *mp)
  * Registers a parsed file (or revives a draining one, `prev`); takes n.
  * The file's quota and rate were admitted before its parse.
  */
-static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		      struct module *prev, struct usdt_notes *n, struct module **out)
+static int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+			 struct hd_module *prev, struct usdt_notes *n, struct hd_module **out)
 {
 	struct usdt_site *sites = NULL;
-	struct module *m;
+	struct hd_module *m;
 	struct uidacct *a = uid_acct(uid);
 	size_t nsites = 0;
 	int ret;
@@ -603,7 +603,7 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	m->mapped_path = strdup(mp->path);
 	m->mdev = mp->dev;
 	m->mino = mp->ino;
-	nodd += m->mdev != dev || m->mino != ino;
+	hd_nodd += m->mdev != dev || m->mino != ino;
 	if (prev && !prev->alias) {
 		/* Revived: the same name its leftover events have. */
 		m->path = strdup(prev->path);
@@ -616,7 +616,7 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 	if (!ret && !m->mapped_path)
 		ret = -ENOMEM;
 	if (!ret)
-		ret = usdt_tracefs_register(T, n, m->path, &sites, &nsites);
+		ret = usdt_tracefs_register(hd_tracefs, n, m->path, &sites, &nsites);
 	if (!ret) {
 		m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
 		if (!m->sites)
@@ -636,7 +636,7 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 		return ret;
 	}
 	for (size_t i = 0; i < nsites; i++) {
-		struct site s;
+		struct hd_site s;
 
 		if (sites[i].err) {
 			hd_warn("%s: %s:%s: %s", mp->path, sites[i].probe->provider,
@@ -645,7 +645,7 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 		}
 		m->nprobes++;
 		site_from(&s, &sites[i]);
-		if (sites[i].existed && !claim_old(prev, m->path, &s))
+		if (sites[i].existed && !hd_claim_old(prev, m->path, &s))
 			continue; /* someone else's event: never ours to remove */
 		m->sites[m->nsites++] = s;
 		if (!sites[i].existed)
@@ -668,27 +668,28 @@ static int mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 		mod_unlink(prev);
 		mod_free(prev);
 	}
-	m->hnext = modules[mod_hash(dev, ino)];
-	modules[mod_hash(dev, ino)] = m;
-	nmodules_total++;
-	save_state();
+	m->hnext = hd_modules[mod_hash(dev, ino)];
+	hd_modules[mod_hash(dev, ino)] = m;
+	hd_nmodules_total++;
+	hd_save_state();
 	if (!mp->deleted)
-		mod_publish(m);
+		hd_mod_publish(m);
 	*out = m;
 	return 0;
 }
 
-/* Reads and registers a new file in line (the start-up scan; REGISTER, --rescan: parse_begin). */
-static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		      struct module *prev, struct module **out)
+/* Reads and registers a new file in line (the start-up scan; REGISTER, --rescan: hd_parse_begin).
+ */
+static int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+			 struct hd_module *prev, struct hd_module **out)
 {
-	struct hd_worker_limits lim = limits_for(mp);
+	struct hd_worker_limits lim = hd_limits_for(mp);
 	struct usdt_notes *n = NULL;
 	char err[256];
 	int ret = hd_tracefs_ready();
 
 	if (!ret)
-		ret = mod_admit(mp, fd, uid);
+		ret = hd_mod_admit(mp, fd, uid);
 	if (ret)
 		return ret;
 	ret = hd_parse(fd, &lim, &n, err, sizeof(err));
@@ -696,14 +697,14 @@ static int mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_
 		hd_warn("%s: %s", mp->path, err);
 		return ret;
 	}
-	return mod_finish(mp, fd, dev, ino, uid, prev, n, out);
+	return hd_mod_finish(mp, fd, dev, ino, uid, prev, n, out);
 }
 
 /* --- processes --- */
 
-static struct proc *proc_get(pid_t pid, uid_t uid, int pidfd)
+static struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd)
 {
-	struct proc *p = proc_find(pid);
+	struct hd_proc *p = hd_proc_find(pid);
 	struct epoll_event ev = {.events = EPOLLIN};
 	int fd;
 
@@ -722,35 +723,36 @@ static struct proc *proc_get(pid_t pid, uid_t uid, int pidfd)
 	p->uid = uid;
 	p->pidfd = fd;
 	ev.data.ptr = p;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
+	if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		close(fd);
 		free(p);
 		return NULL;
 	}
-	p->hnext = procs[(unsigned)pid % PROC_BUCKETS];
-	procs[(unsigned)pid % PROC_BUCKETS] = p;
-	nprocs_total++;
+	p->hnext = hd_procs[(unsigned)pid % HD_PROC_BUCKETS];
+	hd_procs[(unsigned)pid % HD_PROC_BUCKETS] = p;
+	hd_nprocs_total++;
 	return p;
 }
 
-static void proc_free(struct proc *p)
+static void hd_proc_free(struct hd_proc *p)
 {
-	struct proc **pp = &procs[(unsigned)p->pid % PROC_BUCKETS];
+	struct hd_proc **pp = &hd_procs[(unsigned)p->pid % HD_PROC_BUCKETS];
 
 	while (*pp && *pp != p)
 		pp = &(*pp)->hnext;
 	if (*pp)
 		*pp = p->hnext;
 	hd_forget(p);
-	epoll_ctl(epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
+	epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
 	close(p->pidfd);
 	free(p->mods);
 	free(p);
-	nprocs_total--;
+	hd_nprocs_total--;
 }
 
 /* Whether pid still maps module m at start (maps' dev:ino, else map_files + fstat). */
-static bool still_mapped(pid_t pid, uint64_t start, const struct module *m, struct hd_mapping *mp)
+static bool hd_still_mapped(pid_t pid, uint64_t start, const struct hd_module *m,
+			    struct hd_mapping *mp)
 {
 	struct stat st;
 	bool same;
@@ -770,9 +772,9 @@ static bool still_mapped(pid_t pid, uint64_t start, const struct module *m, stru
 	return same;
 }
 
-static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping *mp)
+static int hd_proc_attach(struct hd_proc *p, struct hd_module *m, const struct hd_mapping *mp)
 {
-	struct pmod *pm;
+	struct hd_pmod *pm;
 
 	for (uint32_t i = 0; i < p->nmods; i++) {
 		struct hd_mapping *was;
@@ -796,7 +798,7 @@ static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping
 		was = malloc(sizeof(*was));
 		if (!was)
 			return -ENOMEM;
-		moved = !still_mapped(p->pid, pm->start, m, was);
+		moved = !hd_still_mapped(p->pid, pm->start, m, was);
 		free(was);
 		if (!moved) {
 			pm->count++;
@@ -825,22 +827,22 @@ static int proc_attach(struct proc *p, struct module *m, const struct hd_mapping
 	/* Another mount namespace may name it otherwise: LIST answers with the process's name. */
 	pm->path = strcmp(mp->path, m->mapped_path) != 0 ? strdup(mp->path) : NULL;
 	m->nusers++;
-	mod_unidle(m);
+	hd_mod_unidle(m);
 	return 0;
 }
 
 /* `unloading`: the process says it unmaps the file (UNREGISTER at dlclose). */
-static void proc_detach(struct proc *p, uint32_t i, bool unloading)
+static void hd_proc_detach(struct hd_proc *p, uint32_t i, bool unloading)
 {
-	struct module *m = p->mods[i].m;
+	struct hd_module *m = p->mods[i].m;
 
 	free(p->mods[i].path);
 	p->mods[i] = p->mods[--p->nmods];
-	mod_put(m, unloading ? p->pid : 0);
+	hd_mod_put(m, unloading ? p->pid : 0);
 }
 
 /* After an exec the pid's old modules may be gone: drop those no longer mapped. */
-static void proc_check_maps(struct proc *p, const struct module *keep)
+static void proc_check_maps(struct hd_proc *p, const struct hd_module *keep)
 {
 	for (uint32_t i = 0; i < p->nmods;) {
 		struct hd_mapping *mp = malloc(sizeof(*mp));
@@ -849,28 +851,28 @@ static void proc_check_maps(struct proc *p, const struct module *keep)
 		if (!mp)
 			return;
 		still = p->mods[i].m == keep ||
-			still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
+			hd_still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
 		free(mp);
 		if (still) {
 			i++;
 			continue;
 		}
 		hd_dbg("pid %d no longer maps %s", (int)p->pid, p->mods[i].m->mapped_path);
-		proc_detach(p, i, false);
+		hd_proc_detach(p, i, false);
 	}
 }
 
 void hd_process_exited(void *arg)
 {
-	struct proc *p = arg;
+	struct hd_proc *p = arg;
 
 	hd_dbg("pid %d exited", (int)p->pid);
 	while (p->nmods)
-		proc_detach(p, p->nmods - 1, true);
-	proc_free(p);
+		hd_proc_detach(p, p->nmods - 1, true);
+	hd_proc_free(p);
 }
 
-static bool peer_alive(int pidfd)
+static bool hd_peer_alive(int pidfd)
 {
 	struct pollfd pf = {.fd = pidfd, .events = POLLIN};
 
@@ -895,7 +897,7 @@ static bool peer_alive(int pidfd)
  * the board before the withdrawal had mapped the file before (the barrier in
  * hd_board_withdraw), so the scan sees it; one that reads it after asks.
  */
-static bool file_gone(const struct module *m)
+static bool file_gone(const struct hd_module *m)
 {
 	struct stat st;
 
@@ -920,7 +922,7 @@ enum { RT_NONE, RT_QUEUED, RT_SCANNING };
 #define RETIRE_STEP_PIDS 8
 
 struct modlist {
-	struct module **v;
+	struct hd_module **v;
 	size_t n, cap;
 };
 
@@ -930,11 +932,11 @@ static struct {
 	unsigned adopted;
 } rt;
 
-static bool modlist_add(struct modlist *l, struct module *m)
+static bool modlist_add(struct modlist *l, struct hd_module *m)
 {
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct module **v = realloc(l->v, cap * sizeof(*v));
+		struct hd_module **v = realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
 			return false;
@@ -945,7 +947,7 @@ static bool modlist_add(struct modlist *l, struct module *m)
 	return true;
 }
 
-static void modlist_del(struct modlist *l, struct module *m)
+static void modlist_del(struct modlist *l, struct hd_module *m)
 {
 	for (size_t i = 0; i < l->n; i++)
 		if (l->v[i] == m) {
@@ -954,7 +956,7 @@ static void modlist_del(struct modlist *l, struct module *m)
 		}
 }
 
-static void retire_forget(struct module *m)
+static void hd_retire_forget(struct hd_module *m)
 {
 	if (m->retiring == RT_QUEUED)
 		modlist_del(&rt.queued, m);
@@ -967,35 +969,35 @@ static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 {
 	(void)arg;
 	for (size_t i = 0; i < rt.scanning.n; i++) {
-		struct module *m = rt.scanning.v[i];
-		struct proc *p;
+		struct hd_module *m = rt.scanning.v[i];
+		struct hd_proc *p;
 
 		if (mp->dev != m->mdev || mp->ino != m->mino || pid == m->leaving)
 			continue;
-		p = proc_find(pid);
+		p = hd_proc_find(pid);
 		/* A known pid whose process exited: the pid is someone else's now. */
-		if (p && !peer_alive(p->pidfd))
+		if (p && !hd_peer_alive(p->pidfd))
 			return 0;
 		if (!p) {
 			uid_t uid = hd_pid_uid(pid);
 
-			if (uid == (uid_t)-1 || !(p = proc_get(pid, uid, -1)))
+			if (uid == (uid_t)-1 || !(p = hd_proc_get(pid, uid, -1)))
 				return 0;
 		}
-		if (proc_attach(p, m, mp) == 0) {
+		if (hd_proc_attach(p, m, mp) == 0) {
 			rt.adopted++;
 			hd_dbg("pid %d maps %s: adopted", (int)pid, m->mapped_path);
 		}
 		if (p->nmods == 0)
-			proc_free(p);
+			hd_proc_free(p);
 	}
 	return 0;
 }
 
 /* Withdrawn now; its /proc pass comes in steps. */
-static void retire(struct module *m, pid_t leaving)
+static void hd_retire(struct hd_module *m, pid_t leaving)
 {
-	mod_withdraw(m);
+	hd_mod_withdraw(m);
 	if (m->retiring) {
 		if (m->leaving != leaving)
 			m->leaving = 0;
@@ -1003,7 +1005,7 @@ static void retire(struct module *m, pid_t leaving)
 	}
 	if (!modlist_add(&rt.queued, m)) {
 		/* No memory for the queue: its users are unknown, so it keeps its events. */
-		mod_publish(m);
+		hd_mod_publish(m);
 		return;
 	}
 	m->retiring = RT_QUEUED;
@@ -1022,13 +1024,13 @@ static void retire_pass_end(void)
 		hd_dbg("retire: %zu files checked, %u processes still map them", n, rt.adopted);
 	rt.adopted = 0;
 	while (rt.scanning.n) {
-		struct module *m = rt.scanning.v[--rt.scanning.n];
+		struct hd_module *m = rt.scanning.v[--rt.scanning.n];
 
 		m->retiring = RT_NONE;
 		if (m->nusers == 0)
-			mod_remove(m, true); /* EBUSY: draining, retried by hd_tick */
+			hd_mod_remove(m, true); /* EBUSY: draining, retried by hd_tick */
 		else
-			mod_publish(m);
+			hd_mod_publish(m);
 	}
 }
 
@@ -1070,31 +1072,42 @@ static bool retire_step(void)
 	return rt.proc || rt.queued.n > 0;
 }
 
-static void mod_idle(struct module *m, pid_t leaving)
+/* SIGTERM: the pass under way and the queues dropped. */
+static void hd_retire_stop(void)
 {
-	struct module *oldest = NULL;
+	if (rt.proc)
+		closedir(rt.proc);
+	rt.proc = NULL;
+	free(rt.queued.v);
+	free(rt.scanning.v);
+	memset(&rt, 0, sizeof(rt));
+}
+
+static void hd_mod_idle(struct hd_module *m, pid_t leaving)
+{
+	struct hd_module *oldest = NULL;
 
 	if (hd_cfg.linger_s == 0 || m->draining || file_gone(m)) {
-		retire(m, leaving);
+		hd_retire(m, leaving);
 		return;
 	}
 	m->idle = true;
 	m->idle_until = hd_now_ms() + hd_cfg.linger_s * 1000ull;
-	nidle++;
-	if (nidle <= hd_cfg.linger_max)
+	hd_nidle++;
+	if (hd_nidle <= hd_cfg.linger_max)
 		return;
-	for (size_t b = 0; b < MOD_BUCKETS; b++)
-		for (struct module *x = modules[b]; x; x = x->hnext)
+	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+		for (struct hd_module *x = hd_modules[b]; x; x = x->hnext)
 			if (x->idle && !x->retiring &&
 			    (!oldest || x->idle_until < oldest->idle_until))
 				oldest = x;
 	if (oldest)
-		retire(oldest, 0);
+		hd_retire(oldest, 0);
 }
 
 bool hd_registry_background_pending(void)
 {
-	return rt.proc || rt.queued.n || (state_dirty && hd_now_ms() >= state_retry_at);
+	return rt.proc || rt.queued.n || (hd_state_dirty && hd_now_ms() >= hd_state_retry_at);
 }
 
 bool hd_registry_background(void)
@@ -1102,8 +1115,8 @@ bool hd_registry_background(void)
 	bool retiring = (rt.proc || rt.queued.n) && retire_step();
 
 	/* The state file after the retirements, unless they have kept it waiting a second. */
-	if (state_dirty && hd_now_ms() >= state_retry_at &&
-	    (!retiring || hd_now_ms() - state_dirty_since >= 1000))
+	if (hd_state_dirty && hd_now_ms() >= hd_state_retry_at &&
+	    (!retiring || hd_now_ms() - hd_state_dirty_since >= 1000))
 		hd_registry_flush();
 	return hd_registry_background_pending();
 }
@@ -1130,7 +1143,7 @@ static int resolve(pid_t pid, int pidfd, uint64_t addr, bool found, struct hd_ma
 		return -ENXIO;
 	}
 	/* What we read was that process's maps only if it is still alive now. */
-	if (!peer_alive(pidfd)) {
+	if (!hd_peer_alive(pidfd)) {
 		close(*fd);
 		return -ESRCH;
 	}
@@ -1139,16 +1152,16 @@ static int resolve(pid_t pid, int pidfd, uint64_t addr, bool found, struct hd_ma
 	return 0;
 }
 
-static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd,
-		    uint64_t dev, uint64_t ino, struct module **mout)
+static int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd,
+		       uint64_t dev, uint64_t ino, struct hd_module **mout)
 {
-	struct module *m = mod_find(dev, ino);
-	struct proc *p;
-	bool known_pid = proc_find(pid) != NULL;
+	struct hd_module *m = hd_mod_find(dev, ino);
+	struct hd_proc *p;
+	bool known_pid = hd_proc_find(pid) != NULL;
 	int ret;
 
 	if (!m || m->draining) {
-		struct parse *pending = parse_find(dev, ino);
+		struct hd_parse *pending = hd_parse_find(dev, ino);
 
 		/*
 		 * The --all rescan, which runs while clients are served, parses
@@ -1156,21 +1169,21 @@ static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp
 		 * start-up scan, before serving, parses in line.
 		 */
 		if (pending)
-			return scan_async ? parse_wait(pending, NULL, pid, uid, pidfd, mp)
-					  : -EINPROGRESS;
-		if (scan_async)
-			return parse_begin(NULL, pid, uid, pidfd, mp, fd, dev, ino);
-		ret = mod_create(mp, fd, dev, ino, uid, m, &m);
+			return hd_scan_async ? hd_parse_wait(pending, NULL, pid, uid, pidfd, mp)
+					     : -EINPROGRESS;
+		if (hd_scan_async)
+			return hd_parse_begin(NULL, pid, uid, pidfd, mp, fd, dev, ino);
+		ret = hd_mod_create(mp, fd, dev, ino, uid, m, &m);
 		if (ret)
 			return ret;
 	}
-	p = proc_get(pid, uid, pidfd);
+	p = hd_proc_get(pid, uid, pidfd);
 	if (!p) {
 		if (m->nusers == 0)
-			mod_remove(m, true);
+			hd_mod_remove(m, true);
 		return -ENOMEM;
 	}
-	ret = proc_attach(p, m, mp);
+	ret = hd_proc_attach(p, m, mp);
 	if (ret == 0 && known_pid)
 		proc_check_maps(p, m);
 	if (mout)
@@ -1188,19 +1201,19 @@ static int add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp
  * known, draining, or anything unusual), or an error for the client.
  */
 static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping *mp,
-			 struct module **m, bool *found)
+			 struct hd_module **m, bool *found)
 {
 	int ret = hd_find_mapping(pid, addr, mp);
 
 	*found = ret == 0;
 	/* A zombie's maps are empty: a dead caller is -ESRCH, not a liar. */
-	if (ret && !peer_alive(pidfd))
+	if (ret && !hd_peer_alive(pidfd))
 		return -ESRCH;
 	if (ret == -ENOENT)
 		return -EFAULT;
 	if (ret)
 		return ret == -ENXIO ? -ENXIO : -EAGAIN;
-	*m = mod_find(mp->dev, mp->ino);
+	*m = hd_mod_find(mp->dev, mp->ino);
 	/*
 	 * maps prints the superblock's device, which is st_dev except on btrfs
 	 * subvolumes (whose inode numbers overlap): the same path too, or the
@@ -1208,18 +1221,19 @@ static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping 
 	 */
 	if (!*m || (*m)->draining || strcmp((*m)->mapped_path, mp->path) != 0)
 		return -EAGAIN;
-	return peer_alive(pidfd) ? 0 : -ESRCH;
+	return hd_peer_alive(pidfd) ? 0 : -ESRCH;
 }
 
-static int add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, struct module *m)
+static int hd_add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
+			struct hd_module *m)
 {
-	bool known_pid = proc_find(pid) != NULL;
-	struct proc *p = proc_get(pid, uid, pidfd);
+	bool known_pid = hd_proc_find(pid) != NULL;
+	struct hd_proc *p = hd_proc_get(pid, uid, pidfd);
 	int ret;
 
 	if (!p)
 		return -ENOMEM;
-	ret = proc_attach(p, m, mp);
+	ret = hd_proc_attach(p, m, mp);
 	if (ret == 0 && known_pid)
 		proc_check_maps(p, m);
 	return ret;
@@ -1257,9 +1271,9 @@ struct waiter {
 	struct hd_mapping *mp;
 };
 
-struct parse {
+struct hd_parse {
 	enum hd_tag tag; /* HD_TAG_PARSE: epoll data points here */
-	struct parse *next;
+	struct hd_parse *next;
 	uint64_t dev, ino;
 	uid_t uid; /* the first requester: the module's owner, whose quota it counts in */
 	int fd;	   /* the file (a dup of the first requester's map_files open) */
@@ -1268,14 +1282,14 @@ struct parse {
 	struct waiter *waiters;
 };
 
-static struct parse *parses;
+static struct hd_parse *parses;
 static unsigned nparses;
 
-static unsigned parses_of(uid_t uid)
+static unsigned hd_parses_of(uid_t uid)
 {
 	unsigned n = 0;
 
-	for (struct parse *p = parses; p; p = p->next)
+	for (struct hd_parse *p = parses; p; p = p->next)
 		n += p->uid == uid;
 	return n;
 }
@@ -1285,7 +1299,7 @@ static unsigned running(bool any, uid_t uid)
 {
 	unsigned n = 0;
 
-	for (struct parse *p = parses; p; p = p->next)
+	for (struct hd_parse *p = parses; p; p = p->next)
 		n += p->job.pid > 0 && (any || p->uid == uid);
 	return n;
 }
@@ -1301,10 +1315,10 @@ static bool may_run(uid_t uid)
 }
 
 /* Forks p's worker and watches its pipe. */
-static int parse_run(struct parse *p)
+static int parse_run(struct hd_parse *p)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = p};
-	struct hd_worker_limits lim = limits_for(p->mp);
+	struct hd_worker_limits lim = hd_limits_for(p->mp);
 	char err[256];
 	int ret = hd_parse_start(p->fd, &lim, &p->job, err, sizeof(err));
 
@@ -1312,7 +1326,7 @@ static int parse_run(struct parse *p)
 		hd_warn("%s: %s", p->mp->path, err);
 		return ret;
 	}
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) != 0) {
+	if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) != 0) {
 		ret = -errno;
 		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
 		return ret;
@@ -1322,17 +1336,17 @@ static int parse_run(struct parse *p)
 	return 0;
 }
 
-static struct parse *parse_find(uint64_t dev, uint64_t ino)
+static struct hd_parse *hd_parse_find(uint64_t dev, uint64_t ino)
 {
-	for (struct parse *p = parses; p; p = p->next)
+	for (struct hd_parse *p = parses; p; p = p->next)
 		if (p->dev == dev && p->ino == ino)
 			return p;
 	return NULL;
 }
 
-static void parse_unlink_free(struct parse *p)
+static void parse_unlink_free(struct hd_parse *p)
 {
-	struct parse **pp = &parses;
+	struct hd_parse **pp = &parses;
 
 	while (*pp && *pp != p)
 		pp = &(*pp)->next;
@@ -1341,14 +1355,14 @@ static void parse_unlink_free(struct parse *p)
 	nparses--;
 	hd_forget(p);
 	if (p->job.rfd >= 0)
-		epoll_ctl(epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
 	close(p->fd);
 	free(p->mp);
 	free(p);
 }
 
-static int parse_wait(struct parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
-		      const struct hd_mapping *mp)
+static int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
+			 const struct hd_mapping *mp)
 {
 	struct waiter *w = calloc(1, sizeof(*w));
 
@@ -1372,17 +1386,17 @@ static int parse_wait(struct parse *p, void *cookie, pid_t pid, uid_t uid, int p
 }
 
 /* A new file: admitted, a worker started, the requester its first waiter. */
-static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
-		       int fd, uint64_t dev, uint64_t ino)
+static int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd,
+			  const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino)
 {
-	struct parse *p, **tail = &parses;
+	struct hd_parse *p, **tail = &parses;
 	int ret;
 
 	if (nparses >= PARSES_QUEUED_MAX) {
 		hd_warn("%u parses running or queued: %s refused", nparses, mp->path);
 		return -EAGAIN;
 	}
-	ret = mod_admit(mp, fd, uid);
+	ret = hd_mod_admit(mp, fd, uid);
 	if (ret)
 		return ret;
 	p = calloc(1, sizeof(*p));
@@ -1414,7 +1428,7 @@ static int parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const stru
 		tail = &(*tail)->next;
 	*tail = p;
 	nparses++;
-	return parse_wait(p, cookie, pid, uid, pidfd, mp);
+	return hd_parse_wait(p, cookie, pid, uid, pidfd, mp);
 }
 
 static void waiter_free(struct waiter *w)
@@ -1426,19 +1440,19 @@ static void waiter_free(struct waiter *w)
 }
 
 /* Whether anyone still waits: a connection to answer, or a live process to register. */
-static bool parse_wanted(const struct parse *p)
+static bool parse_wanted(const struct hd_parse *p)
 {
 	for (const struct waiter *w = p->waiters; w; w = w->next)
-		if (w->cookie || peer_alive(w->pidfd))
+		if (w->cookie || hd_peer_alive(w->pidfd))
 			return true;
 	return false;
 }
 
 /* The parse is over (or abandoned: why): register, attach and answer every waiter. */
-static void parse_end(struct parse *p, int why)
+static void parse_end(struct hd_parse *p, int why)
 {
 	struct usdt_notes *n = NULL;
-	struct module *m = NULL;
+	struct hd_module *m = NULL;
 	struct waiter *w = p->waiters, *next;
 	bool live = false;
 	char err[256];
@@ -1446,36 +1460,36 @@ static void parse_end(struct parse *p, int why)
 
 	p->waiters = NULL; /* answered below: a cancel during an answer finds nothing */
 	if (p->job.rfd >= 0)
-		epoll_ctl(epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
 	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
 	if (ret && why != -ECANCELED)
 		hd_warn("%s: %s", p->mp->path, err);
 	if (!ret && n->naccepted == 0) {
 		/* Nothing for us in it: the /proc scans need not parse it again. */
-		neg_add(p->mp->dev, p->mp->ino);
+		hd_neg_add(p->mp->dev, p->mp->ino);
 	}
 	for (struct waiter *x = w; x; x = x->next)
-		live |= peer_alive(x->pidfd);
+		live |= hd_peer_alive(x->pidfd);
 	if (!ret && !live) {
 		hd_dbg("%s: every requester is gone: not registered", p->mp->path);
 		usdt_notes_free(n);
 		ret = -ESRCH;
 	} else if (!ret) {
-		m = mod_find(p->dev, p->ino);
+		m = hd_mod_find(p->dev, p->ino);
 		if (m && !m->draining)
 			usdt_notes_free(n); /* registered meanwhile (a /proc scan) */
 		else
-			ret = mod_finish(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, &m);
+			ret = hd_mod_finish(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, &m);
 	}
 	for (; w; w = next) {
 		uint32_t np = 0;
 		int r = ret;
 
 		next = w->next;
-		if (!r && !peer_alive(w->pidfd))
+		if (!r && !hd_peer_alive(w->pidfd))
 			r = -ESRCH;
 		if (!r)
-			r = add_known(w->pid, w->uid, w->pidfd, w->mp, m);
+			r = hd_add_known(w->pid, w->uid, w->pidfd, w->mp, m);
 		if (!r)
 			np = m->nprobes;
 		hd_dbg("REGISTER pid %d uid %u: %s", (int)w->pid, (unsigned)w->uid,
@@ -1485,14 +1499,14 @@ static void parse_end(struct parse *p, int why)
 		waiter_free(w);
 	}
 	if (m && m->nusers == 0 && !m->draining)
-		mod_remove(m, true);
+		hd_mod_remove(m, true);
 	parse_unlink_free(p);
 }
 
 void hd_parse_event(void *arg)
 {
-	struct parse *p = arg;
-	struct hd_worker_limits lim = limits_for(p->mp);
+	struct hd_parse *p = arg;
+	struct hd_worker_limits lim = hd_limits_for(p->mp);
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = p};
 	int ret;
 
@@ -1503,7 +1517,7 @@ void hd_parse_event(void *arg)
 		/* (The old socket left the epoll set when it was closed.) */
 		hd_dbg("%s: the spare died before its parse: worker %d forked for it", p->mp->path,
 		       (int)p->job.pid);
-		if (epoll_ctl(epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) == 0)
+		if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) == 0)
 			return;
 		ret = -errno;
 	}
@@ -1516,7 +1530,7 @@ uint64_t hd_parses_expire(uint64_t now)
 
 	hd_parse_reap(false);
 	/* Queued parses start as workers finish (parse_end answers only its own waiters). */
-	for (struct parse *p = parses, *pn; p; p = pn) {
+	for (struct hd_parse *p = parses, *pn; p; p = pn) {
 		int ret;
 
 		pn = p->next;
@@ -1526,7 +1540,7 @@ uint64_t hd_parses_expire(uint64_t now)
 		if (ret)
 			parse_end(p, ret);
 	}
-	for (struct parse *p = parses, *pn; p; p = pn) {
+	for (struct hd_parse *p = parses, *pn; p; p = pn) {
 		pn = p->next;
 		if (now >= p->job.deadline) {
 			parse_end(p, -ETIMEDOUT);
@@ -1542,7 +1556,7 @@ uint64_t hd_parses_expire(uint64_t now)
 
 void hd_register_cancel(void *cookie)
 {
-	for (struct parse *p = parses; p; p = p->next)
+	for (struct hd_parse *p = parses; p; p = p->next)
 		for (struct waiter *w = p->waiters; w; w = w->next) {
 			if (w->cookie != cookie)
 				continue;
@@ -1554,6 +1568,13 @@ void hd_register_cancel(void *cookie)
 			}
 			return;
 		}
+}
+
+/* SIGTERM: every parse abandoned, its waiters answered. */
+static void hd_parses_cancel(void)
+{
+	while (parses)
+		parse_end(parses, -ECANCELED);
 }
 
 int hd_rate_ok(uid_t uid, pid_t pid)
@@ -1575,8 +1596,8 @@ int hd_rate_ok(uid_t uid, pid_t pid)
 int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie)
 {
 	struct hd_mapping *mp;
-	struct module *m = NULL;
-	struct parse *pa;
+	struct hd_module *m = NULL;
+	struct hd_parse *pa;
 	uint64_t dev, ino;
 	bool found;
 	int fd = -1, ret = hd_tracefs_ready();
@@ -1590,15 +1611,15 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	ret = resolve_known(pid, pidfd, addr, mp, &m, &found);
 	if (ret == -EAGAIN) {
 		ret = resolve(pid, pidfd, addr, found, mp, &fd, &dev, &ino);
-		m = ret ? NULL : mod_find(dev, ino);
+		m = ret ? NULL : hd_mod_find(dev, ino);
 		if (!ret && m && !m->draining)
-			ret = add_known(pid, uid, pidfd, mp, m);
-		else if (!ret && (pa = parse_find(dev, ino)))
-			ret = parse_wait(pa, cookie, pid, uid, pidfd, mp);
+			ret = hd_add_known(pid, uid, pidfd, mp, m);
+		else if (!ret && (pa = hd_parse_find(dev, ino)))
+			ret = hd_parse_wait(pa, cookie, pid, uid, pidfd, mp);
 		else if (!ret)
-			ret = parse_begin(cookie, pid, uid, pidfd, mp, fd, dev, ino);
+			ret = hd_parse_begin(cookie, pid, uid, pidfd, mp, fd, dev, ino);
 	} else if (!ret) {
-		ret = add_known(pid, uid, pidfd, mp, m);
+		ret = hd_add_known(pid, uid, pidfd, mp, m);
 	}
 	if (!ret)
 		*nprobes = m->nprobes;
@@ -1615,7 +1636,7 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr)
 {
 	struct hd_mapping *mp = malloc(sizeof(*mp));
-	struct proc *p = proc_find(pid);
+	struct hd_proc *p = hd_proc_find(pid);
 	uint64_t dev, ino;
 	int fd = -1, ret;
 
@@ -1635,9 +1656,9 @@ int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr)
 		if (p->mods[i].m->dev != dev || p->mods[i].m->ino != ino)
 			continue;
 		if (--p->mods[i].count == 0)
-			proc_detach(p, i, true);
+			hd_proc_detach(p, i, true);
 		if (p->nmods == 0)
-			proc_free(p);
+			hd_proc_free(p);
 		return 0;
 	}
 	return -ENOENT;
@@ -1656,18 +1677,18 @@ struct scan_ctx {
 static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 {
 	struct scan_ctx *c = arg;
-	struct module *mod;
-	struct proc *p;
+	struct hd_module *mod;
+	struct hd_proc *p;
 	uint64_t dev, ino;
 	struct stat st;
 	unsigned kinds;
 	int fd, ret;
 
 	/* The maps fields name the file (dev, ino) without opening it: the cheap filters. */
-	mod = mod_find(m->dev, m->ino);
+	mod = hd_mod_find(m->dev, m->ino);
 	if (!mod && neg_has(m->dev, m->ino))
 		return 0;
-	p = proc_find(pid);
+	p = hd_proc_find(pid);
 	if (mod && p)
 		for (uint32_t i = 0; i < p->nmods; i++)
 			if (p->mods[i].m == mod)
@@ -1681,7 +1702,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 	}
 	dev = (uint64_t)st.st_dev;
 	ino = (uint64_t)st.st_ino;
-	if (!mod_find(dev, ino)) {
+	if (!hd_mod_find(dev, ino)) {
 		/*
 		 * A -G module of a process whose drti talks to us; with --all, any
 		 * file with stapsdt notes or ours, --only narrowing what --all adds
@@ -1693,7 +1714,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 		      (!hd_cfg.only || fnmatch(hd_cfg.only, m->path, 0) == 0))) {
 			/* Whether a -G module is taken depends on the process: never cached. */
 			if (!(kinds & HD_HAS_USDTKIT))
-				neg_add(m->dev, m->ino);
+				hd_neg_add(m->dev, m->ino);
 			close(fd);
 			return 0;
 		}
@@ -1702,16 +1723,17 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 		c->uid = hd_pid_uid(pid);
 		c->uid_known = true;
 	}
-	ret = c->uid != (uid_t)-1 ? add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL) : -ESRCH;
+	ret = c->uid != (uid_t)-1 ? hd_add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL)
+				  : -ESRCH;
 	if (ret == 0)
 		c->found++;
-	else if (ret == -ENODATA && !mod_find(dev, ino))
-		neg_add(m->dev, m->ino); /* (not a refusal that may change: rate, tracefs) */
+	else if (ret == -ENODATA && !hd_mod_find(dev, ino))
+		hd_neg_add(m->dev, m->ino); /* (not a refusal that may change: rate, tracefs) */
 	close(fd);
 	return 0;
 }
 
-static unsigned scan_all(void)
+static unsigned hd_scan_all(void)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -1759,9 +1781,9 @@ void hd_rescan(void)
 {
 	unsigned n;
 
-	scan_async = true;
-	n = scan_all();
-	scan_async = false;
+	hd_scan_async = true;
+	n = hd_scan_all();
+	hd_scan_async = false;
 
 	if (n)
 		hd_dbg("rescan: %u new registrations", n);
@@ -1774,9 +1796,9 @@ static void recover_now(void)
 	unsigned found;
 
 	load_state();
-	found = scan_all();
+	found = hd_scan_all();
 	/* Ours from before and not claimed by a live process: remove if still there. */
-	if (nold && usdt_tracefs_list(T, &ls, &nls) == 0) {
+	if (nold && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0) {
 		for (size_t i = 0; i < nold; i++) {
 			bool listed = false;
 
@@ -1787,7 +1809,7 @@ static void recover_now(void)
 					 !strcmp(ls[j].group, old[i].s.group) &&
 					 !strcmp(ls[j].event, old[i].s.event) &&
 					 !strcmp(ls[j].path, old[i].path);
-			if (listed && remove_site(old[i].path, &old[i].s) == 0)
+			if (listed && hd_remove_site(old[i].path, &old[i].s) == 0)
 				removed++;
 			/* EBUSY: left; it is in no module, so the next state file forgets it. */
 		}
@@ -1796,14 +1818,14 @@ static void recover_now(void)
 	for (size_t i = 0; i < nold; i++) {
 		if (!old[i].claimed &&
 		    !strncmp(old[i].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
-		    !mod_find(old[i].dev, old[i].ino))
+		    !hd_mod_find(old[i].dev, old[i].ino))
 			usdt_tracefs_alias_release(old[i].path);
 		free(old[i].path);
 	}
 	free(old);
 	old = NULL;
 	nold = 0;
-	save_state();
+	hd_save_state();
 	hd_info("start-up: %u process registrations found running, %zu stale events removed", found,
 		removed);
 }
@@ -1822,7 +1844,7 @@ static void recover_now(void)
 
 static int tracefs_err;
 static uint64_t tracefs_retry_at;
-static bool recovery_pending;
+static bool hd_recovery_pending;
 
 static const char *tracefs_advice(int err)
 {
@@ -1847,13 +1869,13 @@ int hd_tracefs_ready(void)
 	uint64_t now;
 	int ret;
 
-	if (T->fd >= 0)
+	if (hd_tracefs->fd >= 0)
 		return 0;
 	now = hd_now_ms();
 	if (tracefs_err && now < tracefs_retry_at)
 		return tracefs_err;
 	tracefs_retry_at = now + TRACEFS_RETRY_MS;
-	ret = usdt_tracefs_open(T, USDT_TRACEFS_MOUNT, err, sizeof(err));
+	ret = usdt_tracefs_open(hd_tracefs, USDT_TRACEFS_MOUNT, err, sizeof(err));
 	if (ret) {
 		if (ret != tracefs_err)
 			hd_err("tracefs is not usable: %s. Registrations are refused (%s) and "
@@ -1864,10 +1886,10 @@ int hd_tracefs_ready(void)
 		return ret;
 	}
 	if (tracefs_err)
-		hd_info("tracefs is usable again (%s): registering", T->root);
+		hd_info("tracefs is usable again (%s): registering", hd_tracefs->root);
 	tracefs_err = 0;
-	if (recovery_pending) {
-		recovery_pending = false;
+	if (hd_recovery_pending) {
+		hd_recovery_pending = false;
 		recover_now();
 	}
 	return 0;
@@ -1877,10 +1899,10 @@ void hd_recover(void)
 {
 	if (hd_tracefs_ready() != 0) {
 		/* The previous instance's events and state file wait until tracefs is back. */
-		recovery_pending = true;
+		hd_recovery_pending = true;
 		return;
 	}
-	if (!recovery_pending)
+	if (!hd_recovery_pending)
 		recover_now();
 }
 
@@ -1893,28 +1915,28 @@ void hd_recover(void)
 static void sweep(void)
 {
 	static size_t next;
-	size_t n = hd_cfg.sweep_s ? PROC_BUCKETS / hd_cfg.sweep_s + 1 : 0;
+	size_t n = hd_cfg.sweep_s ? HD_PROC_BUCKETS / hd_cfg.sweep_s + 1 : 0;
 	struct hd_mapping *mp;
 
-	if (!n || !nprocs_total || !(mp = malloc(sizeof(*mp))))
+	if (!n || !hd_nprocs_total || !(mp = malloc(sizeof(*mp))))
 		return;
-	for (size_t k = 0; k < n; k++, next = (next + 1) % PROC_BUCKETS)
-		for (struct proc *p = procs[next], *pn; p; p = pn) {
+	for (size_t k = 0; k < n; k++, next = (next + 1) % HD_PROC_BUCKETS)
+		for (struct hd_proc *p = hd_procs[next], *pn; p; p = pn) {
 			pn = p->hnext;
 			/* Exited: its pidfd says so; its pid's maps may be another's. */
-			if (!peer_alive(p->pidfd))
+			if (!hd_peer_alive(p->pidfd))
 				continue;
 			for (uint32_t i = 0; i < p->nmods;) {
-				if (still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp)) {
+				if (hd_still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp)) {
 					i++;
 					continue;
 				}
 				hd_dbg("pid %d no longer maps %s (exec)", (int)p->pid,
 				       p->mods[i].m->mapped_path);
-				proc_detach(p, i, false);
+				hd_proc_detach(p, i, false);
 			}
 			if (p->nmods == 0)
-				proc_free(p);
+				hd_proc_free(p);
 		}
 	free(mp);
 }
@@ -1923,24 +1945,24 @@ void hd_tick(uint64_t now)
 {
 	sweep();
 	/* A state file that could not be written (disk full) is tried again. */
-	if (state_dirty && now >= state_retry_at)
+	if (hd_state_dirty && now >= hd_state_retry_at)
 		hd_registry_flush();
 	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
-	for (size_t b = 0; b < MOD_BUCKETS; b++)
-		for (struct module *m = modules[b]; m; m = m->hnext)
+	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
 			if (!m->retiring && ((m->idle && now >= m->idle_until) ||
 					     (m->draining && m->nusers == 0 && now >= m->retry_at)))
-				retire(m, 0);
+				hd_retire(m, 0);
 }
 
 void hd_registry_shutdown(void)
 {
 	size_t left = 0;
 
-	while (nprocs_total) {
-		for (size_t b = 0; b < PROC_BUCKETS; b++)
-			while (procs[b]) {
-				struct proc *p = procs[b];
+	while (hd_nprocs_total) {
+		for (size_t b = 0; b < HD_PROC_BUCKETS; b++)
+			while (hd_procs[b]) {
+				struct hd_proc *p = hd_procs[b];
 
 				/* Detach without removal: everything goes below in one pass. */
 				for (uint32_t i = 0; i < p->nmods; i++) {
@@ -1948,27 +1970,21 @@ void hd_registry_shutdown(void)
 					free(p->mods[i].path);
 				}
 				p->nmods = 0;
-				proc_free(p);
+				hd_proc_free(p);
 			}
 	}
-	while (parses)
-		parse_end(parses, -ECANCELED);
+	hd_parses_cancel();
 	hd_parse_reap(true);
-	for (size_t b = 0; b < MOD_BUCKETS; b++)
-		for (struct module *m = modules[b], *next; m; m = next) {
+	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+		for (struct hd_module *m = hd_modules[b], *next; m; m = next) {
 			next = m->hnext;
-			if (!mod_remove(m, false))
+			if (!hd_mod_remove(m, false))
 				left++;
 		}
-	if (rt.proc)
-		closedir(rt.proc);
-	rt.proc = NULL;
-	free(rt.queued.v);
-	free(rt.scanning.v);
-	memset(&rt, 0, sizeof(rt));
+	hd_retire_stop();
 	/* Without tracefs nothing was recovered: the previous state file stays as it was. */
-	if (!recovery_pending)
-		save_state();
+	if (!hd_recovery_pending)
+		hd_save_state();
 	if (left)
 		hd_warn("%zu modules keep enabled events (EBUSY); the state file lists them for "
 			"the next start",
@@ -1987,15 +2003,15 @@ struct list_ctx {
 	size_t n;
 };
 
-static struct module *mod_by_mapping(const struct hd_mapping *mp)
+static struct hd_module *mod_by_mapping(const struct hd_mapping *mp)
 {
-	struct module *m = mod_find(mp->dev, mp->ino);
+	struct hd_module *m = hd_mod_find(mp->dev, mp->ino);
 
 	if (m && m->mdev == mp->dev && m->mino == mp->ino)
 		return m;
-	if (nodd)
-		for (size_t b = 0; b < MOD_BUCKETS; b++)
-			for (m = modules[b]; m; m = m->hnext)
+	if (hd_nodd)
+		for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+			for (m = hd_modules[b]; m; m = m->hnext)
 				if (m->mdev == mp->dev && m->mino == mp->ino)
 					return m;
 	return NULL;
@@ -2004,7 +2020,7 @@ static struct module *mod_by_mapping(const struct hd_mapping *mp)
 static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 {
 	struct list_ctx *l = arg;
-	struct module *m = mod_by_mapping(mp);
+	struct hd_module *m = mod_by_mapping(mp);
 	struct hd_list_entry e;
 
 	if (!m || m->draining)
@@ -2032,7 +2048,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 	struct dirent *de;
 	DIR *d;
 
-	if (!nmodules_total)
+	if (!hd_nmodules_total)
 		return 0;
 	if (pid) {
 		if (pid != self && (uid == 0 || hd_pid_uid(pid) == uid))
@@ -2055,7 +2071,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 
 int hd_registry_init(struct usdt_tracefs *t, int ep)
 {
-	T = t;
-	epfd = ep;
+	hd_tracefs = t;
+	hd_epfd = ep;
 	return 0;
 }
