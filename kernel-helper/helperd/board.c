@@ -10,7 +10,7 @@
  * it through a shared mapping of its own. Readers use pread and check every
  * slot's `check`, so a slot is written field by field with `check` last, and
  * withdrawn by clearing `check` first. A full barrier follows every
- * withdrawal: the caller then reads /proc (registry.c, retire) and must see
+ * withdrawal: the caller then reads /proc (retire.c, hd_retire) and must see
  * the mapping of any process that read the slot before it was cleared.
  *
  * The board is an optimisation only: when it cannot be created (a read-only

@@ -152,7 +152,17 @@ struct hd_request {
  */
 int hd_msg_decode(const void *pkt, size_t len, struct hd_request *req);
 
-/* ---- registry.c: modules, processes, tracefs ---- */
+/* epoll data tags: the first member of every object registered with epoll. */
+enum hd_tag {
+	HD_TAG_LISTEN = 1,
+	HD_TAG_SIGNAL,
+	HD_TAG_NONE,
+	HD_TAG_CONN,
+	HD_TAG_PROC,
+	HD_TAG_PARSE
+};
+
+/* ---- registry.c: modules, their events, the per-uid quotas ---- */
 struct hd_config {
 	const char *socket_path;
 	const char *state_path;
@@ -170,9 +180,161 @@ struct hd_config {
 };
 extern struct hd_config hd_cfg;
 
+/* A site we created: what its removal line needs. */
+struct hd_site {
+	char group[USDT_TRACEFS_NAME_MAX + 1];
+	char event[USDT_TRACEFS_NAME_MAX + 1];
+	uint64_t off, ref;
+	bool has_ref;
+};
+
+/* A registered file (see the head of registry.c). */
+struct hd_module {
+	struct hd_module *hnext;
+	uint64_t dev, ino;
+	char *path;	   /* what the events name: the literal path or our alias */
+	char *mapped_path; /* as the first process mapped it, for LIST */
+	bool alias;
+	int hold_fd; /* a deleted file: held open, named /proc/OURPID/fd/N; else -1 */
+	uid_t owner;
+	uint32_t nprobes; /* accepted probes whose sites are registered */
+	uint64_t delta;	  /* link-time vaddr minus file offset of the text (load bias) */
+	struct hd_site *sites;
+	size_t nsites;
+	size_t nusers;
+	uint64_t mdev, mino; /* the board's key: maps' device and inode of that mapping */
+	bool published;	     /* on the board: processes mapping it do not ask */
+	bool idle;	     /* no user known: lingering until idle_until */
+	uint64_t idle_until;
+	bool draining;
+	uint64_t retry_at;
+	unsigned backoff_s;
+	unsigned char retiring; /* RT_QUEUED or RT_SCANNING (see "lingering and retiring") */
+	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
+};
+
+#define HD_MOD_BUCKETS 4096
+/* The modules by (dev, ino); their count; those lingering; those whose maps key differs (btrfs). */
+extern struct hd_module *hd_modules[HD_MOD_BUCKETS];
+extern size_t hd_nmodules_total, hd_nidle;
+extern size_t hd_nodd;
+/* The tracefs instance and the loop's epoll fd (hd_registry_init). */
+extern struct usdt_tracefs *hd_tracefs;
+extern int hd_epfd;
+
 int hd_registry_init(struct usdt_tracefs *t, int epfd);
-/* After each turn of the loop: writes the state file if it changed. */
-void hd_registry_flush(void);
+/* SIGTERM: remove every event we created. */
+void hd_registry_shutdown(void);
+/* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
+int hd_rate_ok(uid_t uid, pid_t pid);
+/* The monotonic clock in milliseconds. */
+uint64_t hd_now_ms(void);
+/* The module of (st_dev, st_ino), or NULL. */
+struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino);
+/* Writes the removal line of one site; 0 (also when already gone), -EBUSY, -errno. */
+int hd_remove_site(const char *path, const struct hd_site *s);
+/* Takes m off the board. */
+void hd_mod_withdraw(struct hd_module *m);
+/* Puts m on the board, unless draining or named through a descriptor. */
+void hd_mod_publish(struct hd_module *m);
+/* m has a user again: it no longer lingers. */
+void hd_mod_unidle(struct hd_module *m);
+/* Removes m's sites; true when all are gone (m is then freed), false: draining (EBUSY). */
+bool hd_mod_remove(struct hd_module *m, bool save);
+/* Drops one user of m (leaving: the process that said it unmaps it, else 0). */
+void hd_mod_put(struct hd_module *m, pid_t leaving);
+/* Quota, new-module rate and the cheap section check before uid's file is parsed. */
+int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid);
+/* The worker's limits for this file (the test-only delay may apply to some paths only). */
+struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp);
+/* Registers a parsed file (or revives a draining one, prev); takes n. */
+int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		  struct hd_module *prev, struct usdt_notes *n, struct hd_module **out);
+/* Parses and registers a new file in line (the start-up scan). */
+int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		  struct hd_module *prev, struct hd_module **out);
+
+/* ---- users.c: processes, REGISTER, UNREGISTER ---- */
+/* A process's use of a module: a reference count and where it maps it. */
+struct hd_pmod {
+	struct hd_module *m;
+	uint32_t count;
+	uint64_t start, end, bias;
+	char *path; /* the process's own name for the file when not m->mapped_path, else NULL */
+};
+
+/* A process known to use modules (asked, or adopted). */
+struct hd_proc {
+	enum hd_tag tag; /* HD_TAG_PROC: epoll data points here */
+	struct hd_proc *hnext;
+	pid_t pid;
+	uid_t uid;
+	int pidfd;
+	uint32_t nmods;
+	struct hd_pmod *mods;
+};
+#define HD_PROC_BUCKETS 16384
+/* The processes by pid, and their count. */
+extern struct hd_proc *hd_procs[HD_PROC_BUCKETS];
+extern size_t hd_nprocs_total;
+
+/*
+ * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
+ * pidfd, or -1 when the kernel gives none). Returns 0 and *nprobes, or -errno.
+ */
+/*
+ * REGISTER: 0 (answered now), -errno, or -EINPROGRESS: a new file is being
+ * parsed; the answer comes later through hd_register_done(cookie, ...),
+ * unless hd_register_cancel(cookie) is called first (the client went away).
+ */
+int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie);
+int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
+/* A pidfd registered with epoll became readable: that process exited. */
+void hd_process_exited(void *proc);
+/* The process of pid, or NULL. */
+struct hd_proc *hd_proc_find(pid_t pid);
+/* The process of pid, added (its pidfd, or one opened, watched by epoll) if new. */
+struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd);
+/* Forgets a process (its modules already detached). */
+void hd_proc_free(struct hd_proc *p);
+/* Whether pid still maps module m at start (mp receives the mapping found there). */
+bool hd_still_mapped(pid_t pid, uint64_t start, const struct hd_module *m, struct hd_mapping *mp);
+/* Makes p a user of m at the mapping mp (one more reference if it is already). */
+int hd_proc_attach(struct hd_proc *p, struct hd_module *m, const struct hd_mapping *mp);
+/* Drops p's module i; unloading: the process says it unmaps the file. */
+void hd_proc_detach(struct hd_proc *p, uint32_t i, bool unloading);
+/* Whether the process of a pidfd is alive (true for -1: unknown). */
+bool hd_peer_alive(int pidfd);
+/* A scan found pid mapping the file (fd, dev, ino) at mp: make it a user, parsing a new file. */
+int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd, uint64_t dev,
+		uint64_t ino, struct hd_module **mout);
+/* Makes pid a user of the registered module m. */
+int hd_add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, struct hd_module *m);
+
+/* ---- queue.c: the parse queue (a new file parsed asynchronously) ---- */
+struct hd_parse;
+/* Parses whose worker is running. */
+unsigned hd_parses_running(void);
+/* The client of cookie went away: its waiter is answered no more (see hd_register). */
+void hd_register_cancel(void *cookie);
+/* A parse's pipe (HD_TAG_PARSE) is readable. */
+void hd_parse_event(void *parse);
+/* Kills parses past their deadline; returns the next deadline (UINT64_MAX: none). */
+uint64_t hd_parses_expire(uint64_t now_ms);
+/* Parses of uid running or queued (they count in its module quota). */
+unsigned hd_parses_of(uid_t uid);
+/* The parse of (dev, ino) running or queued, or NULL. */
+struct hd_parse *hd_parse_find(uint64_t dev, uint64_t ino);
+/* One more waiter on parse p; returns -EINPROGRESS, or -errno. */
+int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
+		  const struct hd_mapping *mp);
+/* A new file: admitted, a worker started or queued, the requester its first waiter. */
+int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
+		   int fd, uint64_t dev, uint64_t ino);
+/* SIGTERM: every parse abandoned, its waiters answered. */
+void hd_parses_cancel(void);
+
+/* ---- retire.c: lingering and retiring, the background steps ---- */
 /*
  * Work that no client waits for, in steps the loop takes when it is idle
  * (and at least every BACKGROUND_STARVE_MS under load): retiring modules
@@ -182,8 +344,57 @@ void hd_registry_flush(void);
  */
 bool hd_registry_background_pending(void);
 bool hd_registry_background(void);
-/* Parses whose worker is running. */
-unsigned hd_parses_running(void);
+/* m lost its last known user: it lingers, or is retired at once. */
+void hd_mod_idle(struct hd_module *m, pid_t leaving);
+/* Withdraws m from the board and queues it for a /proc pass. */
+void hd_retire(struct hd_module *m, pid_t leaving);
+/* m is removed or revived: out of the retirement queues. */
+void hd_retire_forget(struct hd_module *m);
+/* SIGTERM: the pass under way and the queues dropped. */
+void hd_retire_stop(void);
+
+/* ---- state.c: the state file, start-up recovery, tracefs readiness ---- */
+/* After each turn of the loop: writes the state file if it changed. */
+void hd_registry_flush(void);
+/*
+ * 0 when tracefs is usable, else the errno of opening it (-ENODEV,
+ * -EROFS, -EOPNOTSUPP, -EACCES), retried at most once a second.
+ */
+int hd_tracefs_ready(void);
+/* Start-up: adopt a previous instance's events, register running processes. */
+void hd_recover(void);
+/* The state file is to be written (since when; a failed write is retried after retry_at). */
+extern bool hd_state_dirty;
+extern uint64_t hd_state_dirty_since, hd_state_retry_at;
+/* Recovery waits for tracefs (and the state file is then left as it is). */
+extern bool hd_recovery_pending;
+/* Marks the state file to be written in the background. */
+void hd_save_state(void);
+/* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */
+bool hd_claim_old(const struct hd_module *prev, const char *path, const struct hd_site *s);
+
+/* ---- scan.c: the /proc scans, the exec sweep, LIST ---- */
+/* --all: register processes not seen yet. */
+void hd_rescan(void);
+/* Timer: EBUSY retries, the rate buckets. Returns true when work remains. */
+void hd_tick(uint64_t now_ms);
+/* One LIST entry; the callback sends it. */
+struct hd_list_entry {
+	pid_t pid;
+	uint32_t nprobes;
+	uint64_t dev, ino, start, end, load_bias;
+	const char *path;
+};
+/* Calls fn for every (process, module) visible to uid (root: all; others: own). */
+size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
+	       void *arg);
+
+/* hd_rescan is scanning: new files are parsed asynchronously (hd_add_user). */
+extern bool hd_scan_async;
+/* Remembers a file as carrying nothing for us (the scans skip it). */
+void hd_neg_add(uint64_t dev, uint64_t ino);
+/* Scans /proc and registers what it finds; returns the registrations. */
+unsigned hd_scan_all(void);
 
 /*
  * board.c: the published list of registered files (protocol.h, "The
@@ -197,64 +408,10 @@ int hd_board_open(const char *socket_path);
 void hd_board_close(void);
 bool hd_board_publish(uint64_t maps_dev, uint64_t ino, const char *path);
 void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
-/*
- * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
- * pidfd, or -1 when the kernel gives none). Returns 0 and *nprobes, or -errno.
- */
-/* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
-int hd_rate_ok(uid_t uid, pid_t pid);
-/*
- * REGISTER: 0 (answered now), -errno, or -EINPROGRESS: a new file is being
- * parsed; the answer comes later through hd_register_done(cookie, ...),
- * unless hd_register_cancel(cookie) is called first (the client went away).
- */
-int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie);
-void hd_register_cancel(void *cookie);
+
+/* ---- main.c ---- */
 /* main.c: the deferred answer of a REGISTER. */
 void hd_register_done(void *cookie, int status, uint32_t nprobes);
-/* A parse's pipe (HD_TAG_PARSE) is readable. */
-void hd_parse_event(void *parse);
-/* Kills parses past their deadline; returns the next deadline (UINT64_MAX: none). */
-uint64_t hd_parses_expire(uint64_t now_ms);
-/*
- * 0 when tracefs is usable, else the errno of opening it (-ENODEV,
- * -EROFS, -EOPNOTSUPP, -EACCES), retried at most once a second.
- */
-int hd_tracefs_ready(void);
-int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
-/* A pidfd registered with epoll became readable: that process exited. */
-void hd_process_exited(void *proc);
-/* Start-up: adopt a previous instance's events, register running processes. */
-void hd_recover(void);
-/* --all: register processes not seen yet. */
-void hd_rescan(void);
-/* Timer: EBUSY retries, the rate buckets. Returns true when work remains. */
-void hd_tick(uint64_t now_ms);
-/* SIGTERM: remove every event we created. */
-void hd_registry_shutdown(void);
-
-/* One LIST entry; the callback sends it. */
-struct hd_list_entry {
-	pid_t pid;
-	uint32_t nprobes;
-	uint64_t dev, ino, start, end, load_bias;
-	const char *path;
-};
-/* Calls fn for every (process, module) visible to uid (root: all; others: own). */
-size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
-	       void *arg);
-
-/* epoll data tags: the first member of every object registered with epoll. */
-enum hd_tag {
-	HD_TAG_LISTEN = 1,
-	HD_TAG_SIGNAL,
-	HD_TAG_NONE,
-	HD_TAG_CONN,
-	HD_TAG_PROC,
-	HD_TAG_PARSE
-};
-
-uint64_t hd_now_ms(void);
 /* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
 void hd_forget(void *obj);
 

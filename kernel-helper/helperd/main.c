@@ -19,7 +19,7 @@
  * - Work no client waits for is done in the background, a step at a time,
  *   when nothing else is ready and no parse runs (or after 10 ms under a
  *   steady stream of clients): forking the spare worker (worker.c), the
- *   /proc passes that retire files (registry.c; a few processes' maps per
+ *   /proc passes that retire files (retire.c; a few processes' maps per
  *   step), and writing the state file. So an answer waits for one step at
  *   most, never for a whole scan of /proc.
  * - A connection's caller is who the kernel says it is: SO_PEERCRED (pid,
@@ -34,14 +34,14 @@
  *   it (victim()), so a process holding connections locks out neither other
  *   users nor the other processes of its own uid, and exhausts neither fds
  *   nor memory.
- * - REGISTER resolves the address in the caller's own maps (registry.c,
+ * - REGISTER resolves the address in the caller's own maps (users.c,
  *   proc.c); a known file only gains a user, answered at once. A new file is
  *   parsed in a sandboxed worker (worker.c: the spare, forked ahead, when
  *   there is one) whose socket joins the epoll set:
  *   the answer is deferred until the parse ends (hd_register_done), the
  *   connection meanwhile neither read nor expired, only its hang-up watched
  *   (hd_register_cancel). At most 16 workers run at once, 4 per uid; more
- *   new files wait in a queue (registry.c). UNREGISTER drops one
+ *   new files wait in a queue (queue.c). UNREGISTER drops one
  *   reference. LIST reads /proc and answers one LIST_ENTRY per (process,
  *   registered file it maps) the caller may see (root: all; others: their
  *   own uid's), then the REPLY.
@@ -77,10 +77,10 @@
  * - Without a usable tracefs (not mounted, read-only, no uprobe_events) the
  *   daemon starts and serves: REGISTER is answered with the reason's errno,
  *   the log says once what is wrong, nothing is written, and tracefs is
- *   tried again on demand (registry.c, hd_tracefs_ready).
+ *   tried again on demand (state.c, hd_tracefs_ready).
  * - exec: a pidfd does not fire when its process execs; once per --sweep
  *   seconds (default 30) every registered process's maps are read again and
- *   modules it no longer maps are dropped (registry.c).
+ *   modules it no longer maps are dropped (scan.c).
  * - SIGTERM/SIGINT: every event we created is removed (EBUSY ones are left
  *   and stay in the state file for the next start); SIGKILL leaves them for
  *   the next start to adopt or remove.

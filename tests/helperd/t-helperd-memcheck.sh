@@ -106,7 +106,7 @@ if [ -z "$asan" ]; then
 	[ -f "$T/vg/$pid" ] || fail "no memcheck log of the daemon"
 	# valgrind's own notice that it does not know pidfd_open (434), which
 	# the daemon calls to adopt a process that maps a lingering module
-	# (registry.c retire()), is no report of ours; every other line is.
+	# (retire.c), is no report of ours; every other line is.
 	for f in "$T/vg"/*; do
 		sed -i '/WARNING: unhandled amd64-linux syscall: 434$/,/valgrind\.org\/support\/bug_reports\.html/d' "$f"
 	done

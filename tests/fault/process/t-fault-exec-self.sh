@@ -13,7 +13,7 @@
 # loads the same library and registers it first: the stale pair again.
 #
 # KNOWN BUG (kept out of meson.build until fixed): the daemon keeps the old
-# mapping's range for the (pid, module) pair (registry.c proc_attach: a
+# mapping's range for the (pid, module) pair (users.c hd_proc_attach: a
 # module already attached only gains a count), so the next sweep finds
 # nothing at the old start, detaches the module and removes its events
 # while the new image maps it and has registered it; LIST meanwhile shows

@@ -1,0 +1,348 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The parse queue: the asynchronous parse of a REGISTER's new file (and of
+ * the --all rescan's), by the sandboxed worker of worker.c.
+ *
+ * The worker's pipe is in the epoll set (HD_TAG_PARSE): the REGISTER's
+ * answer waits for the parse while the loop serves everyone else. Every
+ * REGISTER of the same (dev, ino) meanwhile joins the same parse as one more
+ * waiter: a process (its own pidfd) and the connection to answer (main.c's
+ * cookie). A connection that closes meanwhile (drti gave up after its
+ * 100 ms; hd_register_cancel) leaves the waiter without an answer to send
+ * but still to be registered, as the synchronous parse did; once every
+ * waiter's process has exited (checked at cancel and on each loop) the
+ * worker is killed. When the parse ends, the file is registered only if a
+ * waiter is still alive, so no event is created for processes that are
+ * gone; each live waiter is attached as a user and answered. At its
+ * deadline (--parse-timeout) the worker is killed and every waiter
+ * answered -ETIMEDOUT. At most PARSES_MAX workers run, PARSES_PER_UID per
+ * uid: other parses are queued in arrival order and started by
+ * hd_parses_expire, which the loop calls after every batch.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+#define PARSES_MAX 16	      /* running, all uids: each is a forked worker */
+#define PARSES_PER_UID 4      /* running per uid other than root */
+#define PARSES_QUEUED_MAX 256 /* running or queued, all uids (beyond: -EAGAIN) */
+
+struct waiter {
+	struct waiter *next;
+	void *cookie; /* main.c's connection; NULL once it closed */
+	pid_t pid;
+	uid_t uid;
+	int pidfd; /* a dup of the connection's, or -1 */
+	struct hd_mapping *mp;
+};
+
+struct hd_parse {
+	enum hd_tag tag; /* HD_TAG_PARSE: epoll data points here */
+	struct hd_parse *next;
+	uint64_t dev, ino;
+	uid_t uid; /* the first requester: the module's owner, whose quota it counts in */
+	int fd;	   /* the file (a dup of the first requester's map_files open) */
+	struct hd_mapping *mp; /* the first requester's mapping: the path for the events */
+	struct hd_parse_job job;
+	struct waiter *waiters;
+};
+
+static struct hd_parse *parses;
+static unsigned nparses;
+
+unsigned hd_parses_of(uid_t uid)
+{
+	unsigned n = 0;
+
+	for (struct hd_parse *p = parses; p; p = p->next)
+		n += p->uid == uid;
+	return n;
+}
+
+/* Workers running, of uid or (any) all. */
+static unsigned running(bool any, uid_t uid)
+{
+	unsigned n = 0;
+
+	for (struct hd_parse *p = parses; p; p = p->next)
+		n += p->job.pid > 0 && (any || p->uid == uid);
+	return n;
+}
+
+unsigned hd_parses_running(void)
+{
+	return running(true, 0);
+}
+
+static bool may_run(uid_t uid)
+{
+	return running(true, 0) < PARSES_MAX && (uid == 0 || running(false, uid) < PARSES_PER_UID);
+}
+
+/* Forks p's worker and watches its pipe. */
+static int parse_run(struct hd_parse *p)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = p};
+	struct hd_worker_limits lim = hd_limits_for(p->mp);
+	char err[256];
+	int ret = hd_parse_start(p->fd, &lim, &p->job, err, sizeof(err));
+
+	if (ret) {
+		hd_warn("%s: %s", p->mp->path, err);
+		return ret;
+	}
+	if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) != 0) {
+		ret = -errno;
+		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
+		return ret;
+	}
+	hd_dbg("%s: parse started (worker %d%s)", p->mp->path, (int)p->job.pid,
+	       p->job.spare ? ", the spare" : "");
+	return 0;
+}
+
+struct hd_parse *hd_parse_find(uint64_t dev, uint64_t ino)
+{
+	for (struct hd_parse *p = parses; p; p = p->next)
+		if (p->dev == dev && p->ino == ino)
+			return p;
+	return NULL;
+}
+
+static void parse_unlink_free(struct hd_parse *p)
+{
+	struct hd_parse **pp = &parses;
+
+	while (*pp && *pp != p)
+		pp = &(*pp)->next;
+	if (*pp)
+		*pp = p->next;
+	nparses--;
+	hd_forget(p);
+	if (p->job.rfd >= 0)
+		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	close(p->fd);
+	free(p->mp);
+	free(p);
+}
+
+int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
+		  const struct hd_mapping *mp)
+{
+	struct waiter *w = calloc(1, sizeof(*w));
+
+	if (!w || !(w->mp = malloc(sizeof(*w->mp)))) {
+		free(w);
+		return -ENOMEM;
+	}
+	*w->mp = *mp;
+	w->cookie = cookie;
+	w->pid = pid;
+	w->uid = uid;
+	w->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+	if (pidfd >= 0 && w->pidfd < 0) {
+		free(w->mp);
+		free(w);
+		return -ENOMEM;
+	}
+	w->next = p->waiters;
+	p->waiters = w;
+	return -EINPROGRESS;
+}
+
+/* A new file: admitted, a worker started, the requester its first waiter. */
+int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp,
+		   int fd, uint64_t dev, uint64_t ino)
+{
+	struct hd_parse *p, **tail = &parses;
+	int ret;
+
+	if (nparses >= PARSES_QUEUED_MAX) {
+		hd_warn("%u parses running or queued: %s refused", nparses, mp->path);
+		return -EAGAIN;
+	}
+	ret = hd_mod_admit(mp, fd, uid);
+	if (ret)
+		return ret;
+	p = calloc(1, sizeof(*p));
+	if (!p || !(p->mp = malloc(sizeof(*p->mp)))) {
+		free(p);
+		return -ENOMEM;
+	}
+	*p->mp = *mp;
+	p->tag = HD_TAG_PARSE;
+	p->dev = dev;
+	p->ino = ino;
+	p->uid = uid;
+	p->job.pid = -1;
+	p->job.rfd = -1;
+	p->job.deadline = UINT64_MAX;
+	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	ret = p->fd < 0 ? -errno : may_run(uid) ? parse_run(p) : 0;
+	if (ret) {
+		if (p->fd >= 0)
+			close(p->fd);
+		free(p->mp);
+		free(p);
+		return ret;
+	}
+	if (p->job.pid <= 0)
+		hd_dbg("%s: parse queued (%u workers running)", mp->path, running(true, 0));
+	/* In arrival order: the queued ones start first come, first served. */
+	while (*tail)
+		tail = &(*tail)->next;
+	*tail = p;
+	nparses++;
+	return hd_parse_wait(p, cookie, pid, uid, pidfd, mp);
+}
+
+static void waiter_free(struct waiter *w)
+{
+	if (w->pidfd >= 0)
+		close(w->pidfd);
+	free(w->mp);
+	free(w);
+}
+
+/* Whether anyone still waits: a connection to answer, or a live process to register. */
+static bool parse_wanted(const struct hd_parse *p)
+{
+	for (const struct waiter *w = p->waiters; w; w = w->next)
+		if (w->cookie || hd_peer_alive(w->pidfd))
+			return true;
+	return false;
+}
+
+/* The parse is over (or abandoned: why): register, attach and answer every waiter. */
+static void parse_end(struct hd_parse *p, int why)
+{
+	struct usdt_notes *n = NULL;
+	struct hd_module *m = NULL;
+	struct waiter *w = p->waiters, *next;
+	bool live = false;
+	char err[256];
+	int ret;
+
+	p->waiters = NULL; /* answered below: a cancel during an answer finds nothing */
+	if (p->job.rfd >= 0)
+		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
+	if (ret && why != -ECANCELED)
+		hd_warn("%s: %s", p->mp->path, err);
+	if (!ret && n->naccepted == 0) {
+		/* Nothing for us in it: the /proc scans need not parse it again. */
+		hd_neg_add(p->mp->dev, p->mp->ino);
+	}
+	for (struct waiter *x = w; x; x = x->next)
+		live |= hd_peer_alive(x->pidfd);
+	if (!ret && !live) {
+		hd_dbg("%s: every requester is gone: not registered", p->mp->path);
+		usdt_notes_free(n);
+		ret = -ESRCH;
+	} else if (!ret) {
+		m = hd_mod_find(p->dev, p->ino);
+		if (m && !m->draining)
+			usdt_notes_free(n); /* registered meanwhile (a /proc scan) */
+		else
+			ret = hd_mod_finish(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, &m);
+	}
+	for (; w; w = next) {
+		uint32_t np = 0;
+		int r = ret;
+
+		next = w->next;
+		if (!r && !hd_peer_alive(w->pidfd))
+			r = -ESRCH;
+		if (!r)
+			r = hd_add_known(w->pid, w->uid, w->pidfd, w->mp, m);
+		if (!r)
+			np = m->nprobes;
+		hd_dbg("REGISTER pid %d uid %u: %s", (int)w->pid, (unsigned)w->uid,
+		       r ? strerror(-r) : w->mp->path);
+		if (w->cookie)
+			hd_register_done(w->cookie, r, np);
+		waiter_free(w);
+	}
+	if (m && m->nusers == 0 && !m->draining)
+		hd_mod_remove(m, true);
+	parse_unlink_free(p);
+}
+
+void hd_parse_event(void *arg)
+{
+	struct hd_parse *p = arg;
+	struct hd_worker_limits lim = hd_limits_for(p->mp);
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = p};
+	int ret;
+
+	if (!hd_parse_read(&p->job))
+		return;
+	ret = hd_parse_respawn(&p->job, p->fd, &lim);
+	if (ret == 1) {
+		/* (The old socket left the epoll set when it was closed.) */
+		hd_dbg("%s: the spare died before its parse: worker %d forked for it", p->mp->path,
+		       (int)p->job.pid);
+		if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, p->job.rfd, &ev) == 0)
+			return;
+		ret = -errno;
+	}
+	parse_end(p, ret < 0 ? ret : 0);
+}
+
+uint64_t hd_parses_expire(uint64_t now)
+{
+	uint64_t next = UINT64_MAX;
+
+	hd_parse_reap(false);
+	/* Queued parses start as workers finish (parse_end answers only its own waiters). */
+	for (struct hd_parse *p = parses, *pn; p; p = pn) {
+		int ret;
+
+		pn = p->next;
+		if (p->job.pid > 0 || !may_run(p->uid) || !parse_wanted(p))
+			continue;
+		ret = parse_run(p);
+		if (ret)
+			parse_end(p, ret);
+	}
+	for (struct hd_parse *p = parses, *pn; p; p = pn) {
+		pn = p->next;
+		if (now >= p->job.deadline) {
+			parse_end(p, -ETIMEDOUT);
+		} else if (!parse_wanted(p)) {
+			hd_dbg("%s: nobody waits for its parse any more: worker killed",
+			       p->mp->path);
+			parse_end(p, -ECANCELED);
+		} else if (p->job.deadline < next)
+			next = p->job.deadline;
+	}
+	return next;
+}
+
+void hd_register_cancel(void *cookie)
+{
+	for (struct hd_parse *p = parses; p; p = p->next)
+		for (struct waiter *w = p->waiters; w; w = w->next) {
+			if (w->cookie != cookie)
+				continue;
+			w->cookie = NULL; /* still registered at the end if its process lives */
+			if (!parse_wanted(p)) {
+				hd_dbg("%s: nobody waits for its parse any more: worker killed",
+				       p->mp->path);
+				parse_end(p, -ECANCELED);
+			}
+			return;
+		}
+}
+
+/* SIGTERM: every parse abandoned, its waiters answered. */
+void hd_parses_cancel(void)
+{
+	while (parses)
+		parse_end(parses, -ECANCELED);
+}

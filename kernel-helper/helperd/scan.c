@@ -1,0 +1,307 @@
+// SPDX-License-Identifier: MIT
+/*
+ * Reading /proc on the daemon's own initiative: the start-up and --all
+ * scans, the exec sweep with the rest of the timer's work (hd_tick), and
+ * LIST.
+ *
+ * The scans register the processes that map a -G module and whose drti
+ * talks to our socket, and with --all those mapping any file with stapsdt
+ * notes (--only narrowing it); the maps line's (dev, ino) is checked first,
+ * against the registry and a cache of files known to carry nothing, so per
+ * (dev, ino) a file is checked once. The start-up scan parses in line; the
+ * --rescan's new files go to the parse queue (queue.c) like a REGISTER's.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+#define NEG_MAX 65536
+
+/* Files known to carry nothing for us (the scan's cache). */
+static struct {
+	uint64_t dev, ino;
+} * neg;
+static size_t nneg;
+
+static bool neg_has(uint64_t dev, uint64_t ino)
+{
+	for (size_t i = 0; i < nneg; i++)
+		if (neg[i].dev == dev && neg[i].ino == ino)
+			return true;
+	return false;
+}
+
+void hd_neg_add(uint64_t dev, uint64_t ino)
+{
+	if (!neg)
+		neg = calloc(NEG_MAX, sizeof(*neg));
+	if (!neg)
+		return;
+	if (nneg == NEG_MAX)
+		nneg = 0; /* forget, rather than grow without bound */
+	neg[nneg].dev = dev;
+	neg[nneg].ino = ino;
+	nneg++;
+}
+
+/* hd_rescan is scanning: new files are parsed asynchronously (hd_add_user). */
+bool hd_scan_async;
+
+/* --- scanning /proc (start-up, --all) --- */
+
+struct scan_ctx {
+	bool ours; /* the process's drti talks to our socket */
+	uid_t uid;
+	bool uid_known;
+	int pidfd;
+	unsigned found;
+};
+
+static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
+{
+	struct scan_ctx *c = arg;
+	struct hd_module *mod;
+	struct hd_proc *p;
+	uint64_t dev, ino;
+	struct stat st;
+	unsigned kinds;
+	int fd, ret;
+
+	/* The maps fields name the file (dev, ino) without opening it: the cheap filters. */
+	mod = hd_mod_find(m->dev, m->ino);
+	if (!mod && neg_has(m->dev, m->ino))
+		return 0;
+	p = hd_proc_find(pid);
+	if (mod && p)
+		for (uint32_t i = 0; i < p->nmods; i++)
+			if (p->mods[i].m == mod)
+				return 0; /* already counted */
+	fd = hd_open_mapping(pid, m);
+	if (fd < 0)
+		return 0;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		return 0;
+	}
+	dev = (uint64_t)st.st_dev;
+	ino = (uint64_t)st.st_ino;
+	if (!hd_mod_find(dev, ino)) {
+		/*
+		 * A -G module of a process whose drti talks to us; with --all, any
+		 * file with stapsdt notes or ours, --only narrowing what --all adds
+		 * to the paths an operator names.
+		 */
+		kinds = hd_elf_note_kinds(fd);
+		if (!((kinds & HD_HAS_USDTKIT) && c->ours) &&
+		    !(hd_cfg.all && (kinds & (HD_HAS_STAPSDT | HD_HAS_USDTKIT)) &&
+		      (!hd_cfg.only || fnmatch(hd_cfg.only, m->path, 0) == 0))) {
+			/* Whether a -G module is taken depends on the process: never cached. */
+			if (!(kinds & HD_HAS_USDTKIT))
+				hd_neg_add(m->dev, m->ino);
+			close(fd);
+			return 0;
+		}
+	}
+	if (!c->uid_known) {
+		c->uid = hd_pid_uid(pid);
+		c->uid_known = true;
+	}
+	ret = c->uid != (uid_t)-1 ? hd_add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL)
+				  : -ESRCH;
+	if (ret == 0)
+		c->found++;
+	else if (ret == -ENODATA && !hd_mod_find(dev, ino))
+		hd_neg_add(m->dev, m->ino); /* (not a refusal that may change: rate, tracefs) */
+	close(fd);
+	return 0;
+}
+
+unsigned hd_scan_all(void)
+{
+	DIR *d = opendir("/proc");
+	struct dirent *de;
+	unsigned found = 0;
+	pid_t self = getpid();
+
+	if (!d) {
+		hd_err("cannot read /proc: %s", strerror(errno));
+		return 0;
+	}
+	while ((de = readdir(d))) {
+		struct scan_ctx c = {.pidfd = -1};
+		char *end;
+		long pid = strtol(de->d_name, &end, 10);
+
+		if (*end || pid <= 0 || pid == self)
+			continue;
+		/* Without --all: only processes whose drti would talk to us. */
+		c.ours = hd_pid_uses_socket((pid_t)pid, hd_cfg.socket_path);
+		if (!hd_cfg.all && !c.ours)
+			continue;
+		c.pidfd = (int)pidfd_open((pid_t)pid, 0);
+		if (c.pidfd < 0 && errno == ENOSYS) {
+			static bool said;
+
+			/* (valgrind 3.19, kernels < 5.3): pidfds come with connections only */
+			if (!said)
+				hd_warn("pidfd_open: %s: running processes are not adopted by the "
+					"/proc scan; they are registered when they connect",
+					strerror(errno));
+			said = true;
+			break;
+		}
+		if (c.pidfd < 0)
+			continue;
+		hd_each_mapping((pid_t)pid, scan_mapping, &c);
+		close(c.pidfd);
+		found += c.found;
+	}
+	closedir(d);
+	return found;
+}
+
+void hd_rescan(void)
+{
+	unsigned n;
+
+	hd_scan_async = true;
+	n = hd_scan_all();
+	hd_scan_async = false;
+
+	if (n)
+		hd_dbg("rescan: %u new registrations", n);
+}
+
+/*
+ * The exec sweep: a process that exec'ed into a program without drti keeps
+ * its pid (its pidfd never fires) but maps its old modules no more. Every
+ * tick checks the processes of the next slice of the table, so that each is
+ * checked every hd_cfg.sweep_s seconds: one maps read per process per period.
+ */
+static void sweep(void)
+{
+	static size_t next;
+	size_t n = hd_cfg.sweep_s ? HD_PROC_BUCKETS / hd_cfg.sweep_s + 1 : 0;
+	struct hd_mapping *mp;
+
+	if (!n || !hd_nprocs_total || !(mp = malloc(sizeof(*mp))))
+		return;
+	for (size_t k = 0; k < n; k++, next = (next + 1) % HD_PROC_BUCKETS)
+		for (struct hd_proc *p = hd_procs[next], *pn; p; p = pn) {
+			pn = p->hnext;
+			/* Exited: its pidfd says so; its pid's maps may be another's. */
+			if (!hd_peer_alive(p->pidfd))
+				continue;
+			for (uint32_t i = 0; i < p->nmods;) {
+				if (hd_still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp)) {
+					i++;
+					continue;
+				}
+				hd_dbg("pid %d no longer maps %s (exec)", (int)p->pid,
+				       p->mods[i].m->mapped_path);
+				hd_proc_detach(p, i, false);
+			}
+			if (p->nmods == 0)
+				hd_proc_free(p);
+		}
+	free(mp);
+}
+
+void hd_tick(uint64_t now)
+{
+	sweep();
+	/* A state file that could not be written (disk full) is tried again. */
+	if (hd_state_dirty && now >= hd_state_retry_at)
+		hd_registry_flush();
+	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
+	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
+			if (!m->retiring && ((m->idle && now >= m->idle_until) ||
+					     (m->draining && m->nusers == 0 && now >= m->retry_at)))
+				hd_retire(m, 0);
+}
+
+/*
+ * LIST reads /proc, because the daemon does not track every process that
+ * maps a registered file (see "lingering and retiring"): every process (or
+ * the one asked for) whose maps hold a registered, non-draining file, as
+ * maps names it. root sees all; another uid only its own processes.
+ */
+struct list_ctx {
+	void (*fn)(const struct hd_list_entry *e, void *arg);
+	void *arg;
+	size_t n;
+};
+
+static struct hd_module *mod_by_mapping(const struct hd_mapping *mp)
+{
+	struct hd_module *m = hd_mod_find(mp->dev, mp->ino);
+
+	if (m && m->mdev == mp->dev && m->mino == mp->ino)
+		return m;
+	if (hd_nodd)
+		for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+			for (m = hd_modules[b]; m; m = m->hnext)
+				if (m->mdev == mp->dev && m->mino == mp->ino)
+					return m;
+	return NULL;
+}
+
+static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
+{
+	struct list_ctx *l = arg;
+	struct hd_module *m = mod_by_mapping(mp);
+	struct hd_list_entry e;
+
+	if (!m || m->draining)
+		return 0;
+	e = (struct hd_list_entry){
+	    .pid = pid,
+	    .nprobes = m->nprobes,
+	    .dev = m->dev,
+	    .ino = m->ino,
+	    .start = mp->start,
+	    .end = mp->end,
+	    .load_bias = mp->start - mp->offset - m->delta,
+	    .path = mp->path,
+	};
+	l->fn(&e, l->arg);
+	l->n++;
+	return 0;
+}
+
+size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
+	       void *arg)
+{
+	struct list_ctx l = {.fn = fn, .arg = arg};
+	pid_t self = getpid();
+	struct dirent *de;
+	DIR *d;
+
+	if (!hd_nmodules_total)
+		return 0;
+	if (pid) {
+		if (pid != self && (uid == 0 || hd_pid_uid(pid) == uid))
+			hd_each_mapping(pid, list_mapping, &l);
+		return l.n;
+	}
+	d = opendir("/proc");
+	while (d && (de = readdir(d))) {
+		char *end;
+		long p = strtol(de->d_name, &end, 10);
+
+		if (*end || p <= 0 || p == self || (uid != 0 && hd_pid_uid((pid_t)p) != uid))
+			continue;
+		hd_each_mapping((pid_t)p, list_mapping, &l);
+	}
+	if (d)
+		closedir(d);
+	return l.n;
+}

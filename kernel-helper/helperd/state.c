@@ -1,0 +1,290 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The state file, the start-up recovery it serves, and waiting for tracefs.
+ *
+ * The state file lists every site we created, rewritten whole (temporary
+ * file + rename) whenever that set changes, which is only when a module is
+ * added or removed, never on the per-process path. A failed write (disk
+ * full) is logged and the daemon goes on; the cost is that a restart after a
+ * crash may leave those events behind, never that it removes foreign ones.
+ *
+ * At start-up the previous instance's sites are read back, /proc is scanned
+ * (scan.c) so that the files still mapped are registered again and claim
+ * their old sites (hd_claim_old), and the sites nobody claimed are removed
+ * if tracefs still lists them. All of that waits for a usable tracefs.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+bool hd_state_dirty;
+uint64_t hd_state_dirty_since, hd_state_retry_at;
+
+static bool state_warned;
+
+/* A previous instance's sites (recovery) and whether one was claimed again. */
+struct old_site {
+	struct hd_site s;
+	char *path;
+	uint64_t dev, ino;
+	bool claimed;
+};
+static struct old_site *old;
+static size_t nold;
+
+/* --- the state file --- */
+
+static bool write_state(void)
+{
+	char tmp[4200];
+	FILE *f;
+	int fd, bad;
+
+	snprintf(tmp, sizeof(tmp), "%s.tmp", hd_cfg.state_path);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	f = fd >= 0 ? fdopen(fd, "w") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		goto failed;
+	}
+	fprintf(f, "usdtkit-helperd-state 1\n");
+	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
+		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
+			for (size_t i = 0; i < m->nsites; i++) {
+				const struct hd_site *s = &m->sites[i];
+
+				/* Paths are usdt_tracefs_path_ok: no white space. */
+				fprintf(f, "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64, m->dev,
+					m->ino, s->group, s->event, s->off);
+				if (s->has_ref)
+					fprintf(f, " 0x%" PRIx64 " %s\n", s->ref, m->path);
+				else
+					fprintf(f, " - %s\n", m->path);
+			}
+	/*
+	 * No fsync: the file describes tracefs events, which a power loss
+	 * erases too; rename alone keeps it whole against a crash of ours.
+	 */
+	bad = ferror(f) || fflush(f) != 0;
+	bad |= fclose(f);
+	if (bad || rename(tmp, hd_cfg.state_path) != 0)
+		goto failed;
+	if (state_warned)
+		hd_info("the state file %s is written again", hd_cfg.state_path);
+	state_warned = false;
+	return true;
+failed:
+	if (!state_warned)
+		hd_warn("cannot write the state file %s: %s (going on; a restart after a crash "
+			"may leave events behind)",
+			hd_cfg.state_path, strerror(errno));
+	state_warned = true;
+	unlink(tmp);
+	return false;
+}
+
+/*
+ * The state file is written in the background (hd_registry_background),
+ * when no client waits, so no answer waits for it.
+ */
+void hd_save_state(void)
+{
+	if (!hd_state_dirty)
+		hd_state_dirty_since = hd_now_ms();
+	hd_state_dirty = true;
+}
+
+void hd_registry_flush(void)
+{
+	if (hd_state_dirty && !write_state()) {
+		/* Tried again a second later (a full disk may have room by then). */
+		hd_state_retry_at = hd_now_ms() + 1000;
+		return;
+	}
+	hd_state_dirty = false;
+}
+
+static void load_state(void)
+{
+	FILE *f = fopen(hd_cfg.state_path, "re");
+	char line[4400];
+
+	if (!f)
+		return;
+	if (!fgets(line, sizeof(line), f) || strcmp(line, "usdtkit-helperd-state 1\n") != 0) {
+		hd_warn("%s: not a state file of this version: ignored", hd_cfg.state_path);
+		fclose(f);
+		return;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		struct old_site o = {0};
+		char group[80], event[80], ref[40], path[4200];
+		unsigned long long dev, ino, off;
+		struct old_site *no;
+
+		if (sscanf(line, "site %llu %llu %79s %79s %llx %39s %4199s", &dev, &ino, group,
+			   event, &off, ref, path) != 7 ||
+		    strlen(group) > USDT_TRACEFS_NAME_MAX ||
+		    strlen(event) > USDT_TRACEFS_NAME_MAX || !usdt_tracefs_path_ok(path))
+			continue;
+		strcpy(o.s.group, group);
+		strcpy(o.s.event, event);
+		o.s.off = off;
+		o.s.has_ref = strcmp(ref, "-") != 0;
+		o.s.ref = o.s.has_ref ? strtoull(ref, NULL, 16) : 0;
+		o.dev = dev;
+		o.ino = ino;
+		o.path = strdup(path);
+		no = realloc(old, (nold + 1) * sizeof(*old));
+		if (!o.path || !no) {
+			free(o.path);
+			break;
+		}
+		old = no;
+		old[nold++] = o;
+	}
+	fclose(f);
+	hd_info("state file: %zu sites from a previous instance", nold);
+}
+
+/* A site that existed before we wrote it: ours from before, or someone else's. */
+bool hd_claim_old(const struct hd_module *prev, const char *path, const struct hd_site *s)
+{
+	if (prev)
+		for (size_t i = 0; i < prev->nsites; i++)
+			if (!strcmp(prev->sites[i].group, s->group) &&
+			    !strcmp(prev->sites[i].event, s->event) &&
+			    prev->sites[i].off == s->off && !strcmp(prev->path, path))
+				return true;
+	for (size_t i = 0; i < nold; i++)
+		if (!strcmp(old[i].s.group, s->group) && !strcmp(old[i].s.event, s->event) &&
+		    old[i].s.off == s->off && !strcmp(old[i].path, path)) {
+			old[i].claimed = true;
+			return true;
+		}
+	return false;
+}
+
+static void recover_now(void)
+{
+	struct usdt_uprobe_entry *ls = NULL;
+	size_t nls = 0, removed = 0;
+	unsigned found;
+
+	load_state();
+	found = hd_scan_all();
+	/* Ours from before and not claimed by a live process: remove if still there. */
+	if (nold && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0) {
+		for (size_t i = 0; i < nold; i++) {
+			bool listed = false;
+
+			if (old[i].claimed)
+				continue;
+			for (size_t j = 0; j < nls && !listed; j++)
+				listed = ls[j].off == old[i].s.off &&
+					 !strcmp(ls[j].group, old[i].s.group) &&
+					 !strcmp(ls[j].event, old[i].s.event) &&
+					 !strcmp(ls[j].path, old[i].path);
+			if (listed && hd_remove_site(old[i].path, &old[i].s) == 0)
+				removed++;
+			/* EBUSY: left; it is in no module, so the next state file forgets it. */
+		}
+		usdt_tracefs_list_free(ls, nls);
+	}
+	for (size_t i = 0; i < nold; i++) {
+		if (!old[i].claimed &&
+		    !strncmp(old[i].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
+		    !hd_mod_find(old[i].dev, old[i].ino))
+			usdt_tracefs_alias_release(old[i].path);
+		free(old[i].path);
+	}
+	free(old);
+	old = NULL;
+	nold = 0;
+	hd_save_state();
+	hd_info("start-up: %u process registrations found running, %zu stale events removed", found,
+		removed);
+}
+
+/*
+ * tracefs may be missing, read-only or without uprobe support (a container,
+ * a kernel without CONFIG_UPROBE_EVENTS, a boot that has not mounted it yet).
+ * The daemon serves anyway: REGISTER is answered with the open's errno
+ * (-ENODEV not mounted, -EROFS read-only, -EOPNOTSUPP no uprobe_events,
+ * -EACCES), LIST works, and nothing is written (no event, no state file:
+ * recovery waits for tracefs). The open is retried on demand, at most once
+ * per TRACEFS_RETRY_MS, so the daemon registers as soon as tracefs is usable,
+ * without a restart. The problem is logged once per distinct error.
+ */
+#define TRACEFS_RETRY_MS 1000
+
+static int tracefs_err;
+static uint64_t tracefs_retry_at;
+bool hd_recovery_pending;
+
+static const char *tracefs_advice(int err)
+{
+	switch (-err) {
+	case ENODEV:
+		return "mount it (mount -t tracefs nodev /sys/kernel/tracing)";
+	case EROFS:
+		return "remount it read-write";
+	case EOPNOTSUPP:
+		return "mount tracefs there, on a kernel with CONFIG_UPROBE_EVENTS";
+	case EACCES:
+	case EPERM:
+		return "run the daemon as root";
+	default:
+		return "make /sys/kernel/tracing/uprobe_events writable";
+	}
+}
+
+int hd_tracefs_ready(void)
+{
+	char err[256];
+	uint64_t now;
+	int ret;
+
+	if (hd_tracefs->fd >= 0)
+		return 0;
+	now = hd_now_ms();
+	if (tracefs_err && now < tracefs_retry_at)
+		return tracefs_err;
+	tracefs_retry_at = now + TRACEFS_RETRY_MS;
+	ret = usdt_tracefs_open(hd_tracefs, USDT_TRACEFS_MOUNT, err, sizeof(err));
+	if (ret) {
+		if (ret != tracefs_err)
+			hd_err("tracefs is not usable: %s. Registrations are refused (%s) and "
+			       "nothing is written until it is; to fix: %s. The daemon retries at "
+			       "the next registration (at most once a second), no restart needed",
+			       err, strerror(-ret), tracefs_advice(ret));
+		tracefs_err = ret;
+		return ret;
+	}
+	if (tracefs_err)
+		hd_info("tracefs is usable again (%s): registering", hd_tracefs->root);
+	tracefs_err = 0;
+	if (hd_recovery_pending) {
+		hd_recovery_pending = false;
+		recover_now();
+	}
+	return 0;
+}
+
+void hd_recover(void)
+{
+	if (hd_tracefs_ready() != 0) {
+		/* The previous instance's events and state file wait until tracefs is back. */
+		hd_recovery_pending = true;
+		return;
+	}
+	if (!hd_recovery_pending)
+		recover_now();
+}
