@@ -22,6 +22,7 @@
  * command-line inputs that are not ELF are errors.
  */
 #include "elf_objects.h"
+#include "notes.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -92,32 +93,6 @@ static int oom(struct reader *r)
 	return -1;
 }
 
-/*
- * Arguments are "[-]SIZE[f]@OPERAND" separated by spaces, but an operand may
- * itself contain a space (aarch64 "8@[sp, 16]"), so an argument starts only
- * where a word begins with "[-]DIGITS[f]@".
- */
-static unsigned count_args(const char *args, size_t len)
-{
-	unsigned n = 0;
-	size_t i, j;
-
-	for (i = 0; i < len; i++) {
-		if (i > 0 && args[i - 1] != ' ')
-			continue;
-		j = i + (args[i] == '-');
-		if (j >= len || args[j] < '0' || args[j] > '9')
-			continue;
-		while (j < len && args[j] >= '0' && args[j] <= '9')
-			j++;
-		if (j < len && args[j] == 'f')
-			j++;
-		if (j < len && args[j] == '@')
-			n++;
-	}
-	return n;
-}
-
 /* One note desc: returns 0, or -1 when malformed (reported by the caller). */
 static int add_site(struct reader *r, size_t unit, const char *desc, size_t len, int elfclass)
 {
@@ -146,7 +121,8 @@ static int add_site(struct reader *r, size_t unit, const char *desc, size_t len,
 	s->unit = unit;
 	s->provider = strdup(prov);
 	s->name = strdup(name);
-	s->nargs = args < end ? count_args(args, strlen(args)) : 0;
+	/* Counted as the daemon splits them (core/argspec.c). */
+	s->nargs = args < end ? usdt_argspec_count(args) : 0;
 	if (!s->provider || !s->name) {
 		free(s->provider);
 		free(s->name);

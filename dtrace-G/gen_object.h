@@ -10,7 +10,7 @@
 #include <stdio.h>
 
 #include "diag.h"
-#include "usdt_provider.h"
+#include "model.h"
 
 /* Writes the whole C source of the provider object to out. Returns 0 or -errno. */
 int usdt_gen_source(const struct usdt_program *prog, FILE *out);

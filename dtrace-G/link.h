@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "diag.h"
-#include "usdt_provider.h"
+#include "model.h"
 
 struct usdt_link_opts {
 	const char *output;   /* the .o to write (already defaulted by the command) */

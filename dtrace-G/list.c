@@ -21,13 +21,14 @@
  *
  * Where the probes come from: each module (a file some process maps) is
  * reached through /proc/PID/map_files (list_source.c) and read with the
- * helper's validating note reader (kernel-helper/lib/notes.c): the probes
- * listed are exactly the sites the daemon would register, accepted by the
- * same rules. A file is read once however many processes map it (keyed by
- * device and inode). Function names come from symbols.c (symbol tables, and
- * DWARF for inlined sites and compilers' copies); -v types and stability from our metadata note
- * (list_meta.c), or, for probes built without `dtrace -G`, integer types of
- * the sizes the stapsdt note gives and DTrace's default attributes.
+ * core's validating note reader (core/notes.c): the probes listed are
+ * exactly the sites the daemon would register, accepted by the same rules.
+ * A file is read once however many processes map it (keyed by device and
+ * inode). Function names come from symbols.c (symbol tables, and DWARF for
+ * inlined sites and compilers' copies); -v types and stability from our
+ * metadata note (core/metadata.c), or, for probes built without
+ * `dtrace -G`, integer types of the sizes the stapsdt note gives and
+ * DTrace's default attributes.
  *
  * Probe descriptions match as DTrace's do: fields are globs (fnmatch: `*`,
  * `?`, `[...]`), an empty field matches anything, and a description with
@@ -48,8 +49,8 @@
 #include "list.h"
 #include "list_create.h"
 #include "list_grab.h"
-#include "list_meta.h"
 #include "list_source.h"
+#include "metadata.h"
 #include "notes.h"
 #include "symbols.h"
 
@@ -77,8 +78,6 @@ struct file_entry {
 	struct usdt_notes *notes; /* NULL: no probes to list */
 	struct file_probe *p;
 	size_t n;
-	struct usdt_list_meta_ref *meta;
-	size_t nmeta;
 };
 
 struct lister {
@@ -241,7 +240,6 @@ static void file_entry_free(struct file_entry *f)
 		free(f->p[i].func);
 	}
 	free(f->p);
-	free(f->meta);
 	if (f->notes)
 		usdt_notes_free(f->notes);
 }
@@ -322,7 +320,7 @@ static int group_sites(struct file_entry *f, char **funcs)
 	if (!f->p)
 		return -ENOMEM;
 	for (i = 0; i < n->nprobes; i++) {
-		const struct usdt_probe *s = &n->probes[i];
+		const struct usdt_site *s = &n->probes[i];
 		char *fn = printable(funcs[i] ? funcs[i] : "", false);
 		struct file_probe *p;
 
@@ -344,7 +342,7 @@ static int group_sites(struct file_entry *f, char **funcs)
 		p->provider = s->provider;
 		p->name = s->name;
 		p->site = i;
-		p->dname = usdt_list_dtrace_name(s->name);
+		p->dname = usdt_probe_dtrace_name(s->name);
 		p->func = fn;
 		f->n++;
 		if (!p->dname)
@@ -398,19 +396,6 @@ static int read_file(struct lister *l, const struct usdt_list_module *m, struct 
 	rc = group_sites(f, funcs);
 	if (rc)
 		goto out;
-	if (f->notes->nmeta) {
-		f->meta = calloc(f->notes->nmeta, sizeof(*f->meta));
-		if (!f->meta) {
-			rc = -ENOMEM;
-			goto out;
-		}
-		for (i = 0; i < f->notes->nmeta; i++) {
-			f->meta[i].desc = f->notes->meta[i].desc;
-			f->meta[i].size = f->notes->meta[i].size;
-			f->meta[i].big_endian = f->notes->meta[i].big_endian;
-		}
-		f->nmeta = f->notes->nmeta;
-	}
 out:
 	if (funcs)
 		for (i = 0; i < n; i++)
@@ -447,15 +432,15 @@ static struct file_entry *get_file(struct lister *l, const struct usdt_list_modu
 
 /* ---- printing ---- */
 
-static void print_attr(FILE *out, const char *title, const unsigned a[3])
+static void print_attr(FILE *out, const char *title, const struct usdt_attr *a)
 {
 	fprintf(out, "\n\t%s\n", title);
-	fprintf(out, "\t\tIdentifier Names: %s\n", usdt_list_stability_name(a[0]));
-	fprintf(out, "\t\tData Semantics:   %s\n", usdt_list_stability_name(a[1]));
-	fprintf(out, "\t\tDependency Class: %s\n", usdt_list_class_name(a[2]));
+	fprintf(out, "\t\tIdentifier Names: %s\n", usdt_stability_name(a->name_stab));
+	fprintf(out, "\t\tData Semantics:   %s\n", usdt_stability_name(a->data_stab));
+	fprintf(out, "\t\tDependency Class: %s\n", usdt_depclass_name(a->dep_class));
 }
 
-static const char *sized_type(const struct usdt_arg *a)
+static const char *sized_type(const struct usdt_argspec *a)
 {
 	static const char *const s[] = { "int8_t", "int16_t", "int32_t", "int64_t" };
 	static const char *const u[] = { "uint8_t", "uint16_t", "uint32_t", "uint64_t" };
@@ -473,31 +458,35 @@ static const char *sized_type(const struct usdt_arg *a)
  */
 static void print_info(struct lister *l, const struct file_entry *f, const struct file_probe *p)
 {
-	struct usdt_list_probe_info info;
+	struct usdt_meta_info info;
+	struct usdt_attr desc;
 	const char *why = NULL;
-	unsigned desc[3], i, k;
+	unsigned i;
 
 	memset(&info, 0, sizeof(info));
-	usdt_list_default_attrs(&info);
-	if (!usdt_list_meta_find(f->meta, f->nmeta, p->provider, p->name, &info, &why)) {
-		const struct usdt_probe *s = &f->notes->probes[p->site];
+	usdt_meta_default_attrs(info.attr);
+	if (!usdt_meta_find(f->notes, p->provider, p->name, &info, &why)) {
+		const struct usdt_site *s = &f->notes->probes[p->site];
 
-		usdt_list_default_attrs(&info);
+		usdt_meta_default_attrs(info.attr);
 		info.nargs = info.nxargs = s->nargs;
 		for (i = 0; i < s->nargs; i++)
 			info.native[i] = info.xlated[i] = sized_type(&s->arg[i]);
 		info.translated = false;
 	}
-	for (k = 0; k < 3; k++) {
-		desc[k] = info.attr[0][k];
-		for (i = 1; i < 4; i++)
-			if (info.attr[i][k] < desc[k])
-				desc[k] = info.attr[i][k];
+	desc = info.attr[USDT_ATTR_PROVIDER];
+	for (i = USDT_ATTR_MODULE; i <= USDT_ATTR_NAME; i++) {
+		if (info.attr[i].name_stab < desc.name_stab)
+			desc.name_stab = info.attr[i].name_stab;
+		if (info.attr[i].data_stab < desc.data_stab)
+			desc.data_stab = info.attr[i].data_stab;
+		if (info.attr[i].dep_class < desc.dep_class)
+			desc.dep_class = info.attr[i].dep_class;
 	}
-	print_attr(l->out, "Probe Description Attributes", desc);
-	print_attr(l->out, "Argument Attributes", info.attr[4]);
+	print_attr(l->out, "Probe Description Attributes", &desc);
+	print_attr(l->out, "Argument Attributes", &info.attr[USDT_ATTR_ARGS]);
 	fprintf(l->out, "\n\tArgument Types\n");
-	for (i = 0; i < info.nxargs && i < USDT_LIST_MAX_ARGS; i++) {
+	for (i = 0; i < info.nxargs && i < USDT_MAX_ARGS; i++) {
 		fprintf(l->out, "\t\targs[%u]: ", i);
 		put_printable(l->out, info.xlated[i]);
 		fputc('\n', l->out);
@@ -507,7 +496,7 @@ static void print_info(struct lister *l, const struct file_entry *f, const struc
 	/* Not in DTrace's output: what argN (the untranslated values) are. */
 	if (info.translated) {
 		fprintf(l->out, "\n\tNative Argument Types\n");
-		for (i = 0; i < info.nargs && i < USDT_LIST_MAX_ARGS; i++) {
+		for (i = 0; i < info.nargs && i < USDT_MAX_ARGS; i++) {
 			fprintf(l->out, "\t\targ%u: ", i);
 			put_printable(l->out, info.native[i]);
 			fputc('\n', l->out);

@@ -210,7 +210,7 @@ struct front {
 };
 
 const char *fe_intern(struct front *fe, const char *s, size_t n);
-void fe_free(struct front *fe);
+void fe_free(void *priv); /* a struct front: usdt_program.priv_free */
 
 /* Grows *pp so that index n fits; cap tracks the capacity. -1 on failure. */
 int fe_grow(void **pp, size_t *cap, size_t n, size_t elem);

@@ -255,8 +255,9 @@ const char *fe_intern(struct front *fe, const char *s, size_t n)
 	return d;
 }
 
-void fe_free(struct front *fe)
+void fe_free(void *priv)
 {
+	struct front *fe = priv;
 	size_t i;
 
 	if (!fe)
@@ -286,6 +287,7 @@ int usdt_parse(struct usdt_program *prog, const char *file, const char *text, si
 			usdt_error(diag, "out of memory");
 			return -1;
 		}
+		prog->priv_free = fe_free;
 	}
 	memset(&ps, 0, sizeof(ps));
 	ps.prog = prog;

@@ -72,8 +72,6 @@ uid_t hd_pid_uid(pid_t pid);
 #define HD_HAS_STAPSDT 2u
 unsigned hd_elf_note_kinds(int fd);
 
-#include "meta.h"
-
 /* ---- worker.c: the sandboxed parser ---- */
 struct hd_worker_limits {
 	unsigned timeout_ms;	     /* wall clock for one parse */

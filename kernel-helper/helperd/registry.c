@@ -240,7 +240,7 @@ void hd_mod_put(struct hd_module *m, pid_t leaving)
 }
 
 /* Parses s->line's "(0xREF)" back: what the kernel will list and match at removal. */
-static void site_from(struct hd_site *out, const struct usdt_site *s)
+static void site_from(struct hd_site *out, const struct usdt_site_result *s)
 {
 	const char *loc = strchr(s->line, ' '), *paren;
 
@@ -328,7 +328,7 @@ struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp)
 int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		  struct hd_module *prev, struct usdt_notes *n, struct hd_module **out)
 {
-	struct usdt_site *sites = NULL;
+	struct usdt_site_result *sites = NULL;
 	struct hd_module *m;
 	struct uidacct *a = uid_acct(uid);
 	size_t nsites = 0;

@@ -63,6 +63,7 @@
 #include <unistd.h>
 
 #include "helperd.h"
+#include "metadata.h"
 
 #if defined(__has_feature)
 #if __has_feature(address_sanitizer)
@@ -136,7 +137,7 @@ static void put_str(struct buf *b, const char *s)
 	put(b, s, len);
 }
 
-static void put_probe(struct buf *b, const struct usdt_probe *p)
+static void put_probe(struct buf *b, const struct usdt_site *p)
 {
 	put32(b, p->flags);
 	put32(b, p->nargs);
@@ -150,8 +151,8 @@ static void put_probe(struct buf *b, const struct usdt_probe *p)
 	put_str(b, p->args);
 	put_str(b, p->group);
 	put_str(b, p->event);
-	for (unsigned i = 0; i < p->nargs && i < USDT_MAX_ARGS; i++) {
-		const struct usdt_arg *a = &p->arg[i];
+	for (unsigned i = 0; i < p->nargs && i < USDT_SDT_MAX_ARGS; i++) {
+		const struct usdt_argspec *a = &p->arg[i];
 
 		put32(b, (uint32_t)a->kind);
 		put32(b, a->size);
@@ -164,22 +165,13 @@ static void put_probe(struct buf *b, const struct usdt_probe *p)
 
 /* --- child side --- */
 
-/* One metadata argument record: name and string hint for every site of that probe. */
-static void meta_arg(const char *provider, const char *probe, unsigned argi, const char *name,
-		     bool is_string, void *arg)
-{
-	usdt_notes_apply_arg_hint(arg, provider, probe, argi, name, is_string);
-}
-
 /* Names and string hints from every valid metadata note of the file. */
 static void apply_metadata(struct usdt_notes *n, struct buf *log, unsigned *nlog)
 {
 	for (size_t m = 0; m < n->nmeta; m++) {
 		const char *why = "invalid";
 
-		if (hd_meta_each(n->meta[m].desc, n->meta[m].size, n->meta[m].big_endian, meta_arg,
-				 n, &why) != 0 &&
-		    *nlog < LOG_LINES_MAX) {
+		if (usdt_meta_apply_hints(n, m, &why) != 0 && *nlog < LOG_LINES_MAX) {
 			char line[256];
 
 			snprintf(line, sizeof(line), "metadata note %zu ignored: %s", m, why);
@@ -472,7 +464,7 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 	}
 	apply_metadata(n, &log, &nlog);
 	for (size_t i = 0; i < n->nprobes && nlog < LOG_LINES_MAX; i++) {
-		const struct usdt_probe *p = &n->probes[i];
+		const struct usdt_site *p = &n->probes[i];
 		char line[512];
 
 		if (!p->reject)
@@ -582,7 +574,7 @@ static bool site_is_nop(int fd, enum usdt_arch arch, uint64_t off)
 	return pread(fd, b, 1, (off_t)off) == 1 && b[0] == 0x90;
 }
 
-static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_probe *p)
+static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_site *p)
 {
 	bool null;
 
@@ -597,7 +589,7 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_prob
 	p->sema_off = get64(r);
 	p->note_base = get64(r);
 	/* Only a count the arg[] array holds ever reaches the probe (and its free). */
-	if (r->bad || nargs > USDT_MAX_ARGS)
+	if (r->bad || nargs > USDT_SDT_MAX_ARGS)
 		return -EPROTO;
 	p->nargs = nargs;
 	p->provider = get_str(r, USDT_NAME_INPUT_MAX, &null);
@@ -607,7 +599,7 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_prob
 	    !get_fixed(r, p->event, sizeof(p->event)))
 		return -EPROTO;
 	for (unsigned i = 0; i < p->nargs; i++) {
-		struct usdt_arg *a = &p->arg[i];
+		struct usdt_argspec *a = &p->arg[i];
 		uint32_t kind = get32(r), bits;
 
 		a->size = get32(r);
@@ -617,7 +609,7 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_prob
 		    (kind != USDT_ARG_UNSUPPORTED && a->size != 1 && a->size != 2 && a->size != 4 &&
 		     a->size != 8))
 			return -EPROTO;
-		a->kind = (enum usdt_arg_kind)kind;
+		a->kind = (enum usdt_argspec_kind)kind;
 		a->is_signed = bits & 1;
 		a->is_string = bits & 2;
 		a->why = "unsupported";

@@ -409,7 +409,7 @@ int usdt_tracefs_alias_release(const char *alias)
 }
 
 /* One argument's "name=fetch:type", or nothing (returns 0) for an unsupported one. */
-static int format_arg(char *buf, size_t len, unsigned pos, const struct usdt_arg *a,
+static int format_arg(char *buf, size_t len, unsigned pos, const struct usdt_argspec *a,
 		      enum usdt_arch arch)
 {
 	char name[USDT_TRACEFS_NAME_MAX + 1], fetch[64], type[8];
@@ -453,7 +453,7 @@ static int format_arg(char *buf, size_t len, unsigned pos, const struct usdt_arg
 }
 
 int usdt_uprobe_def(char *buf, size_t len, const char *group, const char *event, const char *path,
-		    const struct usdt_probe *p)
+		    const struct usdt_site *p)
 {
 	size_t n;
 	int w;
@@ -681,11 +681,11 @@ static bool host_can_probe(enum usdt_arch a)
 #endif
 
 int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
-			  struct usdt_site **sites, size_t *nsites)
+			  struct usdt_site_result **sites, size_t *nsites)
 {
 	struct usdt_uprobe_entry *ls = NULL;
 	struct choice *ch = NULL;
-	struct usdt_site *out;
+	struct usdt_site_result *out;
 	size_t nls = 0, nch = 0;
 	bool listed = false;
 	char *sig;
@@ -705,8 +705,8 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
 		goto done;
 	}
 	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_probe *p = &n->probes[i];
-		struct usdt_site *s;
+		const struct usdt_site *p = &n->probes[i];
+		struct usdt_site_result *s;
 		const char *args;
 		int len;
 
@@ -802,10 +802,10 @@ static bool is_our_event(const char *event, const char *base)
 }
 
 int usdt_tracefs_unregister(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
-			    struct usdt_site **sites, size_t *nsites)
+			    struct usdt_site_result **sites, size_t *nsites)
 {
 	struct usdt_uprobe_entry *ls = NULL;
-	struct usdt_site *out;
+	struct usdt_site_result *out;
 	bool *done;
 	size_t nls = 0;
 	int ret;
@@ -824,13 +824,13 @@ int usdt_tracefs_unregister(struct usdt_tracefs *t, const struct usdt_notes *n, 
 		return -ENOMEM;
 	}
 	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_probe *p = &n->probes[i];
+		const struct usdt_site *p = &n->probes[i];
 		bool any = false;
 
 		if (p->reject)
 			continue;
 		for (size_t j = 0; j < nls; j++) {
-			struct usdt_site *s;
+			struct usdt_site_result *s;
 
 			if (done[j] || ls[j].off != p->pc_off ||
 			    strcmp(ls[j].group, p->group) != 0 || strcmp(ls[j].path, path) != 0 ||
@@ -852,7 +852,7 @@ int usdt_tracefs_unregister(struct usdt_tracefs *t, const struct usdt_notes *n, 
 			s->err = usdt_tracefs_write(t, s->line, s->msg, sizeof(s->msg));
 		}
 		if (!any) {
-			struct usdt_site *s = &out[(*nsites)++];
+			struct usdt_site_result *s = &out[(*nsites)++];
 
 			s->probe = p;
 			strcpy(s->event, p->event);

@@ -66,7 +66,7 @@ void usdt_tracefs_alias_path(uint64_t dev, uint64_t ino, char *out, size_t outle
  * -EINVAL (rejected probe, unsafe path, bad name), -ENAMETOOLONG.
  */
 int usdt_uprobe_def(char *buf, size_t len, const char *group, const char *event, const char *path,
-		    const struct usdt_probe *p);
+		    const struct usdt_site *p);
 
 /* One line of uprobe_events, parsed back. */
 struct usdt_uprobe_entry {
@@ -88,8 +88,8 @@ int usdt_tracefs_list(struct usdt_tracefs *t, struct usdt_uprobe_entry **out, si
 void usdt_tracefs_list_free(struct usdt_uprobe_entry *e, size_t n);
 
 /* What happened to one probe site. */
-struct usdt_site {
-	const struct usdt_probe *probe;
+struct usdt_site_result {
+	const struct usdt_site *probe;
 	char event[USDT_TRACEFS_NAME_MAX + 1]; /* with its _N suffix when one was needed */
 	char line[USDT_UPROBE_LINE_MAX + 1];   /* what was written */
 	int err;			       /* 0, or -errno (EBUSY: retry later) */
@@ -106,7 +106,7 @@ struct usdt_site {
  * nothing could be attempted. Sites already registered count as success.
  */
 int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
-			  struct usdt_site **sites, size_t *nsites);
+			  struct usdt_site_result **sites, size_t *nsites);
 
 /*
  * Removes, site by site, the events of `n` registered under `path`: entries
@@ -115,6 +115,6 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
  * and the outcomes, or -errno.
  */
 int usdt_tracefs_unregister(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
-			    struct usdt_site **sites, size_t *nsites);
+			    struct usdt_site_result **sites, size_t *nsites);
 
 #endif /* USDT_TRACEFS_H */

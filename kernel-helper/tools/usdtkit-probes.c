@@ -38,7 +38,7 @@ static void usage(FILE *out)
 		"usage: usdtkit-probes list|register|unregister [-s PROVIDER:PROBE:N]... FILE\n");
 }
 
-static const char *kind_name(enum usdt_arg_kind k)
+static const char *kind_name(enum usdt_argspec_kind k)
 {
 	switch (k) {
 	case USDT_ARG_REG:
@@ -74,17 +74,17 @@ static void print_flags(unsigned f, bool file)
 			printf("%smetadata-dropped", sep);
 		return;
 	}
-	if (f & USDT_PROBE_SHORTENED) {
+	if (f & USDT_SITE_SHORTENED) {
 		printf("%sshortened", sep);
 		sep = ",";
 	}
-	if (f & USDT_PROBE_BASE_ZERO)
+	if (f & USDT_SITE_BASE_ZERO)
 		printf("%sbase-zero", sep);
 }
 
-static void print_arg(const struct usdt_probe *p, unsigned i)
+static void print_arg(const struct usdt_site *p, unsigned i)
 {
-	const struct usdt_arg *a = &p->arg[i];
+	const struct usdt_argspec *a = &p->arg[i];
 	unsigned width;
 	const char *fetch;
 
@@ -124,7 +124,7 @@ static void list(const char *file, const struct usdt_notes *n)
 		printf(" metadata_notes=%zu", n->nmeta);
 	printf("\n");
 	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_probe *p = &n->probes[i];
+		const struct usdt_site *p = &n->probes[i];
 
 		if (p->reject) {
 			printf("reject %s %s pc=0x%" PRIx64 " sema=0x%" PRIx64
@@ -187,16 +187,16 @@ static int string_hint(struct usdt_notes *n, const char *spec)
 	if (!c2)
 		return -EINVAL;
 	argn = strtoul(c2 + 1, &end, 10);
-	if (*end || argn < 1 || argn > USDT_MAX_ARGS)
+	if (*end || argn < 1 || argn > USDT_SDT_MAX_ARGS)
 		return -EINVAL;
 	for (size_t i = 0; i < n->nprobes; i++) {
-		struct usdt_probe *p = &n->probes[i];
+		struct usdt_site *p = &n->probes[i];
 
 		if (p->reject || strncmp(p->provider, spec, (size_t)(c1 - spec)) ||
 		    p->provider[c1 - spec] || strncmp(p->name, c1 + 1, (size_t)(c2 - c1 - 1)) ||
 		    p->name[c2 - c1 - 1])
 			continue;
-		int ret = usdt_probe_set_arg_hint(p, (unsigned)argn - 1, NULL, true);
+		int ret = usdt_site_set_arg_hint(p, (unsigned)argn - 1, NULL, true);
 
 		if (ret)
 			return ret;
@@ -208,7 +208,7 @@ static int string_hint(struct usdt_notes *n, const char *spec)
 static int do_sites(const char *cmd, struct usdt_tracefs *t, const struct usdt_notes *n,
 		    const char *path)
 {
-	struct usdt_site *s;
+	struct usdt_site_result *s;
 	size_t ns;
 	int ret, failed = 0;
 
@@ -244,7 +244,7 @@ int main(int argc, char **argv)
 	struct usdt_tracefs t = {.fd = -1};
 	char err[256], path[PATH_MAX];
 	const char *cmd, *file;
-	const char *hints[USDT_MAX_ARGS * 8];
+	const char *hints[USDT_SDT_MAX_ARGS * 8];
 	size_t nhints = 0;
 	bool aliased;
 	int fd, ret, opt;
@@ -262,7 +262,7 @@ int main(int argc, char **argv)
 	cmd = argv[1];
 	/* Options follow the command: getopt sees argv[1..] with the command as its argv[0]. */
 	while ((opt = getopt(argc - 1, argv + 1, "s:")) != -1) {
-		if (opt != 's' || nhints == USDT_MAX_ARGS * 8) {
+		if (opt != 's' || nhints == USDT_SDT_MAX_ARGS * 8) {
 			usage(stderr);
 			return 2;
 		}

@@ -9,13 +9,13 @@ src="$here/../../provider-compiler"
 work=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-fuzzcov.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 clang -g -O0 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer -fprofile-instr-generate \
-	-fcoverage-mapping -I"$src" "$src/diag.c" "$src/lexer.c" "$src/strbuf.c" "$src/parser.c" \
+	-fcoverage-mapping -I"$src" -I"$src/../core" "$src/../core/diag.c" "$src/lexer.c" "$src/strbuf.c" "$src/parser.c" \
 	"$src/parse_stream.c" "$src/parse_directive.c" "$src/parse_decl.c" "$src/parse_provider.c" \
-	"$src/parse_merge.c" "$src/types.c" "$src/model.c" "$here/fuzz-parser.c" -o "$work/cov"
+	"$src/parse_merge.c" "$src/types.c" "$src/../core/model.c" "$src/spelling.c" "$here/fuzz-parser.c" -o "$work/cov"
 # -runs=0: execute every corpus input once, no fuzzing.
 LLVM_PROFILE_FILE="$work/cov.profraw" "$work/cov" -runs=0 "$@" >"$work/log" 2>&1
 llvm-profdata merge -sparse "$work/cov.profraw" -o "$work/cov.profdata"
 llvm-cov report "$work/cov" -instr-profile="$work/cov.profdata" \
 	"$src/lexer.c" "$src/parser.c" "$src/parse_stream.c" "$src/parse_directive.c" \
 	"$src/parse_decl.c" "$src/parse_provider.c" "$src/parse_merge.c" "$src/types.c" \
-	"$src/strbuf.c" "$src/model.c"
+	"$src/strbuf.c" "$src/../core/model.c" "$src/spelling.c"

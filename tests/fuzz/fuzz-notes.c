@@ -6,14 +6,14 @@
  * An ELF input goes, through a memfd (the readers take an fd and pread it,
  * as in the daemon), to
  *   - hd_elf_note_kinds (helperd/proc.c, linked unchanged): the cheap check;
- *   - usdt_notes_read (lib/notes.c, args.c, names.c): the validating
+ *   - usdt_notes_read (core/notes.c, argspec.c, names.c): the validating
  *     `.note.stapsdt` reader. Its result is walked (every string read to its
  *     NUL, every index and offset checked against the file, each accepted
  *     probe's NOP read again here) and freed, so ASan/LSan see misuse;
- *   - each `.note.usdtkit` desc it kept: hd_meta_each (helperd/meta.c) with
- *     the worker's own use of it (argument names and string hints applied
- *     with usdt_probe_set_arg_hint), dtrace -l's usdt_list_meta_find for
- *     every probe, and the metadata reader itself (fuzz-notes-meta.c).
+ *   - each `.note.usdtkit` desc it kept: usdt_meta_apply_hints (what the
+ *     worker does with it: argument names and string hints applied with
+ *     usdt_site_set_arg_hint), dtrace -l's usdt_meta_find for every probe,
+ *     and the metadata reader itself, walked through every accessor.
  * Any other input is also handed directly to the metadata reader (both byte
  * orders) and, up to its first NUL, to the argument-string parser for each
  * architecture: the fuzzer need not get through an ELF file to reach them.
@@ -34,14 +34,12 @@
 #include <unistd.h>
 
 #include "helperd.h"
-#include "list_meta.h"
+#include "metadata.h"
 #include "notes.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 size_t LLVMFuzzerCustomMutator(uint8_t *data, size_t size, size_t max, unsigned seed);
 size_t LLVMFuzzerMutate(uint8_t *data, size_t size, size_t max);
-/* fuzz-notes-meta.c: usdt_meta_open and every accessor, on one desc. */
-void fz_meta_desc(const void *desc, size_t size, bool big_endian);
 
 static volatile size_t sink;
 
@@ -73,7 +71,7 @@ static bool is_ident(const char *s)
 	return true;
 }
 
-static void walk_arg(const struct usdt_probe *p, const struct usdt_arg *a)
+static void walk_arg(const struct usdt_site *p, const struct usdt_argspec *a)
 {
 	unsigned width;
 
@@ -97,7 +95,7 @@ static void walk_arg(const struct usdt_probe *p, const struct usdt_arg *a)
 }
 
 /* The bytes at an accepted probe's site, read again: the NOP sdt.h emits. */
-static void check_site(int fd, const struct usdt_notes *n, const struct usdt_probe *p)
+static void check_site(int fd, const struct usdt_notes *n, const struct usdt_site *p)
 {
 	static const unsigned char a64_nop[] = {0x1f, 0x20, 0x03, 0xd5};
 	unsigned char b[4];
@@ -114,7 +112,7 @@ static void check_site(int fd, const struct usdt_notes *n, const struct usdt_pro
 	}
 }
 
-static void walk_probe(int fd, const struct usdt_notes *n, const struct usdt_probe *p)
+static void walk_probe(int fd, const struct usdt_notes *n, const struct usdt_site *p)
 {
 	check(p->provider && p->name && p->args, "probe without its strings");
 	sink += strlen(p->provider) + strlen(p->name) + strlen(p->args);
@@ -129,40 +127,79 @@ static void walk_probe(int fd, const struct usdt_notes *n, const struct usdt_pro
 	check(is_ident(p->provider) && is_ident(p->name), "accepted names are not identifiers");
 	check(is_ident(p->group) && is_ident(p->event), "tracefs names are not identifiers");
 	check(strncmp(p->group, "sdt_", 4) == 0, "group without its prefix");
-	check(p->nargs <= USDT_MAX_ARGS, "too many arguments");
+	check(p->nargs <= USDT_SDT_MAX_ARGS, "too many arguments");
 	check_site(fd, n, p);
 	for (unsigned i = 0; i < p->nargs; i++)
 		walk_arg(p, &p->arg[i]);
 }
 
-/* What the worker does with a metadata argument (helperd/worker.c, meta_arg), checked. */
-static void meta_arg(const char *provider, const char *probe, unsigned argi, const char *name,
-		     bool is_string, void *arg)
+static void walk_meta_arg(const struct usdt_meta_view *v, uint32_t i)
 {
-	check(provider && probe, "metadata names missing");
-	sink += strlen(provider) + strlen(probe) + (name ? strlen(name) : 0);
-	usdt_notes_apply_arg_hint(arg, provider, probe, argi, name, is_string);
+	struct usdt_meta_arg a;
+
+	check(i < v->nargs, "metadata: argument index past the table");
+	usdt_meta_arg(v, i, &a);
+	check(a.type != NULL, "argument without a type");
+	sink += strlen(a.type) + (a.name ? strlen(a.name) : 0) + (a.c_type ? strlen(a.c_type) : 0);
+}
+
+/* usdt_meta_open and every accessor, on one desc; each index checked before use. */
+static void fz_meta_desc(const void *desc, size_t size, bool big_endian)
+{
+	static FILE *devnull;
+	struct usdt_meta_view v;
+	const char *why = NULL;
+
+	if (usdt_meta_open(&v, desc, size, big_endian, &why) != 0) {
+		check(why != NULL, "refused without a reason");
+		sink += strlen(why);
+		return;
+	}
+	for (uint32_t i = 0; i < v.nproviders; i++) {
+		struct usdt_meta_provider p;
+
+		usdt_meta_provider(&v, i, &p);
+		check(p.name != NULL, "provider without a name");
+		sink += strlen(p.name);
+		check(p.first_probe <= v.nprobes && p.nprobes <= v.nprobes - p.first_probe,
+		      "provider's probes past the table");
+		for (uint32_t j = 0; j < p.nprobes; j++) {
+			struct usdt_meta_probe pr;
+
+			usdt_meta_probe(&v, p.first_probe + j, &pr);
+			check(pr.name != NULL, "probe without a name");
+			sink += strlen(pr.name);
+			for (uint32_t k = 0; k < pr.nargs; k++) {
+				check(pr.first_arg + k >= pr.first_arg, "argument index wraps");
+				walk_meta_arg(&v, pr.first_arg + k);
+			}
+			for (uint32_t k = 0; k < pr.nxargs; k++) {
+				struct usdt_meta_arg a;
+
+				check(pr.first_xarg + k >= pr.first_xarg, "argument index wraps");
+				walk_meta_arg(&v, pr.first_xarg + k);
+				usdt_meta_arg(&v, pr.first_xarg + k, &a);
+				check(a.source < pr.nargs,
+				      "translated argument from no native one");
+			}
+		}
+	}
+	if (!devnull)
+		devnull = fopen("/dev/null", "w");
+	if (devnull)
+		usdt_meta_dump(&v, devnull);
 }
 
 /* dtrace -l -v: the metadata of every probe the notes name. */
 static void list_meta(const struct usdt_notes *n)
 {
-	struct usdt_list_meta_ref refs[16];
-	size_t nrefs = n->nmeta < 16 ? n->nmeta : 16;
-
-	for (size_t i = 0; i < nrefs; i++) {
-		refs[i].desc = n->meta[i].desc;
-		refs[i].size = n->meta[i].size;
-		refs[i].big_endian = n->meta[i].big_endian;
-	}
 	for (size_t k = 0; k < n->nprobes && k < 64; k++) {
-		struct usdt_list_probe_info info;
+		struct usdt_meta_info info;
 		const char *why = NULL;
 
-		if (!usdt_list_meta_find(refs, nrefs, n->probes[k].provider, n->probes[k].name,
-					 &info, &why))
+		if (!usdt_meta_find(n, n->probes[k].provider, n->probes[k].name, &info, &why))
 			continue;
-		check(info.nargs <= USDT_LIST_MAX_ARGS && info.nxargs <= USDT_LIST_MAX_ARGS,
+		check(info.nargs <= USDT_MAX_ARGS && info.nxargs <= USDT_MAX_ARGS,
 		      "list metadata counts");
 		for (unsigned a = 0; a < info.nargs; a++)
 			sink += info.native[a] ? strlen(info.native[a]) : 0;
@@ -196,8 +233,7 @@ static void read_elf(int fd, size_t size, const struct usdt_notes_limits *lim)
 	for (size_t m = 0; m < n->nmeta; m++) {
 		const char *why = NULL;
 
-		if (hd_meta_each(n->meta[m].desc, n->meta[m].size, n->meta[m].big_endian, meta_arg,
-				 n, &why) != 0)
+		if (usdt_meta_apply_hints(n, m, &why) != 0)
 			check(why != NULL, "invalid metadata without a reason");
 		fz_meta_desc(n->meta[m].desc, n->meta[m].size, n->meta[m].big_endian);
 	}
@@ -221,12 +257,12 @@ static void read_raw(const uint8_t *data, size_t size)
 	memcpy(s, data, len);
 	s[len] = '\0';
 	for (size_t i = 0; i < 3; i++) {
-		struct usdt_probe p;
+		struct usdt_site p;
 
 		memset(&p, 0, sizeof(p));
 		p.arch = arch[i];
 		if (usdt_parse_args(arch[i], s, &p) == 0) {
-			check(p.nargs <= USDT_MAX_ARGS, "parsed too many arguments");
+			check(p.nargs <= USDT_SDT_MAX_ARGS, "parsed too many arguments");
 			for (unsigned a = 0; a < p.nargs; a++)
 				walk_arg(&p, &p.arg[a]);
 		}

@@ -75,13 +75,13 @@ static void walk(const struct usdt_notes *n, int fd)
 {
 	check(n->naccepted == n->nprobes, "decoded probes are all accepted ones");
 	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_probe *p = &n->probes[i];
+		const struct usdt_site *p = &n->probes[i];
 		struct usdt_uprobe_entry e;
 		char line[USDT_UPROBE_LINE_MAX + 1];
 		int len;
 
 		check(p->provider && p->name && p->args && !p->reject, "decoded probe fields");
-		check(p->nargs <= USDT_MAX_ARGS, "decoded nargs");
+		check(p->nargs <= USDT_SDT_MAX_ARGS, "decoded nargs");
 		check(p->pc_off < SITE_FILE_SIZE && p->sema_off % 2 == 0, "site outside the file");
 		sink += strlen(p->provider) + strlen(p->name) + strlen(p->args) + strlen(p->group) +
 			strlen(p->event);

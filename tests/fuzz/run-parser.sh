@@ -20,10 +20,10 @@ mkdir -p "$work/corpus"
 CC=${FUZZ_CC:-clang}
 command -v "$CC" >/dev/null || { echo "SKIP: $CC not installed"; exit 77; }
 "$CC" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	-fno-sanitize-recover=undefined -I"$src" \
-	"$src/diag.c" "$src/lexer.c" "$src/strbuf.c" "$src/parser.c" "$src/parse_stream.c" \
+	-fno-sanitize-recover=undefined -I"$src" -I"$src/../core" \
+	"$src/../core/diag.c" "$src/lexer.c" "$src/strbuf.c" "$src/parser.c" "$src/parse_stream.c" \
 	"$src/parse_directive.c" "$src/parse_decl.c" "$src/parse_provider.c" "$src/parse_merge.c" \
-	"$src/types.c" "$src/model.c" "$here/fuzz-parser.c" -o "$work/fuzz-parser"
+	"$src/types.c" "$src/../core/model.c" "$src/spelling.c" "$here/fuzz-parser.c" -o "$work/fuzz-parser"
 cp -n "$here"/corpus-parser/* "$here"/../provider/cases/*.d "$work/corpus/" 2>/dev/null || true
 rc=0
 # One worker: the machine is shared. -timeout catches quadratic blow-ups.

@@ -8,29 +8,30 @@ top=$(cd "$here/../.." && pwd)
 kh="$top/kernel-helper"
 pc="$top/provider-compiler"
 dg="$top/dtrace-G"
+co="$top/core"
 FUZZ_CFLAGS="-g -std=c11 -D_GNU_SOURCE -I$top/core -I$kh/lib -I$kh/helperd -I$kh -I$dg -I$pc"
 # The provider model's helpers (stability names) that the metadata reader uses.
-provider_srcs="$pc/diag.c $pc/lexer.c $pc/strbuf.c $pc/parser.c $pc/parse_stream.c"
+provider_srcs="$co/diag.c $pc/lexer.c $pc/strbuf.c $pc/parser.c $pc/parse_stream.c"
 provider_srcs="$provider_srcs $pc/parse_directive.c $pc/parse_decl.c $pc/parse_provider.c"
-provider_srcs="$provider_srcs $pc/parse_merge.c $pc/types.c $pc/model.c"
+provider_srcs="$provider_srcs $pc/parse_merge.c $pc/types.c $co/model.c $pc/spelling.c"
 
 # target_sources TARGET: the harness and the code under test, and libraries.
 target_sources() {
 	case $1 in
 	notes)
-		echo "$here/fuzz-notes.c $here/fuzz-notes-meta.c $kh/lib/notes.c $kh/lib/args.c"
-		echo "$kh/lib/names.c $kh/helperd/proc.c $top/core/maps.c $kh/helperd/meta.c $dg/metadata.c"
-		echo "$dg/list_meta.c $provider_srcs -lelf"
+		echo "$here/fuzz-notes.c $co/notes.c $co/argspec.c"
+		echo "$co/names.c $kh/helperd/proc.c $co/maps.c $co/metadata.c"
+		echo "$provider_srcs -lelf"
 		;;
 	protocol)
 		# drti.c is #included by the harness (its functions are static).
-		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $dg/list_source.c $top/core/maps.c $provider_srcs"
+		echo "$here/fuzz-protocol.c $kh/helperd/msg.c $dg/list_source.c $co/maps.c $provider_srcs"
 		echo "-lpthread"
 		;;
 	worker)
 		# worker.c is #included by the harness (decode() is static).
-		echo "$here/fuzz-worker.c $kh/lib/notes.c $kh/lib/args.c $kh/lib/names.c"
-		echo "$kh/lib/tracefs.c $kh/helperd/meta.c $dg/metadata.c $provider_srcs -lelf -lseccomp"
+		echo "$here/fuzz-worker.c $co/notes.c $co/argspec.c $co/names.c"
+		echo "$kh/lib/tracefs.c $co/metadata.c $co/maps.c $provider_srcs -lelf -lseccomp"
 		;;
 	*)
 		echo "unknown fuzz target $1" >&2
@@ -43,8 +44,8 @@ target_sources() {
 target_files() {
 	case $1 in
 	notes)
-		echo "$kh/lib/notes.c $kh/lib/args.c $kh/lib/names.c $kh/helperd/proc.c"
-		echo "$kh/helperd/meta.c $dg/metadata.c $dg/list_meta.c"
+		echo "$co/notes.c $co/argspec.c $co/names.c $kh/helperd/proc.c $co/maps.c"
+		echo "$co/metadata.c"
 		;;
 	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $dg/list_source.c" ;;
 	worker) echo "$kh/helperd/worker.c $kh/lib/tracefs.c" ;;
@@ -110,7 +111,7 @@ fuzz_coverage() {
 	case $t in
 	protocol) fns='usdt_drti_read_reply|usdt_drti_report|usdt_drti_put|usdt_list_daemon_modules|recv_packet|header_ok|list_entry|open_mapping|add_module|have_module|push_module|usdt_list_modules_free|hd_msg_decode' ;;
 	worker) fns='decode|get|get32|get64|get_str|get_fixed|get_probe|site_is_nop|usdt_uprobe_def|usdt_uprobe_parse_line|fetch_arg|put_arg' ;;
-	notes) fns='hd_elf_note_kinds|shdr_fields|read_at|usdt_meta_open|usdt_meta_provider|usdt_meta_probe|usdt_meta_arg|usdt_meta_dump|dump_arg|check_arg|check_probe|check_provider|str_ok|str_at|ident_ok|table_ok|attr_ok|word_at|usdt_probe_set_arg_hint|usdt_tracefs_name|usdt_is_identifier|fnv1a' ;;
+	notes) fns='hd_elf_note_kinds|shdr_fields|read_at|usdt_meta_open|usdt_meta_provider|usdt_meta_probe|usdt_meta_arg|usdt_meta_dump|dump_arg|check_arg|check_probe|check_provider|str_ok|str_at|ident_ok|table_ok|attr_ok|word_at|usdt_site_set_arg_hint|usdt_tracefs_name|usdt_is_identifier|fnv1a' ;;
 	*) return 0 ;;
 	esac
 	# shellcheck disable=SC2046

@@ -28,7 +28,7 @@ static int failures;
 	} while (0)
 
 struct want {
-	enum usdt_arg_kind kind;
+	enum usdt_argspec_kind kind;
 	unsigned size;
 	int is_signed;
 	const char *reg;
@@ -37,7 +37,7 @@ struct want {
 
 static void one(enum usdt_arch arch, const char *s, struct want w)
 {
-	struct usdt_probe p;
+	struct usdt_site p;
 
 	memset(&p, 0, sizeof(p));
 	CHECK(usdt_parse_args(arch, s, &p) == 0, "%s: parse failed", s);
@@ -118,7 +118,7 @@ static void test_aarch64_args(void)
 
 static void test_arg_lists(void)
 {
-	struct usdt_probe p;
+	struct usdt_site p;
 	unsigned width;
 
 	memset(&p, 0, sizeof(p));
@@ -187,7 +187,7 @@ static void test_names(void)
 
 static void test_definitions(void)
 {
-	struct usdt_probe p;
+	struct usdt_site p;
 	char line[USDT_UPROBE_LINE_MAX + 1];
 	int n;
 
@@ -198,21 +198,21 @@ static void test_definitions(void)
 	CHECK(usdt_parse_args(p.arch, "-4@%edi -8@-24(%rbp) 1@$-56 8@%r12 8@g(%rip) 8@8(%rsi)",
 			      &p) == 0,
 	      "parse");
-	CHECK(usdt_probe_set_arg_hint(&p, 3, NULL, true) == 0, "string hint on a register");
-	CHECK(usdt_probe_set_arg_hint(&p, 5, "path", true) == 0, "named string on memory");
-	CHECK(usdt_probe_set_arg_hint(&p, 2, NULL, true) == -EINVAL, "no string from immediate");
-	CHECK(usdt_probe_set_arg_hint(&p, 0, "common_pid", false) == -EINVAL, "reserved name");
-	CHECK(usdt_probe_set_arg_hint(&p, 0, "path", false) == -EINVAL, "duplicate name");
-	CHECK(usdt_probe_set_arg_hint(&p, 0, "9x", false) == -EINVAL, "not an identifier");
+	CHECK(usdt_site_set_arg_hint(&p, 3, NULL, true) == 0, "string hint on a register");
+	CHECK(usdt_site_set_arg_hint(&p, 5, "path", true) == 0, "named string on memory");
+	CHECK(usdt_site_set_arg_hint(&p, 2, NULL, true) == -EINVAL, "no string from immediate");
+	CHECK(usdt_site_set_arg_hint(&p, 0, "common_pid", false) == -EINVAL, "reserved name");
+	CHECK(usdt_site_set_arg_hint(&p, 0, "path", false) == -EINVAL, "duplicate name");
+	CHECK(usdt_site_set_arg_hint(&p, 0, "9x", false) == -EINVAL, "not an identifier");
 	{
-		struct usdt_probe q;
+		struct usdt_site q;
 
 		memset(&q, 0, sizeof(q));
 		q.arch = USDT_ARCH_I386;
 		CHECK(usdt_parse_args(q.arch, "4@60(%esp) 4@%eax", &q) == 0, "i386 parse");
-		CHECK(usdt_probe_set_arg_hint(&q, 0, NULL, true) == -EOPNOTSUPP,
+		CHECK(usdt_site_set_arg_hint(&q, 0, NULL, true) == -EOPNOTSUPP,
 		      "i386 pointer in memory cannot be a string");
-		CHECK(usdt_probe_set_arg_hint(&q, 1, NULL, true) == 0,
+		CHECK(usdt_site_set_arg_hint(&q, 1, NULL, true) == 0,
 		      "i386 pointer in a register");
 	}
 	n = usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/usr/bin/app", &p);

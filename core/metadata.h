@@ -18,7 +18,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "usdt_provider.h"
+#include "model.h"
+#include "notes.h"
 
 #define USDT_META_NOTE_OWNER "usdtkit"
 #define USDT_META_NOTE_SECTION ".note.usdtkit"
@@ -108,5 +109,36 @@ void usdt_meta_arg(const struct usdt_meta_view *v, uint32_t i, struct usdt_meta_
 
 /* A stable, line-oriented text form of a view (for tests and `dtrace -l -v`). */
 void usdt_meta_dump(const struct usdt_meta_view *v, FILE *out);
+
+/* ---- A module's metadata notes, as the note reader kept them ---- */
+
+/* What the metadata says of one probe (`dtrace -l -v`); strings point into the desc. */
+struct usdt_meta_info {
+	struct usdt_attr attr[USDT_ATTR_COUNT];
+	unsigned nargs, nxargs;
+	const char *native[USDT_MAX_ARGS]; /* types as written in the .d */
+	const char *xlated[USDT_MAX_ARGS];
+	bool translated; /* a `: (...)` list that differs from the native one */
+};
+
+/* DTrace's attribute defaults when nothing says otherwise: Private/Private/Unknown. */
+void usdt_meta_default_attrs(struct usdt_attr attr[USDT_ATTR_COUNT]);
+
+/*
+ * Looks (provider, probe name as in the stapsdt note) up in the module's
+ * metadata notes: a module may carry several (one per linked -G object);
+ * the first that describes the probe wins, as notes from one .d describe
+ * the same declarations. An invalid note is skipped as if absent; *why is
+ * then set to its first defect (for a warning), else left alone.
+ */
+bool usdt_meta_find(const struct usdt_notes *n, const char *provider, const char *probe,
+		    struct usdt_meta_info *out, const char **why);
+
+/*
+ * Metadata note `m` of `n` applied to its sites: every native argument's
+ * name and string hint (usdt_notes_apply_arg_hint), as the daemon registers
+ * them. Returns 0, or -1 with *why set when the note is invalid.
+ */
+int usdt_meta_apply_hints(struct usdt_notes *n, size_t m, const char **why);
 
 #endif

@@ -90,10 +90,10 @@ static void set_err(char *err, size_t len, const char *fmt, ...)
 	va_end(ap);
 }
 
-static int reject(struct usdt_probe *p, const char *reason, const char *fmt, ...)
+static int reject(struct usdt_site *p, const char *reason, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 /* Returns -EINVAL so a check can `return reject(...)`. */
-static int reject(struct usdt_probe *p, const char *reason, const char *fmt, ...)
+static int reject(struct usdt_site *p, const char *reason, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -234,13 +234,13 @@ static const struct segment *find_segment(const struct reader *r, uint64_t addr,
 	return NULL;
 }
 
-static struct usdt_probe *new_probe(struct reader *r)
+static struct usdt_site *new_probe(struct reader *r)
 {
 	struct usdt_notes *n = r->n;
 
 	if (n->nprobes == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct usdt_probe *p = realloc(n->probes, cap * sizeof(*p));
+		struct usdt_site *p = realloc(n->probes, cap * sizeof(*p));
 
 		if (!p)
 			return NULL;
@@ -252,7 +252,7 @@ static struct usdt_probe *new_probe(struct reader *r)
 	return &n->probes[n->nprobes++];
 }
 
-static int check_pc(struct reader *r, struct usdt_probe *p)
+static int check_pc(struct reader *r, struct usdt_site *p)
 {
 	static const unsigned char x86_nop[] = {0x90};
 	static const unsigned char a64_nop[] = {0x1f, 0x20, 0x03, 0xd5};
@@ -289,7 +289,7 @@ static int check_pc(struct reader *r, struct usdt_probe *p)
 	return 0;
 }
 
-static int check_semaphore(struct reader *r, struct usdt_probe *p)
+static int check_semaphore(struct reader *r, struct usdt_site *p)
 {
 	const struct segment *s;
 
@@ -337,7 +337,7 @@ static const char *desc_string(const unsigned char *desc, size_t size, size_t *p
 	return (const char *)desc + (*pos - *len - 1);
 }
 
-static int check_name(struct usdt_probe *p, const char *what, const char *s, size_t len)
+static int check_name(struct usdt_site *p, const char *what, const char *s, size_t len)
 {
 	if (len > USDT_NAME_INPUT_MAX)
 		return reject(p, "bad-name", "%s name is %zu characters long (at most %d)", what,
@@ -352,7 +352,7 @@ static int parse_probe(struct reader *r, uint32_t type, const unsigned char *des
 	struct usdt_notes *n = r->n;
 	size_t asz = n->elf_class / 8, pos = 3 * asz, lprov = 0, lname = 0, largs = 0;
 	const char *prov = NULL, *name = NULL, *args = NULL;
-	struct usdt_probe *p = new_probe(r);
+	struct usdt_site *p = new_probe(r);
 
 	if (!p)
 		return -ENOMEM;
@@ -391,13 +391,13 @@ static int parse_probe(struct reader *r, uint32_t type, const unsigned char *des
 	if (p->reject)
 		return 0;
 	if (usdt_tracefs_name(p->group, "sdt_", prov))
-		p->flags |= USDT_PROBE_SHORTENED;
+		p->flags |= USDT_SITE_SHORTENED;
 	if (usdt_tracefs_name(p->event, "", name))
-		p->flags |= USDT_PROBE_SHORTENED;
+		p->flags |= USDT_SITE_SHORTENED;
 
 	/* Undo a prelink, unless the base was zeroed (see the head comment). */
 	if (r->has_base && p->note_base == 0) {
-		p->flags |= USDT_PROBE_BASE_ZERO;
+		p->flags |= USDT_SITE_BASE_ZERO;
 		n->flags |= USDT_NOTES_BASE_ZERO;
 	} else if (r->has_base) {
 		uint64_t delta = n->base_addr - p->note_base;
@@ -413,7 +413,7 @@ static int parse_probe(struct reader *r, uint32_t type, const unsigned char *des
 	check_pc(r, p);
 	check_semaphore(r, p);
 	if (!p->reject && usdt_parse_args(n->arch, args, p) != 0)
-		reject(p, "too-many-args", "more than %d arguments", USDT_MAX_ARGS);
+		reject(p, "too-many-args", "more than %d arguments", USDT_SDT_MAX_ARGS);
 	if (!p->reject)
 		n->naccepted++;
 	return 0;
@@ -421,7 +421,7 @@ static int parse_probe(struct reader *r, uint32_t type, const unsigned char *des
 
 static void note_bad_section(struct reader *r, const char *sec, size_t off, const char *why)
 {
-	struct usdt_probe *p = new_probe(r);
+	struct usdt_site *p = new_probe(r);
 
 	if (!p)
 		return;
@@ -627,7 +627,7 @@ void usdt_notes_free(struct usdt_notes *n)
 		 * decoder of its worker's answer) may be freed half-filled, with
 		 * a count it refused (tests/fuzz/fuzz-worker.c found one).
 		 */
-		for (unsigned a = 0; a < n->probes[i].nargs && a < USDT_MAX_ARGS; a++)
+		for (unsigned a = 0; a < n->probes[i].nargs && a < USDT_SDT_MAX_ARGS; a++)
 			free(n->probes[i].arg[a].name);
 	}
 	free(n->probes);

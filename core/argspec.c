@@ -161,7 +161,7 @@ static int parse_int(const char *s, const char *e, int64_t *out)
 	return 0;
 }
 
-static void unsupported(struct usdt_arg *a, const char *why)
+static void unsupported(struct usdt_argspec *a, const char *why)
 {
 	a->kind = USDT_ARG_UNSUPPORTED;
 	a->why = why;
@@ -170,7 +170,7 @@ static void unsupported(struct usdt_arg *a, const char *why)
 }
 
 /* Copies a register name [s, e) into a->reg and checks that it has a fetch name. */
-static int set_reg(enum usdt_arch arch, struct usdt_arg *a, const char *s, const char *e)
+static int set_reg(enum usdt_arch arch, struct usdt_argspec *a, const char *s, const char *e)
 {
 	unsigned width;
 
@@ -190,7 +190,7 @@ static int set_reg(enum usdt_arch arch, struct usdt_arg *a, const char *s, const
 	return 0;
 }
 
-static void parse_x86_operand(enum usdt_arch arch, struct usdt_arg *a, const char *s, const char *e)
+static void parse_x86_operand(enum usdt_arch arch, struct usdt_argspec *a, const char *s, const char *e)
 {
 	const char *open;
 
@@ -230,7 +230,7 @@ static void parse_x86_operand(enum usdt_arch arch, struct usdt_arg *a, const cha
 		a->kind = USDT_ARG_MEM;
 }
 
-static void parse_aarch64_operand(struct usdt_arg *a, const char *s, const char *e)
+static void parse_aarch64_operand(struct usdt_argspec *a, const char *s, const char *e)
 {
 	const char *comma, *d;
 
@@ -270,7 +270,7 @@ static void parse_aarch64_operand(struct usdt_arg *a, const char *s, const char 
 		a->kind = USDT_ARG_REG;
 }
 
-static void parse_one(enum usdt_arch arch, struct usdt_arg *a, const char *s, const char *e)
+static void parse_one(enum usdt_arch arch, struct usdt_argspec *a, const char *s, const char *e)
 {
 	const char *at = memchr(s, '@', (size_t)(e - s));
 	const char *p = s;
@@ -303,27 +303,48 @@ static void parse_one(enum usdt_arch arch, struct usdt_arg *a, const char *s, co
 		parse_x86_operand(arch, a, at + 1, e);
 }
 
-int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_probe *p)
+const char *usdt_argspec_next(const char *s, const char **end)
 {
-	p->nargs = 0;
-	for (;;) {
-		const char *e;
-		int depth = 0;
+	const char *e;
+	int depth = 0;
 
-		while (*s == ' ')
-			s++;
-		if (!*s)
-			return 0;
-		/* aarch64 memory operands contain a space: "[sp, 28]". */
-		for (e = s; *e && (*e != ' ' || depth > 0); e++) {
-			if (*e == '[')
-				depth++;
-			else if (*e == ']' && depth > 0)
-				depth--;
-		}
-		if (p->nargs == USDT_MAX_ARGS)
+	while (*s == ' ')
+		s++;
+	if (!*s)
+		return NULL;
+	/* aarch64 memory operands contain a space: "[sp, 28]". */
+	for (e = s; *e && (*e != ' ' || depth > 0); e++) {
+		if (*e == '[')
+			depth++;
+		else if (*e == ']' && depth > 0)
+			depth--;
+	}
+	*end = e;
+	return s;
+}
+
+unsigned usdt_argspec_count(const char *s)
+{
+	unsigned n = 0;
+	const char *e;
+
+	while ((s = usdt_argspec_next(s, &e)) != NULL) {
+		n++;
+		s = e;
+	}
+	return n;
+}
+
+int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_site *p)
+{
+	const char *e;
+
+	p->nargs = 0;
+	while ((s = usdt_argspec_next(s, &e)) != NULL) {
+		if (p->nargs == USDT_SDT_MAX_ARGS)
 			return -E2BIG;
 		parse_one(arch, &p->arg[p->nargs++], s, e);
 		s = e;
 	}
+	return 0;
 }

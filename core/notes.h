@@ -18,66 +18,11 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#define USDT_MAX_ARGS 12
-/* tracefs group and event names: C identifiers of at most 63 characters. */
-#define USDT_TRACEFS_NAME_MAX 63
-/* A provider or probe name longer than this is rejected, not shortened. */
-#define USDT_NAME_INPUT_MAX 255
-#define USDT_ARGS_STR_MAX 1024
-
-enum usdt_arch {
-	USDT_ARCH_X86_64,
-	USDT_ARCH_I386,
-	USDT_ARCH_AARCH64,
-};
-
-enum usdt_arg_kind {
-	USDT_ARG_UNSUPPORTED, /* parsed no further; the probe registers without it */
-	USDT_ARG_REG,	      /* the value is in a register */
-	USDT_ARG_IMM,	      /* a constant */
-	USDT_ARG_MEM,	      /* the value is in memory at register + displacement */
-};
-
-struct usdt_arg {
-	enum usdt_arg_kind kind;
-	unsigned size; /* 1, 2, 4 or 8 bytes (0 when the size itself was bad) */
-	bool is_signed;
-	char reg[8];	 /* as written, without '%': "edi", "r12", "x0", "sp" */
-	int64_t value;	 /* the immediate, or the memory operand's displacement */
-	const char *why; /* USDT_ARG_UNSUPPORTED: a static explanation */
-	/* Hints the SystemTap note cannot give (from our metadata note, later). */
-	char *name;	/* NULL -> "argN"; freed by usdt_notes_free() */
-	bool is_string; /* a char *: fetched as a user string */
-};
-
-/* Probe flags. */
-#define USDT_PROBE_SHORTENED 0x1u /* group or event name shortened to fit tracefs */
-#define USDT_PROBE_BASE_ZERO 0x2u /* note base 0 while .stapsdt.base exists: not adjusted */
-
-struct usdt_probe {
-	enum usdt_arch arch; /* the file's, here too so a probe stands alone */
-	/*
-	 * The note's strings. Exact for an accepted probe (its names are
-	 * identifiers); for a rejected one, printable copies (bytes outside
-	 * ASCII escaped as \xNN, names cut at 255 bytes) for messages.
-	 */
-	char *provider, *name, *args;
-	char group[USDT_TRACEFS_NAME_MAX + 1]; /* "sdt_<provider>" */
-	char event[USDT_TRACEFS_NAME_MAX + 1]; /* "<name>" */
-	uint64_t pc, pc_off;	 /* link-time address (base-adjusted) and its file offset */
-	uint64_t sema, sema_off; /* same for the semaphore; 0, 0 when there is none */
-	uint64_t note_base;	 /* the note's own view of _.stapsdt.base */
-	unsigned flags;
-	unsigned nargs;
-	struct usdt_arg arg[USDT_MAX_ARGS];
-	/* NULL when accepted; else a short static reason class ("pc-not-nop"). */
-	const char *reject;
-	char detail[160]; /* what exactly was wrong, for the daemon's log */
-};
+#include "model.h"
 
 /* File flags. */
 #define USDT_NOTES_NO_BASE_SECTION 0x1u /* no .stapsdt.base: addresses used as noted */
-#define USDT_NOTES_BASE_ZERO 0x2u	/* some note had base 0 (see USDT_PROBE_BASE_ZERO) */
+#define USDT_NOTES_BASE_ZERO 0x2u	/* some note had base 0 (see USDT_SITE_BASE_ZERO) */
 #define USDT_NOTES_TOO_MANY 0x4u	/* max_notes reached: the rest was not read */
 #define USDT_NOTES_META_DROPPED 0x8u	/* a metadata note over the 1 MiB budget, not kept */
 
@@ -93,14 +38,14 @@ struct usdt_notes {
 	uint64_t base_addr; /* sh_addr of .stapsdt.base when present */
 	size_t nprobes;	    /* every stapsdt note, accepted or rejected, in file order */
 	size_t naccepted;
-	struct usdt_probe *probes;
+	struct usdt_site *probes;
 	/*
 	 * Extension point for our own provider metadata notes (".note.usdtkit",
 	 * owner "usdtkit", type 1: dtrace-G/METADATA-NOTE.md; one per linked -G
 	 * object, so possibly several). The reader only copies each desc, at
 	 * most 1 MiB in all, so the daemon can hand them to that format's
 	 * validator (dtrace-G/metadata.h, usdt_meta_open) and then name
-	 * arguments and mark strings with usdt_probe_set_arg_hint(). A note
+	 * arguments and mark strings with usdt_site_set_arg_hint(). A note
 	 * beyond the budget sets USDT_NOTES_META_DROPPED.
 	 */
 	struct usdt_meta_note {
@@ -137,7 +82,7 @@ void usdt_notes_free(struct usdt_notes *n);
  * a memory operand narrower than 8 bytes (i386: the kernel's nested fetch
  * reads 8 bytes).
  */
-int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, bool is_string);
+int usdt_site_set_arg_hint(struct usdt_site *p, unsigned i, const char *name, bool is_string);
 /*
  * One argument of a metadata note, applied to every accepted probe it names
  * (provider:probe): its name and string hint, or failing that the name
@@ -147,12 +92,23 @@ void usdt_notes_apply_arg_hint(struct usdt_notes *n, const char *provider, const
 			       unsigned argi, const char *name, bool is_string);
 
 /*
- * The argument-string parser (args.c), exposed for tests: parses `s` (a
+ * A note's argument string, one spec at a time (argspec.c): the start of
+ * the next spec at or after `s` and its end in *end, or NULL when none is
+ * left. Specs are separated by spaces outside brackets (an aarch64 memory
+ * operand holds one: "8@[sp, 16]"). This is the one splitting rule: the
+ * daemon, `dtrace -l` and `dtrace -G`'s argument count all use it.
+ */
+const char *usdt_argspec_next(const char *s, const char **end);
+/* How many specs `s` holds, by that rule. */
+unsigned usdt_argspec_count(const char *s);
+
+/*
+ * The argument-string parser (argspec.c), exposed for tests: parses `s` (a
  * note's argument string) for `arch` into p->arg[] and p->nargs. Returns 0, or
- * -E2BIG for more than USDT_MAX_ARGS arguments. Unparsable arguments are kept
+ * -E2BIG for more than USDT_SDT_MAX_ARGS arguments. Unparsable arguments are kept
  * as USDT_ARG_UNSUPPORTED.
  */
-int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_probe *p);
+int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_site *p);
 
 /*
  * The register as the kernel's uprobe fetch arguments name it ("%di" for

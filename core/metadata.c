@@ -492,3 +492,114 @@ void usdt_meta_dump(const struct usdt_meta_view *v, FILE *out)
 		}
 	}
 }
+
+void usdt_meta_default_attrs(struct usdt_attr attr[USDT_ATTR_COUNT])
+{
+	unsigned i;
+
+	for (i = 0; i < USDT_ATTR_COUNT; i++) {
+		attr[i].name_stab = USDT_STAB_PRIVATE;
+		attr[i].data_stab = USDT_STAB_PRIVATE;
+		attr[i].dep_class = USDT_CLASS_UNKNOWN;
+	}
+}
+
+static bool same_types(const struct usdt_meta_info *p)
+{
+	unsigned i;
+
+	if (p->nargs != p->nxargs)
+		return false;
+	for (i = 0; i < p->nargs; i++)
+		if (strcmp(p->native[i], p->xlated[i]))
+			return false;
+	return true;
+}
+
+/* (provider, probe) in one validated note: true and *out filled when there. */
+static bool find_in(const struct usdt_meta_view *v, const char *provider, const char *probe,
+		    struct usdt_meta_info *out)
+{
+	uint32_t i, j, k;
+
+	for (i = 0; i < v->nproviders; i++) {
+		struct usdt_meta_provider pv;
+
+		usdt_meta_provider(v, i, &pv);
+		if (strcmp(pv.name, provider))
+			continue;
+		for (j = 0; j < pv.nprobes; j++) {
+			struct usdt_meta_probe pr;
+			struct usdt_meta_arg a;
+			bool identity = true;
+
+			usdt_meta_probe(v, pv.first_probe + j, &pr);
+			if (strcmp(pr.name, probe))
+				continue;
+			memcpy(out->attr, pv.attr, sizeof(out->attr));
+			out->nargs = pr.nargs;
+			out->nxargs = pr.nxargs;
+			for (k = 0; k < pr.nargs && k < USDT_MAX_ARGS; k++) {
+				usdt_meta_arg(v, pr.first_arg + k, &a);
+				out->native[k] = a.type;
+			}
+			for (k = 0; k < pr.nxargs && k < USDT_MAX_ARGS; k++) {
+				usdt_meta_arg(v, pr.first_xarg + k, &a);
+				out->xlated[k] = a.type;
+				if (a.source != k)
+					identity = false;
+			}
+			out->translated = !identity || !same_types(out);
+			return true;
+		}
+	}
+	return false;
+}
+
+bool usdt_meta_find(const struct usdt_notes *n, const char *provider, const char *probe,
+		    struct usdt_meta_info *out, const char **why)
+{
+	size_t i;
+
+	for (i = 0; i < n->nmeta; i++) {
+		struct usdt_meta_view v;
+		const char *bad = NULL;
+
+		if (usdt_meta_open(&v, n->meta[i].desc, n->meta[i].size, n->meta[i].big_endian,
+				   &bad)) {
+			if (why && bad)
+				*why = bad;
+			continue;
+		}
+		if (find_in(&v, provider, probe, out))
+			return true;
+	}
+	return false;
+}
+
+int usdt_meta_apply_hints(struct usdt_notes *n, size_t m, const char **why)
+{
+	struct usdt_meta_view v;
+	uint32_t i, j, a;
+
+	if (usdt_meta_open(&v, n->meta[m].desc, n->meta[m].size, n->meta[m].big_endian, why) != 0)
+		return -1;
+	for (i = 0; i < v.nproviders; i++) {
+		struct usdt_meta_provider mp;
+
+		usdt_meta_provider(&v, i, &mp);
+		for (j = mp.first_probe; j < mp.first_probe + mp.nprobes; j++) {
+			struct usdt_meta_probe pr;
+
+			usdt_meta_probe(&v, j, &pr);
+			for (a = 0; a < pr.nargs; a++) {
+				struct usdt_meta_arg ma;
+
+				usdt_meta_arg(&v, pr.first_arg + a, &ma);
+				usdt_notes_apply_arg_hint(n, mp.name, pr.name, a, ma.name,
+							  ma.cls == USDT_T_STRING);
+			}
+		}
+	}
+	return 0;
+}

@@ -67,9 +67,9 @@ bool usdt_tracefs_name(char *out, const char *prefix, const char *name)
 	return true;
 }
 
-int usdt_probe_set_arg_hint(struct usdt_probe *p, unsigned i, const char *name, bool is_string)
+int usdt_site_set_arg_hint(struct usdt_site *p, unsigned i, const char *name, bool is_string)
 {
-	struct usdt_arg *a;
+	struct usdt_argspec *a;
 
 	if (p->reject || i >= p->nargs)
 		return -EINVAL;
@@ -109,14 +109,14 @@ void usdt_notes_apply_arg_hint(struct usdt_notes *n, const char *provider, const
 			       unsigned argi, const char *name, bool is_string)
 {
 	for (size_t k = 0; k < n->nprobes; k++) {
-		struct usdt_probe *p = &n->probes[k];
+		struct usdt_site *p = &n->probes[k];
 
 		if (p->reject || argi >= p->nargs || strcmp(p->provider, provider) != 0 ||
 		    strcmp(p->name, probe) != 0)
 			continue;
 		/* Best first; fall back to less rather than nothing. */
-		if (usdt_probe_set_arg_hint(p, argi, name, is_string) &&
-		    usdt_probe_set_arg_hint(p, argi, name, false))
-			usdt_probe_set_arg_hint(p, argi, NULL, is_string);
+		if (usdt_site_set_arg_hint(p, argi, name, is_string) &&
+		    usdt_site_set_arg_hint(p, argi, name, false))
+			usdt_site_set_arg_hint(p, argi, NULL, is_string);
 	}
 }
