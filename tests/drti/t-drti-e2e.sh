@@ -10,30 +10,14 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/drti/lib.sh"
 need_tracefs
-HELPERD="$USDTKIT_BUILDDIR/kernel-helper/helperd/usdtkit-helperd"
-[ -x "$HELPERD" ] || fail "no $HELPERD: build the tree first"
 build_progs gcc
 
 DLOG="$T/daemon.log"
-DPID=""
+. "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
 start_daemon() {
-	local i
-	"$HELPERD" -f --debug --socket "$SOCK" --state "$T/state" --linger 0 2>>"$DLOG" &
-	DPID=$!
-	for i in $(seq 500); do
-		grep -q ': ready' "$DLOG" 2>/dev/null && return 0
-		kill -0 "$DPID" 2>/dev/null || { cat "$DLOG" >&2; fail "the daemon died at start"; }
-		sleep 0.02
-	done
-	fail "the daemon did not become ready"
+	daemon_start "$DLOG" "$HELPERD" -f --debug --socket "$SOCK" --state "$T/state" --linger 0
 }
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -CONT "$DPID" 2>/dev/null || true
-	kill "$DPID" 2>/dev/null || true
-	wait "$DPID" 2>/dev/null || true
-	DPID=""
-}
+stop_daemon() { daemon_stop TERM; }
 # this run's events, "group/event" sorted
 events() { # group-suffix (app|lib)
 	grep -oE "^[pr]:sdt_${P}$1/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' | sort -u || true
@@ -137,16 +121,16 @@ echo "ok: a fork child sends nothing, is adopted: events outlive its parent, go 
 # 4. A SIGSTOPped daemon: a start is delayed by the timeout, no more; the
 # program's behaviour is unchanged; the daemon resumes healthy.
 USDTKIT_DISABLE=1 "$PROG" errno fds probe >"$T/base4" 2>&1
-kill -STOP "$DPID"
+kill -STOP "$DAEMON_PID"
 t0=$(date +%s%N)
 USDTKIT_HELPER_TIMEOUT_MS=400 "$PROG" errno fds probe >"$T/out4" 2>&1 || fail "the program failed (stopped daemon)"
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "stopped daemon, timeout 400 ms: started and exited in $ms ms"
 [ "$ms" -ge 380 ] && [ "$ms" -le 900 ] || fail "a stopped daemon delayed the program $ms ms (timeout 400)"
 cmp -s "$T/base4" "$T/out4" || { diff "$T/base4" "$T/out4" >&2; fail "output changed (stopped daemon)"; }
-kill -CONT "$DPID"
+kill -CONT "$DAEMON_PID"
 sleep 0.5
-kill -0 "$DPID" || fail "the daemon died after SIGSTOP/SIGCONT"
+kill -0 "$DAEMON_PID" || fail "the daemon died after SIGSTOP/SIGCONT"
 # it still registers programs
 "$PROG" waitfor "$T/go4" >/dev/null 2>&1 &
 prog=$!

@@ -36,6 +36,7 @@ done
 # Random packets of random sizes.
 python3 - "$SOCK" <<'PYEOF' || fail "random packets"
 import os, socket, sys, random
+import usdtproto
 random.seed(5)
 for i in range(300):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -43,7 +44,8 @@ for i in range(300):
     n = random.choice([0, 1, 8, 15, 16, 23, 24, 25, 31, 32, 64, 200, 5000])
     b = bytearray(os.urandom(n))
     if n >= 16 and random.random() < 0.5:
-        b[0:8] = (0x54445355).to_bytes(4, 'little') + (1).to_bytes(2, 'little') + random.choice([1, 2, 3, 0x81]).to_bytes(2, 'little')
+        typ = random.choice([usdtproto.REGISTER, usdtproto.UNREGISTER, usdtproto.LIST, usdtproto.REPLY])
+        b[0:8] = usdtproto.hdr(typ, 0)[0:8]  # a valid magic, version and type
     try:
         s.send(bytes(b))
         s.settimeout(2)

@@ -11,7 +11,6 @@ need_tracefs
 build_progs gcc
 chmod 755 "$T"
 K=60 # connections per uid: below the per-uid cap of 64
-run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
 nfds() { find "/proc/$DAEMON_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 
 # K silent connections; prints, for each, after how many ms the daemon closed

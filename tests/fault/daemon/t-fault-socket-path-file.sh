@@ -16,7 +16,6 @@ chmod 0640 "$F"
 touch -d '2020-01-01 12:00' "$F"
 ident() { stat -c '%i %a %s %Y %F' "$F"; sha256sum <"$F"; }
 id0=$(ident)
-run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
 
 # Another daemon serves meanwhile (on $SOCK).
 start_daemon
