@@ -61,7 +61,7 @@ USDTKIT_HELPER_TIMEOUT_MS=200 prog_start s
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "start with the daemon stopped: $ms ms (timeout 200 ms)"
 [ "$ms" -ge 190 ] || fail "the program did not wait for the stopped daemon ($ms ms)"
-[ "$ms" -le 2000 ] || fail "the program waited $ms ms for a stopped daemon (timeout 200 ms)"
+[ "$ms" -le "$(bound_ms 2000)" ] || fail "the program waited $ms ms for a stopped daemon (timeout 200 ms)"
 kill -CONT "$DAEMON_PID"
 wait_events 3 "the late registration after SIGCONT (plus the foreign event)"
 prog_stop s

@@ -153,6 +153,18 @@ _secs_to_us() { # 1, 0.5, 2.25
 	echo $((10#${i:-0} * 1000000 + 10#${f:0:6}))
 }
 
+# Wall-clock bounds: sanitized programs run 2-4 times slower, so an upper
+# bound a test asserts on elapsed time is scaled by one factor, defined
+# here: USDTKIT_TIME_FACTOR (default 4 under USDTKIT_SANITIZE, else 1). Not
+# scaled: lower bounds (a program must have waited at least the timeout),
+# and upper bounds that tell one timeout from another (scaled, they would
+# no longer tell): those say so where they are.
+#   [ "$ms" -le "$(bound_ms 1500)" ] || fail ...
+TIME_FACTOR=${USDTKIT_TIME_FACTOR:-$([ -n "${USDTKIT_SANITIZE:-}" ] && echo 4 || echo 1)}
+bound_ms() { # MS
+	echo $(($1 * TIME_FACTOR))
+}
+
 # Is a process still running (not gone, not a zombie waiting to be reaped)?
 running() { # pid
 	local st

@@ -17,9 +17,11 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # Another client is served promptly: a LIST answers, and a probed program
 # (short, a -G program of this run) starts, registers (its drti says so)
-# and exits 0, each within LIMIT ms (default 5000: the machine is shared).
+# and exits 0, each within LIMIT ms (default 5000: the machine is shared;
+# scaled by bound_ms under sanitizers).
 served_ok() { # what [LIMIT-MS]
-	local what=$1 limit=${2:-5000} t0 ms
+	local what=$1 limit t0 ms
+	limit=$(bound_ms "${2:-5000}")
 	t0=$(now_ms)
 	timeout 20 "$HDCLIENT" list >"$T/served.list" 2>&1 || true
 	ms=$(($(now_ms) - t0))
