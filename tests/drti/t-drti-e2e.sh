@@ -105,16 +105,17 @@ rm -f "$T/pids"
 prog=$!
 wait_events app "$want_app" "events did not appear for the forking program"
 wait "$prog" || fail "the forking parent failed"
-for i in $(seq 100); do [ "$(wc -l <"$T/pids")" -ge 2 ] && break; sleep 0.02; done
+wait_until 5 "the fork child's pid in $T/pids" eval '[ "$(wc -l <"$T/pids")" -ge 2 ]'
 child=$(sed -n 2p "$T/pids" | sed 's/^pid //')
 [ -n "$child" ] && kill -0 "$child" 2>/dev/null || fail "the fork child is not running"
-sleep 0.5 # the daemon has seen the parent exit by now
+# the daemon has seen the parent exit: it adopted the child
+wait_until 10 "the daemon's adoption of the fork child $child" grep -qE "pid $child maps .*: adopted" "$DLOG"
 [ "$(events app)" = "$want_app" ] || fail "the events went with the parent while its fork child runs"
 # the child asked nothing; the daemon adopted it when its parent exited
 grep -qE "REGISTER pid $child( |$)" "$DLOG" && fail "the fork child $child sent a REGISTER"
 grep -qE "pid $child maps .*: adopted" "$DLOG" || fail "the daemon's log shows no adoption of the child $child"
 touch "$T/go3"
-for i in $(seq 250); do kill -0 "$child" 2>/dev/null || break; sleep 0.02; done
+wait_until 5 "the fork child $child to exit" eval '! kill -0 "$child" 2>/dev/null'
 wait_events app "" "the events stayed after the fork child exited"
 echo "ok: a fork child sends nothing, is adopted: events outlive its parent, go with it"
 
@@ -130,7 +131,7 @@ echo "stopped daemon, timeout 400 ms: started and exited in $ms ms"
 [ "$ms" -ge 380 ] && [ "$ms" -le 900 ] || fail "a stopped daemon delayed the program $ms ms (timeout 400)"
 cmp -s "$T/base4" "$T/out4" || { diff "$T/base4" "$T/out4" >&2; fail "output changed (stopped daemon)"; }
 kill -CONT "$DAEMON_PID"
-sleep 0.5
+wait_until 5 "the daemon to run again after SIGCONT" eval '[ "$(sed "s/.*) //" "/proc/$DAEMON_PID/stat" | cut -c1)" != T ]'
 kill -0 "$DAEMON_PID" || fail "the daemon died after SIGSTOP/SIGCONT"
 # it still registers programs
 "$PROG" waitfor "$T/go4" >/dev/null 2>&1 &

@@ -75,6 +75,26 @@ at_exit cleanup_events
 at_exit stop_daemon
 at_exit dump_log
 
+# Lines of the running daemon's log so far matching PATTERN (an ERE).
+count_log() { grep -cE -- "$1" "$DLOG.new" 2>/dev/null || true; }
+_log_has() { [ "$(count_log "$1")" -ge "$2" ]; }
+# Waits (up to 10 s) until the daemon's log has a line matching PATTERN.
+wait_log() { # PATTERN what
+	poll_until 10 _log_has "$1" 1 && return 0
+	tail -30 "$DLOG.new" >&2
+	fail "$2: no daemon log line matches '$1'"
+}
+# Waits (up to 10 s) until the daemon's log has N lines matching PATTERN.
+wait_log_count() { # PATTERN N what
+	poll_until 10 _log_has "$1" "$2" && return 0
+	tail -30 "$DLOG.new" >&2
+	fail "$3: fewer than $2 daemon log lines match '$1'"
+}
+# The daemon's retirement passes that found processes still mapping a file
+# whose last registered process went ("retire: N files checked, M processes
+# still map them"): count before, then wait for the next one.
+RETIRED_KEPT='retire: [0-9]+ files checked, [0-9]+ processes still map them'
+
 # Waits (up to 10 s) until our_events has exactly N lines.
 wait_events() { # N what
 	local i

@@ -48,7 +48,8 @@ our_events | grep -qx "sdt_${P}lib/foreign" || fail "the foreign event was remov
 
 # The adopted events are ours: they go when their last process does.
 prog_stop a
-sleep 0.3
+# (the daemon has handled a's exit once a's registry entry is gone)
+wait_until 10 "a's registry entry to go after its exit" eval '! "$HDCLIENT" list | grep -q "^entry $pid_a "'
 expect_eq "$(grep -c "^p:sdt_${P}app/" "$TRACEFS/uprobe_events")" 2 "events while b still runs"
 prog_stop b
 wait_events 1 "after a and b exited (only the foreign event left)"
