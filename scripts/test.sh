@@ -1,9 +1,11 @@
 #!/bin/sh
 # Runs usdtkit's whole test suite twice: once on the normal build, once on a
 # sanitizer build (AddressSanitizer, with LeakSanitizer, and
-# UndefinedBehaviorSanitizer), and ends with ONE line for both runs:
-# "N passed, N failed, N skipped" (the sanitizer run's tests are named
-# "asan/usdtkit:SUITE / TEST" there).
+# UndefinedBehaviorSanitizer), then the fuzz suite on a fuzz build (clang,
+# -Dfuzz=enabled: the libFuzzer targets, built by meson), and ends with ONE
+# line for all runs: "N passed, N failed, N skipped" (the sanitizer run's
+# tests are named "asan/usdtkit:SUITE / TEST" there, the fuzz run's
+# "fuzz/usdtkit:...").
 #
 # The sanitizer build is `meson setup -Db_sanitize=address,undefined
 # -Db_lundef=false` with clang (CC_SAN): with gcc, UBSan's runtime is a
@@ -14,9 +16,9 @@
 # UBSAN_OPTIONS for the tests; tests/lib/common.sh sends every report of the
 # processes a shell test starts into its scratch directory and fails the test
 # when one appears. Tests that cannot work on sanitized binaries (valgrind,
-# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz, fresh,
-# packaging and realworld suites are not run twice (SAN_SKIP_SUITES below):
-# the fuzz targets are built with sanitizers in both runs, fresh
+# address-space limits) adapt to $USDTKIT_SANITIZE. The fuzz targets exist
+# only in the fuzz build (tests/fuzz/meson.build). The fresh, packaging and
+# realworld suites are not run twice (SAN_SKIP_SUITES below): fresh
 # (scripts/fresh-check.sh) builds the committed tree in a fresh Debian 12
 # chroot of its own, packaging builds the packages from it, and realworld
 # measures the real tools on whole projects.
@@ -25,7 +27,9 @@
 #   SAN_BUILDDIR      the sanitizer build directory (default: $BUILDDIR-san)
 #   MESON_SETUP_ARGS  extra `meson setup` arguments for both (CI: -Dwerror=true)
 #   CC_SAN            the sanitizer build's compiler (default: clang)
-#   USDTKIT_RUNS      "plain san" (default), "plain" or "san": which runs
+#   FUZZ_BUILDDIR     the fuzz build directory (default: $BUILDDIR-fuzz)
+#   CC_FUZZ           the fuzz build's compiler (default: clang; libFuzzer is clang's)
+#   USDTKIT_RUNS      "plain san fuzz" (default), or some of them: which runs
 set -eu
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
 	exec sudo -E sh "$0" "$@"
@@ -35,11 +39,12 @@ cd "$top"
 sh scripts/deps.sh
 builddir=${BUILDDIR:-build}
 sanbuilddir=${SAN_BUILDDIR:-$builddir-san}
-runs=${USDTKIT_RUNS:-plain san}
+fuzzbuilddir=${FUZZ_BUILDDIR:-$builddir-fuzz}
+runs=${USDTKIT_RUNS:-plain san fuzz}
 rc=0
 logs=""
 # Suites the sanitizer run leaves out, because they do not test this build:
-# fuzz (its targets are built with sanitizers outside meson, in both runs),
+# fuzz (the fuzz run's; its targets are built with sanitizers anyway),
 # fresh and packaging (they build the committed tree in scratch directories
 # and chroots of their own) and realworld.
 SAN_SKIP_SUITES="fuzz fresh realworld packaging"
@@ -62,8 +67,17 @@ for run in $runs; do
 		testargs="--timeout-multiplier 3"
 		for s in $SAN_SKIP_SUITES; do testargs="$testargs --no-suite $s"; done
 		;;
+	fuzz)
+		# Every object of this build is instrumented for libFuzzer (top
+		# meson.build): only its fuzz suite is run.
+		dir=$fuzzbuilddir
+		setup="-Dfuzz=enabled"
+		cc=${CC_FUZZ:-clang}
+		prefix="--prefix=fuzz/"
+		testargs="--suite fuzz"
+		;;
 	*)
-		echo "USDTKIT_RUNS: unknown run '$run' (plain, san)" >&2
+		echo "USDTKIT_RUNS: unknown run '$run' (plain, san, fuzz)" >&2
 		exit 2
 		;;
 	esac

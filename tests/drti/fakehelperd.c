@@ -57,7 +57,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "protocol.h"
+#include "protoclient.h"
 
 #define MAXCONN 64
 
@@ -70,28 +70,10 @@ static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
 {
 	struct usdt_msg_reply r;
 
-	memset(&r, 0, sizeof(r));
+	proto_reply(&r, seq, status, nprobes);
 	r.hdr.magic = magic;
-	r.hdr.version = USDT_PROTO_VERSION;
-	r.hdr.type = USDT_MSG_REPLY;
-	r.hdr.size = sizeof(r);
-	r.hdr.seq = seq;
-	r.status = status;
-	r.nprobes = nprobes;
 	if (send(fd, &r, sizeof(r), MSG_NOSIGNAL) < 0)
 		fprintf(logfile, "send-failed errno=%d\n", errno);
-}
-
-/* A REPLY to h as the real daemon would send it, to be spoiled by the fault modes. */
-static void good_reply(struct usdt_msg_reply *r, const struct usdt_msg_hdr *h)
-{
-	memset(r, 0, sizeof(*r));
-	r->hdr.magic = USDT_PROTO_MAGIC;
-	r->hdr.version = USDT_PROTO_VERSION;
-	r->hdr.type = USDT_MSG_REPLY;
-	r->hdr.size = sizeof(*r);
-	r->hdr.seq = h->seq;
-	r->nprobes = nprobes;
 }
 
 static void sendlog(int fd, const void *buf, size_t len)
@@ -107,7 +89,8 @@ static int answer_fault(int fd, const struct usdt_msg_hdr *h, const unsigned cha
 	static unsigned char big[65536];
 	struct usdt_msg_reply r;
 
-	good_reply(&r, h);
+	/* A REPLY to h as the real daemon would send it, to be spoiled below. */
+	proto_reply(&r, h->seq, 0, nprobes);
 	if (!strncmp(mode, "trunc:", 6)) {
 		size_t n = (size_t)atol(mode + 6);
 

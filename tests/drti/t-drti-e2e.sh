@@ -10,30 +10,14 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/drti/lib.sh"
 need_tracefs
-HELPERD="$USDTKIT_BUILDDIR/kernel-helper/helperd/usdtkit-helperd"
-[ -x "$HELPERD" ] || fail "no $HELPERD: build the tree first"
 build_progs gcc
 
 DLOG="$T/daemon.log"
-DPID=""
+. "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
 start_daemon() {
-	local i
-	"$HELPERD" -f --debug --socket "$SOCK" --state "$T/state" --linger 0 2>>"$DLOG" &
-	DPID=$!
-	for i in $(seq 500); do
-		grep -q ': ready' "$DLOG" 2>/dev/null && return 0
-		kill -0 "$DPID" 2>/dev/null || { cat "$DLOG" >&2; fail "the daemon died at start"; }
-		sleep 0.02
-	done
-	fail "the daemon did not become ready"
+	daemon_start "$DLOG" "$HELPERD" -f --debug --socket "$SOCK" --state "$T/state" --linger 0
 }
-stop_daemon() {
-	[ -n "$DPID" ] || return 0
-	kill -CONT "$DPID" 2>/dev/null || true
-	kill "$DPID" 2>/dev/null || true
-	wait "$DPID" 2>/dev/null || true
-	DPID=""
-}
+stop_daemon() { daemon_stop TERM; }
 # this run's events, "group/event" sorted
 events() { # group-suffix (app|lib)
 	grep -oE "^[pr]:sdt_${P}$1/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' | sort -u || true
@@ -121,32 +105,34 @@ rm -f "$T/pids"
 prog=$!
 wait_events app "$want_app" "events did not appear for the forking program"
 wait "$prog" || fail "the forking parent failed"
-for i in $(seq 100); do [ "$(wc -l <"$T/pids")" -ge 2 ] && break; sleep 0.02; done
+wait_until 5 "the fork child's pid in $T/pids" eval '[ "$(wc -l <"$T/pids")" -ge 2 ]'
 child=$(sed -n 2p "$T/pids" | sed 's/^pid //')
 [ -n "$child" ] && kill -0 "$child" 2>/dev/null || fail "the fork child is not running"
-sleep 0.5 # the daemon has seen the parent exit by now
+# the daemon has seen the parent exit: it adopted the child
+wait_until 10 "the daemon's adoption of the fork child $child" grep -qE "pid $child maps .*: adopted" "$DLOG"
 [ "$(events app)" = "$want_app" ] || fail "the events went with the parent while its fork child runs"
 # the child asked nothing; the daemon adopted it when its parent exited
 grep -qE "REGISTER pid $child( |$)" "$DLOG" && fail "the fork child $child sent a REGISTER"
 grep -qE "pid $child maps .*: adopted" "$DLOG" || fail "the daemon's log shows no adoption of the child $child"
 touch "$T/go3"
-for i in $(seq 250); do kill -0 "$child" 2>/dev/null || break; sleep 0.02; done
+wait_until 5 "the fork child $child to exit" eval '! kill -0 "$child" 2>/dev/null'
 wait_events app "" "the events stayed after the fork child exited"
 echo "ok: a fork child sends nothing, is adopted: events outlive its parent, go with it"
 
 # 4. A SIGSTOPped daemon: a start is delayed by the timeout, no more; the
 # program's behaviour is unchanged; the daemon resumes healthy.
 USDTKIT_DISABLE=1 "$PROG" errno fds probe >"$T/base4" 2>&1
-kill -STOP "$DPID"
+kill -STOP "$DAEMON_PID"
 t0=$(date +%s%N)
 USDTKIT_HELPER_TIMEOUT_MS=400 "$PROG" errno fds probe >"$T/out4" 2>&1 || fail "the program failed (stopped daemon)"
 ms=$((($(date +%s%N) - t0) / 1000000))
 echo "stopped daemon, timeout 400 ms: started and exited in $ms ms"
+# (not scaled by bound_ms: 900 ms tells one 400 ms timeout from more)
 [ "$ms" -ge 380 ] && [ "$ms" -le 900 ] || fail "a stopped daemon delayed the program $ms ms (timeout 400)"
 cmp -s "$T/base4" "$T/out4" || { diff "$T/base4" "$T/out4" >&2; fail "output changed (stopped daemon)"; }
-kill -CONT "$DPID"
-sleep 0.5
-kill -0 "$DPID" || fail "the daemon died after SIGSTOP/SIGCONT"
+kill -CONT "$DAEMON_PID"
+wait_until 5 "the daemon to run again after SIGCONT" eval '[ "$(sed "s/.*) //" "/proc/$DAEMON_PID/stat" | cut -c1)" != T ]'
+kill -0 "$DAEMON_PID" || fail "the daemon died after SIGSTOP/SIGCONT"
 # it still registers programs
 "$PROG" waitfor "$T/go4" >/dev/null 2>&1 &
 prog=$!

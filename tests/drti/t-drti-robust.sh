@@ -29,7 +29,7 @@ TMO=300
 for mode in noreply close garbage badmagic badseq big flood refuse stream; do
 	start_fake "$mode"
 	same_as_base "$mode" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
-	[ "$ELAPSED_MS" -le $((4 * TMO + 1500)) ] ||
+	[ "$ELAPSED_MS" -le $((4 * TMO + $(bound_ms 1500))) ] ||
 		fail "$mode: the run took $ELAPSED_MS ms (4 waits of $TMO ms at most)"
 	[ "$mode" = stream ] || [ "$(nmsgs)" -ge 1 ] || [ "$mode" = close ] ||
 		fail "$mode: the server received nothing (the case was not exercised)"
@@ -68,6 +68,7 @@ check_delay() { # min max env...
 	shift 2
 	ms=$(start_ms "$@")
 	echo "stopped server, $*: $ms ms"
+	max=$(bound_ms "$max")
 	[ "$ms" -ge "$min" ] && [ "$ms" -le "$max" ] || fail "stopped server, $*: $ms ms, not in [$min, $max]"
 }
 check_delay 95 600 USDTKIT_HELPER_SOCKET="$SOCK"
@@ -116,7 +117,7 @@ for i in $(seq 200); do [ -s "$T/holder.ready" ] && break; sleep 0.01; done
 # until the holder goes (60 s).
 same_as_base "full backlog" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
 echo "full backlog: $ELAPSED_MS ms (4 waits of $TMO ms at most)"
-[ "$ELAPSED_MS" -le $((4 * TMO + 1500)) ] || fail "a full backlog delayed the program by $ELAPSED_MS ms"
+[ "$ELAPSED_MS" -le $((4 * TMO + $(bound_ms 1500))) ] || fail "a full backlog delayed the program by $ELAPSED_MS ms"
 run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO USDTKIT_DEBUG=1 -- say x
 expect_grep "^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: connect: EAGAIN \($SOCK\) \(after [0-9]+ attempts\)\$" \
 	"$T/err" "full backlog: retried, then given up"

@@ -1,11 +1,11 @@
 #!/bin/bash
-# run-worker.sh SECONDS [WORKDIR]: builds the fuzz target of the daemon's
-# decoder of its sandboxed worker's answer (fuzz-worker.c: worker.c's decode(),
-# then usdt_uprobe_def and the line parsed back) with clang
-# (-fsanitize=fuzzer,address,undefined), outside meson, and runs it for
-# SECONDS on a copy of corpus-worker/ (never modified). Exit 0 when no crash,
-# leak or timeout was found; crash inputs are left in WORKDIR (a temporary
-# directory, removed on success, unless given).
+# run-worker.sh SECONDS [WORKDIR]: the fuzz target of the daemon's decoder of
+# its sandboxed worker's answer (fuzz-worker.c: worker.c's decode(), then
+# usdt_uprobe_def and the line parsed back), built by meson with
+# -Dfuzz=enabled (clang -fsanitize=fuzzer,address,undefined; targets.sh's
+# fuzz_binary), run for SECONDS on a copy of corpus-worker/ (never modified).
+# Exit 0 when no crash, leak or timeout was found; crash inputs are left in
+# WORKDIR (a temporary directory, removed on success, unless given).
 set -eu
 secs=${1:?usage: run-worker.sh SECONDS [WORKDIR]}
 here=$(cd "$(dirname "$0")" && pwd)

@@ -11,18 +11,7 @@
 
 #include "emit_header.h"
 #include "usdt_provider.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "../lib/check.h"
 
 struct targ {
 	const char *spelling, *c_spelling;
@@ -147,11 +136,11 @@ static void check_define_lines(const char *hdr)
 		if (strncmp(line, "#define HAND_", 13))
 			continue;
 		defines++;
-		CHECK(len >= 3 && !strncmp(line + len - 3, ") \\", 3),
-		      "a probe #define line carries more than the macro head: %.*s", (int)len,
-		      line);
+		CHECKF(len >= 3 && !strncmp(line + len - 3, ") \\", 3),
+		       "a probe #define line carries more than the macro head: %.*s", (int)len,
+		       line);
 	}
-	CHECK(defines == 10, "expected 10 probe/_ENABLED() defines, found %u", defines);
+	CHECKF(defines == 10, "expected 10 probe/_ENABLED() defines, found %u", defines);
 }
 
 int main(int argc, char **argv)
@@ -163,37 +152,38 @@ int main(int argc, char **argv)
 
 	build_hand_model(&prog);
 	hdr = emit(&prog, "some/dir/probes.h.tmp", &rc, &errors);
-	CHECK(rc == 0 && errors == 0, "emit failed: rc %d, %u errors", rc, errors);
-	CHECK(strstr(hdr, "#ifndef _PROBES_H_TMP\n#define _PROBES_H_TMP\n"), "include guard");
-	CHECK(strstr(hdr, "#define _SDT_HAS_SEMAPHORES 1\n"), "literal semaphore line (GLib)");
-	CHECK(strstr(hdr, "#define STAP_HAS_SEMAPHORES 1"), "literal STAP semaphore line");
-	CHECK(strstr(hdr, "__usdt_hdr_num(int, arg1, \"hand:plain-probe\", 1);"),
-	      "int checked as a number, the message names the probe by its DTrace name");
-	CHECK(strstr(hdr, "__usdt_hdr_ptr(char *, arg2, \"hand:plain-probe\", 2);"),
-	      "char * checked, spelled with a space");
-	CHECK(strstr(hdr, "__usdt_hdr_ptr(char const *, arg3, "), "const moved after char");
-	CHECK(strstr(hdr, "__usdt_hdr_ptr(uint8_t const **, arg6, "), "const moved after uint8_t");
-	CHECK(strstr(hdr, "__usdt_hdr_vptr(const volatile void *, arg2, \"hand:unchecked\", 2);"),
-	      "struct pointer as void *");
-	CHECK(strstr(hdr, "__usdt_hdr_ptr(unsigned char*, arg7, "),
-	      "only plain char * keeps its space");
-	CHECK(strstr(hdr, "__usdt_hdr_ptr(char**, arg8, "), "char ** is written char**");
-	CHECK(!strstr(hdr, "_num(zoneid_t"), "NULL c_spelling must stay unchecked");
-	CHECK(!strstr(hdr, "(*)(int, int), arg5"), "function pointer must stay unchecked");
-	CHECK(!strstr(hdr, "bool, arg4"), "bool must stay unchecked");
-	CHECK(strstr(hdr, "STAP_PROBE2(hand, plain__probe, arg1, arg2);"), "note names as written");
-	CHECK(strstr(hdr, "STAP_PROBE(hand, none);"), "no-argument probe");
-	CHECK(strstr(hdr, "hand_plain__probe_semaphore"), "semaphore name as SystemTap's");
-	CHECK(strstr(hdr, "#define HAND_PLAIN_PROBE(arg1, arg2) \\\n"), "macro name");
-	CHECK(strstr(hdr, "#define HAND_PLAIN_PROBE_ENABLED() \\\n"), "_ENABLED() macro name");
-	CHECK(strstr(hdr, "usdt_error_probe_hand_many_has_13_arguments"), "13 arguments");
-	CHECK(strstr(hdr, "STAP_PROBE12(hand, twelve,"), "12 arguments");
-	CHECK(strstr(hdr, "/* provider nothing */"), "an empty provider is still listed");
+	CHECKF(rc == 0 && errors == 0, "emit failed: rc %d, %u errors", rc, errors);
+	CHECKF(strstr(hdr, "#ifndef _PROBES_H_TMP\n#define _PROBES_H_TMP\n"), "include guard");
+	CHECKF(strstr(hdr, "#define _SDT_HAS_SEMAPHORES 1\n"), "literal semaphore line (GLib)");
+	CHECKF(strstr(hdr, "#define STAP_HAS_SEMAPHORES 1"), "literal STAP semaphore line");
+	CHECKF(strstr(hdr, "__usdt_hdr_num(int, arg1, \"hand:plain-probe\", 1);"),
+	       "int checked as a number, the message names the probe by its DTrace name");
+	CHECKF(strstr(hdr, "__usdt_hdr_ptr(char *, arg2, \"hand:plain-probe\", 2);"),
+	       "char * checked, spelled with a space");
+	CHECKF(strstr(hdr, "__usdt_hdr_ptr(char const *, arg3, "), "const moved after char");
+	CHECKF(strstr(hdr, "__usdt_hdr_ptr(uint8_t const **, arg6, "), "const moved after uint8_t");
+	CHECKF(strstr(hdr, "__usdt_hdr_vptr(const volatile void *, arg2, \"hand:unchecked\", 2);"),
+	       "struct pointer as void *");
+	CHECKF(strstr(hdr, "__usdt_hdr_ptr(unsigned char*, arg7, "),
+	       "only plain char * keeps its space");
+	CHECKF(strstr(hdr, "__usdt_hdr_ptr(char**, arg8, "), "char ** is written char**");
+	CHECKF(!strstr(hdr, "_num(zoneid_t"), "NULL c_spelling must stay unchecked");
+	CHECKF(!strstr(hdr, "(*)(int, int), arg5"), "function pointer must stay unchecked");
+	CHECKF(!strstr(hdr, "bool, arg4"), "bool must stay unchecked");
+	CHECKF(strstr(hdr, "STAP_PROBE2(hand, plain__probe, arg1, arg2);"),
+	       "note names as written");
+	CHECKF(strstr(hdr, "STAP_PROBE(hand, none);"), "no-argument probe");
+	CHECKF(strstr(hdr, "hand_plain__probe_semaphore"), "semaphore name as SystemTap's");
+	CHECKF(strstr(hdr, "#define HAND_PLAIN_PROBE(arg1, arg2) \\\n"), "macro name");
+	CHECKF(strstr(hdr, "#define HAND_PLAIN_PROBE_ENABLED() \\\n"), "_ENABLED() macro name");
+	CHECKF(strstr(hdr, "usdt_error_probe_hand_many_has_13_arguments"), "13 arguments");
+	CHECKF(strstr(hdr, "STAP_PROBE12(hand, twelve,"), "12 arguments");
+	CHECKF(strstr(hdr, "/* provider nothing */"), "an empty provider is still listed");
 	check_define_lines(hdr);
 	if (argc > 1) {
 		FILE *f = fopen(argv[1], "w");
 
-		CHECK(f && fputs(hdr, f) >= 0 && fclose(f) == 0, "cannot write %s", argv[1]);
+		CHECKF(f && fputs(hdr, f) >= 0 && fclose(f) == 0, "cannot write %s", argv[1]);
 	}
 	free(hdr);
 	free_program(&prog);
@@ -208,7 +198,7 @@ int main(int argc, char **argv)
 		add_probe(pv, "a__b", one, 1);
 		add_probe(pv, "a_b", one, 1);
 		hdr = emit(&prog, "x.h", &rc, &errors);
-		CHECK(rc == -1 && errors == 1, "a__b vs a_b: rc %d, %u errors", rc, errors);
+		CHECKF(rc == -1 && errors == 1, "a__b vs a_b: rc %d, %u errors", rc, errors);
 		free(hdr);
 		free_program(&prog);
 
@@ -217,7 +207,7 @@ int main(int argc, char **argv)
 		add_probe(pv, "x", one, 1);
 		add_probe(pv, "x_enabled", NULL, 0);
 		hdr = emit(&prog, "x.h", &rc, &errors);
-		CHECK(rc == -1 && errors == 1, "x vs x_enabled: rc %d, %u errors", rc, errors);
+		CHECKF(rc == -1 && errors == 1, "x vs x_enabled: rc %d, %u errors", rc, errors);
 		free(hdr);
 		free_program(&prog);
 
@@ -226,20 +216,18 @@ int main(int argc, char **argv)
 		add_probe(add_provider(&prog, "a_b"), "c", one, 1);
 		add_probe(add_provider(&prog, "a"), "b_c", one, 1);
 		hdr = emit(&prog, "x.h", &rc, &errors);
-		CHECK(rc == -1 && errors == 1, "a_b:c vs a:b_c: rc %d, %u errors", rc, errors);
+		CHECKF(rc == -1 && errors == 1, "a_b:c vs a:b_c: rc %d, %u errors", rc, errors);
 		free(hdr);
 		free_program(&prog);
 
 		/* No provider: a valid, empty header. */
 		usdt_program_init(&prog);
 		hdr = emit(&prog, "empty.h", &rc, &errors);
-		CHECK(rc == 0 && strstr(hdr, "#endif /* _EMPTY_H */"), "empty program");
+		CHECKF(rc == 0 && strstr(hdr, "#endif /* _EMPTY_H */"), "empty program");
 		free(hdr);
 	}
 
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	else
+	if (!check_failures)
 		puts("emitter checks passed");
-	return failures ? 1 : 0;
+	return check_result();
 }

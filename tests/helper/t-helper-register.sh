@@ -16,6 +16,14 @@ need_tracefs
 inst="$TRACEFS/instances/usdtkit_helper_$$"
 keep="usdtkit_keep_$$/keep"
 events="vals twice nosema plain"
+# Every one of $events has fired into $inst's trace, twice at both its sites
+# (what the checks below read).
+fired_while_enabled() {
+	local e
+	for e in $events; do grep -q " $e: " "$inst/trace" || return 1; done
+	grep -qE ' twice: \(0x[0-9a-f]+\) arg1=-[1-9]' "$inst/trace" &&
+		grep -qE ' twice: \(0x[0-9a-f]+\) arg1=[1-9]' "$inst/trace"
+}
 cleanup() {
 	for e in $events; do
 		[ -e "$inst/events/sdt_$HPROV/$e/enable" ] && echo 0 >"$inst/events/sdt_$HPROV/$e/enable"
@@ -90,7 +98,7 @@ run_variant() {
 	wait_for '^sema=0' "$log" 5 || fail "$v: the program did not start"
 	for e in $events; do echo 1 >"$inst/events/sdt_$HPROV/$e/enable"; done
 	wait_for '^sema=1' "$log" 5 || fail "$v: the semaphore never became 1 while enabled"
-	sleep 0.3
+	wait_until 10 "$v: every enabled event to fire (twice at both sites)" fired_while_enabled
 	for e in $events; do echo 0 >"$inst/events/sdt_$HPROV/$e/enable"; done
 	local from=$(($(wc -l <"$log") + 1)) i
 	for i in $(seq 1 100); do

@@ -14,18 +14,7 @@
 
 #include "notes.h"
 #include "tracefs.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			failures++;                                                                \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                      \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-		}                                                                                  \
-	} while (0)
+#include "../lib/check.h"
 
 struct want {
 	enum usdt_argspec_kind kind;
@@ -40,21 +29,21 @@ static void one(enum usdt_arch arch, const char *s, struct want w)
 	struct usdt_site p;
 
 	memset(&p, 0, sizeof(p));
-	CHECK(usdt_parse_args(arch, s, &p) == 0, "%s: parse failed", s);
-	CHECK(p.nargs == 1, "%s: %u args", s, p.nargs);
-	CHECK(p.arg[0].kind == w.kind, "%s: kind %d, want %d (%s)", s, p.arg[0].kind, w.kind,
-	      p.arg[0].why ? p.arg[0].why : "");
+	CHECKF(usdt_parse_args(arch, s, &p) == 0, "%s: parse failed", s);
+	CHECKF(p.nargs == 1, "%s: %u args", s, p.nargs);
+	CHECKF(p.arg[0].kind == w.kind, "%s: kind %d, want %d (%s)", s, p.arg[0].kind, w.kind,
+	       p.arg[0].why ? p.arg[0].why : "");
 	if (w.kind == USDT_ARG_UNSUPPORTED) {
-		CHECK(p.arg[0].why && *p.arg[0].why, "%s: no reason", s);
+		CHECKF(p.arg[0].why && *p.arg[0].why, "%s: no reason", s);
 		return;
 	}
-	CHECK(p.arg[0].size == w.size, "%s: size %u want %u", s, p.arg[0].size, w.size);
-	CHECK(p.arg[0].is_signed == (bool)w.is_signed, "%s: sign", s);
+	CHECKF(p.arg[0].size == w.size, "%s: size %u want %u", s, p.arg[0].size, w.size);
+	CHECKF(p.arg[0].is_signed == (bool)w.is_signed, "%s: sign", s);
 	if (w.reg)
-		CHECK(strcmp(p.arg[0].reg, w.reg) == 0, "%s: reg %s want %s", s, p.arg[0].reg,
-		      w.reg);
-	CHECK(p.arg[0].value == w.value, "%s: value %" PRId64 " want %" PRId64, s, p.arg[0].value,
-	      w.value);
+		CHECKF(strcmp(p.arg[0].reg, w.reg) == 0, "%s: reg %s want %s", s, p.arg[0].reg,
+		       w.reg);
+	CHECKF(p.arg[0].value == w.value, "%s: value %" PRId64 " want %" PRId64, s, p.arg[0].value,
+	       w.value);
 }
 
 static void test_x86_args(void)
@@ -122,35 +111,35 @@ static void test_arg_lists(void)
 	unsigned width;
 
 	memset(&p, 0, sizeof(p));
-	CHECK(usdt_parse_args(USDT_ARCH_X86_64, "", &p) == 0 && p.nargs == 0, "empty");
-	CHECK(usdt_parse_args(USDT_ARCH_X86_64, "-4@%edi 8@(%r11,%rax,8) -8@%rsi", &p) == 0 &&
-		  p.nargs == 3 && p.arg[0].kind == USDT_ARG_REG &&
-		  p.arg[1].kind == USDT_ARG_UNSUPPORTED && p.arg[2].kind == USDT_ARG_REG,
-	      "one bad argument leaves the others");
-	CHECK(usdt_parse_args(USDT_ARCH_X86_64,
-			      "1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al "
-			      "1@%al",
-			      &p) == 0 &&
-		  p.nargs == 12,
-	      "12 arguments");
-	CHECK(usdt_parse_args(USDT_ARCH_X86_64,
-			      "1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al "
-			      "1@%al 1@%al",
-			      &p) == -E2BIG,
-	      "13 arguments refused");
-	CHECK(usdt_parse_args(USDT_ARCH_AARCH64, "-4@[sp, 28] 8@x1", &p) == 0 && p.nargs == 2 &&
-		  p.arg[0].value == 28,
-	      "aarch64 operand with a space");
+	CHECKF(usdt_parse_args(USDT_ARCH_X86_64, "", &p) == 0 && p.nargs == 0, "empty");
+	CHECKF(usdt_parse_args(USDT_ARCH_X86_64, "-4@%edi 8@(%r11,%rax,8) -8@%rsi", &p) == 0 &&
+		   p.nargs == 3 && p.arg[0].kind == USDT_ARG_REG &&
+		   p.arg[1].kind == USDT_ARG_UNSUPPORTED && p.arg[2].kind == USDT_ARG_REG,
+	       "one bad argument leaves the others");
+	CHECKF(usdt_parse_args(USDT_ARCH_X86_64,
+			       "1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al "
+			       "1@%al",
+			       &p) == 0 &&
+		   p.nargs == 12,
+	       "12 arguments");
+	CHECKF(usdt_parse_args(USDT_ARCH_X86_64,
+			       "1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al 1@%al "
+			       "1@%al 1@%al",
+			       &p) == -E2BIG,
+	       "13 arguments refused");
+	CHECKF(usdt_parse_args(USDT_ARCH_AARCH64, "-4@[sp, 28] 8@x1", &p) == 0 && p.nargs == 2 &&
+		   p.arg[0].value == 28,
+	       "aarch64 operand with a space");
 
 	/* pt_regs names, as uprobe fetch arguments spell them (uprobes.md §1). */
-	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "edi", &width), "%di") && width == 4,
-	      "edi");
-	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "r12b", &width), "%r12") && width == 1,
-	      "r12b");
-	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "rip", &width), "%ip"), "rip");
-	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_I386, "esp", &width), "%sp"), "esp");
-	CHECK(!strcmp(usdt_reg_fetch_name(USDT_ARCH_AARCH64, "w7", &width), "%x7") && width == 4,
-	      "w7");
+	CHECKF(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "edi", &width), "%di") && width == 4,
+	       "edi");
+	CHECKF(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "r12b", &width), "%r12") && width == 1,
+	       "r12b");
+	CHECKF(!strcmp(usdt_reg_fetch_name(USDT_ARCH_X86_64, "rip", &width), "%ip"), "rip");
+	CHECKF(!strcmp(usdt_reg_fetch_name(USDT_ARCH_I386, "esp", &width), "%sp"), "esp");
+	CHECKF(!strcmp(usdt_reg_fetch_name(USDT_ARCH_AARCH64, "w7", &width), "%x7") && width == 4,
+	       "w7");
 }
 
 /* FNV-1a 32 written out from its definition, to check the shortening independently. */
@@ -168,21 +157,21 @@ static void test_names(void)
 	char out[USDT_TRACEFS_NAME_MAX + 1], want[USDT_TRACEFS_NAME_MAX + 1], full[200];
 	char long_name[71];
 
-	CHECK(!usdt_tracefs_name(out, "sdt_", "app") && !strcmp(out, "sdt_app"), "short group");
+	CHECKF(!usdt_tracefs_name(out, "sdt_", "app") && !strcmp(out, "sdt_app"), "short group");
 	memset(long_name, 'a', 63);
 	long_name[63] = '\0';
-	CHECK(!usdt_tracefs_name(out, "", long_name) && strlen(out) == 63, "63 characters fit");
+	CHECKF(!usdt_tracefs_name(out, "", long_name) && strlen(out) == 63, "63 characters fit");
 	memset(long_name, 'b', 70);
 	long_name[70] = '\0';
-	CHECK(usdt_tracefs_name(out, "", long_name) && strlen(out) == 63, "70 shortened to 63");
+	CHECKF(usdt_tracefs_name(out, "", long_name) && strlen(out) == 63, "70 shortened to 63");
 	snprintf(want, sizeof(want), "%.54s_%08x", long_name, fnv(long_name));
-	CHECK(!strcmp(out, want), "shortened name %s, want %s", out, want);
+	CHECKF(!strcmp(out, want), "shortened name %s, want %s", out, want);
 	memset(long_name, 'c', 60);
 	long_name[60] = '\0';
-	CHECK(usdt_tracefs_name(out, "sdt_", long_name), "group of 64 shortened");
+	CHECKF(usdt_tracefs_name(out, "sdt_", long_name), "group of 64 shortened");
 	snprintf(full, sizeof(full), "sdt_%s", long_name);
 	snprintf(want, sizeof(want), "%.54s_%08x", full, fnv(full));
-	CHECK(!strcmp(out, want), "shortened group %s, want %s", out, want);
+	CHECKF(!strcmp(out, want), "shortened group %s, want %s", out, want);
 }
 
 static void test_definitions(void)
@@ -195,72 +184,72 @@ static void test_definitions(void)
 	p.arch = USDT_ARCH_X86_64;
 	p.pc_off = 0x1077;
 	p.sema_off = 0x3020;
-	CHECK(usdt_parse_args(p.arch, "-4@%edi -8@-24(%rbp) 1@$-56 8@%r12 8@g(%rip) 8@8(%rsi)",
-			      &p) == 0,
-	      "parse");
-	CHECK(usdt_site_set_arg_hint(&p, 3, NULL, true) == 0, "string hint on a register");
-	CHECK(usdt_site_set_arg_hint(&p, 5, "path", true) == 0, "named string on memory");
-	CHECK(usdt_site_set_arg_hint(&p, 2, NULL, true) == -EINVAL, "no string from immediate");
-	CHECK(usdt_site_set_arg_hint(&p, 0, "common_pid", false) == -EINVAL, "reserved name");
-	CHECK(usdt_site_set_arg_hint(&p, 0, "path", false) == -EINVAL, "duplicate name");
-	CHECK(usdt_site_set_arg_hint(&p, 0, "9x", false) == -EINVAL, "not an identifier");
+	CHECKF(usdt_parse_args(p.arch, "-4@%edi -8@-24(%rbp) 1@$-56 8@%r12 8@g(%rip) 8@8(%rsi)",
+			       &p) == 0,
+	       "parse");
+	CHECKF(usdt_site_set_arg_hint(&p, 3, NULL, true) == 0, "string hint on a register");
+	CHECKF(usdt_site_set_arg_hint(&p, 5, "path", true) == 0, "named string on memory");
+	CHECKF(usdt_site_set_arg_hint(&p, 2, NULL, true) == -EINVAL, "no string from immediate");
+	CHECKF(usdt_site_set_arg_hint(&p, 0, "common_pid", false) == -EINVAL, "reserved name");
+	CHECKF(usdt_site_set_arg_hint(&p, 0, "path", false) == -EINVAL, "duplicate name");
+	CHECKF(usdt_site_set_arg_hint(&p, 0, "9x", false) == -EINVAL, "not an identifier");
 	{
 		struct usdt_site q;
 
 		memset(&q, 0, sizeof(q));
 		q.arch = USDT_ARCH_I386;
-		CHECK(usdt_parse_args(q.arch, "4@60(%esp) 4@%eax", &q) == 0, "i386 parse");
-		CHECK(usdt_site_set_arg_hint(&q, 0, NULL, true) == -EOPNOTSUPP,
-		      "i386 pointer in memory cannot be a string");
-		CHECK(usdt_site_set_arg_hint(&q, 1, NULL, true) == 0,
-		      "i386 pointer in a register");
+		CHECKF(usdt_parse_args(q.arch, "4@60(%esp) 4@%eax", &q) == 0, "i386 parse");
+		CHECKF(usdt_site_set_arg_hint(&q, 0, NULL, true) == -EOPNOTSUPP,
+		       "i386 pointer in memory cannot be a string");
+		CHECKF(usdt_site_set_arg_hint(&q, 1, NULL, true) == 0,
+		       "i386 pointer in a register");
 	}
 	n = usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/usr/bin/app", &p);
-	CHECK(n > 0 && !strcmp(line, "p:sdt_app/go /usr/bin/app:0x1077(0x3020) arg1=%di:s32 "
-				     "arg2=-24(%bp):s64 arg3=\\-56:u8 arg4=+0(%r12):ustring "
-				     "path=+0(+8(%si)):ustring"),
-	      "definition: %s", line);
-	CHECK(usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/tmp/a b", &p) == -EINVAL,
-	      "path with a space refused");
-	CHECK(usdt_uprobe_def(line, sizeof(line), "sdt-app", "go", "/bin/x", &p) == -EINVAL,
-	      "group not an identifier refused");
+	CHECKF(n > 0 && !strcmp(line, "p:sdt_app/go /usr/bin/app:0x1077(0x3020) arg1=%di:s32 "
+				      "arg2=-24(%bp):s64 arg3=\\-56:u8 arg4=+0(%r12):ustring "
+				      "path=+0(+8(%si)):ustring"),
+	       "definition: %s", line);
+	CHECKF(usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/tmp/a b", &p) == -EINVAL,
+	       "path with a space refused");
+	CHECKF(usdt_uprobe_def(line, sizeof(line), "sdt-app", "go", "/bin/x", &p) == -EINVAL,
+	       "group not an identifier refused");
 	p.sema_off = 0;
 	for (unsigned i = 0; i < p.nargs; i++)
 		free(p.arg[i].name); /* set_arg_hint's copies (the sanitizer run checks for leaks) */
 	memset(p.arg, 0, sizeof(p.arg));
 	p.nargs = 0;
 	n = usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/bin/x", &p);
-	CHECK(n > 0 && !strcmp(line, "p:sdt_app/go /bin/x:0x1077"), "no semaphore: %s", line);
+	CHECKF(n > 0 && !strcmp(line, "p:sdt_app/go /bin/x:0x1077"), "no semaphore: %s", line);
 	p.reject = "pc-not-nop";
-	CHECK(usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/bin/x", &p) == -EINVAL,
-	      "rejected probe refused");
+	CHECKF(usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/bin/x", &p) == -EINVAL,
+	       "rejected probe refused");
 
-	CHECK(usdt_tracefs_path_ok("/usr/lib/x86_64-linux-gnu/libc.so.6"), "plain path");
-	CHECK(usdt_tracefs_path_ok("/tmp/p:co"), "colon is fine (measured)");
-	CHECK(!usdt_tracefs_path_ok("/tmp/p sp"), "space");
-	CHECK(!usdt_tracefs_path_ok("/tmp/p\nx"), "newline");
-	CHECK(!usdt_tracefs_path_ok("relative/x"), "relative");
+	CHECKF(usdt_tracefs_path_ok("/usr/lib/x86_64-linux-gnu/libc.so.6"), "plain path");
+	CHECKF(usdt_tracefs_path_ok("/tmp/p:co"), "colon is fine (measured)");
+	CHECKF(!usdt_tracefs_path_ok("/tmp/p sp"), "space");
+	CHECKF(!usdt_tracefs_path_ok("/tmp/p\nx"), "newline");
+	CHECKF(!usdt_tracefs_path_ok("relative/x"), "relative");
 }
 
 static void test_listing(void)
 {
 	struct usdt_uprobe_entry e;
 
-	CHECK(usdt_uprobe_parse_line("p:sdt_app/go /tmp/hm/p:co:0x0000000000001077(0x3020) "
-				     "arg1=\\-3:s8 arg2=%di:u64",
-				     &e) == 0,
-	      "parse listing");
-	CHECK(e.type == 'p' && !strcmp(e.group, "sdt_app") && !strcmp(e.event, "go") &&
-		  !strcmp(e.path, "/tmp/hm/p:co") && e.off == 0x1077 && e.has_ref &&
-		  e.ref == 0x3020 && !strcmp(e.args, "arg1=\\-3:s8 arg2=%di:u64"),
-	      "listing fields");
+	CHECKF(usdt_uprobe_parse_line("p:sdt_app/go /tmp/hm/p:co:0x0000000000001077(0x3020) "
+				      "arg1=\\-3:s8 arg2=%di:u64",
+				      &e) == 0,
+	       "parse listing");
+	CHECKF(e.type == 'p' && !strcmp(e.group, "sdt_app") && !strcmp(e.event, "go") &&
+		   !strcmp(e.path, "/tmp/hm/p:co") && e.off == 0x1077 && e.has_ref &&
+		   e.ref == 0x3020 && !strcmp(e.args, "arg1=\\-3:s8 arg2=%di:u64"),
+	       "listing fields");
 	usdt_uprobe_entry_clear(&e);
-	CHECK(usdt_uprobe_parse_line("p:uprobes/p_x_0x10 /bin/x:0x0000000000000010", &e) == 0 &&
-		  !e.has_ref && !strcmp(e.args, ""),
-	      "no ref, no args");
+	CHECKF(usdt_uprobe_parse_line("p:uprobes/p_x_0x10 /bin/x:0x0000000000000010", &e) == 0 &&
+		   !e.has_ref && !strcmp(e.args, ""),
+	       "no ref, no args");
 	usdt_uprobe_entry_clear(&e);
-	CHECK(usdt_uprobe_parse_line("garbage", &e) == -EINVAL, "garbage");
-	CHECK(usdt_uprobe_parse_line("p:nogroup /bin/x:0x10", &e) == -EINVAL, "no group");
+	CHECKF(usdt_uprobe_parse_line("garbage", &e) == -EINVAL, "garbage");
+	CHECKF(usdt_uprobe_parse_line("p:nogroup /bin/x:0x10", &e) == -EINVAL, "no group");
 }
 
 int main(void)
@@ -271,10 +260,7 @@ int main(void)
 	test_names();
 	test_definitions();
 	test_listing();
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("all unit checks passed\n");
-	return 0;
+	if (!check_failures)
+		printf("all unit checks passed\n");
+	return check_result();
 }

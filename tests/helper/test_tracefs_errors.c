@@ -13,18 +13,7 @@
 #include <unistd.h>
 
 #include "tracefs.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			failures++;                                                                \
-			fprintf(stderr, "%s:%d: FAIL: ", __FILE__, __LINE__);                      \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fprintf(stderr, "\n");                                                     \
-		}                                                                                  \
-	} while (0)
+#include "../lib/check.h"
 
 int main(void)
 {
@@ -50,49 +39,46 @@ int main(void)
 	/* A register name the kernel does not know: EINVAL and error_log's words. */
 	snprintf(line, sizeof(line), "p:%s/bad %s:0x0 a=%%nosuchreg:u8", group, target);
 	ret = usdt_tracefs_write(&t, line, msg, sizeof(msg));
-	CHECK(ret == -EINVAL, "bad register: %d", ret);
-	CHECK(strstr(msg, "Invalid") && strstr(msg, "at 'a=%nosuchreg:u8'"),
-	      "error_log explanation with the offending word: '%s'", msg);
+	CHECKF(ret == -EINVAL, "bad register: %d", ret);
+	CHECKF(strstr(msg, "Invalid") && strstr(msg, "at 'a=%nosuchreg:u8'"),
+	       "error_log explanation with the offending word: '%s'", msg);
 
 	/* Created, then the same again: EEXIST. */
 	snprintf(line, sizeof(line), "p:%s/ok %s:0x10 arg1=%%di:s32", group, target);
 	ret = usdt_tracefs_write(&t, line, msg, sizeof(msg));
-	CHECK(ret == 0, "create: %d %s", ret, msg);
+	CHECKF(ret == 0, "create: %d %s", ret, msg);
 	ret = usdt_tracefs_write(&t, line, msg, sizeof(msg));
-	CHECK(ret == -EEXIST, "duplicate: %d", ret);
-	CHECK(msg[0] != '\0', "duplicate explained");
+	CHECKF(ret == -EEXIST, "duplicate: %d", ret);
+	CHECKF(msg[0] != '\0', "duplicate explained");
 
 	/* Listed back as written. */
-	CHECK(usdt_tracefs_list(&t, &ls, &n) == 0, "list");
+	CHECKF(usdt_tracefs_list(&t, &ls, &n) == 0, "list");
 	for (size_t i = 0; i < n; i++) {
 		if (strcmp(ls[i].group, group) != 0)
 			continue;
 		found++;
-		CHECK(!strcmp(ls[i].event, "ok") && !strcmp(ls[i].path, target) &&
-			  ls[i].off == 0x10 && !ls[i].has_ref &&
-			  !strcmp(ls[i].args, "arg1=%di:s32"),
-		      "listed entry %s/%s %s 0x%llx '%s'", ls[i].group, ls[i].event, ls[i].path,
-		      (unsigned long long)ls[i].off, ls[i].args);
+		CHECKF(!strcmp(ls[i].event, "ok") && !strcmp(ls[i].path, target) &&
+			   ls[i].off == 0x10 && !ls[i].has_ref &&
+			   !strcmp(ls[i].args, "arg1=%di:s32"),
+		       "listed entry %s/%s %s 0x%llx '%s'", ls[i].group, ls[i].event, ls[i].path,
+		       (unsigned long long)ls[i].off, ls[i].args);
 	}
-	CHECK(found == 1, "found %d entries of %s", found, group);
+	CHECKF(found == 1, "found %d entries of %s", found, group);
 	usdt_tracefs_list_free(ls, n);
 
 	/* Removal of what does not exist: ENOENT; of what does: 0. */
 	snprintf(line, sizeof(line), "-:%s/nosuch", group);
-	CHECK(usdt_tracefs_write(&t, line, msg, sizeof(msg)) == -ENOENT, "remove unknown");
+	CHECKF(usdt_tracefs_write(&t, line, msg, sizeof(msg)) == -ENOENT, "remove unknown");
 	snprintf(line, sizeof(line), "-:%s/ok %s:0x%016x", group, target, 0x10);
-	CHECK(usdt_tracefs_write(&t, line, msg, sizeof(msg)) == 0, "remove one site: %s", msg);
+	CHECKF(usdt_tracefs_write(&t, line, msg, sizeof(msg)) == 0, "remove one site: %s", msg);
 
 	/* Only one line per write. */
-	CHECK(usdt_tracefs_write(&t, "p:x/y /bin/true:0x0\n-:x/y", msg, sizeof(msg)) == -EINVAL,
-	      "two lines refused");
+	CHECKF(usdt_tracefs_write(&t, "p:x/y /bin/true:0x0\n-:x/y", msg, sizeof(msg)) == -EINVAL,
+	       "two lines refused");
 
 	usdt_tracefs_write(&t, rm, msg, sizeof(msg)); /* whatever is left of our group */
 	usdt_tracefs_close(&t);
-	if (failures) {
-		fprintf(stderr, "%d failure(s)\n", failures);
-		return 1;
-	}
-	printf("tracefs error paths behave\n");
-	return 0;
+	if (!check_failures)
+		printf("tracefs error paths behave\n");
+	return check_result();
 }

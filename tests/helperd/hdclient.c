@@ -30,7 +30,6 @@
  *       dlopen LIB (drti off), then N x (connect, REGISTER, reply) and
  *       N x UNREGISTER; prints registrations per second
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -41,39 +40,21 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
-#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "protocol.h"
+#include "protoclient.h"
 
-static const char *sock_path(void)
-{
-	const char *p = getenv(USDT_HELPER_SOCKET_ENV);
-
-	return p && p[0] ? p : USDT_HELPER_SOCKET_PATH;
-}
-
+/* A connection to the daemon; exits 2 when there is none. */
 static int conn(void)
 {
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	int fd = proto_connect();
 
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		fprintf(stderr, "hdclient: connect %s: %s\n", sa.sun_path, strerror(errno));
+	if (fd < 0) {
+		fprintf(stderr, "hdclient: connect %s: %s\n", proto_socket_path(), strerror(errno));
 		exit(2);
 	}
 	return fd;
-}
-
-static void hdr(struct usdt_msg_hdr *h, uint16_t type, uint32_t size, uint32_t seq)
-{
-	h->magic = USDT_PROTO_MAGIC;
-	h->version = USDT_PROTO_VERSION;
-	h->type = type;
-	h->size = size;
-	h->seq = seq;
 }
 
 /*
@@ -82,12 +63,9 @@ static void hdr(struct usdt_msg_hdr *h, uint16_t type, uint32_t size, uint32_t s
  */
 static ssize_t get(int fd, void *buf, size_t len)
 {
-	struct pollfd p = {.fd = fd, .events = POLLIN};
 	const char *w = getenv("HDCLIENT_WAIT_MS");
 
-	if (poll(&p, 1, w ? atoi(w) : 3000) != 1)
-		return -1;
-	return recv(fd, buf, len, 0);
+	return proto_recv(fd, buf, len, w ? atoi(w) : 3000);
 }
 
 static int module_msg(uint16_t type, uint64_t addr, uint32_t *nprobes)
@@ -97,15 +75,12 @@ static int module_msg(uint16_t type, uint64_t addr, uint32_t *nprobes)
 	int fd = conn();
 	ssize_t n;
 
-	memset(&m, 0, sizeof(m));
-	hdr(&m.hdr, type, sizeof(m), 42);
-	m.addr = addr;
+	proto_module(&m, type, addr, 42);
 	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
 		return -1000;
 	n = get(fd, &r, sizeof(r));
 	close(fd);
-	if (n != sizeof(r) || r.hdr.magic != USDT_PROTO_MAGIC || r.hdr.type != USDT_MSG_REPLY ||
-	    r.hdr.seq != 42 || r.hdr.size != sizeof(r))
+	if (!proto_is_reply(&r, n, 42))
 		return -1001;
 	if (nprobes)
 		*nprobes = r.nprobes;
@@ -129,16 +104,7 @@ static uint64_t parse_addr(const char *s)
 
 static uint64_t lib_addr(const char *lib)
 {
-	void *h, *f;
-
-	setenv("USDTKIT_DISABLE", "1", 1); /* drti of LIB stays quiet: we speak instead */
-	h = dlopen(lib, RTLD_NOW);
-	f = h ? dlsym(h, "lib_call") : NULL;
-	if (!f) {
-		fprintf(stderr, "hdclient: %s: %s\n", lib, dlerror());
-		exit(2);
-	}
-	return (uint64_t)(uintptr_t)f;
+	return proto_lib_addr(lib, "hdclient");
 }
 
 static int garbage(const char *kind)
@@ -150,8 +116,7 @@ static int garbage(const char *kind)
 	ssize_t n;
 
 	memset(buf, 0, sizeof(buf));
-	hdr(&m->hdr, USDT_MSG_REGISTER, sizeof(*m), 7);
-	m->addr = (uint64_t)(uintptr_t)&garbage;
+	proto_module(m, USDT_MSG_REGISTER, (uint64_t)(uintptr_t)&garbage, 7);
 	if (!strcmp(kind, "short"))
 		len = sizeof(*m) - 4;
 	else if (!strcmp(kind, "long"))
@@ -198,9 +163,7 @@ static int list(int pid)
 	int fd = conn();
 	unsigned count = 0;
 
-	memset(&m, 0, sizeof(m));
-	hdr(&m.hdr, USDT_MSG_LIST, sizeof(m), 9);
-	m.pid = pid;
+	proto_list(&m, pid, 9);
 	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
 		return 2;
 	for (;;) {
@@ -226,20 +189,6 @@ static int list(int pid)
 	}
 }
 
-/* A connection that sends nothing; -1 when it cannot be made. */
-static int hold_one(void)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
-	if (fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		close(fd);
-		fd = -1;
-	}
-	return fd;
-}
-
 /*
  * hold-renew N: N connections that never send; each one the daemon closes
  * is opened again (at most 200 per 50 ms round), so the daemon is kept at
@@ -263,7 +212,7 @@ static int hold_renew(int n)
 	p[0].fd = 0;
 	p[0].events = POLLIN;
 	for (int i = 1; i <= n; i++) {
-		p[i].fd = hold_one();
+		p[i].fd = proto_connect();
 		p[i].events = POLLIN;
 		held += p[i].fd >= 0;
 	}
@@ -291,7 +240,7 @@ static int hold_renew(int n)
 			}
 			if (p[i].fd < 0 && budget > 0) {
 				budget--;
-				p[i].fd = hold_one();
+				p[i].fd = proto_connect();
 				renewed += p[i].fd >= 0;
 			}
 		}
@@ -374,13 +323,8 @@ int main(int argc, char **argv)
 		int n = atoi(argv[2]), held = 0;
 		char c;
 
-		for (int i = 0; i < n; i++) {
-			struct sockaddr_un sa = {.sun_family = AF_UNIX};
-			int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-			snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", sock_path());
-			held += fd >= 0 && connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
-		}
+		for (int i = 0; i < n; i++)
+			held += proto_connect() >= 0; /* kept open until exit */
 		printf("held %d\n", held);
 		fflush(stdout);
 		while (read(0, &c, 1) > 0)

@@ -7,57 +7,34 @@
 # (sdt_${P}app, sdt_${P}lib) never collide between concurrent tests, and
 # the exit handler removes any event of those groups still there.
 
-HELPERD="$USDTKIT_BUILDDIR/kernel-helper/helperd/usdtkit-helperd"
 HDCLIENT="$USDTKIT_BUILDDIR/tests/helperd/hdclient"
 HPROGS="$USDTKIT_SRCDIR/tests/helperd/progs"
-[ -x "$HELPERD" ] || fail "no $HELPERD: build first"
 P="hd$$$(od -An -N2 -tx2 /dev/urandom | tr -d ' ')"
 PU=$(echo "$P" | tr a-z A-Z)
 SOCK="$T/helper.sock"
 DLOG="$T/daemon.log"
-DAEMON_PID=""
 export USDTKIT_HELPER_SOCKET="$SOCK"
 unset USDTKIT_DISABLE DTRACE_DOF_INIT_DISABLE USDTKIT_DEBUG DTRACE_DOF_INIT_DEBUG
 # Generous: the machine is shared and a registration forks a parser.
 export USDTKIT_HELPER_TIMEOUT_MS=3000
 
-# Background children must not keep the programs' command pipes open: a
-# program's EOF on stdin is its exit.
-close_prog_fds() {
-	local v
-	for v in ${!FD_@}; do eval "exec ${!v}>&-"; done
-}
+. "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
+[ -x "$HELPERD" ] || fail "no $HELPERD: build first"
 
 # Starts the daemon (extra arguments passed on) and waits until it serves.
 # HD_WRAP (e.g. "strace -f -o FILE") runs it under a tool; HD_DEBUG= (empty)
 # starts it without --debug (benchmarks). Events are removed as soon as
-# nobody maps the file (--linger 0) unless HD_LINGER says otherwise.
+# nobody maps the file (--linger 0) unless HD_LINGER says otherwise. Its log
+# is $DLOG.new while it runs, appended to $DLOG when it stops.
 start_daemon() {
-	local i
-	(
-		close_prog_fds
-		# shellcheck disable=SC2086
-		exec ${HD_WRAP:-} "$HELPERD" -f ${HD_DEBUG---debug} --socket "$SOCK" --linger "${HD_LINGER:-0}" "$@"
-	) 2>"$DLOG.new" &
-	DAEMON_PID=$!
-	# (HD_START_WAIT: polls of 20 ms, more for a daemon under valgrind)
-	for i in $(seq "${HD_START_WAIT:-500}"); do
-		grep -q ': ready' "$DLOG.new" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$DLOG.new" >&2; fail "the daemon died at start"; }
-		sleep 0.02
-	done
-	cat "$DLOG.new" >&2
-	fail "the daemon did not become ready"
+	# shellcheck disable=SC2086
+	daemon_start "$DLOG.new" ${HD_WRAP:-} "$HELPERD" -f ${HD_DEBUG---debug} --socket "$SOCK" \
+		--linger "${HD_LINGER:-0}" "$@"
 }
 
 # Stops it with SIGTERM (or the given signal) and waits.
 stop_daemon() { # [SIGNAL]
-	if [ -n "$DAEMON_PID" ]; then
-		kill -CONT "$DAEMON_PID" 2>/dev/null || true
-		kill "-${1:-TERM}" "$DAEMON_PID" 2>/dev/null || true
-		wait "$DAEMON_PID" 2>/dev/null || true
-	fi
-	DAEMON_PID=""
+	daemon_stop "${1:-TERM}"
 	[ -e "$DLOG.new" ] && cat "$DLOG.new" >>"$DLOG" && rm -f "$DLOG.new"
 	# A sanitizer build (-Db_sanitize=address,undefined) reports into the log.
 	if grep -qE 'runtime error|Sanitizer|ERROR: ' "$DLOG" 2>/dev/null; then
@@ -67,6 +44,10 @@ stop_daemon() { # [SIGNAL]
 	fi
 	return 0
 }
+
+# Runs $PROG once ("fire 3", then "exit"): its stdout with its pid left out
+# of "ready PID", its stderr in $T/prog.err.
+run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
 
 # The daemon is alive and answers a LIST.
 daemon_healthy() {
@@ -93,6 +74,26 @@ dump_log() {
 at_exit cleanup_events
 at_exit stop_daemon
 at_exit dump_log
+
+# Lines of the running daemon's log so far matching PATTERN (an ERE).
+count_log() { grep -cE -- "$1" "$DLOG.new" 2>/dev/null || true; }
+_log_has() { [ "$(count_log "$1")" -ge "$2" ]; }
+# Waits (up to 10 s) until the daemon's log has a line matching PATTERN.
+wait_log() { # PATTERN what
+	poll_until 10 _log_has "$1" 1 && return 0
+	tail -30 "$DLOG.new" >&2
+	fail "$2: no daemon log line matches '$1'"
+}
+# Waits (up to 10 s) until the daemon's log has N lines matching PATTERN.
+wait_log_count() { # PATTERN N what
+	poll_until 10 _log_has "$1" "$2" && return 0
+	tail -30 "$DLOG.new" >&2
+	fail "$3: fewer than $2 daemon log lines match '$1'"
+}
+# The daemon's retirement passes that found processes still mapping a file
+# whose last registered process went ("retire: N files checked, M processes
+# still map them"): count before, then wait for the next one.
+RETIRED_KEPT='retire: [0-9]+ files checked, [0-9]+ processes still map them'
 
 # Waits (up to 10 s) until our_events has exactly N lines.
 wait_events() { # N what

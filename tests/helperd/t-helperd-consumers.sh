@@ -48,7 +48,7 @@ mkdir "$inst"
 at_exit "echo 0 >'$inst/events/sdt_${P}app/enable' 2>/dev/null; rmdir '$inst' 2>/dev/null"
 echo 1 >"$inst/events/sdt_${P}app/tick/enable"
 prog_stop a
-sleep 0.5
+wait_log 'EBUSY' "the daemon's EBUSY retry of the enabled event"
 our_events | grep -qx "sdt_${P}app/tick" || fail "the enabled event was removed under its consumer"
 grep -q 'EBUSY' "$DLOG.new" || fail "no EBUSY retry logged"
 echo 0 >"$inst/events/sdt_${P}app/tick/enable"

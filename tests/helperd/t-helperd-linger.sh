@@ -27,7 +27,8 @@ prog_start a
 wait_events 2 "first process registered"
 expect_eq "$(nreg "$PID_a")" 1 "REGISTERs of the first process"
 prog_stop a
-sleep 0.5
+wait_log "pid $PID_a exited" "the daemon seeing the first process exit"
+sleep 0.5 # (the interval under test: events still there 0.5 s after the exit)
 expect_eq "$(our_events | wc -l)" 2 "events 0.5 s after the last process exited (--linger 2)"
 prog_start b
 prog_cmd b "fire 1"
@@ -58,7 +59,7 @@ prog_wait p '^child '
 child=$(sed -n 's/^child //p' "$T/p.out")
 expect_eq "$(nreg "$child")" 0 "messages from the fork child"
 prog_stop p
-sleep 0.3
+wait_until 10 "the adoption of the fork child $child" grep -q "pid $child maps .*: adopted" "$DLOG.new"
 expect_eq "$(our_events | wc -l)" 2 "events while the fork child outlives its parent"
 grep -q "pid $child maps .*: adopted" "$DLOG.new" || fail "the child was not adopted by the retirement scan"
 "$HDCLIENT" list >"$T/list"

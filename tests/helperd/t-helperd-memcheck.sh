@@ -42,7 +42,7 @@ mkdir "$T/hang" "$T/gone"
 cp "$LIB" "$T/hang/liblib.so"
 cp "$LIB" "$T/gone/liblib.so"
 # shellcheck disable=SC2086
-HD_START_WAIT=3000 start_daemon $extra --parse-timeout 3000 \
+DAEMON_START_S=60 start_daemon $extra --parse-timeout 3000 \
 	--test-worker-delay "30000:$T/[hg]*/*"
 
 # Register, fire, fork a child, dlopen/dlclose three times.

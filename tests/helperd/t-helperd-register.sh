@@ -50,8 +50,9 @@ for cc in $COMPILERS; do
 		sleep 0.02
 	done
 	expect_grep "^entry $child 2 " "$T/list" "$cc: the fork child is registered"
+	kept=$(count_log "$RETIRED_KEPT")
 	prog_stop a
-	sleep 0.2
+	wait_log_count "$RETIRED_KEPT" $((kept + 1)) "$cc: the retirement pass after the parent's exit"
 	expect_eq "$(our_events | wc -l)" 2 "$cc: events while the fork child lives"
 	kill "$child"
 	wait_events 0 "$cc: after the parent and the child exited"

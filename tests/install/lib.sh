@@ -41,11 +41,15 @@ compiler_shims() { # gcc|clang
 
 # bpftrace, started in the background on a script, until it has attached
 # (its BEGIN probe runs after every other probe is attached). bt_stop then
-# stops it and leaves its output in the file given.
+# waits until its output has COUNT lines matching PATTERN (what the traced
+# program fired: bpftrace prints it a little later), stops it and leaves its
+# output in the file given.
 BT_PID=""
 at_exit 'stop_bg "$BT_PID" TERM 5'
+BT_OUT=""
 bt_start() { # OUTFILE SCRIPT
 	local i
+	BT_OUT=$1
 	bpftrace -e "BEGIN { printf(\"bt-ready\\n\"); } $2" >"$1" 2>&1 &
 	BT_PID=$!
 	for i in $(seq 1500); do
@@ -56,8 +60,9 @@ bt_start() { # OUTFILE SCRIPT
 	cat "$1" >&2
 	fail "bpftrace did not attach"
 }
-bt_stop() {
-	sleep 0.3
+_bt_has() { [ "$(grep -cE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
+bt_stop() { # [PATTERN COUNT]
+	[ $# -eq 0 ] || wait_until 10 "$2 bpftrace output lines matching '$1'" _bt_has "$1" "$2"
 	stop_bg "$BT_PID" TERM
 	BT_PID=""
 }

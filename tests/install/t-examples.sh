@@ -100,7 +100,8 @@ usdt:$d/libplugin.so:plugin:loaded { printf(\"loaded %s %d\n\", str(arg0), arg1)
 usdt:$d/libplugin.so:plugin:item { printf(\"item %d %s %d\n\", arg1, str(arg0), arg2); }
 usdt:$d/libplugin.so:plugin:batch__digest { printf(\"digest %s\n\", str(arg0)); }"
 	./host ./libplugin.so 2 0 $words >out
-	bt_stop
+	# (3 items and a digest per round, 2 rounds)
+	bt_stop '^(item|digest) ' 8
 	expect_grep '^loaded example-plugin 3$' bt.out "$cc shared-library: loaded"
 	# cost_of() and the digest, computed here from plugin.c's definitions.
 	python3 - $words >expect <<'EOF'

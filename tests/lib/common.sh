@@ -12,6 +12,8 @@ set -eu
 : "${USDTKIT_SRCDIR:?run through meson test}"
 : "${USDTKIT_BUILDDIR:?run through meson test}"
 SDT_INC="$USDTKIT_SRCDIR/include"
+# The tests' Python helpers (tests/lib/usdtproto.py) for their inline scripts.
+export PYTHONPATH="$USDTKIT_SRCDIR/tests/lib${PYTHONPATH:+:$PYTHONPATH}"
 TRACEFS=/sys/kernel/tracing
 
 fail() {
@@ -119,6 +121,48 @@ remove_uprobe_event() { # group/name
 # Every uprobe event whose group starts with a prefix, as group/name lines.
 uprobe_events_in_group() { # group-prefix
 	grep -oE "^[pr]:$1[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' || true
+}
+
+# Polls COMMAND (run in this shell, every 20 ms) until it succeeds: 0, or 1
+# after TIMEOUT_S seconds (a decimal, e.g. 0.5) without success.
+poll_until() { # TIMEOUT_S COMMAND...
+	local end now
+	end=$(_now_us)
+	end=$((end + $(_secs_to_us "$1")))
+	shift
+	while :; do
+		"$@" && return 0
+		now=$(_now_us)
+		[ "$now" -lt "$end" ] || break
+		sleep 0.02
+	done
+	"$@" # the last chance, at the deadline
+}
+# The same, failing the test on timeout with what it waited for:
+#   wait_until 10 "the daemon's log to show the registration" grep -q REGISTER "$DLOG"
+wait_until() { # TIMEOUT_S DESCRIPTION COMMAND...
+	local secs=$1 what=$2
+	shift 2
+	poll_until "$secs" "$@" || fail "timed out after $secs s waiting for $what"
+}
+_now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+_secs_to_us() { # 1, 0.5, 2.25
+	local i=${1%%.*} f=
+	[ "$i" != "$1" ] && f=${1#*.}
+	f=${f}000000
+	echo $((10#${i:-0} * 1000000 + 10#${f:0:6}))
+}
+
+# Wall-clock bounds: sanitized programs run 2-4 times slower, so an upper
+# bound a test asserts on elapsed time is scaled by one factor, defined
+# here: USDTKIT_TIME_FACTOR (default 4 under USDTKIT_SANITIZE, else 1). Not
+# scaled: lower bounds (a program must have waited at least the timeout),
+# and upper bounds that tell one timeout from another (scaled, they would
+# no longer tell): those say so where they are.
+#   [ "$ms" -le "$(bound_ms 1500)" ] || fail ...
+TIME_FACTOR=${USDTKIT_TIME_FACTOR:-$([ -n "${USDTKIT_SANITIZE:-}" ] && echo 4 || echo 1)}
+bound_ms() { # MS
+	echo $(($1 * TIME_FACTOR))
 }
 
 # Is a process still running (not gone, not a zombie waiting to be reaped)?

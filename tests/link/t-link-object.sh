@@ -118,7 +118,7 @@ chmod +x slowcc
 before=$(listing)
 CC=$PWD/slowcc "$DTRACE" -G -s a.d -o int.o ua.o 2>/dev/null &
 pid=$!
-sleep 0.5
+wait_until 10 "dtrace -G to start the (slow) compiler" pgrep -P "$pid"
 kill -TERM $pid
 wait $pid && fail "an interrupted run succeeded"
 expect_eq "$(listing)" "$before" "files left after an interrupted run"

@@ -23,18 +23,7 @@
 
 #include "link.h"
 #include "metadata.h"
-
-static int failures;
-
-#define CHECK(cond, ...)                                                                           \
-	do {                                                                                       \
-		if (!(cond)) {                                                                     \
-			fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                       \
-			fprintf(stderr, __VA_ARGS__);                                              \
-			fputc('\n', stderr);                                                       \
-			failures++;                                                                \
-		}                                                                                  \
-	} while (0)
+#include "../lib/check.h"
 
 static struct usdt_type ty(const char *spelling, enum usdt_type_class cls, unsigned size, int sgn)
 {
@@ -143,14 +132,14 @@ static void inspect(const char *path, struct found *f)
 	GElf_Ehdr eh;
 
 	memset(f, 0, sizeof(*f));
-	CHECK(fd >= 0, "open %s: %s", path, strerror(errno));
+	CHECKF(fd >= 0, "open %s: %s", path, strerror(errno));
 	if (fd < 0)
 		return;
 	elf = elf_begin(fd, ELF_C_READ, NULL);
-	CHECK(elf && gelf_getehdr(elf, &eh), "not ELF: %s", path);
+	CHECKF(elf && gelf_getehdr(elf, &eh), "not ELF: %s", path);
 	if (!elf || !gelf_getehdr(elf, &eh))
 		return;
-	CHECK(eh.e_type == ET_REL, "e_type %d, want ET_REL", eh.e_type);
+	CHECKF(eh.e_type == ET_REL, "e_type %d, want ET_REL", eh.e_type);
 	f->elfclass = eh.e_ident[EI_CLASS];
 	elf_getshdrstrndx(elf, &shstrndx);
 	while ((scn = elf_nextscn(elf, scn))) {
@@ -166,22 +155,23 @@ static void inspect(const char *path, struct found *f)
 			GElf_Nhdr nh;
 			size_t no, dof, next;
 
-			CHECK(sh.sh_type == SHT_NOTE, ".note.usdtkit type %u", sh.sh_type);
-			CHECK(sh.sh_flags & SHF_ALLOC, ".note.usdtkit not SHF_ALLOC");
+			CHECKF(sh.sh_type == SHT_NOTE, ".note.usdtkit type %u", sh.sh_type);
+			CHECKF(sh.sh_flags & SHF_ALLOC, ".note.usdtkit not SHF_ALLOC");
 			next = gelf_getnote(d, 0, &nh, &no, &dof);
-			CHECK(next == d->d_size, "one note fills the section (%zu of %zu)", next,
-			      d->d_size);
-			CHECK(nh.n_type == 1 && nh.n_namesz == 8 &&
-				  memcmp((char *)d->d_buf + no, "usdtkit", 8) == 0,
-			      "note owner/type");
+			CHECKF(next == d->d_size, "one note fills the section (%zu of %zu)", next,
+			       d->d_size);
+			CHECKF(nh.n_type == 1 && nh.n_namesz == 8 &&
+				   memcmp((char *)d->d_buf + no, "usdtkit", 8) == 0,
+			       "note owner/type");
 			if (next) {
 				struct usdt_meta_view v;
 				const char *why = NULL;
 				FILE *mem = fmemopen(f->dump, sizeof(f->dump) - 1, "w");
 
-				CHECK(usdt_meta_open(&v, (char *)d->d_buf + dof, nh.n_descsz,
-						     eh.e_ident[EI_DATA] == ELFDATA2MSB, &why) == 0,
-				      "metadata rejected: %s", why ? why : "?");
+				CHECKF(usdt_meta_open(&v, (char *)d->d_buf + dof, nh.n_descsz,
+						      eh.e_ident[EI_DATA] == ELFDATA2MSB,
+						      &why) == 0,
+				       "metadata rejected: %s", why ? why : "?");
 				usdt_meta_dump(&v, mem);
 				fclose(mem);
 				f->note_ok = 1;
@@ -207,7 +197,7 @@ static void inspect(const char *path, struct found *f)
 					/* gcc's i386 PIC thunks: hidden COMDAT, harmless. */
 					known |= strncmp(sn, "__x86.get_pc_thunk.", 19) == 0 &&
 						 GELF_ST_VISIBILITY(s.st_other) == STV_HIDDEN;
-					CHECK(known, "unexpected global symbol '%s'", sn);
+					CHECKF(known, "unexpected global symbol '%s'", sn);
 				}
 				for (k = 0; k < 3; k++) {
 					GElf_Shdr ssh;
@@ -256,7 +246,7 @@ static void fuzz_reader(const struct usdt_program *prog)
 	static const unsigned char vals[] = {0x00, 0xff, 0x7f, 0x01};
 	FILE *null = fopen("/dev/null", "w");
 
-	CHECK(usdt_meta_build(prog, &b) == 0, "usdt_meta_build");
+	CHECKF(usdt_meta_build(prog, &b) == 0, "usdt_meta_build");
 	size = b.nwords * 4 + b.strsize;
 	desc = malloc(size);
 	mut = malloc(size);
@@ -273,7 +263,7 @@ static void fuzz_reader(const struct usdt_program *prog)
 
 		memset(a, 0, sizeof(a));
 		memset(bdump, 0, sizeof(bdump));
-		CHECK(usdt_meta_open(&v, desc, size, false, &why) == 0, "desc rejected: %s", why);
+		CHECKF(usdt_meta_open(&v, desc, size, false, &why) == 0, "desc rejected: %s", why);
 		usdt_meta_dump(&v, fa);
 		fclose(fa);
 		memcpy(mut, desc, size);
@@ -282,13 +272,13 @@ static void fuzz_reader(const struct usdt_program *prog)
 			x = __builtin_bswap32(x);
 			memcpy(mut + i * 4, &x, 4);
 		}
-		CHECK(usdt_meta_open(&v, mut, size, true, &why) == 0, "swapped desc rejected: %s",
-		      why);
+		CHECKF(usdt_meta_open(&v, mut, size, true, &why) == 0, "swapped desc rejected: %s",
+		       why);
 		usdt_meta_dump(&v, fb);
 		fclose(fb);
-		CHECK(strcmp(a, bdump) == 0 && a[0], "byte-swapped desc reads differently");
-		CHECK(usdt_meta_open(&v, mut, size, false, &why) != 0,
-		      "byte-swapped desc accepted in the wrong byte order");
+		CHECKF(strcmp(a, bdump) == 0 && a[0], "byte-swapped desc reads differently");
+		CHECKF(usdt_meta_open(&v, mut, size, false, &why) != 0,
+		       "byte-swapped desc accepted in the wrong byte order");
 	}
 	for (i = 0; i <= size; i++) {
 		struct usdt_meta_view v;
@@ -296,7 +286,7 @@ static void fuzz_reader(const struct usdt_program *prog)
 
 		memcpy(mut, desc, size);
 		if (usdt_meta_open(&v, mut, i, false, &why) == 0) {
-			CHECK(i == size, "a desc truncated to %zu bytes was accepted", i);
+			CHECKF(i == size, "a desc truncated to %zu bytes was accepted", i);
 			usdt_meta_dump(&v, null);
 		}
 	}
@@ -397,42 +387,42 @@ int main(int argc, char **argv)
 	opts.cc = cc;
 	opts.cflags = cflags;
 
-	CHECK(usdt_link_object(&prog, &opts, &diag) == 0, "usdt_link_object failed");
-	CHECK(diag.errors == 0 && diag.warnings == 0, "diagnostics: %u errors %u warnings",
-	      diag.errors, diag.warnings);
+	CHECKF(usdt_link_object(&prog, &opts, &diag) == 0, "usdt_link_object failed");
+	CHECKF(diag.errors == 0 && diag.warnings == 0, "diagnostics: %u errors %u warnings",
+	       diag.errors, diag.warnings);
 	inspect(out, &f);
-	CHECK(f.nsem == 3, "%d semaphore symbols, want 3", f.nsem);
+	CHECKF(f.nsem == 3, "%d semaphore symbols, want 3", f.nsem);
 	for (k = 0; k < 3; k++)
-		CHECK(f.sem_ok[k], "semaphore %s: not GLOBAL HIDDEN OBJECT size 2 in .probes",
-		      sem_names[k]);
-	CHECK(f.gnu_stack_ok, "no non-executable .note.GNU-stack");
-	CHECK(f.note_ok, "no metadata note");
-	CHECK(strcmp(f.dump, expected_dump) == 0, "metadata differs:\n%s\nwant:\n%s", f.dump,
-	      expected_dump);
-	CHECK(count_entries(tmpdir, "") == 2, "temporary files left in TMPDIR");
+		CHECKF(f.sem_ok[k], "semaphore %s: not GLOBAL HIDDEN OBJECT size 2 in .probes",
+		       sem_names[k]);
+	CHECKF(f.gnu_stack_ok, "no non-executable .note.GNU-stack");
+	CHECKF(f.note_ok, "no metadata note");
+	CHECKF(strcmp(f.dump, expected_dump) == 0, "metadata differs:\n%s\nwant:\n%s", f.dump,
+	       expected_dump);
+	CHECKF(count_entries(tmpdir, "") == 2, "temporary files left in TMPDIR");
 
 	/* An empty program (a .d with only `BEGIN{}`) still gives a valid object. */
 	memset(&empty, 0, sizeof(empty));
 	unlink(out);
-	CHECK(usdt_link_object(&empty, &opts, &diag) == 0, "empty program failed");
+	CHECKF(usdt_link_object(&empty, &opts, &diag) == 0, "empty program failed");
 	inspect(out, &f);
-	CHECK(f.note_ok && f.nsem == 0 && strcmp(f.dump, "") == 0, "empty program's object");
+	CHECKF(f.note_ok && f.nsem == 0 && strcmp(f.dump, "") == 0, "empty program's object");
 
 	/* A compiler that fails: error, no output, no temporary directory left. */
 	unlink(out);
 	opts.cc = "false";
-	CHECK(usdt_link_object(&prog, &opts, &diag) != 0, "a failing compiler succeeded");
-	CHECK(access(out, F_OK) != 0, "output exists after a failed compile");
-	CHECK(count_entries(dir, "") == 3, "something left beside the output: %d entries",
-	      count_entries(dir, ""));
-	CHECK(count_entries(tmpdir, "") == 2, "temporary files left in TMPDIR");
+	CHECKF(usdt_link_object(&prog, &opts, &diag) != 0, "a failing compiler succeeded");
+	CHECKF(access(out, F_OK) != 0, "output exists after a failed compile");
+	CHECKF(count_entries(dir, "") == 3, "something left beside the output: %d entries",
+	       count_entries(dir, ""));
+	CHECKF(count_entries(tmpdir, "") == 2, "temporary files left in TMPDIR");
 
 	fuzz_reader(&prog);
 
 	unlink(out);
 	rmdir(tmpdir);
 	rmdir(dir);
-	if (failures)
-		fprintf(stderr, "%d check(s) failed (CC=%s CFLAGS=%s)\n", failures, cc, cflags);
-	return failures ? 1 : 0;
+	if (check_failures)
+		fprintf(stderr, "(CC=%s CFLAGS=%s)\n", cc, cflags);
+	return check_result();
 }

@@ -17,15 +17,11 @@ until killed.
 import errno
 import os
 import socket
-import struct
 import sys
 
-MAGIC = 0x54445355
-VERSION = 1
-LIST, REPLY, LIST_ENTRY = 3, 0x81, 0x82
-HDR = "=IHHII"
-ENTRY = HDR + "iIQQQQQII"
-REPLY_FMT = HDR + "iI"
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "lib"))
+from usdtproto import LIST, MAGIC, VERSION, parse_hdr, reply  # noqa: E402
+import usdtproto  # noqa: E402
 
 
 def mappings(pid, module):
@@ -39,27 +35,19 @@ def mappings(pid, module):
 
 
 def entry(seq, pid, start, end, dev, ino, path):
-    p = path.encode() + b"\0"
-    size = struct.calcsize(ENTRY) + len(p)
-    return struct.pack(ENTRY, MAGIC, VERSION, LIST_ENTRY, size, seq, pid, 1, dev, ino,
-                       start, end, 0, len(p), 0) + p
-
-
-def reply(seq, status, n):
-    return struct.pack(REPLY_FMT, MAGIC, VERSION, REPLY, struct.calcsize(REPLY_FMT), seq,
-                       status, n)
+    return usdtproto.entry(seq, pid, 1, dev, ino, start, end, 0, path)
 
 
 def answer(conn, mode, targets):
     req = conn.recv(4096)
-    magic, version, typ, size, seq = struct.unpack_from(HDR, req)
+    magic, version, typ, size, seq = parse_hdr(req)
     if magic != MAGIC or version != VERSION or typ != LIST or size != len(req) or len(req) != 24:
         conn.send(reply(seq, -errno.EPROTO, 0))
         return
     if mode == "close":
         return
     if mode == "garbage":
-        conn.send(struct.pack(REPLY_FMT, 0xdeadbeef, VERSION, REPLY, 24, seq, 0, 0))
+        conn.send(reply(seq, 0, 0, magic=0xdeadbeef))
         return
     if mode == "refuse":
         conn.send(reply(seq, -errno.EPERM, 0))

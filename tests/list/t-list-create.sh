@@ -166,7 +166,7 @@ for i in $(seq 100); do
 	sleep 0.05
 done
 [ -n "$child" ] || fail "dtrace -c started no command"
-sleep 0.2
+wait_until 10 "the command to exec $T/ctor/ctor" eval '[ "$(readlink "/proc/$child/exe")" = "$T/ctor/ctor" ]'
 kill -9 "$dt"
 wait "$dt" 2>/dev/null || true
 for i in $(seq 100); do

@@ -95,14 +95,9 @@ cleanup_events() {
 }
 at_exit cleanup_events
 DSOCK="$T/helper.sock"
-"$HELPERD" -f --socket "$DSOCK" --linger 0 2>"$T/daemon.log" &
-DPID=$!
-at_exit "stop_bg $DPID TERM 5"
-for i in $(seq 250); do
-	[ -S "$DSOCK" ] && USDTKIT_HELPER_SOCKET="$DSOCK" "$DTRACE" -l >/dev/null 2>&1 && break
-	kill -0 $DPID 2>/dev/null || { cat "$T/daemon.log" >&2; fail "the daemon died at start"; }
-	sleep 0.04
-done
+. "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
+at_exit "daemon_stop TERM 5"
+daemon_start "$T/daemon.log" "$HELPERD" -f --socket "$DSOCK" --linger 0
 build_app "$T/dapp" gcc -O2 -g
 export USDTKIT_HELPER_TIMEOUT_MS=3000
 PROG_SOCK="$DSOCK" start_prog "$T/dapp/app"

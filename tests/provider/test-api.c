@@ -10,16 +10,7 @@
 #include <string.h>
 
 #include "usdt_provider.h"
-
-static int failures;
-
-#define CHECK(cond)                                                                    \
-	do {                                                                           \
-		if (!(cond)) {                                                         \
-			fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__, #cond); \
-			failures++;                                                    \
-		}                                                                      \
-	} while (0)
+#include "../lib/check.h"
 
 /* Parses text (copied into an exact-size, unterminated buffer), capturing diagnostics. */
 static int parse(struct usdt_program *prog, const char *file, const char *text, char **msgs,
@@ -192,9 +183,7 @@ int main(void)
 	test_caret_under_tab();
 	test_no_translation_invariant();
 	test_needs_cpp();
-	if (failures)
-		fprintf(stderr, "%d check(s) failed\n", failures);
-	else
+	if (!check_failures)
 		printf("ok: parser API\n");
-	return failures ? 1 : 0;
+	return check_result();
 }

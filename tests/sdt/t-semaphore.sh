@@ -13,7 +13,7 @@ for kind in pie shared; do
 	build_probes gcc "$kind" "$dir" -O2
 	"$PROG" "$dir/exp" wait-semaphore &
 	pid=$!
-	sleep 0.3
+	wait_until 10 "the program to map $ELF" grep -qF "$ELF" "/proc/$pid/maps"
 	timeout 60 bpftrace -p $pid -e "usdt:$ELF:sdttest:guarded { printf(\"@@guarded %ld\\n\", arg0); }
 		interval:s:1 { exit(); }" >"$dir/bt.out" 2>&1 || { cat "$dir/bt.out" >&2; fail "bpftrace failed"; }
 	rc=0

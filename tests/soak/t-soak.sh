@@ -99,41 +99,18 @@ if { ldd "$HELPERD" 2>/dev/null | grep -q libasan; } || nm "$HELPERD" 2>/dev/nul
 else
 	SANITIZED=none
 fi
-DAEMON_PID=""
+. "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
 start_daemon() {
-	local i
 	# A 16 MiB quarantine (default 256) keeps what was freed by the last
 	# ~100 registrations poisoned, and lets RSS level off within them.
-	ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:quarantine_size_mb=16:log_path=$SAN/asan:${SOAK_ASAN_OPTIONS:-}" \
-	UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$SAN/ubsan" \
-		"$HELPERD" -f --debug --socket "$SOCK" --linger 0 --no-board 2>"$DLOG" &
-	DAEMON_PID=$!
-	for i in $(seq 1000); do
-		grep -q ': ready' "$DLOG" 2>/dev/null && return 0
-		kill -0 "$DAEMON_PID" 2>/dev/null || { cat "$DLOG" >&2; fail "the daemon died at start"; }
-		sleep 0.02
-	done
-	cat "$DLOG" >&2
-	fail "the daemon did not become ready"
+	DAEMON_START_S=20 daemon_start "$DLOG" env \
+		ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=1:quarantine_size_mb=16:log_path=$SAN/asan:${SOAK_ASAN_OPTIONS:-}" \
+		UBSAN_OPTIONS="${UBSAN_OPTIONS:+$UBSAN_OPTIONS:}print_stacktrace=1:log_path=$SAN/ubsan" \
+		"$HELPERD" -f --debug --socket "$SOCK" --linger 0 --no-board
 }
-# SIGTERM, then its exit status (LSan runs at exit: 23 when it found leaks).
-DAEMON_STATUS=""
-stop_daemon() {
-	local i
-	[ -n "$DAEMON_PID" ] || return 0
-	kill -TERM "$DAEMON_PID" 2>/dev/null || true
-	for i in $(seq 1200); do
-		running "$DAEMON_PID" || break
-		sleep 0.1
-	done
-	if running "$DAEMON_PID"; then
-		kill -KILL "$DAEMON_PID" 2>/dev/null || true
-		echo "the daemon ignored SIGTERM for 120 s: killed" >&2
-	fi
-	DAEMON_STATUS=0
-	wait "$DAEMON_PID" || DAEMON_STATUS=$?
-	DAEMON_PID=""
-}
+# SIGTERM, then its exit status in DAEMON_STATUS (LSan runs at exit: 23
+# when it found leaks).
+stop_daemon() { daemon_stop TERM 120; }
 our_events() {
 	grep -oE "^[pr]:sdt_${P}[a-z0-9]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null |
 		sed 's/^[pr]://' | sort -u || true

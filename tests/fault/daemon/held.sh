@@ -16,7 +16,6 @@
 
 nfds() { find "/proc/$DAEMON_PID/fd" -mindepth 1 -maxdepth 1 | wc -l; }
 # The program's output with the daemon's pids and ours taken out.
-run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
 
 # The program's module is registered first: the runs below take the
 # per-process path (a registry lookup), which is what a held daemon must keep.

@@ -14,7 +14,6 @@
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 need_tracefs
 build_progs gcc
-run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }
 
 cat >"$T/bad.py" <<'EOF'
 # bad.py SOCKET LIB MODE: maps LIB (its drti off) and builds every kind
@@ -26,11 +25,12 @@ import ctypes, os, random, socket, struct, sys
 path, lib, mode = sys.argv[1], sys.argv[2], sys.argv[3]
 os.environ["USDTKIT_DISABLE"] = "1"
 addr = ctypes.cast(ctypes.CDLL(lib).lib_call, ctypes.c_void_p).value
-MAGIC, VER, REG, LIST = 0x54445355, 1, 1, 3
+import usdtproto
+from usdtproto import REGISTER as REG, reply_status
 def hdr(t, size, seq=5):
-    return struct.pack("<IHHII", MAGIC, VER, t, size, seq)
-reg = hdr(REG, 24) + struct.pack("<Q", addr)         # a valid REGISTER: 24 bytes
-lst = hdr(LIST, 24) + struct.pack("<iI", 0, 0)      # a valid LIST
+    return usdtproto.hdr(t, size, seq)
+reg = usdtproto.module(REG, addr, seq=5)            # a valid REGISTER: 24 bytes
+lst = usdtproto.list_req(0, seq=5)                  # a valid LIST
 kinds = {
     "empty": b"",
     "tiny3": reg[:3],
@@ -42,14 +42,14 @@ kinds = {
     "long32": reg + b"\0" * 8,
     "over-read200": reg + b"\xaa" * 176,
     "64KiB": reg + b"\x55" * (65536 - 24),
-    "size-larger": hdr(REG, 1000) + struct.pack("<Q", addr),
-    "size-smaller": hdr(REG, 16) + struct.pack("<Q", addr),
-    "size-zero": hdr(REG, 0) + struct.pack("<Q", addr),
-    "size-huge": hdr(REG, 0xffffffff) + struct.pack("<Q", addr),
+    "size-larger": hdr(REG, 1000) + struct.pack("=Q", addr),
+    "size-smaller": hdr(REG, 16) + struct.pack("=Q", addr),
+    "size-zero": hdr(REG, 0) + struct.pack("=Q", addr),
+    "size-huge": hdr(REG, 0xffffffff) + struct.pack("=Q", addr),
     "list-short": lst[:20],
     "list-long": lst + b"junk",
     "valid+junk": reg + b"\x00" * 8 + reg,
-    "size-matches-long": hdr(REG, 40) + struct.pack("<Q", addr) + b"\0" * 16,
+    "size-matches-long": hdr(REG, 40) + struct.pack("=Q", addr) + b"\0" * 16,
 }
 def send(data):
     s = socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET)
@@ -67,7 +67,7 @@ def send(data):
     if not ans:
         return "dropped"
     if len(ans) == 24:
-        st = struct.unpack("<i", ans[16:20])[0]
+        st = reply_status(ans)
         return "refused" if st == -71 else "status=%d" % st
     return "answer of %d bytes" % len(ans)
 if mode == "each":

@@ -120,4 +120,3 @@ tracefs_fault() { # KIND
 errno_of() { python3 -c "import errno; print(-errno.$1)"; }
 errno_text() { python3 -c "import errno, os; print(os.strerror(errno.$1))"; }
 # The program's output without its pid.
-run_prog() { printf 'fire 3\nexit\n' | "$PROG" 2>"$T/prog.err" | sed 's/^ready [0-9]*$/ready/'; }

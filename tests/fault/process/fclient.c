@@ -19,50 +19,25 @@
  *         regexit   send REGISTER ADDR and _exit(0) without reading the answer
  *       and exit 0 at EOF.
  */
-#include <dlfcn.h>
 #include <errno.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <sys/un.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "protocol.h"
-
-static int conn(void)
-{
-	struct sockaddr_un sa = {.sun_family = AF_UNIX};
-	const char *p = getenv(USDT_HELPER_SOCKET_ENV);
-	int fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-
-	snprintf(sa.sun_path, sizeof(sa.sun_path), "%s", p && p[0] ? p : USDT_HELPER_SOCKET_PATH);
-	if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0) {
-		if (fd >= 0)
-			close(fd);
-		return -1;
-	}
-	return fd;
-}
+#include "protoclient.h"
 
 /* Sends a REGISTER for addr on a new connection; the connection, or -1. */
 static int send_register(uint64_t addr, uint32_t seq)
 {
 	struct usdt_msg_module m;
-	int fd = conn();
+	int fd = proto_connect();
 
 	if (fd < 0)
 		return -1;
-	memset(&m, 0, sizeof(m));
-	m.hdr.magic = USDT_PROTO_MAGIC;
-	m.hdr.version = USDT_PROTO_VERSION;
-	m.hdr.type = USDT_MSG_REGISTER;
-	m.hdr.size = sizeof(m);
-	m.hdr.seq = seq;
-	m.addr = addr;
+	proto_module(&m, USDT_MSG_REGISTER, addr, seq);
 	if (send(fd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m)) {
 		close(fd);
 		return -1;
@@ -74,22 +49,16 @@ static int send_register(uint64_t addr, uint32_t seq)
 static int32_t register_wait(uint64_t addr, uint32_t *nprobes)
 {
 	struct usdt_msg_reply r;
-	struct pollfd p;
 	int fd = send_register(addr, 77);
 	ssize_t n;
 
 	if (fd < 0)
 		return -1000;
-	p.fd = fd;
-	p.events = POLLIN;
-	if (poll(&p, 1, 30000) != 1) {
-		close(fd);
-		return -1001;
-	}
-	n = recv(fd, &r, sizeof(r), 0);
+	n = proto_recv(fd, &r, sizeof(r), 30000);
 	close(fd);
-	if (n != (ssize_t)sizeof(r) || r.hdr.magic != USDT_PROTO_MAGIC ||
-	    r.hdr.type != USDT_MSG_REPLY || r.hdr.seq != 77)
+	if (n < 0)
+		return -1001;
+	if (!proto_is_reply(&r, n, 77))
 		return -1002;
 	*nprobes = r.nprobes;
 	return r.status;
@@ -97,16 +66,7 @@ static int32_t register_wait(uint64_t addr, uint32_t *nprobes)
 
 static uint64_t lib_addr(const char *lib)
 {
-	void *h, *f;
-
-	setenv("USDTKIT_DISABLE", "1", 1);
-	h = dlopen(lib, RTLD_NOW);
-	f = h ? dlsym(h, "lib_call") : NULL;
-	if (!f) {
-		fprintf(stderr, "fclient: %s: %s\n", lib, dlerror());
-		exit(2);
-	}
-	return (uint64_t)(uintptr_t)f;
+	return proto_lib_addr(lib, "fclient");
 }
 
 static int regexit(const char *lib, int n, int zombies)

@@ -17,9 +17,11 @@ now_ms() { echo $(($(date +%s%N) / 1000000)); }
 
 # Another client is served promptly: a LIST answers, and a probed program
 # (short, a -G program of this run) starts, registers (its drti says so)
-# and exits 0, each within LIMIT ms (default 5000: the machine is shared).
+# and exits 0, each within LIMIT ms (default 5000: the machine is shared;
+# scaled by bound_ms under sanitizers).
 served_ok() { # what [LIMIT-MS]
-	local what=$1 limit=${2:-5000} t0 ms
+	local what=$1 limit t0 ms
+	limit=$(bound_ms "${2:-5000}")
 	t0=$(now_ms)
 	timeout 20 "$HDCLIENT" list >"$T/served.list" 2>&1 || true
 	ms=$(($(now_ms) - t0))
@@ -178,28 +180,7 @@ list_entries() { # [PID]
 # (refused), not "waits for the parse" (the answer comes later).
 REG_AT="uid [0-9]+( addr 0x[0-9a-f]+)?: "
 DONE="${REG_AT}[A-Z/]"
-# Waits (up to 10 s) until the daemon's log has a line matching PATTERN.
-wait_log() { # PATTERN what
-	local i
-	for i in $(seq 500); do
-		grep -qE -- "$1" "$DLOG.new" 2>/dev/null && return 0
-		sleep 0.02
-	done
-	tail -30 "$DLOG.new" >&2
-	fail "$2: no daemon log line matches '$1'"
-}
-# Waits (up to 10 s) until the daemon's log has N lines matching PATTERN.
-wait_log_count() { # PATTERN N what
-	local i
-	for i in $(seq 500); do
-		[ "$(count_log "$1")" -ge "$2" ] && return 0
-		sleep 0.02
-	done
-	tail -30 "$DLOG.new" >&2
-	fail "$3: fewer than $2 daemon log lines match '$1'"
-}
-# Lines of the daemon's log so far matching PATTERN.
-count_log() { grep -cE -- "$1" "$DLOG.new" 2>/dev/null || true; }
+# (wait_log, wait_log_count, count_log: tests/helperd/lib.sh)
 
 # --- shared by the exec tests (t-fault-exec-without-exit, t-fault-exec-self) ---
 

@@ -49,7 +49,7 @@ for cc in $COMPILERS; do
 		expect_eq "$rc" "$brc" "$cc $mode: exit status (141 would be SIGPIPE)"
 		cmp -s "$T/base.out" "$T/out" || { diff "$T/base.out" "$T/out" >&2; fail "$cc $mode: stdout differs"; }
 		[ ! -s "$T/err" ] || { cat "$T/err" >&2; fail "$cc $mode: stderr not empty"; }
-		[ "$ms" -le $((REQS * TMO + 1500)) ] ||
+		[ "$ms" -le $((REQS * TMO + $(bound_ms 1500))) ] ||
 			fail "$cc $mode: the run took $ms ms ($REQS waits of $TMO ms at most)"
 		[ "$(nmsgs)" -ge 1 ] || fail "$cc $mode: the server received nothing (not exercised)"
 		stop_fake

@@ -19,13 +19,13 @@ need_tracefs
 build_progs gcc
 build_other gcc
 SWEEP=1
-BOUND_MS=$((SWEEP * 1000 + 9000)) # one period, and a loaded machine's slack
+BOUND_MS=$((SWEEP * 1000 + $(bound_ms 9000))) # one period, and a loaded machine's slack
 start_daemon --sweep "$SWEEP"
 served_ok "at start"
 
 oth_events() { our_events | grep -c "^sdt_${P}oth/" || true; }
 # Waits (bound BOUND_MS) until COMMAND prints VALUE; prints the ms it took.
-wait_until() { # what value command...
+wait_value() { # what value command...
 	local what=$1 want=$2 t0 got
 	shift 2
 	t0=$(now_ms)
@@ -51,8 +51,8 @@ for holder in no yes; do
 	t0=$(now_ms)
 	pcmd a "exec /bin/cat"
 	pwait_exec a /bin/cat
-	wait_until "a ($beside): the old module's events" "$left" app_events
-	wait_until "a ($beside): the registry" "" sh -c "'$HDCLIENT' list $pid | grep '^entry' || true"
+	wait_value "a ($beside): the old module's events" "$left" app_events
+	wait_value "a ($beside): the registry" "" sh -c "'$HDCLIENT' list $pid | grep '^entry' || true"
 	ms=$(($(now_ms) - t0))
 	served_ok "a ($beside)"
 	pcmd a "echo-through-cat"
@@ -67,7 +67,7 @@ for holder in no yes; do
 	t0=$(now_ms)
 	pcmd b "exec $PROG2"
 	prog_wait b '^ready' 2
-	wait_until "b ($beside): the old module's events" "$left" app_events
+	wait_value "b ($beside): the old module's events" "$left" app_events
 	ms=$(($(now_ms) - t0))
 	wait_events $((left + 2)) "b ($beside): the new program's events"
 	expect_eq "$(oth_events)" 2 "b ($beside): the new program's events"

@@ -108,7 +108,7 @@ kill -CONT "$DAEMON_PID"
 served_ok "2: pid $a reused by an unprobed program"
 wait_log "REGISTER pid $a $DONE" "2: A's request handled"
 expect_eq "$(count_log "REGISTER pid $a ${REG_AT}/")" 0 "2: registrations for pid $a"
-sleep 0.5
+# (A's request is handled, logged above: what it could have created exists by now)
 wait_events 0 "2: nothing registered"
 [ -z "$(list_entries)" ] || fail "2: registry entries"
 kill "$b"
@@ -135,7 +135,7 @@ for c in 3:"$PROG2" 4:"$PROG"; do
 	want=$((n == 4 ? 2 : 1))
 	wait_log_count "REGISTER pid $a ${REG_AT}/.*/$(basename "$bfile")\$" $want \
 		"$n: B registers itself"
-	sleep 1 # the daemon has seen both the exit and B's request: let it settle
+	# (the daemon has seen both, logged above; wait_events below polls for the rest)
 	if [ "$n" = 3 ]; then
 		wait_events 2 "3: A's events gone, B's there"
 		expect_eq "$(oth_events)" 2 "3: B's events"
