@@ -2,7 +2,7 @@
 /*
  * Names that end up in tracefs: groups `sdt_<provider>`, events `<probe>`,
  * argument names. The kernel takes C identifiers of at most 63 characters
- * (MAX_EVENT_NAME_LEN 64 with the NUL; measured in research/uprobes.md).
+ * (the kernel's MAX_EVENT_NAME_LEN is 64 with the NUL; measured on Linux 6.18).
  *
  * Policy: a provider or probe name that is not a C identifier is REJECTED,
  * not sanitised. Sanitising ("a.b" -> "a_b") could make two probes collide

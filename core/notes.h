@@ -41,12 +41,12 @@ struct usdt_notes {
 	struct usdt_site *probes;
 	/*
 	 * Extension point for our own provider metadata notes (".note.usdtkit",
-	 * owner "usdtkit", type 1: dtrace-G/METADATA-NOTE.md; one per linked -G
+	 * owner "usdtkit", type 1: core/METADATA-NOTE.md; one per linked -G
 	 * object, so possibly several). The reader only copies each desc, at
-	 * most 1 MiB in all, so the daemon can hand them to that format's
-	 * validator (dtrace-G/metadata.h, usdt_meta_open) and then name
-	 * arguments and mark strings with usdt_site_set_arg_hint(). A note
-	 * beyond the budget sets USDT_NOTES_META_DROPPED.
+	 * most 1 MiB in all, so that format's validating reader (metadata.h:
+	 * usdt_meta_apply_hints for the daemon, usdt_meta_find for dtrace -l)
+	 * can name arguments and mark strings. A note beyond the budget sets
+	 * USDT_NOTES_META_DROPPED.
 	 */
 	struct usdt_meta_note {
 		unsigned char *desc;

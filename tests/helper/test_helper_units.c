@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * Unit tests of kernel-helper/lib's pure parts: the argument-string parser
- * (forms gcc and clang print, per research/stapsdt-and-consumers.md §1.2,
+ * Unit tests of the note side's pure parts (core/argspec.c, core/names.c,
+ * kernel-helper/lib/tracefs.c): the argument-string parser
+ * (forms gcc and clang print, as measured with gcc 12 and clang 14,
  * and forms that must be refused), tracefs name shortening, definition
  * lines, and parsing uprobe_events lines back. Expectations come from the
  * SDT format and the kernel's fetch-argument syntax, not from the code.
