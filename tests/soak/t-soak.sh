@@ -159,20 +159,23 @@ sample() { # PHASE COUNT
 		"$(status_kib VmHWM)" "$LAST_FDS" "$(registry)" "$(our_events | wc -l)" >>"$OUT/samples.tsv"
 }
 # No soak process runs: within 10 s none of our events may remain and the
-# daemon's fds must be back to those it had at start (each registered
-# process holds a pidfd; the connection of an exiting process's UNREGISTER,
-# which drti does not wait for, may stay open a moment); then LIST must be
+# daemon's fds must be back to at most those it had at start (each
+# registered process holds a pidfd, so a leak grows with the processes;
+# fewer than at start is fine: one may still have been open then for the
+# daemon's background start-up work; the connection of an exiting
+# process's UNREGISTER, which drti does not wait for, may stay open a
+# moment); then LIST must be
 # empty. LIST comes last: its own connection stays open until the daemon
 # sees the client's close.
 check_idle() { # WHAT
 	local i n
 	for i in $(seq 500); do
-		[ -z "$(our_events)" ] && [ "$(fds)" -eq "$BASE_FDS" ] && break
+		[ -z "$(our_events)" ] && [ "$(fds)" -le "$BASE_FDS" ] && break
 		sleep 0.02
 	done
 	[ -z "$(our_events)" ] || { our_events >&2; fail "$1: stale events with no soak process running"; }
 	n=$(fds)
-	[ "$n" -eq "$BASE_FDS" ] ||
+	[ "$n" -le "$BASE_FDS" ] ||
 		{ ls -l "/proc/$DAEMON_PID/fd" >&2; fail "$1: the daemon has $n fds open, $BASE_FDS at start"; }
 	[ "$(registry)" -eq 0 ] || { "$HDCLIENT" list >&2; fail "$1: the registry is not empty"; }
 }
