@@ -5,7 +5,7 @@
 # stderr (the output path normalised) and the header, byte for byte. For a
 # change to the front end or the emitter that must not change behaviour (a
 # refactoring): build the old tree in a second worktree, then
-#   scripts/check-h-identical.sh ../old/build/dtrace-G/dtrace build/dtrace-G/dtrace
+#   scripts/check-h-identical.sh ../old/build/dtrace/dtrace build/dtrace/dtrace
 # Prints how many files were compared and every difference; exits 1 on any.
 set -eu
 [ $# -ge 2 ] || { echo "usage: check-h-identical.sh OLD_DTRACE NEW_DTRACE [DIR...]" >&2; exit 2; }

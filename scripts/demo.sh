@@ -25,7 +25,7 @@ fi
 name=$(python3 -c 'import json, sys
 print([o["value"] for o in json.load(open(sys.argv[1])) if o["name"] == "dtrace_name"][0])' \
 	"$builddir/meson-info/intro-buildoptions.json")
-DTRACE="$builddir/dtrace-G/$name"
+DTRACE="$builddir/dtrace/$name"
 HELPERD="$builddir/kernel-helper/helperd/usdtkit-helperd"
 [ -x "$DTRACE" ] && [ -x "$HELPERD" ] || { echo "demo: the build has no dtrace or usdtkit-helperd" >&2; exit 1; }
 

@@ -36,7 +36,7 @@ for p in $projects; do
 	echo "realworld: $p ..." >&2
 	rm -f "$rw/results/$p.tsv"
 	start=$(date +%s)
-	if USDTKIT_SRCDIR=$top USDTKIT_BUILDDIR=$bdir DTRACE=$bdir/dtrace-G/dtrace \
+	if USDTKIT_SRCDIR=$top USDTKIT_BUILDDIR=$bdir DTRACE=$bdir/dtrace/dtrace \
 		bash "tests/realworld/t-$p.sh" >"$rw/results/$p.log" 2>&1; then
 		passed=$((passed + 1))
 		echo "realworld: $p passed ($(($(date +%s) - start)) s)" >&2

@@ -9,7 +9,7 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 builddir=${1:-build-hdr}
 runs=${2:-10}
-ours="$top/$builddir/dtrace-G/dtrace"
+ours="$top/$builddir/dtrace/dtrace"
 stap=/usr/bin/dtrace
 [ -x "$ours" ] || { echo "build usdtkit first: $ours missing" >&2; exit 1; }
 [ -x "$stap" ] || { echo "SystemTap's dtrace is not installed (systemtap-sdt-dev)" >&2; exit 1; }

@@ -23,7 +23,7 @@ builddir=${1:-build}
 rounds=${2:-7}
 n=${3:-300}
 case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
-dtrace="$builddir/dtrace-G/dtrace"
+dtrace="$builddir/dtrace/dtrace"
 helperd="$builddir/kernel-helper/helperd/usdtkit-helperd"
 for f in "$dtrace" "$helperd"; do
 	[ -x "$f" ] || { echo "build usdtkit first: $f missing (ninja -C $builddir)" >&2; exit 1; }

@@ -48,7 +48,7 @@ run() { # BUILDDIR NAME
 	local d=$top/$1 o=$out/$2 rc=0
 	mkdir -p "$o"
 	echo "== $2 ($1): $procs processes, $jobs at a time; 3 x $cycles dlopen/dlclose cycles" >&2
-	USDTKIT_SRCDIR=$top USDTKIT_BUILDDIR=$d DTRACE=$d/dtrace-G/dtrace \
+	USDTKIT_SRCDIR=$top USDTKIT_BUILDDIR=$d DTRACE=$d/dtrace/dtrace \
 		SOAK_PROCESSES=$procs SOAK_JOBS=$jobs SOAK_BATCH=$batch SOAK_CYCLES=$cycles \
 		SOAK_RSS_GROWTH_KIB=$bound SOAK_OUT=$o \
 		/usr/bin/time -f "wall %e s, user %U s, system %S s (the whole run, builds included)" \

@@ -46,7 +46,9 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
+#if USDTKIT_HAVE_SECCOMP
 #include <seccomp.h>
+#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -181,6 +183,7 @@ static void apply_metadata(struct usdt_notes *n, struct buf *log, unsigned *nlog
 	}
 }
 
+#if USDTKIT_HAVE_SECCOMP
 /* A rule with one argument comparison, spelt out (the SCMP_Ax macros leave fields implicit). */
 static int allow_if(scmp_filter_ctx ctx, int nr, unsigned argn, enum scmp_compare op, uint64_t a,
 		    uint64_t b)
@@ -311,11 +314,28 @@ static void filter_prepare(void)
 			strerror(-ret));
 }
 
+#else /* !USDTKIT_HAVE_SECCOMP: built with -Dseccomp=disabled */
+
+/* Once, in the daemon: says that the workers run without a syscall filter. */
+static void filter_prepare(void)
+{
+	static bool said;
+
+	if (!said)
+		hd_warn("built without libseccomp (-Dseccomp=disabled): the parser worker runs "
+			"with resource limits only, without its syscall filter");
+	said = true;
+}
+
+#endif /* USDTKIT_HAVE_SECCOMP */
+
 static int sandbox(const struct hd_worker_limits *lim)
 {
 	struct rlimit rl;
+#if USDTKIT_HAVE_SECCOMP
 	scmp_filter_ctx ctx;
 	int ret;
+#endif
 
 	rl.rlim_cur = lim->cpu_seconds;
 	rl.rlim_max = lim->cpu_seconds + 1;
@@ -337,6 +357,7 @@ static int sandbox(const struct hd_worker_limits *lim)
 	 */
 	if (lim->test_no_seccomp)
 		return 0;
+#if USDTKIT_HAVE_SECCOMP
 	if (filter.ready == 1) {
 		/* What seccomp_load does with the default attributes: no_new_privs, no flags. */
 		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
@@ -350,6 +371,9 @@ static int sandbox(const struct hd_worker_limits *lim)
 	ret = seccomp_load(ctx);
 	seccomp_release(ctx);
 	return ret;
+#else
+	return 0;
+#endif
 }
 
 static void write_all(int fd, const unsigned char *p, size_t len)

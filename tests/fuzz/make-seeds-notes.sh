@@ -5,7 +5,7 @@
 #     types) with SystemTap's <sys/sdt.h> and with ours, by gcc and clang,
 #     PIE, non-PIE, -m32, as a shared library, and for aarch64;
 #   - tests/link/e2e (app.d, shared.d) through our `dtrace -G` (DTRACE, default
-#     build-fuzz/dtrace-G/dtrace): executables and libraries carrying our
+#     build-fuzz/dtrace/dtrace): executables and libraries carrying our
 #     metadata note next to the SystemTap notes, gcc and clang, x86-64,
 #     -m32 and aarch64, and the bare -G object (ET_REL: refused by the reader,
 #     a seed for its header check);
@@ -21,7 +21,7 @@
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 top=$(cd "$here/../.." && pwd)
-DTRACE=${1:-$top/build-fuzz/dtrace-G/dtrace}
+DTRACE=${1:-$top/build-fuzz/dtrace/dtrace}
 out="$here/corpus-notes"
 [ -x "$DTRACE" ] || { echo "no $DTRACE: build first (meson setup build-fuzz)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-seeds.XXXXXX")

@@ -23,7 +23,7 @@ P="$T/prefix"
 B="$T/build"
 # Only what is installed is built (the tests and benchmarks are not needed).
 install_targets() {
-	ninja -C "$B" "dtrace-G/$1" kernel-helper/helperd/usdtkit-helperd \
+	ninja -C "$B" "dtrace/$1" kernel-helper/helperd/usdtkit-helperd \
 		kernel-helper/tools/usdtkit-probes >"$T/ninja.log" 2>&1 ||
 		{ cat "$T/ninja.log" >&2; fail "building the installed targets"; }
 }

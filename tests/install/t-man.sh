@@ -35,7 +35,7 @@ done
 words() { tr -s ' \t[]|(),;' '\n' <"$1" | sed 's/[.:]$//'; }
 
 # dtrace(1): the single-letter options of parse_options() and its whole-word ones.
-src="$USDTKIT_SRCDIR/dtrace-G/dtrace.c"
+src="$USDTKIT_SRCDIR/dtrace/dtrace.c"
 sed -n '/^static int parse_options/,/^}/p' "$src" >"$T/parse.c"
 opts=$( { sed -n "s/^[[:space:]]*case '\([A-Za-z]\)':.*/-\1/p" "$T/parse.c"
 	grep -o 'strcmp(a, "-[^"]*")' "$T/parse.c" | sed 's/.*"\(.*\)")/\1/'; } | sort -u)

@@ -51,8 +51,15 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#if USDTKIT_HAVE_LIBDWARF
+#if USDTKIT_LIBDWARF_SUBDIR /* Debian 12: /usr/include/libdwarf/ */
+#include <libdwarf/dwarf.h>
+#include <libdwarf/libdwarf.h>
+#else
 #include <dwarf.h>
 #include <libdwarf.h>
+#endif
+#endif
 
 #include "symbols.h"
 
@@ -181,15 +188,19 @@ out:
 /* ---- DWARF: inlined sites ---- */
 
 struct dw_walk {
+#if USDTKIT_HAVE_LIBDWARF
 	Dwarf_Debug dbg;
+	Dwarf_Addr cu_base;
+#endif
 	const uint64_t *pcs; /* sorted */
 	size_t n;
 	char **names;	  /* parallel to pcs: the innermost inlined function */
 	unsigned *depth;  /* inlining depth that named names[i] (0: none) */
 	char **fnames;	  /* parallel to pcs: the innermost subprogram */
-	Dwarf_Addr cu_base;
 	bool nomem;
 };
+
+#if USDTKIT_HAVE_LIBDWARF
 
 struct range {
 	uint64_t lo, hi;
@@ -762,6 +773,18 @@ static const char *isolated_dwarf_names(int fd, struct dw_walk *w)
 		}
 	return why;
 }
+
+#else /* !USDTKIT_HAVE_LIBDWARF */
+
+/* Built with -Dlibdwarf=disabled: every site is named from the symbol table. */
+static const char *isolated_dwarf_names(int fd, struct dw_walk *w)
+{
+	(void)fd;
+	(void)w;
+	return NULL;
+}
+
+#endif /* USDTKIT_HAVE_LIBDWARF */
 
 /* ---- compilers' copies of a function ---- */
 
