@@ -190,7 +190,8 @@ static int set_reg(enum usdt_arch arch, struct usdt_argspec *a, const char *s, c
 	return 0;
 }
 
-static void parse_x86_operand(enum usdt_arch arch, struct usdt_argspec *a, const char *s, const char *e)
+static void parse_x86_operand(enum usdt_arch arch, struct usdt_argspec *a, const char *s,
+			      const char *e)
 {
 	const char *open;
 

@@ -18,8 +18,8 @@
 struct usdt_atomic_file {
 	char *path; /* the destination */
 	int fd;
-	FILE *fp;       /* stdio stream on fd, for writers that want one */
-	char *tmpname;  /* non-NULL only on the mkstemp() fallback */
+	FILE *fp;      /* stdio stream on fd, for writers that want one */
+	char *tmpname; /* non-NULL only on the mkstemp() fallback */
 };
 
 /* Returns 0, or -errno (nothing created). */

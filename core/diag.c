@@ -34,7 +34,7 @@ static void show_source(FILE *out, unsigned line, unsigned col, const char *text
 
 static void vreport(struct usdt_diag *d, const char *kind, const char *file, unsigned line,
 		    unsigned col, const char *line_text, const char *fmt, va_list ap)
-	USDT_PRINTF(7, 0);
+    USDT_PRINTF(7, 0);
 
 static void vreport(struct usdt_diag *d, const char *kind, const char *file, unsigned line,
 		    unsigned col, const char *line_text, const char *fmt, va_list ap)

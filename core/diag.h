@@ -16,7 +16,7 @@
 #include <stdio.h>
 
 struct usdt_diag {
-	FILE *out;            /* usually stderr */
+	FILE *out;	      /* usually stderr */
 	const char *progname; /* "dtrace": prefix of messages with no location */
 	unsigned errors;
 	unsigned warnings;

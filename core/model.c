@@ -69,8 +69,8 @@ char *usdt_probe_dtrace_name(const char *name)
 const char *usdt_stability_name(enum usdt_stability s)
 {
 	static const char *const names[] = {
-		"Internal", "Private", "Obsolete", "External",
-		"Unstable", "Evolving", "Stable", "Standard",
+	    "Internal", "Private",  "Obsolete", "External",
+	    "Unstable", "Evolving", "Stable",	"Standard",
 	};
 
 	return (unsigned)s < sizeof(names) / sizeof(names[0]) ? names[s] : "Unknown";
@@ -79,7 +79,7 @@ const char *usdt_stability_name(enum usdt_stability s)
 const char *usdt_depclass_name(enum usdt_depclass c)
 {
 	static const char *const names[] = {
-		"Unknown", "CPU", "Platform", "Group", "ISA", "Common",
+	    "Unknown", "CPU", "Platform", "Group", "ISA", "Common",
 	};
 
 	return (unsigned)c < sizeof(names) / sizeof(names[0]) ? names[c] : "Unknown";

@@ -79,9 +79,9 @@ enum usdt_attr_which {
 enum usdt_type_class {
 	USDT_T_INTEGER, /* any integer, enum, bool */
 	USDT_T_POINTER, /* pointer to anything except char */
-	USDT_T_STRING,  /* char *, const char *, D's string */
-	USDT_T_FLOAT,   /* float, double */
-	USDT_T_OTHER,   /* struct/union by value, arrays, unknown: never checked */
+	USDT_T_STRING,	/* char *, const char *, D's string */
+	USDT_T_FLOAT,	/* float, double */
+	USDT_T_OTHER,	/* struct/union by value, arrays, unknown: never checked */
 };
 
 struct usdt_type {
@@ -96,15 +96,15 @@ struct usdt_type {
 	 */
 	char *c_spelling;
 	enum usdt_type_class cls;
-	unsigned size;  /* bytes on the LP64 target; 0 when unknown */
+	unsigned size;	/* bytes on the LP64 target; 0 when unknown */
 	bool is_signed; /* integers only */
 };
 
 /* Where something was declared: for diagnostics that point back into the .d. */
 struct usdt_loc {
 	const char *file; /* owned by the program (or static) */
-	unsigned line;    /* 1-based */
-	unsigned col;     /* 1-based, in bytes */
+	unsigned line;	  /* 1-based */
+	unsigned col;	  /* 1-based, in bytes */
 };
 
 struct usdt_arg {
@@ -140,14 +140,14 @@ struct usdt_provider {
 struct usdt_program {
 	size_t nproviders;
 	struct usdt_provider *providers; /* in declaration order */
-	void *priv;		     /* the parser's: type table, sources */
-	void (*priv_free)(void *priv); /* how usdt_program_free() frees priv */
+	void *priv;			 /* the parser's: type table, sources */
+	void (*priv_free)(void *priv);	 /* how usdt_program_free() frees priv */
 };
 
 /* Limits DTrace imposes and we keep. */
-#define USDT_MAX_ARGS 255     /* per probe, native or translated */
-#define USDT_MAX_NAME 63      /* provider/probe name length; tracefs caps at 63 */
-#define USDT_SDT_MAX_ARGS 12  /* what <sys/sdt.h> sites can carry */
+#define USDT_MAX_ARGS 255    /* per probe, native or translated */
+#define USDT_MAX_NAME 63     /* provider/probe name length; tracefs caps at 63 */
+#define USDT_SDT_MAX_ARGS 12 /* what <sys/sdt.h> sites can carry */
 
 void usdt_program_init(struct usdt_program *prog);
 /* Frees every declaration, then the parser's data (locations point into it). */

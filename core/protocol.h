@@ -43,20 +43,25 @@
 
 enum usdt_msg_type {
 	/* client -> daemon */
-	USDT_MSG_REGISTER = 1,   /* struct usdt_msg_module: the module containing addr was loaded */
-	USDT_MSG_UNREGISTER = 2, /* struct usdt_msg_module: it is being unloaded (dlclose, exit) */
-	USDT_MSG_LIST = 3,       /* struct usdt_msg_list: which modules of which processes are registered */
+	/* struct usdt_msg_module: the module containing addr was loaded */
+	USDT_MSG_REGISTER = 1,
+	/* struct usdt_msg_module: it is being unloaded (dlclose, exit) */
+	USDT_MSG_UNREGISTER = 2,
+	/* struct usdt_msg_list: which modules of which processes are registered */
+	USDT_MSG_LIST = 3,
 	/* daemon -> client */
-	USDT_MSG_REPLY = 0x81,      /* struct usdt_msg_reply: the answer to REGISTER/UNREGISTER/LIST */
-	USDT_MSG_LIST_ENTRY = 0x82 /* struct usdt_msg_list_entry: one per (process, module), before the REPLY */
+	/* struct usdt_msg_reply: the answer to REGISTER/UNREGISTER/LIST */
+	USDT_MSG_REPLY = 0x81,
+	/* struct usdt_msg_list_entry: one per (process, module), before the REPLY */
+	USDT_MSG_LIST_ENTRY = 0x82
 };
 
 struct usdt_msg_hdr {
-	uint32_t magic;   /* USDT_PROTO_MAGIC */
+	uint32_t magic;	  /* USDT_PROTO_MAGIC */
 	uint16_t version; /* USDT_PROTO_VERSION */
-	uint16_t type;    /* enum usdt_msg_type */
-	uint32_t size;    /* of the whole message, header included: must equal the packet length */
-	uint32_t seq;     /* chosen by the client, echoed in every packet of the answer */
+	uint16_t type;	  /* enum usdt_msg_type */
+	uint32_t size;	  /* of the whole message, header included: must equal the packet length */
+	uint32_t seq;	  /* chosen by the client, echoed in every packet of the answer */
 };
 
 /* REGISTER, UNREGISTER */
@@ -83,10 +88,10 @@ struct usdt_msg_list {
 struct usdt_msg_list_entry {
 	struct usdt_msg_hdr hdr;
 	int32_t pid;
-	uint32_t nprobes;   /* probes registered from this module */
-	uint64_t dev;       /* st_dev of the mapped file */
-	uint64_t ino;       /* st_ino */
-	uint64_t start;     /* the mapping's start and end, as in /proc/PID/maps */
+	uint32_t nprobes; /* probes registered from this module */
+	uint64_t dev;	  /* st_dev of the mapped file */
+	uint64_t ino;	  /* st_ino */
+	uint64_t start;	  /* the mapping's start and end, as in /proc/PID/maps */
 	uint64_t end;
 	uint64_t load_bias; /* runtime address minus link-time address */
 	uint32_t path_len;
@@ -97,7 +102,7 @@ struct usdt_msg_list_entry {
 /* REPLY */
 struct usdt_msg_reply {
 	struct usdt_msg_hdr hdr;
-	int32_t status;   /* 0, or a negative errno */
+	int32_t status;	  /* 0, or a negative errno */
 	uint32_t nprobes; /* REGISTER: probes registered; LIST: entries sent */
 };
 
@@ -123,12 +128,7 @@ struct usdt_msg_reply {
  * least min(n, what the caller's buffer holds) bytes, and a packet longer
  * than the buffer is rejected by the caller before this is called.
  */
-enum usdt_answer {
-	USDT_ANSWER_MALFORMED,
-	USDT_ANSWER_OTHER,
-	USDT_ANSWER_REPLY,
-	USDT_ANSWER_ENTRY
-};
+enum usdt_answer { USDT_ANSWER_MALFORMED, USDT_ANSWER_OTHER, USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY };
 
 static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned long n, uint32_t seq)
 {

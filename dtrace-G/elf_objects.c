@@ -310,7 +310,8 @@ static void read_file(struct reader *r, const char *path, const char *origin)
 	Elf *elf;
 
 	if (fd < 0) {
-		usdt_error_at(r->diag, origin, 0, 0, NULL, "cannot open object: %s", strerror(errno));
+		usdt_error_at(r->diag, origin, 0, 0, NULL, "cannot open object: %s",
+			      strerror(errno));
 		r->failed = 1;
 		return;
 	}
@@ -329,7 +330,8 @@ static void read_file(struct reader *r, const char *path, const char *origin)
 	}
 	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf) {
-		usdt_error_at(r->diag, origin, 0, 0, NULL, "cannot read object: %s", elf_errmsg(-1));
+		usdt_error_at(r->diag, origin, 0, 0, NULL, "cannot read object: %s",
+			      elf_errmsg(-1));
 		r->failed = 1;
 	} else if (elf_kind(elf) == ELF_K_AR) {
 		read_archive(r, elf, origin);
@@ -419,7 +421,8 @@ static void read_thin_archive(struct reader *r, int fd, const char *path)
 			goto bad;
 		off += 60;
 		if (h[0] == '/' && (h[1] == ' ' || h[1] == '/' || memcmp(h, "/SYM64/", 7) == 0)) {
-			/* The symbol table ("/", "/SYM64/") and the long-name table ("//") have data. */
+			/* The symbol table ("/", "/SYM64/") and the long-name table ("//") have
+			 * data. */
 			if ((size_t)size > len - off)
 				goto bad;
 			if (h[1] == '/') {

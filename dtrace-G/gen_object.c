@@ -196,12 +196,12 @@ int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const str
 	 * into our long-gone work directory at exit.
 	 */
 	static const char script[] =
-		"cc=$1 cf=$2 ex=$3; shift 3; "
-		"eval \"set -- $cc $cf $ex \\\"\\$@\\\"\"; "
-		"for a do shift; case $a in "
-		"--coverage|-fprofile-arcs|-ftest-coverage|-fprofile-generate|-fprofile-generate=*|"
-		"-fprofile-instr-generate|-fprofile-instr-generate=*|-fsanitize=*|-pg) ;; "
-		"*) set -- \"$@\" \"$a\";; esac; done; exec \"$@\"";
+	    "cc=$1 cf=$2 ex=$3; shift 3; "
+	    "eval \"set -- $cc $cf $ex \\\"\\$@\\\"\"; "
+	    "for a do shift; case $a in "
+	    "--coverage|-fprofile-arcs|-ftest-coverage|-fprofile-generate|-fprofile-generate=*|"
+	    "-fprofile-instr-generate|-fprofile-instr-generate=*|-fsanitize=*|-pg) ;; "
+	    "*) set -- \"$@\" \"$a\";; esac; done; exec \"$@\"";
 	/* clang-format off */
 	char *argv[] = {
 		"sh", "-c", (char *)script, "sh", (char *)cc, (char *)(cflags ? cflags : ""),

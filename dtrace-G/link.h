@@ -11,12 +11,12 @@
 
 struct usdt_link_opts {
 	const char *output;   /* the .o to write (already defaulted by the command) */
-	const char *cc;       /* $CC, or NULL for "cc" */
+	const char *cc;	      /* $CC, or NULL for "cc" */
 	const char *cflags;   /* $CFLAGS, or NULL */
-	int bits;             /* 32 or 64 from -32/-64, 0 when not given */
+	int bits;	      /* 32 or 64 from -32/-64, 0 when not given */
 	char *const *objects; /* input objects and archives, never modified */
 	size_t nobjects;
-	bool keep;            /* -k: keep the generated source (reported on stderr) */
+	bool keep; /* -k: keep the generated source (reported on stderr) */
 };
 
 /* Returns 0, or -1 after reporting to diag (and then no output exists). */

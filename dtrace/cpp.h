@@ -8,8 +8,8 @@
 #include "diag.h"
 
 struct usdt_cpp_opts {
-	const char *cpp;       /* $CPP (may hold arguments: "gcc -E"), or NULL for "cc -E" */
-	char *const *args;     /* "-Idir", "-DNAME=V", "-UNAME", in command-line order */
+	const char *cpp;   /* $CPP (may hold arguments: "gcc -E"), or NULL for "cc -E" */
+	char *const *args; /* "-Idir", "-DNAME=V", "-UNAME", in command-line order */
 	size_t nargs;
 };
 

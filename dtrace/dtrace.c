@@ -76,43 +76,43 @@ struct options {
 };
 
 static const char usage_text[] =
-	"Usage: dtrace -h -s PROVIDER.d [-o HEADER.h] [options]\n"
-	"       dtrace -G -s PROVIDER.d [-o OBJECT.o] [options] [OBJECT.o|ARCHIVE.a ...]\n"
-	"       dtrace -l [-v] [-c CMD | -p PID]... [-n|-P|-m|-f DESCRIPTION]...\n"
-	"\n"
-	"  -h          generate a C/C++ header with the provider's probe macros\n"
-	"  -G          generate an object defining the provider's semaphores and metadata\n"
-	"  -s FILE     a D provider file (repeatable)\n"
-	"  -o FILE     the output (default: the first .d's basename with .h or .o,\n"
-	"              in the current directory)\n"
-	"  -C          run the C preprocessor ($CPP, default \"cc -E\") over the .d files\n"
-	"              (a file with #if or #include gets it anyway, with a warning)\n"
-	"  -I DIR      add DIR to the preprocessor's include path\n"
-	"  -D NAME[=V] define NAME for the preprocessor\n"
-	"  -U NAME     undefine NAME for the preprocessor\n"
-	"  -32, -64    the data model of the -G object (default: the compiler's)\n"
-	"  -k          keep the -G object's generated source\n"
-	"  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored\n"
-	"  -Z          accepted for compatibility (no effect)\n"
-	"  -V          print the version\n"
-	"  -l          list the USDT probes of live processes (all the helper daemon\n"
-	"              knows, or those of -p PID read directly):\n"
-	"              ID PROVIDER(+pid) MODULE FUNCTION NAME\n"
-	"  -v          with -l: argument types and stability attributes\n"
-	"              (with -l, -o FILE appends the listing to FILE)\n"
-	"  -p PID      with -l: list this process's probes, without the daemon\n"
-	"  -c CMD      with -l: run CMD (split at spaces, no shell) to its main,\n"
-	"              list its probes, kill it; $target in a DESCRIPTION is its pid\n"
-	"  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
-	"  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
-	"              with -l: the same, aligned on that field; fields are globs\n"
-	"  --help      print this help\n"
-	"\n"
-	"Object files and archives after the options are read by -G to cross-check\n"
-	"probe use; they are never modified. Environment: CC and CFLAGS (for -G),\n"
-	"CPP (for -C).\n"
-	"Exit status: 0 success, 1 error (no output file is left; -l: nothing matched),\n"
-	"2 usage error.\n";
+    "Usage: dtrace -h -s PROVIDER.d [-o HEADER.h] [options]\n"
+    "       dtrace -G -s PROVIDER.d [-o OBJECT.o] [options] [OBJECT.o|ARCHIVE.a ...]\n"
+    "       dtrace -l [-v] [-c CMD | -p PID]... [-n|-P|-m|-f DESCRIPTION]...\n"
+    "\n"
+    "  -h          generate a C/C++ header with the provider's probe macros\n"
+    "  -G          generate an object defining the provider's semaphores and metadata\n"
+    "  -s FILE     a D provider file (repeatable)\n"
+    "  -o FILE     the output (default: the first .d's basename with .h or .o,\n"
+    "              in the current directory)\n"
+    "  -C          run the C preprocessor ($CPP, default \"cc -E\") over the .d files\n"
+    "              (a file with #if or #include gets it anyway, with a warning)\n"
+    "  -I DIR      add DIR to the preprocessor's include path\n"
+    "  -D NAME[=V] define NAME for the preprocessor\n"
+    "  -U NAME     undefine NAME for the preprocessor\n"
+    "  -32, -64    the data model of the -G object (default: the compiler's)\n"
+    "  -k          keep the -G object's generated source\n"
+    "  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored\n"
+    "  -Z          accepted for compatibility (no effect)\n"
+    "  -V          print the version\n"
+    "  -l          list the USDT probes of live processes (all the helper daemon\n"
+    "              knows, or those of -p PID read directly):\n"
+    "              ID PROVIDER(+pid) MODULE FUNCTION NAME\n"
+    "  -v          with -l: argument types and stability attributes\n"
+    "              (with -l, -o FILE appends the listing to FILE)\n"
+    "  -p PID      with -l: list this process's probes, without the daemon\n"
+    "  -c CMD      with -l: run CMD (split at spaces, no shell) to its main,\n"
+    "              list its probes, kill it; $target in a DESCRIPTION is its pid\n"
+    "  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
+    "  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
+    "              with -l: the same, aligned on that field; fields are globs\n"
+    "  --help      print this help\n"
+    "\n"
+    "Object files and archives after the options are read by -G to cross-check\n"
+    "probe use; they are never modified. Environment: CC and CFLAGS (for -G),\n"
+    "CPP (for -C).\n"
+    "Exit status: 0 success, 1 error (no output file is left; -l: nothing matched),\n"
+    "2 usage error.\n";
 
 static int strv_push(struct strv *s, char *str)
 {
@@ -216,7 +216,8 @@ static int check_list_options(const struct options *o, struct usdt_diag *diag)
 	if (o->header || o->object)
 		return usage_error(diag, "-l cannot be used with -h or -G");
 	if (o->sources.n)
-		return usage_error(diag, "-l lists the probes of processes: -s is not supported with it");
+		return usage_error(diag,
+				   "-l lists the probes of processes: -s is not supported with it");
 	if (o->objects.n)
 		return usage_error(diag, "unexpected operand '%s' with -l", o->objects.v[0]);
 	return -1;
@@ -302,7 +303,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			case 'x':
 				break;
 			default: {
-				char opt[3] = { '-', c, '\0' };
+				char opt[3] = {'-', c, '\0'};
 
 				return usage_error(diag, "unknown option '%s'", opt);
 			}
@@ -312,7 +313,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			} else if (i + 1 < argc) {
 				val = argv[++i];
 			} else {
-				char opt[3] = { '-', c, '\0' };
+				char opt[3] = {'-', c, '\0'};
 
 				return usage_error(diag, "option '%s' needs an argument", opt);
 			}
@@ -454,9 +455,9 @@ static int read_source(const struct options *o, const char *src, char **text, si
 		       bool *cpp_warned, struct usdt_diag *diag)
 {
 	struct usdt_cpp_opts co = {
-		.cpp = getenv("CPP"),
-		.args = o->cpp_args.v,
-		.nargs = o->cpp_args.n,
+	    .cpp = getenv("CPP"),
+	    .args = o->cpp_args.v,
+	    .nargs = o->cpp_args.n,
 	};
 	struct usdt_cpp_need need;
 	struct stat st;
@@ -486,8 +487,7 @@ static int read_source(const struct options *o, const char *src, char **text, si
 	return usdt_cpp_run(&co, src, text, len, diag);
 }
 
-static int write_header(const struct usdt_program *prog, const char *output,
-			struct usdt_diag *diag)
+static int write_header(const struct usdt_program *prog, const char *output, struct usdt_diag *diag)
 {
 	struct usdt_atomic_file f;
 	int err;
@@ -511,10 +511,10 @@ static int write_header(const struct usdt_program *prog, const char *output,
 
 int main(int argc, char **argv)
 {
-	struct options o = { 0 };
+	struct options o = {0};
 	struct usdt_program prog;
 	struct usdt_diag diag;
-	struct strv texts = { 0 };
+	struct strv texts = {0};
 	bool cpp_warned = false;
 	char *output = NULL;
 	int rc;
@@ -530,13 +530,13 @@ int main(int argc, char **argv)
 
 	if (o.l.list) {
 		struct usdt_list_opts lo = {
-			.verbose = o.l.verbose,
-			.pids = o.l.pids,
-			.npids = o.l.npids,
-			.cmds = o.l.cmds,
-			.ncmds = o.l.ncmds,
-			.descs = o.l.descs,
-			.ndescs = o.l.ndescs,
+		    .verbose = o.l.verbose,
+		    .pids = o.l.pids,
+		    .npids = o.l.npids,
+		    .cmds = o.l.cmds,
+		    .ncmds = o.l.ncmds,
+		    .descs = o.l.descs,
+		    .ndescs = o.l.ndescs,
 		};
 
 		FILE *out = stdout;
@@ -555,8 +555,8 @@ int main(int argc, char **argv)
 		goto out;
 	}
 
-	output = o.output ? strdup(o.output)
-			  : default_output(o.sources.v[0], o.header ? ".h" : ".o");
+	output =
+	    o.output ? strdup(o.output) : default_output(o.sources.v[0], o.header ? ".h" : ".o");
 	if (!output) {
 		usdt_error(&diag, "out of memory");
 		goto out;
@@ -590,13 +590,13 @@ int main(int argc, char **argv)
 	} else {
 		const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
 		struct usdt_link_opts lo = {
-			.output = output,
-			.cc = cc && *cc ? cc : NULL,
-			.cflags = cflags && *cflags ? cflags : NULL,
-			.bits = o.bits,
-			.objects = o.objects.v,
-			.nobjects = o.objects.n,
-			.keep = o.keep,
+		    .output = output,
+		    .cc = cc && *cc ? cc : NULL,
+		    .cflags = cflags && *cflags ? cflags : NULL,
+		    .bits = o.bits,
+		    .objects = o.objects.v,
+		    .nobjects = o.objects.n,
+		    .keep = o.keep,
 		};
 
 		if (usdt_link_object(&prog, &lo, &diag))

@@ -46,10 +46,10 @@ enum tok_kind {
 	T_IDENT,
 	T_NUMBER,
 	T_STRING, /* "..." */
-	T_CHAR,   /* '...' */
+	T_CHAR,	  /* '...' */
 	T_PUNCT,  /* one character, or "..." */
-	T_HASH,   /* '#' opening a preprocessor directive line */
-	T_EOL,    /* the end of a directive line */
+	T_HASH,	  /* '#' opening a preprocessor directive line */
+	T_EOL,	  /* the end of a directive line */
 };
 
 struct token {
@@ -58,22 +58,22 @@ struct token {
 	size_t len;
 	struct usdt_loc loc;   /* logical position, after line markers */
 	const char *line_text; /* start of the physical source line */
-	bool sys;              /* from a system header (line marker flag 3) */
+	bool sys;	       /* from a system header (line marker flag 3) */
 };
 
 struct lexer {
 	const char *p, *end;
 	const char *line_start;
-	unsigned pline;   /* physical line of *p, 1-based */
+	unsigned pline;	  /* physical line of *p, 1-based */
 	long line_delta;  /* logical line = physical line + line_delta */
 	const char *file; /* logical file name (interned) */
 	long next_delta;  /* a line marker, applied at the next newline */
 	const char *next_file;
 	bool sys, next_sys; /* the logical file is a system header */
 	bool marker_pending;
-	bool in_directive; /* between T_HASH and T_EOL */
-	bool at_bol;       /* nothing but blanks since the line began */
-	unsigned errors;   /* reported by the lexer */
+	bool in_directive;	/* between T_HASH and T_EOL */
+	bool at_bol;		/* nothing but blanks since the line began */
+	unsigned errors;	/* reported by the lexer */
 	struct usdt_diag *diag; /* NULL: lexical errors are not reported */
 };
 
@@ -101,7 +101,7 @@ enum base_kind {
 	B_UNION,
 	B_ENUM,
 	B_STRING, /* D's string */
-	B_FUNC,   /* a function type: only ever pointed to */
+	B_FUNC,	  /* a function type: only ever pointed to */
 	B_UNKNOWN /* after an error: accepted silently */
 };
 
@@ -114,16 +114,16 @@ struct tag;
 struct ctype {
 	enum base_kind kind;
 	const char *c_base; /* static or owned by the type table */
-	unsigned size;      /* of the base */
+	unsigned size;	    /* of the base */
 	unsigned align;
 	bool is_signed;
 	bool plain_char; /* "char" with no signed/unsigned: char * is a string */
 	bool base_const; /* const on the base ("const char *") */
 	bool base_volatile;
-	bool no_c;       /* no safe C spelling (multi-dimensional array parameter) */
-	unsigned ptr;    /* pointer levels */
+	bool no_c;	    /* no safe C spelling (multi-dimensional array parameter) */
+	unsigned ptr;	    /* pointer levels */
 	unsigned ptr_const; /* bit i: level i+1 of pointers is const */
-	unsigned array;     /* elements of an array typedef (then no C spelling); 0: not one */
+	unsigned array;	    /* elements of an array typedef (then no C spelling); 0: not one */
 	struct tag *tag;    /* struct/union/enum */
 };
 
@@ -194,7 +194,7 @@ struct pending_attr {
 struct probe_slot {
 	size_t provider, probe; /* indices into the model; probe == SIZE_MAX: empty */
 	unsigned long hash;
-	unsigned long block;     /* the last `provider { }` block declaring it */
+	unsigned long block;	   /* the last `provider { }` block declaring it */
 	struct usdt_loc block_loc; /* where that block declares it */
 };
 

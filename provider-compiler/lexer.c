@@ -144,9 +144,9 @@ void lex_skip_line(struct lexer *lx)
 static bool is_directive_name(const char *s, size_t n)
 {
 	static const char *const names[] = {
-		"pragma", "line",  "define",  "undef", "include", "include_next", "import",
-		"if",	  "ifdef", "ifndef",  "elif",  "elifdef", "elifndef",	  "else",
-		"endif",  "error", "warning", "ident", "sccs",	  "assert",	  "unassert",
+	    "pragma", "line",  "define",  "undef", "include", "include_next", "import",
+	    "if",     "ifdef", "ifndef",  "elif",  "elifdef", "elifndef",     "else",
+	    "endif",  "error", "warning", "ident", "sccs",    "assert",	      "unassert",
 	};
 	size_t i;
 
@@ -200,8 +200,9 @@ static void lex_literal(struct lexer *lx, struct token *t, char quote)
 	if (q < lx->end && *q == quote) {
 		q++;
 	} else {
-		error_at(lx, lx->p, quote == '"' ? "missing terminating '\"' character"
-						 : "missing terminating ' character");
+		error_at(lx, lx->p,
+			 quote == '"' ? "missing terminating '\"' character"
+				      : "missing terminating ' character");
 	}
 	t->kind = quote == '"' ? T_STRING : T_CHAR;
 	t->len = (size_t)(q - lx->p);
@@ -310,8 +311,7 @@ void lex_next(struct lexer *lx, struct token *t)
 			while (lx->p < lx->end) {
 				char c = *lx->p;
 
-				if ((c == '+' || c == '-') &&
-				    strchr("eEpP", lx->p[-1]) != NULL)
+				if ((c == '+' || c == '-') && strchr("eEpP", lx->p[-1]) != NULL)
 					lx->p++;
 				else if (is_ident_char((unsigned char)c) || c == '.')
 					lx->p++;
@@ -352,8 +352,8 @@ bool tok_punct(const struct token *t, char c)
 static const char *cpp_only_directive(const struct token *t)
 {
 	static const char *const names[] = {
-		"if",	 "ifdef", "ifndef",  "elif",	     "elifdef", "elifndef",
-		"else",	 "endif", "include", "include_next", "import",
+	    "if",   "ifdef", "ifndef",	"elif",		"elifdef", "elifndef",
+	    "else", "endif", "include", "include_next", "import",
 	};
 	size_t i;
 

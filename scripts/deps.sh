@@ -17,13 +17,14 @@ set -eu
 # tests compare against the former. systemd: systemd-socket-activate;
 # procps: ps; file, strace: used by the tests. debootstrap: the fresh check
 # and the packaging tests' chroots. dpkg-dev, debhelper, lintian, rpm,
-# rpmlint, cpio: the packaging suite (packaging/README.md).
+# rpmlint, cpio: the packaging suite (packaging/README.md). clang-format: the
+# style check (tests/style).
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
 libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
 man-db groff-base mandoc systemd procps file strace debootstrap
-dpkg-dev debhelper lintian rpm rpmlint cpio"
+dpkg-dev debhelper lintian rpm rpmlint cpio clang-format"
 
 missing=""
 for p in $PKGS; do

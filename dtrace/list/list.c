@@ -122,15 +122,17 @@ static int check_macros(const struct usdt_list_desc *d, const struct pdesc *p, b
 		if (!name)
 			continue;
 		if (strcmp(name, "target"))
-			fprintf(diag->out,
-				"%s: invalid probe description \"%s\": undefined macro variable $%s "
-				"(dtrace -l knows $target)\n",
-				diag->progname, d->spec, name);
+			fprintf(
+			    diag->out,
+			    "%s: invalid probe description \"%s\": undefined macro variable $%s "
+			    "(dtrace -l knows $target)\n",
+			    diag->progname, d->spec, name);
 		else if (!have_target)
-			fprintf(diag->out,
-				"%s: invalid probe description \"%s\": $target is the process of -c "
-				"or -p, and neither was given\n",
-				diag->progname, d->spec);
+			fprintf(
+			    diag->out,
+			    "%s: invalid probe description \"%s\": $target is the process of -c "
+			    "or -p, and neither was given\n",
+			    diag->progname, d->spec);
 		else
 			continue;
 		diag->errors++;
@@ -184,7 +186,8 @@ static int parse_desc(const struct usdt_list_desc *d, struct pdesc *p, bool have
 	for (s = (char *)d->spec; *s; s++)
 		nf += *s == ':';
 	if (nf > (size_t)last + 1) {
-		fprintf(diag->out, "%s: invalid probe description \"%s\": too many fields for -%c\n",
+		fprintf(diag->out,
+			"%s: invalid probe description \"%s\": too many fields for -%c\n",
 			diag->progname, d->spec, d->kind);
 		diag->errors++;
 		return -1;
@@ -261,8 +264,8 @@ static void warn_rejected(struct lister *l, const char *path, const struct usdt_
 	for (i = 0; i < n->nprobes; i++)
 		if (n->probes[i].reject)
 			break;
-	usdt_warning(l->diag, "%s: %zu probe site(s) not listed, e.g. %s:%s: %s (%s)", path,
-		     nrej, n->probes[i].provider ? n->probes[i].provider : "?",
+	usdt_warning(l->diag, "%s: %zu probe site(s) not listed, e.g. %s:%s: %s (%s)", path, nrej,
+		     n->probes[i].provider ? n->probes[i].provider : "?",
 		     n->probes[i].name ? n->probes[i].name : "?", n->probes[i].reject,
 		     n->probes[i].detail);
 }
@@ -331,8 +334,8 @@ static int group_sites(struct file_entry *f, char **funcs)
 			continue;
 		}
 		for (k = 0; k < f->n; k++)
-			if (!strcmp(f->p[k].provider, s->provider) && !strcmp(f->p[k].name, s->name) &&
-			    !strcmp(f->p[k].func, fn))
+			if (!strcmp(f->p[k].provider, s->provider) &&
+			    !strcmp(f->p[k].name, s->name) && !strcmp(f->p[k].func, fn))
 				break;
 		if (k < f->n) {
 			free(fn);
@@ -442,8 +445,8 @@ static void print_attr(FILE *out, const char *title, const struct usdt_attr *a)
 
 static const char *sized_type(const struct usdt_argspec *a)
 {
-	static const char *const s[] = { "int8_t", "int16_t", "int32_t", "int64_t" };
-	static const char *const u[] = { "uint8_t", "uint16_t", "uint32_t", "uint64_t" };
+	static const char *const s[] = {"int8_t", "int16_t", "int32_t", "int64_t"};
+	static const char *const u[] = {"uint8_t", "uint16_t", "uint32_t", "uint64_t"};
 	int k = a->size == 1 ? 0 : a->size == 2 ? 1 : a->size == 4 ? 2 : a->size == 8 ? 3 : -1;
 
 	if (k < 0)
@@ -613,8 +616,8 @@ static int create(struct lister *l, int *target)
 
 int usdt_list(const struct usdt_list_opts *o, FILE *out, struct usdt_diag *diag)
 {
-	struct lister l = { .o = o, .out = out, .diag = diag };
-	struct usdt_list_modules mods = { 0 };
+	struct lister l = {.o = o, .out = out, .diag = diag};
+	struct usdt_list_modules mods = {0};
 	size_t i, matched = 0;
 	int rc = 1, target = 0;
 
@@ -654,7 +657,8 @@ int usdt_list(const struct usdt_list_opts *o, FILE *out, struct usdt_diag *diag)
 		matched += d->matched;
 		if (d->matched)
 			continue;
-		fprintf(diag->out, "%s: failed to match %s:%s:%s:%s: No probe matches description\n",
+		fprintf(diag->out,
+			"%s: failed to match %s:%s:%s:%s: No probe matches description\n",
 			diag->progname, d->field[0], d->field[1], d->field[2], d->field[3]);
 	}
 	rc = l.ndescs && !matched ? 1 : 0;

@@ -20,8 +20,8 @@ struct usdt_list_desc {
 };
 
 struct usdt_list_opts {
-	bool verbose;		/* -v: argument types and stability */
-	const int *pids;	/* -p PID (repeatable); none: every process the daemon knows */
+	bool verbose;	 /* -v: argument types and stability */
+	const int *pids; /* -p PID (repeatable); none: every process the daemon knows */
 	size_t npids;
 	const char *const *cmds; /* -c CMD (repeatable): run, listed at main, killed */
 	size_t ncmds;

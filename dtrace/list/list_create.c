@@ -76,10 +76,10 @@
 #define MAX_EXECS 16	 /* execs before main: a program re-executing itself */
 
 #if defined(__x86_64__) || defined(__i386__)
-static const unsigned char bp_insn[] = { 0xcc }; /* int3: the pc stops after it */
+static const unsigned char bp_insn[] = {0xcc}; /* int3: the pc stops after it */
 #define BP_PC_AFTER 1
 #elif defined(__aarch64__)
-static const unsigned char bp_insn[] = { 0x00, 0x00, 0x20, 0xd4 }; /* brk #0: the pc stays */
+static const unsigned char bp_insn[] = {0x00, 0x00, 0x20, 0xd4}; /* brk #0: the pc stays */
 #define BP_PC_AFTER 0
 #else
 #define NO_BREAKPOINTS 1
@@ -152,7 +152,7 @@ static int wait_tracee(struct tracee *t)
 /* In the child: become traceable, exec; on failure send {step, errno}. */
 _Noreturn static void child_exec(char **argv, int out, pid_t parent)
 {
-	int msg[2] = { 0, 0 };
+	int msg[2] = {0, 0};
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) == 0 && getppid() != parent)
 		_exit(127); /* dtrace is already gone */
@@ -389,7 +389,7 @@ static int first_arg(struct tracee *t, uint64_t *arg)
 #else /* aarch64 */
 static int get_regs(struct tracee *t, struct user_regs_struct *r)
 {
-	struct iovec io = { r, sizeof(*r) };
+	struct iovec io = {r, sizeof(*r)};
 
 	return ptrace(PTRACE_GETREGSET, t->pid, (void *)(long)NT_PRSTATUS, &io) ? -errno : 0;
 }
@@ -593,7 +593,7 @@ static void search_file(struct lsm_search *s, size_t k)
 /* Breakpoints for every __libc_start_main mapped now; returns how many. */
 static size_t find_start_main(struct tracee *t, struct bp *found)
 {
-	struct lsm_search s = { .pid = t->pid, .found = found };
+	struct lsm_search s = {.pid = t->pid, .found = found};
 	size_t i, k;
 
 	if (usdt_list_proc_maps(t->pid, keep_mapping, &s) == 0)
@@ -618,7 +618,7 @@ static size_t find_start_main(struct tracee *t, struct bp *found)
  */
 static int image_to_main(struct tracee *t)
 {
-	struct bp entry = { 0 }, lsm[MAX_START_MAIN] = { { 0 } }, main_bp = { 0 };
+	struct bp entry = {0}, lsm[MAX_START_MAIN] = {{0}}, main_bp = {0};
 	size_t n, i, hit = 0;
 	uint64_t main_addr = 0;
 	int err;
@@ -700,7 +700,7 @@ static int run_to_main(struct tracee *t)
 
 int usdt_list_create(const char *cmd, struct usdt_diag *diag)
 {
-	struct tracee t = { .mem = -1, .cmd = cmd, .diag = diag };
+	struct tracee t = {.mem = -1, .cmd = cmd, .diag = diag};
 	char *buf = NULL, **argv = usdt_split_words(cmd, 0, &buf); /* DTrace's make_argv() */
 	int rc = -1;
 

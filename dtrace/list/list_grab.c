@@ -316,8 +316,8 @@ static bool loader_done(struct grab *g)
 
 int usdt_list_grab_wait(int pid)
 {
-	struct timespec nap = { 0, POLL_NS };
-	struct grab g = { .pid = pid };
+	struct timespec nap = {0, POLL_NS};
+	struct grab g = {.pid = pid};
 	int64_t born, deadline;
 	int ppid = 0;
 	size_t i, k;

@@ -131,7 +131,7 @@ static char *basename_dup(const char *path)
 static int add_module(struct usdt_list_modules *mods, int pid, int fd, const char *mapped,
 		      uint64_t start)
 {
-	struct usdt_list_module m = { .pid = pid, .fd = fd, .start = start };
+	struct usdt_list_module m = {.pid = pid, .fd = fd, .start = start};
 	size_t len = strlen(mapped), sl = strlen(DELETED_SUFFIX);
 	struct stat st;
 	int err;
@@ -209,8 +209,7 @@ int usdt_list_read_proc(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_mapping *m, void *arg),
-			void *arg)
+int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_mapping *m, void *arg), void *arg)
 {
 	char path[64], *text = NULL, *line, *next;
 	int err;
@@ -289,7 +288,7 @@ static int proc_module(const struct usdt_mapping *m, void *arg)
 
 int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_diag *diag)
 {
-	struct proc_walk w = { .pid = pid, .mods = mods, .diag = diag };
+	struct proc_walk w = {.pid = pid, .mods = mods, .diag = diag};
 	int err = usdt_list_proc_maps(pid, proc_module, &w);
 
 	free(w.seen);
@@ -317,7 +316,7 @@ static int64_t now_ms(void)
 static ssize_t recv_packet(int fd, void *buf, size_t len, int64_t deadline)
 {
 	for (;;) {
-		struct pollfd p = { .fd = fd, .events = POLLIN };
+		struct pollfd p = {.fd = fd, .events = POLLIN};
 		int64_t left = deadline - now_ms();
 		ssize_t r;
 		int pr;
@@ -366,7 +365,7 @@ static int list_entry(struct usdt_list_modules *mods, const struct usdt_msg_list
 int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *diag)
 {
 	const char *path = socket_path();
-	struct sockaddr_un sa = { .sun_family = AF_UNIX };
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct usdt_msg_list req;
 	union {
 		struct usdt_msg_hdr hdr;
@@ -393,13 +392,16 @@ int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *d
 		int e = errno;
 
 		if (e == ENOENT || e == ECONNREFUSED)
-			usdt_error(diag,
-				   "the usdtkit helper daemon is not running (nothing listens on %s): "
-				   "without it only one process can be listed, with -p PID",
-				   path);
+			usdt_error(
+			    diag,
+			    "the usdtkit helper daemon is not running (nothing listens on %s): "
+			    "without it only one process can be listed, with -p PID",
+			    path);
 		else
-			usdt_error(diag, "cannot reach the usdtkit helper daemon at %s: %s; "
-				   "-p PID lists one process without it", path, strerror(e));
+			usdt_error(diag,
+				   "cannot reach the usdtkit helper daemon at %s: %s; "
+				   "-p PID lists one process without it",
+				   path, strerror(e));
 		goto out;
 	}
 	memset(&req, 0, sizeof(req));

@@ -16,11 +16,11 @@
 /* One file mapped by one process, opened for reading. */
 struct usdt_list_module {
 	int pid;
-	int fd;		/* open on the file itself (through /proc/PID/map_files) */
+	int fd;		   /* open on the file itself (through /proc/PID/map_files) */
 	uint64_t dev, ino; /* of the open file */
 	uint64_t start;	   /* of the mapping it was reached through: the listing's order */
-	char *path;	/* as the process mapped it, " (deleted)" removed */
-	char *module;	/* its basename: DTrace's MODULE column */
+	char *path;	   /* as the process mapped it, " (deleted)" removed */
+	char *module;	   /* its basename: DTrace's MODULE column */
 };
 
 struct usdt_list_modules {
@@ -34,8 +34,7 @@ struct usdt_list_modules {
  * 0, or a negative errno when the maps cannot be read (-ESRCH: no such
  * process).
  */
-int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_mapping *m, void *arg),
-			void *arg);
+int usdt_list_proc_maps(int pid, int (*fn)(const struct usdt_mapping *m, void *arg), void *arg);
 
 /*
  * Opens the file behind a mapping of pid, read-only: through map_files, or

@@ -133,7 +133,8 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const uint6
 		if (!s.name || !*s.name)
 			continue;
 		for (i = 0; i < n; i++)
-			if (pcs[i] >= s.lo && pcs[i] < s.hi && (!best[i].name || better(&s, &best[i])))
+			if (pcs[i] >= s.lo && pcs[i] < s.hi &&
+			    (!best[i].name || better(&s, &best[i])))
 				best[i] = s;
 	}
 }
@@ -194,9 +195,9 @@ struct dw_walk {
 #endif
 	const uint64_t *pcs; /* sorted */
 	size_t n;
-	char **names;	  /* parallel to pcs: the innermost inlined function */
-	unsigned *depth;  /* inlining depth that named names[i] (0: none) */
-	char **fnames;	  /* parallel to pcs: the innermost subprogram */
+	char **names;	 /* parallel to pcs: the innermost inlined function */
+	unsigned *depth; /* inlining depth that named names[i] (0: none) */
+	char **fnames;	 /* parallel to pcs: the innermost subprogram */
 	bool nomem;
 };
 
@@ -369,7 +370,7 @@ static char *die_name(struct dw_walk *w, Dwarf_Die die)
 	int hops;
 
 	for (hops = 0; hops < MAX_ORIGIN_HOPS; hops++) {
-		static const Dwarf_Half refs[] = { DW_AT_abstract_origin, DW_AT_specification };
+		static const Dwarf_Half refs[] = {DW_AT_abstract_origin, DW_AT_specification};
 		Dwarf_Error e = NULL;
 		Dwarf_Attribute attr;
 		Dwarf_Off off;
@@ -565,8 +566,8 @@ static int send_record(int out, size_t i, unsigned depth, const char *name)
 /* In the child: walk, then send the names found for each site. */
 _Noreturn static void child_walk(int fd, int out, struct dw_walk *w)
 {
-	struct rlimit cpu = { CHILD_CPU_SECONDS, CHILD_CPU_SECONDS };
-	struct rlimit as = { CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE };
+	struct rlimit cpu = {CHILD_CPU_SECONDS, CHILD_CPU_SECONDS};
+	struct rlimit as = {CHILD_ADDRESS_SPACE, CHILD_ADDRESS_SPACE};
 	int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
 	size_t i;
 
@@ -720,10 +721,11 @@ static const char *dwarf_lists_check(int fd)
 		data = elf_getdata(scn, NULL);
 		if (!data || !data->d_buf)
 			continue;
-		if (!lists_headers_ok(data->d_buf, data->d_size, eh.e_ident[EI_DATA] == ELFDATA2MSB))
+		if (!lists_headers_ok(data->d_buf, data->d_size,
+				      eh.e_ident[EI_DATA] == ELFDATA2MSB))
 			why = !strcmp(name, ".debug_rnglists")
-				      ? "a malformed .debug_rnglists unit header"
-				      : "a malformed .debug_loclists unit header";
+				  ? "a malformed .debug_rnglists unit header"
+				  : "a malformed .debug_loclists unit header";
 	}
 out:
 	if (elf)
@@ -791,9 +793,9 @@ static const char *isolated_dwarf_names(int fd, struct dw_walk *w)
 /* Is s (at a '.') one or more of ".word" or ".word.N"? */
 static bool clone_suffixes(const char *s)
 {
-	static const char *const words[] = { "part",  "isra",	    "constprop", "cold",
-					     "lto_priv", "localalias", "clone",	    "llvm",
-					     "specialized" };
+	static const char *const words[] = {"part",  "isra",	 "constprop",
+					    "cold",  "lto_priv", "localalias",
+					    "clone", "llvm",	 "specialized"};
 	bool any = false;
 
 	while (*s == '.') {
@@ -880,7 +882,7 @@ int usdt_sym_functions(int fd, const uint64_t *pcs, size_t n, char **names, cons
 	char **dnames = calloc(n ? n : 1, sizeof(*dnames));
 	char **fnames = calloc(n ? n : 1, sizeof(*fnames));
 	unsigned *depth = calloc(n ? n : 1, sizeof(*depth));
-	struct dw_walk w = { 0 };
+	struct dw_walk w = {0};
 	size_t i;
 	int err = -ENOMEM;
 

@@ -325,7 +325,7 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 			return;
 		}
 		kind = (size_t)n > sizeof(in) ? USDT_ANSWER_MALFORMED
-					       : usdt_answer_check(&in, (unsigned long)n, seq);
+					      : usdt_answer_check(&in, (unsigned long)n, seq);
 		if (kind == USDT_ANSWER_MALFORMED) {
 			res->fail = "malformed answer";
 			return;
