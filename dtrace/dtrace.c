@@ -2,7 +2,7 @@
 /*
  * The `dtrace` command: `dtrace -h` (provider header) and `dtrace -G`
  * (provider object), with the command line real build systems use
- * (SPEC-compat.md "Command line"): the options of illumos/Oracle DTrace and
+ * (docs/compat.md, "Command line"): the options of illumos/Oracle DTrace and
  * of SystemTap's Python `dtrace` that appear in the wild, options and
  * operands in any order, single-letter flags groupable (`-hs x.d`).
  *

@@ -7,7 +7,7 @@
  * has to link against: the probe sites come from <sys/sdt.h> (ours or
  * SystemTap's, whichever is first on the include path) and the semaphores
  * from the `dtrace -G` object. What we emit must survive what real build
- * systems do to it afterwards (SPEC-compat.md "Header shape"), which fixes
+ * systems do to it afterwards (docs/compat.md, "Header shape"), which fixes
  * most of its layout:
  *
  *  - every `#define NAME(` of a probe or _ENABLED() macro is alone on its

@@ -45,7 +45,7 @@
  *    one block it is an error whatever the signature, as DTrace's "probe
  *    redeclared": that is a slip, never a split file. A provider declared
  *    again gains the new probes (DTrace would require the same probes; real
- *    projects split one provider across files, SPEC-compat.md item 13).
+ *    projects split one provider across files, docs/compat.md, grammar item 13).
  *  - `#pragma D attributes A/B/C provider P which` may come before or after
  *    the provider, even in another parse call.
  *  - preprocessor conditionals and includes are not run here: the command

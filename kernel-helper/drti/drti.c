@@ -46,7 +46,7 @@
  *     reads. exec runs no destructor; the daemon sees that too.
  *
  * The rules it keeps, because it runs inside every traced program
- * (ARCHITECTURE.md invariant 2: it must not crash, hang, or change the
+ * (docs/ARCHITECTURE.md, invariant 2: it must not crash, hang, or change the
  * program's behaviour):
  *   - bounded: every wait is a poll() against one deadline per request,
  *     USDTKIT_HELPER_TIMEOUT_MS (default 100, at most 5000, 0 = send and do

@@ -8,7 +8,8 @@
  *                   [--rescan S] [--sweep S] [--rate N] [--parse-timeout MS]
  *                   [--linger S] [--linger-max N] [--no-board]
  *
- * How it works (the whole design is in kernel-helper/README.md):
+ * How it works (the daemon's theory statement, with the whole design, is
+ * kernel-helper/README.md, "The daemon"; this is main.c's part):
  *
  * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
  *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean

@@ -1,6 +1,6 @@
 #!/bin/bash
 # The post-processing real projects apply to generated headers
-# (SPEC-compat.md "Header shape"): prefix renames (PostgreSQL, PHP, CPython,
+# (docs/compat.md, "Header shape"): prefix renames (PostgreSQL, PHP, CPython,
 # Ruby), Erlang's lower-casing of whole `#define ERLANG_X(...)` lines,
 # PostgreSQL's `char *` -> `const char *`, tabs turned into spaces, and
 # GLib's #undef of the semaphore switches (then no -G object and no
