@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Output files that appear whole or not at all (atomic_file.h: the design). */
 #include "atomic_file.h"
 
 #include <errno.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Splitting a command line into words, as DTrace does for -c and $CPP (words.h). */
 #include "words.h"
 
 #include <stdlib.h>

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+/* Command lines as words, with no shell: for `dtrace -c CMD` and $CPP. */
 #ifndef USDTKIT_WORDS_H
 #define USDTKIT_WORDS_H
 

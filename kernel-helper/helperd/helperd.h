@@ -81,6 +81,14 @@ struct hd_worker_limits {
 	const char *test_delay_glob; /* tests: ... only for files mapped at paths matching this */
 	bool test_no_seccomp;	     /* tests under valgrind: no seccomp filter, no RLIMIT_AS */
 };
+
+/* ---- sandbox.c: the worker's confinement ---- */
+/* In the daemon, before forking a worker: prepares the filter every worker loads. */
+void hd_sandbox_prepare(void);
+/* In the worker: its resource limits and seccomp filter. 0, or -errno. */
+int hd_sandbox(const struct hd_worker_limits *lim);
+
+/* ---- worker.c (continued) ---- */
 /*
  * Reads the probes of the file on fd in a forked child under a seccomp
  * filter, applies the metadata note's argument names and string hints there,

@@ -5,11 +5,11 @@
  * that can do nothing but compute.
  *
  * The child keeps one descriptor, a socket to us (3), and stdin/stdout/
- * stderr on /dev/null; sets RLIMIT_CPU, RLIMIT_AS, RLIMIT_FSIZE=0 and no
- * core; then loads a seccomp filter (no_new_privs) that allows reading,
- * seeking and stat on any fd it has, receiving and writing on the socket
- * only, naming itself, anonymous non-executable memory, and exit; anything
- * else kills it. Only then does it receive the file, as a descriptor passed
+ * stderr on /dev/null, and confines itself (sandbox.c: resource limits and
+ * a seccomp filter that allows reading, seeking and stat on any fd it has,
+ * receiving and writing on the socket only, naming itself, anonymous
+ * non-executable memory, and exit; anything else kills it). Only then does
+ * it receive the file, as a descriptor passed
  * on the socket (SCM_RIGHTS): so a worker can be forked before it is needed.
  * One is: the spare (hd_parse_spare), forked after the loop's turn, takes
  * the next new file, and a program registering a file nobody has seen waits
@@ -17,14 +17,8 @@
  * 934 -> 651-758 µs exec -> main() in bench/helper). A worker whose limits
  * differ from the spare's (tests) is forked on demand, the same way.
  * In ps a worker is "usdtkit-spare" while it waits, "usdtkit-parse" after.
- * libseccomp generates the filter once, in the daemon before its first fork
- * (filter_prepare: seccomp_export_bpf into a memfd, read back), and each
- * child only sets no_new_privs and loads the inherited program, as
- * seccomp_load would with the default attributes: no kernel probing nor BPF
- * generation per parse (measured: 40 µs of a ~430 µs parse). Should the
- * export fail, each child builds and loads its own with libseccomp.
  *
- * The worker reads the notes (lib/notes.c, which
+ * The worker reads the notes (core/notes.c, which
  * checks every offset itself), applies the metadata note's argument names
  * and `char *` hints, and writes the accepted probes to the socket as a flat
  * record stream, its length first. We wait at most timeout_ms for all of it,
@@ -46,18 +40,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <poll.h>
-#if USDTKIT_HAVE_SECCOMP
-#include <seccomp.h>
-#endif
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <linux/filter.h>
-#include <linux/seccomp.h>
-#include <sys/mman.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -183,199 +170,6 @@ static void apply_metadata(struct usdt_notes *n, struct buf *log, unsigned *nlog
 	}
 }
 
-#if USDTKIT_HAVE_SECCOMP
-/* A rule with one argument comparison, spelt out (the SCMP_Ax macros leave fields implicit). */
-static int allow_if(scmp_filter_ctx ctx, int nr, unsigned argn, enum scmp_compare op, uint64_t a,
-		    uint64_t b)
-{
-	struct scmp_arg_cmp c = {.arg = argn, .op = op, .datum_a = a, .datum_b = b};
-
-	return seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, nr, 1, &c);
-}
-
-/*
- * The filter's rules: every syscall the parser may make. NULL when
- * libseccomp fails (out of memory, or a rule it refuses).
- */
-static scmp_filter_ctx filter_rules(void)
-{
-	scmp_filter_ctx ctx = seccomp_init(SCMP_ACT_KILL_PROCESS);
-	int ret = 0;
-
-	if (!ctx)
-		return NULL;
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(read), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(pread64), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(lseek), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(fstat), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(newfstatat), 0);
-	/* The socket to the daemon (fd 3): the file arrives on it, the answer leaves by it. */
-	ret |= allow_if(ctx, SCMP_SYS(recvmsg), 0, SCMP_CMP_EQ, 3, 0);
-	ret |= allow_if(ctx, SCMP_SYS(write), 0, SCMP_CMP_EQ, 3, 0);
-	/* Its name in ps once it has a file to read (comm only). */
-	ret |= allow_if(ctx, SCMP_SYS(prctl), 0, SCMP_CMP_EQ, PR_SET_NAME, 0);
-	/* libelf asks for the descriptor's flags; it may change none. */
-	ret |= allow_if(ctx, SCMP_SYS(fcntl), 1, SCMP_CMP_EQ, F_GETFD, 0);
-	ret |= allow_if(ctx, SCMP_SYS(fcntl), 1, SCMP_CMP_EQ, F_GETFL, 0);
-	{
-		/* Memory: anonymous and never executable. */
-		struct scmp_arg_cmp c[2] = {
-		    {.arg = 2, .op = SCMP_CMP_MASKED_EQ, .datum_a = PROT_EXEC, .datum_b = 0},
-		    {.arg = 3,
-		     .op = SCMP_CMP_MASKED_EQ,
-		     .datum_a = MAP_ANONYMOUS,
-		     .datum_b = MAP_ANONYMOUS},
-		};
-
-		ret |= seccomp_rule_add_array(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 2, c);
-	}
-	ret |= allow_if(ctx, SCMP_SYS(mprotect), 2, SCMP_CMP_MASKED_EQ, PROT_EXEC, 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(munmap), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mremap), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(brk), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(madvise), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(getrandom), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(exit_group), 0);
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(rt_sigreturn), 0);
-	/* Sanitizer runtimes tear their signal stack down at exit; harmless anyway. */
-	ret |= seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(sigaltstack), 0);
-	if (ret != 0) {
-		seccomp_release(ctx);
-		return NULL;
-	}
-	return ctx;
-}
-
-/*
- * The filter as a BPF program, generated once by libseccomp in the daemon
- * (filter_prepare, before the first fork) and inherited by every worker,
- * which only loads it. ready: 0 not tried yet, 1 prog holds it, -1 the
- * export failed (each worker then builds and loads its own with libseccomp,
- * as seccomp_load does).
- */
-static struct {
-	int ready;
-	struct sock_fprog prog;
-} filter;
-
-/* Exports the rules' program: libseccomp 2.5 writes it only to a descriptor. */
-static int filter_export(struct sock_fprog *prog)
-{
-	scmp_filter_ctx ctx = filter_rules();
-	struct sock_filter *insns = NULL;
-	struct stat st;
-	int fd, ret = -EIO;
-	size_t n;
-
-	if (!ctx)
-		return -ENOMEM;
-	fd = memfd_create("usdtkit-seccomp", MFD_CLOEXEC);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
-	if (seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
-	    st.st_size % (off_t)sizeof(*insns) != 0)
-		goto out;
-	n = (size_t)st.st_size / sizeof(*insns);
-	if (n > BPF_MAXINSNS)
-		goto out;
-	insns = malloc((size_t)st.st_size);
-	if (!insns) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (pread(fd, insns, (size_t)st.st_size, 0) != st.st_size) {
-		free(insns);
-		goto out;
-	}
-	prog->len = (unsigned short)n;
-	prog->filter = insns;
-	ret = 0;
-out:
-	if (fd >= 0)
-		close(fd);
-	seccomp_release(ctx);
-	return ret;
-}
-
-/* Once, in the daemon: the program every worker will load. */
-static void filter_prepare(void)
-{
-	int ret;
-
-	if (filter.ready)
-		return;
-	ret = filter_export(&filter.prog);
-	filter.ready = ret == 0 ? 1 : -1;
-	if (ret)
-		hd_warn("seccomp filter export failed (%s): each worker builds its own",
-			strerror(-ret));
-}
-
-#else /* !USDTKIT_HAVE_SECCOMP: built with -Dseccomp=disabled */
-
-/* Once, in the daemon: says that the workers run without a syscall filter. */
-static void filter_prepare(void)
-{
-	static bool said;
-
-	if (!said)
-		hd_warn("built without libseccomp (-Dseccomp=disabled): the parser worker runs "
-			"with resource limits only, without its syscall filter");
-	said = true;
-}
-
-#endif /* USDTKIT_HAVE_SECCOMP */
-
-static int sandbox(const struct hd_worker_limits *lim)
-{
-	struct rlimit rl;
-#if USDTKIT_HAVE_SECCOMP
-	scmp_filter_ctx ctx;
-	int ret;
-#endif
-
-	rl.rlim_cur = lim->cpu_seconds;
-	rl.rlim_max = lim->cpu_seconds + 1;
-	setrlimit(RLIMIT_CPU, &rl);
-#if !defined(__SANITIZE_ADDRESS__) && !defined(USDT_HELPERD_ASAN)
-	/* (AddressSanitizer builds reserve terabytes of shadow: no address-space limit there.) */
-	if (!lim->test_no_seccomp) {
-		rl.rlim_cur = rl.rlim_max = lim->address_space;
-		setrlimit(RLIMIT_AS, &rl);
-	}
-#endif
-	rl.rlim_cur = rl.rlim_max = 0;
-	setrlimit(RLIMIT_FSIZE, &rl);
-	setrlimit(RLIMIT_CORE, &rl);
-	/*
-	 * Tests under valgrind only: its core cannot run a process once a
-	 * seccomp filter is loaded, nor within a 2 GiB address space. Nothing
-	 * else changes: the same child, limits and re-checks of its answer.
-	 */
-	if (lim->test_no_seccomp)
-		return 0;
-#if USDTKIT_HAVE_SECCOMP
-	if (filter.ready == 1) {
-		/* What seccomp_load does with the default attributes: no_new_privs, no flags. */
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter.prog, 0, 0) != 0)
-			return -errno;
-		return 0;
-	}
-	ctx = filter_rules();
-	if (!ctx)
-		return -ENOMEM;
-	ret = seccomp_load(ctx);
-	seccomp_release(ctx);
-	return ret;
-#else
-	return 0;
-#endif
-}
-
 static void write_all(int fd, const unsigned char *p, size_t len)
 {
 	while (len) {
@@ -471,7 +265,7 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 
 		nanosleep(&ts, NULL);
 	}
-	if (sandbox(lim) != 0)
+	if (hd_sandbox(lim) != 0)
 		_exit(4);
 	file = receive_file(3);
 	if (file < 0)
@@ -736,7 +530,7 @@ static pid_t worker_fork(const struct hd_worker_limits *lim, int *sock)
 	pid_t pid;
 
 	if (!lim->test_no_seccomp)
-		filter_prepare();
+		hd_sandbox_prepare();
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -errno;
 	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0) {

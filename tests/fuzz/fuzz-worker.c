@@ -17,6 +17,8 @@
  * child() on it in a forked process (seccomp sandbox and all) and writes the
  * stream it produces, so the seeds are real answers.
  */
+#include <sys/mman.h> /* memfd_create, which worker.c no longer needs */
+
 #include "helperd/worker.c"
 
 #include <stdarg.h>
