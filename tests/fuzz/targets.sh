@@ -7,7 +7,6 @@
 top=$(cd "$here/../.." && pwd)
 kh="$top/kernel-helper"
 pc="$top/provider-compiler"
-dg="$top/dtrace-G"
 co="$top/core"
 
 # fuzz_binary TARGET [coverage]: sets FUZZ_BIN to the meson-built
@@ -63,8 +62,8 @@ target_files() {
 		echo "$co/notes.c $co/argspec.c $co/names.c $kh/helperd/proc.c $co/maps.c"
 		echo "$co/metadata.c"
 		;;
-	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $dg/list_source.c" ;;
-	worker) echo "$kh/helperd/worker.c $kh/lib/tracefs.c" ;;
+	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $top/dtrace/list/list_source.c" ;;
+	worker) echo "$kh/helperd/worker.c $kh/helperd/sandbox.c $kh/lib/tracefs.c" ;;
 	esac
 }
 
