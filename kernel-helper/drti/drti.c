@@ -2,7 +2,7 @@
 /*
  * drti: the registration constructor compiled into every `dtrace -G` object.
  *
- * `dtrace -G` pastes this file (with core/protocol.h and core/answer.h inlined in place of its
+ * `dtrace -G` pastes this file (with core/protocol.h inlined in place of its
  * #include, see kernel-helper/embed.py) at the end of the C source it
  * generates for the provider object and compiles it with the target's
  * compiler and the user's CFLAGS, so one copy lives in each executable or
