@@ -108,8 +108,8 @@ int usdt_site_set_arg_hint(struct usdt_site *p, unsigned i, const char *name, bo
 void usdt_notes_apply_arg_hint(struct usdt_notes *n, const char *provider, const char *probe,
 			       unsigned argi, const char *name, bool is_string)
 {
-	for (size_t k = 0; k < n->nprobes; k++) {
-		struct usdt_site *p = &n->probes[k];
+	for (size_t k = 0; k < n->nsites; k++) {
+		struct usdt_site *p = &n->sites[k];
 
 		if (p->reject || argi >= p->nargs || strcmp(p->provider, provider) != 0 ||
 		    strcmp(p->name, probe) != 0)

@@ -238,18 +238,18 @@ static struct usdt_site *new_probe(struct reader *r)
 {
 	struct usdt_notes *n = r->n;
 
-	if (n->nprobes == r->cap) {
+	if (n->nsites == r->cap) {
 		size_t cap = r->cap ? r->cap * 2 : 16;
-		struct usdt_site *p = realloc(n->probes, cap * sizeof(*p));
+		struct usdt_site *p = realloc(n->sites, cap * sizeof(*p));
 
 		if (!p)
 			return NULL;
-		n->probes = p;
+		n->sites = p;
 		r->cap = cap;
 	}
-	memset(&n->probes[n->nprobes], 0, sizeof(n->probes[0]));
-	n->probes[n->nprobes].arch = n->arch;
-	return &n->probes[n->nprobes++];
+	memset(&n->sites[n->nsites], 0, sizeof(n->sites[0]));
+	n->sites[n->nsites].arch = n->arch;
+	return &n->sites[n->nsites++];
 }
 
 static int check_pc(struct reader *r, struct usdt_site *p)
@@ -480,7 +480,7 @@ static int read_note_section(struct reader *r, const char *sec, const unsigned c
 		}
 		next = desc_off + ((descsz + align - 1) & ~(uint64_t)(align - 1));
 		if (namesz == 8 && memcmp(buf + name_off, "stapsdt", 8) == 0) {
-			if (r->n->nprobes >= r->lim->max_notes) {
+			if (r->n->nsites >= r->lim->max_notes) {
 				r->n->flags |= USDT_NOTES_TOO_MANY;
 				return 0;
 			}
@@ -618,19 +618,19 @@ void usdt_notes_free(struct usdt_notes *n)
 	if (!n)
 		return;
 	/* No array, nothing in it, whatever nprobes says (see below). */
-	for (size_t i = 0; n->probes && i < n->nprobes; i++) {
-		free(n->probes[i].provider);
-		free(n->probes[i].name);
-		free(n->probes[i].args);
+	for (size_t i = 0; n->sites && i < n->nsites; i++) {
+		free(n->sites[i].provider);
+		free(n->sites[i].name);
+		free(n->sites[i].args);
 		/*
 		 * Bounded by the array too: a result built elsewhere (the daemon's
 		 * decoder of its worker's answer) may be freed half-filled, with
 		 * a count it refused (tests/fuzz/fuzz-worker.c found one).
 		 */
-		for (unsigned a = 0; a < n->probes[i].nargs && a < USDT_SDT_MAX_ARGS; a++)
-			free(n->probes[i].arg[a].name);
+		for (unsigned a = 0; a < n->sites[i].nargs && a < USDT_SDT_MAX_ARGS; a++)
+			free(n->sites[i].arg[a].name);
 	}
-	free(n->probes);
+	free(n->sites);
 	for (size_t i = 0; i < n->nmeta; i++)
 		free(n->meta[i].desc);
 	free(n->meta);

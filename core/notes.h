@@ -36,9 +36,9 @@ struct usdt_notes {
 	uint64_t file_size;
 	unsigned flags;
 	uint64_t base_addr; /* sh_addr of .stapsdt.base when present */
-	size_t nprobes;	    /* every stapsdt note, accepted or rejected, in file order */
+	size_t nsites;	    /* every stapsdt note, accepted or rejected, in file order */
 	size_t naccepted;
-	struct usdt_site *probes;
+	struct usdt_site *sites;
 	/*
 	 * Extension point for our own provider metadata notes (".note.usdtkit",
 	 * owner "usdtkit", type 1: core/METADATA-NOTE.md; one per linked -G

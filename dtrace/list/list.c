@@ -257,17 +257,17 @@ static bool is_elf(int fd)
 
 static void warn_rejected(struct lister *l, const char *path, const struct usdt_notes *n)
 {
-	size_t i, nrej = n->nprobes - n->naccepted;
+	size_t i, nrej = n->nsites - n->naccepted;
 
 	if (!nrej)
 		return;
-	for (i = 0; i < n->nprobes; i++)
-		if (n->probes[i].reject)
+	for (i = 0; i < n->nsites; i++)
+		if (n->sites[i].reject)
 			break;
 	usdt_warning(l->diag, "%s: %zu probe site(s) not listed, e.g. %s:%s: %s (%s)", path, nrej,
-		     n->probes[i].provider ? n->probes[i].provider : "?",
-		     n->probes[i].name ? n->probes[i].name : "?", n->probes[i].reject,
-		     n->probes[i].detail);
+		     n->sites[i].provider ? n->sites[i].provider : "?",
+		     n->sites[i].name ? n->sites[i].name : "?", n->sites[i].reject,
+		     n->sites[i].detail);
 }
 
 /*
@@ -319,11 +319,11 @@ static int group_sites(struct file_entry *f, char **funcs)
 	const struct usdt_notes *n = f->notes;
 	size_t i, k;
 
-	f->p = calloc(n->nprobes ? n->nprobes : 1, sizeof(*f->p));
+	f->p = calloc(n->nsites ? n->nsites : 1, sizeof(*f->p));
 	if (!f->p)
 		return -ENOMEM;
-	for (i = 0; i < n->nprobes; i++) {
-		const struct usdt_site *s = &n->probes[i];
+	for (i = 0; i < n->nsites; i++) {
+		const struct usdt_site *s = &n->sites[i];
 		char *fn = printable(funcs[i] ? funcs[i] : "", false);
 		struct file_probe *p;
 
@@ -376,7 +376,7 @@ static int read_file(struct lister *l, const struct usdt_list_module *m, struct 
 		rc = 0;
 		goto out;
 	}
-	n = f->notes->nprobes;
+	n = f->notes->nsites;
 	warn_rejected(l, shown, f->notes);
 	if (f->notes->naccepted == 0) {
 		usdt_notes_free(f->notes);
@@ -389,7 +389,7 @@ static int read_file(struct lister *l, const struct usdt_list_module *m, struct 
 	if (!pcs || !funcs)
 		goto out;
 	for (i = 0; i < n; i++)
-		pcs[i] = f->notes->probes[i].pc;
+		pcs[i] = f->notes->sites[i].pc;
 	rc = usdt_sym_functions(m->fd, pcs, n, funcs, &why);
 	if (rc)
 		goto out;
@@ -469,7 +469,7 @@ static void print_info(struct lister *l, const struct file_entry *f, const struc
 	memset(&info, 0, sizeof(info));
 	usdt_meta_default_attrs(info.attr);
 	if (!usdt_meta_find(f->notes, p->provider, p->name, &info, &why)) {
-		const struct usdt_site *s = &f->notes->probes[p->site];
+		const struct usdt_site *s = &f->notes->sites[p->site];
 
 		usdt_meta_default_attrs(info.attr);
 		info.nargs = info.nxargs = s->nargs;

@@ -408,9 +408,9 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 		if (!sites[i].existed)
 			hd_dbg("%s", sites[i].line);
 	}
-	for (size_t i = 0; i < n->nprobes; i++)
-		if (!n->probes[i].reject) {
-			m->delta = n->probes[i].pc - n->probes[i].pc_off;
+	for (size_t i = 0; i < n->nsites; i++)
+		if (!n->sites[i].reject) {
+			m->delta = n->sites[i].pc - n->sites[i].pc_off;
 			break;
 		}
 	a->nmodules++;

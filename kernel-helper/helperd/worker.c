@@ -281,8 +281,8 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 		send_answer(&out);
 	}
 	apply_metadata(n, &log, &nlog);
-	for (size_t i = 0; i < n->nprobes && nlog < LOG_LINES_MAX; i++) {
-		const struct usdt_site *p = &n->probes[i];
+	for (size_t i = 0; i < n->nsites && nlog < LOG_LINES_MAX; i++) {
+		const struct usdt_site *p = &n->sites[i];
 		char line[512];
 
 		if (!p->reject)
@@ -296,13 +296,13 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
 	put32(&out, n->elf_class);
 	put32(&out, n->e_type);
 	put32(&out, n->flags);
-	put64(&out, n->nprobes);
+	put64(&out, n->nsites);
 	put32(&out, nlog);
 	put(&out, log.p, log.len);
 	put32(&out, (uint32_t)n->naccepted);
-	for (size_t i = 0; i < n->nprobes; i++)
-		if (!n->probes[i].reject)
-			put_probe(&out, &n->probes[i]);
+	for (size_t i = 0; i < n->nsites; i++)
+		if (!n->sites[i].reject)
+			put_probe(&out, &n->sites[i]);
 	put(&out, "END!", 4);
 	send_answer(&out);
 }
@@ -473,7 +473,7 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 	n->elf_class = get32(&r);
 	n->e_type = get32(&r);
 	n->flags = get32(&r);
-	/* What the worker says it read; n->nprobes counts only probes filled in below. */
+	/* What the worker says it read; n->nsites counts only sites filled in below. */
 	total = get64(&r);
 	nlog = get32(&r);
 	for (uint32_t i = 0; i < nlog && i < LOG_LINES_MAX && !r.bad; i++) {
@@ -489,16 +489,16 @@ static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_note
 		usdt_notes_free(n);
 		goto bad;
 	}
-	n->probes = calloc(nacc ? nacc : 1, sizeof(*n->probes));
-	if (!n->probes) {
+	n->sites = calloc(nacc ? nacc : 1, sizeof(*n->sites));
+	if (!n->sites) {
 		free(n);
 		return -ENOMEM;
 	}
 	/* usdt_notes_free walks nprobes: count only what is filled in. */
 	{
 		for (uint32_t i = 0; i < nacc; i++) {
-			n->nprobes++;
-			if (get_probe(&r, fd, n->arch, &n->probes[i]) != 0) {
+			n->nsites++;
+			if (get_probe(&r, fd, n->arch, &n->sites[i]) != 0) {
 				usdt_notes_free(n);
 				goto bad;
 			}

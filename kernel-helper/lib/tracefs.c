@@ -704,8 +704,8 @@ int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, co
 		ret = -ENOMEM;
 		goto done;
 	}
-	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_site *p = &n->probes[i];
+	for (size_t i = 0; i < n->nsites; i++) {
+		const struct usdt_site *p = &n->sites[i];
 		struct usdt_site_result *s;
 		const char *args;
 		int len;
@@ -823,8 +823,8 @@ int usdt_tracefs_unregister(struct usdt_tracefs *t, const struct usdt_notes *n, 
 		usdt_tracefs_list_free(ls, nls);
 		return -ENOMEM;
 	}
-	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_site *p = &n->probes[i];
+	for (size_t i = 0; i < n->nsites; i++) {
+		const struct usdt_site *p = &n->sites[i];
 		bool any = false;
 
 		if (p->reject)

@@ -118,13 +118,13 @@ static void list(const char *file, const struct usdt_notes *n)
 	       n->e_type == 2 ? "exec" : "dyn");
 	if (!(n->flags & USDT_NOTES_NO_BASE_SECTION))
 		printf(" base_section=0x%" PRIx64, n->base_addr);
-	printf(" probes=%zu accepted=%zu", n->nprobes, n->naccepted);
+	printf(" probes=%zu accepted=%zu", n->nsites, n->naccepted);
 	print_flags(n->flags, true);
 	if (n->nmeta)
 		printf(" metadata_notes=%zu", n->nmeta);
 	printf("\n");
-	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_site *p = &n->probes[i];
+	for (size_t i = 0; i < n->nsites; i++) {
+		const struct usdt_site *p = &n->sites[i];
 
 		if (p->reject) {
 			printf("reject %s %s pc=0x%" PRIx64 " sema=0x%" PRIx64
@@ -189,8 +189,8 @@ static int string_hint(struct usdt_notes *n, const char *spec)
 	argn = strtoul(c2 + 1, &end, 10);
 	if (*end || argn < 1 || argn > USDT_SDT_MAX_ARGS)
 		return -EINVAL;
-	for (size_t i = 0; i < n->nprobes; i++) {
-		struct usdt_site *p = &n->probes[i];
+	for (size_t i = 0; i < n->nsites; i++) {
+		struct usdt_site *p = &n->sites[i];
 
 		if (p->reject || strncmp(p->provider, spec, (size_t)(c1 - spec)) ||
 		    p->provider[c1 - spec] || strncmp(p->name, c1 + 1, (size_t)(c2 - c1 - 1)) ||

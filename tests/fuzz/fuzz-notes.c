@@ -193,11 +193,11 @@ static void fz_meta_desc(const void *desc, size_t size, bool big_endian)
 /* dtrace -l -v: the metadata of every probe the notes name. */
 static void list_meta(const struct usdt_notes *n)
 {
-	for (size_t k = 0; k < n->nprobes && k < 64; k++) {
+	for (size_t k = 0; k < n->nsites && k < 64; k++) {
 		struct usdt_meta_info info;
 		const char *why = NULL;
 
-		if (!usdt_meta_find(n, n->probes[k].provider, n->probes[k].name, &info, &why))
+		if (!usdt_meta_find(n, n->sites[k].provider, n->sites[k].name, &info, &why))
 			continue;
 		check(info.nargs <= USDT_MAX_ARGS && info.nxargs <= USDT_MAX_ARGS,
 		      "list metadata counts");
@@ -225,9 +225,9 @@ static void read_elf(int fd, size_t size, const struct usdt_notes_limits *lim)
 	}
 	check(n != NULL && n->file_size == size, "file size");
 	check(n->elf_class == 32 || n->elf_class == 64, "ELF class");
-	for (size_t i = 0; i < n->nprobes; i++) {
-		walk_probe(fd, n, &n->probes[i]);
-		accepted += !n->probes[i].reject;
+	for (size_t i = 0; i < n->nsites; i++) {
+		walk_probe(fd, n, &n->sites[i]);
+		accepted += !n->sites[i].reject;
 	}
 	check(accepted == n->naccepted, "naccepted differs from the accepted probes");
 	for (size_t m = 0; m < n->nmeta; m++) {
@@ -239,8 +239,8 @@ static void read_elf(int fd, size_t size, const struct usdt_notes_limits *lim)
 	}
 	list_meta(n);
 	/* The hints again, as the worker's answer would carry them. */
-	for (size_t i = 0; i < n->nprobes; i++)
-		walk_probe(fd, n, &n->probes[i]);
+	for (size_t i = 0; i < n->nsites; i++)
+		walk_probe(fd, n, &n->sites[i]);
 	usdt_notes_free(n);
 }
 

@@ -75,9 +75,9 @@ static int nop_file(bool aarch64)
 
 static void walk(const struct usdt_notes *n, int fd)
 {
-	check(n->naccepted == n->nprobes, "decoded probes are all accepted ones");
-	for (size_t i = 0; i < n->nprobes; i++) {
-		const struct usdt_site *p = &n->probes[i];
+	check(n->naccepted == n->nsites, "decoded probes are all accepted ones");
+	for (size_t i = 0; i < n->nsites; i++) {
+		const struct usdt_site *p = &n->sites[i];
 		struct usdt_uprobe_entry e;
 		char line[USDT_UPROBE_LINE_MAX + 1];
 		int len;
