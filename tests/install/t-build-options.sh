@@ -10,7 +10,10 @@
 #     registers nothing: no constructor, no socket opened);
 #  2. -Dseccomp=disabled -Dlibdwarf=disabled with the helper: the daemon
 #     builds without libseccomp and says so when it starts a parser;
-#  3. `meson setup` prints no warning (deprecations included) in either.
+#  3. `meson setup` prints no warning (deprecations included) in either;
+#  4. a meson project with usdtkit as its subproject: find_program('dtrace')
+#     gives the subproject's command and dependency('usdtkit') its header,
+#     and the program built with them carries its probes.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 
 setup() { # DIR OPTIONS...
@@ -54,7 +57,7 @@ cat >"$T/m.c" <<'EOT'
 int main(void)
 {
 	MINP_TICK(7, "seven");
-	printf("enabled=%d\n", MINP_TICK_ENABLED());
+	printf("enabled=%d\n", (int)MINP_TICK_ENABLED());
 	return 0;
 }
 EOT
@@ -103,3 +106,30 @@ grep -q 'built without libseccomp' "$B2/kernel-helper/helperd/usdtkit-helperd" |
 	fail "the daemon built without libseccomp does not say so"
 if ldd "$B2/dtrace/dtrace" | grep dwarf >&2; then fail "-Dlibdwarf=disabled still links libdwarf"; fi
 echo "ok: -Dseccomp=disabled and -Dlibdwarf=disabled build without those libraries"
+
+# --- 4. usdtkit as a meson subproject ---
+P="$T/proj"
+mkdir -p "$P/subprojects"
+ln -s "$USDTKIT_SRCDIR" "$P/subprojects/usdtkit"
+cp "$T/p.d" "$P/p.d"
+cp "$T/m.c" "$P/m.c"
+cat >"$P/meson.build" <<'EOT'
+project('usesub', 'c')
+subproject('usdtkit', default_options : ['helper=disabled', 'libdwarf=disabled'])
+dtrace = find_program('dtrace')
+hdr = custom_target('p.h', input : 'p.d', output : 'p.h',
+  command : [dtrace, '-h', '-s', '@INPUT@', '-o', '@OUTPUT@'])
+objs = static_library('objs', 'm.c', hdr, dependencies : dependency('usdtkit'))
+prov = custom_target('p.o', input : ['p.d', objs.extract_all_objects(recursive : false)],
+  output : 'p.o', command : [dtrace, '-G', '-o', '@OUTPUT@', '-s', '@INPUT@'])
+executable('app', prov, link_whole : objs)
+EOT
+meson setup "$P/b" "$P" >"$T/sub.setup" 2>&1 || { cat "$T/sub.setup" >&2; fail "setting up a project with usdtkit as a subproject"; }
+if grep -iE 'warning|deprecat' "$T/sub.setup" >&2; then fail "the subproject setup warned"; fi
+grep -q "Program dtrace found: YES (overridden)" "$T/sub.setup" ||
+	{ cat "$T/sub.setup" >&2; fail "find_program('dtrace') did not take the subproject's"; }
+ninja -C "$P/b" app >"$T/sub.ninja" 2>&1 || { cat "$T/sub.ninja" >&2; fail "building with the subproject"; }
+grep -q "subprojects/usdtkit/dtrace/dtrace" "$P/b/build.ninja" || fail "the header was not made by the subproject's dtrace"
+readelf -n "$P/b/app" | grep -q 'Name: tick' || fail "the program built with the subproject has no probe"
+expect_eq "$("$P/b/app")" "enabled=0" "the program built with the subproject"
+echo "ok: usdtkit as a meson subproject: find_program('dtrace') and dependency('usdtkit')"
