@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* Internal to kernel-helper/lib: name checks shared by notes.c and tracefs.c. */
+/* Name checks shared by the note reader (notes.c, names.c) and the tracefs layer
+ * (kernel-helper/lib/tracefs.c). */
 #ifndef USDT_NAMES_H
 #define USDT_NAMES_H
 

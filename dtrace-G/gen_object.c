@@ -91,7 +91,7 @@ static void gen_note(const struct usdt_meta_blob *b, FILE *out)
 	size_t i;
 
 	fprintf(out,
-		"\n/* Provider metadata: dtrace-G/METADATA-NOTE.md. */\n"
+		"\n/* Provider metadata: core/METADATA-NOTE.md. */\n"
 		"typedef char usdt_drti_uint_is_32_bits[sizeof(unsigned int) == 4 ? 1 : -1];\n"
 		"static const struct {\n"
 		"\tunsigned int namesz, descsz, type;\n"

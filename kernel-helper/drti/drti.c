@@ -10,7 +10,7 @@
  * source defines
  *
  *   USDT_DRTI_NOTE   the address of this module's own metadata note
- *                    (.note.usdtkit, see dtrace-G/METADATA-NOTE.md).
+ *                    (.note.usdtkit, see core/METADATA-NOTE.md).
  *
  * That address is all the helper daemon (usdtkit-helperd) needs from us: it
  * takes the caller's identity from the socket (SO_PEERCRED), finds the module

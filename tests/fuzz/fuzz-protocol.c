@@ -9,7 +9,7 @@
  *     unchanged): usdt_drti_read_reply reads the packets from a real
  *     SOCK_SEQPACKET socketpair, as it reads them from the daemon, then the
  *     debug line is built from the result (usdt_drti_report);
- *   - `dtrace -l`'s client (dtrace-G/list_source.c,
+ *   - `dtrace -l`'s client (dtrace/list/list_source.c,
  *     usdt_list_daemon_modules): it connects to a listening socket of ours;
  *     a thread accepts, checks the LIST request with hd_msg_decode and
  *     answers with the packets (LIST_ENTRY..., REPLY), then closes.

@@ -59,7 +59,7 @@ done
 [ "$others" -gt 0 ] || echo "note: no distribution binary with stapsdt notes installed"
 
 # A module linked with a `dtrace -G` object: its metadata note
-# (.note.usdtkit, dtrace-G/METADATA-NOTE.md) is kept for the daemon.
+# (.note.usdtkit, core/METADATA-NOTE.md) is kept for the daemon.
 qs="$USDTKIT_SRCDIR/examples/quickstart"
 if "$DTRACE" -h -s "$qs/quickstart.d" -o "$T/quickstart_probes.h" 2>"$T/g.err" &&
 	gcc -O2 -I"$SDT_INC" -I"$T" -c "$qs/quickstart.c" -o "$T/qs.o" 2>>"$T/g.err" &&
