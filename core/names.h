@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* Name checks shared by the note reader (notes.c, names.c) and the tracefs layer
- * (kernel-helper/lib/tracefs.c). */
+/*
+ * Name checks shared by the note reader (notes.c, names.c) and the tracefs
+ * layer (kernel-helper/lib/tracefs.c).
+ */
 #ifndef USDT_NAMES_H
 #define USDT_NAMES_H
 
