@@ -45,7 +45,7 @@ usdt:$T/$cc/$lib:glib:mem__alloc { printf(\"alloc %d\n\", arg1); }
 usdt:$T/$cc/$lib:glib:mem__free { printf(\"free\n\"); }
 usdt:$T/$cc/$lib:glib:main__dispatch { printf(\"dispatch %s %d\n\", str(arg0), arg2); }"
 	./testglib a bb a ccc >/dev/null
-	bt_stop
+	bt_stop '^quark' 3 '^alloc' 4 '^free$' 4 '^dispatch' 4
 	# quark__new only for new strings; allocations of 16 * quark; dispatch
 	# returns the string's length (testglib.c).
 	expect_eq "$(grep '^quark' bt.out | tr '\n' ' ')" "quark a 1 quark bb 2 quark ccc 3 " "$cc: quark__new"

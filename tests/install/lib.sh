@@ -61,8 +61,17 @@ bt_start() { # OUTFILE SCRIPT
 	fail "bpftrace did not attach"
 }
 _bt_has() { [ "$(grep -cE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
-bt_stop() { # [PATTERN COUNT]
-	[ $# -eq 0 ] || wait_until 10 "$2 bpftrace output lines matching '$1'" _bt_has "$1" "$2"
+# Stops bpftrace once its output has what the caller expects: for each
+# PATTERN COUNT, at least COUNT lines matching PATTERN (the events of a
+# program that has exited are still on their way through bpftrace's
+# buffers; stopping it at once loses them). Every caller names what it
+# expects: there is no other sign that the output is complete.
+bt_stop() { # PATTERN COUNT [PATTERN COUNT]...
+	[ $# -ge 2 ] || fail "bt_stop: say which output lines to wait for"
+	while [ $# -ge 2 ]; do
+		wait_until 10 "$2 bpftrace output lines matching '$1'" _bt_has "$1" "$2"
+		shift 2
+	done
 	stop_bg "$BT_PID" TERM
 	BT_PID=""
 }

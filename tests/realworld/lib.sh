@@ -256,7 +256,9 @@ rw_trace() { # TOOL SCRIPT WORKLOAD EXPECTED
 	local tool=$1 script=$2 workload=$3 expected=$4 out=$PW/$1.bt
 	bt_start "$out" "$script"
 	"$workload" "$tool" || rw_fail "$tool: the workload failed"
-	bt_stop
+	# Every expected line is a regexp: at least that many traced lines
+	# (with bt-ready), then the in-order match below judges them.
+	bt_stop '.' $(($(grep -c . "$expected") + 1))
 	sed -i '/^bt-ready$/d' "$out"
 	if python3 - "$expected" "$out" <<'EOF'; then
 import re, sys
