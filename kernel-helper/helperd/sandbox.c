@@ -36,6 +36,13 @@
 
 #include "helperd.h"
 
+/* An AddressSanitizer build (gcc says so with __SANITIZE_ADDRESS__, clang with __has_feature). */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define USDT_HELPERD_ASAN 1
+#endif
+#endif
+
 #if USDTKIT_HAVE_SECCOMP
 /* A rule with one argument comparison, spelt out (the SCMP_Ax macros leave fields implicit). */
 static int allow_if(scmp_filter_ctx ctx, int nr, unsigned argn, enum scmp_compare op, uint64_t a,

@@ -54,12 +54,6 @@
 #include "helperd.h"
 #include "metadata.h"
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define USDT_HELPERD_ASAN 1
-#endif
-#endif
-
 #define STREAM_MAX (256u << 20)
 #define LOG_LINES_MAX 16
 #define STR_MAX 4096u
