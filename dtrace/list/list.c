@@ -467,7 +467,6 @@ static void print_info(struct lister *l, const struct file_entry *f, const struc
 	unsigned i;
 
 	memset(&info, 0, sizeof(info));
-	usdt_meta_default_attrs(info.attr);
 	if (!usdt_meta_find(f->notes, p->provider, p->name, &info, &why)) {
 		const struct usdt_site *s = &f->notes->sites[p->site];
 
@@ -475,7 +474,6 @@ static void print_info(struct lister *l, const struct file_entry *f, const struc
 		info.nargs = info.nxargs = s->nargs;
 		for (i = 0; i < s->nargs; i++)
 			info.native[i] = info.xlated[i] = sized_type(&s->arg[i]);
-		info.translated = false;
 	}
 	desc = info.attr[USDT_ATTR_PROVIDER];
 	for (i = USDT_ATTR_MODULE; i <= USDT_ATTR_NAME; i++) {

@@ -472,7 +472,7 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 		deadline.tv_sec++;
 		deadline.tv_nsec -= 1000000000;
 	}
-	for (backoff_ms = 1;; backoff_ms *= backoff_ms < USDT_DRTI_BACKOFF_MAX_MS ? 2 : 1) {
+	for (backoff_ms = 1;;) {
 		int left;
 
 		res->fail = 0;
@@ -489,6 +489,8 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 			return sent;
 		/* poll() on nothing: an async-signal-safe sleep (EINTR ends it early) */
 		(void)poll(0, 0, backoff_ms < left - 1 ? backoff_ms : left - 1);
+		if (backoff_ms < USDT_DRTI_BACKOFF_MAX_MS)
+			backoff_ms *= 2;
 	}
 }
 

@@ -82,13 +82,6 @@ struct hd_worker_limits {
 	bool test_no_seccomp;	     /* tests under valgrind: no seccomp filter, no RLIMIT_AS */
 };
 
-/* ---- sandbox.c: the worker's confinement ---- */
-/* In the daemon, before forking a worker: prepares the filter every worker loads. */
-void hd_sandbox_prepare(void);
-/* In the worker: its resource limits and seccomp filter. 0, or -errno. */
-int hd_sandbox(const struct hd_worker_limits *lim);
-
-/* ---- worker.c (continued) ---- */
 /*
  * Reads the probes of the file on fd in a forked child under a seccomp
  * filter, applies the metadata note's argument names and string hints there,
@@ -141,6 +134,12 @@ void hd_parse_reap(bool wait);
 void hd_parse_spare(const struct hd_worker_limits *lim);
 bool hd_parse_spare_missing(const struct hd_worker_limits *lim);
 void hd_parse_spare_stop(void);
+
+/* ---- sandbox.c: the worker's confinement ---- */
+/* In the daemon, before forking a worker: prepares the filter every worker loads. */
+void hd_sandbox_prepare(void);
+/* In the worker: its resource limits and seccomp filter. 0, or -errno. */
+int hd_sandbox(const struct hd_worker_limits *lim);
 
 /* ---- msg.c: a client's packet, checked ---- */
 struct hd_request {
