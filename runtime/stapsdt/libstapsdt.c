@@ -1,0 +1,446 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * libstapsdt.so.0: libstapsdt's API (<libstapsdt.h>) over libusdtkit-runtime.
+ * This file owns the translation, and nothing else: the object, its notes,
+ * its semaphores and its registration are the runtime library's.
+ *
+ * Each SDTProvider_t and each SDTProbeList_t node is the first member of a
+ * larger struct of ours, so that the layouts callers see are exactly
+ * libstapsdt's while the usdtkit provider and probes travel with them.
+ * libstapsdt's behaviours that callers can see are kept (README.md lists
+ * them): loading a provider with no probes or loading it twice succeeds; a
+ * probe added while loaded joins the next load and stays inert until then;
+ * unloading what is not loaded succeeds; the error strings are its own.
+ */
+#define _GNU_SOURCE
+#include "libstapsdt.h"
+
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <usdtkit/runtime.h>
+
+/* libstapsdt's messages, in the order of SDTError_t (its src/errors.c). */
+static const char *const sdt_formats[] = {
+    [elfCreationError] = "failed to create Elf shared library for provider '%s'",
+    [tmpCreationError] = "failed to create temporary file",
+    [sharedLibraryOpenError] = "failed to open shared library '%s': %s",
+    [symbolLoadingError] = "failed to load symbol '%s' for shared library '%s': %s",
+    [sharedLibraryCloseError] = "failed to close shared library '%s' for provider '%s': %s",
+};
+
+struct stapsdt_provider {
+	SDTProvider_t pub; /* first: callers hold &pub */
+	usdtkit_provider *rt; /* NULL: usdtkit refused the provider's name */
+	char *module;	      /* "libstapsdt:NAME", the memfd's name */
+	int loaded;	      /* loaded as libstapsdt sees it (also with no probes) */
+};
+
+enum probe_state {
+	PROBE_ADDED,   /* rt is a probe of the usdtkit provider */
+	PROBE_PENDING, /* added while loaded: joins the next load */
+	PROBE_REFUSED, /* usdtkit refused it at a load: inert for good */
+};
+
+struct stapsdt_probe {
+	SDTProbeList_t node; /* first: callers hold &node.probe */
+	usdtkit_probe *rt;   /* written by a load while other threads may fire */
+	enum probe_state state;
+};
+
+static struct stapsdt_provider *provider_of(SDTProvider_t *provider)
+{
+	return (struct stapsdt_provider *)provider;
+}
+
+static struct stapsdt_probe *probe_of(SDTProbe_t *probe)
+{
+	return (struct stapsdt_probe *)probe;
+}
+
+static struct stapsdt_probe *node_probe(SDTProbeList_t *node)
+{
+	return (struct stapsdt_probe *)node;
+}
+
+static void set_message(SDTProvider_t *provider, SDTError_t code, const char *fmt, va_list ap)
+{
+	char *msg = NULL;
+
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
+	free(provider->error);
+	provider->error = msg;
+	provider->sdtErrno = code;
+}
+
+/* An error libstapsdt knows: its code and its message. */
+static void sdt_error(SDTProvider_t *provider, SDTError_t code, ...)
+{
+	va_list ap;
+
+	va_start(ap, code);
+	set_message(provider, code, sdt_formats[code], ap);
+	va_end(ap);
+}
+
+/* An error libstapsdt has no code for (it accepts what usdtkit refuses): a message, noError. */
+static void other_error(SDTProvider_t *provider, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	set_message(provider, noError, fmt, ap);
+	va_end(ap);
+}
+
+static char *copy_string(const char *s)
+{
+	return s ? strdup(s) : NULL;
+}
+
+SDTProvider_t *providerInit(const char *name)
+{
+	struct stapsdt_provider *sp;
+	char *module = NULL;
+
+	if (!name)
+		return NULL;
+	sp = calloc(1, sizeof(*sp));
+	if (!sp || !(sp->pub.name = copy_string(name)) ||
+	    asprintf(&module, "libstapsdt:%s", name) < 0) {
+		if (sp)
+			free(sp->pub.name);
+		free(sp);
+		return NULL;
+	}
+	sp->pub.sdtErrno = noError;
+	sp->pub._memfd = -1;
+	sp->pub._use_memfd = memfd_enabled;
+	/* The memfd is named as libstapsdt names its own: /memfd:libstapsdt:NAME in the maps. */
+	sp->module = module;
+	sp->rt = usdtkit_provider_create(name, module);
+	return &sp->pub;
+}
+
+int providerUseMemfd(SDTProvider_t *provider, const MemFDOption_t use_memfd)
+{
+	if (!provider || provider_of(provider)->loaded)
+		return 0;
+	provider->_use_memfd = use_memfd;
+	return 1;
+}
+
+/* libstapsdt's noarg becomes a 64-bit value: its "0@%rdi" had no size a tracer reads. */
+static int to_usdtkit_type(ArgType_t t, usdtkit_type *out)
+{
+	switch (t) {
+	case noarg:
+		*out = USDTKIT_UINT64;
+		return 0;
+	case uint8:
+	case int8:
+	case uint16:
+	case int16:
+	case uint32:
+	case int32:
+	case uint64:
+	case int64:
+		*out = (usdtkit_type)t;
+		return 0;
+	}
+	return -1;
+}
+
+/* Adds the node's probe to the usdtkit provider: 0, or -1 with provider->error set. */
+static int add_to_runtime(struct stapsdt_provider *sp, struct stapsdt_probe *q)
+{
+	usdtkit_type types[MAX_ARGUMENTS];
+	SDTProbe_t *probe = &q->node.probe;
+	usdtkit_probe *rt;
+	int i;
+
+	if (!sp->rt) {
+		other_error(&sp->pub, "failed to add probe '%s': bad provider name '%s'", probe->name,
+			    sp->pub.name);
+		return -1;
+	}
+	for (i = 0; i < probe->argCount; i++) {
+		if (to_usdtkit_type(probe->argFmt[i], &types[i]) != 0) {
+			other_error(&sp->pub, "failed to add probe '%s': argument %d has type %d",
+				    probe->name, i, (int)probe->argFmt[i]);
+			return -1;
+		}
+	}
+	rt = usdtkit_probe_addv(sp->rt, probe->name, probe->argCount, types);
+	if (!rt) {
+		other_error(&sp->pub, "failed to add probe '%s': %s", probe->name,
+			    usdtkit_provider_error(sp->rt));
+		return -1;
+	}
+	__atomic_store_n(&q->rt, rt, __ATOMIC_RELEASE);
+	q->state = PROBE_ADDED;
+	return 0;
+}
+
+SDTProbe_t *providerAddProbe(SDTProvider_t *provider, const char *name, int argCount, ...)
+{
+	struct stapsdt_provider *sp = provider_of(provider);
+	struct stapsdt_probe *q;
+	va_list ap;
+	int i;
+
+	if (!provider || !name)
+		return NULL;
+	/* libstapsdt writes past argFmt[] here; refuse instead. */
+	if (argCount < 0 || argCount > MAX_ARGUMENTS) {
+		other_error(provider, "failed to add probe '%s': %d arguments, at most %d", name,
+			    argCount, MAX_ARGUMENTS);
+		return NULL;
+	}
+	q = calloc(1, sizeof(*q));
+	if (!q || !(q->node.probe.name = copy_string(name))) {
+		free(q);
+		return NULL;
+	}
+	va_start(ap, argCount);
+	for (i = 0; i < argCount; i++)
+		q->node.probe.argFmt[i] = va_arg(ap, ArgType_t);
+	va_end(ap);
+	q->node.probe.argCount = argCount;
+	q->node.probe.provider = provider;
+
+	if (sp->loaded) {
+		q->state = PROBE_PENDING;
+	} else if (add_to_runtime(sp, q) != 0) {
+		free(q->node.probe.name);
+		free(q);
+		return NULL;
+	}
+	q->node.next = provider->probes;
+	provider->probes = &q->node;
+	return &q->node.probe;
+}
+
+/*
+ * The loaded object's own dlopen() handle and name, as libstapsdt fills
+ * _handle, _filename and _memfd, and each probe's stub (its dynamic symbol
+ * is the probe's name) in _fire. Found from a semaphore's address; a
+ * reference of our own, dropped at unload.
+ */
+static void fill_loaded_fields(struct stapsdt_provider *sp)
+{
+	const volatile unsigned short *sema = NULL;
+	SDTProbeList_t *node;
+	Dl_info info;
+	void *handle;
+
+	for (node = sp->pub.probes; node && !sema; node = node->next)
+		if (node_probe(node)->state == PROBE_ADDED)
+			sema = usdtkit_probe_semaphore(node_probe(node)->rt);
+	if (!sema || !dladdr((const void *)sema, &info) || !info.dli_fname)
+		return;
+	handle = dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD);
+	if (!handle)
+		return;
+	sp->pub._handle = handle;
+	sp->pub._filename = copy_string(info.dli_fname);
+	if (!sp->pub._filename || sscanf(info.dli_fname, "/proc/%*d/fd/%d", &sp->pub._memfd) != 1)
+		sp->pub._memfd = -1;
+	for (node = sp->pub.probes; node; node = node->next)
+		if (node_probe(node)->state == PROBE_ADDED)
+			node->probe._fire = dlsym(handle, node->probe.name);
+}
+
+static void clear_loaded_fields(struct stapsdt_provider *sp)
+{
+	SDTProbeList_t *node;
+
+	for (node = sp->pub.probes; node; node = node->next)
+		node->probe._fire = NULL;
+	free(sp->pub._filename);
+	sp->pub._filename = NULL;
+	sp->pub._memfd = -1;
+	sp->pub._handle = NULL;
+}
+
+/* Drops our reference to the object: 0, or -1 with provider->error set. */
+static int close_handle(struct stapsdt_provider *sp)
+{
+	int rc = 0;
+
+	if (sp->pub._handle && dlclose(sp->pub._handle) != 0) {
+		sdt_error(&sp->pub, sharedLibraryCloseError, sp->pub._filename, sp->pub.name,
+			  dlerror());
+		rc = -1;
+	}
+	clear_loaded_fields(sp);
+	return rc;
+}
+
+/* Adds the probes of the list that wait for a load: 0, or -1 when usdtkit refused one. */
+static int add_pending(struct stapsdt_provider *sp)
+{
+	SDTProbeList_t *node;
+	int rc = 0;
+
+	for (node = sp->pub.probes; node; node = node->next) {
+		struct stapsdt_probe *q = node_probe(node);
+
+		if (q->state != PROBE_PENDING)
+			continue;
+		if (sp->loaded && usdtkit_provider_loaded(sp->rt)) {
+			/* Adding needs the provider unloaded; the load below maps all probes anew. */
+			(void)close_handle(sp);
+			(void)usdtkit_provider_unload(sp->rt);
+		}
+		sp->loaded = 0;
+		if (add_to_runtime(sp, q) != 0) {
+			q->state = PROBE_REFUSED;
+			rc = -1;
+		}
+	}
+	return rc;
+}
+
+static int has_pending(const struct stapsdt_provider *sp)
+{
+	const SDTProbeList_t *node;
+
+	for (node = sp->pub.probes; node; node = node->next)
+		if (((const struct stapsdt_probe *)node)->state == PROBE_PENDING)
+			return 1;
+	return 0;
+}
+
+static int has_added(const struct stapsdt_provider *sp)
+{
+	const SDTProbeList_t *node;
+
+	for (node = sp->pub.probes; node; node = node->next)
+		if (((const struct stapsdt_probe *)node)->state == PROBE_ADDED)
+			return 1;
+	return 0;
+}
+
+/*
+ * A failed usdtkit load in libstapsdt's terms: no memfd is its temporary
+ * file; the object not built (architecture, size) is its Elf creation;
+ * anything else is the dynamic loader's refusal, whose words usdtkit kept.
+ */
+static void load_error(struct stapsdt_provider *sp, int err)
+{
+	switch (err) {
+	case EMFILE:
+	case ENFILE:
+	case ENOSYS:
+		sdt_error(&sp->pub, tmpCreationError);
+		break;
+	case ENOTSUP:
+	case E2BIG:
+		sdt_error(&sp->pub, elfCreationError, sp->pub.name);
+		break;
+	default:
+		sdt_error(&sp->pub, sharedLibraryOpenError, sp->module,
+			  usdtkit_provider_error(sp->rt));
+	}
+}
+
+int providerLoad(SDTProvider_t *provider)
+{
+	struct stapsdt_provider *sp = provider_of(provider);
+
+	if (!provider)
+		return -1;
+	if (!sp->rt) {
+		sdt_error(provider, elfCreationError, provider->name);
+		return -1;
+	}
+	if (has_pending(sp) && add_pending(sp) != 0) {
+		sdt_error(provider, elfCreationError, provider->name);
+		return -1;
+	}
+	if (sp->loaded)
+		return 0;
+	/* libstapsdt loads an object with no probes; usdtkit has nothing to load. */
+	if (has_added(sp) && usdtkit_provider_load(sp->rt) != 0) {
+		load_error(sp, errno);
+		return -1;
+	}
+	sp->loaded = 1;
+	fill_loaded_fields(sp);
+	return 0;
+}
+
+int providerUnload(SDTProvider_t *provider)
+{
+	struct stapsdt_provider *sp = provider_of(provider);
+	int rc;
+
+	if (!provider)
+		return -1;
+	if (!sp->loaded)
+		return 0;
+	rc = close_handle(sp);
+	if (usdtkit_provider_loaded(sp->rt) && usdtkit_provider_unload(sp->rt) != 0) {
+		sdt_error(provider, sharedLibraryCloseError, provider->name, provider->name,
+			  usdtkit_provider_error(sp->rt));
+		rc = -1;
+	}
+	sp->loaded = 0;
+	return rc;
+}
+
+void providerDestroy(SDTProvider_t *provider)
+{
+	struct stapsdt_provider *sp = provider_of(provider);
+	SDTProbeList_t *node, *next;
+
+	if (!provider)
+		return;
+	(void)close_handle(sp);
+	usdtkit_provider_destroy(sp->rt);
+	for (node = provider->probes; node; node = next) {
+		next = node->next;
+		free(node->probe.name);
+		free(node_probe(node));
+	}
+	free(provider->name);
+	free(provider->error);
+	free(sp->module);
+	free(sp);
+}
+
+void probeFire(SDTProbe_t *probe, ...)
+{
+	uint64_t args[MAX_ARGUMENTS];
+	usdtkit_probe *rt;
+	va_list ap;
+	int i, n;
+
+	if (!probe)
+		return;
+	rt = __atomic_load_n(&probe_of(probe)->rt, __ATOMIC_ACQUIRE);
+	if (!rt || !usdtkit_probe_enabled(rt))
+		return;
+	n = probe->argCount;
+	va_start(ap, probe);
+	for (i = 0; i < n; i++)
+		args[i] = va_arg(ap, uint64_t);
+	va_end(ap);
+	(void)usdtkit_probe_fire_argv(rt, n, args);
+}
+
+int probeIsEnabled(SDTProbe_t *probe)
+{
+	usdtkit_probe *rt;
+
+	if (!probe)
+		return 0;
+	rt = __atomic_load_n(&probe_of(probe)->rt, __ATOMIC_ACQUIRE);
+	return rt && usdtkit_probe_enabled(rt) ? 1 : 0;
+}
