@@ -12,7 +12,9 @@
  * probe added while loaded joins the next load and stays inert until then;
  * unloading what is not loaded succeeds; the error strings are its own.
  */
-#define _GNU_SOURCE
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* vasprintf, asprintf, dladdr */
+#endif
 #include "libstapsdt.h"
 
 #include <dlfcn.h>
@@ -34,9 +36,9 @@ static const char *const sdt_formats[] = {
 };
 
 struct stapsdt_provider {
-	SDTProvider_t pub; /* first: callers hold &pub */
+	SDTProvider_t pub;    /* first: callers hold &pub */
 	usdtkit_provider *rt; /* NULL: usdtkit refused the provider's name */
-	char *module;	      /* "libstapsdt:NAME", the memfd's name */
+	char *object;	      /* "usdtkit:NAME": the object's name (maps, dtrace -l) */
 	int loaded;	      /* loaded as libstapsdt sees it (also with no probes) */
 };
 
@@ -90,6 +92,8 @@ static void sdt_error(SDTProvider_t *provider, SDTError_t code, ...)
 
 /* An error libstapsdt has no code for (it accepts what usdtkit refuses): a message, noError. */
 static void other_error(SDTProvider_t *provider, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+static void other_error(SDTProvider_t *provider, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -106,13 +110,13 @@ static char *copy_string(const char *s)
 SDTProvider_t *providerInit(const char *name)
 {
 	struct stapsdt_provider *sp;
-	char *module = NULL;
+	char *object = NULL;
 
 	if (!name)
 		return NULL;
 	sp = calloc(1, sizeof(*sp));
 	if (!sp || !(sp->pub.name = copy_string(name)) ||
-	    asprintf(&module, "libstapsdt:%s", name) < 0) {
+	    asprintf(&object, "usdtkit:%s", name) < 0) {
 		if (sp)
 			free(sp->pub.name);
 		free(sp);
@@ -121,9 +125,8 @@ SDTProvider_t *providerInit(const char *name)
 	sp->pub.sdtErrno = noError;
 	sp->pub._memfd = -1;
 	sp->pub._use_memfd = memfd_enabled;
-	/* The memfd is named as libstapsdt names its own: /memfd:libstapsdt:NAME in the maps. */
-	sp->module = module;
-	sp->rt = usdtkit_provider_create(name, module);
+	sp->object = object;
+	sp->rt = usdtkit_provider_create(name, NULL);
 	return &sp->pub;
 }
 
@@ -165,21 +168,24 @@ static int add_to_runtime(struct stapsdt_provider *sp, struct stapsdt_probe *q)
 	int i;
 
 	if (!sp->rt) {
-		other_error(&sp->pub, "failed to add probe '%s': bad provider name '%s'", probe->name,
+		other_error(&sp->pub,
+			    "usdtkit: provider '%s': bad name: letters, digits, '_' and '-', "
+			    "not starting with a digit",
 			    sp->pub.name);
 		return -1;
 	}
 	for (i = 0; i < probe->argCount; i++) {
 		if (to_usdtkit_type(probe->argFmt[i], &types[i]) != 0) {
-			other_error(&sp->pub, "failed to add probe '%s': argument %d has type %d",
-				    probe->name, i, (int)probe->argFmt[i]);
+			other_error(
+			    &sp->pub,
+			    "usdtkit: provider '%s': probe '%s': argument %d has no ArgType_t %d",
+			    sp->pub.name, probe->name, i, (int)probe->argFmt[i]);
 			return -1;
 		}
 	}
 	rt = usdtkit_probe_addv(sp->rt, probe->name, probe->argCount, types);
 	if (!rt) {
-		other_error(&sp->pub, "failed to add probe '%s': %s", probe->name,
-			    usdtkit_provider_error(sp->rt));
+		other_error(&sp->pub, "%s", usdtkit_provider_error(sp->rt));
 		return -1;
 	}
 	__atomic_store_n(&q->rt, rt, __ATOMIC_RELEASE);
@@ -198,8 +204,10 @@ SDTProbe_t *providerAddProbe(SDTProvider_t *provider, const char *name, int argC
 		return NULL;
 	/* libstapsdt writes past argFmt[] here; refuse instead. */
 	if (argCount < 0 || argCount > MAX_ARGUMENTS) {
-		other_error(provider, "failed to add probe '%s': %d arguments, at most %d", name,
-			    argCount, MAX_ARGUMENTS);
+		other_error(
+		    provider,
+		    "usdtkit: provider '%s': probe '%s': %d arguments; libstapsdt has 0 to %d",
+		    provider->name, name, argCount, MAX_ARGUMENTS);
 		return NULL;
 	}
 	q = calloc(1, sizeof(*q));
@@ -294,7 +302,8 @@ static int add_pending(struct stapsdt_provider *sp)
 		if (q->state != PROBE_PENDING)
 			continue;
 		if (sp->loaded && usdtkit_provider_loaded(sp->rt)) {
-			/* Adding needs the provider unloaded; the load below maps all probes anew. */
+			/* Adding needs the provider unloaded; the load below maps all probes anew.
+			 */
 			(void)close_handle(sp);
 			(void)usdtkit_provider_unload(sp->rt);
 		}
@@ -328,25 +337,25 @@ static int has_added(const struct stapsdt_provider *sp)
 }
 
 /*
- * A failed usdtkit load in libstapsdt's terms: no memfd is its temporary
- * file; the object not built (architecture, size) is its Elf creation;
- * anything else is the dynamic loader's refusal, whose words usdtkit kept.
+ * A failed usdtkit load in libstapsdt's terms: the dynamic loader's refusal
+ * (ELIBBAD) is its shared library open error, with the loader's words; the
+ * object not built (architecture, size, memory) its Elf creation error;
+ * anything else failed on the memfd, its temporary file.
  */
 static void load_error(struct stapsdt_provider *sp, int err)
 {
 	switch (err) {
-	case EMFILE:
-	case ENFILE:
-	case ENOSYS:
-		sdt_error(&sp->pub, tmpCreationError);
+	case ELIBBAD:
+		sdt_error(&sp->pub, sharedLibraryOpenError, sp->object,
+			  usdtkit_provider_error(sp->rt));
 		break;
 	case ENOTSUP:
 	case E2BIG:
+	case ENOMEM:
 		sdt_error(&sp->pub, elfCreationError, sp->pub.name);
 		break;
 	default:
-		sdt_error(&sp->pub, sharedLibraryOpenError, sp->module,
-			  usdtkit_provider_error(sp->rt));
+		sdt_error(&sp->pub, tmpCreationError);
 	}
 }
 
@@ -411,7 +420,7 @@ void providerDestroy(SDTProvider_t *provider)
 	}
 	free(provider->name);
 	free(provider->error);
-	free(sp->module);
+	free(sp->object);
 	free(sp);
 }
 

@@ -68,7 +68,9 @@ int main(void)
 	if (p.errno != sharedLibraryOpenError)
 		return 1;
 #else
-	errno = 0;
+	errno = 0; /* the macro still works */
+	if (p.sdtErrno != sharedLibraryOpenError || errno != 0)
+		return 1;
 #endif
 	if (!f_init || !f_memfd || !f_add || !f_load || !f_unload || !f_destroy || !f_fire ||
 	    !f_enabled)

@@ -7,7 +7,7 @@
  *
  *	demo PROVIDER
  *
- * Prints "loaded", waits (up to 20 s) for a tracer, saying "enabled=1" when
+ * Prints "loaded pid=PID enabled=0", waits (up to 20 s) for a tracer, saying "enabled=1" when
  * probeIsEnabled() turns 1, fires three rounds of known values, then waits
  * for the tracer to go, saying "enabled=0", and exits 0. It never fires
  * before a tracer is attached, so a tracer sees every round.
@@ -19,6 +19,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 
 static void nap_ms(long ms)
 {
@@ -56,7 +57,7 @@ int main(int argc, char *argv[])
 		printf("Something went wrong: %s\n", provider->error);
 		return 1;
 	}
-	printf("loaded enabled=%d\n", probeIsEnabled(sizes));
+	printf("loaded pid=%d enabled=%d\n", (int)getpid(), probeIsEnabled(sizes));
 	fflush(stdout);
 
 	if (wait_enabled(sizes, 1) != 0) {
