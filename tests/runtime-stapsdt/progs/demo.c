@@ -7,10 +7,10 @@
  *
  *	demo PROVIDER
  *
- * Prints "loaded pid=PID enabled=0", waits (up to 20 s) for a tracer, saying "enabled=1" when
- * probeIsEnabled() turns 1, fires three rounds of known values, then waits
- * for the tracer to go, saying "enabled=0", and exits 0. It never fires
- * before a tracer is attached, so a tracer sees every round.
+ * Prints "loaded pid=PID enabled=0", waits (up to 20 s) for a tracer, saying
+ * "enabled=1" when probeIsEnabled() turns 1, fires round after round of
+ * known values (round i: see below) while it stays 1, says "rounds=N" and
+ * "enabled=0" when the tracer has gone, and exits 0.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h> /* before <libstapsdt.h>: the errno member trap */
@@ -66,17 +66,21 @@ int main(int argc, char *argv[])
 	}
 	printf("enabled=1\n");
 	fflush(stdout);
-	for (uint64_t i = 0; i < 3; i++) {
+	/*
+	 * A tracer's semaphore count rises a little before its programs run:
+	 * fire a round every 20 ms while it stays attached, not once.
+	 */
+	uint64_t i;
+	for (i = 0; probeIsEnabled(sizes) && i < 1000; i++) {
 		/* libstapsdt reads every argument as a uint64_t: pass them so. */
-		probeFire(sizes, (uint64_t)200 + i, (uint64_t)(int64_t)-5, (uint64_t)65000,
+		probeFire(sizes, (uint64_t)200 + i % 50, (uint64_t)(int64_t)-5, (uint64_t)65000,
 			  (uint64_t)(int64_t)-300, (uint64_t)(int64_t)-100000,
 			  ((uint64_t)1 << 40) + i);
 		probeFire(pair, i, (uint64_t)(int64_t)(-5000000000LL - (int64_t)i));
 		probeFire(dashed, (uint64_t)4000000000u + i);
+		nap_ms(20);
 	}
-	printf("fired\n");
-	fflush(stdout);
-
+	printf("rounds=%llu\n", (unsigned long long)i);
 	if (wait_enabled(sizes, 0) != 0) {
 		printf("the tracer did not go\n");
 		return 1;

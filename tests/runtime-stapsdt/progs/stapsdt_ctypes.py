@@ -9,9 +9,9 @@ read as DynamicProbes (.NET) reads them, by layout.
     stapsdt_ctypes.py /path/to/libstapsdt.so [trace]
 
 Prints "python ok". With "trace": after loading, prints "loaded pid=PID",
-waits (20 s at most) for probeIsEnabled() to be 1, fires three times with
-a str encoded to c_char_p as python-stapsdt does, prints "fired", waits for
-it to be 0 again and prints "enabled=0".
+waits (20 s at most) for probeIsEnabled() to be 1, fires round i with
+(1000 + i, -7 - i, "hello-i"), the str encoded to c_char_p as python-stapsdt
+does, every 20 ms while it stays 1, then prints "rounds=N" and "enabled=0".
 """
 import ctypes
 import os
@@ -114,10 +114,15 @@ probeFire(hit, 1, -2, c_char_p(b"x"))  # no tracer: nothing happens
 if len(sys.argv) > 2 and sys.argv[2] == "trace":
     print("loaded pid=%d" % os.getpid(), flush=True)
     wait_enabled(hit, 1)
-    for i in range(3):
+    # A tracer's semaphore count rises a little before its programs run:
+    # fire a round every 20 ms while it stays attached.
+    i = 0
+    while probeIsEnabled(hit) and i < 1000:
         # python-stapsdt: a str becomes c_char_p; ints go as C ints.
         probeFire(hit, c_uint64(1000 + i), -7 - i, c_char_p(("hello-%d" % i).encode("utf-8")))
-    print("fired", flush=True)
+        i += 1
+        time.sleep(0.02)
+    print("rounds=%d" % i, flush=True)
     wait_enabled(hit, 0)
     print("enabled=0", flush=True)
 
