@@ -26,14 +26,15 @@
 #include <string.h>
 #include <usdtkit/runtime.h>
 
-/* libstapsdt's messages, in the order of SDTError_t (its src/errors.c). */
-static const char *const sdt_formats[] = {
-    [elfCreationError] = "failed to create Elf shared library for provider '%s'",
-    [tmpCreationError] = "failed to create temporary file",
-    [sharedLibraryOpenError] = "failed to open shared library '%s': %s",
-    [symbolLoadingError] = "failed to load symbol '%s' for shared library '%s': %s",
-    [sharedLibraryCloseError] = "failed to close shared library '%s' for provider '%s': %s",
-};
+/*
+ * libstapsdt's messages for its SDTError_t codes (its src/errors.c), as
+ * literals so that the compiler checks each use. symbolLoadingError has
+ * none here: a load either maps every probe or fails before.
+ */
+#define MSG_ELF_CREATION "failed to create Elf shared library for provider '%s'"
+#define MSG_TMP_CREATION "failed to create temporary file"
+#define MSG_LIBRARY_OPEN "failed to open shared library '%s': %s"
+#define MSG_LIBRARY_CLOSE "failed to close shared library '%s' for provider '%s': %s"
 
 struct stapsdt_provider {
 	SDTProvider_t pub;    /* first: callers hold &pub */
@@ -69,37 +70,25 @@ static struct stapsdt_probe *node_probe(SDTProbeList_t *node)
 	return (struct stapsdt_probe *)node;
 }
 
-static void set_message(SDTProvider_t *provider, SDTError_t code, const char *fmt, va_list ap)
+/*
+ * Sets the error as libstapsdt does: the code, and the message in a new
+ * string. Errors libstapsdt has no code for (it accepts what usdtkit
+ * refuses) are a message and noError.
+ */
+static void set_error(SDTProvider_t *provider, SDTError_t code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_error(SDTProvider_t *provider, SDTError_t code, const char *fmt, ...)
 {
 	char *msg = NULL;
-
-	if (vasprintf(&msg, fmt, ap) < 0)
-		msg = NULL;
-	free(provider->error);
-	provider->error = msg;
-	provider->sdtErrno = code;
-}
-
-/* An error libstapsdt knows: its code and its message. */
-static void sdt_error(SDTProvider_t *provider, SDTError_t code, ...)
-{
-	va_list ap;
-
-	va_start(ap, code);
-	set_message(provider, code, sdt_formats[code], ap);
-	va_end(ap);
-}
-
-/* An error libstapsdt has no code for (it accepts what usdtkit refuses): a message, noError. */
-static void other_error(SDTProvider_t *provider, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-static void other_error(SDTProvider_t *provider, const char *fmt, ...)
-{
 	va_list ap;
 
 	va_start(ap, fmt);
-	set_message(provider, noError, fmt, ap);
+	if (vasprintf(&msg, fmt, ap) < 0)
+		msg = NULL;
 	va_end(ap);
+	free(provider->error);
+	provider->error = msg;
+	provider->sdtErrno = code;
 }
 
 static char *copy_string(const char *s)
@@ -168,16 +157,16 @@ static int add_to_runtime(struct stapsdt_provider *sp, struct stapsdt_probe *q)
 	int i;
 
 	if (!sp->rt) {
-		other_error(&sp->pub,
-			    "usdtkit: provider '%s': bad name: letters, digits, '_' and '-', "
-			    "not starting with a digit",
-			    sp->pub.name);
+		set_error(&sp->pub, noError,
+			  "usdtkit: provider '%s': bad name: letters, digits, '_' and '-', "
+			  "not starting with a digit",
+			  sp->pub.name);
 		return -1;
 	}
 	for (i = 0; i < probe->argCount; i++) {
 		if (to_usdtkit_type(probe->argFmt[i], &types[i]) != 0) {
-			other_error(
-			    &sp->pub,
+			set_error(
+			    &sp->pub, noError,
 			    "usdtkit: provider '%s': probe '%s': argument %d has no ArgType_t %d",
 			    sp->pub.name, probe->name, i, (int)probe->argFmt[i]);
 			return -1;
@@ -185,7 +174,7 @@ static int add_to_runtime(struct stapsdt_provider *sp, struct stapsdt_probe *q)
 	}
 	rt = usdtkit_probe_addv(sp->rt, probe->name, probe->argCount, types);
 	if (!rt) {
-		other_error(&sp->pub, "%s", usdtkit_provider_error(sp->rt));
+		set_error(&sp->pub, noError, "%s", usdtkit_provider_error(sp->rt));
 		return -1;
 	}
 	__atomic_store_n(&q->rt, rt, __ATOMIC_RELEASE);
@@ -204,8 +193,8 @@ SDTProbe_t *providerAddProbe(SDTProvider_t *provider, const char *name, int argC
 		return NULL;
 	/* libstapsdt writes past argFmt[] here; refuse instead. */
 	if (argCount < 0 || argCount > MAX_ARGUMENTS) {
-		other_error(
-		    provider,
+		set_error(
+		    provider, noError,
 		    "usdtkit: provider '%s': probe '%s': %d arguments; libstapsdt has 0 to %d",
 		    provider->name, name, argCount, MAX_ARGUMENTS);
 		return NULL;
@@ -282,8 +271,8 @@ static int close_handle(struct stapsdt_provider *sp)
 	int rc = 0;
 
 	if (sp->pub._handle && dlclose(sp->pub._handle) != 0) {
-		sdt_error(&sp->pub, sharedLibraryCloseError, sp->pub._filename, sp->pub.name,
-			  dlerror());
+		set_error(&sp->pub, sharedLibraryCloseError, MSG_LIBRARY_CLOSE, sp->pub._filename,
+			  sp->pub.name, dlerror());
 		rc = -1;
 	}
 	clear_loaded_fields(sp);
@@ -346,16 +335,16 @@ static void load_error(struct stapsdt_provider *sp, int err)
 {
 	switch (err) {
 	case ELIBBAD:
-		sdt_error(&sp->pub, sharedLibraryOpenError, sp->object,
+		set_error(&sp->pub, sharedLibraryOpenError, MSG_LIBRARY_OPEN, sp->object,
 			  usdtkit_provider_error(sp->rt));
 		break;
 	case ENOTSUP:
 	case E2BIG:
 	case ENOMEM:
-		sdt_error(&sp->pub, elfCreationError, sp->pub.name);
+		set_error(&sp->pub, elfCreationError, MSG_ELF_CREATION, sp->pub.name);
 		break;
 	default:
-		sdt_error(&sp->pub, tmpCreationError);
+		set_error(&sp->pub, tmpCreationError, MSG_TMP_CREATION);
 	}
 }
 
@@ -366,11 +355,11 @@ int providerLoad(SDTProvider_t *provider)
 	if (!provider)
 		return -1;
 	if (!sp->rt) {
-		sdt_error(provider, elfCreationError, provider->name);
+		set_error(provider, elfCreationError, MSG_ELF_CREATION, provider->name);
 		return -1;
 	}
 	if (has_pending(sp) && add_pending(sp) != 0) {
-		sdt_error(provider, elfCreationError, provider->name);
+		set_error(provider, elfCreationError, MSG_ELF_CREATION, provider->name);
 		return -1;
 	}
 	if (sp->loaded)
@@ -396,8 +385,8 @@ int providerUnload(SDTProvider_t *provider)
 		return 0;
 	rc = close_handle(sp);
 	if (usdtkit_provider_loaded(sp->rt) && usdtkit_provider_unload(sp->rt) != 0) {
-		sdt_error(provider, sharedLibraryCloseError, provider->name, provider->name,
-			  usdtkit_provider_error(sp->rt));
+		set_error(provider, sharedLibraryCloseError, MSG_LIBRARY_CLOSE, provider->name,
+			  provider->name, usdtkit_provider_error(sp->rt));
 		rc = -1;
 	}
 	sp->loaded = 0;
