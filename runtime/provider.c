@@ -626,7 +626,8 @@ int usdtkit_provider_unload(usdtkit_provider *p)
 	for (i = 0; i < p->nprobes; i++)
 		__atomic_store_n(&p->probes[i]->sema, &inert, __ATOMIC_RELEASE);
 	p->loaded = 0;
-	/* As drti's at dlclose: the helper finds the object by its address, so before the detach. */
+	/* As drti's at dlclose: the helper finds the object by its address, so before the detach.
+	 */
 	if (p->registered)
 		usdt_rt_unregister((const void *)(p->objects->base + p->objects->img.meta));
 	p->registered = 0;
