@@ -43,7 +43,8 @@ at_exit 'stop_bg "$PYPID" KILL 5'
 py_start() { # OUTFILE SCRIPT ARGS...
 	local out=$1
 	shift
-	py "$@" >"$out" 2>"$out.err" &
+	# exec: PYPID is Python's pid (bpftrace -p, dtrace -l -p), not a subshell's.
+	(exec "${PY_ENV[@]}" "$PY" "$@") >"$out" 2>"$out.err" &
 	PYPID=$!
 }
 _py_has() {
@@ -79,7 +80,7 @@ _bt_ready() {
 	running "$BT_PID" || { cat "$BT_OUT" >&2; fail "bpftrace exited at start"; }
 	return 1
 }
-_bt_has() { [ "$(grep -cE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
+_bt_has() { [ "$(grep -acE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
 bt_stop() { # PATTERN COUNT
 	wait_until 10 "$2 bpftrace output lines matching '$1'" _bt_has "$1" "$2"
 	stop_bg "$BT_PID" INT

@@ -36,12 +36,14 @@ lib.usdtkit_provider_error.argtypes = [ctypes.c_void_p]
 def lib_message(p):
     return lib.usdtkit_provider_error(p._p).decode()
 
-def raises(what, fn, exc=usdtkit.Error, err=None, provider=None):
+def raises(what, fn, exc=usdtkit.Error, err=None, provider=None, msg=None):
     try:
         fn()
     except exc as e:
         if err is not None:
             check(e.errno == err, f"{what}: errno {e.errno} ({e}), expected {errno.errorcode[err]}")
+        if msg is not None:
+            check(e.strerror == msg, f"{what}: message {e.strerror!r}, expected {msg!r}")
         if provider is not None:
             msg = lib_message(provider)
             check(msg != "", f"{what}: the library left no message")
@@ -56,7 +58,7 @@ def raises(what, fn, exc=usdtkit.Error, err=None, provider=None):
 
 def mapped(name):
     with open("/proc/self/maps") as f:
-        return sum(1 for line in f if f"memfd:{name} " in line or line.rstrip().endswith(f"memfd:{name} (deleted)"))
+        return sum(1 for line in f if f"/memfd:usdtkit:{name} " in line)
 
 # --- types ---
 T = usdtkit.Type
@@ -82,19 +84,23 @@ raises("a bytes probe name", lambda: p.add_probe(b"u"), TypeError)
 p.destroy()
 
 # --- errors from the library ---
-raises("bad provider name", lambda: usdtkit.Provider("9lives"), usdtkit.Error, errno.EINVAL)
+raises("bad provider name", lambda: usdtkit.Provider("9lives"), usdtkit.Error, errno.EINVAL,
+       msg="usdtkit: cannot create provider '9lives': bad name or module")
 raises("bad provider name (space)", lambda: usdtkit.Provider("a b"), usdtkit.Error, errno.EINVAL)
+raises("bad module name", lambda: usdtkit.Provider("ok", module="a\nb"), usdtkit.Error, errno.EINVAL)
+raises("too long a name", lambda: usdtkit.Provider("x" * 64), usdtkit.Error, errno.EINVAL)
 p = usdtkit.Provider(prov + "-errors", module="pyerrors")
 check(p.name == prov + "-errors" and p.module == "pyerrors", "provider name and module")
 raises("bad probe name", lambda: p.add_probe("no.dots"), usdtkit.Error, errno.EINVAL, p)
-raises("13 arguments", lambda: p.add_probe("many", *["int"] * 13), usdtkit.Error, errno.EINVAL, p)
+raises("13 arguments", lambda: p.add_probe("many", *["int"] * 13), usdtkit.Error, errno.E2BIG, p)
 twelve = p.add_probe("twelve", *["int64"] * 12)
 check(len(twelve.types) == 12, "12 arguments accepted")
 first = p.add_probe("request-start", "string", "int")
 raises("duplicate probe", lambda: p.add_probe("request-start", "int"), usdtkit.Error, errno.EEXIST, p)
 check(list(p.probes) == ["twelve", "request-start"], f"probes: {list(p.probes)}")
 check(not p.loaded and not first.enabled, "not loaded, not enabled before load")
-raises("fire before load", lambda: first.fire("x", 1), usdtkit.Error, errno.ESRCH, p)
+not_loaded = f"usdtkit: provider '{prov}-errors': probe 'request-start' fired while the provider is not loaded"
+raises("fire before load", lambda: first.fire("x", 1), usdtkit.Error, errno.ESRCH, msg=not_loaded)
 raises("unload before load", p.unload, usdtkit.Error, errno.EALREADY, p)
 p.load()
 check(p.loaded, "loaded after load")
@@ -113,7 +119,7 @@ check(first.fire() is False and first.fire(1, 2, 3, 4) is False, "disabled fire 
 
 p.unload()
 check(not p.loaded and not first.enabled, "not loaded after unload")
-e = raises("fire after unload", lambda: first.fire("x", 1), usdtkit.Error, errno.ESRCH, p)
+raises("fire after unload", lambda: first.fire("x", 1), usdtkit.Error, errno.ESRCH, msg=not_loaded)
 p.load()
 check(p.loaded and first.fire("x", 1) is False, "load again")
 late = None
@@ -125,9 +131,11 @@ p.destroy()
 check(mapped("pyerrors") == 0, "destroy unmaps the object")
 check(not p.loaded, "not loaded after destroy")
 p.destroy()   # idempotent
-raises("fire after destroy", lambda: first.fire("x", 1), usdtkit.Error, errno.ESRCH)
-raises("load after destroy", p.load, usdtkit.Error, errno.ESRCH)
-raises("add after destroy", lambda: p.add_probe("x"), usdtkit.Error, errno.ESRCH)
+raises("fire after destroy", lambda: first.fire("x", 1), usdtkit.Error, errno.ESRCH,
+       msg=f"usdtkit: provider '{prov}-errors': probe 'request-start' fired after the provider was destroyed")
+gone = f"usdtkit: provider '{prov}-errors': destroyed already"
+raises("load after destroy", p.load, usdtkit.Error, errno.ESRCH, msg=gone)
+raises("add after destroy", lambda: p.add_probe("x"), usdtkit.Error, errno.ESRCH, msg=gone)
 check(first.enabled is False, "enabled after destroy")
 
 # --- context manager ---
@@ -189,7 +197,7 @@ try:
 except usdtkit.Error as e:
     print(e)
 ' >"$T/nolib" 2>&1 || { cat "$T/nolib" >&2; fail "a missing library: exit $?"; }
-expect_grep "^\[Errno 2\] cannot load libusdtkit-runtime.so.0 \(set USDTKIT_RUNTIME_LIB to its path\): .*$T/nowhere.so" \
+expect_grep "^\[Errno 2\] usdtkit: cannot load libusdtkit-runtime.so.0 \(set USDTKIT_RUNTIME_LIB to its path\): .*$T/nowhere.so" \
 	"$T/nolib" "a missing library"
 # Importing needs no library: the types are there without it.
 USDTKIT_RUNTIME_LIB="$T/nowhere.so" py -c 'import usdtkit; print(int(usdtkit.STRING))' >"$T/imp" 2>&1 ||

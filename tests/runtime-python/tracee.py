@@ -7,8 +7,9 @@
         has gone (all disabled again), and leaves the provider's `with`
         block: "unmapped" if its object is then gone from /proc/self/maps.
     tracee.py PROVIDER hold GOFILE   loads the probes and waits until
-        GOFILE exists (the tests' `dtrace -l` and daemon checks), then fires
-        request-start once and exits.
+        GOFILE exists (the tests' `dtrace -l` and daemon checks), then until
+        request-start is enabled; fires it once and exits when it is
+        disabled again.
 Each step prints one line; anything unexpected exits 1 with a message.
 """
 
@@ -48,7 +49,12 @@ def main():
         print("ready", os.getpid(), flush=True)
         if mode == "hold":
             wait_for(lambda: os.path.exists(sys.argv[3]), "the go file", 120)
-            print("fired", probes[-1].fire("/index.html", 42), flush=True)
+            start = probes[-1]
+            wait_for(lambda: start.enabled, "request-start to be enabled")
+            print("enabled", start.enabled, flush=True)
+            print("fired", start.fire("/index.html", 42), flush=True)
+            wait_for(lambda: not start.enabled, "request-start to be disabled")
+            print("disabled", start.enabled, flush=True)
             return
         print("enabled-before", *[q.enabled for q in probes], flush=True)
         wait_for(lambda: all(q.enabled for q in probes), "a tracer to enable every probe")
@@ -57,7 +63,7 @@ def main():
         wait_for(lambda: not any(q.enabled for q in probes), "the tracer to go")
         print("disabled", *[q.enabled for q in probes], flush=True)
     with open("/proc/self/maps") as f:
-        left = [line for line in f if f"memfd:{name}mod" in line]
+        left = [line for line in f if f"/memfd:usdtkit:{name}mod " in line]
     print("unmapped" if not left else f"still mapped: {left}", flush=True)
 
 

@@ -139,7 +139,7 @@ class Provider:
         try:
             self._lib = _library.library()
         except OSError as e:
-            raise Error(_errno.ENOENT, f"cannot load {_library.SONAME} (set USDTKIT_RUNTIME_LIB "
+            raise Error(_errno.ENOENT, f"usdtkit: cannot load {_library.SONAME} (set USDTKIT_RUNTIME_LIB "
                         f"to its path): {e}") from None
         self._name = name
         self._module = module
@@ -148,8 +148,8 @@ class Provider:
         p = self._lib.usdtkit_provider_create(cname, cmodule)
         if not p:
             err = ctypes.get_errno()
-            what = "bad name" if err == _errno.EINVAL else _errno_text(err)
-            raise Error(err, f"cannot create provider {name!r}: {what}")
+            what = "bad name or module" if err == _errno.EINVAL else _errno_text(err)
+            raise Error(err, f"usdtkit: cannot create provider {name!r}: {what}")
         self._p = p
 
     def __repr__(self):
@@ -236,7 +236,7 @@ class Provider:
 
     def _live(self):
         if self._p is None:
-            raise Error(_errno.ESRCH, f"provider {self._name!r} was destroyed")
+            raise Error(_errno.ESRCH, f"usdtkit: provider {self._name!r}: destroyed already")
         return self._p
 
     def _error(self):
@@ -302,8 +302,8 @@ class Probe:
         provider = self._provider
         q = self._q
         if q is None:
-            raise Error(_errno.ESRCH, f"probe {self._name!r}: provider {provider.name!r} "
-                        "was destroyed")
+            raise Error(_errno.ESRCH, f"usdtkit: provider {provider.name!r}: probe "
+                        f"{self._name!r} fired after the provider was destroyed")
         n = len(self._types)
         if len(args) != n:
             raise TypeError(f"probe {self._name!r} takes {n} arguments ({len(args)} given)")
@@ -320,7 +320,9 @@ class Probe:
         except TypeError:
             raise self._argument_error(args) from None
         if provider._lib.usdtkit_probe_fire_argv(q, n, ctypes.byref(argv)) != 0:
-            raise provider._error()
+            # Firing keeps no message (it may run in any thread): ours.
+            raise Error(ctypes.get_errno(), f"usdtkit: provider {provider.name!r}: probe "
+                        f"{self._name!r} fired while the provider is not loaded")
         return True
 
     def _argument_error(self, args):
