@@ -186,8 +186,44 @@ p.load()
 check(len(p.probes) == 1000 and all(not q.enabled for q in qs), "1,000 probes loaded")
 check(all(q.fire(i, i) is False for i, q in enumerate(qs)), "1,000 probes fire")
 p.destroy()
+
+# --- threads: fires in another thread while this one loads and unloads:
+# each returns or raises ESRCH (not loaded when it looked), nothing else ---
+import threading
+p = usdtkit.Provider(prov + "threads", module="pythreads")
+q = p.add_probe("hit", "string", "int")
+stop = False
+counts = {"returned": 0, "refused": 0}
+def firing():
+    while not stop:
+        try:
+            q.fire("x", 1)
+            counts["returned"] += 1
+        except usdtkit.Error as e:
+            counts["refused"] += 1
+            check(e.errno == errno.ESRCH, f"a fire during unload: {e}")
+t = threading.Thread(target=firing)
+t.start()
+import time
+for i in range(100):
+    p.load()
+    time.sleep(0.002)   # lets the other thread run
+    p.unload()
+    time.sleep(0.001)
+stop = True
+t.join()
+check(counts["returned"] > 0 and counts["refused"] > 0, f"the firing thread ran: {counts}")
+print("threads", counts)
+p.destroy()
+
+# A provider still loaded when the interpreter exits: destroyed by the
+# collector at shutdown, without a word (the shell checks stderr).
+left = usdtkit.Provider(prov + "left", module="pyleft")
+left_probe = left.add_probe("hit", "int")
+left.load()
 sys.exit(bad)
 PYEOF
+expect_no_grep '^(Exception ignored|Traceback)' "$T/out" "the interpreter's exit with a provider loaded"
 expect_grep '^ok fire after unload: Error: \[Errno 3\] ' "$T/out" "fire after unload: the message"
 # The missing library: usdtkit.Error naming it and USDTKIT_RUNTIME_LIB.
 USDTKIT_RUNTIME_LIB="$T/nowhere.so" py -c '

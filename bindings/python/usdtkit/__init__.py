@@ -263,8 +263,8 @@ class Probe:
         self._strings = tuple(i for i, t in enumerate(types) if t == STRING)
 
     def fire(self, *args):
-        """Fires with these arguments when a tracer is attached: True if it
-        fired, False (at once, arguments untouched) when none is."""
+        """Fires with these arguments when a tracer is attached: True if one
+        was when it looked, False (at once, arguments untouched) if not."""
         if self._sem[0]:
             return self._fire_traced(args)
         return False
@@ -299,6 +299,9 @@ class Probe:
             self._sem = memoryview(cell).cast("B").cast("H")
 
     def _fire_traced(self, args):
+        sem = self._sem
+        if sem is not _NOT_LOADED and not sem[0]:
+            return False  # a load or a detach since fire() looked
         provider = self._provider
         q = self._q
         if q is None:
