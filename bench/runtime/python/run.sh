@@ -28,6 +28,7 @@ PY=${PYTHON:-/usr/bin/python3}
 export PYTHONPATH="$top/bindings/python" USDTKIT_RUNTIME_LIB="$B/runtime/libusdtkit-runtime.so.0"
 # Never a daemon of the system: registration is not what is measured.
 export USDTKIT_HELPER_SOCKET="$tmp/none.sock"
+export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
 
 "$PY" "$here/bench.py" disabled >"$tmp/disabled"
 if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null; then
