@@ -684,7 +684,18 @@ static int fire_slow(const usdtkit_probe *q, const volatile unsigned short *s, c
 	return 0;
 }
 
+/*
+ * usdtkit_probe_fire() itself is a few instructions of assembly where there
+ * is a fire-<arch>.S (meson defines USDT_RT_FIRE_ASM): it tests the
+ * semaphore and jumps here, its arguments untouched, only when it is not 0.
+ * Elsewhere this is usdtkit_probe_fire().
+ */
+#ifdef USDT_RT_FIRE_ASM
+int usdt_rt_fire_slow(const usdtkit_probe *q, ...) __attribute__((visibility("hidden")));
+int usdt_rt_fire_slow(const usdtkit_probe *q, ...)
+#else
 int usdtkit_probe_fire(const usdtkit_probe *q, ...)
+#endif
 {
 	const volatile unsigned short *s = __atomic_load_n(&q->sema, __ATOMIC_ACQUIRE);
 	uint64_t argv[USDTKIT_MAX_ARGS];
