@@ -38,14 +38,16 @@ int main(int argc, char **argv)
 		uint64_t us;
 
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		/* The label is made only for a tracer: untraced, this is one load of the semaphore. */
+		/* The label is made only for a tracer: untraced, this is one load of the semaphore.
+		 */
 		if (usdtkit_probe_enabled(start)) {
 			snprintf(label, sizeof(label), "job %d of %d", i, jobs);
 			usdtkit_probe_fire(start, (int64_t)i, label);
 		}
 		usleep((useconds_t)ms * 1000);
 		clock_gettime(CLOCK_MONOTONIC, &t1);
-		us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 + (t1.tv_nsec - t0.tv_nsec) / 1000);
+		us = (uint64_t)((t1.tv_sec - t0.tv_sec) * 1000000 +
+				(t1.tv_nsec - t0.tv_nsec) / 1000);
 		usdtkit_probe_fire(done, (int64_t)i, i % 3 ? 0 : -1, us);
 	}
 	printf("ran %d jobs\n", jobs);
