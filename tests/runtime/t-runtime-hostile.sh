@@ -37,7 +37,10 @@ fi
 [ -z "$(find /tmp /var/tmp /dev/shm -maxdepth 1 -newer "$T" -name "*$RTPROG_NAME*" 2>/dev/null)" ] ||
 	fail "a file named after the provider appeared"
 
-load_expect 2 "^load failed: errno [0-9]+: usdtkit: provider '$RTPROG_NAME': the dynamic loader refused the object: /proc/[0-9]+/fd/[0-9]+: cannot open shared object file" \
+# (not on the sanitizer build: its runtime dies without /proc whatever its options say; the
+# plain run covers this case)
+[ -n "${USDTKIT_SANITIZE:-}" ] ||
+	load_expect 2 "^load failed: errno [0-9]+: usdtkit: provider '$RTPROG_NAME': the dynamic loader refused the object: /proc/[0-9]+/fd/[0-9]+: cannot open shared object file" \
 	"/proc hidden" unshare -m -- sh -c "mount -t tmpfs none /proc && exec '$RTPROG' load"
 
 load_expect 2 "^load failed: errno [0-9]+: usdtkit: provider '$RTPROG_NAME': (the dynamic loader refused the object: .*|cannot create the in-memory object .*)" \
