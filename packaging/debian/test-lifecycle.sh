@@ -12,13 +12,19 @@
 #      enabled and listening, the daemon not started;
 #   2. a program compiled there with the installed dtrace -h/-G starts: the
 #      socket starts the daemon, the program's events sdt_usdtkitpkg/* exist;
+#      then the runtime providers, one program each built there against the
+#      installed libraries with pkg-config (usdtkit-runtime, libstapsdt) and
+#      a python3 script importing the installed usdtkit module: each loads
+#      a provider, whose event appears and `dtrace -l -p` lists, and
+#      unloads it, whose event goes;
 #   3. upgrade to V2 (the same tree as V1+lifecycle1): the daemon is a new
 #      process, and the running program's events are there again, listed by
 #      `dtrace -l -p` (the new daemon adopted them at start);
 #   4. purge (with what it pulled in), the program still running: no usdtkit
 #      process is left, none of its events, no /run/usdtkit, and the
-#      chroot's files are those before the install
-#      (apt's and dpkg's own state aside); the program ran on unharmed.
+#      chroot's files are those before the install (apt's and dpkg's own
+#      state aside; python3-usdtkit's bytecode gone too); the program ran on
+#      unharmed.
 # Root. About 3 minutes (debootstrap 40 s, two package builds).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -39,7 +45,7 @@ cleanup() {
 	[ -n "$init" ] && kill -KILL "$init" 2>/dev/null
 	[ -n "${ns_pid:-}" ] && wait "$ns_pid" 2>/dev/null
 	# Events a killed daemon left: only ours, one by one (never a truncation).
-	grep -o '^[pr]:sdt_usdtkitpkg/[^ ]*' $tracefs/uprobe_events 2>/dev/null | sed 's/^.:/-:/' |
+	grep -o '^[pr]:sdt_usdtkitpkg[a-z]*/[^ ]*' $tracefs/uprobe_events 2>/dev/null | sed 's/^.:/-:/' |
 		while read -r e; do echo "$e" >>$tracefs/uprobe_events 2>/dev/null || true; done
 	rm -rf --one-file-system "$scratch"
 }
@@ -70,7 +76,9 @@ if [ -z "$debs" ]; then
 fi
 
 step "debootstrap bookworm (minbase, systemd) from $chroot_mirror"
-chroot_create "$root" systemd,systemd-sysv,dbus,procps,gcc,libc6-dev || fail "debootstrap"
+# (python3 and pkgconf before the install: what python3-usdtkit and the
+# -dev packages are used with, not what they bring)
+chroot_create "$root" systemd,systemd-sysv,dbus,procps,gcc,libc6-dev,pkgconf,python3 || fail "debootstrap"
 chroot_keep_debs "$root"
 mkdir "$root/debs"
 cp -r "$debs/v1" "$debs/v2" "$root/debs/"
@@ -96,6 +104,58 @@ int main(void)
 	return 0;
 }
 C
+
+# The runtime providers: each loads provider usdtkitpkgNAME with probe hit,
+# says so in /tmp/NAME.loaded, unloads it when /tmp/NAME.stop appears.
+cat >"$root/root/rtc.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+#include <usdtkit/runtime.h>
+int main(void)
+{
+	usdtkit_provider *p = usdtkit_provider_create("usdtkitpkgc", NULL);
+	usdtkit_probe *hit = p ? usdtkit_probe_add(p, "hit", 1, USDTKIT_INT32) : NULL;
+	if (!hit || usdtkit_provider_load(p) != 0)
+		return 1;
+	fclose(fopen("/tmp/rtc.loaded", "w"));
+	for (int i = 0; access("/tmp/rtc.stop", F_OK) != 0 && i < 3000; i++)
+		usleep(10000);
+	usdtkit_provider_unload(p);
+	usdtkit_provider_destroy(p);
+	return 0;
+}
+C
+cat >"$root/root/rtst.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+#include <libstapsdt.h>
+int main(void)
+{
+	SDTProvider_t *p = providerInit("usdtkitpkgst");
+	if (!p || !providerAddProbe(p, "hit", 1, int32) || providerLoad(p) != 0)
+		return 1;
+	fclose(fopen("/tmp/rtst.loaded", "w"));
+	for (int i = 0; access("/tmp/rtst.stop", F_OK) != 0 && i < 3000; i++)
+		usleep(10000);
+	providerUnload(p);
+	providerDestroy(p);
+	return 0;
+}
+C
+cat >"$root/root/rtpy.py" <<'P'
+import os, time
+import usdtkit
+p = usdtkit.Provider("usdtkitpkgpy")
+p.add_probe("hit", "int")
+p.load()
+open("/tmp/rtpy.loaded", "w").close()
+for _ in range(3000):
+    if os.path.exists("/tmp/rtpy.stop"):
+        break
+    time.sleep(0.01)
+p.unload()
+p.destroy()
+P
 
 # Boot: systemd as PID 1 of new PID, mount and cgroup namespaces, the chroot
 # its root; /run and /tmp its own; the host's tracefs.
@@ -142,9 +202,14 @@ files() {
 }
 files >"$scratch/files.before"
 
+# Every package but the dbgsym ones.
+packages=$(cd "$debs/v1" && ls ./*.deb | sed -n 's|^\./\([^_]*\)_.*|\1|p' | grep -v -- '-dbgsym$' | sort)
+[ "$(echo $packages)" = "libstapsdt-dev libstapsdt0 libusdtkit-runtime-dev libusdtkit-runtime0 python3-usdtkit \
+usdtkit-dtrace usdtkit-helperd usdtkit-sdt-dev" ] || fail "other packages than expected: $(echo $packages)"
+debs_of() { for p in $packages; do printf ' /debs/%s/%s_*.deb' "$1" "$p"; done; }
+
 step "1. install $v1"
-in_sys 'apt-get install -y -qq --no-install-recommends /debs/v1/usdtkit-sdt-dev_*.deb \
-	/debs/v1/usdtkit-dtrace_*.deb /debs/v1/usdtkit-helperd_*.deb >/dev/null' >"$scratch/i1.log" 2>&1 ||
+in_sys "apt-get install -y -qq --no-install-recommends $(debs_of v1) >/dev/null" >"$scratch/i1.log" 2>&1 ||
 	{ cat "$scratch/i1.log" >&2; fail "install $v1"; }
 [ "$(in_sys 'systemctl is-enabled usdtkit-helperd.socket')" = enabled ] || fail "the socket is not enabled"
 [ "$(in_sys 'systemctl is-active usdtkit-helperd.socket')" = active ] || fail "the socket is not listening"
@@ -163,11 +228,35 @@ pid1=$(in_sys 'systemctl show -P MainPID usdtkit-helperd.service')
 [ "$pid1" -gt 0 ] || fail "the socket did not start the daemon"
 in_sys "dtrace -l -p $lc" | grep -q 'usdtkitpkg.*tick' || fail "dtrace -l -p does not list the program"
 
+step "2b. runtime providers: C (usdtkit-runtime.pc), libstapsdt (libstapsdt.pc), python3"
+in_sys 'cd /root && gcc -Wall -Werror -o rtc rtc.c $(pkg-config --cflags --libs usdtkit-runtime) &&
+	gcc -Wall -Werror -o rtst rtst.c $(pkg-config --cflags --libs libstapsdt)' >"$scratch/rt.log" 2>&1 ||
+	{ cat "$scratch/rt.log" >&2; fail "building against the installed runtime libraries"; }
+in_sys 'ldd /root/rtc /root/rtst' | grep -c '=> /usr/lib/[^ ]*/lib\(usdtkit-runtime\|stapsdt\)\.so\.0 ' |
+	grep -qx 3 || fail "the programs do not load the installed libraries"
+rt_event() { grep -c "^p:sdt_usdtkitpkg$1/hit " $tracefs/uprobe_events || true; }
+for rt in c st py; do
+	case $rt in py) cmd='python3 /root/rtpy.py' ;; *) cmd=/root/rt$rt ;; esac
+	in_sys "setsid $cmd </dev/null >/tmp/rt$rt.out 2>&1 &"
+	for _ in $(seq 200); do in_sys "[ -e /tmp/rt$rt.loaded ]" 2>/dev/null && break; sleep 0.05; done
+	in_sys "[ -e /tmp/rt$rt.loaded ]" || { in_sys "cat /tmp/rt$rt.out" >&2; fail "rt$rt did not load its provider"; }
+	for _ in $(seq 100); do [ "$(rt_event $rt)" -eq 1 ] && break; sleep 0.05; done
+	[ "$(rt_event $rt)" -eq 1 ] || fail "no event sdt_usdtkitpkg$rt/hit after rt$rt loaded its provider"
+	pid=$(in_sys "pgrep -f '^$cmd\$'")
+	in_sys "dtrace -l -p $pid" | grep -q "usdtkitpkg$rt .*hit" || fail "dtrace -l -p does not list rt$rt's probe"
+	in_sys "touch /tmp/rt$rt.stop"
+	for _ in $(seq 100); do [ "$(rt_event $rt)" -eq 0 ] && break; sleep 0.05; done
+	[ "$(rt_event $rt)" -eq 0 ] || fail "the event of rt$rt is left after it unloaded its provider"
+	for _ in $(seq 100); do in_sys "pgrep -f '^$cmd\$'" >/dev/null || break; sleep 0.05; done
+done
+in_sys 'rm -f /root/rtc /root/rtst'
+
 step "3. upgrade to $v2"
-in_sys 'apt-get install -y -qq --no-install-recommends /debs/v2/usdtkit-sdt-dev_*.deb \
-	/debs/v2/usdtkit-dtrace_*.deb /debs/v2/usdtkit-helperd_*.deb >/dev/null' >"$scratch/i2.log" 2>&1 ||
+in_sys "apt-get install -y -qq --no-install-recommends $(debs_of v2) >/dev/null" >"$scratch/i2.log" 2>&1 ||
 	{ cat "$scratch/i2.log" >&2; fail "upgrade to $v2"; }
-[ "$(in_sys 'dpkg-query -W -f="\${Version}" usdtkit-helperd')" = "$v2" ] || fail "not upgraded"
+for p in $packages; do
+	[ "$(in_sys "dpkg-query -W -f='\${Version}' $p")" = "$v2" ] || fail "$p not upgraded"
+done
 pid2=""
 for _ in $(seq 100); do
 	pid2=$(in_sys 'systemctl show -P MainPID usdtkit-helperd.service')
@@ -181,7 +270,7 @@ in_sys "dtrace -l -p $lc" | grep -q 'usdtkitpkg.*tick' ||
 ticks1=$(in_sys 'cat /tmp/lc.ticks')
 
 step "4. purge, the program still running"
-in_sys 'apt-get purge -y -qq --autoremove usdtkit-helperd usdtkit-dtrace usdtkit-sdt-dev >/dev/null' >"$scratch/p.log" 2>&1 ||
+in_sys "apt-get purge -y -qq --autoremove $(echo $packages) >/dev/null" >"$scratch/p.log" 2>&1 ||
 	{ cat "$scratch/p.log" >&2; fail "purge"; }
 [ -z "$(in_sys 'pgrep usdtkit' || true)" ] || fail "a usdtkit process is left after the purge"
 [ "$(events)" -eq 0 ] || fail "the events are left after the purge"
