@@ -40,7 +40,9 @@ all="$sd $dt $hd $rt $rtdev $st $stdev $py"
 for r in $all; do [ -f "$r" ] || fail "no ${r##*/}"; done
 [ "$(find "$scratch/RPMS" -name '*.rpm' | wc -l)" -eq 8 ] || fail "other packages than the eight built"
 
-files() { rpm -qpl "$1" 2>/dev/null | grep -v -e '^/usr/lib/\.build-id' -e '^/usr/share/licenses/'; }
+# (the %doc files apart: their directory's name differs between rpm's and
+# Fedora's defaults)
+files() { rpm -qpl "$1" 2>/dev/null | grep -v -e '^/usr/lib/\.build-id' -e '^/usr/share/licenses/' -e '^/usr/share/doc/'; }
 expect() { # rpm, files...
 	r=$1
 	shift
@@ -65,6 +67,8 @@ sitelib=$(rpm --eval '%{?python3_sitelib}')
 files "$py" | grep -v '/__pycache__' | sort >"$scratch/have"
 printf '%s\n' "$sitelib/usdtkit" "$sitelib/usdtkit/__init__.py" "$sitelib/usdtkit/_library.py" >"$scratch/want"
 diff -u "$scratch/want" "$scratch/have" || fail "${py##*/} holds other files than expected"
+rpm -qpd "$rt" 2>/dev/null | grep -q '/README\.md$' || fail "usdtkit-runtime has no README"
+rpm -qpd "$py" 2>/dev/null | grep -q '/README\.md$' || fail "python3-usdtkit has no README"
 rpm -qp --requires "$rtdev" 2>/dev/null | grep -qx "usdtkit-runtime(x86-64) = $version-1" ||
 	[ "$arch" != x86_64 ] || fail "runtime-devel does not require its library"
 rpm -qp --requires "$stdev" 2>/dev/null | grep -qx "usdtkit-libstapsdt(x86-64) = $version-1" ||
