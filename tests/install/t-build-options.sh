@@ -7,7 +7,10 @@
 #     (no daemon, no usdtkit-probes, no units); its dtrace -h header is the
 #     full build's byte for byte; a program linked with its -G object runs
 #     and carries its probes and metadata note, but no drti (the object
-#     registers nothing: no constructor, no socket opened);
+#     registers nothing: no constructor, no socket opened); the runtime
+#     libraries, their headers, .pc files, Python package and manual are
+#     installed too, and a provider loaded with that libusdtkit-runtime
+#     registers nothing either;
 #  2. -Dseccomp=disabled -Dlibdwarf=disabled with the helper: the daemon
 #     builds without libseccomp and says so when it starts a parser;
 #  3. `meson setup` prints no warning (deprecations included) in either;
@@ -28,17 +31,34 @@ setup() { # DIR OPTIONS...
 B="$T/min"
 setup "$B" --prefix=/usr -Dhelper=disabled -Dlibdwarf=disabled
 grep -q 'usdtkit-helperd' "$B/build.ninja" && fail "-Dhelper=disabled still builds the daemon"
-ninja -C "$B" dtrace/dtrace >"$T/min.ninja" 2>&1 || { cat "$T/min.ninja" >&2; fail "the minimal build"; }
+ninja -C "$B" dtrace/dtrace runtime/libusdtkit-runtime.so.0.1.0 runtime/stapsdt/libstapsdt.so.0.1.1 \
+	>"$T/min.ninja" 2>&1 || { cat "$T/min.ninja" >&2; fail "the minimal build"; }
 DESTDIR="$T/root" meson install -C "$B" --no-rebuild >"$T/min.install" 2>&1 ||
 	{ cat "$T/min.install" >&2; fail "meson install of the minimal build"; }
-(cd "$T/root" && find . -type f | sort) >"$T/files"
+(cd "$T/root" && find . \( -type f -o -type l \) | sort) >"$T/files"
+L=$(meson introspect "$B" --buildoptions |
+	python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"))')
 cat >"$T/files.expected" <<EOT
 ./usr/bin/dtrace
+./usr/include/libstapsdt.h
 ./usr/include/sys/sdt.h
+./usr/include/usdtkit/runtime.h
+./usr/$L/libstapsdt.so
+./usr/$L/libstapsdt.so.0
+./usr/$L/libstapsdt.so.0.1.1
+./usr/$L/libusdtkit-runtime.so
+./usr/$L/libusdtkit-runtime.so.0
+./usr/$L/libusdtkit-runtime.so.0.1.0
+./usr/$L/pkgconfig/libstapsdt.pc
+./usr/$L/pkgconfig/usdtkit-runtime.pc
+./usr/lib/python3/dist-packages/usdtkit/__init__.py
+./usr/lib/python3/dist-packages/usdtkit/_library.py
 ./usr/share/man/man1/dtrace.1
 ./usr/share/man/man3/sdt.h.3
+./usr/share/man/man3/usdtkit-runtime.3
 ./usr/share/pkgconfig/usdtkit.pc
 EOT
+sort -o "$T/files.expected" "$T/files.expected"
 diff "$T/files.expected" "$T/files" >&2 || fail "the minimal build installs other files"
 MIN="$T/root/usr/bin/dtrace"
 
@@ -90,8 +110,25 @@ at_exit "kill $listener 2>/dev/null"
 wait_until 10 "the stand-in helper socket" test -e "$T/conn.ready"
 out=$(USDTKIT_HELPER_SOCKET="$T/helper.sock" "$T/m") || fail "the program failed"
 expect_eq "$out" "enabled=0" "the program's output"
+cat >"$T/rt.c" <<'EOT'
+#include <stdio.h>
+#include <usdtkit/runtime.h>
+int main(void)
+{
+	usdtkit_provider *p = usdtkit_provider_create("minrt", NULL);
+	int r = usdtkit_probe_add(p, "tick", 1, USDTKIT_INT32) ? usdtkit_provider_load(p) : -1;
+	printf("load %d\n", r);
+	usdtkit_provider_destroy(p);
+	return r != 0;
+}
+EOT
+gcc -o "$T/rt" "$T/rt.c" -I"$T/root/usr/include" -L"$T/root/usr/$L" -lusdtkit-runtime ||
+	fail "building against the minimal build's runtime library"
+out=$(USDTKIT_HELPER_SOCKET="$T/helper.sock" LD_LIBRARY_PATH="$T/root/usr/$L" "$T/rt") ||
+	fail "the runtime provider program failed"
+expect_eq "$out" "load 0" "the runtime provider program's output"
 sleep 0.3 # a connection from a constructor would have come before main returned
-[ ! -e "$T/conn" ] || fail "the minimal build's program connected to the helper socket"
+[ ! -e "$T/conn" ] || fail "the minimal build's programs connected to the helper socket"
 echo "ok: -Dhelper=disabled: $(wc -l <"$T/files") files installed, -h identical, -G without drti"
 
 # --- 2. the daemon without libseccomp ---

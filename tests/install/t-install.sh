@@ -2,9 +2,13 @@
 # meson install gives the layout a distribution ships, and the installed
 # usdtkit is usable by other projects through pkg-config:
 #  1. a fresh build of this tree with --prefix=$T/prefix, installed: every
-#     file at its place (bin/dtrace, include/sys/sdt.h, usdtkit.pc, sbin
-#     daemon, systemd units, the three man pages); the .pc's Cflags and
-#     dtrace variable; the installed tools run;
+#     file and link at its place (bin/dtrace, include/sys/sdt.h, usdtkit.pc,
+#     sbin daemon, systemd units, the runtime libraries with their headers,
+#     .pc files and links, the usdtkit Python package, the man pages); the
+#     .pc files' Cflags, Libs and dtrace variable; the installed tools run; a
+#     C program built with `pkg-config usdtkit-runtime`, one with
+#     `pkg-config libstapsdt` and the installed Python package each load a
+#     provider from the installed libraries;
 #  2. the same with DESTDIR: everything under DESTDIR, nothing else;
 #  3. -Ddtrace_name=usdtkit-dtrace: the command, its man page and the .pc
 #     variable follow the name;
@@ -24,7 +28,8 @@ B="$T/build"
 # Only what is installed is built (the tests and benchmarks are not needed).
 install_targets() {
 	ninja -C "$B" "dtrace/$1" kernel-helper/helperd/usdtkit-helperd \
-		kernel-helper/tools/usdtkit-probes >"$T/ninja.log" 2>&1 ||
+		kernel-helper/tools/usdtkit-probes runtime/libusdtkit-runtime.so.0.1.0 \
+		runtime/stapsdt/libstapsdt.so.0.1.1 >"$T/ninja.log" 2>&1 ||
 		{ cat "$T/ninja.log" >&2; fail "building the installed targets"; }
 }
 meson setup "$B" "$USDTKIT_SRCDIR" --prefix="$P" >"$T/setup.log" 2>&1 ||
@@ -34,11 +39,29 @@ meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log" >&2; fail "meson install"; }
 
 # --- 1. the layout ---
+# The library directory is meson's default (Debian: lib/<multiarch>); the
+# Python package goes where Debian's python3 puts a prefix's modules
+# (bindings/python/meson.build).
+L=$(meson introspect "$B" --buildoptions |
+	python3 -c 'import json, sys; print(next(o["value"] for o in json.load(sys.stdin) if o["name"] == "libdir"))')
+PY=lib/python3/dist-packages
 expected_files() { # root dtrace-name
 	cat <<EOF
 $1/bin/$2
 $1/bin/usdtkit-probes
 $1/include/sys/sdt.h
+$1/include/usdtkit/runtime.h
+$1/include/libstapsdt.h
+$1/$L/libusdtkit-runtime.so
+$1/$L/libusdtkit-runtime.so.0
+$1/$L/libusdtkit-runtime.so.0.1.0
+$1/$L/libstapsdt.so
+$1/$L/libstapsdt.so.0
+$1/$L/libstapsdt.so.0.1.1
+$1/$L/pkgconfig/usdtkit-runtime.pc
+$1/$L/pkgconfig/libstapsdt.pc
+$1/$PY/usdtkit/__init__.py
+$1/$PY/usdtkit/_library.py
 $1/share/pkgconfig/usdtkit.pc
 $1/lib/systemd/system/usdtkit-helperd.service
 $1/lib/systemd/system/usdtkit-helperd.socket
@@ -46,10 +69,12 @@ $1/sbin/usdtkit-helperd
 $1/share/man/man1/$2.1
 $1/share/man/man1/usdtkit-probes.1
 $1/share/man/man3/sdt.h.3
+$1/share/man/man3/usdtkit-runtime.3
 $1/share/man/man8/usdtkit-helperd.8
 EOF
 }
-expect_eq "$(find "$P" -type f | sort)" "$(expected_files "$P" dtrace | sort)" "installed files"
+installed() { find "$1" \( -type f -o -type l \) | sort; }
+expect_eq "$(installed "$P")" "$(expected_files "$P" dtrace | sort)" "installed files"
 for f in bin/dtrace bin/usdtkit-probes sbin/usdtkit-helperd; do
 	[ -x "$P/$f" ] || fail "$f is not executable"
 done
@@ -67,12 +92,69 @@ expect_eq "$(pkg-config --variable=dtrace usdtkit)" "$P/bin/dtrace" "usdtkit.pc 
 expect_eq "$(pkg-config --cflags usdtkit | sed 's/ *$//')" "-I$P/include" "usdtkit.pc Cflags"
 expect_eq "$(pkg-config --libs usdtkit | sed 's/ *$//')" "" "usdtkit.pc Libs (header-only)"
 expect_eq "$(pkg-config --modversion usdtkit)" "$("$P/bin/dtrace" -V | sed 's/.* //')" "usdtkit.pc version"
+expect_eq "$(readlink "$P/$L/libusdtkit-runtime.so.0")" libusdtkit-runtime.so.0.1.0 "libusdtkit-runtime.so.0 link"
+expect_eq "$(readlink "$P/$L/libusdtkit-runtime.so")" libusdtkit-runtime.so.0 "libusdtkit-runtime.so link"
+expect_eq "$(readlink "$P/$L/libstapsdt.so.0")" libstapsdt.so.0.1.1 "libstapsdt.so.0 link"
+expect_eq "$(readlink "$P/$L/libstapsdt.so")" libstapsdt.so.0 "libstapsdt.so link"
+
+# The runtime libraries through their .pc files, and the Python package.
+export PKG_CONFIG_PATH="$P/$L/pkgconfig:$P/share/pkgconfig"
+expect_eq "$(pkg-config --cflags --libs usdtkit-runtime | sed 's/ *$//')" "-I$P/include -L$P/$L -lusdtkit-runtime" \
+	"usdtkit-runtime.pc Cflags and Libs"
+expect_eq "$(pkg-config --modversion usdtkit-runtime)" "$(pkg-config --modversion usdtkit)" "usdtkit-runtime.pc version"
+expect_eq "$(pkg-config --cflags --libs libstapsdt | sed 's/ *$//')" "-I$P/include -L$P/$L -lstapsdt" \
+	"libstapsdt.pc Cflags and Libs"
+expect_eq "$(pkg-config --modversion libstapsdt)" 0.1.1 "libstapsdt.pc version (libstapsdt's release)"
+cat >"$T/rt.c" <<'EOT'
+#include <stdio.h>
+#include <usdtkit/runtime.h>
+int main(void)
+{
+	usdtkit_provider *p = usdtkit_provider_create("tinstall", NULL);
+	usdtkit_probe *q = usdtkit_probe_add(p, "hit", 2, USDTKIT_INT32, USDTKIT_STRING);
+	int r = usdtkit_provider_load(p);
+	printf("load %d, %s has %d arguments\n", r, usdtkit_probe_name(q), usdtkit_probe_nargs(q));
+	usdtkit_provider_destroy(p);
+	return r != 0;
+}
+EOT
+cat >"$T/st.c" <<'EOT'
+#include <stdio.h>
+#include <libstapsdt.h>
+int main(void)
+{
+	SDTProvider_t *p = providerInit("tinstallst");
+	int r = providerAddProbe(p, "hit", 1, int32) ? providerLoad(p) : -1;
+	printf("load %d\n", r);
+	providerDestroy(p);
+	return r != 0;
+}
+EOT
+# (USDTKIT_DISABLE: no registration with a daemon that may run here)
+for prog in rt:usdtkit-runtime st:libstapsdt; do
+	# shellcheck disable=SC2046
+	gcc -Wall -Werror -o "$T/${prog%%:*}" "$T/${prog%%:*}.c" $(pkg-config --cflags --libs "${prog#*:}") ||
+		fail "building against the installed ${prog#*:}"
+done
+expect_eq "$(USDTKIT_DISABLE=1 LD_LIBRARY_PATH="$P/$L" "$T/rt")" "load 0, hit has 2 arguments" \
+	"a program on the installed libusdtkit-runtime"
+expect_eq "$(USDTKIT_DISABLE=1 LD_LIBRARY_PATH="$P/$L" "$T/st")" "load 0" "a program on the installed libstapsdt"
+USDTKIT_DISABLE=1 LD_LIBRARY_PATH="$P/$L" ldd "$T/st" | grep -q "libusdtkit-runtime.so.0 => $P/$L/" ||
+	fail "libstapsdt does not load the installed libusdtkit-runtime"
+USDTKIT_DISABLE=1 LD_LIBRARY_PATH="$P/$L" PYTHONPATH="$P/$PY" python3 -c '
+import usdtkit
+p = usdtkit.Provider("tinstallpy")
+p.add_probe("hit", "int")
+p.load()
+print(p.loaded, usdtkit.__file__)
+p.destroy()' >"$T/py.out" 2>&1 || { cat "$T/py.out" >&2; fail "the installed Python package"; }
+expect_eq "$(cat "$T/py.out")" "True $P/$PY/usdtkit/__init__.py" "the installed Python package loads a provider"
 
 # --- 2. DESTDIR ---
 D="$T/dest"
 DESTDIR="$D" meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log" >&2; fail "meson install with DESTDIR"; }
-expect_eq "$(find "$D" -type f | sort)" "$(expected_files "$D$P" dtrace | sort)" "files under DESTDIR"
+expect_eq "$(installed "$D")" "$(expected_files "$D$P" dtrace | sort)" "files under DESTDIR"
 
 # --- 3. the command under another name (beside systemtap-sdt-dev's dtrace) ---
 meson configure "$B" -Ddtrace_name=usdtkit-dtrace >"$T/conf.log" 2>&1 ||
@@ -81,7 +163,7 @@ install_targets usdtkit-dtrace
 D2="$T/dest2"
 DESTDIR="$D2" meson install -C "$B" --no-rebuild >"$T/install.log" 2>&1 ||
 	{ cat "$T/install.log" >&2; fail "meson install -Ddtrace_name=usdtkit-dtrace"; }
-expect_eq "$(find "$D2" -type f | sort)" "$(expected_files "$D2$P" usdtkit-dtrace | sort)" \
+expect_eq "$(installed "$D2")" "$(expected_files "$D2$P" usdtkit-dtrace | sort)" \
 	"files with dtrace_name=usdtkit-dtrace"
 expect_eq "$(PKG_CONFIG_PATH="$D2$P/share/pkgconfig" pkg-config --variable=dtrace usdtkit)" \
 	"$P/bin/usdtkit-dtrace" "usdtkit.pc dtrace variable with dtrace_name"

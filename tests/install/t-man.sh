@@ -4,15 +4,16 @@
 # man -l, and document what the programs accept: every option dtrace.c's
 # parser takes is in dtrace(1), every option of usdtkit-helperd's getopt
 # table in usdtkit-helperd(8), every macro and knob sdt.h's head comment
-# lists in sdt.h(3). The lists are read from the sources, so a new option
-# without documentation fails here.
+# lists in sdt.h(3), every function, type constant and limit of
+# <usdtkit/runtime.h> in usdtkit-runtime(3). The lists are read from the
+# sources, so a new option or function without documentation fails here.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 for tool in groff mandoc lexgrog man; do
 	command -v $tool >/dev/null || fail "$tool is not installed (scripts/deps.sh installs it)"
 done
 M="$USDTKIT_BUILDDIR/man"
 name=$(basename "$DTRACE")
-pages="$M/$name.1 $M/usdtkit-helperd.8 $M/sdt.h.3 $M/usdtkit-probes.1"
+pages="$M/$name.1 $M/usdtkit-helperd.8 $M/sdt.h.3 $M/usdtkit-probes.1 $M/usdtkit-runtime.3"
 export LC_ALL=C.UTF-8 MANWIDTH=200
 
 for p in $pages; do
@@ -86,4 +87,32 @@ while read -r m; do
 	grep -qE "^${m}[0-9]*\$" "$T/w3" || grep -qF "$m" "$T/sdt.h.3.txt" ||
 		fail "sdt.h(3) does not document $m"
 done <"$T/macros"
-echo "man pages render cleanly and document every option, macro and knob"
+
+# usdtkit-runtime(3): every function of <usdtkit/runtime.h>, in the
+# SYNOPSIS and described (as name()) below it; the usdtkit_type constants;
+# the limits, by their values; the environment the library reads (drti's).
+hdr="$USDTKIT_SRCDIR/runtime/usdtkit/runtime.h"
+txt="$T/usdtkit-runtime.3.txt"
+grep -oE '^[a-z].*[ *]usdtkit_[a-z_]+\(' "$hdr" | grep -oE 'usdtkit_[a-z_]+\($' | tr -d '(' | sort -u >"$T/funcs"
+[ "$(wc -l <"$T/funcs")" -ge 15 ] || fail "read only $(wc -l <"$T/funcs") functions from runtime.h"
+sed -n '/^SYNOPSIS$/,/^DESCRIPTION$/p' "$txt" >"$T/synopsis"
+sed -n '/^DESCRIPTION$/,$p' "$txt" >"$T/description"
+while read -r f; do
+	grep -qE "[ *]$f\(" "$T/synopsis" || fail "usdtkit-runtime(3): $f is not in the SYNOPSIS"
+	grep -qF "$f()" "$T/description" || fail "usdtkit-runtime(3) does not describe $f()"
+done <"$T/funcs"
+consts=$(sed -n 's/^[[:space:]]*\(USDTKIT_[A-Z0-9]*\) = .*/\1/p' "$hdr")
+[ "$(echo "$consts" | wc -w)" -eq 10 ] || fail "read $(echo "$consts" | wc -w) usdtkit_type constants from runtime.h, not 10"
+words "$txt" >"$T/wr"
+for c in $consts; do grep -qxF "$c" "$T/wr" || fail "usdtkit-runtime(3) does not document $c"; done
+for m in USDTKIT_MAX_ARGS USDTKIT_MAX_NAME; do
+	v=$(sed -n "s/^#define $m \([0-9]*\)\$/\1/p" "$hdr")
+	[ -n "$v" ] || fail "no $m in runtime.h"
+	grep -qxF "$m" "$T/wr" || grep -qE "(^|[^0-9])$v([^0-9]|\$)" "$T/description" ||
+		fail "usdtkit-runtime(3) gives neither $m nor its value $v"
+done
+sed -n '/^ENVIRONMENT$/,/^[A-Z][A-Z ]*$/p' "$txt" >"$T/env"
+for v in USDTKIT_HELPER_SOCKET USDTKIT_HELPER_TIMEOUT_MS USDTKIT_DISABLE USDTKIT_DEBUG; do
+	grep -qw "$v" "$T/env" || fail "usdtkit-runtime(3) does not list $v under ENVIRONMENT"
+done
+echo "man pages render cleanly and document every option, macro, knob and function"
