@@ -232,8 +232,10 @@ step "2b. runtime providers: C (usdtkit-runtime.pc), libstapsdt (libstapsdt.pc),
 in_sys 'cd /root && gcc -Wall -Werror -o rtc rtc.c $(pkg-config --cflags --libs usdtkit-runtime) &&
 	gcc -Wall -Werror -o rtst rtst.c $(pkg-config --cflags --libs libstapsdt)' >"$scratch/rt.log" 2>&1 ||
 	{ cat "$scratch/rt.log" >&2; fail "building against the installed runtime libraries"; }
-in_sys 'ldd /root/rtc /root/rtst' | grep -c '=> /usr/lib/[^ ]*/lib\(usdtkit-runtime\|stapsdt\)\.so\.0 ' |
-	grep -qx 3 || fail "the programs do not load the installed libraries"
+# (/lib is /usr/lib in Debian 12: ld.so may name either)
+in_sys 'ldd /root/rtc /root/rtst' >"$scratch/ldd"
+[ "$(grep -c '=> \(/usr\)\{0,1\}/lib/[^ ]*/lib\(usdtkit-runtime\|stapsdt\)\.so\.0 ' "$scratch/ldd")" -eq 3 ] ||
+	{ cat "$scratch/ldd" >&2; fail "the programs do not load the installed libraries"; }
 rt_event() { grep -c "^p:sdt_usdtkitpkg$1/hit " $tracefs/uprobe_events || true; }
 for rt in c st py; do
 	case $rt in py) cmd='python3 /root/rtpy.py' ;; *) cmd=/root/rt$rt ;; esac

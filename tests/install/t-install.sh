@@ -130,10 +130,13 @@ int main(void)
 	return r != 0;
 }
 EOT
-# (USDTKIT_DISABLE: no registration with a daemon that may run here)
+# (USDTKIT_DISABLE: no registration with a daemon that may run here.
+# LD_LIBRARY_PATH at the link too: ld looks for libstapsdt's own
+# libusdtkit-runtime.so.0 there and in the system's directories, not in -L's.)
 for prog in rt:usdtkit-runtime st:libstapsdt; do
 	# shellcheck disable=SC2046
-	gcc -Wall -Werror -o "$T/${prog%%:*}" "$T/${prog%%:*}.c" $(pkg-config --cflags --libs "${prog#*:}") ||
+	LD_LIBRARY_PATH="$P/$L" gcc -Wall -Werror -o "$T/${prog%%:*}" "$T/${prog%%:*}.c" \
+		$(pkg-config --cflags --libs "${prog#*:}") ||
 		fail "building against the installed ${prog#*:}"
 done
 expect_eq "$(USDTKIT_DISABLE=1 LD_LIBRARY_PATH="$P/$L" "$T/rt")" "load 0, hit has 2 arguments" \
