@@ -245,7 +245,8 @@ for rt in c st py; do
 	for _ in $(seq 100); do [ "$(rt_event $rt)" -eq 1 ] && break; sleep 0.05; done
 	[ "$(rt_event $rt)" -eq 1 ] || fail "no event sdt_usdtkitpkg$rt/hit after rt$rt loaded its provider"
 	pid=$(in_sys "pgrep -f '^$cmd\$'")
-	in_sys "dtrace -l -p $pid" | grep -q "usdtkitpkg$rt .*hit" || fail "dtrace -l -p does not list rt$rt's probe"
+	listed=$(in_sys "dtrace -l -p $pid" | grep "usdtkitpkg$rt .*hit") || fail "dtrace -l -p does not list rt$rt's probe"
+	echo "test-lifecycle:   rt$rt: event sdt_usdtkitpkg$rt/hit; dtrace -l -p $pid: $listed" | tr -s ' \t' ' '
 	in_sys "touch /tmp/rt$rt.stop"
 	for _ in $(seq 100); do [ "$(rt_event $rt)" -eq 0 ] && break; sleep 0.05; done
 	[ "$(rt_event $rt)" -eq 0 ] || fail "the event of rt$rt is left after it unloaded its provider"
