@@ -100,6 +100,17 @@
 
 #include "../../core/protocol.h"
 
+#ifdef USDT_DRTI_LIBRARY
+/*
+ * Built once more, into libusdtkit-runtime (drti_lib.h, runtime/README.md):
+ * there the module is a runtime provider's object, one of many, and its
+ * note's address is an argument of each call instead of a constant.
+ */
+#include <drti_lib.h>
+static const void *usdt_drti_lib_note;
+#define USDT_DRTI_NOTE usdt_drti_lib_note
+#endif
+
 /* environ: declared by <unistd.h> under _GNU_SOURCE. */
 
 /* What the constructor found in the environment (read once, see above). */
@@ -113,8 +124,10 @@ static char usdt_drti_board[sizeof(usdt_drti_sun.sun_path) + sizeof(USDT_BOARD_S
 
 /* REGISTER reached the daemon, so the destructor owes it an UNREGISTER. */
 static int usdt_drti_registered;
+#ifndef USDT_DRTI_LIBRARY
 /* Set by the atexit handler: the destructor runs at exit, not dlclose. */
 static int usdt_drti_exiting;
+#endif
 static uint32_t usdt_drti_seq;
 
 /* The value of environment variable `name`, or 0; scans environ directly. */
@@ -613,10 +626,12 @@ static void usdt_drti_register(const char *what, int with_pid)
 	}
 }
 
+#ifndef USDT_DRTI_LIBRARY
 static void usdt_drti_at_exit(void)
 {
 	usdt_drti_exiting = 1;
 }
+#endif
 
 /* Reads the environment; 0 when registration is off. */
 static int usdt_drti_configure(void)
@@ -705,6 +720,7 @@ static void usdt_drti_load(void)
 	usdt_drti_register("register module", 0);
 }
 
+#ifndef USDT_DRTI_LIBRARY
 __attribute__((constructor)) static void usdt_drti_init(void)
 {
 	int saved = errno;
@@ -746,3 +762,47 @@ __attribute__((destructor)) static void usdt_drti_fini(void)
 	}
 	errno = saved;
 }
+#else  /* USDT_DRTI_LIBRARY */
+
+int usdt_drti_lib_configure(void)
+{
+	int saved = errno;
+
+	usdt_drti_enabled = usdt_drti_configure();
+	errno = saved;
+	return usdt_drti_enabled;
+}
+
+int usdt_drti_lib_register(const void *note)
+{
+	int saved = errno, r;
+
+	if (!usdt_drti_enabled)
+		return 0;
+	usdt_drti_lib_note = note;
+	usdt_drti_registered = 0;
+	usdt_drti_load();
+	r = usdt_drti_registered;
+	usdt_drti_registered = 0;
+	errno = saved;
+	return r;
+}
+
+void usdt_drti_lib_unregister(const void *note)
+{
+	int saved = errno;
+	struct usdt_drti_result res;
+	struct usdt_drti_line l;
+
+	if (!usdt_drti_enabled)
+		return;
+	usdt_drti_lib_note = note;
+	(void)usdt_drti_request(USDT_MSG_UNREGISTER, 1, &res);
+	if (usdt_drti_debug_on) {
+		usdt_drti_begin(&l, "unregister at unload", 0);
+		usdt_drti_report(&l, &res, 1);
+		usdt_drti_emit(&l);
+	}
+	errno = saved;
+}
+#endif /* USDT_DRTI_LIBRARY */
