@@ -53,7 +53,7 @@ node_stop() {
 
 js() { # CODE
 	local line
-	printf '%s\n' "$1" >&"$FD_NODEIN"
+	printf '%s\n' "${1//$'\n'/ }" >&"$FD_NODEIN" # (one line: one command)
 	read -r -t 20 line <&"$FD_NODEOUT" || { cat "$T/node.err" >&2; fail "no answer to: $1"; }
 	printf '%s\n' "$line"
 }
@@ -68,4 +68,20 @@ js_expect() { # CODE ANSWER
 # digits would read as part of dtrace -l's provider<pid>).
 node_unique() { # PREFIX
 	printf '%s%s' "$1" "$(printf '%s' "$$" | tr 0-9 a-j)"
+}
+
+# bpftrace on one process (-p PID), started as tests/install/lib.sh's
+# bt_start starts it (source that first), so that its bt_stop stops it.
+bt_start_pid() { # OUTFILE PID SCRIPT
+	local i
+	BT_OUT=$1
+	bpftrace -p "$2" -e "BEGIN { printf(\"bt-ready\\n\"); } $3" >"$1" 2>&1 &
+	BT_PID=$!
+	for i in $(seq 1500); do
+		grep -q '^bt-ready' "$1" && return 0
+		kill -0 "$BT_PID" 2>/dev/null || { cat "$1" >&2; fail "bpftrace exited at start"; }
+		sleep 0.02
+	done
+	cat "$1" >&2
+	fail "bpftrace did not attach"
 }
