@@ -85,3 +85,12 @@ bt_start_pid() { # OUTFILE PID SCRIPT
 	cat "$1" >&2
 	fail "bpftrace did not attach"
 }
+
+# Runs CODE, a fire that answers "ok true" once it fired, until it fires:
+# the semaphore can reach 1 a moment after bpftrace says it is ready. It
+# fires once (a fire that does not fire has no effect).
+js_until_fired() { # CODE
+	_JS_CODE=$1
+	wait_until 10 "a tracer to enable: $1" _js_fired
+}
+_js_fired() { [ "$(js "$_JS_CODE")" = "ok true" ]; }
