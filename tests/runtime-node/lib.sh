@@ -2,13 +2,11 @@
 #
 # need_node_addon: skips (77) when this build has no Node addon (the build
 # found no Node headers, bindings/node/meson.build) or there is no node;
-# otherwise exports what dtrace-provider.js needs to load the build's addon,
-# and, in the sanitizer run, what an uninstrumented node needs to load the
-# instrumented libusdtkit-runtime.
+# otherwise exports what dtrace-provider.js needs to load the build's addon.
 #
 # node_start [NODE-OPTION...]: starts driver.js (one at a time) with its
-# stdin and stdout on pipes of this shell; sets NODE_PID; node_stop ends it. js 'CODE': runs CODE in it and prints the
-# answer line ("ok <JSON>" / "err <Class>: <message>"). js_expect 'CODE'
+# stdin and stdout on pipes of this shell; sets NODE_PID; node_stop ends
+# it. js 'CODE': runs CODE in it and prints the answer line ("ok <JSON>" / "err <Class>: <message>"). js_expect 'CODE'
 # 'ANSWER': fails the test unless the answer is exactly ANSWER.
 
 NODE_PKG="$USDTKIT_SRCDIR/bindings/node"
@@ -25,9 +23,18 @@ need_node_addon() {
 		local rt
 		rt=$(clang -print-file-name=libclang_rt.asan-x86_64.so 2>/dev/null) || true
 		[ -e "$rt" ] || fail "sanitizer run: no libclang_rt.asan-x86_64.so to preload into node"
-		# node's own allocations are not ours to check for leaks.
-		export LD_PRELOAD="$rt" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0"
+		NODE_ENV=(LD_PRELOAD="$rt" ASAN_OPTIONS="${ASAN_OPTIONS:-}:detect_leaks=0")
 	fi
+}
+
+# node, in the sanitizer run with ASan's runtime preloaded (the addon's
+# libusdtkit-runtime is instrumented, node is not) and without leak checks
+# (node's own leaks are not ours); only node: not the build tools that
+# node-gyp runs (call those through `command node`). In the background,
+# write `env "${NODE_ENV[@]}" node ... &`: $! is then node's pid.
+NODE_ENV=()
+node() {
+	env "${NODE_ENV[@]}" node "$@"
 }
 
 NODE_PID=""
@@ -35,7 +42,7 @@ node_start() { # [NODE-OPTION...]
 	local line
 	rm -f "$T/node.in" "$T/node.out"
 	mkfifo "$T/node.in" "$T/node.out"
-	node "$@" "$NODE_DRIVER" <"$T/node.in" >"$T/node.out" 2>"$T/node.err" &
+	env "${NODE_ENV[@]}" node "$@" "$NODE_DRIVER" <"$T/node.in" >"$T/node.out" 2>"$T/node.err" &
 	NODE_PID=$!
 	at_exit 'stop_bg "$NODE_PID" TERM 5'
 	# (FD_*: daemon.sh's close_prog_fds keeps them from a daemon)
@@ -86,11 +93,18 @@ bt_start_pid() { # OUTFILE PID SCRIPT
 	fail "bpftrace did not attach"
 }
 
-# Runs CODE, a fire that answers "ok true" once it fired, until it fires:
-# the semaphore can reach 1 a moment after bpftrace says it is ready. It
-# fires once (a fire that does not fire has no effect).
-js_until_fired() { # CODE
-	_JS_CODE=$1
-	wait_until 10 "a tracer to enable: $1" _js_fired
+# bpftrace 0.17 prints its BEGIN line a moment before a probe is all set
+# (its semaphore and its breakpoint do not come at once): runs CODE, firings
+# of warm-up values, every 0.1 s until bpftrace's output (bt_start's
+# BT_OUT) has COUNT distinct lines matching PATTERN. The test then leaves
+# those lines out.
+bt_warm() { # CODE PATTERN COUNT
+	local i
+	for ((i = 0; i < 100; i++)); do
+		js "$1" >/dev/null
+		[ "$(grep -E -- "$2" "$BT_OUT" | sort -u | wc -l)" -ge "$3" ] && return 0
+		sleep 0.1
+	done
+	cat "$BT_OUT" >&2
+	fail "bpftrace did not trace the warm-up firings ($1) in 10 s"
 }
-_js_fired() { [ "$(js "$_JS_CODE")" = "ok true" ]; }

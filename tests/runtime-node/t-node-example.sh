@@ -9,7 +9,7 @@ need_bpftrace
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
 EX="$USDTKIT_SRCDIR/examples/runtime-node"
 
-node "$EX/server.js" 60 >"$T/server.out" 2>"$T/server.err" &
+env "${NODE_ENV[@]}" node "$EX/server.js" 60 >"$T/server.out" 2>"$T/server.err" &
 SPID=$!
 at_exit 'stop_bg "$SPID" TERM 5'
 wait_until 10 "server.js to start" grep -qs "^pid $SPID: 60 requests" "$T/server.out"

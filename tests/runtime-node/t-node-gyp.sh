@@ -17,7 +17,7 @@ command -v pkg-config >/dev/null || fail "pkg-config is not installed"
 # else Debian's libnode-dev tree.
 GYP=$(dirname "$(readlink -f "$(command -v npm)")")/../node_modules/node-gyp/bin/node-gyp.js
 if [ -e "$GYP" ]; then
-	GYP=(node "$GYP")
+	GYP=(command node "$GYP")
 elif command -v node-gyp >/dev/null; then
 	GYP=(node-gyp)
 else
