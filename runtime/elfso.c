@@ -384,6 +384,9 @@ int usdt_rt_image_build(enum usdt_arch arch, const char *soname, const struct us
 	ph[4].p_flags = PF_R | PF_W;
 	ph[4].p_align = 16;
 	memcpy(b + sizeof(Elf64_Ehdr), ph, sizeof(ph));
+	img->text_end = ph[0].p_filesz;
+	img->rw_start = rw;
+	img->rw_end = rw + ph[1].p_filesz;
 
 	/* The ELF header. */
 	memset(&eh, 0, sizeof(eh));

@@ -28,6 +28,8 @@ struct usdt_rt_image {
 	uint64_t *stub; /* per site: its `nop; ret` stub */
 	uint64_t *sema; /* per site: its unsigned short semaphore */
 	uint64_t meta;	/* the `.note.usdtkit` note */
+	/* The two PT_LOAD segments: [0, text_end) and [rw_start, rw_end). */
+	uint64_t text_end, rw_start, rw_end;
 };
 
 /*

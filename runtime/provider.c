@@ -15,8 +15,15 @@
  * (ESRCH) instead of calling a stub that is not there. Objects are unmapped
  * only by usdtkit_provider_destroy(): a thread that read a probe's pointers
  * just before an unload still calls into mapped memory, and a binding's
- * view of a semaphore stays readable. A load with no probe added since the
- * last one maps no new object; it registers the same one again.
+ * view of a semaphore stays readable. An unload *detaches* the object
+ * instead: each of its mappings is replaced, in one mremap(2) each, by a
+ * private anonymous copy at the same address (the stubs as the file has
+ * them, without a tracer's breakpoint; the semaphores at 0). The process
+ * then maps the memfd no more, exactly as after a dlclose, which is what
+ * the helper checks before it removes events that a consumer held at the
+ * unload (EBUSY). Each load therefore maps a new object; the detached ones,
+ * and their descriptors (which keep the loader from mistaking a new object
+ * for an old one of the same /proc/PID/fd/N name), are returned at destroy.
  */
 #include "usdtkit/runtime.h"
 
@@ -60,6 +67,7 @@ struct rt_object {
 	int fd;
 	size_t nprobes; /* the provider's first nprobes probes are in it */
 	uintptr_t base;
+	int detached;		  /* the mappings are anonymous copies (unload) */
 	struct usdt_rt_image img; /* bytes freed after the load; offsets kept */
 };
 
@@ -242,7 +250,7 @@ usdtkit_probe *usdtkit_probe_addv(usdtkit_provider *p, const char *name, int nar
 			set_error(p, EEXIST, "probe '%s' is already declared%s%s%s", name,
 				  strcmp(p->probes[i]->name, name) ? " (as '" : "",
 				  strcmp(p->probes[i]->name, name) ? p->probes[i]->name : "",
-				  strcmp(p->probes[i]->name, name) ? "': '-' is '__'" : "");
+				  strcmp(p->probes[i]->name, name) ? "': '-' is '__')" : "");
 			free(nn);
 			return NULL;
 		}
@@ -531,14 +539,11 @@ int usdtkit_provider_load(usdtkit_provider *p)
 		set_error(p, ENOENT, "has no probes to load: add one first");
 		return -1;
 	}
-	o = p->objects;
-	if (!o || o->nprobes != p->nprobes) {
-		o = map_object(p);
-		if (!o)
-			return -1;
-		o->next = p->objects;
-		p->objects = o;
-	}
+	o = map_object(p);
+	if (!o)
+		return -1;
+	o->next = p->objects;
+	p->objects = o;
 	/* The stub before the semaphore: a fire that sees the new semaphore calls a live stub. */
 	for (i = 0; i < p->nprobes; i++) {
 		usdtkit_probe *q = p->probes[i];
@@ -551,6 +556,58 @@ int usdtkit_provider_load(usdtkit_provider *p)
 	p->loaded = 1;
 	p->registered = usdt_rt_register((const void *)(o->base + o->img.meta));
 	return 0;
+}
+
+/* Puts `len` bytes at `addr`, protection `prot`, in place of what is mapped there, in one step. */
+static int replace_range(uintptr_t addr, size_t len, int prot, const void *bytes)
+{
+	void *tmp = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (tmp == MAP_FAILED)
+		return -1;
+	memcpy(tmp, bytes, len);
+	if (mprotect(tmp, len, prot) != 0 ||
+	    mremap(tmp, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, (void *)addr) == MAP_FAILED) {
+		munmap(tmp, len);
+		return -1;
+	}
+	return 0;
+}
+
+/* Detaches o (see the top of this file): afterwards nothing of the memfd is mapped. */
+static int detach(usdtkit_provider *p, struct rt_object *o)
+{
+	uintptr_t pg = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t text = o->base, text_end = (o->base + o->img.text_end + pg - 1) & ~(pg - 1);
+	uintptr_t rw = o->base + o->img.rw_start;
+	uintptr_t rw_end = (o->base + o->img.rw_end + pg - 1) & ~(pg - 1);
+	size_t i, len = text_end - text > rw_end - rw ? text_end - text : rw_end - rw;
+	unsigned char *copy = calloc(1, len);
+	int r = -1;
+
+	if (!copy)
+		goto out;
+	/* The stubs from the file: the mapped page may hold a tracer's breakpoint. */
+	if (pread(o->fd, copy, o->img.text_end, 0) != (ssize_t)o->img.text_end ||
+	    replace_range(text, text_end - text, PROT_READ | PROT_EXEC, copy) != 0)
+		goto out;
+	/* A gap between the segments (pages larger than this one's) is the file's too. */
+	if (text_end < rw && mmap((void *)text_end, rw - text_end, PROT_NONE,
+				  MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0) == MAP_FAILED)
+		goto out;
+	memset(copy, 0, len);
+	memcpy(copy, (const void *)rw, o->img.rw_end - o->img.rw_start);
+	for (i = 0; i < o->nprobes; i++)
+		memset(copy + (o->img.sema[i] - o->img.rw_start), 0, 2);
+	if (replace_range(rw, rw_end - rw, PROT_READ | PROT_WRITE, copy) != 0)
+		goto out;
+	o->detached = 1;
+	r = 0;
+out:
+	if (r)
+		set_error(p, errno, "cannot detach the object: %s", strerror(errno));
+	free(copy);
+	return r;
 }
 
 int usdtkit_provider_unload(usdtkit_provider *p)
@@ -569,9 +626,12 @@ int usdtkit_provider_unload(usdtkit_provider *p)
 	for (i = 0; i < p->nprobes; i++)
 		__atomic_store_n(&p->probes[i]->sema, &inert, __ATOMIC_RELEASE);
 	p->loaded = 0;
+	/* As drti's at dlclose: the helper finds the object by its address, so before the detach.
+	 */
 	if (p->registered)
 		usdt_rt_unregister((const void *)(p->objects->base + p->objects->img.meta));
 	p->registered = 0;
+	(void)detach(p, p->objects);
 	return 0;
 }
 
@@ -624,7 +684,18 @@ static int fire_slow(const usdtkit_probe *q, const volatile unsigned short *s, c
 	return 0;
 }
 
+/*
+ * usdtkit_probe_fire() itself is a few instructions of assembly where there
+ * is a fire-<arch>.S (meson defines USDT_RT_FIRE_ASM): it tests the
+ * semaphore and jumps here, its arguments untouched, only when it is not 0.
+ * Elsewhere this is usdtkit_probe_fire().
+ */
+#ifdef USDT_RT_FIRE_ASM
+int usdt_rt_fire_slow(const usdtkit_probe *q, ...) __attribute__((visibility("hidden")));
+int usdt_rt_fire_slow(const usdtkit_probe *q, ...)
+#else
 int usdtkit_probe_fire(const usdtkit_probe *q, ...)
+#endif
 {
 	const volatile unsigned short *s = __atomic_load_n(&q->sema, __ATOMIC_ACQUIRE);
 	uint64_t argv[USDTKIT_MAX_ARGS];

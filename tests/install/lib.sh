@@ -43,14 +43,15 @@ compiler_shims() { # gcc|clang
 # (its BEGIN probe runs after every other probe is attached). bt_stop then
 # waits until its output has COUNT lines matching PATTERN (what the traced
 # program fired: bpftrace prints it a little later), stops it and leaves its
-# output in the file given.
+# output in the file given. BT_ARGS: bpftrace's options (-p PID).
 BT_PID=""
 at_exit 'stop_bg "$BT_PID" TERM 5'
 BT_OUT=""
 bt_start() { # OUTFILE SCRIPT
 	local i
 	BT_OUT=$1
-	bpftrace -e "BEGIN { printf(\"bt-ready\\n\"); } $2" >"$1" 2>&1 &
+	# shellcheck disable=SC2086
+	bpftrace ${BT_ARGS:-} -e "BEGIN { printf(\"bt-ready\\n\"); } $2" >"$1" 2>&1 &
 	BT_PID=$!
 	for i in $(seq 1500); do
 		grep -q '^bt-ready' "$1" && return 0
