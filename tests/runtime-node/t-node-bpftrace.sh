@@ -3,8 +3,8 @@
 # "char *" and "json" arguments, with dtrace-provider's defaults for the
 # missing ones (0, "undefined") and extra ones ignored; the callback is
 # called only while bpftrace is attached (the semaphore read in JS flips);
-# ten enable/disable cycles under one bpftrace fire ten times
-# (dtrace-provider's enabled-disabled); a probe added after enable fires
+# enable/disable cycles fire only while enabled (dtrace-provider's
+# enabled-disabled); a probe added after enable fires
 # after disable+enable (add-probes); ten providers of one name with
 # different modules are ten (disambiguation); the fallback where external
 # ArrayBuffers are refused behaves the same.
@@ -50,7 +50,8 @@ js_expect 'D.p.fire("client-error", function (a, b) { return [a, b + (this === D
 	'ok true'
 js_expect 'D.e.fire(function (a, b, c) { return [a + b + c, String(this === D.e)]; }, 1, 2, 3)' \
 	'ok true'
-bt_stop '^args ' 6 '^typed ' 1 '^error ' 2
+# (the patterns leave the warm-up's -99 out)
+bt_stop '^args (-?[0-8]|-9[0-8])' 6 '^typed [0-9]' 1 '^error -?[0-8]' 2
 grep -E '^(args|typed|error) ' "$T/bt" | grep -v '^[a-z]* -99|warm' >"$T/got" || true
 cat >"$T/want" <<'OUT'
 args 42|forty-two|{"a":[1,"x"],"b":null}|0|undefined|undefined
@@ -70,25 +71,23 @@ wait_until 10 "probe.fire to stop calling its callback" \
 	eval '[ "$(js "D.a.fire(counted(\"post\", [1]))")" = "ok undefined" ]'
 js_expect 'D.a.fire(counted("post", [1])); calls.post' 'ok 0'
 
-# enable/disable cycles under one bpftrace: the object stays (no probe was
-# added), bpftrace stays attached, and only the enabled firings reach it.
-bt_start_pid "$T/bt" "$NODE_PID" 'usdt:*:nodeapp:cyc { printf("cyc %ld\n", arg0); }'
-bt_warm 'D.c.fire(() => [-1])' '^cyc -1$' 1
-js_expect 'D.p.enable(); let fired = 0;
-	for (let i = 1; i <= 10; i++) {
-		D.p.enable(); D.p.enable();
-		if (D.c.fire(() => [i]) === true) fired++;
-		D.p.disable();
-		if (D.c.fire(() => [100 + i]) !== undefined) fired += 1000;
-		if (D.p.fire("cyc", () => [200 + i]) !== true) fired += 1000;
-	}
-	fired' 'ok 10'
-bt_stop '^cyc [0-9]' 10
-grep '^cyc [0-9]' "$T/bt" >"$T/got"
-seq 1 10 | sed 's/^/cyc /' | diff -u - "$T/got" >&2 || fail "enable/disable cycles: other firings"
+# enable/disable cycles (dtrace-provider's enabled-disabled): each load
+# maps a new object, so each is traced by a new bpftrace; a disabled
+# provider's probe neither calls nor fires, its provider.fire says true.
+for i in 1 2 3; do
+	bt_start_pid "$T/bt" "$NODE_PID" 'usdt:*:nodeapp:cyc { printf("cyc %ld\n", arg0); }'
+	bt_warm 'D.c.fire(() => [-1])' '^cyc -1$' 1
+	js_expect "D.p.enable(); D.c.fire(() => [$i]); D.p.disable();
+		[D.c.fire(counted('off', [100 + $i])), D.p.fire('cyc', counted('off2', [200])),
+			calls.off + calls.off2]" 'ok [null,true,0]'
+	bt_stop '^cyc [0-9]' 1
+	grep '^cyc [0-9]' "$T/bt" >"$T/got"
+	echo "cyc $i" | diff -u - "$T/got" >&2 || fail "enable/disable cycle $i: other firings"
+	js_expect 'D.p.enable(); D.p.enable(); 1' 'ok 1'
+done
 
 # A probe added while enabled is not there until disable and enable.
-js_expect 'D.p.enable(); D.late = D.p.addProbe("late", "int", "char *"); D.late.fire(counted("late", [1, "a"]))' \
+js_expect 'D.late = D.p.addProbe("late", "int", "char *"); D.late.fire(counted("late", [1, "a"]))' \
 	'ok undefined'
 js_expect 'D.p.disable(); D.p.enable(); calls.late' 'ok 0'
 bt_start_pid "$T/bt" "$NODE_PID" '
@@ -96,7 +95,7 @@ usdt:*:nodeapp:late { printf("late %ld|%s\n", arg0, str(arg1)); }
 usdt:*:nodeapp:cyc { printf("cyc %ld\n", arg0); }'
 bt_warm 'D.late.fire(() => [-1, "warm"]); D.c.fire(() => [-1])' '^(late -1\|warm|cyc -1)$' 2
 js_expect 'D.late.fire(() => [2, "b"]) && D.c.fire(() => [11])' 'ok true'
-bt_stop '^late ' 1 '^cyc ' 1
+bt_stop '^late 2' 1 '^cyc 11' 1
 expect_grep '^late 2\|b$' "$T/bt" "the probe added after enable"
 expect_grep '^cyc 11$' "$T/bt" "a probe of the first load, after the reload"
 
