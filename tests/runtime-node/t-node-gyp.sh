@@ -45,7 +45,9 @@ mkdir "$T/app"
 cat >"$T/app/package.json" <<'EOF2'
 { "name": "scratch-app", "version": "1.0.0", "private": true }
 EOF2
-(cd "$T/app" && npm install --offline --no-audit --no-fund "$T/pkg") >"$T/npm.log" 2>&1 ||
+# --install-links=false: a link to the directory, as npm 10 and later do by default (npm 9,
+# Debian 12's, would pack a copy)
+(cd "$T/app" && npm install --offline --no-audit --no-fund --install-links=false "$T/pkg") >"$T/npm.log" 2>&1 ||
 	{ cat "$T/npm.log" >&2; fail "npm install of the package directory failed"; }
 grep -qE '"dtrace-provider": ?"file:' "$T/app/package.json" ||
 	{ cat "$T/app/package.json" >&2; fail "the app does not depend on dtrace-provider"; }
