@@ -11,9 +11,20 @@ export USDTKIT="$USDTKIT_SRCDIR" USDTKIT_BUILD="$USDTKIT_BUILDDIR"
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
 prov="rtjobs$$"
 
-for cc in gcc clang; do
+# The sanitizer build's library needs the sanitizer runtimes in the program: clang's cc,
+# with them.
+compilers="gcc clang"
+if [ -n "${USDTKIT_SANITIZE:-}" ]; then
+	compilers=clang-san
+	mkdir -p "$T/shims-clang-san"
+	printf '#!/bin/sh\nexec clang -fsanitize=%s "$@"\n' "$USDTKIT_SANITIZE" >"$T/shims-clang-san/cc"
+	chmod +x "$T/shims-clang-san/cc"
+fi
+for cc in $compilers; do
 	mkdir -p "$T/$cc" && cd "$T/$cc"
-	PATH="$(compiler_shims "$cc"):$PATH" run_readme_block "$EXAMPLES/runtime-c/README.md" "build runtime-c"
+	shims=$T/shims-clang-san
+	[ "$cc" = clang-san ] || shims=$(compiler_shims "$cc")
+	PATH="$shims:$PATH" run_readme_block "$EXAMPLES/runtime-c/README.md" "build runtime-c"
 	./jobs "$prov" 1000 20 >"$T/jobs.out" 2>&1 &
 	pid=$!
 	at_exit "kill $pid 2>/dev/null"
