@@ -26,6 +26,15 @@ gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
 man-db groff-base mandoc systemd procps file strace debootstrap
 dpkg-dev debhelper lintian rpm rpmlint cpio clang-format"
 
+# Node.js for bindings/node: Node's headers (node_api.h) for the addon, npm
+# and node-gyp for the package's own build (tests/runtime-node). A nodejs
+# that is not Debian's is used as it is: NodeSource's package ships the
+# headers, npm and npm's node-gyp itself, and conflicts with Debian's
+# libnode-dev.
+if ! dpkg-query -W -f='${Version}' nodejs 2>/dev/null | grep -q nodesource; then
+	PKGS="$PKGS nodejs libnode-dev npm node-gyp"
+fi
+
 missing=""
 for p in $PKGS; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' ||

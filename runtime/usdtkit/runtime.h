@@ -74,10 +74,12 @@ typedef enum usdtkit_type {
  * A new, empty provider. `name` and probe names are what DTrace users
  * write ("electric-moray", "client-error"): letters, digits, '_' and '-',
  * not starting with a digit; each '-' appears as "__" in the notes (the
- * DTrace convention, so `dtrace -l` shows it back as '-'). `module` (may
- * be NULL) names the in-memory object: the module column of `dtrace -l`,
- * "usdtkit:<provider>" by default. NULL with errno EINVAL (bad name) or
- * ENOMEM; no message is kept (there is no provider to keep it).
+ * DTrace convention, so `dtrace -l` shows a probe's '-' again). `module`
+ * (may be NULL) names the in-memory object: the memfd is
+ * "usdtkit:<module>", "usdtkit:<provider>" without one, which maps and
+ * `dtrace -l`'s module column show as "memfd:usdtkit:<...>". NULL with
+ * errno EINVAL (bad name) or ENOMEM; no message is kept (there is no
+ * provider to keep it).
  */
 usdtkit_provider *usdtkit_provider_create(const char *name, const char *module);
 

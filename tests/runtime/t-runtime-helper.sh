@@ -69,13 +69,22 @@ for i in $(seq 150); do [ "$(our_events | wc -l)" -eq 0 ] && break; sleep 0.1; d
 expect_eq "$(our_events | wc -l)" 0 "events after the consumer let go"
 prog_stop rt
 
-# Events go at exit too (the daemon sees the process end).
+# An unload with no consumer: the events go at once (the UNREGISTER's answer
+# comes after their removal), and the process lives on.
 prog_start rt2 "$RTPROG" fire 120
 wait_events 2 "registered again"
+prog_cmd rt2 unload
+prog_wait rt2 '^unloaded$'
+expect_eq "$(our_events | wc -l)" 0 "events right after an unload"
 prog_stop rt2
+
+# Events go at exit too (the daemon sees the process end).
+prog_start rt3 "$RTPROG" fire 120
+wait_events 2 "registered a third time"
+prog_stop rt3
 for i in $(seq 150); do [ "$(our_events | wc -l)" -eq 0 ] && break; sleep 0.1; done
 expect_eq "$(our_events | wc -l)" 0 "events after the process exited"
-grep -h 'FAIL' "$T/rt.err" "$T/rt2.err" && fail "rtprog's own checks failed"
+grep -h 'FAIL' "$T/rt.err" "$T/rt2.err" "$T/rt3.err" && fail "rtprog's own checks failed"
 daemon_healthy
 HD_OK=1
 exit 0
