@@ -245,7 +245,9 @@ for rt in c st py; do
 	for _ in $(seq 100); do [ "$(rt_event $rt)" -eq 1 ] && break; sleep 0.05; done
 	[ "$(rt_event $rt)" -eq 1 ] || fail "no event sdt_usdtkitpkg$rt/hit after rt$rt loaded its provider"
 	pid=$(in_sys "pgrep -f '^$cmd\$'")
-	listed=$(in_sys "dtrace -l -p $pid" | grep "usdtkitpkg$rt .*hit") || fail "dtrace -l -p does not list rt$rt's probe"
+	# ID, provider and PID, module (the memfd's name), function, name
+	listed=$(in_sys "dtrace -l -p $pid" | grep -E "^ *[0-9]+ +usdtkitpkg$rt$pid +memfd:usdtkit:usdtkitpkg$rt +hit +hit *\$") ||
+		{ in_sys "dtrace -l -p $pid" >&2; fail "dtrace -l -p does not list rt$rt's probe"; }
 	echo "test-lifecycle:   rt$rt: event sdt_usdtkitpkg$rt/hit; dtrace -l -p $pid: $listed" | tr -s ' \t' ' '
 	in_sys "touch /tmp/rt$rt.stop"
 	for _ in $(seq 100); do [ "$(rt_event $rt)" -eq 0 ] && break; sleep 0.05; done
