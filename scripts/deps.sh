@@ -16,15 +16,15 @@ set -eu
 # there, and with a weaker fallback, which drops probes, when it is not; the
 # tests compare against the former. systemd: systemd-socket-activate;
 # procps: ps; file, strace: used by the tests. debootstrap: the fresh check
-# and the packaging tests' chroots. dpkg-dev, debhelper, lintian, rpm,
-# rpmlint, cpio: the packaging suite (packaging/README.md). clang-format: the
+# and the packaging tests' chroots. dpkg-dev, debhelper, dh-python, lintian,
+# rpm, rpmlint, cpio: the packaging suite (packaging/README.md). clang-format: the
 # style check (tests/style).
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
 libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
 man-db groff-base mandoc systemd procps file strace debootstrap
-dpkg-dev debhelper lintian rpm rpmlint cpio clang-format"
+dpkg-dev debhelper dh-python lintian rpm rpmlint cpio clang-format"
 
 # Node.js for bindings/node: Node's headers (node_api.h) for the addon, npm
 # and node-gyp for the package's own build (tests/runtime-node). A nodejs
