@@ -61,7 +61,8 @@ bt_start() { # OUTFILE SCRIPT
 	cat "$1" >&2
 	fail "bpftrace did not attach"
 }
-_bt_has() { [ "$(grep -cE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
+# (-a: a string a test fired may hold bytes that are not text)
+_bt_has() { [ "$(grep -acE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
 # Stops bpftrace once its output has what the caller expects: for each
 # PATTERN COUNT, at least COUNT lines matching PATTERN (the events of a
 # program that has exited are still on their way through bpftrace's

@@ -77,22 +77,6 @@ node_unique() { # PREFIX
 	printf '%s%s' "$1" "$(printf '%s' "$$" | tr 0-9 a-j)"
 }
 
-# bpftrace on one process (-p PID), started as tests/install/lib.sh's
-# bt_start starts it (source that first), so that its bt_stop stops it.
-bt_start_pid() { # OUTFILE PID SCRIPT
-	local i
-	BT_OUT=$1
-	bpftrace -p "$2" -e "BEGIN { printf(\"bt-ready\\n\"); } $3" >"$1" 2>&1 &
-	BT_PID=$!
-	for i in $(seq 1500); do
-		grep -q '^bt-ready' "$1" && return 0
-		kill -0 "$BT_PID" 2>/dev/null || { cat "$1" >&2; fail "bpftrace exited at start"; }
-		sleep 0.02
-	done
-	cat "$1" >&2
-	fail "bpftrace did not attach"
-}
-
 # bpftrace 0.17 prints its BEGIN line a moment before a probe is all set
 # (its semaphore and its breakpoint do not come at once): runs CODE, firings
 # of warm-up values, every 0.1 s until bpftrace's output (bt_start's

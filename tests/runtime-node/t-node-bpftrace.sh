@@ -27,7 +27,7 @@ js_expect 'D.p = d.createDTraceProvider("nodeapp");
 js_expect 'D.a.fire(counted("pre", [1, "x", 2]))' 'ok undefined'
 js_expect 'calls.pre' 'ok 0'
 
-bt_start_pid "$T/bt" "$NODE_PID" '
+BT_ARGS="-p $NODE_PID" bt_start "$T/bt" '
 usdt:*:nodeapp:args { printf("args %ld|%s|%s|%ld|%s|%s\n", arg0, str(arg1), str(arg2), arg3, str(arg4), str(arg5)); }
 usdt:*:nodeapp:typed { printf("typed %ld|%s|%s|%s\n", arg0, str(arg1), str(arg2), str(arg3)); }
 usdt:*:nodeapp:client__error { printf("error %ld|%s\n", arg0, str(arg1)); }'
@@ -75,7 +75,7 @@ js_expect 'D.a.fire(counted("post", [1])); calls.post' 'ok 0'
 # maps a new object, so each is traced by a new bpftrace; a disabled
 # provider's probe neither calls nor fires, its provider.fire says true.
 for i in 1 2 3; do
-	bt_start_pid "$T/bt" "$NODE_PID" 'usdt:*:nodeapp:cyc { printf("cyc %ld\n", arg0); }'
+	BT_ARGS="-p $NODE_PID" bt_start "$T/bt" 'usdt:*:nodeapp:cyc { printf("cyc %ld\n", arg0); }'
 	bt_warm 'D.c.fire(() => [-1])' '^cyc -1$' 1
 	js_expect "D.p.enable(); D.c.fire(() => [$i]); D.p.disable();
 		[D.c.fire(counted('off', [100 + $i])), D.p.fire('cyc', counted('off2', [200])),
@@ -90,7 +90,7 @@ done
 js_expect 'D.late = D.p.addProbe("late", "int", "char *"); D.late.fire(counted("late", [1, "a"]))' \
 	'ok undefined'
 js_expect 'D.p.disable(); D.p.enable(); calls.late' 'ok 0'
-bt_start_pid "$T/bt" "$NODE_PID" '
+BT_ARGS="-p $NODE_PID" bt_start "$T/bt" '
 usdt:*:nodeapp:late { printf("late %ld|%s\n", arg0, str(arg1)); }
 usdt:*:nodeapp:cyc { printf("cyc %ld\n", arg0); }'
 bt_warm 'D.late.fire(() => [-1, "warm"]); D.c.fire(() => [-1])' '^(late -1\|warm|cyc -1)$' 2
@@ -130,7 +130,7 @@ node_stop
 USDTKIT_NODE_SEMAPHORE_BY_CALL=1 node_start
 js_expect 'D.p = d.createDTraceProvider("bycall"); D.b = D.p.addProbe("b", "int"); D.p.enable();
 	D.b.fire(counted("b", [1]))' 'ok undefined'
-bt_start_pid "$T/bt" "$NODE_PID" 'usdt:*:bycall:b { printf("b %ld\n", arg0); }'
+BT_ARGS="-p $NODE_PID" bt_start "$T/bt" 'usdt:*:bycall:b { printf("b %ld\n", arg0); }'
 bt_warm 'D.b.fire(() => [-1])' '^b -1$' 1
 js_expect 'D.b.fire(counted("b", [5]))' 'ok true'
 bt_stop '^b 5' 1

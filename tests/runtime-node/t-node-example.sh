@@ -17,7 +17,7 @@ wait_until 10 "server.js to enable its provider" grep -q 'memfd:usdtkit:nodeapp'
 # The README's bpftrace program: its block's -e '...'.
 script=$(readme_block "$EX/README.md" trace | sed -n "/-e '/,/'\$/p" | sed "1s/.*-e '//; \$s/'\$//")
 [ -n "$script" ] || fail "no bpftrace program in the README's 'trace' block"
-bt_start_pid "$T/bt" "$SPID" "$script"
+BT_ARGS="-p $SPID" bt_start "$T/bt" "$script"
 bt_stop '^done ' 3
 grep -E '^(start|done) ' "$T/bt" | head -6 >"$T/got"
 # The values follow from the request id (server.js).

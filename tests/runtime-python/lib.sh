@@ -63,26 +63,6 @@ py_reap() { # OUTFILE
 	[ "$rc" -eq 0 ] || { cat "$1" "$1.err" >&2; fail "the Python program exited $rc"; }
 }
 
-# bpftrace on one process, in the background, until it has attached (its
-# BEGIN runs after every probe is attached); bt_stop waits until the output
-# has COUNT lines matching PATTERN and stops it.
-BT_PID=""
-at_exit 'stop_bg "$BT_PID" TERM 5'
-BT_OUT=""
-bt_start() { # OUTFILE PID SCRIPT
-	BT_OUT=$1
-	bpftrace -p "$2" -e "BEGIN { printf(\"bt-ready\\n\"); } $3" >"$1" 2>&1 &
-	BT_PID=$!
-	wait_until 30 "bpftrace to attach" _bt_ready
-}
-_bt_ready() {
-	grep -q '^bt-ready' "$BT_OUT" && return 0
-	running "$BT_PID" || { cat "$BT_OUT" >&2; fail "bpftrace exited at start"; }
-	return 1
-}
-_bt_has() { [ "$(grep -acE -- "$1" "$BT_OUT" || true)" -ge "$2" ]; }
-bt_stop() { # PATTERN COUNT
-	wait_until 10 "$2 bpftrace output lines matching '$1'" _bt_has "$1" "$2"
-	stop_bg "$BT_PID" INT
-	BT_PID=""
-}
+# bpftrace: tests/install/lib.sh's bt_start (BT_ARGS="-p PID" for one
+# process) and bt_stop.
+. "$USDTKIT_SRCDIR/tests/install/lib.sh"

@@ -17,7 +17,7 @@ F='False False False False False False False False'
 expect_grep "^enabled-before $F\$" "$T/py" "enabled before bpftrace"
 
 u="usdt:*:$PROV"
-bt_start "$T/bt" "$PYPID" "
+BT_ARGS="-p $PYPID" bt_start "$T/bt" "
 $u:ints8 { printf(\"ints8 %d %d %d %u %u\\n\", arg0, arg1, arg2, arg3, arg4); }
 $u:ints16 { printf(\"ints16 %d %d %u %u\\n\", arg0, arg1, arg2, arg3); }
 $u:ints32 { printf(\"ints32 %d %d %u %d\\n\", arg0, arg1, arg2, arg3); }
