@@ -9,9 +9,9 @@
  *
  * MODE: none (the loop alone), compiled (`if (ENABLED()) STAP_PROBE2`),
  * rt (usdtkit_probe_fire with two arguments), rt-enabled (usdtkit_probe_enabled).
- * With BENCH_WAIT set, the program prints "ready PID" and waits for a line
- * on stdin before each mode's loops, so that run.sh can attach a tracer
- * (the enabled costs).
+ * With BENCH_WAIT set, the program prints "ready PID" and waits (at most
+ * 20 s) until a tracer is attached to the mode's probe, its semaphore
+ * raised, before the loops: the enabled costs (run.sh, node/run.sh).
  */
 #define _SDT_HAS_SEMAPHORES 1
 #include <stdio.h>
@@ -121,12 +121,19 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (getenv("BENCH_WAIT")) {
-		char line[16];
+		int compiled = strcmp(argv[1], "compiled") == 0, i;
 
 		printf("ready %d\n", (int)getpid());
 		fflush(stdout);
-		if (!fgets(line, sizeof(line), stdin))
+		for (i = 0; i < 2000; i++) {
+			if (compiled ? BENCHC_HIT_ENABLED() : usdtkit_probe_enabled(rt_hit))
+				break;
+			usleep(10000);
+		}
+		if (i == 2000) {
+			fprintf(stderr, "fire: no tracer attached in 20 s\n");
 			return 1;
+		}
 	}
 	for (r = 0; r < repeat; r++) {
 		double t0 = now_ns(), dt;

@@ -77,25 +77,18 @@ done
 
 # 2. Enabled: bpftrace on both probes, an empty action.
 if command -v bpftrace >/dev/null && [ "$(id -u)" -eq 0 ]; then
-	en() { # MODE
-		local out="$tmp/en.$1" res
-		mkfifo "$tmp/go.$1"
-		BENCH_WAIT=1 "$tmp/fire" "$1" 200000 3 <"$tmp/go.$1" >"$out" &
+	en() { # MODE: the program waits until bpftrace has raised the probe's semaphore
+		local out="$tmp/en.$1"
+		BENCH_WAIT=1 "$tmp/fire" "$1" 200000 3 >"$out" &
 		local fp=$!
-		exec 7>"$tmp/go.$1"
 		while ! grep -qs '^ready' "$out"; do sleep 0.05; done
-		bpftrace -p "$fp" -e "usdt:*:benchc:hit {} usdt:*:benchrt:hit {} BEGIN { printf(\"go\\n\"); }" \
-			>"$tmp/bt.$1" 2>&1 &
+		bpftrace -p "$fp" -e "usdt:*:benchc:hit {} usdt:*:benchrt:hit {}" >"$tmp/bt.$1" 2>&1 &
 		bt_pid=$!
-		while ! grep -qs '^go' "$tmp/bt.$1"; do sleep 0.05; done
-		echo go >&7
-		exec 7>&-
 		wait "$fp"
 		kill "$bt_pid"
 		wait "$bt_pid" 2>/dev/null || true
 		bt_pid=""
-		res=$(sed -n '2p' "$out" | cut -d' ' -f1)
-		echo "$res"
+		sed -n '2p' "$out" | cut -d' ' -f1
 	}
 	c=$(en compiled)
 	r=$(en rt)

@@ -1,8 +1,9 @@
 #!/bin/bash
 # The Node binding's probe.fire(cb) in ns: disabled (no tracer: one
 # typed-array read in JS) and enabled (bpftrace attached, counting), set
-# against a compiled <sys/sdt.h> probe with a semaphore guard measured in
-# the same run (sdtloop.c), and, disabled, against dtrace-provider 0.8.8's
+# against a compiled probe built with SystemTap's <sys/sdt.h> (the reference,
+# systemtap-sdt-dev), behind its semaphore guard, measured in the same run
+# (../fire.c, mode compiled), and, disabled, against dtrace-provider 0.8.8's
 # Linux stub (its fire does nothing at all; fetched with `npm pack` when
 # the registry answers). One table with ratios. README.md has the numbers.
 #   bench/runtime/node/run.sh [BUILDDIR]   N=50000000 NE=200000 may be set
@@ -31,7 +32,11 @@ ninja -C "$build" bindings/node/usdtkit_dtrace_provider.node >"$tmp/ninja.log" 2
 export USDTKIT_NODE_ADDON="$build/bindings/node/usdtkit_dtrace_provider.node"
 export NODE_DTRACE_PROVIDER_REQUIRE=hard USDTKIT_HELPER_SOCKET="$tmp/no-daemon.sock"
 
-cc -O2 -I"$top/include" "$here/sdtloop.c" -o "$tmp/sdtloop"
+grep -qs 'Systemtap static probe' /usr/include/x86_64-linux-gnu/sys/sdt.h /usr/include/sys/sdt.h ||
+	{ echo "run.sh: SystemTap's sys/sdt.h (systemtap-sdt-dev) is missing" >&2; exit 1; }
+# (SystemTap's <sys/sdt.h> from the default include path; ours only for <usdtkit/runtime.h>)
+cc -O2 -I"$top/runtime" "$top/bench/runtime/fire.c" -L"$build/runtime" -lusdtkit-runtime \
+	-Wl,-rpath,"$build/runtime" -o "$tmp/fire"
 
 stub=""
 if (cd "$tmp" && timeout 60 npm pack --silent dtrace-provider@0.8.8 >/dev/null 2>&1) &&
@@ -45,7 +50,7 @@ field() { node -e 'const o = JSON.parse(process.argv[1]); console.log(o[process.
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.1f", a / b }'; }
 
 dis=$(node "$here/bench.js" disabled "$N" $stub)
-c_dis=$(for r in 1 2 3; do "$tmp/sdtloop" "$N"; done | sort -g | head -1)
+c_dis=$("$tmp/fire" compiled "$N" 5 | cut -d' ' -f1)
 rows=()
 rows+=("| disabled | probe.fire(cb) | $(field "$dis" probe) | $c_dis | $(ratio "$(field "$dis" probe)" "$c_dis") |")
 rows+=("| disabled | provider.fire(name, cb) | $(field "$dis" provider) | $c_dis | $(ratio "$(field "$dis" provider)" "$c_dis") |")
@@ -69,7 +74,8 @@ enabled() { # OUTFILE PROBE COMMAND...
 }
 if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null; then
 	en=$(enabled "$tmp/node.out" 'usdt:*:benchprov:hit' node "$here/bench.js" enabled "$NE")
-	c_en=$(enabled "$tmp/c.out" "usdt:$tmp/sdtloop:benchprov:hit" "$tmp/sdtloop" "$NE" wait)
+	c_en=$(enabled "$tmp/c.out" 'usdt:*:benchc:hit' env BENCH_WAIT=1 "$tmp/fire" compiled "$NE" 1 |
+		cut -d' ' -f1)
 	rows+=("| enabled (bpftrace) | probe.fire(cb) | $(field "$en" probe) | $c_en | $(ratio "$(field "$en" probe)" "$c_en") |")
 else
 	echo "(not root, or no bpftrace: no enabled rows)" >&2
