@@ -30,6 +30,15 @@ export PYTHONPATH="$top/bindings/python" USDTKIT_RUNTIME_LIB="$B/runtime/libusdt
 export USDTKIT_HELPER_SOCKET="$tmp/none.sock"
 export PYTHONDONTWRITEBYTECODE=1 # no __pycache__ in the source tree
 
+# The reference: a compiled probe built with SystemTap's <sys/sdt.h> (systemtap-sdt-dev),
+# behind its semaphore guard, in C (bench/runtime/fire.c, mode compiled).
+grep -qs 'Systemtap static probe' /usr/include/x86_64-linux-gnu/sys/sdt.h /usr/include/sys/sdt.h ||
+	{ echo "run.sh: SystemTap's sys/sdt.h (systemtap-sdt-dev) is missing" >&2; exit 1; }
+cc -O2 -I"$top/runtime" "$top/bench/runtime/fire.c" -L"$B/runtime" -lusdtkit-runtime \
+	-Wl,-rpath,"$B/runtime" -o "$tmp/fire"
+c_dis=$("$tmp/fire" compiled 100000000 5 | cut -d' ' -f1)
+c_en=""
+
 "$PY" "$here/bench.py" disabled >"$tmp/disabled"
 if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null; then
 	N=${N_ENABLED:-200000} "$PY" "$here/bench.py" enabled >"$tmp/enabled" &
@@ -44,6 +53,17 @@ if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null; then
 	kill -INT "$bt"
 	wait "$bt" || true
 	bt=""
+	BENCH_WAIT=1 "$tmp/fire" compiled 200000 1 >"$tmp/c_en" &
+	py=$!
+	for _ in $(seq 500); do grep -q '^ready' "$tmp/c_en" && break; sleep 0.02; done
+	bpftrace -p "$py" -e 'usdt:*:benchc:hit { @n = count(); }' >"$tmp/bt.c" 2>&1 &
+	bt=$!
+	wait "$py" || { echo "run.sh: the compiled reference failed" >&2; exit 1; }
+	py=""
+	kill -INT "$bt"
+	wait "$bt" || true
+	bt=""
+	c_en=$(sed -n '2p' "$tmp/c_en" | cut -d' ' -f1)
 fi
 
 val() { awk -v k="$2" '$1 == k { print $2 }' "$1" 2>/dev/null; }
@@ -66,6 +86,8 @@ row "ctypes call per fire (python-stapsdt's shape), no tracer" "$tmp/disabled" c
 row "usdtkit fire(), bpftrace attached" "$tmp/enabled" usdtkit
 row "usdtkit \`if p.enabled: p.fire()\`, bpftrace attached" "$tmp/enabled" guard
 row "ctypes call per fire, bpftrace attached" "$tmp/enabled" ctypes
+echo "| reference: compiled C, \`if (ENABLED()) STAP_PROBE2\` (SystemTap's sdt.h), no tracer | $c_dis | | |"
+[ -n "$c_en" ] && echo "| reference: the same, bpftrace attached | $c_en | | |"
 if [ -s "$tmp/bt" ]; then
 	echo
 	echo "bpftrace counted: $(grep -o '\[.*\]: [0-9]*' "$tmp/bt" | tr '\n' ' ')"
