@@ -41,6 +41,7 @@
 #include "elfso.h"
 #include "metadata.h"
 #include "model.h"
+#include "names.h"
 #include "register.h"
 
 #ifndef MFD_NOEXEC_SEAL
@@ -100,42 +101,23 @@ static void set_error(usdtkit_provider *p, int err, const char *fmt, ...)
 }
 
 /*
- * A DTrace-style name ("client-error") checked and spelled as the notes
- * spell it ("client__error"); NULL with *why when it is not a name.
+ * A DTrace-style name ("client-error") spelled as the notes spell it
+ * ("client__error") and checked by the rule the note reader and the daemon
+ * apply (core/names.h); NULL with *why, saying what is wrong, when it is
+ * not a name.
  */
 static char *note_name(const char *name, const char **why)
 {
-	size_t i, j, n;
-	char *s;
+	static const char allowed[] = "abcdefghijklmnopqrstuvwxyz"
+				      "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-";
+	size_t i, j, n = name ? strlen(name) : 0;
+	char *s = malloc(2 * n + 1);
 
-	if (!name || !name[0]) {
-		*why = "is empty";
-		return NULL;
-	}
-	if (name[0] >= '0' && name[0] <= '9') {
-		*why = "starts with a digit";
-		return NULL;
-	}
-	for (i = n = 0; name[i]; i++) {
-		char c = name[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_' || c == '-')) {
-			*why = "has a character other than letters, digits, '_' and '-'";
-			return NULL;
-		}
-		n += c == '-' ? 2 : 1;
-	}
-	if (n > USDTKIT_MAX_NAME) {
-		*why = "is longer than 63 characters (each '-' counts as two)";
-		return NULL;
-	}
-	s = malloc(n + 1);
 	if (!s) {
 		*why = "cannot be stored: out of memory";
 		return NULL;
 	}
-	for (i = j = 0; name[i]; i++) {
+	for (i = j = 0; i < n; i++) {
 		if (name[i] == '-') {
 			s[j++] = '_';
 			s[j++] = '_';
@@ -144,7 +126,18 @@ static char *note_name(const char *name, const char **why)
 		}
 	}
 	s[j] = '\0';
-	return s;
+	if (usdt_is_identifier(s, USDTKIT_MAX_NAME))
+		return s;
+	free(s);
+	if (n == 0)
+		*why = "is empty";
+	else if (name[0] >= '0' && name[0] <= '9')
+		*why = "starts with a digit";
+	else if (strspn(name, allowed) != n)
+		*why = "has a character other than letters, digits, '_' and '-'";
+	else
+		*why = "is longer than 63 characters (each '-' counts as two)";
+	return NULL;
 }
 
 usdtkit_provider *usdtkit_provider_create(const char *name, const char *module)

@@ -626,6 +626,20 @@ static void usdt_drti_register(const char *what, int with_pid)
 	}
 }
 
+/* UNREGISTER, waiting for the answer (the module is about to go). */
+static void usdt_drti_unregister(const char *what)
+{
+	struct usdt_drti_result res;
+	struct usdt_drti_line l;
+
+	(void)usdt_drti_request(USDT_MSG_UNREGISTER, 1, &res);
+	if (usdt_drti_debug_on) {
+		usdt_drti_begin(&l, what, 0);
+		usdt_drti_report(&l, &res, 1);
+		usdt_drti_emit(&l);
+	}
+}
+
 #ifndef USDT_DRTI_LIBRARY
 static void usdt_drti_at_exit(void)
 {
@@ -746,19 +760,12 @@ __attribute__((constructor)) static void usdt_drti_init(void)
 __attribute__((destructor)) static void usdt_drti_fini(void)
 {
 	int saved = errno, wait = !usdt_drti_exiting;
-	struct usdt_drti_result res;
-	struct usdt_drti_line l;
 
 	usdt_drti_enabled = 0;
 	/* At exit, nothing: the daemon sees the exit on its pidfd of the process. */
 	if (usdt_drti_registered && wait) {
 		usdt_drti_registered = 0;
-		(void)usdt_drti_request(USDT_MSG_UNREGISTER, 1, &res);
-		if (usdt_drti_debug_on) {
-			usdt_drti_begin(&l, "unregister at dlclose", 0);
-			usdt_drti_report(&l, &res, 1);
-			usdt_drti_emit(&l);
-		}
+		usdt_drti_unregister("unregister at dlclose");
 	}
 	errno = saved;
 }
@@ -791,18 +798,11 @@ int usdt_drti_lib_register(const void *note)
 void usdt_drti_lib_unregister(const void *note)
 {
 	int saved = errno;
-	struct usdt_drti_result res;
-	struct usdt_drti_line l;
 
 	if (!usdt_drti_enabled)
 		return;
 	usdt_drti_lib_note = note;
-	(void)usdt_drti_request(USDT_MSG_UNREGISTER, 1, &res);
-	if (usdt_drti_debug_on) {
-		usdt_drti_begin(&l, "unregister at unload", 0);
-		usdt_drti_report(&l, &res, 1);
-		usdt_drti_emit(&l);
-	}
+	usdt_drti_unregister("unregister at unload");
 	errno = saved;
 }
 #endif /* USDT_DRTI_LIBRARY */
