@@ -40,29 +40,28 @@ c_dis=$("$tmp/fire" compiled 100000000 5 | cut -d' ' -f1)
 c_en=""
 
 "$PY" "$here/bench.py" disabled >"$tmp/disabled"
+# traced OUT BTOUT PROBES COMMAND...: COMMAND in the background, bpftrace counting
+# PROBES on it once it prints "ready PID", until it ends (it waits for the tracer).
+traced() {
+	local out=$1 btout=$2 probes=$3 pid
+	shift 3
+	"$@" >"$out" &
+	py=$!
+	for _ in $(seq 500); do grep -q '^ready' "$out" && break; sleep 0.02; done
+	pid=$(awk '/^ready/ { print $2 }' "$out")
+	[ -n "$pid" ] || { echo "run.sh: $* did not start" >&2; exit 1; }
+	bpftrace -p "$pid" -e "$probes { @hits[probe] = count(); }" >"$btout" 2>&1 &
+	bt=$!
+	wait "$py" || { echo "run.sh: $* failed" >&2; exit 1; }
+	py=""
+	kill -INT "$bt"
+	wait "$bt" || true
+	bt=""
+}
 if [ "$(id -u)" -eq 0 ] && command -v bpftrace >/dev/null; then
-	N=${N_ENABLED:-200000} "$PY" "$here/bench.py" enabled >"$tmp/enabled" &
-	py=$!
-	for _ in $(seq 500); do grep -q '^ready' "$tmp/enabled" && break; sleep 0.02; done
-	pid=$(awk '/^ready/ { print $2 }' "$tmp/enabled")
-	[ -n "$pid" ] || { echo "run.sh: bench.py enabled did not start" >&2; exit 1; }
-	bpftrace -p "$pid" -e 'usdt:*:pybench:* { @hits[probe] = count(); }' >"$tmp/bt" 2>&1 &
-	bt=$!
-	wait "$py" || { echo "run.sh: bench.py enabled failed" >&2; exit 1; }
-	py=""
-	kill -INT "$bt"
-	wait "$bt" || true
-	bt=""
-	BENCH_WAIT=1 "$tmp/fire" compiled 200000 1 >"$tmp/c_en" &
-	py=$!
-	for _ in $(seq 500); do grep -q '^ready' "$tmp/c_en" && break; sleep 0.02; done
-	bpftrace -p "$py" -e 'usdt:*:benchc:hit { @n = count(); }' >"$tmp/bt.c" 2>&1 &
-	bt=$!
-	wait "$py" || { echo "run.sh: the compiled reference failed" >&2; exit 1; }
-	py=""
-	kill -INT "$bt"
-	wait "$bt" || true
-	bt=""
+	traced "$tmp/enabled" "$tmp/bt" 'usdt:*:pybench:*' \
+		env N="${N_ENABLED:-200000}" "$PY" "$here/bench.py" enabled
+	traced "$tmp/c_en" "$tmp/bt.c" 'usdt:*:benchc:hit' env BENCH_WAIT=1 "$tmp/fire" compiled 200000 1
 	c_en=$(sed -n '2p' "$tmp/c_en" | cut -d' ' -f1)
 fi
 
