@@ -19,6 +19,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helperd.h"
@@ -47,7 +48,9 @@ static bool write_state(void)
 	int fd, bad;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", hd_cfg.state_path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* A new file of ours: never one planted at that name (O_EXCL follows nothing). */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		if (fd >= 0)
@@ -111,9 +114,35 @@ void hd_registry_flush(void)
 	hd_state_dirty = false;
 }
 
+/*
+ * The state file names events to remove and aliases to unmount: read only
+ * one we could have written, a regular file of our own uid that no one else
+ * may write (a --socket in a directory others can write puts it there too).
+ */
+static FILE *open_state(void)
+{
+	int fd = open(hd_cfg.state_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		hd_warn("%s: not a regular file of ours writable by us alone: ignored",
+			hd_cfg.state_path);
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static void load_state(void)
 {
-	FILE *f = fopen(hd_cfg.state_path, "re");
+	FILE *f = open_state();
 	char line[4400];
 
 	if (!f)
