@@ -240,8 +240,10 @@ struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino);
 int hd_remove_site(const char *path, const struct hd_site *s);
 /* Takes m off the board. */
 void hd_mod_withdraw(struct hd_module *m);
-/* Puts m on the board, unless draining or named through a descriptor. */
+/* Puts m on the board, unless draining or deleted. */
 void hd_mod_publish(struct hd_module *m);
+/* Whether m is a deleted file (named through our descriptor, its last link gone). */
+bool hd_mod_deleted(const struct hd_module *m);
 /* m has a user again: it no longer lingers. */
 void hd_mod_unidle(struct hd_module *m);
 /* Removes m's sites; true when all are gone (m is then freed), false: draining (EBUSY). */

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -177,9 +178,22 @@ void hd_mod_withdraw(struct hd_module *m)
 	m->published = false;
 }
 
+/*
+ * A module named through our descriptor is a deleted file, or one no alias
+ * could be made for: the daemon in a mount namespace of its own (its
+ * systemd unit) cannot bind-mount a file of another namespace's mount
+ * (EINVAL). The latter is published and lingers as any other.
+ */
+bool hd_mod_deleted(const struct hd_module *m)
+{
+	struct stat st;
+
+	return m->hold_fd >= 0 && (fstat(m->hold_fd, &st) != 0 || st.st_nlink == 0);
+}
+
 void hd_mod_publish(struct hd_module *m)
 {
-	if (!m->published && !m->draining && m->hold_fd < 0)
+	if (!m->published && !m->draining && !hd_mod_deleted(m))
 		m->published = hd_board_publish(m->mdev, m->mino, m->mapped_path);
 }
 
