@@ -378,6 +378,36 @@ void hd_save_state(void);
 /* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */
 bool hd_claim_old(const struct hd_module *prev, const char *path, const struct hd_site *s);
 
+/* ---- journal.c: intent before each tracefs change (see its head comment) ---- */
+/* One whole record read back: an intent (I..E) or a module's sites (M..F). */
+struct hd_journal_rec {
+	bool intent;
+	uint64_t seq, dev, ino;
+	char *path;
+	struct hd_site *sites; /* M: the sites owned; I: the sites wanted (group, off) */
+	size_t nsites;
+	struct hd_site *pre; /* I: the sites there before (group, event, off): not ours */
+	size_t npre;
+	size_t nwant_expected, npre_expected;
+};
+/* This boot's id (/proc/sys/kernel/random/boot_id), in both headers. */
+const char *hd_boot_id(void);
+/*
+ * Before the first tracefs write of a registration on `path` (own_path: our
+ * alias or descriptor name, which nobody else uses): the sites of n about to
+ * be written, and those already there. Returns the record's number for
+ * hd_journal_sites, 0 when nothing was recorded.
+ */
+uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool own_path,
+			   const struct usdt_notes *n);
+/* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
+void hd_journal_sites(uint64_t seq, const struct hd_module *m);
+/* After a snapshot of generation gen: the journal starts again, empty. */
+void hd_journal_reset(uint64_t gen);
+/* Start-up: the records of the journal following snapshot gen, in order; then opened. */
+void hd_journal_replay(const char *state_path, uint64_t gen,
+		       void (*fn)(const struct hd_journal_rec *r, void *arg), void *arg);
+
 /* ---- scan.c: the /proc scans, the exec sweep, LIST ---- */
 /* --all: register processes not seen yet. */
 void hd_rescan(void);

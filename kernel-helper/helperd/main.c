@@ -89,7 +89,11 @@
  *   --test-worker-delay MS[:GLOB] makes the worker sleep first (a hung
  *   parser), for files mapped at paths matching GLOB if given;
  *   --test-no-seccomp runs the worker without its seccomp filter and
- *   address-space limit, which valgrind cannot run under.
+ *   address-space limit, which valgrind cannot run under;
+ *   --test-crash-after N makes the daemon SIGKILL itself right after its
+ *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
+ *   a registration or a removal). Only the command line sets them, that is
+ *   whoever starts the daemon (root); nothing a client sends can.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,6 +170,15 @@ static void background_step(void)
 	else
 		hd_registry_background();
 }
+/* --test-crash-after: writes to uprobe_events left before the daemon kills itself. */
+static unsigned long crash_after;
+
+static void crash_hook(void)
+{
+	if (--crash_after == 0)
+		raise(SIGKILL);
+}
+
 static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 		     none_tag = {HD_TAG_NONE};
 
@@ -660,6 +673,7 @@ int main(int argc, char **argv)
 	    {"no-board", no_argument, NULL, 'B'},
 	    {"test-worker-delay", required_argument, NULL, 'D'},
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
+	    {"test-crash-after", required_argument, NULL, 'K'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -743,6 +757,11 @@ int main(int argc, char **argv)
 		}
 		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
 			hd_cfg.worker.test_no_seccomp = true;
+			break;
+		case 'K': /* tests only: SIGKILL after the N-th write to uprobe_events */
+			crash_after = strtoul(optarg, NULL, 10);
+			if (crash_after)
+				usdt_tracefs_write_hook = crash_hook;
 			break;
 		case 'h':
 			usage(stdout);

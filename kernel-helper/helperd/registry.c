@@ -204,6 +204,8 @@ bool hd_mod_remove(struct hd_module *m, bool save)
 		if (hd_remove_site(m->path, &m->sites[i]) == -EBUSY)
 			m->sites[keep++] = m->sites[i];
 	m->nsites = keep;
+	/* Until this record, a restart takes them all for ours and removes those still listed. */
+	hd_journal_sites(0, m);
 	if (keep) {
 		if (!m->draining) {
 			m->draining = true;
@@ -332,6 +334,7 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	struct hd_module *m;
 	struct uidacct *a = uid_acct(uid);
 	size_t nsites = 0;
+	uint64_t seq = 0;
 	int ret;
 
 	if (!a) {
@@ -372,8 +375,11 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	}
 	if (!ret && !m->mapped_path)
 		ret = -ENOMEM;
-	if (!ret)
+	if (!ret) {
+		/* Intent first: a kill during the writes leaves sites a restart knows as ours. */
+		seq = hd_journal_intent(dev, ino, m->path, m->alias || m->hold_fd >= 0, n);
 		ret = usdt_tracefs_register(hd_tracefs, n, m->path, &sites, &nsites);
+	}
 	if (!ret) {
 		m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
 		if (!m->sites)
@@ -413,6 +419,7 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 			m->delta = n->sites[i].pc - n->sites[i].pc_off;
 			break;
 		}
+	hd_journal_sites(seq, m);
 	a->nmodules++;
 	a->nprobes += m->nprobes;
 	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s",
