@@ -181,6 +181,8 @@ struct hd_config {
 	unsigned new_modules_per_s; /* parses per uid per second */
 	unsigned max_modules_per_uid;
 	unsigned max_probes_per_uid;
+	unsigned max_procs_per_uid; /* --max-procs-per-uid: processes watched for one uid */
+	unsigned max_fds_per_uid;   /* --max-fds-per-uid: descriptors held for one uid's */
 	struct hd_worker_limits worker;
 };
 extern struct hd_config hd_cfg;
@@ -216,6 +218,7 @@ struct hd_module {
 	unsigned backoff_s;
 	unsigned char retiring; /* RT_QUEUED or RT_SCANNING (see "lingering and retiring") */
 	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
+	bool unadopted;		/* a retirement found a process mapping it that it could not adopt */
 };
 
 #define HD_MOD_BUCKETS 4096
@@ -230,6 +233,14 @@ extern int hd_epfd;
 int hd_registry_init(struct usdt_tracefs *t, int epfd);
 /* SIGTERM: remove every event we created. */
 void hd_registry_shutdown(void);
+/*
+ * The per-uid caps on processes watched and descriptors held: hold charges
+ * them (0, or -EDQUOT over a cap; root never refused), release gives back;
+ * room says whether that much more would fit.
+ */
+int hd_uid_hold(uid_t uid, unsigned fds, unsigned procs);
+void hd_uid_release(uid_t uid, unsigned fds, unsigned procs);
+bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs);
 /* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
 int hd_rate_ok(uid_t uid, pid_t pid);
 /* The monotonic clock in milliseconds. */
@@ -298,7 +309,10 @@ int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
 void hd_process_exited(void *proc);
 /* The process of pid, or NULL. */
 struct hd_proc *hd_proc_find(pid_t pid);
-/* The process of pid, added (its pidfd, or one opened, watched by epoll) if new. */
+/*
+ * The process of pid, added (its pidfd, or one opened, watched by epoll) if
+ * new; NULL with errno EDQUOT over its uid's caps, else ENOMEM/EMFILE/...
+ */
 struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd);
 /* Forgets a process (its modules already detached). */
 void hd_proc_free(struct hd_proc *p);

@@ -45,6 +45,8 @@ struct uidacct {
 	double tokens, new_tokens;
 	uint64_t last_ms;
 	unsigned nmodules, nprobes;
+	unsigned nprocs, nfds; /* processes watched, descriptors held, for its registrations */
+	uint64_t cap_warned_ms;
 };
 
 struct hd_module *hd_modules[HD_MOD_BUCKETS];
@@ -123,6 +125,61 @@ int hd_rate_ok(uid_t uid, pid_t pid)
 	}
 	a->tokens -= 1.0;
 	return 0;
+}
+
+/*
+ * The caps on what one uid's registrations hold (issue 21, item 3): the
+ * processes watched (a pidfd and an epoll item each) and the descriptors
+ * (those pidfds, the pidfds of REGISTERs waiting for a parse, a parse's
+ * file and worker socket). Connections have their own caps (main.c). root
+ * is counted, never refused.
+ */
+static bool over_cap(const struct uidacct *a, unsigned fds, unsigned procs)
+{
+	return a->uid != 0 && (a->nfds + fds > hd_cfg.max_fds_per_uid ||
+			       a->nprocs + procs > hd_cfg.max_procs_per_uid);
+}
+
+bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	return a && !over_cap(a, fds, procs);
+}
+
+int hd_uid_hold(uid_t uid, unsigned fds, unsigned procs)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	if (!a)
+		return -ENOMEM;
+	if (over_cap(a, fds, procs)) {
+		uint64_t now = hd_now_ms();
+
+		/* Once a minute per uid: a fork bomb must not flood the log. */
+		if (!a->cap_warned_ms || now - a->cap_warned_ms >= 60000) {
+			hd_warn("uid %u: at its cap (%u processes, %u descriptors held; caps "
+				"--max-procs-per-uid %u, --max-fds-per-uid %u): further "
+				"registrations refused (EDQUOT)",
+				(unsigned)uid, a->nprocs, a->nfds, hd_cfg.max_procs_per_uid,
+				hd_cfg.max_fds_per_uid);
+			a->cap_warned_ms = now;
+		}
+		return -EDQUOT;
+	}
+	a->nfds += fds;
+	a->nprocs += procs;
+	return 0;
+}
+
+void hd_uid_release(uid_t uid, unsigned fds, unsigned procs)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	if (!a)
+		return;
+	a->nfds -= fds < a->nfds ? fds : a->nfds;
+	a->nprocs -= procs < a->nprocs ? procs : a->nprocs;
 }
 
 /* --- tracefs --- */

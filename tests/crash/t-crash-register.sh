@@ -26,6 +26,8 @@ PROBES="$USDTKIT_BUILDDIR/kernel-helper/tools/usdtkit-probes"
 [ -x "$CLIENT" ] || fail "no $CLIENT: build first"
 # No --debug: a line per site would be 3,000 lines a registration.
 HD_DEBUG=
+# A registration of 3,000 sites takes a while on a loaded machine.
+export CRASHCLIENT_WAIT_MS=60000
 
 # --- the libraries ---
 B="$T/build"
