@@ -60,7 +60,11 @@
  * - Per-uid limits (root is exempt from the quotas, not from validation):
  *   request rate, all types (token bucket, --rate, default 10000/s, burst 2x), new
  *   modules (parses) per second (default 20/s), modules (256) and probe
- *   sites (65536) per uid.
+ *   sites (65536) per uid, processes watched (--max-procs-per-uid, 4096)
+ *   and descriptors held for its registrations (--max-fds-per-uid, a
+ *   quarter of the descriptor limit): over those, REGISTER is -EDQUOT.
+ *   Out of descriptors altogether, accept() is answered with a reserve
+ *   descriptor (shed()), never retried in a spin.
  * - Start-up: a previous instance's state file says which events were ours;
  *   /proc is scanned for processes mapping a -G module (a `.note.usdtkit`
  *   section; with --all any `.note.stapsdt`), which are registered again

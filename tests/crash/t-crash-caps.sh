@@ -33,12 +33,12 @@ TICKS=$(getconf CLK_TCK)
 
 # N holders of LIB as uid U, each registering once and staying.
 HOLDERS=()
-holders_start() { # U N TAG
-	local i
+holders_start() { # U N TAG [LIB]
+	local i lib=${4:-$LIB}
 	for ((i = 0; i < $2; i++)); do
 		(
 			close_prog_fds
-			exec setpriv --reuid="$1" --regid="$1" --clear-groups "$CLIENT" hold-quiet "$LIB"
+			exec setpriv --reuid="$1" --regid="$1" --clear-groups "$CLIENT" hold-quiet "$lib"
 		) >"$T/$3.$i.out" 2>&1 &
 		HOLDERS+=($!)
 	done
@@ -48,9 +48,9 @@ holders_start() { # U N TAG
 	done
 }
 # One process of uid U registers LIB: its status line.
-one_reg() { # U
+one_reg() { # U [LIB]
 	local p
-	setpriv --reuid="$1" --regid="$1" --clear-groups "$CLIENT" hold-quiet "$LIB" >"$T/one.out" 2>&1 &
+	setpriv --reuid="$1" --regid="$1" --clear-groups "$CLIENT" hold-quiet "${2:-$LIB}" >"$T/one.out" 2>&1 &
 	p=$!
 	poll_until 30 grep -q '^ready' "$T/one.out" || true
 	kill -9 "$p" 2>/dev/null || true
@@ -67,11 +67,25 @@ statuses() { cat "$T/$1".*.out | sed -n 's/^status=\([^ ]*\).*/\1/p' | sort | un
 count_status() { statuses "$1" | awk -v s="$2" '$1 == s {print $2}' | grep . || echo 0; }
 
 # --- A: the default caps ---
-start_daemon
+# Two copies of one library (two files, one event each, sdt_${P}lib/call).
+cp "$LIB" "$T/liblib2.so"
+LIB2="$T/liblib2.so"
+calls() { grep -c "^p:sdt_${P}lib/call " "$TRACEFS/uprobe_events" || true; }
+# A process of uid 4242 maps LIB first and registers it.
+(
+	close_prog_fds
+	exec setpriv --reuid=4242 --regid=4242 --clear-groups "$CLIENT" hold-quiet "$LIB"
+) >"$T/u4242.out" 2>&1 &
+P4242=$!
+at_exit "kill -9 $P4242 2>/dev/null"
+HD_DEBUG=--debug start_daemon
 expect_grep "^Max open files +$NOFILE +$NOFILE" "/proc/$DAEMON_PID/limits" "the daemon's descriptor limit"
+poll_until 30 grep -q '^ready' "$T/u4242.out" || fail "A: uid 4242's process"
+expect_grep '^status=0 ' "$T/u4242.out" "A: uid 4242's registration"
 c0=$(cpu_ticks)
 t0=$(_now_us)
-holders_start 65534 $N a
+# The flood: 280 processes of nobody mapping LIB2.
+holders_start 65534 $N a "$LIB2"
 statuses a
 ok=$(count_status a 0)
 refused=$(count_status a -122)
@@ -81,9 +95,27 @@ expect_eq "$((ok + refused))" $N "A: every holder answered 0 or -EDQUOT"
 grep -q "uid 65534: at its cap" "$DLOG.new" || fail "A: the refusal is not logged"
 expect_eq "$(grep -c 'at its cap' "$DLOG.new")" 1 "A: log lines about the cap (once a minute)"
 # Another uid is still served.
-out=$(one_reg 4242)
-echo "uid 4242: $out"
+out=$(one_reg 4243 "$LIB2")
+echo "uid 4243: $out"
 grep -q '^status=0 ' <<<"$out" || fail "A: a process of another uid was not registered: $out"
+# nobody, at its cap, maps LIB too: refused, not watched. When LIB's only
+# known process (uid 4242's) exits, the retirement finds nobody's process
+# mapping LIB and cannot adopt it: LIB keeps its event until it is gone.
+(
+	close_prog_fds
+	exec setpriv --reuid=65534 --regid=65534 --clear-groups "$CLIENT" hold-quiet "$LIB"
+) >"$T/nl.out" 2>&1 &
+PNL=$!
+at_exit "kill -9 $PNL 2>/dev/null"
+poll_until 30 grep -q '^ready' "$T/nl.out" || fail "A: nobody's process of LIB"
+expect_grep '^status=-122 ' "$T/nl.out" "A: nobody's process of LIB, at the cap"
+expect_eq "$(calls)" 2 "A: the events of LIB and LIB2"
+kill -9 $P4242
+wait_log 'could not be adopted: kept' "A: LIB's retirement"
+expect_eq "$(calls)" 2 "A: LIB's event, mapped by a process the daemon could not adopt"
+kill -9 $PNL
+wait $PNL 2>/dev/null || true
+poll_until 30 eval '[ "$(calls)" -eq 1 ]' || fail "A: LIB's event, once nobody maps it ($(calls) call events)"
 # A real drti program of nobody, over its cap: as if registration were off.
 cp "$PROG" "$T/prog-a" && chmod 755 "$T/prog-a"
 runas() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
