@@ -218,7 +218,7 @@ struct hd_module {
 	unsigned backoff_s;
 	unsigned char retiring; /* RT_QUEUED or RT_SCANNING (see "lingering and retiring") */
 	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
-	bool unadopted;		/* a retirement found a process mapping it that it could not adopt */
+	bool unadopted; /* a retirement found a process mapping it that it could not adopt */
 };
 
 #define HD_MOD_BUCKETS 4096
@@ -416,10 +416,10 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 			   const struct usdt_notes *n);
 /* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
 void hd_journal_sites(uint64_t seq, const struct hd_module *m);
-/* After a snapshot of generation gen: the journal starts again, empty. */
-void hd_journal_reset(uint64_t gen);
-/* Start-up: the records of the journal following snapshot gen, in order; then opened. */
-void hd_journal_replay(const char *state_path, uint64_t gen,
+/* After a state file (tag: the hash of its body): the journal starts again, empty. */
+void hd_journal_reset(uint64_t tag);
+/* Start-up: the records of the journal following the state file of tag, in order; then opened. */
+void hd_journal_replay(const char *state_path, uint64_t tag,
 		       void (*fn)(const struct hd_journal_rec *r, void *arg), void *arg);
 
 /* ---- scan.c: the /proc scans, the exec sweep, LIST ---- */

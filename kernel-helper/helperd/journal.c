@@ -8,7 +8,7 @@
  * whole in the background. Between two snapshots the truth is in the
  * journal, STATE.journal, appended to with one write() per record:
  *
- *   usdtkit-helperd-journal 1 GEN BOOTID     header: the snapshot generation it follows
+ *   usdtkit-helperd-journal 1 TAG BOOTID     header: the hash of the snapshot it follows
  *   I SEQ DEV INO PATH NWANT NPRE            intent: sites about to be written on PATH,
  *   w GROUP OFF                                NWANT of them (group, file offset),
  *   x GROUP EVENT OFF                          NPRE sites already there (someone else's),
@@ -41,11 +41,13 @@
  * that someone else has made since, and remove it).
  *
  * The journal is reset (truncated, a new header) after each snapshot, whose
- * generation it then carries; a journal whose generation is not the
- * snapshot's (a kill between the snapshot's rename and the reset) is older
- * than the snapshot and ignored. A failed append (disk full) is cut back to
- * the last whole record, logged once, and the daemon goes on: the cost, as
- * for the snapshot, is that a crash meanwhile may leave events behind.
+ * hash it then carries; a journal whose hash is not the snapshot's (a kill
+ * between the snapshot's rename and the reset) is older than the snapshot
+ * and ignored. (Replaying it would do no harm either: its records are
+ * outcomes the snapshot already holds, each replacing a module's sites.)
+ * A failed append (disk full) is cut back to the last whole record, logged
+ * once, and the daemon goes on: the cost, as for the snapshot, is that a
+ * crash meanwhile may leave events behind.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -63,8 +65,8 @@
 #define JOURNAL_HEADER "usdtkit-helperd-journal 1"
 
 static int jfd = -1;
-static off_t jsize;	/* the end of the last whole record */
-static uint64_t jseq;	/* the last record's sequence number */
+static off_t jsize;   /* the end of the last whole record */
+static uint64_t jseq; /* the last record's sequence number */
 static bool jwarned;
 static char jpath[4200];
 static char boot_id[40];
@@ -150,9 +152,10 @@ static bool append(struct buf *b)
 				jfd = -1;
 			}
 			if (!jwarned)
-				hd_warn("cannot write the state journal %s: %s (going on; a restart "
-					"after a crash may leave events behind)",
-					jpath, strerror(e));
+				hd_warn(
+				    "cannot write the state journal %s: %s (going on; a restart "
+				    "after a crash may leave events behind)",
+				    jpath, strerror(e));
 			jwarned = true;
 			free(b->p);
 			return false;
@@ -167,12 +170,12 @@ static bool append(struct buf *b)
 	return true;
 }
 
-static bool write_header(uint64_t gen)
+static bool write_header(uint64_t tag)
 {
 	struct buf b = {0};
 
 	jsize = 0;
-	bprintf(&b, JOURNAL_HEADER " %" PRIu64 " %s\n", gen, hd_boot_id());
+	bprintf(&b, JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
 	return append(&b);
 }
 
@@ -226,8 +229,7 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 			bprintf(&b, "w %s 0x%" PRIx64 "\n", n->sites[i].group, n->sites[i].pc_off);
 	for (size_t j = 0; j < nls && npre; j++)
 		if (!strcmp(ls[j].path, path) && wanted(n, ls[j].group, ls[j].off))
-			bprintf(&b, "x %s %s 0x%" PRIx64 "\n", ls[j].group, ls[j].event,
-				ls[j].off);
+			bprintf(&b, "x %s %s 0x%" PRIx64 "\n", ls[j].group, ls[j].event, ls[j].off);
 	bprintf(&b, "E %" PRIu64 "\n", seq);
 	usdt_tracefs_list_free(ls, nls);
 	return append(&b) ? seq : 0;
@@ -241,8 +243,8 @@ void hd_journal_sites(uint64_t seq, const struct hd_module *m)
 		return;
 	if (!seq)
 		seq = ++jseq;
-	bprintf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino,
-		m->path, m->nsites);
+	bprintf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino, m->path,
+		m->nsites);
 	for (size_t i = 0; i < m->nsites; i++) {
 		const struct hd_site *s = &m->sites[i];
 
@@ -256,11 +258,11 @@ void hd_journal_sites(uint64_t seq, const struct hd_module *m)
 	append(&b);
 }
 
-void hd_journal_reset(uint64_t gen)
+void hd_journal_reset(uint64_t tag)
 {
 	if (jfd < 0)
 		return;
-	if (ftruncate(jfd, 0) != 0 || !write_header(gen)) {
+	if (ftruncate(jfd, 0) != 0 || !write_header(tag)) {
 		hd_warn("cannot reset the state journal %s: %s", jpath, strerror(errno));
 		close(jfd);
 		jfd = -1;
@@ -298,11 +300,12 @@ static bool push(void **v, size_t *n, size_t *cap, size_t size)
 }
 
 /*
- * Reads STATE.journal of generation gen (this boot's) and calls fn for each
- * whole record in order; opens it for appending afterwards, cut to its last
- * whole record (or made anew for generation gen when it is not that one).
+ * Reads STATE.journal, if it follows the state file whose body hashes to
+ * tag (and this boot), and calls fn for each whole record in order; opens
+ * it for appending afterwards, cut to its last whole record (or made anew
+ * for tag when it is not that one).
  */
-void hd_journal_replay(const char *state_path, uint64_t gen,
+void hd_journal_replay(const char *state_path, uint64_t tag,
 		       void (*fn)(const struct hd_journal_rec *r, void *arg), void *arg)
 {
 	char line[4400], want_hdr[128];
@@ -314,8 +317,7 @@ void hd_journal_replay(const char *state_path, uint64_t gen,
 	FILE *f;
 
 	snprintf(jpath, sizeof(jpath), "%s.journal", state_path);
-	snprintf(want_hdr, sizeof(want_hdr), JOURNAL_HEADER " %" PRIu64 " %s\n", gen,
-		 hd_boot_id());
+	snprintf(want_hdr, sizeof(want_hdr), JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
 	f = fopen(jpath, "re");
 	if (f && fgets(line, sizeof(line), f) && !strcmp(line, want_hdr)) {
 		valid = true;
@@ -390,8 +392,7 @@ void hd_journal_replay(const char *state_path, uint64_t gen,
 			continue;
 		}
 		if (kind && !left && sscanf(line, "%c %llu", &a[0], &s) == 2 &&
-		    ((kind == 'I' && a[0] == 'E') || (kind == 'M' && a[0] == 'F')) &&
-		    s == r.seq) {
+		    ((kind == 'I' && a[0] == 'E') || (kind == 'M' && a[0] == 'F')) && s == r.seq) {
 			fn(&r, arg);
 			end = pos;
 		}
@@ -413,7 +414,7 @@ void hd_journal_replay(const char *state_path, uint64_t gen,
 		jsize = end;
 		return;
 	}
-	if (ftruncate(jfd, 0) != 0 || !write_header(gen)) {
+	if (ftruncate(jfd, 0) != 0 || !write_header(tag)) {
 		close(jfd);
 		jfd = -1;
 	}

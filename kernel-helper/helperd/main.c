@@ -193,7 +193,8 @@ static void usage(FILE *out)
 		"                       [--debug]\n"
 		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
 		"                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n"
-		"                       [--no-board] [--max-procs-per-uid N] [--max-fds-per-uid N]\n");
+		"                       [--no-board]\n"
+		"                       [--max-procs-per-uid N] [--max-fds-per-uid N]\n");
 }
 
 void hd_forget(void *obj)
@@ -345,10 +346,11 @@ static bool shed(int lfd)
 		close(fd);
 		/* Once per 1,000: the log must not cost what the shedding saves. */
 		if (nshed++ % 1000 == 0)
-			hd_warn("out of descriptors: connections refused (%" PRIu64 " so far); "
-				"raise the descriptor limit (LimitNOFILE=) or lower the per-uid caps "
-				"(--max-procs-per-uid, --max-fds-per-uid)",
-				nshed);
+			hd_warn(
+			    "out of descriptors: connections refused (%" PRIu64 " so far); "
+			    "raise the descriptor limit (LimitNOFILE=) or lower the per-uid caps "
+			    "(--max-procs-per-uid, --max-fds-per-uid)",
+			    nshed);
 	}
 	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (fd < 0 || reserve_fd < 0) {
@@ -849,8 +851,9 @@ int main(int argc, char **argv)
 
 			if (*end || end == optarg || v > 86400ul * 365 ||
 			    ((opt == 'U' || opt == 'F') && v == 0)) {
-				fprintf(stderr, "usdtkit-helperd: --%s wants a number%s, not '%s'\n",
-					name, opt == 'U' || opt == 'F' ? " above 0" : "", optarg);
+				fprintf(stderr,
+					"usdtkit-helperd: --%s wants a number%s, not '%s'\n", name,
+					opt == 'U' || opt == 'F' ? " above 0" : "", optarg);
 				return 2;
 			}
 			*(opt == 'L'   ? &hd_cfg.linger_s

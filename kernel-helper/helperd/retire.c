@@ -168,9 +168,11 @@ static void retire_pass_end(void)
 	rt.adopted = 0;
 	while (rt.scanning.n) {
 		struct hd_module *m = rt.scanning.v[--rt.scanning.n];
+		bool unadopted = m->unadopted;
 
 		m->retiring = RT_NONE;
-		if (m->nusers == 0 && m->unadopted) {
+		m->unadopted = false;
+		if (m->nusers == 0 && unadopted) {
 			hd_dbg("retire: %s is mapped by a process that could not be adopted: kept, "
 			       "checked again in %u s",
 			       m->mapped_path, UNADOPTED_RETRY_S);
@@ -184,7 +186,6 @@ static void retire_pass_end(void)
 		} else {
 			hd_mod_publish(m);
 		}
-		m->unadopted = false;
 	}
 }
 

@@ -6,9 +6,9 @@
  * file + rename) whenever that set changes, which is only when a module is
  * added or removed, never on the per-process path; in the background, so
  * between two writes the journal (journal.c) holds the changes, each intent
- * recorded before its tracefs write. The header names the boot and a
- * generation, which the journal's header repeats: a state file of another
- * boot describes events that are gone and is ignored. A failed write (disk
+ * recorded before its tracefs write. The header names the boot, which the
+ * journal's repeats beside a hash of the state file it follows: a state
+ * file of another boot describes events that are gone and is ignored. A failed write (disk
  * full) is logged and the daemon goes on; the cost is that a restart after a
  * crash may leave those events behind, never that it removes foreign ones.
  *
@@ -43,14 +43,28 @@ struct old_site {
 };
 static struct old_site *old;
 static size_t nold;
-/* The generation of the state file on disk (the journal follows it). */
-static uint64_t state_gen;
+/*
+ * What the journal follows: a hash (FNV-1a) of the state file's body, so
+ * that a journal is taken only on top of the very state file it followed,
+ * and a state file of the same content is the same bytes (nothing in it
+ * counts writes).
+ */
+#define TAG_BASIS 0xcbf29ce484222325ull
+static uint64_t state_tag = TAG_BASIS;
+
+static uint64_t tag_add(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
 
 /* --- the state file --- */
 
 static bool write_state(void)
 {
-	char tmp[4200];
+	char tmp[4200], line[4400];
+	uint64_t tag = TAG_BASIS;
 	FILE *f;
 	int fd, bad;
 
@@ -62,19 +76,27 @@ static bool write_state(void)
 			close(fd);
 		goto failed;
 	}
-	fprintf(f, "usdtkit-helperd-state 2 %" PRIu64 " %s\n", state_gen + 1, hd_boot_id());
+	fprintf(f, "usdtkit-helperd-state 2 %s\n", hd_boot_id());
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
 			for (size_t i = 0; i < m->nsites; i++) {
 				const struct hd_site *s = &m->sites[i];
 
 				/* Paths are usdt_tracefs_path_ok: no white space. */
-				fprintf(f, "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64, m->dev,
-					m->ino, s->group, s->event, s->off);
 				if (s->has_ref)
-					fprintf(f, " 0x%" PRIx64 " %s\n", s->ref, m->path);
+					snprintf(line, sizeof(line),
+						 "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64
+						 " 0x%" PRIx64 " %s\n",
+						 m->dev, m->ino, s->group, s->event, s->off, s->ref,
+						 m->path);
 				else
-					fprintf(f, " - %s\n", m->path);
+					snprintf(line, sizeof(line),
+						 "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64
+						 " - %s\n",
+						 m->dev, m->ino, s->group, s->event, s->off,
+						 m->path);
+				tag = tag_add(tag, line);
+				fputs(line, f);
 			}
 	/*
 	 * No fsync: the file describes tracefs events, which a power loss
@@ -85,7 +107,8 @@ static bool write_state(void)
 	if (bad || rename(tmp, hd_cfg.state_path) != 0)
 		goto failed;
 	/* Everything the journal said is in the state file now. */
-	hd_journal_reset(++state_gen);
+	state_tag = tag;
+	hd_journal_reset(state_tag);
 	if (state_warned)
 		hd_info("the state file %s is written again", hd_cfg.state_path);
 	state_warned = false;
@@ -146,17 +169,15 @@ static void load_state(void)
 {
 	FILE *f = fopen(hd_cfg.state_path, "re");
 	char line[4400], boot[64];
-	unsigned long long gen;
 
-	state_gen = 0;
+	state_tag = TAG_BASIS;
 	if (!f)
 		return;
 	if (!fgets(line, sizeof(line), f)) {
 		fclose(f);
 		return;
 	}
-	if (sscanf(line, "usdtkit-helperd-state 2 %llu %63s", &gen, boot) == 2) {
-		state_gen = gen;
+	if (sscanf(line, "usdtkit-helperd-state 2 %63s", boot) == 1) {
 		if (strcmp(boot, hd_boot_id()) != 0) {
 			/* Its events died with that boot; a site it names may be someone's now. */
 			hd_info("%s: a state file of an earlier boot: ignored", hd_cfg.state_path);
@@ -173,6 +194,7 @@ static void load_state(void)
 		char group[80], event[80], ref[40], path[4200];
 		unsigned long long dev, ino, off;
 
+		state_tag = tag_add(state_tag, line);
 		if (sscanf(line, "site %llu %llu %79s %79s %llx %39s %4199s", &dev, &ino, group,
 			   event, &off, ref, path) != 7 ||
 		    strlen(group) > USDT_TRACEFS_NAME_MAX ||
@@ -301,7 +323,7 @@ static void recover_now(void)
 	unsigned found;
 
 	load_state();
-	hd_journal_replay(hd_cfg.state_path, state_gen, journal_record, NULL);
+	hd_journal_replay(hd_cfg.state_path, state_tag, journal_record, NULL);
 	npend = npending;
 	if (nold || npending)
 		hd_info("state file: %zu sites from a previous instance, %zu registrations it "

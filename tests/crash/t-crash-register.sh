@@ -223,13 +223,13 @@ done
 
 # --- a state file of another boot is not believed ---
 dev_ino=$(stat -c '%d %i' "$BIG")
-printf 'usdtkit-helperd-state 2 7 00000000-0000-0000-0000-000000000000\nsite %s sdt_%sbig foreign %s - %s\n' \
+printf 'usdtkit-helperd-state 2 00000000-0000-0000-0000-000000000000\nsite %s sdt_%sbig foreign %s - %s\n' \
 	"$dev_ino" "$P" "$off9" "$BIG" >"$SOCK.state"
 start_daemon
 foreign_kept "a state file of an earlier boot"
 stop_daemon
 # (and the same file of this boot is believed: the check above can fail)
-printf 'usdtkit-helperd-state 2 7 %s\nsite %s sdt_%sbig foreign %s - %s\n' \
+printf 'usdtkit-helperd-state 2 %s\nsite %s sdt_%sbig foreign %s - %s\n' \
 	"$(cat /proc/sys/kernel/random/boot_id)" "$dev_ino" "$P" "$off9" "$BIG" >"$SOCK.state"
 start_daemon
 poll_until 10 eval '! grep -q "^p:sdt_${P}big/foreign " "$TRACEFS/uprobe_events"' ||
