@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -181,6 +182,8 @@ struct hd_config {
 	unsigned new_modules_per_s; /* parses per uid per second */
 	unsigned max_modules_per_uid;
 	unsigned max_probes_per_uid;
+	unsigned max_procs_per_uid; /* --max-procs-per-uid: processes watched for one uid */
+	unsigned max_fds_per_uid;   /* --max-fds-per-uid: descriptors held for one uid's */
 	struct hd_worker_limits worker;
 };
 extern struct hd_config hd_cfg;
@@ -216,6 +219,7 @@ struct hd_module {
 	unsigned backoff_s;
 	unsigned char retiring; /* RT_QUEUED or RT_SCANNING (see "lingering and retiring") */
 	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
+	bool unadopted; /* a retirement found a process mapping it that it could not adopt */
 };
 
 #define HD_MOD_BUCKETS 4096
@@ -230,6 +234,14 @@ extern int hd_epfd;
 int hd_registry_init(struct usdt_tracefs *t, int epfd);
 /* SIGTERM: remove every event we created. */
 void hd_registry_shutdown(void);
+/*
+ * The per-uid caps on processes watched and descriptors held: hold charges
+ * them (0, or -EDQUOT over a cap; root never refused), release gives back;
+ * room says whether that much more would fit.
+ */
+int hd_uid_hold(uid_t uid, unsigned fds, unsigned procs);
+void hd_uid_release(uid_t uid, unsigned fds, unsigned procs);
+bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs);
 /* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
 int hd_rate_ok(uid_t uid, pid_t pid);
 /* The monotonic clock in milliseconds. */
@@ -300,7 +312,10 @@ int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
 void hd_process_exited(void *proc);
 /* The process of pid, or NULL. */
 struct hd_proc *hd_proc_find(pid_t pid);
-/* The process of pid, added (its pidfd, or one opened, watched by epoll) if new. */
+/*
+ * The process of pid, added (its pidfd, or one opened, watched by epoll) if
+ * new; NULL with errno EDQUOT over its uid's caps, else ENOMEM/EMFILE/...
+ */
 struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd);
 /* Forgets a process (its modules already detached). */
 void hd_proc_free(struct hd_proc *p);
@@ -375,10 +390,42 @@ extern bool hd_state_dirty;
 extern uint64_t hd_state_dirty_since, hd_state_retry_at;
 /* Recovery waits for tracefs (and the state file is then left as it is). */
 extern bool hd_recovery_pending;
+/* A file of ours to read (regular, our uid, writable by us alone), else NULL (logged). */
+FILE *hd_open_own(const char *path);
 /* Marks the state file to be written in the background. */
 void hd_save_state(void);
 /* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */
 bool hd_claim_old(const struct hd_module *prev, const char *path, const struct hd_site *s);
+
+/* ---- journal.c: intent before each tracefs change (see its head comment) ---- */
+/* One whole record read back: an intent (I..E) or a module's sites (M..F). */
+struct hd_journal_rec {
+	bool intent;
+	uint64_t seq, dev, ino;
+	char *path;
+	struct hd_site *sites; /* M: the sites owned; I: the sites wanted (group, off) */
+	size_t nsites;
+	struct hd_site *pre; /* I: the sites there before (group, event, off): not ours */
+	size_t npre;
+	size_t nwant_expected, npre_expected;
+};
+/* This boot's id (/proc/sys/kernel/random/boot_id), in both headers. */
+const char *hd_boot_id(void);
+/*
+ * Before the first tracefs write of a registration on `path` (own_path: our
+ * alias or descriptor name, which nobody else uses): the sites of n about to
+ * be written, and those already there. Returns the record's number for
+ * hd_journal_sites, 0 when nothing was recorded.
+ */
+uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool own_path,
+			   const struct usdt_notes *n);
+/* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
+void hd_journal_sites(uint64_t seq, const struct hd_module *m);
+/* After a state file (tag: the hash of its body): the journal starts again, empty. */
+void hd_journal_reset(uint64_t tag);
+/* Start-up: the records of the journal following the state file of tag, in order; then opened. */
+void hd_journal_replay(const char *state_path, uint64_t tag,
+		       void (*fn)(const struct hd_journal_rec *r, void *arg), void *arg);
 
 /* ---- scan.c: the /proc scans, the exec sweep, LIST ---- */
 /* --all: register processes not seen yet. */

@@ -60,7 +60,11 @@
  * - Per-uid limits (root is exempt from the quotas, not from validation):
  *   request rate, all types (token bucket, --rate, default 10000/s, burst 2x), new
  *   modules (parses) per second (default 20/s), modules (256) and probe
- *   sites (65536) per uid.
+ *   sites (65536) per uid, processes watched (--max-procs-per-uid, 4096)
+ *   and descriptors held for its registrations (--max-fds-per-uid, a
+ *   quarter of the descriptor limit): over those, REGISTER is -EDQUOT.
+ *   Out of descriptors altogether, accept() is answered with a reserve
+ *   descriptor (shed()), never retried in a spin.
  * - Start-up: a previous instance's state file says which events were ours;
  *   /proc is scanned for processes mapping a -G module (a `.note.usdtkit`
  *   section; with --all any `.note.stapsdt`), which are registered again
@@ -89,7 +93,11 @@
  *   --test-worker-delay MS[:GLOB] makes the worker sleep first (a hung
  *   parser), for files mapped at paths matching GLOB if given;
  *   --test-no-seccomp runs the worker without its seccomp filter and
- *   address-space limit, which valgrind cannot run under.
+ *   address-space limit, which valgrind cannot run under;
+ *   --test-crash-after N makes the daemon SIGKILL itself right after its
+ *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
+ *   a registration or a removal). Only the command line sets them, that is
+ *   whoever starts the daemon (root); nothing a client sends can.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -166,6 +174,15 @@ static void background_step(void)
 	else
 		hd_registry_background();
 }
+/* --test-crash-after: writes to uprobe_events left before the daemon kills itself. */
+static unsigned long crash_after;
+
+static void crash_hook(void)
+{
+	if (--crash_after == 0)
+		raise(SIGKILL);
+}
+
 static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
 		     none_tag = {HD_TAG_NONE};
 
@@ -176,7 +193,8 @@ static void usage(FILE *out)
 		"                       [--debug]\n"
 		"                       [--rescan SECONDS] [--sweep SECONDS] [--rate N]\n"
 		"                       [--parse-timeout MS] [--linger SECONDS] [--linger-max N]\n"
-		"                       [--no-board]\n");
+		"                       [--no-board]\n"
+		"                       [--max-procs-per-uid N] [--max-fds-per-uid N]\n");
 }
 
 void hd_forget(void *obj)
@@ -273,7 +291,76 @@ static struct conn *victim(bool any_uid, uid_t uid)
 	return NULL;
 }
 
-/* Accepts one connection; false when there is none left to accept. */
+/*
+ * Out of descriptors (EMFILE, ENFILE), accept() fails and leaves the
+ * connection queued, so the listening socket stays readable: a loop that
+ * only retried would spin at full CPU while nothing can be served. Instead
+ * the reserve descriptor (/dev/null, opened at start) is closed, the
+ * connection taken with it and refused at once (its request, if already
+ * there, answered -EMFILE, which drti takes silently: the program goes on
+ * as without a daemon), and the reserve opened again. If even that fails,
+ * the listening socket leaves the epoll set for LISTEN_PAUSE_MS. Either way
+ * the loop sleeps until a client, an exit or a timer wakes it, and each
+ * wake-up costs a few system calls: measured by tests/crash/t-crash-caps.
+ */
+#define LISTEN_PAUSE_MS 100
+static int reserve_fd = -1;
+static int listen_fd = -1;
+static uint64_t listen_paused_until; /* 0: the listening socket is watched */
+static uint64_t nshed;		     /* connections refused for lack of descriptors */
+
+static void listen_pause(void)
+{
+	struct epoll_event ev = {.events = 0, .data.ptr = &listen_tag};
+
+	if (listen_paused_until)
+		return;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, listen_fd, &ev);
+	listen_paused_until = hd_now_ms() + LISTEN_PAUSE_MS;
+}
+
+static void listen_resume(uint64_t now)
+{
+	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &listen_tag};
+
+	if (!listen_paused_until || now < listen_paused_until)
+		return;
+	epoll_ctl(epfd, EPOLL_CTL_MOD, listen_fd, &ev);
+	listen_paused_until = 0;
+}
+
+static void refuse(int fd, int status);
+
+/* accept() said EMFILE/ENFILE: take the connection with the reserve and refuse it. */
+static bool shed(int lfd)
+{
+	int fd;
+
+	if (reserve_fd >= 0) {
+		close(reserve_fd);
+		reserve_fd = -1;
+	}
+	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
+	if (fd >= 0) {
+		refuse(fd, -EMFILE);
+		close(fd);
+		/* Once per 1,000: the log must not cost what the shedding saves. */
+		if (nshed++ % 1000 == 0)
+			hd_warn(
+			    "out of descriptors: connections refused (%" PRIu64 " so far); "
+			    "raise the descriptor limit (LimitNOFILE=) or lower the per-uid caps "
+			    "(--max-procs-per-uid, --max-fds-per-uid)",
+			    nshed);
+	}
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || reserve_fd < 0) {
+		listen_pause();
+		return false;
+	}
+	return true;
+}
+
+/* Accepts one connection; false when there is none left to accept (or none can be). */
 static bool accept_one(int lfd)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
@@ -282,8 +369,15 @@ static bool accept_one(int lfd)
 	struct conn *c;
 	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
 
-	if (fd < 0)
-		return errno != EAGAIN && errno != EWOULDBLOCK;
+	if (fd < 0) {
+		if (errno == EMFILE || errno == ENFILE)
+			return shed(lfd);
+		if (errno == ECONNABORTED || errno == EINTR || errno == EPROTO)
+			return true;
+		if (errno != EAGAIN && errno != EWOULDBLOCK)
+			listen_pause(); /* ENOMEM, ENOBUFS...: not in a loop */
+		return false;
+	}
 	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
 		close(fd);
 		return true;
@@ -396,6 +490,26 @@ static bool reply(struct conn *c, uint32_t seq, int status, uint32_t nprobes)
 	r.status = status;
 	r.nprobes = nprobes;
 	return queue(c, &r, sizeof(r));
+}
+
+/*
+ * Refuses a connection accepted only to be closed: its request, when it is
+ * already there (drti sends it as it connects), is answered `status`, so
+ * the client stops at once instead of retrying until its timeout.
+ */
+static void refuse(int fd, int status)
+{
+	unsigned char raw[128];
+	ssize_t len = recv(fd, raw, sizeof(raw), MSG_TRUNC | MSG_DONTWAIT);
+	struct hd_request rq;
+	struct usdt_msg_reply r;
+
+	if (len <= 0 || hd_msg_decode(raw, (size_t)len, &rq) != 0)
+		return;
+	memset(&r, 0, sizeof(r));
+	fill_hdr(&r.hdr, USDT_MSG_REPLY, sizeof(r), rq.seq);
+	r.status = status;
+	send(fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
 
 struct list_ctx {
@@ -658,8 +772,11 @@ int main(int argc, char **argv)
 	    {"linger", required_argument, NULL, 'L'},
 	    {"linger-max", required_argument, NULL, 'M'},
 	    {"no-board", no_argument, NULL, 'B'},
+	    {"max-procs-per-uid", required_argument, NULL, 'U'},
+	    {"max-fds-per-uid", required_argument, NULL, 'F'},
 	    {"test-worker-delay", required_argument, NULL, 'D'},
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
+	    {"test-crash-after", required_argument, NULL, 'K'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -681,6 +798,8 @@ int main(int argc, char **argv)
 	hd_cfg.new_modules_per_s = 20;
 	hd_cfg.max_modules_per_uid = 256;
 	hd_cfg.max_probes_per_uid = 65536;
+	hd_cfg.max_procs_per_uid = 4096;
+	hd_cfg.max_fds_per_uid = 0; /* a quarter of the descriptor limit (below) */
 	hd_cfg.worker.timeout_ms = 5000;
 	hd_cfg.worker.cpu_seconds = 5;
 	hd_cfg.worker.address_space = 2ull << 30;
@@ -720,16 +839,27 @@ int main(int argc, char **argv)
 			no_board = true;
 			break;
 		case 'L':
-		case 'M': {
+		case 'M':
+		case 'U':
+		case 'F': {
 			char *end;
 			unsigned long v = strtoul(optarg, &end, 10);
+			const char *name = opt == 'L'	? "linger"
+					   : opt == 'M' ? "linger-max"
+					   : opt == 'U' ? "max-procs-per-uid"
+							: "max-fds-per-uid";
 
-			if (*end || end == optarg || v > 86400ul * 365) {
-				fprintf(stderr, "usdtkit-helperd: --%s wants a number, not '%s'\n",
-					opt == 'L' ? "linger" : "linger-max", optarg);
+			if (*end || end == optarg || v > 86400ul * 365 ||
+			    ((opt == 'U' || opt == 'F') && v == 0)) {
+				fprintf(stderr,
+					"usdtkit-helperd: --%s wants a number%s, not '%s'\n", name,
+					opt == 'U' || opt == 'F' ? " above 0" : "", optarg);
 				return 2;
 			}
-			*(opt == 'L' ? &hd_cfg.linger_s : &hd_cfg.linger_max) = (unsigned)v;
+			*(opt == 'L'   ? &hd_cfg.linger_s
+			  : opt == 'M' ? &hd_cfg.linger_max
+			  : opt == 'U' ? &hd_cfg.max_procs_per_uid
+				       : &hd_cfg.max_fds_per_uid) = (unsigned)v;
 			break;
 		}
 		case 'D': { /* tests only: MS[:GLOB], a parser that hangs (on files matching GLOB)
@@ -743,6 +873,11 @@ int main(int argc, char **argv)
 		}
 		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
 			hd_cfg.worker.test_no_seccomp = true;
+			break;
+		case 'K': /* tests only: SIGKILL after the N-th write to uprobe_events */
+			crash_after = strtoul(optarg, NULL, 10);
+			if (crash_after)
+				usdt_tracefs_write_hook = crash_hook;
 			break;
 		case 'h':
 			usage(stdout);
@@ -768,6 +903,16 @@ int main(int argc, char **argv)
 	hd_log_init(foreground);
 	signal(SIGPIPE, SIG_IGN);
 	raise_nofile();
+	if (!hd_cfg.max_fds_per_uid) {
+		struct rlimit rl;
+
+		hd_cfg.max_fds_per_uid = 64;
+		if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur / 4 > 64)
+			hd_cfg.max_fds_per_uid =
+			    rl.rlim_cur / 4 > 1u << 30 ? 1u << 30 : (unsigned)(rl.rlim_cur / 4);
+	}
+	/* The descriptor accept() takes back when there is none left (see shed()). */
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	/* tracefs is opened by the registry (hd_tracefs_ready): the daemon serves without it. */
 	lfd = listen_socket(hd_cfg.socket_path);
 	if (lfd < 0)
@@ -788,6 +933,7 @@ int main(int argc, char **argv)
 	ev.events = EPOLLIN;
 	ev.data.ptr = &listen_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev);
+	listen_fd = lfd;
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
 	hd_registry_init(&t, epfd);
@@ -816,6 +962,8 @@ int main(int argc, char **argv)
 			wake = conns_head->deadline;
 		if (next_parse < wake)
 			wake = next_parse;
+		if (listen_paused_until && listen_paused_until < wake)
+			wake = listen_paused_until;
 		if (eager)
 			wake = now;
 		else if (background && last_background + BACKGROUND_STARVE_MS < wake)
@@ -878,6 +1026,7 @@ int main(int argc, char **argv)
 				;
 		loop_iter++;
 		now = hd_now_ms();
+		listen_resume(now);
 		/* Idle, or held back long enough: one step of what nobody waits for. */
 		if (background &&
 		    ((eager && n == 0) || now - last_background >= BACKGROUND_STARVE_MS)) {

@@ -127,6 +127,7 @@ static void parse_unlink_free(struct hd_parse *p)
 	if (p->job.rfd >= 0)
 		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
 	close(p->fd);
+	hd_uid_release(p->uid, 2, 0);
 	free(p->mp);
 	free(p);
 }
@@ -134,10 +135,16 @@ static void parse_unlink_free(struct hd_parse *p)
 int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pidfd,
 		  const struct hd_mapping *mp)
 {
-	struct waiter *w = calloc(1, sizeof(*w));
+	struct waiter *w;
+	int ret = pidfd >= 0 ? hd_uid_hold(uid, 1, 0) : 0;
 
+	if (ret)
+		return ret;
+	w = calloc(1, sizeof(*w));
 	if (!w || !(w->mp = malloc(sizeof(*w->mp)))) {
 		free(w);
+		if (pidfd >= 0)
+			hd_uid_release(uid, 1, 0);
 		return -ENOMEM;
 	}
 	*w->mp = *mp;
@@ -146,6 +153,7 @@ int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pi
 	w->uid = uid;
 	w->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : -1;
 	if (pidfd >= 0 && w->pidfd < 0) {
+		hd_uid_release(uid, 1, 0);
 		free(w->mp);
 		free(w);
 		return -ENOMEM;
@@ -167,11 +175,15 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 		return -EAGAIN;
 	}
 	ret = hd_mod_admit(mp, fd, uid);
+	/* The file's descriptor and the worker's socket, held for uid. */
+	if (!ret)
+		ret = hd_uid_hold(uid, 2, 0);
 	if (ret)
 		return ret;
 	p = calloc(1, sizeof(*p));
 	if (!p || !(p->mp = malloc(sizeof(*p->mp)))) {
 		free(p);
+		hd_uid_release(uid, 2, 0);
 		return -ENOMEM;
 	}
 	*p->mp = *mp;
@@ -187,6 +199,7 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 	if (ret) {
 		if (p->fd >= 0)
 			close(p->fd);
+		hd_uid_release(uid, 2, 0);
 		free(p->mp);
 		free(p);
 		return ret;
@@ -203,8 +216,10 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 
 static void waiter_free(struct waiter *w)
 {
-	if (w->pidfd >= 0)
+	if (w->pidfd >= 0) {
 		close(w->pidfd);
+		hd_uid_release(w->uid, 1, 0);
+	}
 	free(w->mp);
 	free(w);
 }

@@ -45,6 +45,8 @@ struct uidacct {
 	double tokens, new_tokens;
 	uint64_t last_ms;
 	unsigned nmodules, nprobes;
+	unsigned nprocs, nfds; /* processes watched, descriptors held, for its registrations */
+	uint64_t cap_warned_ms;
 };
 
 struct hd_module *hd_modules[HD_MOD_BUCKETS];
@@ -123,6 +125,61 @@ int hd_rate_ok(uid_t uid, pid_t pid)
 	}
 	a->tokens -= 1.0;
 	return 0;
+}
+
+/*
+ * The caps on what one uid's registrations hold (issue 21, item 3): the
+ * processes watched (a pidfd and an epoll item each) and the descriptors
+ * (those pidfds, the pidfds of REGISTERs waiting for a parse, a parse's
+ * file and worker socket). Connections have their own caps (main.c). root
+ * is counted, never refused.
+ */
+static bool over_cap(const struct uidacct *a, unsigned fds, unsigned procs)
+{
+	return a->uid != 0 && (a->nfds + fds > hd_cfg.max_fds_per_uid ||
+			       a->nprocs + procs > hd_cfg.max_procs_per_uid);
+}
+
+bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	return a && !over_cap(a, fds, procs);
+}
+
+int hd_uid_hold(uid_t uid, unsigned fds, unsigned procs)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	if (!a)
+		return -ENOMEM;
+	if (over_cap(a, fds, procs)) {
+		uint64_t now = hd_now_ms();
+
+		/* Once a minute per uid: a fork bomb must not flood the log. */
+		if (!a->cap_warned_ms || now - a->cap_warned_ms >= 60000) {
+			hd_warn("uid %u: at its cap (%u processes, %u descriptors held; caps "
+				"--max-procs-per-uid %u, --max-fds-per-uid %u): further "
+				"registrations refused (EDQUOT)",
+				(unsigned)uid, a->nprocs, a->nfds, hd_cfg.max_procs_per_uid,
+				hd_cfg.max_fds_per_uid);
+			a->cap_warned_ms = now;
+		}
+		return -EDQUOT;
+	}
+	a->nfds += fds;
+	a->nprocs += procs;
+	return 0;
+}
+
+void hd_uid_release(uid_t uid, unsigned fds, unsigned procs)
+{
+	struct uidacct *a = uid_acct(uid);
+
+	if (!a)
+		return;
+	a->nfds -= fds < a->nfds ? fds : a->nfds;
+	a->nprocs -= procs < a->nprocs ? procs : a->nprocs;
 }
 
 /* --- tracefs --- */
@@ -217,6 +274,8 @@ bool hd_mod_remove(struct hd_module *m, bool save)
 		if (hd_remove_site(m->path, &m->sites[i]) == -EBUSY)
 			m->sites[keep++] = m->sites[i];
 	m->nsites = keep;
+	/* Until this record, a restart takes them all for ours and removes those still listed. */
+	hd_journal_sites(0, m);
 	if (keep) {
 		if (!m->draining) {
 			m->draining = true;
@@ -349,6 +408,7 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	struct hd_module *m;
 	struct uidacct *a = uid_acct(uid);
 	size_t nsites = 0;
+	uint64_t seq = 0;
 	int ret;
 
 	if (!a) {
@@ -399,8 +459,11 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	}
 	if (!ret && !m->mapped_path)
 		ret = -ENOMEM;
-	if (!ret)
+	if (!ret) {
+		/* Intent first: a kill during the writes leaves sites a restart knows as ours. */
+		seq = hd_journal_intent(dev, ino, m->path, m->alias || m->hold_fd >= 0, n);
 		ret = usdt_tracefs_register(hd_tracefs, n, m->path, &sites, &nsites);
+	}
 	if (!ret) {
 		m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
 		if (!m->sites)
@@ -440,6 +503,7 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 			m->delta = n->sites[i].pc - n->sites[i].pc_off;
 			break;
 		}
+	hd_journal_sites(seq, m);
 	a->nmodules++;
 	a->nprobes += m->nprobes;
 	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s",

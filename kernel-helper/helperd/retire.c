@@ -19,6 +19,7 @@
  * hd_board_withdraw), so the scan sees it; one that reads it after asks.
  */
 #include <dirent.h>
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -49,6 +50,8 @@ static bool file_gone(const struct hd_module *m)
  */
 enum { RT_NONE, RT_QUEUED, RT_SCANNING };
 #define RETIRE_STEP_PIDS 8
+/* A file mapped by a process the daemon could not adopt is looked at again this much later. */
+#define UNADOPTED_RETRY_S 10
 
 struct modlist {
 	struct hd_module **v;
@@ -110,8 +113,19 @@ static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 		if (!p) {
 			uid_t uid = hd_pid_uid(pid);
 
-			if (uid == (uid_t)-1 || !(p = hd_proc_get(pid, uid, -1)))
+			if (uid == (uid_t)-1)
 				return 0;
+			p = hd_proc_get(pid, uid, -1);
+			if (!p) {
+				/*
+				 * It maps the file but cannot be watched (its uid's
+				 * caps, no descriptor left): the file keeps its
+				 * events, and is looked at again later.
+				 */
+				if (errno != ESRCH)
+					m->unadopted = true;
+				continue;
+			}
 		}
 		if (hd_proc_attach(p, m, mp) == 0) {
 			rt.adopted++;
@@ -154,12 +168,24 @@ static void retire_pass_end(void)
 	rt.adopted = 0;
 	while (rt.scanning.n) {
 		struct hd_module *m = rt.scanning.v[--rt.scanning.n];
+		bool unadopted = m->unadopted;
 
 		m->retiring = RT_NONE;
-		if (m->nusers == 0)
-			hd_mod_remove(m, true); /* EBUSY: draining, retried by hd_tick */
-		else
+		m->unadopted = false;
+		if (m->nusers == 0 && unadopted) {
+			hd_dbg("retire: %s is mapped by a process that could not be adopted: kept, "
+			       "checked again in %u s",
+			       m->mapped_path, UNADOPTED_RETRY_S);
+			hd_mod_unidle(m);
+			m->idle = true;
+			m->idle_until = hd_now_ms() + UNADOPTED_RETRY_S * 1000ull;
+			hd_nidle++;
 			hd_mod_publish(m);
+		} else if (m->nusers == 0) {
+			hd_mod_remove(m, true); /* EBUSY: draining, retried by hd_tick */
+		} else {
+			hd_mod_publish(m);
+		}
 	}
 }
 

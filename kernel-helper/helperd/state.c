@@ -4,14 +4,20 @@
  *
  * The state file lists every site we created, rewritten whole (temporary
  * file + rename) whenever that set changes, which is only when a module is
- * added or removed, never on the per-process path. A failed write (disk
+ * added or removed, never on the per-process path; in the background, so
+ * between two writes the journal (journal.c) holds the changes, each intent
+ * recorded before its tracefs write. The header names the boot, which the
+ * journal's repeats beside a hash of the state file it follows: a state
+ * file of another boot describes events that are gone and is ignored. A failed write (disk
  * full) is logged and the daemon goes on; the cost is that a restart after a
  * crash may leave those events behind, never that it removes foreign ones.
  *
- * At start-up the previous instance's sites are read back, /proc is scanned
- * (scan.c) so that the files still mapped are registered again and claim
- * their old sites (hd_claim_old), and the sites nobody claimed are removed
- * if tracefs still lists them. All of that waits for a usable tracefs.
+ * At start-up the previous instance's sites are read back (the state file,
+ * then the journal's records on top of it: an interrupted registration's
+ * sites found in the listing), /proc is scanned (scan.c) so that the files
+ * still mapped are registered again and claim their old sites
+ * (hd_claim_old), and the sites nobody claimed are removed if tracefs still
+ * lists them. All of that waits for a usable tracefs.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -38,12 +44,28 @@ struct old_site {
 };
 static struct old_site *old;
 static size_t nold;
+/*
+ * What the journal follows: a hash (FNV-1a) of the state file's body, so
+ * that a journal is taken only on top of the very state file it followed,
+ * and a state file of the same content is the same bytes (nothing in it
+ * counts writes).
+ */
+#define TAG_BASIS 0xcbf29ce484222325ull
+static uint64_t state_tag = TAG_BASIS;
+
+static uint64_t tag_add(uint64_t h, const char *s)
+{
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
 
 /* --- the state file --- */
 
 static bool write_state(void)
 {
-	char tmp[4200];
+	char tmp[4200], line[4400];
+	uint64_t tag = TAG_BASIS;
 	FILE *f;
 	int fd, bad;
 
@@ -57,19 +79,27 @@ static bool write_state(void)
 			close(fd);
 		goto failed;
 	}
-	fprintf(f, "usdtkit-helperd-state 1\n");
+	fprintf(f, "usdtkit-helperd-state 2 %s\n", hd_boot_id());
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
 			for (size_t i = 0; i < m->nsites; i++) {
 				const struct hd_site *s = &m->sites[i];
 
 				/* Paths are usdt_tracefs_path_ok: no white space. */
-				fprintf(f, "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64, m->dev,
-					m->ino, s->group, s->event, s->off);
 				if (s->has_ref)
-					fprintf(f, " 0x%" PRIx64 " %s\n", s->ref, m->path);
+					snprintf(line, sizeof(line),
+						 "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64
+						 " 0x%" PRIx64 " %s\n",
+						 m->dev, m->ino, s->group, s->event, s->off, s->ref,
+						 m->path);
 				else
-					fprintf(f, " - %s\n", m->path);
+					snprintf(line, sizeof(line),
+						 "site %" PRIu64 " %" PRIu64 " %s %s 0x%" PRIx64
+						 " - %s\n",
+						 m->dev, m->ino, s->group, s->event, s->off,
+						 m->path);
+				tag = tag_add(tag, line);
+				fputs(line, f);
 			}
 	/*
 	 * No fsync: the file describes tracefs events, which a power loss
@@ -79,6 +109,9 @@ static bool write_state(void)
 	bad |= fclose(f);
 	if (bad || rename(tmp, hd_cfg.state_path) != 0)
 		goto failed;
+	/* Everything the journal said is in the state file now. */
+	state_tag = tag;
+	hd_journal_reset(state_tag);
 	if (state_warned)
 		hd_info("the state file %s is written again", hd_cfg.state_path);
 	state_warned = false;
@@ -115,13 +148,14 @@ void hd_registry_flush(void)
 }
 
 /*
- * The state file names events to remove and aliases to unmount: read only
- * one we could have written, a regular file of our own uid that no one else
- * may write (a --socket in a directory others can write puts it there too).
+ * The state file and its journal name events to remove and aliases to
+ * unmount: read only one we could have written, a regular file of our own
+ * uid that no one else may write (a --socket in a directory others can
+ * write puts them there too).
  */
-static FILE *open_state(void)
+FILE *hd_open_own(const char *path)
 {
-	int fd = open(hd_cfg.state_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	struct stat st;
 	FILE *f;
 
@@ -129,8 +163,7 @@ static FILE *open_state(void)
 		return NULL;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		hd_warn("%s: not a regular file of ours writable by us alone: ignored",
-			hd_cfg.state_path);
+		hd_warn("%s: not a regular file of ours writable by us alone: ignored", path);
 		close(fd);
 		return NULL;
 	}
@@ -140,47 +173,157 @@ static FILE *open_state(void)
 	return f;
 }
 
+static bool old_add(uint64_t dev, uint64_t ino, const char *path, const struct hd_site *s)
+{
+	struct old_site o = {.s = *s, .dev = dev, .ino = ino}, *no;
+
+	for (size_t i = 0; i < nold; i++)
+		if (old[i].s.off == s->off && !strcmp(old[i].s.group, s->group) &&
+		    !strcmp(old[i].s.event, s->event) && !strcmp(old[i].path, path))
+			return true;
+	o.path = strdup(path);
+	no = realloc(old, (nold + 1) * sizeof(*old));
+	if (!o.path || !no) {
+		free(o.path);
+		if (no)
+			old = no;
+		return false;
+	}
+	old = no;
+	old[nold++] = o;
+	return true;
+}
+
 static void load_state(void)
 {
-	FILE *f = open_state();
-	char line[4400];
+	FILE *f = hd_open_own(hd_cfg.state_path);
+	char line[4400], boot[64];
 
+	state_tag = TAG_BASIS;
 	if (!f)
 		return;
-	if (!fgets(line, sizeof(line), f) || strcmp(line, "usdtkit-helperd-state 1\n") != 0) {
+	if (!fgets(line, sizeof(line), f)) {
+		fclose(f);
+		return;
+	}
+	if (sscanf(line, "usdtkit-helperd-state 2 %63s", boot) == 1) {
+		if (strcmp(boot, hd_boot_id()) != 0) {
+			/* Its events died with that boot; a site it names may be someone's now. */
+			hd_info("%s: a state file of an earlier boot: ignored", hd_cfg.state_path);
+			fclose(f);
+			return;
+		}
+	} else if (strcmp(line, "usdtkit-helperd-state 1\n") != 0) {
 		hd_warn("%s: not a state file of this version: ignored", hd_cfg.state_path);
 		fclose(f);
 		return;
 	}
 	while (fgets(line, sizeof(line), f)) {
-		struct old_site o = {0};
+		struct hd_site s = {0};
 		char group[80], event[80], ref[40], path[4200];
 		unsigned long long dev, ino, off;
-		struct old_site *no;
 
+		state_tag = tag_add(state_tag, line);
 		if (sscanf(line, "site %llu %llu %79s %79s %llx %39s %4199s", &dev, &ino, group,
 			   event, &off, ref, path) != 7 ||
 		    strlen(group) > USDT_TRACEFS_NAME_MAX ||
 		    strlen(event) > USDT_TRACEFS_NAME_MAX || !usdt_tracefs_path_ok(path))
 			continue;
-		strcpy(o.s.group, group);
-		strcpy(o.s.event, event);
-		o.s.off = off;
-		o.s.has_ref = strcmp(ref, "-") != 0;
-		o.s.ref = o.s.has_ref ? strtoull(ref, NULL, 16) : 0;
-		o.dev = dev;
-		o.ino = ino;
-		o.path = strdup(path);
-		no = realloc(old, (nold + 1) * sizeof(*old));
-		if (!o.path || !no) {
-			free(o.path);
+		strcpy(s.group, group);
+		strcpy(s.event, event);
+		s.off = off;
+		s.has_ref = strcmp(ref, "-") != 0;
+		s.ref = s.has_ref ? strtoull(ref, NULL, 16) : 0;
+		if (!old_add(dev, ino, path, &s))
 			break;
-		}
-		old = no;
-		old[nold++] = o;
 	}
 	fclose(f);
-	hd_info("state file: %zu sites from a previous instance", nold);
+}
+
+/* The journal's intents whose outcome it does not say (killed in between). */
+static struct hd_journal_rec *pending;
+static size_t npending;
+
+static void journal_record(const struct hd_journal_rec *r, void *arg)
+{
+	struct hd_journal_rec *np;
+
+	(void)arg;
+	if (!r->intent) {
+		/* The module's sites are these now: its outcome, or a removal. */
+		for (size_t i = 0; i < npending; i++)
+			if (pending[i].seq == r->seq) {
+				free(pending[i].path);
+				free(pending[i].sites);
+				free(pending[i].pre);
+				pending[i] = pending[--npending];
+				break;
+			}
+		for (size_t i = 0; i < nold;)
+			if (old[i].dev == r->dev && old[i].ino == r->ino) {
+				free(old[i].path);
+				old[i] = old[--nold];
+			} else {
+				i++;
+			}
+		for (size_t i = 0; i < r->nsites; i++)
+			old_add(r->dev, r->ino, r->path, &r->sites[i]);
+		return;
+	}
+	np = realloc(pending, (npending + 1) * sizeof(*pending));
+	if (!np)
+		return;
+	pending = np;
+	pending[npending] = *r;
+	pending[npending].path = strdup(r->path);
+	pending[npending].sites = malloc((r->nsites + 1) * sizeof(*r->sites));
+	pending[npending].pre = malloc((r->npre + 1) * sizeof(*r->pre));
+	if (!pending[npending].path || !pending[npending].sites || !pending[npending].pre) {
+		free(pending[npending].path);
+		free(pending[npending].sites);
+		free(pending[npending].pre);
+		return;
+	}
+	memcpy(pending[npending].sites, r->sites, r->nsites * sizeof(*r->sites));
+	memcpy(pending[npending].pre, r->pre, r->npre * sizeof(*r->pre));
+	npending++;
+}
+
+/*
+ * An interrupted registration: every listed site on its path, in a group and
+ * at an offset it meant to write, that was not there before it, is ours.
+ */
+static size_t resolve_pending(const struct usdt_uprobe_entry *ls, size_t nls)
+{
+	size_t found = 0;
+
+	for (size_t k = 0; k < npending; k++) {
+		const struct hd_journal_rec *r = &pending[k];
+
+		for (size_t j = 0; j < nls; j++) {
+			struct hd_site s = {0};
+			bool want = false, pre = false;
+
+			if (ls[j].type != 'p' || strcmp(ls[j].path, r->path) != 0)
+				continue;
+			for (size_t i = 0; i < r->nsites && !want; i++)
+				want = r->sites[i].off == ls[j].off &&
+				       !strcmp(r->sites[i].group, ls[j].group);
+			for (size_t i = 0; i < r->npre && !pre; i++)
+				pre = r->pre[i].off == ls[j].off &&
+				      !strcmp(r->pre[i].group, ls[j].group) &&
+				      !strcmp(r->pre[i].event, ls[j].event);
+			if (!want || pre)
+				continue;
+			strcpy(s.group, ls[j].group);
+			strcpy(s.event, ls[j].event);
+			s.off = ls[j].off;
+			s.has_ref = ls[j].has_ref;
+			s.ref = ls[j].ref;
+			found += old_add(r->dev, r->ino, r->path, &s);
+		}
+	}
+	return found;
 }
 
 /* A site that existed before we wrote it: ours from before, or someone else's. */
@@ -204,13 +347,24 @@ bool hd_claim_old(const struct hd_module *prev, const char *path, const struct h
 static void recover_now(void)
 {
 	struct usdt_uprobe_entry *ls = NULL;
-	size_t nls = 0, removed = 0;
+	size_t nls = 0, removed = 0, npend;
+	bool listed_ok;
 	unsigned found;
 
 	load_state();
+	hd_journal_replay(hd_cfg.state_path, state_tag, journal_record, NULL);
+	npend = npending;
+	if (nold || npending)
+		hd_info("state file: %zu sites from a previous instance, %zu registrations it "
+			"did not finish",
+			nold, npending);
+	/* The listing before the scan: an interrupted registration's sites are claimed by it. */
+	listed_ok = (nold || npending) && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0;
+	if (listed_ok && npending)
+		hd_info("%zu sites of the registrations not finished", resolve_pending(ls, nls));
 	found = hd_scan_all();
 	/* Ours from before and not claimed by a live process: remove if still there. */
-	if (nold && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0) {
+	if (listed_ok) {
 		for (size_t i = 0; i < nold; i++) {
 			bool listed = false;
 
@@ -225,8 +379,8 @@ static void recover_now(void)
 				removed++;
 			/* EBUSY: left; it is in no module, so the next state file forgets it. */
 		}
-		usdt_tracefs_list_free(ls, nls);
 	}
+	usdt_tracefs_list_free(ls, nls);
 	for (size_t i = 0; i < nold; i++) {
 		if (!old[i].claimed &&
 		    !strncmp(old[i].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
@@ -234,12 +388,24 @@ static void recover_now(void)
 			usdt_tracefs_alias_release(old[i].path);
 		free(old[i].path);
 	}
+	for (size_t k = 0; k < npending; k++) {
+		/* An alias made for a registration that wrote nothing. */
+		if (!strncmp(pending[k].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
+		    !hd_mod_find(pending[k].dev, pending[k].ino))
+			usdt_tracefs_alias_release(pending[k].path);
+		free(pending[k].path);
+		free(pending[k].sites);
+		free(pending[k].pre);
+	}
+	free(pending);
+	pending = NULL;
+	npending = 0;
 	free(old);
 	old = NULL;
 	nold = 0;
 	hd_save_state();
-	hd_info("start-up: %u process registrations found running, %zu stale events removed", found,
-		removed);
+	hd_info("start-up: %u process registrations found running, %zu stale events removed%s",
+		found, removed, npend ? " (after an interrupted registration)" : "");
 }
 
 /*

@@ -54,12 +54,18 @@ struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd)
 
 	if (p)
 		return p;
-	fd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : (int)pidfd_open(pid, 0);
-	if (fd < 0)
+	if (hd_uid_hold(uid, 1, 1) != 0) {
+		errno = EDQUOT;
 		return NULL;
-	p = calloc(1, sizeof(*p));
+	}
+	fd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : (int)pidfd_open(pid, 0);
+	p = fd >= 0 ? calloc(1, sizeof(*p)) : NULL;
 	if (!p) {
-		close(fd);
+		if (fd >= 0)
+			close(fd);
+		else if (!errno)
+			errno = ENOMEM;
+		hd_uid_release(uid, 1, 1);
 		return NULL;
 	}
 	p->tag = HD_TAG_PROC;
@@ -70,6 +76,8 @@ struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd)
 	if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
 		close(fd);
 		free(p);
+		hd_uid_release(uid, 1, 1);
+		errno = ENOMEM;
 		return NULL;
 	}
 	p->hnext = hd_procs[(unsigned)pid % HD_PROC_BUCKETS];
@@ -89,6 +97,7 @@ void hd_proc_free(struct hd_proc *p)
 	hd_forget(p);
 	epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
 	close(p->pidfd);
+	hd_uid_release(p->uid, 1, 1);
 	free(p->mods);
 	free(p);
 	hd_nprocs_total--;
@@ -281,9 +290,10 @@ int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, in
 	}
 	p = hd_proc_get(pid, uid, pidfd);
 	if (!p) {
+		ret = errno == EDQUOT ? -EDQUOT : -ENOMEM;
 		if (m->nusers == 0)
 			hd_mod_remove(m, true);
-		return -ENOMEM;
+		return ret;
 	}
 	ret = hd_proc_attach(p, m, mp);
 	if (ret == 0 && known_pid)
@@ -333,7 +343,7 @@ int hd_add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, s
 	int ret;
 
 	if (!p)
-		return -ENOMEM;
+		return errno == EDQUOT ? -EDQUOT : -ENOMEM;
 	ret = hd_proc_attach(p, m, mp);
 	if (ret == 0 && known_pid)
 		proc_check_maps(p, m);
@@ -352,6 +362,15 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	*nprobes = 0;
 	if (ret)
 		return ret;
+	/*
+	 * A process its uid's caps leave no room for is refused before any
+	 * work (a new file's parse and events would be for nothing).
+	 */
+	if (!hd_proc_find(pid) && !hd_uid_room(uid, 1, 1)) {
+		hd_uid_hold(uid, 1, 1); /* logs the refusal (rate-limited) */
+		hd_dbg("REGISTER pid %d uid %u: over its uid's caps", (int)pid, (unsigned)uid);
+		return -EDQUOT;
+	}
 	mp = malloc(sizeof(*mp));
 	if (!mp)
 		return -ENOMEM;

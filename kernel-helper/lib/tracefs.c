@@ -294,6 +294,8 @@ static const char *errno_text(int e)
 	}
 }
 
+void (*usdt_tracefs_write_hook)(void);
+
 int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size_t msglen)
 {
 	size_t len = strlen(line);
@@ -315,9 +317,11 @@ int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size
 	do
 		w = write(t->fd, buf, len + 1);
 	while (w < 0 && errno == EINTR);
+	e = w < 0 ? errno : EIO;
+	if (usdt_tracefs_write_hook)
+		usdt_tracefs_write_hook();
 	if (w == (ssize_t)(len + 1))
 		return 0;
-	e = w < 0 ? errno : EIO;
 	if (!explain_from_log(t, line, msg, msglen))
 		set_msg(msg, msglen, "%s", errno_text(e));
 	else if (!msg[0])

@@ -40,6 +40,11 @@ void usdt_tracefs_close(struct usdt_tracefs *t);
  * logged one for this command, else a description of the errno.
  */
 int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size_t msglen);
+/*
+ * Tests only: called after every write to uprobe_events (the daemon's
+ * --test-crash-after kills itself from it); NULL, nothing, otherwise.
+ */
+extern void (*usdt_tracefs_write_hook)(void);
 
 /*
  * Whether `path` can be written literally into a definition: absolute, at

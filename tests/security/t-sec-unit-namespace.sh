@@ -5,8 +5,7 @@
 # / read-only but for its socket directory and /run/usdtkit
 # (ProtectSystem=strict, ReadWritePaths), a private /tmp (PrivateTmp),
 # empty /home and /root (ProtectHome), /sys read-only but tracefs
-# (ProtectKernelTunables), /proc showing processes only (ProcSubset=pid,
-# ProtectProc=invisible). Programs run on the host from the host's /tmp
+# (ProtectKernelTunables), /proc with hidepid=invisible (ProtectProc). Programs run on the host from the host's /tmp
 # and from /home, which the daemon cannot see by name, and from a trusted
 # directory under /opt, which it can. A bind mount of a file of another
 # namespace's mount is refused (EINVAL), so no alias can be made there: the
@@ -47,7 +46,7 @@ mkdir -p "$T/sanitizer" && chmod 1777 "$T/sanitizer"
 [ -d "$SD/.san" ] && mountpoint -q "$SD/.san" && mount --bind "$SD/.san" "$T/sanitizer"
 mount -t tmpfs -o mode=755 tmpfs /home
 mount -t tmpfs -o mode=700 tmpfs /root
-mount -t proc -o subset=pid,hidepid=invisible proc /proc
+mount -t proc -o hidepid=invisible proc /proc
 mount -o remount,bind,ro /sys
 mount --bind /run/usdtkit /run/usdtkit
 mount --bind "$SD" "$SD"
@@ -94,7 +93,7 @@ for f in "$PROG" "$HOMEDIR/prog" "$TD/prog"; do
 	echo "ok: $f registered as $a; perf recorded its firings"
 done
 
-# A deleted file: the daemon's own descriptor, through its /proc (subset=pid shows it).
+# A deleted file: the daemon's own descriptor, through its /proc.
 cp "$LIB" "$T/gone.so"
 prog_start del "$HDCLIENT" dlreg-del "$T/gone.so"
 expect_grep "^status=0 nprobes=1\$" "$T/del.out" "registering a deleted file"

@@ -3,7 +3,8 @@
 # mounted under $T (unmounted at exit) is filled up while a program runs.
 # Guarantees: registrations still succeed (a dlopen'ed library gets its
 # event), the write failure is logged once however many changes fail, the
-# previous state file stays whole (byte for byte), no temporary file is left,
+# previous state file stays whole (byte for byte), no temporary file is left
+# (the journal beside it is its only companion),
 # SIGTERM still removes every event, and once space is freed the state is
 # written again (the failed write is retried every second).
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
@@ -40,7 +41,7 @@ wait_events 3 "the library registered while the disk is full"
 expect_eq "$(grep -c 'cannot write the state file' "$DLOG.new")" 1 "log lines about the state file"
 expect_grep "cannot write the state file $STATE: No space left on device" "$DLOG.new" "the reason"
 cmp -s "$STATE" "$T/state-before" || { diff "$T/state-before" "$STATE" >&2; fail "the previous state file changed"; }
-expect_eq "$(ls -A "$SFS" | sort | tr '\n' ' ')" "fill helperd.state " "files on the full file system"
+expect_eq "$(ls -A "$SFS" | sort | tr '\n' ' ')" "fill helperd.state helperd.state.journal " "files on the full file system"
 daemon_healthy
 
 # Space again: the write that failed is tried again (once a second), with no
@@ -57,7 +58,7 @@ fill
 stop_daemon
 wait_events 0 "after SIGTERM with the disk full"
 cmp -s "$STATE" "$T/state-before" || fail "the state file changed at SIGTERM with the disk full"
-expect_eq "$(ls -A "$SFS" | sort | tr '\n' ' ')" "fill helperd.state " "files left at SIGTERM"
+expect_eq "$(ls -A "$SFS" | sort | tr '\n' ' ')" "fill helperd.state helperd.state.journal " "files left at SIGTERM"
 prog_stop a
 HD_OK=1
 exit 0

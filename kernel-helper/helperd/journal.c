@@ -1,0 +1,421 @@
+// SPDX-License-Identifier: MIT
+/*
+ * The journal: intent written before each change to tracefs, so that a
+ * daemon killed at any instant (SIGKILL, a crash) leaves nothing a restart
+ * cannot recognise as its own (issue 21, item 2).
+ *
+ * The state file (state.c) is a snapshot of every site we own, rewritten
+ * whole in the background. Between two snapshots the truth is in the
+ * journal, STATE.journal, appended to with one write() per record:
+ *
+ *   usdtkit-helperd-journal 1 TAG BOOTID     header: the hash of the snapshot it follows
+ *   I SEQ DEV INO PATH NWANT NPRE            intent: sites about to be written on PATH,
+ *   w GROUP OFF                                NWANT of them (group, file offset),
+ *   x GROUP EVENT OFF                          NPRE sites already there (someone else's),
+ *   E SEQ                                    complete; only now is tracefs written
+ *   M SEQ DEV INO PATH NSITES                the sites (DEV, INO) owns now (0: none),
+ *   s GROUP EVENT OFF REF|-                    NSITES of them,
+ *   F SEQ                                    complete
+ *
+ * A registration appends I..E before its first tracefs write and M..F after
+ * its last; a removal appends M..F after its writes (until then the sites
+ * are still ours in the state, and a restart removes those still listed).
+ * A record without its end line (killed during the write(): a large write
+ * can be cut short by SIGKILL) is ignored: a torn intent was followed by no
+ * tracefs write, a torn M leaves the previous word in force. At restart
+ * (hd_journal_replay) an intent without its M is resolved against the
+ * listing: every listed site on PATH, in a group and at an offset it named,
+ * that is not one of its NPRE, is ours. The NPRE sites are what makes that
+ * exact: a site that exists before we write it (perf probe's, on the same
+ * literal path) is never ours. They are known before the first write by
+ * reading uprobe_events, which is needed only when the path could be
+ * someone else's (a literal path, not our alias or descriptor name) and one
+ * of the file's groups already exists: a new provider costs one access()
+ * per group and no listing.
+ *
+ * No fsync. Against SIGKILL the page cache is enough (the data of a
+ * returned write() survives the process). Against a power loss nothing is
+ * needed: the kernel's uprobe events do not survive it either; the boot id
+ * in both headers makes a restart on a later boot ignore a state that
+ * describes events of an earlier one (which could otherwise name a site
+ * that someone else has made since, and remove it).
+ *
+ * The journal is reset (truncated, a new header) after each snapshot, whose
+ * hash it then carries; a journal whose hash is not the snapshot's (a kill
+ * between the snapshot's rename and the reset) is older than the snapshot
+ * and ignored. (Replaying it would do no harm either: its records are
+ * outcomes the snapshot already holds, each replacing a module's sites.)
+ * A failed append (disk full) is cut back to the last whole record, logged
+ * once, and the daemon goes on: the cost, as for the snapshot, is that a
+ * crash meanwhile may leave events behind.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "helperd.h"
+
+#define JOURNAL_MAX (256u << 20) /* read back at most this much */
+#define JOURNAL_HEADER "usdtkit-helperd-journal 1"
+
+static int jfd = -1;
+static off_t jsize;   /* the end of the last whole record */
+static uint64_t jseq; /* the last record's sequence number */
+static bool jwarned;
+static char jpath[4200];
+static char boot_id[40];
+
+const char *hd_boot_id(void)
+{
+	FILE *f;
+
+	if (boot_id[0])
+		return boot_id;
+	f = fopen("/proc/sys/kernel/random/boot_id", "re");
+	if (!f || !fgets(boot_id, sizeof(boot_id), f))
+		snprintf(boot_id, sizeof(boot_id), "unknown");
+	if (f)
+		fclose(f);
+	boot_id[strcspn(boot_id, "\n ")] = '\0';
+	return boot_id;
+}
+
+/* A growing text buffer for one record. */
+struct buf {
+	char *p;
+	size_t len, cap;
+	bool failed;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	int n;
+
+	if (b->failed)
+		return;
+	for (;;) {
+		size_t cap;
+		char *np;
+
+		va_start(ap, fmt);
+		n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0) {
+			b->failed = true;
+			return;
+		}
+		if (b->p && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		cap = b->cap ? b->cap * 2 : 4096;
+		while (cap < b->len + (size_t)n + 1)
+			cap *= 2;
+		np = realloc(b->p, cap);
+		if (!np) {
+			b->failed = true;
+			return;
+		}
+		b->p = np;
+		b->cap = cap;
+	}
+}
+
+/* Appends one whole record, or nothing (cut back to the last whole one). */
+static bool append(struct buf *b)
+{
+	size_t done = 0;
+
+	if (jfd < 0 || b->failed) {
+		free(b->p);
+		return false;
+	}
+	while (done < b->len) {
+		ssize_t w = write(jfd, b->p + done, b->len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : ENOSPC;
+
+			if (ftruncate(jfd, jsize) != 0) {
+				/* Cannot even cut it back: stop appending to a torn file. */
+				close(jfd);
+				jfd = -1;
+			}
+			if (!jwarned)
+				hd_warn(
+				    "cannot write the state journal %s: %s (going on; a restart "
+				    "after a crash may leave events behind)",
+				    jpath, strerror(e));
+			jwarned = true;
+			free(b->p);
+			return false;
+		}
+		done += (size_t)w;
+	}
+	jsize += (off_t)b->len;
+	if (jwarned)
+		hd_info("the state journal %s is written again", jpath);
+	jwarned = false;
+	free(b->p);
+	return true;
+}
+
+static bool write_header(uint64_t tag)
+{
+	struct buf b = {0};
+
+	jsize = 0;
+	bprintf(&b, JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
+	return append(&b);
+}
+
+/* Whether a file of this group already exists in tracefs (so a site in it might). */
+static bool group_exists(const char *group)
+{
+	char p[sizeof(hd_tracefs->root) + 96];
+
+	snprintf(p, sizeof(p), "%s/events/%s", hd_tracefs->root, group);
+	return access(p, F_OK) == 0;
+}
+
+static bool wanted(const struct usdt_notes *n, const char *group, uint64_t off)
+{
+	for (size_t i = 0; i < n->nsites; i++)
+		if (!n->sites[i].reject && n->sites[i].pc_off == off &&
+		    !strcmp(n->sites[i].group, group))
+			return true;
+	return false;
+}
+
+uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool own_path,
+			   const struct usdt_notes *n)
+{
+	struct usdt_uprobe_entry *ls = NULL;
+	struct buf b = {0};
+	size_t nls = 0, nwant = 0, npre = 0;
+	bool maybe = false;
+	uint64_t seq = ++jseq;
+
+	if (jfd < 0)
+		return 0;
+	for (size_t i = 0; i < n->nsites; i++) {
+		if (n->sites[i].reject)
+			continue;
+		nwant++;
+		/* One access() per group: sites in a row share it. */
+		if (!own_path && !maybe &&
+		    (i == 0 || strcmp(n->sites[i].group, n->sites[i - 1].group) != 0))
+			maybe = group_exists(n->sites[i].group);
+	}
+	if (maybe && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0) {
+		for (size_t j = 0; j < nls; j++)
+			if (!strcmp(ls[j].path, path) && wanted(n, ls[j].group, ls[j].off))
+				npre++;
+	}
+	bprintf(&b, "I %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu %zu\n", seq, dev, ino, path,
+		nwant, npre);
+	for (size_t i = 0; i < n->nsites; i++)
+		if (!n->sites[i].reject)
+			bprintf(&b, "w %s 0x%" PRIx64 "\n", n->sites[i].group, n->sites[i].pc_off);
+	for (size_t j = 0; j < nls && npre; j++)
+		if (!strcmp(ls[j].path, path) && wanted(n, ls[j].group, ls[j].off))
+			bprintf(&b, "x %s %s 0x%" PRIx64 "\n", ls[j].group, ls[j].event, ls[j].off);
+	bprintf(&b, "E %" PRIu64 "\n", seq);
+	usdt_tracefs_list_free(ls, nls);
+	return append(&b) ? seq : 0;
+}
+
+void hd_journal_sites(uint64_t seq, const struct hd_module *m)
+{
+	struct buf b = {0};
+
+	if (jfd < 0)
+		return;
+	if (!seq)
+		seq = ++jseq;
+	bprintf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino, m->path,
+		m->nsites);
+	for (size_t i = 0; i < m->nsites; i++) {
+		const struct hd_site *s = &m->sites[i];
+
+		if (s->has_ref)
+			bprintf(&b, "s %s %s 0x%" PRIx64 " 0x%" PRIx64 "\n", s->group, s->event,
+				s->off, s->ref);
+		else
+			bprintf(&b, "s %s %s 0x%" PRIx64 " -\n", s->group, s->event, s->off);
+	}
+	bprintf(&b, "F %" PRIu64 "\n", seq);
+	append(&b);
+}
+
+void hd_journal_reset(uint64_t tag)
+{
+	if (jfd < 0)
+		return;
+	if (ftruncate(jfd, 0) != 0 || !write_header(tag)) {
+		hd_warn("cannot reset the state journal %s: %s", jpath, strerror(errno));
+		close(jfd);
+		jfd = -1;
+	}
+}
+
+/* --- reading it back --- */
+
+static bool name_ok(const char *s)
+{
+	return strlen(s) <= USDT_TRACEFS_NAME_MAX;
+}
+
+static void jrec_clear(struct hd_journal_rec *r)
+{
+	free(r->path);
+	free(r->sites);
+	free(r->pre);
+	memset(r, 0, sizeof(*r));
+}
+
+static bool push(void **v, size_t *n, size_t *cap, size_t size)
+{
+	if (*n == *cap) {
+		size_t c = *cap ? 2 * *cap : 16;
+		void *nv = realloc(*v, c * size);
+
+		if (!nv)
+			return false;
+		*v = nv;
+		*cap = c;
+	}
+	(*n)++;
+	return true;
+}
+
+/*
+ * Reads STATE.journal, if it follows the state file whose body hashes to
+ * tag (and this boot), and calls fn for each whole record in order; opens
+ * it for appending afterwards, cut to its last whole record (or made anew
+ * for tag when it is not that one).
+ */
+void hd_journal_replay(const char *state_path, uint64_t tag,
+		       void (*fn)(const struct hd_journal_rec *r, void *arg), void *arg)
+{
+	char line[4400], want_hdr[128];
+	struct hd_journal_rec r = {0};
+	size_t cap_sites = 0, cap_pre = 0, left = 0;
+	char kind = 0;
+	off_t end = 0, pos = 0;
+	bool valid = false;
+	FILE *f;
+
+	snprintf(jpath, sizeof(jpath), "%s.journal", state_path);
+	snprintf(want_hdr, sizeof(want_hdr), JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
+	f = hd_open_own(jpath);
+	if (f && fgets(line, sizeof(line), f) && !strcmp(line, want_hdr)) {
+		valid = true;
+		pos = end = (off_t)strlen(line);
+	}
+	while (valid && pos < (off_t)JOURNAL_MAX && fgets(line, sizeof(line), f)) {
+		size_t len = strlen(line);
+		char a[80], b[80], p[4200], ref[40];
+		unsigned long long s, d, i, o;
+		size_t n1, n2;
+
+		pos += (off_t)len;
+		if (!len || line[len - 1] != '\n')
+			break; /* torn */
+		if (sscanf(line, "I %llu %llu %llu %4199s %zu %zu", &s, &d, &i, p, &n1, &n2) == 6 ||
+		    sscanf(line, "M %llu %llu %llu %4199s %zu", &s, &d, &i, p, &n1) == 5) {
+			jrec_clear(&r);
+			cap_sites = cap_pre = 0;
+			kind = line[0];
+			r.intent = kind == 'I';
+			r.seq = s;
+			r.dev = d;
+			r.ino = i;
+			r.path = usdt_tracefs_path_ok(p) ? strdup(p) : NULL;
+			left = kind == 'I' ? n1 + n2 : n1;
+			r.nwant_expected = kind == 'I' ? n1 : 0;
+			r.npre_expected = kind == 'I' ? n2 : 0;
+			if (!r.path)
+				kind = 0;
+			if (s > jseq)
+				jseq = s;
+			continue;
+		}
+		if (kind && left &&
+		    ((kind == 'I' && r.nsites < r.nwant_expected &&
+		      sscanf(line, "w %79s %llx", a, &o) == 2 && (b[0] = '\0', true)) ||
+		     (kind == 'M' && sscanf(line, "s %79s %79s %llx %39s", a, b, &o, ref) == 4)) &&
+		    name_ok(a) && name_ok(b)) {
+			struct hd_site *st;
+
+			if (!push((void **)&r.sites, &r.nsites, &cap_sites, sizeof(*r.sites))) {
+				kind = 0;
+				continue;
+			}
+			st = &r.sites[r.nsites - 1];
+			memset(st, 0, sizeof(*st));
+			strcpy(st->group, a);
+			if (line[0] == 's') {
+				strcpy(st->event, b);
+				st->has_ref = strcmp(ref, "-") != 0;
+				st->ref = st->has_ref ? strtoull(ref, NULL, 16) : 0;
+			}
+			st->off = o;
+			left--;
+			continue;
+		}
+		if (kind == 'I' && left && line[0] == 'x' &&
+		    sscanf(line, "x %79s %79s %llx", a, b, &o) == 3 && name_ok(a) && name_ok(b) &&
+		    r.nsites == r.nwant_expected) {
+			struct hd_site *st;
+
+			if (!push((void **)&r.pre, &r.npre, &cap_pre, sizeof(*r.pre))) {
+				kind = 0;
+				continue;
+			}
+			st = &r.pre[r.npre - 1];
+			memset(st, 0, sizeof(*st));
+			strcpy(st->group, a);
+			strcpy(st->event, b);
+			st->off = o;
+			left--;
+			continue;
+		}
+		if (kind && !left && sscanf(line, "%c %llu", &a[0], &s) == 2 &&
+		    ((kind == 'I' && a[0] == 'E') || (kind == 'M' && a[0] == 'F')) && s == r.seq) {
+			fn(&r, arg);
+			end = pos;
+		}
+		/* A whole record just ended, or a line out of place: wait for the next header. */
+		jrec_clear(&r);
+		kind = 0;
+	}
+	jrec_clear(&r);
+	if (f)
+		fclose(f);
+	jfd = open(jpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (jfd < 0) {
+		hd_warn("cannot open the state journal %s: %s (going on; a restart after a crash "
+			"may leave events behind)",
+			jpath, strerror(errno));
+		return;
+	}
+	if (valid && ftruncate(jfd, end) == 0) {
+		jsize = end;
+		return;
+	}
+	if (ftruncate(jfd, 0) != 0 || !write_header(tag)) {
+		close(jfd);
+		jfd = -1;
+	}
+}
