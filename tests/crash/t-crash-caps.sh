@@ -44,7 +44,7 @@ holders_start() { # U N TAG [LIB]
 	done
 	at_exit "kill -9 ${HOLDERS[*]} 2>/dev/null"
 	for ((i = 0; i < $2; i++)); do
-		poll_until 60 grep -q '^ready' "$T/$3.$i.out" || { cat "$T/$3.$i.out" >&2; fail "$3 holder $i did not register"; }
+		poll_until 120 grep -q '^ready' "$T/$3.$i.out" || { cat "$T/$3.$i.out" >&2; fail "$3 holder $i did not register"; }
 	done
 }
 # One process of uid U registers LIB: its status line.
@@ -52,7 +52,7 @@ one_reg() { # U [LIB]
 	local p
 	setpriv --reuid="$1" --regid="$1" --clear-groups "$CLIENT" hold-quiet "${2:-$LIB}" >"$T/one.out" 2>&1 &
 	p=$!
-	poll_until 30 grep -q '^ready' "$T/one.out" || true
+	poll_until 120 grep -q '^ready' "$T/one.out" || true
 	kill -9 "$p" 2>/dev/null || true
 	wait "$p" 2>/dev/null || true
 	head -1 "$T/one.out"
@@ -71,6 +71,8 @@ count_status() { statuses "$1" | awk -v s="$2" '$1 == s {print $2}' | grep . || 
 cp "$LIB" "$T/liblib2.so"
 LIB2="$T/liblib2.so"
 calls() { grep -c "^p:sdt_${P}lib/call " "$TRACEFS/uprobe_events" || true; }
+HD_DEBUG=--debug start_daemon
+expect_grep "^Max open files +$NOFILE +$NOFILE" "/proc/$DAEMON_PID/limits" "the daemon's descriptor limit"
 # A process of uid 4242 maps LIB first and registers it.
 (
 	close_prog_fds
@@ -78,9 +80,7 @@ calls() { grep -c "^p:sdt_${P}lib/call " "$TRACEFS/uprobe_events" || true; }
 ) >"$T/u4242.out" 2>&1 &
 P4242=$!
 at_exit "kill -9 $P4242 2>/dev/null"
-HD_DEBUG=--debug start_daemon
-expect_grep "^Max open files +$NOFILE +$NOFILE" "/proc/$DAEMON_PID/limits" "the daemon's descriptor limit"
-poll_until 30 grep -q '^ready' "$T/u4242.out" || fail "A: uid 4242's process"
+poll_until 60 grep -q '^ready' "$T/u4242.out" || fail "A: uid 4242's process"
 expect_grep '^status=0 ' "$T/u4242.out" "A: uid 4242's registration"
 c0=$(cpu_ticks)
 t0=$(_now_us)
@@ -107,7 +107,7 @@ grep -q '^status=0 ' <<<"$out" || fail "A: a process of another uid was not regi
 ) >"$T/nl.out" 2>&1 &
 PNL=$!
 at_exit "kill -9 $PNL 2>/dev/null"
-poll_until 30 grep -q '^ready' "$T/nl.out" || fail "A: nobody's process of LIB"
+poll_until 120 grep -q '^ready' "$T/nl.out" || fail "A: nobody's process of LIB"
 expect_grep '^status=-122 ' "$T/nl.out" "A: nobody's process of LIB, at the cap"
 expect_eq "$(calls)" 2 "A: the events of LIB and LIB2"
 kill -9 $P4242
