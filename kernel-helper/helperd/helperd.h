@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <sys/types.h>
 
@@ -251,8 +252,10 @@ struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino);
 int hd_remove_site(const char *path, const struct hd_site *s);
 /* Takes m off the board. */
 void hd_mod_withdraw(struct hd_module *m);
-/* Puts m on the board, unless draining or named through a descriptor. */
+/* Puts m on the board, unless draining or deleted. */
 void hd_mod_publish(struct hd_module *m);
+/* Whether m is a deleted file (named through our descriptor, its last link gone). */
+bool hd_mod_deleted(const struct hd_module *m);
 /* m has a user again: it no longer lingers. */
 void hd_mod_unidle(struct hd_module *m);
 /* Removes m's sites; true when all are gone (m is then freed), false: draining (EBUSY). */
@@ -387,6 +390,8 @@ extern bool hd_state_dirty;
 extern uint64_t hd_state_dirty_since, hd_state_retry_at;
 /* Recovery waits for tracefs (and the state file is then left as it is). */
 extern bool hd_recovery_pending;
+/* A file of ours to read (regular, our uid, writable by us alone), else NULL (logged). */
+FILE *hd_open_own(const char *path);
 /* Marks the state file to be written in the background. */
 void hd_save_state(void);
 /* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */

@@ -318,7 +318,7 @@ void hd_journal_replay(const char *state_path, uint64_t tag,
 
 	snprintf(jpath, sizeof(jpath), "%s.journal", state_path);
 	snprintf(want_hdr, sizeof(want_hdr), JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
-	f = fopen(jpath, "re");
+	f = hd_open_own(jpath);
 	if (f && fgets(line, sizeof(line), f) && !strcmp(line, want_hdr)) {
 		valid = true;
 		pos = end = (off_t)strlen(line);

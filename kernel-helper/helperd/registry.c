@@ -235,9 +235,22 @@ void hd_mod_withdraw(struct hd_module *m)
 	m->published = false;
 }
 
+/*
+ * A module named through our descriptor is a deleted file, or one no alias
+ * could be made for: the daemon in a mount namespace of its own (its
+ * systemd unit) cannot bind-mount a file of another namespace's mount
+ * (EINVAL). The latter is published and lingers as any other.
+ */
+bool hd_mod_deleted(const struct hd_module *m)
+{
+	struct stat st;
+
+	return m->hold_fd >= 0 && (fstat(m->hold_fd, &st) != 0 || st.st_nlink == 0);
+}
+
 void hd_mod_publish(struct hd_module *m)
 {
-	if (!m->published && !m->draining && m->hold_fd < 0)
+	if (!m->published && !m->draining && !hd_mod_deleted(m))
 		m->published = hd_board_publish(m->mdev, m->mino, m->mapped_path);
 }
 
@@ -312,25 +325,29 @@ static void site_from(struct hd_site *out, const struct usdt_site_result *s)
 }
 
 /*
- * The path events name: the mapped path itself when tracefs can take it and
- * it still names this very file in our mount namespace; else an alias (a
- * bind mount of the file). A deleted file cannot be bind-mounted (ENOENT):
- * we keep it open and name it /proc/OURPID/fd/N, which the kernel resolves
- * at creation and matches as a string at removal.
+ * The path events name. Never a name the caller can change: the kernel
+ * resolves the path again for every line written, so a name checked first
+ * and written after lets whoever owns a directory on it swap another file
+ * in between (issue 21). So: the mapped path itself only when tracefs can
+ * take it and it is trusted (usdt_path_trusted: walked without symlinks
+ * through directories only root can change, and naming this very file);
+ * else the alias, a bind mount of the verified descriptor in a root-only
+ * directory. A deleted file cannot be bind-mounted (ENOENT): we keep it
+ * open and name it /proc/OURPID/fd/N, which only we can change; the kernel
+ * resolves it at creation and matches it as a string at removal.
  */
 static int event_path(const struct hd_mapping *mp, int fd, struct hd_module *m)
 {
 	char buf[256];
-	struct stat st;
-	int ret;
+	int kind, ret;
 
 	m->alias = false;
-	if (!mp->deleted && usdt_tracefs_path_ok(mp->path) && stat(mp->path, &st) == 0 &&
-	    (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino) {
+	ret = usdt_tracefs_event_path(fd, mp->deleted ? NULL : mp->path, true, buf, sizeof(buf),
+				      &kind);
+	if (ret == 0 && kind == USDT_PATH_LITERAL) {
 		m->path = strdup(mp->path);
 		return m->path ? 0 : -ENOMEM;
 	}
-	ret = usdt_tracefs_alias(fd, buf, sizeof(buf));
 	if (ret == 0) {
 		m->alias = true;
 	} else {
@@ -422,11 +439,21 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	m->mino = mp->ino;
 	hd_nodd += m->mdev != dev || m->mino != ino;
 	if (prev && !prev->alias) {
-		/* Revived: the same name its leftover events have. */
+		/*
+		 * Revived: the same name its leftover events have, a descriptor
+		 * of ours or a literal path, which must still be trusted and
+		 * name this file (root may have replaced it meanwhile).
+		 */
 		m->path = strdup(prev->path);
 		m->hold_fd = prev->hold_fd;
 		prev->hold_fd = -1;
 		ret = m->path ? 0 : -ENOMEM;
+		if (!ret && m->hold_fd < 0 && usdt_path_trusted(m->path, fd) != 0) {
+			hd_warn("%s: its leftover events name %s, which no longer names it "
+				"safely: not revived until they are gone",
+				mp->path, m->path);
+			ret = -EBUSY;
+		}
 	} else {
 		ret = event_path(mp, fd, m);
 	}

@@ -32,7 +32,7 @@ static bool file_gone(const struct hd_module *m)
 	struct stat st;
 
 	if (m->hold_fd >= 0)
-		return true;
+		return hd_mod_deleted(m);
 	/* The name the events use: the file itself, or our bind-mounted alias of it. */
 	return stat(m->path, &st) != 0 || (uint64_t)st.st_dev != m->dev ||
 	       (uint64_t)st.st_ino != m->ino || st.st_nlink == 0;

@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "helperd.h"
@@ -69,7 +70,9 @@ static bool write_state(void)
 	int fd, bad;
 
 	snprintf(tmp, sizeof(tmp), "%s.tmp", hd_cfg.state_path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* A new file of ours: never one planted at that name (O_EXCL follows nothing). */
+	unlink(tmp);
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	f = fd >= 0 ? fdopen(fd, "w") : NULL;
 	if (!f) {
 		if (fd >= 0)
@@ -144,6 +147,32 @@ void hd_registry_flush(void)
 	hd_state_dirty = false;
 }
 
+/*
+ * The state file and its journal name events to remove and aliases to
+ * unmount: read only one we could have written, a regular file of our own
+ * uid that no one else may write (a --socket in a directory others can
+ * write puts them there too).
+ */
+FILE *hd_open_own(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
+	FILE *f;
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		hd_warn("%s: not a regular file of ours writable by us alone: ignored", path);
+		close(fd);
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
+
 static bool old_add(uint64_t dev, uint64_t ino, const char *path, const struct hd_site *s)
 {
 	struct old_site o = {.s = *s, .dev = dev, .ino = ino}, *no;
@@ -167,7 +196,7 @@ static bool old_add(uint64_t dev, uint64_t ino, const char *path, const struct h
 
 static void load_state(void)
 {
-	FILE *f = fopen(hd_cfg.state_path, "re");
+	FILE *f = hd_open_own(hd_cfg.state_path);
 	char line[4400], boot[64];
 
 	state_tag = TAG_BASIS;

@@ -50,6 +50,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,6 +58,7 @@
 #include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "names.h"
@@ -344,6 +346,134 @@ bool usdt_tracefs_path_ok(const char *path)
 	return true;
 }
 
+/*
+ * Trusted paths. The kernel resolves a definition's PATH again for every
+ * line written, following symlinks, in the writer's mount namespace; what it
+ * binds is whatever the name means at that instant. A name is only as
+ * stable as the directories on it: whoever can write one of them can rename
+ * or symlink something else onto the name between our check and the write.
+ * So a path is trusted when, walked from / one component at a time
+ * (openat O_PATH|O_NOFOLLOW: no symlink is ever followed, each step is the
+ * directory we checked, not a name looked up again), every directory is
+ * owned by root and writable by neither group nor others (OpenSSH's and
+ * sudo's rule for their own files; a POSIX ACL granting write shows in the
+ * group bits), none is on FUSE (whose server, possibly a user, answers
+ * owners and lookups as it likes), no component is a symlink, "." or "..",
+ * and the last one is a regular file with the (st_dev, st_ino) wanted.
+ * Sticky world-writable directories (/tmp, /var/tmp) are not trusted:
+ * nobody can rename root's entry in them, but the rule stays one that needs
+ * no reasoning about who created which entry. After a successful walk only
+ * root can change what the name means.
+ */
+#ifndef FUSE_SUPER_MAGIC
+#define FUSE_SUPER_MAGIC 0x65735546
+#endif
+
+static int trusted_step(int fd, bool last, const struct stat *want)
+{
+	struct statfs sfs;
+	struct stat st;
+
+	if (fstat(fd, &st) != 0 || fstatfs(fd, &sfs) != 0)
+		return -errno;
+	if (S_ISLNK(st.st_mode))
+		return -ELOOP;
+	if ((unsigned long)sfs.f_type == FUSE_SUPER_MAGIC)
+		return -EPERM;
+	if (last && want) {
+		if (!S_ISREG(st.st_mode))
+			return -EPERM;
+		return st.st_dev == want->st_dev && st.st_ino == want->st_ino ? 0 : -ESTALE;
+	}
+	if (!S_ISDIR(st.st_mode))
+		return -ENOTDIR;
+	return st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH)) ? 0 : -EPERM;
+}
+
+/* The walk: want NULL for a directory path, else the file it must name. */
+static int trusted_walk(const char *path, const struct stat *want)
+{
+	char comp[NAME_MAX + 1];
+	const char *p = path;
+	unsigned ncomp = 0;
+	int fd, ret;
+
+	if (path[0] != '/')
+		return -EINVAL;
+	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	ret = trusted_step(fd, false, NULL);
+	while (!ret) {
+		size_t n;
+		int next;
+
+		while (*p == '/')
+			p++;
+		if (!*p)
+			break;
+		n = strcspn(p, "/");
+		if (n > NAME_MAX) {
+			ret = -ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		p += n;
+		if (!strcmp(comp, ".") || !strcmp(comp, "..")) {
+			ret = -EINVAL;
+			break;
+		}
+		next = openat(fd, comp, O_PATH | O_NOFOLLOW | O_CLOEXEC);
+		if (next < 0) {
+			ret = -errno;
+			break;
+		}
+		close(fd);
+		fd = next;
+		ncomp++;
+		while (*p == '/')
+			p++;
+		ret = trusted_step(fd, !*p, want);
+	}
+	close(fd);
+	/* A path that ends in a directory when a file is wanted ("/", "/usr/"). */
+	if (!ret && want && ncomp == 0)
+		ret = -EISDIR;
+	return ret;
+}
+
+int usdt_path_trusted(const char *path, int fd)
+{
+	struct stat want;
+
+	if (fstat(fd, &want) != 0)
+		return -errno;
+	if (!S_ISREG(want.st_mode))
+		return -EPERM;
+	return trusted_walk(path, &want);
+}
+
+int usdt_tracefs_event_path(int fd, const char *path, bool make_alias, char *out, size_t outlen,
+			    int *kind)
+{
+	struct stat st;
+
+	if (path && usdt_tracefs_path_ok(path) && strlen(path) < outlen &&
+	    usdt_path_trusted(path, fd) == 0) {
+		strcpy(out, path);
+		*kind = USDT_PATH_LITERAL;
+		return 0;
+	}
+	*kind = USDT_PATH_ALIAS;
+	if (make_alias)
+		return usdt_tracefs_alias(fd, out, outlen);
+	if (fstat(fd, &st) != 0)
+		return -errno;
+	usdt_tracefs_alias_path((uint64_t)st.st_dev, (uint64_t)st.st_ino, out, outlen);
+	return 0;
+}
+
 void usdt_tracefs_alias_path(uint64_t dev, uint64_t ino, char *out, size_t outlen)
 {
 	snprintf(out, outlen, "%s/%" PRIu64 "-%" PRIu64, USDT_ALIAS_DIR, dev, ino);
@@ -381,6 +511,10 @@ int usdt_tracefs_alias(int fd, char *out, size_t outlen)
 	ret = mkdir_p(USDT_ALIAS_DIR);
 	if (ret)
 		return ret;
+	/* The alias is a name the kernel resolves too: only root may change its directories. */
+	ret = trusted_walk(USDT_ALIAS_DIR, NULL);
+	if (ret)
+		return ret == -EPERM || ret == -ELOOP ? -EPERM : ret;
 	/* The mount point: an empty root-owned file in a root-only directory. */
 	afd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (afd < 0)
@@ -388,7 +522,8 @@ int usdt_tracefs_alias(int fd, char *out, size_t outlen)
 	close(afd);
 	/* Bind what fd is, not what its name now points to. */
 	snprintf(src, sizeof(src), "/proc/self/fd/%d", fd);
-	if (mount(src, out, NULL, MS_BIND, NULL) != 0) {
+	/* ("none": the type is ignored for MS_BIND, but valgrind checks the pointer) */
+	if (mount(src, out, "none", MS_BIND, NULL) != 0) {
 		ret = -errno;
 		unlink(out);
 		return ret;
@@ -403,7 +538,14 @@ int usdt_tracefs_alias(int fd, char *out, size_t outlen)
 
 int usdt_tracefs_alias_release(const char *alias)
 {
-	if (strncmp(alias, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) != 0)
+	const char *p = alias + sizeof(USDT_ALIAS_DIR);
+
+	/* Exactly USDT_ALIAS_DIR/<dev>-<ino>: a name from a state file is never a way out of it. */
+	if (strncmp(alias, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) != 0 ||
+	    strspn(p, "0123456789") == 0 || p[strspn(p, "0123456789")] != '-')
+		return -EINVAL;
+	p += strspn(p, "0123456789") + 1;
+	if (strspn(p, "0123456789") == 0 || p[strspn(p, "0123456789")] != '\0')
 		return -EINVAL;
 	while (umount2(alias, MNT_DETACH | UMOUNT_NOFOLLOW) == 0)
 		; /* stacked binds from concurrent callers */

@@ -54,8 +54,33 @@ extern void (*usdt_tracefs_write_hook)(void);
 bool usdt_tracefs_path_ok(const char *path);
 
 /*
+ * Whether `path` names the regular file open on `fd` through directories
+ * only root can change (tracefs.c, "Trusted paths"): walked from / without
+ * following any symlink, every directory owned by root and writable by
+ * neither group nor others, none on FUSE. Returns 0, or why not: -EPERM (an
+ * untrusted directory, FUSE, not a regular file), -ELOOP (a symlink),
+ * -ESTALE (another file), -ENOENT, -EINVAL (relative, "." or "..").
+ */
+int usdt_path_trusted(const char *path, int fd);
+
+/*
+ * The name to write into the definitions of the file open on `fd`, mapped
+ * or opened as `path` (NULL: none known): `path` itself when tracefs can
+ * take it literally and it is trusted (*kind USDT_PATH_LITERAL), else the
+ * alias USDT_ALIAS_DIR/<dev>-<ino> (USDT_PATH_ALIAS), made now when
+ * make_alias, else only named (a removal). A name nobody but root can
+ * change is the only kind that reaches the kernel: a caller-controlled one
+ * would let the kernel bind the events to another file than the one checked.
+ * Returns 0, or -errno from making the alias.
+ */
+enum { USDT_PATH_LITERAL, USDT_PATH_ALIAS };
+int usdt_tracefs_event_path(int fd, const char *path, bool make_alias, char *out, size_t outlen,
+			    int *kind);
+
+/*
  * A safe path for the file open on `fd`: USDT_ALIAS_DIR/<dev>-<ino>, a bind
- * mount of the file (made if not there already). Returns 0, or -errno.
+ * mount of the file (made if not there already) in a directory only root
+ * can change (checked). Returns 0, or -errno.
  */
 int usdt_tracefs_alias(int fd, char *out, size_t outlen);
 /* Unmounts and removes an alias made by usdt_tracefs_alias(). */

@@ -144,27 +144,22 @@ static void list(const char *file, const struct usdt_notes *n)
 }
 
 /*
- * The path to write into definitions: FILE's absolute name when it is safe
- * and still names the file we opened, else a bind-mounted alias.
+ * The path to write into definitions: FILE's absolute name when it is
+ * trusted (no symlink, every directory root's and writable by no one else)
+ * and names the file we opened, else a bind-mounted alias of what we
+ * opened: the kernel resolves the name again for every line, so a name
+ * someone else can change would let them swap another file in meanwhile.
  */
-static int event_path(const char *file, int fd, const struct usdt_notes *n, bool make_alias,
-		      char *out, size_t outlen, bool *aliased)
+static int event_path(const char *file, int fd, bool make_alias, char *out, size_t outlen,
+		      bool *aliased)
 {
 	char real[PATH_MAX];
-	struct stat st;
+	int kind, ret;
 
-	*aliased = false;
-	if (realpath(file, real) && usdt_tracefs_path_ok(real) && stat(real, &st) == 0 &&
-	    st.st_dev == n->dev && st.st_ino == n->ino && strlen(real) < outlen) {
-		strcpy(out, real);
-		return 0;
-	}
-	*aliased = true;
-	if (!make_alias) {
-		usdt_tracefs_alias_path((uint64_t)n->dev, (uint64_t)n->ino, out, outlen);
-		return 0;
-	}
-	return usdt_tracefs_alias(fd, out, outlen);
+	ret = usdt_tracefs_event_path(fd, realpath(file, real) ? real : NULL, make_alias, out,
+				      outlen, &kind);
+	*aliased = kind == USDT_PATH_ALIAS;
+	return ret;
 }
 
 static const char *hint_error(int err)
@@ -303,7 +298,7 @@ int main(int argc, char **argv)
 		ret = 2;
 		goto out;
 	}
-	ret = event_path(file, fd, n, !strcmp(cmd, "register"), path, sizeof(path), &aliased);
+	ret = event_path(file, fd, !strcmp(cmd, "register"), path, sizeof(path), &aliased);
 	if (ret) {
 		usdt_error(&diag, "%s: cannot make an alias for a path tracefs cannot take: %s",
 			   file, strerror(-ret));

@@ -56,7 +56,7 @@ unset USDTKIT_DISABLE DTRACE_DOF_INIT_DISABLE USDTKIT_DEBUG DTRACE_DOF_INIT_DEBU
 "$PROG" probe waitfor "$T/go1" >"$T/out1" 2>"$T/err1" &
 prog=$!
 wait_events app "$want_app" "the program's events did not appear"
-expect_eq "$(event_paths app)" "$PROG" "the events' file"
+expect_eq "$(event_paths app)" "$(event_path "$PROG")" "the events' file"
 touch "$T/go1"
 wait "$prog" || fail "the program failed"
 [ ! -s "$T/err1" ] || fail "the program printed on stderr"
@@ -70,7 +70,7 @@ echo "ok: the program's events appear at start, go at exit"
 	waitfor "$T/go2c" >"$T/out2" 2>"$T/err2" &
 prog=$!
 wait_events lib "$want_lib" "the library's events did not appear at dlopen"
-expect_eq "$(event_paths lib)" "$LIB" "the library events' file"
+expect_eq "$(event_paths lib)" "$(event_path "$LIB")" "the library events' file"
 touch "$T/go2a"
 wait_events lib "" "the library's events are still there after dlclose"
 [ "$(events app)" = "$want_app" ] || fail "the program's events went with the library's"
@@ -90,7 +90,7 @@ echo "ok: dlopen/dlclose: events while loaded, none after 5 cycles"
 prog=$!
 wait_events app "$want_app" "two -G objects: the program provider's events did not appear"
 wait_events lib "$want_lib" "two -G objects: the second provider's events did not appear"
-expect_eq "$(event_paths lib)" "$B/prog2" "two -G objects: the second provider's file"
+expect_eq "$(event_paths lib)" "$(event_path "$B/prog2")" "two -G objects: the second provider's file"
 touch "$T/go2d"
 wait "$prog" || fail "the two-provider program failed"
 wait_events app "" "two -G objects: events left after exit"

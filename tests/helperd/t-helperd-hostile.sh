@@ -114,8 +114,11 @@ expect_no_grep "answer is (incomplete|malformed)" "$DLOG.new" "the daemon's log 
 echo "mutants: $(grep -c 'status=0 ' "$T/mut.out") registered, the others refused:" \
 	"$(grep -o 'status=-[0-9]*' "$T/mut.out" | sort | uniq -c | tr '\n' ' ')"
 daemon_healthy
-# (their paths are tracefs-safe: registered literally, so found by name)
-grep -q "$T/mut/" "$TRACEFS/uprobe_events" && fail "events of the mutants left behind"
+# (named by their path or their alias: both looked for)
+for f in "$T"/mut/*; do
+	# shellcheck disable=SC2046
+	grep -qF $(event_names "$f") "$TRACEFS/uprobe_events" && fail "events of the mutant $f left behind"
+done
 
 # 6. A parser that takes too long costs that registration only.
 stop_daemon

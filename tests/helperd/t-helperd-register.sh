@@ -15,7 +15,7 @@ for cc in $COMPILERS; do
 	prog_start a
 	wait_events 2 "$cc: after start"
 	grep -E "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events" >"$T/def"
-	expect_grep " $PROG:0x[0-9a-f]+\(0x[0-9a-f]+\) count=[^ ]+:s32 label=\+0\([^ ]+\):ustring\$" "$T/def" \
+	expect_grep " $(event_path "$PROG"):0x[0-9a-f]+\(0x[0-9a-f]+\) count=[^ ]+:s32 label=\+0\([^ ]+\):ustring\$" "$T/def" \
 		"$cc: definition of start (path, ref_ctr, named int and string)"
 	grep -E "^p:sdt_${P}app/tick " "$TRACEFS/uprobe_events" >"$T/def"
 	expect_grep " n=[^ ]+:s32\$" "$T/def" "$cc: definition of tick"

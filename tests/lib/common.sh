@@ -118,6 +118,23 @@ remove_uprobe_event() { # group/name
 	echo "-:$1" >>"$TRACEFS/uprobe_events" 2>/dev/null || true
 }
 
+# The name uprobe_events gives FILE in the events of usdtkit-helperd or
+# usdtkit-probes register (docs/SECURITY.md): the alias the daemon made of it,
+# /run/usdtkit/files/DEV-INO, when there is one, else its own path (a file
+# whose every directory only root can change). Files under $T are aliased:
+# $T is in /tmp, which everyone can write. Call it while the events exist.
+event_path() { # FILE
+	local id a
+	id=$(stat -Lc %d-%i "$1")
+	a="/run/usdtkit/files/$id"
+	if [ -e "$a" ] && [ "$(stat -c %d-%i "$a")" = "$id" ]; then echo "$a"; else readlink -f "$1"; fi
+}
+# Both names events of FILE could carry (its path, its alias), as grep -e patterns'
+# arguments: grep -qF $(event_names FILE) ... finds any event of FILE.
+event_names() { # FILE
+	echo "-e $(readlink -f "$1"): -e /run/usdtkit/files/$(stat -Lc %d-%i "$1"):"
+}
+
 # Every uprobe event whose group starts with a prefix, as group/name lines.
 uprobe_events_in_group() { # group-prefix
 	grep -oE "^[pr]:$1[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' || true

@@ -11,7 +11,7 @@ do not come from the code under test.
       copies IN to OUT with note INDEX broken as KIND (see KINDS); prints one
       line per mutation: "INDEX KIND REASON" with the reason class the
       validating reader must give (kernel-helper/README.md, "Trust model")
-  stapsdt.py check-sites FILE < uprobe_events lines for FILE
+  stapsdt.py check-sites FILE [NAME] < uprobe_events lines naming FILE (as NAME: its alias)
       every site "PATH:0xOFF(0xREF)" must be a NOP (0x90) in the file-backed
       part of an executable PT_LOAD, and REF (if any) an even offset in the
       file-backed part of a writable PT_LOAD; prints each violation, exit 1
@@ -139,13 +139,15 @@ def mutate(src, dst, specs):
     shutil.copymode(src, dst)
 
 
-def check_sites(path):
+def check_sites(path, name=None):
+    """The sites of uprobe_events lines (stdin) naming the file as `name`
+    (its alias, when the daemon made one; default: path) must be sane in it."""
     import re
     e = Elf(path)
     bad = 0
     for line in sys.stdin:
         m = re.search(r' (\S+):0x([0-9a-f]+)(?:\(0x([0-9a-f]+)\))?', line)
-        if not m or m.group(1) != path:
+        if not m or m.group(1) != (name or path):
             continue
         off = int(m.group(2), 16)
         ok_pc = any(f & PF_X and o <= off < o + fs for f, o, _, fs, _ in e.loads) and \
@@ -167,7 +169,7 @@ if __name__ == '__main__':
             print(i, n['provider'], n['name'], '%#x' % n['pc'], '%#x' % n['sema'])
     elif len(sys.argv) >= 5 and sys.argv[1] == 'mutate':
         mutate(sys.argv[2], sys.argv[3], sys.argv[4:])
-    elif len(sys.argv) == 3 and sys.argv[1] == 'check-sites':
-        check_sites(sys.argv[2])
+    elif len(sys.argv) in (3, 4) and sys.argv[1] == 'check-sites':
+        check_sites(*sys.argv[2:])
     else:
         sys.exit(__doc__)
