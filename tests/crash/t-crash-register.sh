@@ -28,6 +28,8 @@ PROBES="$USDTKIT_BUILDDIR/kernel-helper/tools/usdtkit-probes"
 [ -x "$CLIENT" ] || fail "no $CLIENT: build first"
 # No --debug: a line per site would be 3,000 lines a registration.
 HD_DEBUG=
+# A restart removes up to 3,000 events before it serves: 2 ms each under load.
+DAEMON_START_S=180
 # A registration of 3,000 sites takes 6 s on this machine under load.
 export CRASHCLIENT_WAIT_MS=180000
 NB=$([ -n "${USDTKIT_SANITIZE:-}" ] && echo 1000 || echo 3000)
@@ -67,9 +69,24 @@ BIG="$B/libbig.so"
 ) || fail "building libgm.so"
 GM="$B/libgm.so"
 
-sites() { grep -c "^p:sdt_${P}$1/" "$TRACEFS/uprobe_events" || true; }
+# uprobe_events is read in pieces, and other tests add and remove events
+# meanwhile, so one reading can skip or repeat a line: a count is taken
+# when two readings in a row agree.
+stable() { # COMMAND...
+	local a b i
+	a=$("$@")
+	for i in $(seq 20); do
+		b=$("$@")
+		[ "$a" = "$b" ] && break
+		a=$b
+	done
+	echo "$a"
+}
+_sites() { grep -c "^p:sdt_${P}$1/" "$TRACEFS/uprobe_events" || true; }
+sites() { stable _sites "$1"; }
 # Sites whose event is not one of the foreign ones made below.
-ours() { grep "^p:sdt_${P}$1/" "$TRACEFS/uprobe_events" | grep -vc "^p:sdt_${P}big/\(p7\|foreign\) " || true; }
+_ours() { grep "^p:sdt_${P}$1/" "$TRACEFS/uprobe_events" | grep -vc "^p:sdt_${P}big/\(p7\|foreign\) " || true; }
+ours() { stable _ours "$1"; }
 _sites_eq() { [ "$(sites "$1")" -eq "$2" ]; }
 wait_sites() { # lib N what
 	poll_until 20 _sites_eq "$1" "$2" && return 0
