@@ -284,8 +284,11 @@ static void journal_record(const struct hd_journal_rec *r, void *arg)
 		free(pending[npending].pre);
 		return;
 	}
-	memcpy(pending[npending].sites, r->sites, r->nsites * sizeof(*r->sites));
-	memcpy(pending[npending].pre, r->pre, r->npre * sizeof(*r->pre));
+	/* (a record with no site or no prior site has NULL arrays: memcpy may not take them) */
+	if (r->nsites)
+		memcpy(pending[npending].sites, r->sites, r->nsites * sizeof(*r->sites));
+	if (r->npre)
+		memcpy(pending[npending].pre, r->pre, r->npre * sizeof(*r->pre));
 	npending++;
 }
 
