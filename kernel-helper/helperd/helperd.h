@@ -409,6 +409,14 @@ struct hd_journal_rec {
 	size_t npre;
 	size_t nwant_expected, npre_expected;
 };
+/*
+ * uprobe_events as `reads` readings put together: the kernel lists it a
+ * page at a time, so a reading while others add and remove events can
+ * skip a line (or repeat one); where a line must not be missed, the union
+ * of several readings is taken (duplicates and all). Free with
+ * usdt_tracefs_list_free.
+ */
+int hd_list_union(struct usdt_uprobe_entry **out, size_t *n, int reads);
 /* This boot's id (/proc/sys/kernel/random/boot_id), in both headers. */
 const char *hd_boot_id(void);
 /*

@@ -197,6 +197,42 @@ static bool wanted(const struct usdt_notes *n, const char *group, uint64_t off)
 	return false;
 }
 
+int hd_list_union(struct usdt_uprobe_entry **out, size_t *n, int reads)
+{
+	struct usdt_uprobe_entry *all = NULL;
+	size_t nall = 0;
+	int ret = 0;
+
+	for (int r = 0; r < reads; r++) {
+		struct usdt_uprobe_entry *ls, *na;
+		size_t nls;
+
+		ret = usdt_tracefs_list(hd_tracefs, &ls, &nls);
+		if (ret)
+			break;
+		na = realloc(all, (nall + nls + 1) * sizeof(*all));
+		if (!na) {
+			usdt_tracefs_list_free(ls, nls);
+			ret = -ENOMEM;
+			break;
+		}
+		all = na;
+		if (nls)
+			memcpy(all + nall, ls, nls * sizeof(*ls));
+		nall += nls;
+		free(ls); /* (its entries' strings now belong to all) */
+	}
+	if (ret && !nall) {
+		free(all);
+		*out = NULL;
+		*n = 0;
+		return ret;
+	}
+	*out = all;
+	*n = nall;
+	return 0;
+}
+
 uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool own_path,
 			   const struct usdt_notes *n)
 {
@@ -217,7 +253,7 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 		    (i == 0 || strcmp(n->sites[i].group, n->sites[i - 1].group) != 0))
 			maybe = group_exists(n->sites[i].group);
 	}
-	if (maybe && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0) {
+	if (maybe && hd_list_union(&ls, &nls, 2) == 0) {
 		for (size_t j = 0; j < nls; j++)
 			if (!strcmp(ls[j].path, path) && wanted(n, ls[j].group, ls[j].off))
 				npre++;

@@ -41,6 +41,7 @@ struct old_site {
 	char *path;
 	uint64_t dev, ino;
 	bool claimed;
+	bool gone; /* removed at recovery */
 };
 static struct old_site *old;
 static size_t nold;
@@ -284,7 +285,10 @@ static void journal_record(const struct hd_journal_rec *r, void *arg)
 		free(pending[npending].pre);
 		return;
 	}
+<<<<<<< HEAD
 	/* (a record with no site or no prior site has NULL arrays: memcpy may not take them) */
+=======
+>>>>>>> sec-crash
 	if (r->nsites)
 		memcpy(pending[npending].sites, r->sites, r->nsites * sizeof(*r->sites));
 	if (r->npre)
@@ -361,27 +365,44 @@ static void recover_now(void)
 		hd_info("state file: %zu sites from a previous instance, %zu registrations it "
 			"did not finish",
 			nold, npending);
-	/* The listing before the scan: an interrupted registration's sites are claimed by it. */
-	listed_ok = (nold || npending) && usdt_tracefs_list(hd_tracefs, &ls, &nls) == 0;
+	/*
+	 * The listing before the scan: an interrupted registration's sites are
+	 * claimed by it. Three readings together: one can miss a line.
+	 */
+	listed_ok = (nold || npending) && hd_list_union(&ls, &nls, 3) == 0;
 	if (listed_ok && npending)
 		hd_info("%zu sites of the registrations not finished", resolve_pending(ls, nls));
 	found = hd_scan_all();
-	/* Ours from before and not claimed by a live process: remove if still there. */
-	if (listed_ok) {
+	/*
+	 * Ours from before and not claimed by a live process: remove if still
+	 * there; then look again (a reading can miss a line), until a look
+	 * finds none left.
+	 */
+	for (int pass = 0; listed_ok && pass < 4; pass++) {
+		size_t was = removed;
+
 		for (size_t i = 0; i < nold; i++) {
 			bool listed = false;
 
-			if (old[i].claimed)
+			if (old[i].claimed || old[i].gone)
 				continue;
 			for (size_t j = 0; j < nls && !listed; j++)
 				listed = ls[j].off == old[i].s.off &&
 					 !strcmp(ls[j].group, old[i].s.group) &&
 					 !strcmp(ls[j].event, old[i].s.event) &&
 					 !strcmp(ls[j].path, old[i].path);
-			if (listed && hd_remove_site(old[i].path, &old[i].s) == 0)
+			if (listed && hd_remove_site(old[i].path, &old[i].s) == 0) {
+				old[i].gone = true;
 				removed++;
+			}
 			/* EBUSY: left; it is in no module, so the next state file forgets it. */
 		}
+		usdt_tracefs_list_free(ls, nls);
+		ls = NULL;
+		nls = 0;
+		if (removed == was)
+			break;
+		listed_ok = hd_list_union(&ls, &nls, 3) == 0;
 	}
 	usdt_tracefs_list_free(ls, nls);
 	for (size_t i = 0; i < nold; i++) {
