@@ -1,18 +1,21 @@
 #!/bin/sh
 # with-default-daemon.sh BUILDDIR COMMAND...: COMMAND on a machine as the
-# packages leave it, without touching this one's: in a private mount and
-# PID namespace (private-run.sh), usdtkit-helperd of BUILDDIR runs as the
+# packages leave it, without touching this one's: in a private mount
+# namespace (private-run.sh --keep-pids), usdtkit-helperd of BUILDDIR runs as the
 # packaged units run it, socket-activated on /run/usdtkit/helper.sock (mode
 # 0666, bound before the daemon starts and passed as descriptor 3 with
 # LISTEN_FDS, as usdtkit-helperd.socket does), then COMMAND runs beside it:
 #   sh tests/lib/with-default-daemon.sh build meson test -C build --suite drti
 # proves that the suites' outcome does not depend on a system daemon
-# (tests/README.md, "The machine's state steers no test"). The daemon sees
-# only the namespace's processes; it is stopped (SIGTERM: its events go)
-# after COMMAND. Exit: COMMAND's.
+# (tests/README.md, "The machine's state steers no test"). Like a system
+# daemon it sees every process (at its start-up scan it registers those that
+# name no other socket); it is stopped (SIGTERM: its events go) after
+# COMMAND. Exit: COMMAND's.
 set -eu
 [ -n "${USDTKIT_IN_PRIVATE_RUN:-}" ] ||
-	exec "$(dirname "$0")/private-run.sh" sh "$0" "$@"
+	exec "$(dirname "$0")/private-run.sh" --keep-pids sh "$0" "$@"
+# COMMAND's tests that want a private run of their own must still get one.
+unset USDTKIT_IN_PRIVATE_RUN
 helperd=$1/kernel-helper/helperd/usdtkit-helperd
 shift
 [ -x "$helperd" ] || { echo "with-default-daemon: no $helperd" >&2; exit 1; }
