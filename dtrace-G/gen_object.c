@@ -193,12 +193,20 @@ int usdt_run_cc(const char *cc, const char *cflags, const char *extra, const str
 	 * eval splits and unquotes CC and CFLAGS the way make's shell line
 	 * would. Then instrumentation is dropped: drti must stay plain code, and
 	 * a coverage build would have every traced program write a .gcda file
-	 * into our long-gone work directory at exit.
+	 * into our long-gone work directory at exit. Except the sanitizers that
+	 * want every object of the program instrumented: MemorySanitizer
+	 * (memory that uninstrumented code writes stays "uninitialised" to it,
+	 * a false report waiting to happen) and ThreadSanitizer (it sees no
+	 * access nor synchronisation in uninstrumented code): a -fsanitize=
+	 * naming memory or thread is kept whole, so a -fsanitize=memory program
+	 * gets a drti built the same way. AddressSanitizer and UBSan work with
+	 * uninstrumented code; theirs are dropped as before.
 	 */
 	static const char script[] =
 	    "cc=$1 cf=$2 ex=$3; shift 3; "
 	    "eval \"set -- $cc $cf $ex \\\"\\$@\\\"\"; "
 	    "for a do shift; case $a in "
+	    "-fsanitize=*memory*|-fsanitize=*thread*) set -- \"$@\" \"$a\";; "
 	    "--coverage|-fprofile-arcs|-ftest-coverage|-fprofile-generate|-fprofile-generate=*|"
 	    "-fprofile-instr-generate|-fprofile-instr-generate=*|-fsanitize=*|-pg) ;; "
 	    "*) set -- \"$@\" \"$a\";; esac; done; exec \"$@\"";

@@ -7,7 +7,8 @@
 # the top of main to a pipe), in rounds that run every variant once in
 # random order; "added" is the median of the per-round differences with
 # the same program under USDTKIT_DISABLE=1. Variants: our -G object with no
-# daemon (no socket), with the stand-in tests/drti/fakehelperd (answers at
+# daemon (no socket), with a stale socket (a crashed daemon's: nobody
+# listens), with the stand-in tests/drti/fakehelperd (answers at
 # once: what drti itself costs when the daemon is fast), with the real
 # usdtkit-helperd (module already known: a warm-up round registers it first)
 # when it is built and we are root; and SystemTap's `dtrace -G` object, which
@@ -95,6 +96,8 @@ fakepid=$!
 pids="$pids $fakepid"
 wait_socket "$w/fake.sock" "$fakepid" || { echo "fakehelperd did not start" >&2; exit 1; }
 grep -q listening "$w/fake.log" 2>/dev/null || sleep 0.1
+# A stale socket: the file a crashed daemon leaves, nobody listening.
+python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$w/stale.sock"
 
 daemon=""
 if [ -x "$helperd" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/uprobe_events ]; then
@@ -120,6 +123,7 @@ fi
 specs=("disabled|USDTKIT_DISABLE=1|$w/target"
 	"stap||$w/target-stap"
 	"nodaemon|USDTKIT_HELPER_SOCKET=$w/absent.sock|$w/target"
+	"stale|USDTKIT_HELPER_SOCKET=$w/stale.sock|$w/target"
 	"fake|USDTKIT_HELPER_SOCKET=$w/fake.sock|$w/target")
 specs+=("libdisabled|USDTKIT_DISABLE=1|$w/libtarget"
 	"libnodaemon|USDTKIT_HELPER_SOCKET=$w/absent.sock|$w/libtarget")
@@ -138,6 +142,7 @@ ctor_n=$(((rounds * 5) > 100000 ? 100000 : rounds * 5))
 {
 	ctor disabled USDTKIT_DISABLE=1 | grep ' load '
 	ctor nodaemon USDTKIT_HELPER_SOCKET="$w/absent.sock"
+	ctor stale USDTKIT_HELPER_SOCKET="$w/stale.sock"
 	ctor fake USDTKIT_HELPER_SOCKET="$w/fake.sock"
 	[ -z "$daemon" ] || ctor daemon USDTKIT_HELPER_SOCKET="$w/d.sock"
 } >ctor.txt
@@ -155,6 +160,7 @@ cold_n=$(((rounds / 2) | 1))
 	for i in $(seq "$cold_n"); do env USDTKIT_DISABLE=1 ./ctorbench cold keep; done | sort -n |
 		awk '{ a[NR] = $1 } END { printf "disabled cold %s %s\n", a[int((NR + 1) / 2)], a[int(NR * 0.9)] }'
 	cold nodaemon USDTKIT_HELPER_SOCKET="$w/absent.sock"
+	cold stale USDTKIT_HELPER_SOCKET="$w/stale.sock"
 	cold fake USDTKIT_HELPER_SOCKET="$w/fake.sock"
 	[ -z "$daemon" ] || cold daemon USDTKIT_HELPER_SOCKET="$w/d.sock"
 } >>ctor.txt
@@ -229,6 +235,7 @@ label() {
 	disabled) echo "usdtkit -G, USDTKIT_DISABLE=1 (reference)" ;;
 	stap) echo "SystemTap dtrace -G (registers nothing)" ;;
 	nodaemon) echo "usdtkit -G, no daemon (no socket)          target <= 3" ;;
+	stale) echo "usdtkit -G, stale socket (a crashed daemon's)" ;;
 	fake) echo "usdtkit -G, stand-in server (answers at once)" ;;
 	daemon) echo "usdtkit -G, usdtkit-helperd, module known  target <= 30" ;;
 	firstseen) echo "usdtkit -G, usdtkit-helperd, first-seen file  target <= 150" ;;
@@ -254,11 +261,13 @@ label3() {
 	case "$1 $2" in
 	"disabled cold") echo "constructor, cold, USDTKIT_DISABLE=1" ;;
 	"nodaemon cold") echo "constructor, cold, no daemon            target <= 3" ;;
+	"stale cold") echo "constructor, cold, stale socket (refused connect)" ;;
 	"fake cold") echo "constructor, cold, stand-in server" ;;
 	"daemon cold") echo "constructor, cold, usdtkit-helperd, module known  target <= 30" ;;
 	"disabled load") echo "load, USDTKIT_DISABLE=1 (environment scan only)" ;;
 	"nodaemon load") echo "load, warm, no daemon: access() of the socket path" ;;
-	"nodaemon dlclose"|"nodaemon board"|"fake board") echo "" ;;
+	"nodaemon dlclose"|"nodaemon board"|"fake board"|"stale dlclose"|"stale board") echo "" ;;
+	"stale load") echo "load, warm, stale socket: board miss + refused connect" ;;
 	"fake load") echo "load, warm, stand-in server (no board): REGISTER + answer" ;;
 	"fake dlclose") echo "dlclose, stand-in server: UNREGISTER + answer" ;;
 	"daemon load") echo "load, warm, usdtkit-helperd, module known (board hit)" ;;

@@ -652,6 +652,29 @@ static int mkdir_parents(const char *path)
 	return 0;
 }
 
+/*
+ * The socket file this daemon bound itself (not one systemd passed: that
+ * one is systemd's to keep), by identity: at exit it is removed only if the
+ * path still names it, so a stopped daemon leaves no stale socket behind
+ * (drti would pay a refused connect for it at every start) and never
+ * removes a successor's.
+ */
+static struct {
+	bool ours;
+	dev_t dev;
+	ino_t ino;
+} own_socket;
+
+static void own_socket_remove(const char *path)
+{
+	struct stat st;
+
+	if (own_socket.ours && lstat(path, &st) == 0 && S_ISSOCK(st.st_mode) &&
+	    st.st_dev == own_socket.dev && st.st_ino == own_socket.ino)
+		unlink(path);
+	own_socket.ours = false;
+}
+
 static int listen_socket(const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
@@ -714,6 +737,15 @@ static int listen_socket(const char *path)
 		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0)
 			goto err;
 	}
+	{
+		struct stat st;
+
+		if (lstat(path, &st) == 0) {
+			own_socket.ours = true;
+			own_socket.dev = st.st_dev;
+			own_socket.ino = st.st_ino;
+		}
+	}
 	/* Any user's processes register: the socket is 0666, the checks are ours. */
 	if (chmod(path, 0666) != 0 || listen(fd, SOMAXCONN) != 0)
 		goto err;
@@ -723,6 +755,7 @@ err:
 	ret = -errno;
 	hd_err("%s: %s", path, strerror(errno));
 	close(fd);
+	own_socket_remove(path);
 	return ret;
 }
 
@@ -928,6 +961,7 @@ int main(int argc, char **argv)
 	epfd = epoll_create1(EPOLL_CLOEXEC);
 	if (sfd < 0 || epfd < 0) {
 		hd_err("signalfd/epoll: %s", strerror(errno));
+		own_socket_remove(hd_cfg.socket_path);
 		return 1;
 	}
 	ev.events = EPOLLIN;
@@ -1045,6 +1079,13 @@ int main(int argc, char **argv)
 		}
 	}
 	hd_info("stopping: removing the events this daemon created");
+	/*
+	 * Before anything else: a process starting from now on finds no socket
+	 * and pays one access(), not a connect nobody will answer. (Was
+	 * `lfd != 3`, which also kept a socket we bound ourselves whenever the
+	 * daemon was started with only 0, 1 and 2 open: by hand.)
+	 */
+	own_socket_remove(hd_cfg.socket_path);
 	while (conns_head)
 		conn_close(conns_head);
 	/* First: a process starting now must not skip a registration we undo. */
@@ -1052,8 +1093,6 @@ int main(int argc, char **argv)
 	hd_registry_shutdown();
 	hd_registry_flush();
 	hd_parse_spare_stop();
-	if (lfd != 3)
-		unlink(hd_cfg.socket_path);
 	usdt_tracefs_close(&t);
 	return 0;
 }

@@ -8,7 +8,10 @@
 #                                      plus the packages named, apt ready
 #   chroot_run ROOT CMD [ARG]...       CMD run in the chroot, in mount and
 #                                      PID namespaces of its own, with /proc,
-#                                      /dev and a clean environment
+#                                      /dev and a clean environment; with
+#                                      CHROOT_SYS=1 also the host's /sys
+#                                      (tracefs, BPF, perf: the kernel's
+#                                      tracing, as on a real machine)
 #   chroot_keep_debs ROOT              the chroot's downloaded .debs into the
 #                                      cache, for the next chroot
 #
@@ -72,12 +75,16 @@ chroot_create() { # root [include]
 # propagation, which a plain directory does not have).
 chroot_run() { # root cmd [arg]...
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	unshare --mount --pid --fork --kill-child --propagation private sh -euc '
+	CHROOT_SYS=${CHROOT_SYS:-} unshare --mount --pid --fork --kill-child --propagation private sh -euc '
 		root=$1
 		shift
 		mount --bind "$root" "$root"
 		mount -t proc proc "$root/proc"
 		mount --rbind /dev "$root/dev"
+		if [ -n "$CHROOT_SYS" ]; then
+			mount --rbind /sys "$root/sys"
+			mount --make-rslave "$root/sys"
+		fi
 		exec chroot "$root" /usr/bin/env -i HOME=/root LANG=C.UTF-8 TERM=dumb \
 			DEBIAN_FRONTEND=noninteractive \
 			PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin "$@"

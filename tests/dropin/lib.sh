@@ -6,7 +6,14 @@
 need_bpftrace
 command -v gdb >/dev/null || fail "gdb is not installed (scripts/deps.sh installs it)"
 command -v make >/dev/null || fail "make is not installed (scripts/deps.sh installs it)"
-SDT_CFLAGS="-I$USDTKIT_SRCDIR/include"
+# The imitated build systems split CFLAGS and DTRACE at blanks, as the real
+# ones do: a checkout whose path has a space reaches them through links
+# whose paths have none.
+mkdir -p "$T/tree"
+ln -s "$USDTKIT_SRCDIR/include" "$T/tree/include"
+ln -s "$DTRACE" "$T/tree/dtrace"
+DTRACE="$T/tree/dtrace"
+SDT_CFLAGS="-I$T/tree/include"
 # Programs built with -G objects run here without a helper daemon.
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
 

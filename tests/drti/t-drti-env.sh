@@ -100,8 +100,10 @@ stop_fake
 SOCK="$S/helper.sock" # reachable by nobody, as a system daemon's socket is
 start_fake reply
 chmod 666 "$SOCK"
+# (in a private namespace: the set-user-ID program talks to the default
+# path, which must be empty there, not a daemon of this machine's)
 as_nobody() { # prog
-	setpriv --reuid=65534 --regid=65534 --clear-groups env -u USDTKIT_DISABLE \
+	"$USDTKIT_SRCDIR/tests/lib/private-run.sh" setpriv --reuid=65534 --regid=65534 --clear-groups env -u USDTKIT_DISABLE \
 		USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=3000 USDTKIT_DEBUG=1 "$1" say x
 }
 as_nobody "$S/prog-plain" >"$T/out" 2>"$T/err" || fail "the plain program failed as nobody"

@@ -41,6 +41,17 @@ _run_at_exit() {
 T=$(mktemp -d "${TMPDIR:-/tmp}/usdtkit-test.XXXXXX")
 trap _run_at_exit EXIT
 
+# The machine's state steers no test: every program a test starts (drti in
+# its -G objects, libusdtkit-runtime, dtrace -l, the test clients) talks to
+# a private socket path that nobody serves unless the test starts a daemon
+# there, never to a packaged daemon at /run/usdtkit/helper.sock; and drti's
+# other variables come from the test alone, not from whoever runs the suite.
+# Tests of the default path itself run in a private mount namespace
+# (tests/checkers/lib.sh, in_private_run).
+unset USDTKIT_DISABLE USDTKIT_DEBUG USDTKIT_HELPER_TIMEOUT_MS DTRACE_DOF_INIT_DISABLE \
+	DTRACE_DOF_INIT_DEBUG
+export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
+
 # The sanitizer run (meson -Db_sanitize=address,undefined, which sets
 # USDTKIT_SANITIZE and the *SAN_OPTIONS defaults in tests/meson.build): every
 # sanitized process this test starts, whatever it does with its stderr,

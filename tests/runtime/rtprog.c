@@ -10,8 +10,8 @@
  * fires both every 10 ms with fixed values until stdin ends (or SECONDS), printing "enabled 0|1"
  * whenever "hit" changes, then "unloaded" after an unload (also when stdin says "unload"), and
  * exits rtprog errors           every misuse, with its errno and message rtprog many             64
- * providers of 20 probes and one of 1,000 rtprog threads          4 threads fire while the main
- * thread loads and unloads 300 times rtprog fork             the loaded provider fires in a fork
+ * providers of 20 probes and one of 1,000 rtprog threads [N]      4 threads fire while the main
+ * thread loads and unloads N (300) times rtprog fork             the loaded provider fires in a fork
  * child rtprog load             loads once and prints the error if it fails rtprog nomemfd loads
  * with memfd_create refused (seccomp) rtprog cycle N          create, add, load, fire, unload,
  * destroy N times
@@ -267,7 +267,7 @@ static void *fire_thread(void *arg)
 	return NULL;
 }
 
-static int mode_threads(void)
+static int mode_threads(int n)
 {
 	usdtkit_provider *p = usdtkit_provider_create(pname("rtthreads"), NULL);
 	usdtkit_probe *q = usdtkit_probe_add(p, "hit", 2, USDTKIT_INT32, USDTKIT_STRING);
@@ -281,7 +281,7 @@ static int mode_threads(void)
 		f[i] = (struct firer){q, &stop, 0, 0, 0};
 		CHECK(pthread_create(&t[i], NULL, fire_thread, &f[i]) == 0);
 	}
-	for (i = 0; i < 300; i++) {
+	for (i = 0; i < n; i++) {
 		if (usdtkit_provider_load(p) == 0)
 			loads++;
 		else
@@ -302,7 +302,7 @@ static int mode_threads(void)
 		CHECKF(f[i].bad == 0, "thread %d: %lu fires failed unexpectedly", i, f[i].bad);
 		CHECKF(f[i].fired + f[i].refused > 0, "thread %d fired nothing", i);
 	}
-	CHECK(loads == 300);
+	CHECK(loads == n);
 	printf("threads ok: %d loads\n", loads);
 	usdtkit_provider_destroy(p);
 	return check_result();
@@ -412,7 +412,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "many") == 0)
 		return mode_many();
 	if (strcmp(mode, "threads") == 0)
-		return mode_threads();
+		return mode_threads(argc > 2 ? atoi(argv[2]) : 300);
 	if (strcmp(mode, "fork") == 0)
 		return mode_fork();
 	if (strcmp(mode, "load") == 0)

@@ -6,7 +6,8 @@
 #   - /proc hidden (the loader cannot open /proc/PID/fd/N): the loader's words;
 #   - no descriptors left (RLIMIT_NOFILE): the failing call named;
 #   - /tmp and /dev/shm mounted noexec, vm.memfd_noexec=2: loads anyway
-#     (a memfd is no file system's, and MFD_NOEXEC_SEAL is asked for);
+#     (a memfd is no file system's, and MFD_NOEXEC_SEAL is asked for),
+#     wherever the build directory is (under /tmp too);
 #   - a helper socket that is no socket, and nonsense timeouts: loads.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 RTPROG="$USDTKIT_BUILDDIR/tests/runtime/rtprog"
@@ -46,8 +47,19 @@ fi
 load_expect 2 "^load failed: errno [0-9]+: usdtkit: provider '$RTPROG_NAME': (the dynamic loader refused the object: .*|cannot create the in-memory object .*)" \
 	"no descriptors left" sh -c "ulimit -n 4 && exec '$RTPROG' load"
 
-load_expect 0 '^loaded$' "noexec /tmp and /dev/shm" unshare -m -- sh -c \
-	"mount -t tmpfs -o noexec none /tmp && mount -t tmpfs -o noexec none /dev/shm && exec '$RTPROG' load"
+# /tmp itself made noexec in place (a bind mount of itself: its files stay,
+# so a build directory under /tmp is still there to copy from), a fresh
+# noexec /dev/shm, and the program with its library copied into a tmpfs of
+# their own that may execute: a checkout under /tmp must not be what fails.
+mkdir "$T/exec"
+load_expect 0 '^loaded$' "noexec /tmp and /dev/shm" unshare -m --propagation private -- sh -c '
+	set -e
+	mount --bind /tmp /tmp
+	mount -o remount,bind,noexec /tmp
+	mount -t tmpfs -o noexec none /dev/shm
+	mount -t tmpfs -o exec,mode=0755 none "$1/exec"
+	cp -L "$2" "$3/libusdtkit-runtime.so.0" "$1/exec/"
+	LD_LIBRARY_PATH="$1/exec" exec "$1/exec/rtprog" load' sh "$T" "$RTPROG" "$USDTKIT_BUILDDIR/runtime"
 
 if [ -e /proc/sys/vm/memfd_noexec ]; then
 	load_expect 0 '^loaded$' "vm.memfd_noexec=2" unshare -p -f --mount-proc -- sh -c \
