@@ -63,6 +63,12 @@ $1/$L/pkgconfig/libstapsdt.pc
 $1/$PY/usdtkit/__init__.py
 $1/$PY/usdtkit/_library.py
 $1/share/pkgconfig/usdtkit.pc
+$1/share/cmake/usdtkit/usdtkitConfig.cmake
+$1/share/cmake/usdtkit/usdtkitConfigVersion.cmake
+$1/share/cmake/usdtkit/usdtkit-null-header.cmake
+$1/share/aclocal/usdtkit.m4
+$1/share/usdtkit/usdtkit.mk
+$1/share/usdtkit/usdtkit-null-header.awk
 $1/lib/systemd/system/usdtkit-helperd.service
 $1/lib/systemd/system/usdtkit-helperd.socket
 $1/sbin/usdtkit-helperd
@@ -174,7 +180,7 @@ expect_grep '^\.TH USDTKIT-DTRACE 1 ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "m
 expect_grep '^usdtkit-dtrace \\- ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man page NAME"
 
 # --- 4. the stand-alone projects against the installed usdtkit ---
-export USDTKIT="$USDTKIT_SRCDIR"
+export USDTKIT="$USDTKIT_SRCDIR" CMAKE_PREFIX_PATH="$P"
 unset DTRACE SDT_CFLAGS
 # The examples must not find sdt.h in this tree: check they use the prefix's.
 for cc in $COMPILERS; do
@@ -193,7 +199,7 @@ for cc in $COMPILERS; do
 			grep -q "$P/bin/dtrace" build/build.ninja ||
 				fail "$cc $proj: the installed dtrace is not the one used"
 		else
-			grep -rq -- "$P/include" build/CMakeFiles/greeter_objs.dir/flags.make ||
+			grep -rq -- "$P/include" build/CMakeFiles/greeter.dir/flags.make ||
 				fail "$cc $proj: not compiled with the prefix's include directory"
 			grep -rqF "$P/bin/dtrace" build/CMakeFiles/greeter.dir/build.make build/CMakeFiles/*.dir/build.make ||
 				fail "$cc $proj: the installed dtrace is not the one used"
