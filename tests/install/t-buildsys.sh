@@ -43,9 +43,6 @@ export USDTKIT="$USDTKIT_SRCDIR" CMAKE_PREFIX_PATH="$P" ACLOCAL_PATH="$P/share/a
 	PKG_CONFIG_PATH="$P/share/pkgconfig"
 unset DTRACE SDT_CFLAGS
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
-bt() { # OUT PROGRAM ARGS SCRIPT
-	bpftrace -c "$2 $3" -e "$4" >"$1" 2>&1 || { cat "$1" >&2; fail "bpftrace on $2"; }
-}
 
 # --- 2. the examples ---
 for proj in cmake-project autotools-project meson-project; do
@@ -65,7 +62,11 @@ usdt:$prog:greeter:done { printf(\"done %d %d\n\", arg0, arg1); }"
 		script="$script
 usdt:$lib:counter:add { printf(\"add %d %d\n\", arg0, arg1); }"
 	fi
-	bt bt.out "$prog" "alpha be c" "$script"
+	# (in the background: bpftrace -c cannot attach to a library the
+	# program has not loaded yet; this attaches to the files)
+	bt_start bt.out "$script"
+	"$prog" alpha be c >/dev/null
+	if [ -n "$lib" ]; then bt_stop '^(greet|done|add) ' 7; else bt_stop '^(greet|done) ' 4; fi
 	for l in 'greet 1 alpha' 'greet 2 be' 'greet 3 c' 'done 3 8'; do
 		expect_grep "^$l\$" bt.out "$proj: bpftrace '$l'"
 	done
@@ -90,12 +91,14 @@ for gen in Ninja "Unix Makefiles"; do
 	expect_eq "$(readelf -n "$d/app" | grep -c '^  usdtkit ')" 3 "$gen: metadata notes in app"
 	expect_eq "$(readelf -n "$d/lib/libbsshared.so" | grep -c '^  usdtkit ')" 1 "$gen: metadata notes in libbsshared.so"
 	nm "$d/app" | grep -q 'bsbeta_sum_semaphore' || fail "$gen: the static library's provider object is not in app"
-	bt "$d/bt.out" "$d/app" 2 "
+	bt_start "$d/bt.out" "
 usdt:$d/app:bsalpha:hit { printf(\"app-hit %d %s\n\", arg0, str(arg1)); }
 usdt:$d/lib/libbsshared.so:bsalpha:hit { printf(\"lib-hit %d %s\n\", arg0, str(arg1)); }
 usdt:$d/app:bsgamma:tick__tock { printf(\"tick %d\n\", arg0); }
 usdt:$d/app:bsbeta:sum { printf(\"sum %d\n\", arg0); }
 usdt:$d/app:bsbeta:idle { printf(\"idle\n\"); }"
+	"$d/app" 2 >/dev/null
+	bt_stop '^(app-hit|lib-hit|tick|sum|idle)' 10
 	for l in 'app-hit 1 app' 'lib-hit 2 shared' 'tick 0' 'tick 1' 'sum 1000' 'sum 1002' 'idle'; do
 		expect_grep "^$l\$" "$d/bt.out" "$gen: bpftrace '$l'"
 	done
