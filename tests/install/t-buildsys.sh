@@ -57,8 +57,10 @@ for proj in cmake-project autotools-project meson-project; do
 usdt:$prog:greeter:done { printf(\"done %d %d\n\", arg0, arg1); }"
 	lib=""
 	if [ "$proj" != cmake-project ]; then
-		lib=$(find "$d" -name 'libcounter.so*' -type f | head -1)
-		readelf -S "$lib" | grep -q '\.note\.usdtkit' || fail "$proj: no provider object (.lo) in libcounter.so"
+		lib=$d/build/libcounter.so
+		[ "$proj" = autotools-project ] && lib=$d/.libs/libcounter.so
+		lib=$(readlink -f "$lib")
+		readelf -S "$lib" | grep -q '\.note\.usdtkit' || fail "$proj: no provider object in libcounter.so"
 		script="$script
 usdt:$lib:counter:add { printf(\"add %d %d\n\", arg0, arg1); }"
 	fi
