@@ -119,7 +119,7 @@ cmake -G Ninja -S "$M" -B "$d" -DUSDTKIT_ENABLE=OFF -DUSDTKIT_DTRACE_EXECUTABLE=
 	-DCMAKE_C_FLAGS="-Wall -Wextra -Werror -pedantic" >"$d.cmake" 2>&1 || { cat "$d.cmake" >&2; fail "OFF: cmake"; }
 cmake --build "$d" >"$d.build" 2>&1 || { cat "$d.build" >&2; fail "OFF: build"; }
 expect_eq "$("$d/app" 3)" "sum 3006" "OFF: app's output"
-if readelf -S "$d/app" "$d/lib/libbsshared.so" | grep -E 'stapsdt|usdtkit|\.probes' >&2; then
+if readelf -SW "$d/app" "$d/lib/libbsshared.so" | grep -E ' \.(note\.stapsdt|note\.usdtkit|probes) ' >&2; then
 	fail "OFF: probes or metadata in the programs"
 fi
 
@@ -130,7 +130,7 @@ cp -r "$EXAMPLES/autotools-project/." .
 { autoreconf -fi && ./configure CFLAGS="-O2 -Wall -Wextra -Werror" && make; } >build.log 2>&1 ||
 	{ cat build.log >&2; fail "autotools without --enable-dtrace"; }
 expect_eq "$(./greeter ann | tr '\n' ' ')" "hello, ann " "autotools, dtrace disabled: output"
-if readelf -S greeter .libs/libcounter.so | grep -E 'stapsdt|usdtkit' >&2; then
+if readelf -SW greeter .libs/libcounter.so | grep -E ' \.(note\.stapsdt|note\.usdtkit|probes) ' >&2; then
 	fail "autotools, dtrace disabled: probes in the programs"
 fi
 echo "ok: probes off (USDTKIT_ENABLE=OFF, no --enable-dtrace): same programs, no probes"
