@@ -119,12 +119,62 @@ static void put_arg(uint32_t *w, struct strtab *t, const struct usdt_arg *a, uin
 	w[4] = source;
 }
 
+/*
+ * The argument table holds each distinct argument list once: a probe whose
+ * list (names, types, mapping: all its words, strings being interned) equals
+ * one already written points at that run, and a probe's translated list
+ * equal to its native one points at the native run. Version 1 readers never
+ * assumed a record is referenced once (METADATA-NOTE.md), so this is the
+ * same format, only smaller: Erlang's 951 user_trace__nN probes with the
+ * same 10 arguments now share 10 records instead of carrying 19,020.
+ */
+struct runs {
+	uint32_t *slots; /* first record of a run + 1, 0 when empty */
+	uint32_t *lens;
+	size_t nslots;
+};
+
+static uint32_t hash_words(const uint32_t *w, size_t n)
+{
+	uint32_t h = 2166136261u;
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		h = (h ^ w[i]) * 16777619u;
+	return h ^ (uint32_t)n;
+}
+
+/*
+ * The run of `n` records at *next (just written) becomes the probe's list:
+ * when an equal run exists, its index is returned and *next is left
+ * alone (the records written are overwritten by the next list); else the
+ * run is kept and *next advances.
+ */
+static uint32_t intern_run(struct runs *r, uint32_t *args, uint32_t *next, uint32_t n)
+{
+	const uint32_t *w = args + (size_t)*next * USDT_META_ARG_WORDS;
+	size_t nw = (size_t)n * USDT_META_ARG_WORDS, j;
+	uint32_t first = *next;
+
+	if (!n)
+		return 0;
+	for (j = hash_words(w, nw) & (r->nslots - 1); r->slots[j]; j = (j + 1) & (r->nslots - 1))
+		if (r->lens[j] == n &&
+		    !memcmp(args + (size_t)(r->slots[j] - 1) * USDT_META_ARG_WORDS, w, nw * 4))
+			return r->slots[j] - 1;
+	r->slots[j] = first + 1;
+	r->lens[j] = n;
+	*next += n;
+	return first;
+}
+
 int usdt_meta_build(const struct usdt_program *prog, struct usdt_meta_blob *blob)
 {
 	size_t nprobes = 0, nargs = 0, i, j, k, nwords;
 	size_t prov_w, probe_w, arg_w;
-	uint32_t *w, probe_i = 0, arg_i = 0;
+	uint32_t *w, *args, probe_i = 0, arg_i = 0;
 	struct strtab t = {0};
+	struct runs runs = {0};
 	int err = 0;
 
 	memset(blob, 0, sizeof(*blob));
@@ -138,12 +188,20 @@ int usdt_meta_build(const struct usdt_program *prog, struct usdt_meta_blob *blob
 	prov_w = USDT_MH_WORDS;
 	probe_w = prov_w + prog->nproviders * USDT_META_PROVIDER_WORDS;
 	arg_w = probe_w + nprobes * USDT_META_PROBE_WORDS;
-	nwords = arg_w + nargs * USDT_META_ARG_WORDS;
+	nwords = arg_w + nargs * USDT_META_ARG_WORDS; /* at most: runs are shared */
 	if (nwords > UINT32_MAX / 8)
 		return -E2BIG;
 	w = calloc(nwords, sizeof(*w));
-	if (!w)
-		return -ENOMEM;
+	/* a power of two at least twice the number of runs (two per probe) */
+	for (runs.nslots = 16; runs.nslots < nprobes * 4; runs.nslots *= 2)
+		;
+	runs.slots = calloc(runs.nslots, sizeof(*runs.slots));
+	runs.lens = calloc(runs.nslots, sizeof(*runs.lens));
+	if (!w || !runs.slots || !runs.lens) {
+		err = -ENOMEM;
+		goto fail;
+	}
+	args = w + arg_w;
 	strtab_add(&t, "", &err); /* offset 0 is the empty string */
 
 	for (i = 0; i < prog->nproviders; i++) {
@@ -158,29 +216,37 @@ int usdt_meta_build(const struct usdt_program *prog, struct usdt_meta_blob *blob
 		for (j = 0; j < p->nprobes; j++, probe_i++) {
 			const struct usdt_probe *pr = &p->probes[j];
 			uint32_t *rw = w + probe_w + probe_i * USDT_META_PROBE_WORDS;
+			size_t nw = pr->nargs * USDT_META_ARG_WORDS;
+			uint32_t *xw;
 
 			rw[0] = strtab_add(&t, pr->name, &err);
 			rw[1] = (uint32_t)pr->nargs;
-			rw[2] = arg_i;
-			for (k = 0; k < pr->nargs; k++, arg_i++)
-				put_arg(w + arg_w + arg_i * USDT_META_ARG_WORDS, &t, &pr->args[k],
+			for (k = 0; k < pr->nargs; k++)
+				put_arg(args + (arg_i + k) * USDT_META_ARG_WORDS, &t, &pr->args[k],
 					(uint32_t)k, &err);
+			rw[2] = intern_run(&runs, args, &arg_i, (uint32_t)pr->nargs);
 			rw[3] = (uint32_t)pr->nxargs;
-			rw[4] = arg_i;
-			for (k = 0; k < pr->nxargs; k++, arg_i++)
-				put_arg(w + arg_w + arg_i * USDT_META_ARG_WORDS, &t, &pr->xargs[k],
+			xw = args + (size_t)arg_i * USDT_META_ARG_WORDS;
+			for (k = 0; k < pr->nxargs; k++)
+				put_arg(xw + k * USDT_META_ARG_WORDS, &t, &pr->xargs[k],
 					pr->argmap ? pr->argmap[k] : (uint32_t)k, &err);
+			/* untranslated (the usual case): the native run itself */
+			if (pr->nxargs == pr->nargs &&
+			    !memcmp(xw, args + (size_t)rw[2] * USDT_META_ARG_WORDS, nw * 4))
+				rw[4] = rw[2];
+			else
+				rw[4] = intern_run(&runs, args, &arg_i, (uint32_t)pr->nxargs);
 		}
 	}
 	/* Pad the string table to a word: the note's desc size stays 4-aligned. */
 	while (!err && t.len % 4)
 		t.buf[t.len++] = '\0';
-	if (err) {
-		free(w);
-		free(t.buf);
-		free(t.slots);
-		return err;
-	}
+	if (err)
+		goto fail;
+	free(runs.slots);
+	free(runs.lens);
+	nargs = arg_i;
+	nwords = arg_w + nargs * USDT_META_ARG_WORDS;
 	w[USDT_MH_VERSION] = USDT_META_VERSION;
 	w[USDT_MH_HEADER_WORDS] = USDT_MH_WORDS;
 	w[USDT_MH_FLAGS] = 0;
@@ -199,6 +265,13 @@ int usdt_meta_build(const struct usdt_program *prog, struct usdt_meta_blob *blob
 	blob->strtab = t.buf;
 	blob->strsize = t.len;
 	return 0;
+fail:
+	free(w);
+	free(runs.slots);
+	free(runs.lens);
+	free(t.buf);
+	free(t.slots);
+	return err;
 }
 
 void usdt_meta_blob_free(struct usdt_meta_blob *blob)

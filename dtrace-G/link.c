@@ -529,7 +529,7 @@ int usdt_link_object(const struct usdt_program *prog, const struct usdt_link_opt
 	check_sites(prog, &objs, &ix, diag);
 	if (diag->errors != errors)
 		goto out;
-	if (opts->nobjects && !objs.nunchecked)
+	if (opts->warn_unused && opts->nobjects && !objs.nunchecked)
 		warn_unused(&ix, diag);
 	rc = build(prog, opts, &objs, diag);
 out:

@@ -17,6 +17,13 @@ struct usdt_link_opts {
 	char *const *objects; /* input objects and archives, never modified */
 	size_t nobjects;
 	bool keep; /* -k: keep the generated source (reported on stderr) */
+	/*
+	 * -x unusedprobes (or USDTKIT_WARN_UNUSED=1): warn about each declared
+	 * probe with no site in the given objects. Off by default, as
+	 * DTrace's and SystemTap's -G are silent about them: a configure test
+	 * or a build with optional probes would otherwise fill its logs.
+	 */
+	bool warn_unused;
 };
 
 /* Returns 0, or -1 after reporting to diag (and then no output exists). */

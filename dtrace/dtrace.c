@@ -15,7 +15,11 @@
  *
  * Accepted and ignored, because build systems pass them: -32/-64 (passed on
  * to -G), -x nolibs, -Z, -fpic/-fPIC and SystemTap's --no-pyparsing and
- * --types. Any other -x option is accepted with a warning. -D/-I/-U matter
+ * --types. -x unusedprobes turns on -G's warning for a declared probe with no
+ * site (off by default: DTrace's and SystemTap's -G say nothing of them, and
+ * a drop-in must not add lines to build logs; USDTKIT_WARN_UNUSED=1 does the
+ * same for builds whose command lines are not ours to change). Any other -x
+ * option is accepted with a warning. -D/-I/-U matter
  * whenever cpp runs: with -C, or for a file that needs it (read_source()).
  *
  * `dtrace -l` lists the probes of live processes (list.c); -v, -p, -c, -n,
@@ -67,6 +71,7 @@ struct list_options {
 
 struct options {
 	bool header, object, cpp, keep;
+	bool warn_unused; /* -x unusedprobes: -G warns about probes without a site */
 	struct list_options l;
 	int bits;
 	const char *output;
@@ -92,7 +97,8 @@ static const char usage_text[] =
     "  -U NAME     undefine NAME for the preprocessor\n"
     "  -32, -64    the data model of the -G object (default: the compiler's)\n"
     "  -k          keep the -G object's generated source\n"
-    "  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored\n"
+    "  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored;\n"
+    "              -x unusedprobes: -G warns about declared probes without a site\n"
     "  -Z          accepted for compatibility (no effect)\n"
     "  -V          print the version\n"
     "  -l          list the USDT probes of live processes (all the helper daemon\n"
@@ -159,13 +165,20 @@ static int push_cpp_arg(struct options *o, char letter, const char *val)
 	return 0;
 }
 
-/* -x nolibs and friends: accept every DTrace option, warn about the unknown. */
-static void dtrace_x_option(const char *val, struct usdt_diag *diag)
+/*
+ * -x nolibs and friends: accept every DTrace option, warn about the unknown.
+ * -x unusedprobes is ours: -G's warning for a declared probe without a site.
+ */
+static void dtrace_x_option(struct options *o, const char *val, struct usdt_diag *diag)
 {
 	size_t len = strcspn(val, "=");
 
 	if (len == 6 && !strncmp(val, "nolibs", 6))
 		return;
+	if (!strcmp(val, "unusedprobes")) {
+		o->warn_unused = true;
+		return;
+	}
 	usdt_warning(diag, "ignoring unsupported option -x %s", val);
 }
 
@@ -328,7 +341,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				o->output = val;
 				break;
 			case 'x':
-				dtrace_x_option(val, diag);
+				dtrace_x_option(o, val, diag);
 				break;
 			case 'p':
 			case 'c':
@@ -589,6 +602,7 @@ int main(int argc, char **argv)
 			goto out;
 	} else {
 		const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");
+		const char *wu = getenv("USDTKIT_WARN_UNUSED");
 		struct usdt_link_opts lo = {
 		    .output = output,
 		    .cc = cc && *cc ? cc : NULL,
@@ -597,6 +611,7 @@ int main(int argc, char **argv)
 		    .objects = o.objects.v,
 		    .nobjects = o.objects.n,
 		    .keep = o.keep,
+		    .warn_unused = o.warn_unused || (wu && !strcmp(wu, "1")),
 		};
 
 		if (usdt_link_object(&prog, &lo, &diag))

@@ -69,7 +69,9 @@ expect_files "$d/usdtkit-sdt-dev_${version}_all.deb" /usr/include/sys/sdt.h /usr
 contents "$d/usdtkit-dtrace_${version}_$arch.deb" | grep -qx "$ex/quickstart/quickstart.d" ||
 	fail "usdtkit-dtrace has no examples"
 expect_files "$d/usdtkit-dtrace_${version}_$arch.deb" /usr/bin/dtrace /usr/share/man/man1/dtrace.1.gz \
-	$(doc usdtkit-dtrace)
+	/usr/share/cmake/usdtkit/usdtkitConfig.cmake /usr/share/cmake/usdtkit/usdtkitConfigVersion.cmake \
+	/usr/share/cmake/usdtkit/usdtkit-null-header.cmake /usr/share/aclocal/usdtkit.m4 \
+	/usr/share/usdtkit/usdtkit.mk /usr/share/usdtkit/usdtkit-null-header.awk $(doc usdtkit-dtrace)
 expect_files "$d/usdtkit-helperd_${version}_$arch.deb" /usr/sbin/usdtkit-helperd /usr/bin/usdtkit-probes \
 	/lib/systemd/system/usdtkit-helperd.service /lib/systemd/system/usdtkit-helperd.socket \
 	/usr/share/man/man8/usdtkit-helperd.8.gz /usr/share/man/man1/usdtkit-probes.1.gz \

@@ -51,7 +51,10 @@ expect() { # rpm, files...
 	diff -u "$scratch/want" "$scratch/have" || fail "${r##*/} holds other files than expected"
 }
 expect "$sd" /usr/include/sys/sdt.h /usr/share/pkgconfig/usdtkit.pc /usr/share/man/man3/sdt.h.3
-expect "$dt" /usr/bin/dtrace /usr/share/man/man1/dtrace.1
+expect "$dt" /usr/bin/dtrace /usr/share/man/man1/dtrace.1 /usr/share/cmake/usdtkit \
+	/usr/share/usdtkit /usr/share/cmake/usdtkit/usdtkitConfig.cmake \
+	/usr/share/cmake/usdtkit/usdtkitConfigVersion.cmake /usr/share/cmake/usdtkit/usdtkit-null-header.cmake \
+	/usr/share/aclocal/usdtkit.m4 /usr/share/usdtkit/usdtkit.mk /usr/share/usdtkit/usdtkit-null-header.awk
 unitdir=$(rpm --eval '%{?_unitdir}%{!?_unitdir:/usr/lib/systemd/system}')
 expect "$hd" /usr/sbin/usdtkit-helperd /usr/bin/usdtkit-probes "$unitdir/usdtkit-helperd.service" \
 	"$unitdir/usdtkit-helperd.socket" /usr/share/man/man8/usdtkit-helperd.8 /usr/share/man/man1/usdtkit-probes.1

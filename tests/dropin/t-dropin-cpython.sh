@@ -31,6 +31,14 @@ for cc in $COMPILERS; do
 		"$cc: configure's -G test on BEGIN{}"
 	make CC="$cc" SDT_CFLAGS="$SDT_CFLAGS" CFLAGS="-O2 -g -Wall -Wextra -Werror" >make.log 2>&1 ||
 		{ cat make.log >&2; fail "$cc: make"; }
+	# Nothing from dtrace in the build log (SystemTap's prints nothing
+	# either): the two probes without a site are not reported by default.
+	expect_no_grep 'pydtrace\.d:[0-9]+|^dtrace: |(warning|error): ' make.log "$cc: dtrace's output in the build log"
+	# ... and named when asked for (the same -G command, Makefile line 26).
+	USDTKIT_WARN_UNUSED=1 "$DTRACE" -o unused.o -G -s Include/pydtrace.d Python/ceval.o Python/gc.o \
+		2>unused.err || { cat unused.err >&2; fail "$cc: -G with USDTKIT_WARN_UNUSED=1"; }
+	expect_eq "$(sed -n "s/.*warning: probe '\([a-z_:]*\)' is declared but has no site.*/\1/p" unused.err | sort | tr '\n' ' ')" \
+		"python:import__find__load__start python:instance__new__start " "$cc: the unused probes, when asked for"
 	h=Include/pydtrace_probes.h
 	expect_no_grep 'PYTHON_' "$h" "$cc: a PYTHON_ the non-global sed left"
 	expect_grep '^#define PyDTrace_FUNCTION_ENTRY\(arg1, arg2, arg3\) \\$' "$h" "$cc: renamed macro"

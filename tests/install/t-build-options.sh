@@ -57,6 +57,12 @@ cat >"$T/files.expected" <<EOT
 ./usr/share/man/man3/sdt.h.3
 ./usr/share/man/man3/usdtkit-runtime.3
 ./usr/share/pkgconfig/usdtkit.pc
+./usr/share/cmake/usdtkit/usdtkitConfig.cmake
+./usr/share/cmake/usdtkit/usdtkitConfigVersion.cmake
+./usr/share/cmake/usdtkit/usdtkit-null-header.cmake
+./usr/share/aclocal/usdtkit.m4
+./usr/share/usdtkit/usdtkit.mk
+./usr/share/usdtkit/usdtkit-null-header.awk
 EOT
 sort -o "$T/files.expected" "$T/files.expected"
 diff "$T/files.expected" "$T/files" >&2 || fail "the minimal build installs other files"

@@ -12,14 +12,15 @@
 #  2. the same with DESTDIR: everything under DESTDIR, nothing else;
 #  3. -Ddtrace_name=usdtkit-dtrace: the command, its man page and the .pc
 #     variable follow the name;
-#  4. examples/meson-project and examples/cmake-project, built with the
-#     commands of their READMEs against the installed usdtkit only
-#     (PKG_CONFIG_PATH into the prefix; no -I into this tree), with gcc and
+#  4. examples/meson-project, cmake-project and autotools-project, built
+#     with the commands of their READMEs against the installed usdtkit only
+#     (PKG_CONFIG_PATH, CMAKE_PREFIX_PATH, ACLOCAL_PATH into the prefix; no
+#     -I into this tree), with gcc and
 #     clang: run, probes checked in readelf, gdb and bpftrace.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/install/lib.sh"
 need_bpftrace
-for tool in meson ninja cmake pkg-config gdb; do
+for tool in meson ninja cmake pkg-config gdb autoreconf automake libtoolize; do
 	command -v $tool >/dev/null || fail "$tool is not installed (scripts/deps.sh installs it)"
 done
 
@@ -63,6 +64,12 @@ $1/$L/pkgconfig/libstapsdt.pc
 $1/$PY/usdtkit/__init__.py
 $1/$PY/usdtkit/_library.py
 $1/share/pkgconfig/usdtkit.pc
+$1/share/cmake/usdtkit/usdtkitConfig.cmake
+$1/share/cmake/usdtkit/usdtkitConfigVersion.cmake
+$1/share/cmake/usdtkit/usdtkit-null-header.cmake
+$1/share/aclocal/usdtkit.m4
+$1/share/usdtkit/usdtkit.mk
+$1/share/usdtkit/usdtkit-null-header.awk
 $1/lib/systemd/system/usdtkit-helperd.service
 $1/lib/systemd/system/usdtkit-helperd.socket
 $1/sbin/usdtkit-helperd
@@ -174,16 +181,17 @@ expect_grep '^\.TH USDTKIT-DTRACE 1 ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "m
 expect_grep '^usdtkit-dtrace \\- ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man page NAME"
 
 # --- 4. the stand-alone projects against the installed usdtkit ---
-export USDTKIT="$USDTKIT_SRCDIR"
+export USDTKIT="$USDTKIT_SRCDIR" CMAKE_PREFIX_PATH="$P" ACLOCAL_PATH="$P/share/aclocal"
 unset DTRACE SDT_CFLAGS
 # The examples must not find sdt.h in this tree: check they use the prefix's.
 for cc in $COMPILERS; do
 	PATH="$(compiler_shims "$cc"):$PATH"
-	for proj in meson-project cmake-project; do
+	for proj in meson-project cmake-project autotools-project; do
 		d="$T/$cc-$proj"
 		mkdir -p "$d" && cd "$d"
 		run_readme_block "$EXAMPLES/$proj/README.md" "build $proj"
 		prog="$d/build/greeter"
+		[ "$proj" = autotools-project ] && prog="$d/greeter"
 		# The README block ran it with three names.
 		expect_eq "$(cat "$T/block.out" | grep '^hello, ' | tr '\n' ' ')" \
 			"hello, ann hello, bob hello, carol " "$cc $proj: output"
@@ -192,8 +200,11 @@ for cc in $COMPILERS; do
 				fail "$cc $proj: not compiled with the prefix's include directory"
 			grep -q "$P/bin/dtrace" build/build.ninja ||
 				fail "$cc $proj: the installed dtrace is not the one used"
+		elif [ "$proj" = autotools-project ]; then
+			expect_grep "^DTRACE = $P/bin/dtrace\$" Makefile "$cc $proj: the installed dtrace"
+			expect_grep "^USDTKIT_CFLAGS = -I$P/include" Makefile "$cc $proj: the prefix's include directory"
 		else
-			grep -rq -- "$P/include" build/CMakeFiles/greeter_objs.dir/flags.make ||
+			grep -rq -- "$P/include" build/CMakeFiles/greeter.dir/flags.make ||
 				fail "$cc $proj: not compiled with the prefix's include directory"
 			grep -rqF "$P/bin/dtrace" build/CMakeFiles/greeter.dir/build.make build/CMakeFiles/*.dir/build.make ||
 				fail "$cc $proj: the installed dtrace is not the one used"

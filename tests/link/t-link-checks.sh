@@ -96,10 +96,15 @@ echo "ok: output-is-input"
 printf 'not an object\n' >text.o
 expect_fail not-elf "text\.o.*error.*not an ELF" -- text.o
 
-# Success: other providers' sites ignored, a warning for the probe no object fires.
-"$DTRACE" -G -s shop.d -o out.o good.o 2>good.err || { cat good.err >&2; fail "good objects rejected"; }
+# Success: other providers' sites ignored, and nothing said of the probe no
+# object fires (as DTrace's and SystemTap's -G) unless asked for.
+"$DTRACE" -G -s shop.d -o out.o good.o 2>quiet.err || { cat quiet.err >&2; fail "good objects rejected"; }
 [ -s out.o ] || fail "no output for good objects"
-expect_grep "shop\.d:4:[0-9]+: warning: .*shop:never__fired.*no site" good.err "unused probe warning"
+[ ! -s quiet.err ] || { cat quiet.err >&2; fail "-G printed something for good objects by default"; }
+"$DTRACE" -G -x unusedprobes -s shop.d -o out.o good.o 2>good.err || { cat good.err >&2; fail "good objects rejected"; }
+expect_grep "shop\.d:4:[0-9]+: warning: .*shop:never__fired.*no site" good.err "unused probe warning (-x unusedprobes)"
+USDTKIT_WARN_UNUSED=1 "$DTRACE" -G -s shop.d -o out.o good.o 2>env.err || { cat env.err >&2; fail "good objects rejected"; }
+expect_eq "$(cat env.err)" "$(cat good.err)" "USDTKIT_WARN_UNUSED=1 is -x unusedprobes"
 expect_no_grep "otherlib|error" good.err "sites of other providers"
 expect_no_grep "order__start|idle" good.err "used probes"
 # No warning without objects: the object must stand alone.
@@ -111,7 +116,7 @@ ar rcs libgood.a good.o
 expect_no_grep "order__start" ar.err "archive member sites read"
 
 # LTO objects have no notes to check: a warning each, no "no site" warnings, success.
-"$DTRACE" -G -s shop.d -o out.o lto-gcc.o lto-clang.o liblto.a 2>lto.err ||
+"$DTRACE" -G -x unusedprobes -s shop.d -o out.o lto-gcc.o lto-clang.o liblto.a 2>lto.err ||
 	{ cat lto.err >&2; fail "LTO objects rejected"; }
 for o in lto-gcc.o lto-clang.o "liblto\.a\(lto-gcc\.o\)" "liblto\.a\(lto-clang\.o\)"; do
 	expect_grep "^$o: warning: probe sites not checked" lto.err "LTO warning for $o"
@@ -129,7 +134,7 @@ cp argcount.o thin/ac.o
 head -c 8 thin/libthingood.a | grep -q '^!<thin>' || fail "ar did not make a thin archive"
 sha256sum thin/*.a thin/*.o thin/*/*.o >thin.sums
 expect_fail thin-member "thin/libthinbad\.a\(ac\.o\).*error.*shop:order__start" -- thin/libthinbad.a
-"$DTRACE" -G -s shop.d -o out.o thin/libthingood.a 2>thin.err || { cat thin.err >&2; fail "thin archive rejected"; }
+"$DTRACE" -G -x unusedprobes -s shop.d -o out.o thin/libthingood.a 2>thin.err || { cat thin.err >&2; fail "thin archive rejected"; }
 # Its member's sites were read: the probes good.c fires get no "no site" warning.
 expect_no_grep "order__start|idle" thin.err "thin archive member sites read"
 expect_grep "never__fired" thin.err "thin archive: unused probe still warned about"

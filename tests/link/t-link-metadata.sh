@@ -62,3 +62,20 @@ expect_grep '^provider meta$' pdump "program: provider meta"
 expect_grep '^provider other$' pdump "program: provider other"
 expect_grep '^    arg 0 from 0 "long" c "long" integer size 8 signed name -$' pdump "program: other:x"
 echo "ok: linked program"
+
+# Footprint: a 1,011-probe provider shaped like Erlang/OTP's (951 probes with
+# the same 10 arguments; bench/footprint/gen.py) costs about 40 bytes of note
+# a probe, each distinct argument list being written once (it was 423 bytes
+# a probe when every probe carried its own records, twice). Every probe still
+# reads back with its 10 named, typed arguments.
+mkdir big && python3 "$USDTKIT_SRCDIR/bench/footprint/gen.py" big
+"$DTRACE" -G -s big/big.d -o big.o || fail "-G of the large provider"
+"$META_DUMP" big.o >bdump || { cat bdump >&2; fail "the large provider's note rejected"; }
+expect_eq "$(grep -c '^  probe user_trace__n[0-9]* args 10 xargs 10$' bdump)" 951 "user_trace probes read back"
+expect_eq "$(grep -c '^    arg 9 from 9 "char \*" c "char \*" string size 8 unsigned name s4$' bdump)" 951 \
+	"user_trace probes' last argument"
+size=$(readelf -SW big.o | sed 's/^ *\[ *[0-9]*\] *//' | awk '$1 == ".note.usdtkit" { print $5 }')
+[ -n "$size" ] || fail "no .note.usdtkit in the large provider's object"
+per=$((16#$size / 1011))
+[ "$per" -le 48 ] || fail "the note costs $per bytes a probe (at most 48 expected)"
+echo "ok: 1,011 probes, $((16#$size)) bytes of metadata note ($per a probe)"

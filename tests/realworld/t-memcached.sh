@@ -46,12 +46,25 @@ time_tools() {
 		cp "$PW/$t/memcached_dtrace.d" .
 		# shellcheck disable=SC2086
 		(cd "$PW/$t" && cp $objs "$T/time-$t/")
+		# What the tool itself prints into a build log (its -h and -G, once):
+		# usdtkit's no more than SystemTap's.
+		# shellcheck disable=SC2086
+		{ "$RW_DTRACE" -h -s memcached_dtrace.d -o scratch.h &&
+			"$RW_DTRACE" -G -o scratch_dtrace.o -s ./memcached_dtrace.d $objs; } >"$T/out-$t" 2>&1 ||
+			rw_fail "$t: -h or -G failed in the scratch directory"
+		eval "lines_$t=\$(wc -l <\"\$T/out-\$t\")"
 		hms=$(rw_median_ms 7 "$RW_DTRACE" -h -s memcached_dtrace.d)
 		# shellcheck disable=SC2086
 		gms=$(rw_median_ms 7 "$RW_DTRACE" -G -o scratch_dtrace.o -s ./memcached_dtrace.d $objs)
 		eval "h_$t=\$hms g_$t=\$gms"
 	done
 	cd "$T"
+	# shellcheck disable=SC2154
+	rw_row "lines dtrace -h and -G print" "$lines_systemtap" "$lines_usdtkit"
+	if [ "$lines_usdtkit" -gt "$lines_systemtap" ]; then
+		cat "$T/out-usdtkit" >&2
+		rw_fail "usdtkit's dtrace prints $lines_usdtkit lines, SystemTap's $lines_systemtap"
+	fi
 	# shellcheck disable=SC2154
 	rw_row "dtrace -h (median of 7)" "$h_systemtap" "$h_usdtkit"
 	# shellcheck disable=SC2154

@@ -1,0 +1,3 @@
+provider bsalpha {
+	probe hit(int where, char *what);
+};

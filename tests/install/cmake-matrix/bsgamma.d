@@ -1,0 +1,3 @@
+provider bsgamma {
+	probe tick__tock(unsigned int n);
+};
