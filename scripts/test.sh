@@ -46,8 +46,9 @@ logs=""
 # Suites the sanitizer run leaves out, because they do not test this build:
 # fuzz (the fuzz run's; its targets are built with sanitizers anyway),
 # fresh and packaging (they build the committed tree in scratch directories
-# and chroots of their own) and realworld.
-SAN_SKIP_SUITES="fuzz fresh realworld packaging"
+# and chroots of their own), realworld, and arm64 (it builds the tree in
+# an emulated arm64 machine of its own: tests/arm64/README.md).
+SAN_SKIP_SUITES="fuzz fresh realworld packaging arm64"
 
 for run in $runs; do
 	case $run in
