@@ -13,6 +13,7 @@
 #
 #   sh scripts/arm64-test.sh            the arm64 tests (ARM64_TESTS below)
 #   sh scripts/arm64-test.sh --smoke    the smoke subset CI runs
+#   sh scripts/arm64-test.sh --bench    bench/arm64/run.sh (instruction counts)
 #   sh scripts/arm64-test.sh TEST...    these meson tests (names as in
 #                                       `meson test --list`)
 #
@@ -42,10 +43,12 @@ t-py-api t-py-bpftrace t-py-daemon t-node-api t-node-bpftrace"
 # CI's smoke subset: one test of each kind, a few minutes under TCG.
 ARM64_SMOKE="a64-sdt"
 
+bench=""
 case ${1:-} in
 --smoke) tests=$ARM64_SMOKE ;;
+--bench) bench=1; tests="" ;;
 "") tests=$ARM64_TESTS ;;
--*) echo "usage: $0 [--smoke | TEST...]" >&2; exit 2 ;;
+-*) echo "usage: $0 [--smoke | --bench | TEST...]" >&2; exit 2 ;;
 *) tests=$* ;;
 esac
 
@@ -65,7 +68,11 @@ if ! { meson setup "\$B" /src -Dwerror=true && nice ninja -C "\$B"; } >/out/buil
 	echo "arm64: the build failed (build.log above)"
 	exit 1
 fi
-echo "arm64: built in \$(echo "\$(cut -d' ' -f1 /proc/uptime) - \$t0" | bc 2>/dev/null || echo ?) s"
+echo "arm64: built \$(cut -d' ' -f1 /proc/uptime) s after boot (started at \$t0 s)"
+if [ -n "$bench" ]; then
+	bash /src/bench/arm64/run.sh "\$B"
+	exit \$?
+fi
 meson test -C "\$B" --no-rebuild --print-errorlogs --num-processes 2 \\
 	--timeout-multiplier $factor $tests
 rc=\$?
@@ -78,4 +85,5 @@ sh scripts/arm64-vm.sh build
 echo "arm64: machine ready after $(($(date +%s) - start)) s ($(sh scripts/arm64-vm.sh path))" >&2
 sh scripts/arm64-vm.sh run "$out/job.in" "$out" || true
 echo "arm64: done after $(($(date +%s) - start)) s; logs in $out" >&2
+[ -z "$bench" ] || exit 0
 python3 scripts/summary.py --prefix=arm64/ "$out/testlog.json"

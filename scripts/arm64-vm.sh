@@ -63,7 +63,7 @@ systemd procps file strace util-linux
 nodejs libnode-dev"
 # Bumped whenever the recipe below changes in a way the package list does
 # not show (hooks, the init script): part of the cache key.
-RECIPE=1
+RECIPE=2
 
 mirror() {
 	if [ -n "${USDTKIT_ARM64_MIRROR:-}" ]; then
@@ -147,7 +147,7 @@ build() {
 	if [ -f "$dir/ok" ]; then
 		return 0
 	fi
-	for t in mmdebstrap qemu-aarch64-static mke2fs; do
+	for t in mmdebstrap qemu-aarch64-static mke2fs aarch64-linux-gnu-gcc cpio; do
 		command -v $t >/dev/null ||
 			{ echo "arm64-vm: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
 	done
@@ -159,10 +159,11 @@ build() {
 	mkdir -p "$work"
 	trap 'rm -rf "$work"' EXIT
 	init=$(guest_init)
-	# The initramfs must find the root disk (virtio-blk on virtio-pci) and
-	# the 9p shares' transport; Debian's MODULES=most covers the former,
-	# the list names them all so a change of policy cannot lose them.
-	# Documentation is left out (dpkg path-exclude): nothing here reads it,
+	# No Debian initramfs: update-initramfs is diverted to a no-op before
+	# initramfs-tools (which linux-image-arm64 requires) is unpacked, since
+	# mkinitramfs under qemu-user takes ten minutes and more (hundreds of
+	# emulated shell loops and execs); the machine boots with the initramfs
+	# made natively below (initrd()). Documentation is left out (dpkg path-exclude): nothing here reads it,
 	# and man-db's trigger under emulation costs minutes.
 	echo "arm64-vm: building the arm64 machine into $dir (from $(mirror))" >&2
 	# shellcheck disable=SC2086
@@ -173,7 +174,7 @@ build() {
 		--dpkgopt='path-include=/usr/share/doc/*/copyright' \
 		--dpkgopt='path-exclude=/usr/share/info/*' \
 		--dpkgopt='path-exclude=/usr/share/locale/*' \
-		--essential-hook='mkdir -p "$1/etc/initramfs-tools"; printf "%s\n" virtio_pci virtio_blk virtio_mmio ext4 9pnet_virtio 9p >> "$1/etc/initramfs-tools/modules"' \
+		--essential-hook='chroot "$1" dpkg-divert --local --rename --add /usr/sbin/update-initramfs && printf "#!/bin/sh\nexit 0\n" > "$1/usr/sbin/update-initramfs" && chmod 755 "$1/usr/sbin/update-initramfs"' \
 		--include="$(echo $GUEST_PKGS | tr ' ' ',')" \
 		--customize-hook='echo usdtkit-arm64 > "$1/etc/hostname"' \
 		--customize-hook='printf "/dev/vda / ext4 rw 0 1\n" > "$1/etc/fstab"' \
@@ -185,7 +186,7 @@ build() {
 	printf '%s\n' "$init" > "$work/rootfs/usr/local/sbin/usdtkit-guest-init"
 	chmod 755 "$work/rootfs/usr/local/sbin/usdtkit-guest-init"
 	cp -L "$work/rootfs/vmlinuz" "$work/vmlinuz"
-	cp -L "$work/rootfs/initrd.img" "$work/initrd.img"
+	initrd "$work/rootfs" "$work/initrd.img"
 	# The image: the tree plus 2 GiB free for the builds and the tests'
 	# scratch files (the overlay of -snapshot holds the writes).
 	used=$(du -sm "$work/rootfs" | cut -f1)
@@ -201,6 +202,44 @@ build() {
 	mv "$work" "$dir"
 	trap - EXIT
 	echo "arm64-vm: built in $(($(date +%s) - start)) s; $(du -sh "$dir" | cut -f1) in $dir" >&2
+}
+
+# initrd ROOTFS OUT: the initramfs, made on the host: a static arm64 /init
+# (scripts/arm64/initrd-init.c, cross-compiled) and the modules the root
+# disk and the 9p shares need, with their dependencies from modules.dep,
+# listed in load order in /modules.order.
+initrd() {
+	root=$1
+	kv=$(ls "$root/lib/modules" | head -n1)
+	ird="$work/initrd"
+	mkdir -p "$ird/dev" "$ird/proc" "$ird/root"
+	aarch64-linux-gnu-gcc -O2 -static -o "$ird/init" "$top/scripts/arm64/initrd-init.c"
+	python3 - "$root/lib/modules/$kv" crc32c_generic virtio_pci virtio_blk ext4 \
+		9pnet_virtio 9p >"$work/modules" <<'PY'
+import os, sys
+d = sys.argv[1]
+dep = {}
+for line in open(os.path.join(d, "modules.dep")):
+    k, _, v = line.partition(":")
+    dep[k.strip()] = v.split()
+byname = {os.path.basename(k)[:-3].replace("-", "_"): k for k in dep}
+out = []
+def add(k):
+    if k not in out:
+        for x in dep[k]:
+            add(x)
+        out.append(k)
+for m in sys.argv[2:]:
+    add(byname[m])
+print("\n".join(out))
+PY
+	while read -r m; do
+		mkdir -p "$ird/lib/modules/$kv/$(dirname "$m")"
+		cp "$root/lib/modules/$kv/$m" "$ird/lib/modules/$kv/$m"
+		echo "/lib/modules/$kv/$m"
+	done <"$work/modules" >"$ird/modules.order"
+	(cd "$ird" && find . | cpio -o -H newc --quiet | gzip -1) >"$2"
+	rm -rf "$ird"
 }
 
 # mmdebstrap runs arm64 maintainer scripts: binfmt_misc must hand arm64
@@ -229,7 +268,7 @@ run() {
 	guest_stage2 >"$out/init.sh"
 	rm -f "$out/rc"
 	# -snapshot: the image is never written. No -nic: no network.
-	timeout "${USDTKIT_ARM64_TIMEOUT:-3600}" nice qemu-system-aarch64 \
+	timeout "${USDTKIT_ARM64_TIMEOUT:-3600}" qemu-system-aarch64 \
 		-M virt -cpu max -smp "${USDTKIT_ARM64_SMP:-2}" -m "${USDTKIT_ARM64_MEM:-3072}" \
 		-nographic -no-reboot -nodefaults -serial stdio -nic none \
 		-kernel "$dir/vmlinuz" -initrd "$dir/initrd.img" \
@@ -249,5 +288,6 @@ case ${1:-} in
 build) build ;;
 run) shift; run "$@" ;;
 path) cachedir ;;
+initrd) shift; work=$(mktemp -d); initrd "$@"; rm -rf "$work" ;;
 *) echo "usage: $0 build | run JOB [OUTDIR] | path" >&2; exit 2 ;;
 esac
