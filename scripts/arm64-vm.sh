@@ -38,6 +38,8 @@
 #                                      with its status; OUT (default: a
 #                                      temporary directory) is /out
 #   scripts/arm64-vm.sh path           print the cache directory of this recipe
+#   scripts/arm64-vm.sh sysroot        print (made once) the machine's /usr for
+#                                      cross builds
 #
 #   USDTKIT_ARM64_CACHE   cache root (default /var/cache/usdtkit-arm64)
 #   USDTKIT_ARM64_MIRROR  Debian mirror (default: the one /etc/apt uses)
@@ -113,8 +115,11 @@ EOF
 
 # What PID 1 runs from the results share (/out/init.sh): the mounts the tests
 # need, the checkout at /src, then /out/job.sh from /src; its status goes to
-# /out/rc.
-guest_stage2() {
+# /out/rc. Both shares are also mounted at their host paths (TOP, OUT), so
+# that a build directory made on the host (scripts/arm64-test.sh
+# cross-builds) finds its absolute paths.
+guest_stage2() { # TOP OUT
+	echo "TOP='$1' OUT='$2'"
 	cat <<'EOF'
 export HOME=/root LANG=C.UTF-8
 mkdir -p /dev/pts /dev/shm
@@ -131,6 +136,9 @@ hostname usdtkit-arm64
 ip link set lo up 2>/dev/null || true
 mkdir -p /src
 mount -t 9p -o trans=virtio,version=9p2000.L,ro,msize=512000 src /src
+mkdir -p "$TOP" "$OUT"
+mount --bind /src "$TOP"
+mount --bind /out "$OUT"
 echo "usdtkit-arm64: up after $(cut -d' ' -f1 /proc/uptime) s: $(uname -srm), $(nproc) CPUs"
 rc=1
 if [ -f /out/job.sh ]; then
@@ -242,6 +250,25 @@ PY
 	rm -rf "$ird"
 }
 
+# sysroot: the machine's headers and libraries on the host, for cross
+# builds (scripts/arm64-test.sh): $dir/sysroot, copied out of the image once
+# (debugfs: no mount, no loop device).
+sysroot() {
+	dir=$(cachedir)
+	[ -f "$dir/ok" ] || build
+	if [ ! -d "$dir/sysroot/usr/lib" ]; then
+		rm -rf "$dir/sysroot.tmp"
+		mkdir -p "$dir/sysroot.tmp/usr/share"
+		debugfs -R "rdump /usr/include /usr/lib $dir/sysroot.tmp/usr" "$dir/rootfs.img" 2>/dev/null
+		debugfs -R "rdump /usr/share/pkgconfig $dir/sysroot.tmp/usr/share" "$dir/rootfs.img" 2>/dev/null
+		ln -s usr/lib "$dir/sysroot.tmp/lib"
+		[ -e "$dir/sysroot.tmp/usr/lib/aarch64-linux-gnu/crt1.o" ] ||
+			{ echo "arm64-vm: no sysroot could be copied out of $dir/rootfs.img" >&2; exit 1; }
+		mv "$dir/sysroot.tmp" "$dir/sysroot"
+	fi
+	echo "$dir/sysroot"
+}
+
 # mmdebstrap runs arm64 maintainer scripts: binfmt_misc must hand arm64
 # ELF files to qemu-user-static. In a container binfmt_misc may be
 # unmounted and the entry unregistered (no systemd-binfmt ran): do both.
@@ -265,7 +292,8 @@ run() {
 	fi
 	mkdir -p "$out"
 	cp "$job" "$out/job.sh"
-	guest_stage2 >"$out/init.sh"
+	out=$(cd "$out" && pwd)
+	guest_stage2 "$top" "$out" >"$out/init.sh"
 	rm -f "$out/rc"
 	# -snapshot: the image is never written. No -nic: no network.
 	timeout "${USDTKIT_ARM64_TIMEOUT:-3600}" qemu-system-aarch64 \
@@ -288,6 +316,7 @@ case ${1:-} in
 build) build ;;
 run) shift; run "$@" ;;
 path) cachedir ;;
+sysroot) sysroot ;;
 initrd) shift; work=$(mktemp -d); initrd "$@"; rm -rf "$work" ;;
 *) echo "usage: $0 build | run JOB [OUTDIR] | path" >&2; exit 2 ;;
 esac
