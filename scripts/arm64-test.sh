@@ -102,8 +102,9 @@ if [ -n "$bench" ]; then
 	bash "$top/bench/arm64/run.sh" "$B"
 	exit \$?
 fi
+# Through cat: the console is a tty, where meson draws a progress line.
 meson test -C "$B" --no-rebuild --print-errorlogs --num-processes 2 \\
-	--timeout-multiplier $factor $tests
+	--timeout-multiplier $factor $tests 2>&1 | cat
 EOF
 
 sh scripts/arm64-vm.sh run "$out/job.in" "$out" || true

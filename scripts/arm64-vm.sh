@@ -123,6 +123,11 @@ guest_stage2() { # TOP OUT
 	cat <<'EOF'
 export HOME=/root LANG=C.UTF-8
 mkdir -p /dev/pts /dev/shm
+# What udev would make: bash's process substitution opens /dev/fd/N.
+ln -sf /proc/self/fd /dev/fd
+ln -sf /proc/self/fd/0 /dev/stdin
+ln -sf /proc/self/fd/1 /dev/stdout
+ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
 mount -t tmpfs tmpfs /run
