@@ -28,7 +28,7 @@ STAP_H=/usr/include/aarch64-linux-gnu/sys/sdt.h
 [ -e "$STAP_H" ] || fail "$STAP_H missing (systemtap-sdt-dev)"
 STAP_INC="$T/stapinc"
 mkdir -p "$STAP_INC/sys"
-ln -s "$STAP_H" "$STAP_H/../sdt-config.h" "$STAP_INC/sys/"
+ln -s "$STAP_H" "$(dirname "$STAP_H")/sdt-config.h" "$STAP_INC/sys/"
 
 inst="$TRACEFS/instances/usdtkit_a64_$$"
 REGISTERED=
