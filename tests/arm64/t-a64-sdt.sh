@@ -44,7 +44,7 @@ at_exit cleanup
 check_events() {
 	local dir=$1 strs
 	"$PROBES" list "$ELF" >"$dir/list" 2>&1 || { cat "$dir/list" >&2; fail "usdtkit-probes list $ELF"; }
-	grep -qE 'arch=aarch64 .* probes=([0-9]+) accepted=\1 ' "$dir/list" ||
+	grep -qE 'arch=aarch64 .* probes=([0-9]+) accepted=\1( |$)' "$dir/list" ||
 		{ cat "$dir/list" >&2; fail "$ELF: not every site accepted"; }
 	strs=$($EVENTS strings "$dir/exp")
 	REGISTERED=$ELF
