@@ -7,14 +7,15 @@ SDTCHECK="$USDTKIT_SRCDIR/tests/helper/sdtcheck.py"
 HPROV="hlpt$$"
 [ -x "$PROBES" ] || fail "no $PROBES: build first"
 
-# SystemTap's header for every target: Debian installs it in the x86_64
-# multiarch directory only, which -m32 compilations do not search.
+# SystemTap's header for every target: Debian installs it in the native
+# multiarch directory only (x86_64-linux-gnu, aarch64-linux-gnu), which -m32
+# compilations do not search.
 STAP_INC="$T/stapinc"
+STAP_SYS="/usr/include/$(gcc -print-multiarch)/sys"
 mkdir -p "$STAP_INC/sys"
 for h in sdt.h sdt-config.h; do
-	[ -e "/usr/include/x86_64-linux-gnu/sys/$h" ] ||
-		fail "/usr/include/x86_64-linux-gnu/sys/$h missing (systemtap-sdt-dev)"
-	ln -sf "/usr/include/x86_64-linux-gnu/sys/$h" "$STAP_INC/sys/$h"
+	[ -e "$STAP_SYS/$h" ] || fail "$STAP_SYS/$h missing (systemtap-sdt-dev)"
+	ln -sf "$STAP_SYS/$h" "$STAP_INC/sys/$h"
 done
 
 # Build a variant of the test program into $T/VARIANT. Sets PROG (what to

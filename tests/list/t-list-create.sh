@@ -74,8 +74,13 @@ cp "$T/ctor/ctor" "$T/ctor/ctor-stripped"
 strip "$T/ctor/ctor-stripped"
 gcc -O2 -static -I"$SDT_INC" -o "$T/ctor/ctor-static" "$PROGS/ctor.c" 2>/dev/null ||
 	fail "building ctor.c -static"
-gcc -O2 -m32 -I"$SDT_INC" -o "$T/ctor/ctor-32" "$PROGS/ctor.c" -ldl || fail "building ctor.c -m32"
-for v in ctor ctor-stripped ctor-static ctor-32; do
+ctors="ctor ctor-stripped ctor-static"
+# A 32-bit process where there is one (x86-64; not on arm64).
+if [ "$(uname -m)" = x86_64 ]; then
+	gcc -O2 -m32 -I"$SDT_INC" -o "$T/ctor/ctor-32" "$PROGS/ctor.c" -ldl || fail "building ctor.c -m32"
+	ctors="$ctors ctor-32"
+fi
+for v in $ctors; do
 	rm -f "$T/ctor-ran"
 	plugin=$T/gcc/libltlib.so
 	case $v in ctor-static | ctor-32) plugin="" ;; esac

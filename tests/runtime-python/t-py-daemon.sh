@@ -36,7 +36,9 @@ probes="ints8 ints16 ints32 ints64 masked pointers strings request__start"
 want_events=$(for p in $probes; do echo "sdt_$PROV/$p"; done | sort)
 has_events() { [ "$(our_events | sort)" = "$want_events" ]; }
 wait_until 30 "the daemon to create the events of $PROV" has_events
-expect_grep "^p:sdt_$PROV/request__start .* arg1=\+0\(\+0\(%di\)\):ustring arg2=\+8\(%di\):s64\$" \
+a0=%di # the argument array's register: rdi, or arm64's x0
+[ "$(uname -m)" = aarch64 ] && a0=%x0
+expect_grep "^p:sdt_$PROV/request__start .* arg1=\+0\(\+0\($a0\)\):ustring arg2=\+8\($a0\):s64\$" \
 	"$TRACEFS/uprobe_events" "request-start's event: a string and an int64"
 
 "$DTRACE" -l -p "$PID" >"$T/by-pid" 2>"$T/err" || { cat "$T/err" >&2; fail "dtrace -l -p exited $?"; }

@@ -49,11 +49,13 @@ check_notes() {
 }
 
 # check_gdb DIR: gdb stops at every probe; $_probe_argN equal what the program passed.
+# (Its bounds, and check_bpftrace's, are upper bounds scaled by TIME_FACTOR, lib/common.sh:
+# under the emulated arm64 machine, tests/arm64, gdb alone takes minutes.)
 check_gdb() {
 	local dir=$1
 	$CHECK gen-gdb "$dir/exp" >"$dir/gdb.cmd"
 	# gdb writes the expectations of its own run (addresses differ from run to run).
-	timeout -k 10 120 gdb -batch -nx -x "$dir/gdb.cmd" --args "$PROG" "$dir/exp-gdb" \
+	timeout -k 10 $((120 * TIME_FACTOR)) gdb -batch -nx -x "$dir/gdb.cmd" --args "$PROG" "$dir/exp-gdb" \
 		>"$dir/gdb.out" 2>&1 || { cat "$dir/gdb.out" >&2; fail "gdb failed on $PROG"; }
 	$CHECK gdb "$dir/exp-gdb" "$dir/gdb.out" ||
 		{ cat "$dir/gdb.out" >&2; fail "gdb read wrong values"; }
@@ -68,18 +70,18 @@ check_bpftrace() {
 	local dir=$1 bt i
 	$CHECK gen-bt "$ELF" "$dir/exp" >"$dir/probes.bt"
 	echo 'BEGIN { printf("@@attached\n"); }' >>"$dir/probes.bt"
-	timeout -k 10 120 bpftrace "$dir/probes.bt" >"$dir/bt.out" 2>&1 &
+	timeout -k 10 $((120 * TIME_FACTOR)) bpftrace "$dir/probes.bt" >"$dir/bt.out" 2>&1 &
 	bt=$!
 	BT_PID=$bt
-	for i in $(seq 300); do
+	for i in $(seq $((300 * TIME_FACTOR))); do
 		grep -qs '^@@attached' "$dir/bt.out" && break
 		kill -0 $bt 2>/dev/null || break
 		sleep 0.1
 	done
 	grep -q '^@@attached' "$dir/bt.out" || { cat "$dir/bt.out" >&2; fail "bpftrace did not attach"; }
-	timeout -k 10 60 "$PROG" "$dir/exp-bt" guarded || fail "$PROG exited with $?"
+	timeout -k 10 $((60 * TIME_FACTOR)) "$PROG" "$dir/exp-bt" guarded || fail "$PROG exited with $?"
 	# the guarded probe fires last: wait (10 s at most) for bpftrace to print it
-	for i in $(seq 100); do
+	for i in $(seq $((100 * TIME_FACTOR))); do
 		grep -qs '^@@guarded ' "$dir/bt.out" && break
 		sleep 0.1
 	done

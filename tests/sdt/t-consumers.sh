@@ -15,7 +15,7 @@ for opt in -O0 -O2; do
 		dir="$T/$cc$opt-$kind"
 		echo "== $cc $opt $kind"
 		build_probes "$cc" "$kind" "$dir" "$opt" -g -Wall -Wextra
-		check_notes x86_64 "$dir"
+		check_notes "$(uname -m)" "$dir"
 		check_gdb "$dir"
 		check_bpftrace "$dir"
 	done
