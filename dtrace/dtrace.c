@@ -39,6 +39,7 @@
 #include "diag.h"
 #include "emit_header.h"
 #include "link.h"
+#include "consumer.h"
 #include "list.h"
 #include "usdt_provider.h"
 
@@ -68,6 +69,10 @@ struct list_options {
 struct options {
 	bool header, object, cpp, keep;
 	struct list_options l;
+	struct dt_consumer_opts c; /* -n/-s without -l, -h or -G: tracing */
+	struct dt_source *csrc;	   /* every -n and -s, in order */
+	size_t ncsrc;
+	bool flowindent;
 	int bits;
 	const char *output;
 	struct strv sources;
@@ -169,6 +174,32 @@ static void dtrace_x_option(const char *val, struct usdt_diag *diag)
 	usdt_warning(diag, "ignoring unsupported option -x %s", val);
 }
 
+/* -x for a D program: DTrace's options that tracing uses (consumer/run.c). */
+static void consumer_x_option(struct options *o, const char *val, struct usdt_diag *diag)
+{
+	char name[128];
+	size_t len = strcspn(val, "=");
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+		 val);
+	if (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL))
+		dtrace_x_option(val, diag);
+}
+
+static int push_csrc(struct options *o, char kind, const char *val)
+{
+	struct dt_source *nv = realloc(o->csrc, (o->ncsrc + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	o->csrc = nv;
+	o->csrc[o->ncsrc].kind = kind;
+	o->csrc[o->ncsrc].name = val;
+	o->csrc[o->ncsrc].text = NULL;
+	o->ncsrc++;
+	return 0;
+}
+
 /* -p PID, -c CMD or a probe description: returns -1 to go on, or an exit status. */
 static int list_option(struct list_options *l, char c, const char *val, struct usdt_diag *diag)
 {
@@ -220,6 +251,34 @@ static int check_list_options(const struct options *o, struct usdt_diag *diag)
 				   "-l lists the probes of processes: -s is not supported with it");
 	if (o->objects.n)
 		return usage_error(diag, "unexpected operand '%s' with -l", o->objects.v[0]);
+	return -1;
+}
+
+/* -n/-s without -h, -G or -l: a D program to run (consumer/). */
+static int check_consumer_options(struct options *o, struct usdt_diag *diag)
+{
+	size_t i;
+
+	if (o->l.verbose)
+		return usage_error(diag, "-v is only used with -l");
+	for (i = 0; i < o->l.ndescs; i++)
+		if (o->l.descs[i].kind != 'n')
+			return usage_error(diag,
+					   "-%c is only used with -l (enable probes with -n or -s)",
+					   o->l.descs[i].kind);
+	if (o->l.ncmds > 1)
+		return usage_error(diag, "-c is given more than once: one command is traced");
+	if (o->output)
+		return usage_error(diag, "-o is not supported when tracing: redirect the output");
+	if (o->flowindent)
+		return usage_error(diag, "-F (flowindent) is not supported when tracing");
+	o->c.sources = o->csrc;
+	o->c.nsources = o->ncsrc;
+	o->c.pids = o->l.pids;
+	o->c.npids = o->l.npids;
+	o->c.cmd = o->l.ncmds ? o->l.cmds[0] : NULL;
+	o->c.macros = (const char *const *)o->objects.v;
+	o->c.nmacros = o->objects.n;
 	return -1;
 }
 
@@ -279,6 +338,19 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				o->keep = true;
 				continue;
 			case 'Z':
+				o->c.zero_ok = true;
+				continue;
+			case 'q':
+				o->c.quiet = true;
+				continue;
+			case 'w':
+				o->c.destructive = true;
+				continue;
+			case 'e':
+				o->c.compile_only = true;
+				continue;
+			case 'F':
+				o->flowindent = true;
 				continue;
 			case 'V':
 				printf("dtrace: usdtkit %s\n", USDTKIT_VERSION);
@@ -319,7 +391,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			}
 			switch (c) {
 			case 's':
-				if (strv_push(&o->sources, (char *)val))
+				if (strv_push(&o->sources, (char *)val) || push_csrc(o, 's', val))
 					goto nomem;
 				break;
 			case 'o':
@@ -328,7 +400,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				o->output = val;
 				break;
 			case 'x':
-				dtrace_x_option(val, diag);
+				consumer_x_option(o, val, diag);
 				break;
 			case 'p':
 			case 'c':
@@ -340,6 +412,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 
 				if (rc >= 0)
 					return rc;
+				if (c == 'n' && push_csrc(o, 'n', val))
+					goto nomem;
 				break;
 			}
 			default:
@@ -353,12 +427,14 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 
 	if (o->l.list)
 		return check_list_options(o, diag);
+	if (!o->header && !o->object && o->ncsrc)
+		return check_consumer_options(o, diag);
 	if (o->l.verbose || o->l.npids || o->l.ncmds || o->l.ndescs)
 		return usage_error(diag, "-v, -p, -c, -n, -P, -m and -f are only used with -l");
 	if (o->header && o->object)
 		return usage_error(diag, "-h and -G cannot be used together");
 	if (!o->header && !o->object)
-		return usage_error(diag, "one of -h, -G or -l is required");
+		return usage_error(diag, "one of -h, -G, -l, -n or -s is required");
 	if (o->sources.n == 0)
 		return usage_error(diag, "no provider file: give one with -s FILE");
 	if (o->output && !*o->output)
@@ -516,17 +592,62 @@ int main(int argc, char **argv)
 	struct usdt_diag diag;
 	struct strv texts = {0};
 	bool cpp_warned = false;
-	char *output = NULL;
+	char *output = NULL, *shebang = NULL, **shebang_argv = NULL;
 	int rc;
 	size_t i;
 
 	usdt_diag_init(&diag, stderr, "dtrace");
 	usdt_program_init(&prog);
 
+	/*
+	 * A `#!/usr/sbin/dtrace -Z -qs` script: the kernel passes "-Z -qs" as
+	 * one argument; DTrace splits it at blanks.
+	 */
+	for (i = 1; i < (size_t)argc; i++)
+		if (argv[i][0] == '-' && strchr(argv[i], ' '))
+			break;
+	if (i < (size_t)argc) {
+		char **nv = calloc((size_t)argc + strlen(argv[i]) + 1, sizeof(*nv)), *w;
+		size_t n = 0, k;
+
+		if (!nv || !(shebang = strdup(argv[i]))) {
+			free(nv);
+			usdt_error(&diag, "out of memory");
+			return EXIT_ERROR;
+		}
+		for (k = 0; k < i; k++)
+			nv[n++] = argv[k];
+		for (w = strtok(shebang, " \t"); w; w = strtok(NULL, " \t"))
+			nv[n++] = w;
+		for (k = i + 1; k < (size_t)argc; k++)
+			nv[n++] = argv[k];
+		argv = shebang_argv = nv;
+		argc = (int)n;
+	}
+
 	rc = parse_options(argc, argv, &o, &diag);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_ERROR;
+
+	if (o.c.nsources) {
+		for (i = 0; i < o.ncsrc; i++) {
+			char *text = NULL;
+			size_t len = 0;
+
+			if (o.csrc[i].kind == 'n') {
+				o.csrc[i].text = strdup(o.csrc[i].name);
+				continue;
+			}
+			if (read_source(&o, o.csrc[i].name, &text, &len, &cpp_warned, &diag))
+				continue;
+			o.csrc[i].text = text;
+		}
+		rc = diag.errors ? EXIT_ERROR : dt_consume(&o.c, &diag);
+		for (i = 0; i < o.ncsrc; i++)
+			free(o.csrc[i].text);
+		goto out;
+	}
 
 	if (o.l.list) {
 		struct usdt_list_opts lo = {
@@ -616,6 +737,9 @@ out:
 	free(o.l.pids);
 	free(o.l.cmds);
 	free(o.l.descs);
+	free(o.csrc);
+	free(shebang);
+	free(shebang_argv);
 	free(output);
 	return rc;
 }
