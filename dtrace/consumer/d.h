@@ -193,6 +193,8 @@ enum dt_akind {
 	A_DENORMALIZE,
 	A_TRUNC,
 	A_DUMP,	/* END: the exit dump follows */
+	A_CLAUSE_END, /* the record's end (not quiet) */
+	A_STARTED,    /* first in BEGIN: every probe is attached */
 };
 
 struct dt_action {
@@ -253,6 +255,7 @@ struct dt_render {
 	size_t nents;
 	unsigned long attached;
 	bool attached_seen;
+	bool started; /* BEGIN ran: every probe attached */
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,

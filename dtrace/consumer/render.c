@@ -818,6 +818,12 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		a->has_trunc = true;
 		a->trunc = nf ? strtoll(f[0], NULL, 10) : 0;
 		return;
+	case A_CLAUSE_END:
+		end_record(r);
+		return;
+	case A_STARTED:
+		r->started = true;
+		return;
 	case A_DUMP:
 		end_record(r);
 		fputc('\n', r->out);

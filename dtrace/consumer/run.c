@@ -33,6 +33,14 @@
 
 static volatile sig_atomic_t interrupted;
 
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
 static void on_signal(int sig)
 {
 	(void)sig;
@@ -197,7 +205,7 @@ struct watched {
 	bool gone;
 };
 
-static bool all_gone(struct watched *w, size_t n)
+static bool all_gone(struct watched *w, size_t n, bool quiet)
 {
 	size_t i, gone = 0;
 
@@ -208,7 +216,9 @@ static bool all_gone(struct watched *w, size_t n)
 			if (w[i].child) {
 				if (waitpid(w[i].pid, &status, WNOHANG) == w[i].pid) {
 					w[i].gone = true;
-					if (WIFEXITED(status) && WEXITSTATUS(status))
+					if (quiet)
+						;
+					else if (WIFEXITED(status) && WEXITSTATUS(status))
 						fprintf(stderr, "dtrace: pid %d exited with status %d\n",
 							w[i].pid, WEXITSTATUS(status));
 					else if (WIFSIGNALED(status))
@@ -222,7 +232,8 @@ static bool all_gone(struct watched *w, size_t n)
 				}
 			} else if (kill(w[i].pid, 0) && errno == ESRCH) {
 				w[i].gone = true;
-				fprintf(stderr, "dtrace: pid %d has exited\n", w[i].pid);
+				if (!quiet)
+					fprintf(stderr, "dtrace: pid %d has exited\n", w[i].pid);
 			}
 		}
 		gone += w[i].gone;
@@ -239,6 +250,7 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 	size_t nw = 0, i;
 	int progfd, bt, outfd, errfd, status = 0, rc = 1;
 	bool out_open = true, err_open = true, stopped = false, released = created < 0;
+	long long stop_sent = 0;
 	struct sigaction sa;
 
 	if (geteuid() != 0) {
@@ -284,9 +296,18 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 			pfd[1].fd = -1;
 		if (poll(pfd, 2, 50) < 0 && errno != EINTR)
 			break;
-		if (!stopped && (interrupted || (released && all_gone(w, nw)))) {
+		if (!stopped && (interrupted || (released && all_gone(w, nw, o->quiet)))) {
 			kill(bt, SIGINT);
 			stopped = true;
+			stop_sent = now_ms();
+		} else if (stopped && now_ms() - stop_sent > 1000) {
+			/*
+			 * bpftrace 0.17 can lose a SIGINT that comes just after its
+			 * BEGIN (it clears its flag when it starts polling): again,
+			 * until it ends. One it has seen only repeats the request.
+			 */
+			kill(bt, SIGINT);
+			stop_sent = now_ms();
 		}
 		if (pfd[1].revents) {
 			n = read(errfd, buf, sizeof(buf));
@@ -307,13 +328,13 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 			dt_buf_add(&line, buf, (size_t)n);
 			s = line.s;
 			while ((nl = memchr(s, '\n', line.n - (size_t)(s - line.s)))) {
-				bool was_attached = r.attached_seen;
+				bool was_started = r.started;
 
 				*nl = '\0';
 				if (*s)
 					dt_render_line(&r, s, diag);
 				s = nl + 1;
-				if (!was_attached && r.attached_seen) {
+				if (!was_started && r.started) {
 					notices(o, ps);
 					if (created > 0 && !released) {
 						usdt_list_release(created);
@@ -376,6 +397,11 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 	}
 	if (diag->errors)
 		goto out;
+	if (!prog.nclauses) {
+		usdt_error(diag, "%s: no probe description: nothing to trace",
+			   o->nsources ? o->sources[0].name : "program");
+		goto out;
+	}
 	if (o->destructive && !o->quiet)
 		fprintf(stderr, "dtrace: allowing destructive actions\n");
 	if (dt_match(&prog, &probes, diag) || diag->errors)

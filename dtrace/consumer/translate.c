@@ -43,6 +43,7 @@ struct var {
 	unsigned size;
 	bool is_unsigned;
 	bool keyed;
+	bool assigned; /* somewhere in the program (known after pass 1) */
 };
 
 struct leaves {
@@ -62,7 +63,8 @@ struct tr {
 	struct var *vars;
 	size_t nvars;
 	bool failed;
-	bool infer; /* the inference pass: no output, no errors */
+	bool infer;  /* the inference pass: no output, no errors */
+	bool lvalue; /* writing the variable being assigned */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -164,14 +166,27 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 	struct var *v;
 	size_t i;
 
+	if (!t->infer && !t->lvalue) {
+		char kind = n->kind == N_SELF ? 's' : n->kind == N_THIS ? 't'
+			    : n->kind == N_INDEX && n->a ? 's'
+							 : 'g';
+
+		v = var_get(t, kind, n->name, false);
+		if (!v || !v->assigned) {
+			if (kind == 'g') {
+				err(t, n, "'%s' is not a variable or a builtin this D consumer knows",
+				    n->name);
+				return;
+			}
+			/* never assigned anywhere: D reads 0 */
+			dt_buf_printf(o, "0");
+			set_int(n, 8, false);
+			return;
+		}
+	}
 	switch (n->kind) {
 	case N_IDENT:
-		v = var_get(t, 'g', n->name, false);
-		if (!v) {
-			err(t, n, "'%s' is not a variable or a builtin this D consumer knows",
-			    n->name);
-			v = var_get(t, 'g', n->name, true);
-		}
+		v = var_get(t, 'g', n->name, true);
 		dt_buf_printf(o, "@g_%s", n->name);
 		break;
 	case N_SELF:
@@ -904,7 +919,11 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		    "ftruncate", "setopt", "tracemem", "printm", "print", "func", "ufunc", "usym",
 		    "mod", "umod", "sym", NULL};
 
-		if (in_list(unsupported, f))
+		static const char *const values[] = {
+		    "copyinstr", "stringof", "strjoin", "basename", "dirname", "lltostr", "rand",
+		    "copyin", "strlen", "strstr", "substr", "strtoll", NULL};
+
+		if (in_list(unsupported, f) || !in_list(values, f))
 			err(t, n, "%s() is not supported by this D consumer (README: what is "
 				  "supported)",
 			    f);
@@ -932,9 +951,14 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 	free(l.s);
 	memset(&l, 0, sizeof(l));
 	if (n->kind == N_INCDEC) {
-		if (lhs->kind == N_IDENT)
-			var_get(t, 'g', lhs->name, true);
+		v = var_get(t, lhs->kind == N_SELF ? 's' : lhs->kind == N_THIS ? 't'
+				: lhs->kind == N_INDEX && lhs->a ? 's' : 'g',
+			    lhs->name, true);
+		if (t->infer)
+			v->assigned = true;
+		t->lvalue = true;
 		emit_var_ref(t, lhs, &l);
+		t->lvalue = false;
 		if (lhs->type == TY_STR)
 			err(t, n, "'%s' on a string", n->op);
 		else if (!t->failed)
@@ -962,6 +986,18 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		err(t, lhs, "this expression cannot be assigned to%s", "");
 		goto out;
 	}
+	/* DTrace frees a thread-local or associative element set to 0. */
+	if (t->infer)
+		v->assigned = true;
+	if (!strcmp(n->op, "=") && n->b->kind == N_INT && n->b->ival == 0 &&
+	    (lhs->kind == N_SELF || lhs->kind == N_INDEX)) {
+		t->lvalue = true;
+		emit_var_ref(t, lhs, &l);
+		t->lvalue = false;
+		if (!t->failed)
+			dt_buf_printf(o, "%sdelete(%s);\n", ind, l.s);
+		goto out;
+	}
 	if (!strcmp(n->op, "=")) {
 		if (t->infer) {
 			v->type = n->b->type;
@@ -970,7 +1006,9 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			v->is_unsigned = n->b->is_unsigned;
 		}
 	}
+	t->lvalue = true;
 	emit_var_ref(t, lhs, &l);
+	t->lvalue = false;
 	if (t->failed)
 		goto out;
 	if (lhs->type != n->b->type) {
@@ -979,12 +1017,7 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		goto out;
 	}
 	if (!strcmp(n->op, "=")) {
-		/* DTrace frees a thread-local or associative element set to 0. */
-		if (n->b->kind == N_INT && n->b->ival == 0 &&
-		    (lhs->kind == N_SELF || lhs->kind == N_INDEX))
-			dt_buf_printf(o, "%sdelete(%s);\n", ind, l.s);
-		else
-			dt_buf_printf(o, "%s%s = %s;\n", ind, l.s, r.s);
+		dt_buf_printf(o, "%s%s = %s;\n", ind, l.s, r.s);
 	} else {
 		char op[4];
 
@@ -1091,6 +1124,11 @@ static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf
 		dt_buf_printf(o, "\t\tprintf(\"\\036%zu\\037%%d\", cpu);\n", act);
 	}
 	emit_stmts(t, c->body, c->nbody, o, "\t\t");
+	if (!t->prog->o->quiet && !only_aggs(c)) {
+		size_t act = new_action(t, A_CLAUSE_END);
+
+		dt_buf_printf(o, "\t\tprintf(\"\\036%zu\");\n", act);
+	}
 	dt_buf_add(o, "\t}\n", 3);
 }
 
@@ -1107,6 +1145,13 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 		return;
 	}
 	dt_buf_printf(o, "%s\n{\n", p->bt);
+	if (p->kind == P_BEGIN) {
+		/*
+		 * bpftrace runs BEGIN once every probe is attached (its
+		 * "attached_probes" line comes before): the start of tracing.
+		 */
+		dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", new_action(t, A_STARTED));
+	}
 	/* this-> variables: D reads an unset one as 0 (bpftrace: declare first) */
 	for (i = 0; i < t->nvars; i++) {
 		const struct var *v = &t->vars[i];
@@ -1188,6 +1233,20 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 		}
 		emit_probe(&t, &probes->v[i], out, false);
 	}
+	if (!t.failed && (!probes->n || probes->v[0].kind != P_BEGIN)) {
+		bool has_begin = false;
+
+		for (i = 0; i < probes->n; i++)
+			has_begin |= probes->v[i].kind == P_BEGIN;
+		if (!has_begin) {
+			struct dt_probe begin = {.kind = P_BEGIN, .bt = "BEGIN", .id = 1};
+
+			begin.name = "BEGIN";
+			begin.func = begin.mod = "";
+			begin.prov = "dtrace";
+			emit_probe(&t, &begin, out, false);
+		}
+	}
 	if (!endp) {
 		end.kind = P_END;
 		end.bt = "END";
@@ -1199,6 +1258,28 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	}
 	if (!t.failed)
 		emit_probe(&t, endp, out, true);
+	/*
+	 * A clause that matched nothing (-Z) is still checked, as DTrace
+	 * compiles it: against a USDT probe with untyped arguments.
+	 */
+	for (i = 0; i < prog->nclauses && !t.failed; i++) {
+		struct dt_probe dummy = {.kind = P_USDT, .bt = "usdt:unmatched"};
+		struct dt_pclause pc = {.clause = i, .any_pid = true};
+		struct dt_buf scratch = {0};
+		size_t k, j;
+		bool used = false;
+
+		for (k = 0; k < probes->n && !used; k++)
+			for (j = 0; j < probes->v[k].npc; j++)
+				used |= probes->v[k].pc[j].clause == i;
+		if (used)
+			continue;
+		dummy.name = dummy.func = dummy.mod = dummy.prov = "";
+		dummy.pc = &pc;
+		dummy.npc = 1;
+		emit_probe(&t, &dummy, &scratch, false);
+		free(scratch.s);
+	}
 	for (i = 0; i < t.nvars; i++)
 		free(t.vars[i].key);
 	free(t.vars);
