@@ -26,6 +26,9 @@ void dt_buf_printf(struct dt_buf *b, const char *fmt, ...) USDT_PRINTF(2, 3);
 void *dt_xmalloc(size_t n);
 void *dt_xrealloc(void *p, size_t n);
 char *dt_xstrdup(const char *s);
+/* Frees what dt_x*() allocated; dt_arena_release() frees all of it at once. */
+void dt_free(void *p);
+void dt_arena_release(void);
 #define DT_PUSH(arr, n, v)                                                                \
 	do {                                                                              \
 		(arr) = dt_xrealloc((arr), ((n) + 1) * sizeof(*(arr)));                   \

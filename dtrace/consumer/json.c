@@ -61,7 +61,7 @@ static char *string(const char **pp, size_t *len)
 				break;
 			}
 			case '\0':
-				free(b.s);
+				dt_free(b.s);
 				return NULL;
 			default:
 				dt_buf_add(&b, p, 1);
@@ -73,7 +73,7 @@ static char *string(const char **pp, size_t *len)
 		}
 	}
 	if (*p != '"') {
-		free(b.s);
+		dt_free(b.s);
 		return NULL;
 	}
 	*pp = p + 1;
@@ -111,14 +111,14 @@ static struct dt_json *value(const char **p, int depth)
 					goto bad;
 				ws(p);
 				if (**p != ':') {
-					free(key);
+					dt_free(key);
 					goto bad;
 				}
 				(*p)++;
 			}
 			v = value(p, depth + 1);
 			if (!v) {
-				free(key);
+				dt_free(key);
 				goto bad;
 			}
 			v->key = key;
@@ -190,8 +190,8 @@ void dt_json_free(struct dt_json *j)
 		return;
 	for (i = 0; i < j->n; i++)
 		dt_json_free(j->v[i]);
-	free(j->v);
-	free(j->key);
-	free(j->s);
-	free(j);
+	dt_free(j->v);
+	dt_free(j->key);
+	dt_free(j->s);
+	dt_free(j);
 }

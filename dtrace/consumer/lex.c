@@ -18,6 +18,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -211,7 +213,7 @@ char *dt_lex_pdesc(struct dt_lex *lx, struct dt_pos *pos)
 
 			if (!v) {
 				lx->err = true;
-				free(b.s);
+				dt_free(b.s);
 				return NULL;
 			}
 			dt_buf_add(&b, v, strlen(v));
@@ -224,7 +226,7 @@ char *dt_lex_pdesc(struct dt_lex *lx, struct dt_pos *pos)
 		}
 	}
 	if (!b.n) {
-		free(b.s);
+		dt_free(b.s);
 		return NULL;
 	}
 	return b.s;
@@ -280,7 +282,7 @@ int dt_lex_next(struct dt_lex *lx)
 	const char *s;
 	size_t i;
 
-	free(lx->text);
+	dt_free(lx->text);
 	lx->text = NULL;
 	lx->len = 0;
 	if (!dt_lex_skip(lx)) {
@@ -373,13 +375,13 @@ int dt_lex_next(struct dt_lex *lx)
 			dt_error_at(lx->diag, &lx->pos, "unterminated %s: add the closing %c",
 				    q == '"' ? "string" : "character constant", q);
 			lx->err = true;
-			free(b.s);
+			dt_free(b.s);
 			return lx->tok = T_ERROR;
 		}
 		lx->p++;
 		if (q == '\'') {
 			lx->ival = b.n ? (unsigned char)b.s[0] : 0;
-			free(b.s);
+			dt_free(b.s);
 			return lx->tok = T_INT;
 		}
 		dt_buf_add(&b, "", 1);
@@ -414,25 +416,84 @@ bool dt_lex_is_word(const struct dt_lex *lx, const char *w)
 
 /* ---- small helpers shared by every file ---- */
 
+/*
+ * Every allocation of the consumer is on one list (an arena): the tree, the
+ * tables and the recipes live for the whole run and are shared between them,
+ * so they are released at once at the end (dt_arena_release) instead of
+ * each by its owner.
+ */
+union arena_hdr {
+	struct {
+		union arena_hdr *prev, *next;
+	} l;
+	max_align_t align;
+};
+
+static union arena_hdr arena = {.l = {&arena, &arena}};
+
+static void *link_in(union arena_hdr *h)
+{
+	h->l.next = arena.l.next;
+	h->l.prev = &arena;
+	arena.l.next->l.prev = h;
+	arena.l.next = h;
+	return h + 1;
+}
+
+static void unlink_out(union arena_hdr *h)
+{
+	h->l.prev->l.next = h->l.next;
+	h->l.next->l.prev = h->l.prev;
+}
+
+static void nomem(void)
+{
+	fputs("dtrace: out of memory\n", stderr);
+	exit(1);
+}
+
 void *dt_xmalloc(size_t n)
 {
-	void *p = malloc(n ? n : 1);
+	union arena_hdr *h = malloc(sizeof(*h) + (n ? n : 1));
 
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
-	}
-	return p;
+	if (!h)
+		nomem();
+	return link_in(h);
 }
 
 void *dt_xrealloc(void *p, size_t n)
 {
-	p = realloc(p, n ? n : 1);
-	if (!p) {
-		fputs("dtrace: out of memory\n", stderr);
-		exit(1);
+	union arena_hdr *h;
+
+	if (!p)
+		return dt_xmalloc(n);
+	h = (union arena_hdr *)p - 1;
+	unlink_out(h);
+	h = realloc(h, sizeof(*h) + (n ? n : 1));
+	if (!h)
+		nomem();
+	return link_in(h);
+}
+
+void dt_free(void *p)
+{
+	union arena_hdr *h;
+
+	if (!p)
+		return;
+	h = (union arena_hdr *)p - 1;
+	unlink_out(h);
+	free(h);
+}
+
+void dt_arena_release(void)
+{
+	while (arena.l.next != &arena) {
+		union arena_hdr *h = arena.l.next;
+
+		unlink_out(h);
+		free(h);
 	}
-	return p;
 }
 
 char *dt_xstrdup(const char *s)

@@ -268,7 +268,7 @@ static int load_usdt(struct matcher *m)
 		for (i = 0; i < o->npids; i++)
 			pids[n++] = o->pids[i];
 		rc = usdt_list_each(pids, n, copy_probe, m, m->diag);
-		free(pids);
+		dt_free(pids);
 		if (rc)
 			return -1;
 		/* and the daemon's processes, when one runs (globs see them all) */
@@ -390,7 +390,7 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		bool added;
 
 		p = find_or_add(ps, timer, &added);
-		free(timer);
+		dt_free(timer);
 		if (added) {
 			p->kind = is_tick ? P_TICK : P_PROFILE;
 			set_names(p, "profile", "", "", name);
@@ -453,15 +453,15 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
 			rc = match_desc(&m, i, &prog->clauses[i]->descs[k]);
 	for (i = 0; i < m.nusdt; i++) {
-		free((char *)m.usdt[i].path);
-		free((char *)m.usdt[i].module);
-		free((char *)m.usdt[i].provider);
-		free((char *)m.usdt[i].name);
-		free((char *)m.usdt[i].dname);
-		free((char *)m.usdt[i].func);
+		dt_free((char *)m.usdt[i].path);
+		dt_free((char *)m.usdt[i].module);
+		dt_free((char *)m.usdt[i].provider);
+		dt_free((char *)m.usdt[i].name);
+		dt_free((char *)m.usdt[i].dname);
+		dt_free((char *)m.usdt[i].func);
 		for (k = 0; k < m.usdt[i].ntypes; k++)
-			free((char *)m.usdt[i].types[k]);
+			dt_free((char *)m.usdt[i].types[k]);
 	}
-	free(m.usdt);
+	dt_free(m.usdt);
 	return rc;
 }

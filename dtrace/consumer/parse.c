@@ -555,7 +555,7 @@ static void split_fields(struct dt_pdesc *d)
 	}
 	for (k = 0; k < 4; k++)
 		d->field[k] = dt_xstrdup(k + nf >= 4 ? f[k + nf - 4] : "");
-	free(buf);
+	dt_free(buf);
 }
 
 /* `inline TYPE NAME = expr;` and plain declarations (types only: dropped). */
@@ -578,12 +578,12 @@ static void declaration(struct parser *ps)
 			break;
 		}
 		if (lx->tok == T_IDENT) {
-			free(last);
+			dt_free(last);
 			last = dt_xstrdup(lx->text);
 		}
 		next(ps);
 	}
-	free(last);
+	dt_free(last);
 	expect(ps, ";", "after the declaration");
 }
 
@@ -695,9 +695,9 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 		clause(&ps, source_index);
 		rewind_token(&ps);
 	}
-	free(ps.lx.text);
+	dt_free(ps.lx.text);
 	for (i = 0; i < ps.ninl; i++)
-		free(ps.inl[i].name);
-	free(ps.inl);
+		dt_free(ps.inl[i].name);
+	dt_free(ps.inl);
 	return ps.failed || ps.lx.err ? -1 : 0;
 }

@@ -142,7 +142,7 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 		out->is_str = true;
 		out->s = dt_xmalloc(n);
 		snprintf(out->s, n, "%s%s", x, y);
-		free(x), free(y), free(a.s), free(b.s);
+		dt_free(x), dt_free(y), dt_free(a.s), dt_free(b.s);
 		return;
 	}
 	case R_BASENAME:
@@ -151,10 +151,10 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 
 		eval(rc->a, NULL, fields, nfields, &a);
 		if (rc->a->op == R_FIELD)
-			free(a.s), a.s = dt_xstrdup(fields[rc->a->field]);
+			dt_free(a.s), a.s = dt_xstrdup(fields[rc->a->field]);
 		out->is_str = true;
 		dbasename(a.s ? a.s : "", out, rc->op == R_DIRNAME);
-		free(a.s);
+		dt_free(a.s);
 		return;
 	}
 	case R_ITOA: {
@@ -163,7 +163,7 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 		eval(rc->a, NULL, fields, nfields, &a);
 		out->is_str = true;
 		out->s = vstr(&a);
-		free(a.s);
+		dt_free(a.s);
 		return;
 	}
 	}
@@ -172,7 +172,7 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 static void val_free(struct val *v)
 {
 	if (v->is_str)
-		free(v->s);
+		dt_free(v->s);
 }
 
 /* ---- DTrace's printf ---- */
@@ -373,13 +373,13 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 				char *s = vstr(x);
 
 				if (conv == 'a' || conv == 'A') {
-					free(s);
+					dt_free(s);
 					s = dt_xmalloc(32);
 					snprintf(s, 32, "0x%" PRIx64, (uint64_t)as_int(x));
 				}
 				snprintf(spec + sn, sizeof(spec) - sn, "s");
 				fprintf(out, spec, s);
-				free(s);
+				dt_free(s);
 				break;
 			}
 			}
@@ -412,8 +412,8 @@ static int64_t quantize_value(size_t i)
 	if (i == QZERO)
 		return 0;
 	if (i > QZERO)
-		return INT64_C(1) << (i - QZERO - 1);
-	return -(INT64_C(1) << (QZERO - i - 1));
+		return i - QZERO - 1 >= 63 ? INT64_MAX : INT64_C(1) << (i - QZERO - 1);
+	return QZERO - i - 1 >= 63 ? INT64_MIN : -(INT64_C(1) << (QZERO - i - 1));
 }
 
 static size_t lq_levels(const struct dt_agg *a)
@@ -456,7 +456,16 @@ static void read_buckets(const struct dt_agg *a, const struct dt_json *arr, stru
 			     : i == 0		 ? a->lq[0] - 1
 						 : a->lq[0] + (int64_t)(i - 1) * a->lq[2];
 
-		e->v += e->buckets[i] * bv;
+		int64_t prod, sum;
+
+		if (!e->buckets[i])
+			continue;
+		/* saturated: only the order of entries depends on it */
+		if (__builtin_mul_overflow(e->buckets[i], bv, &prod))
+			prod = (e->buckets[i] < 0) != (bv < 0) ? INT64_MIN : INT64_MAX;
+		if (__builtin_add_overflow(e->v, prod, &sum))
+			sum = prod < 0 ? INT64_MIN : INT64_MAX;
+		e->v = sum;
 	}
 }
 
@@ -559,8 +568,8 @@ static char **split_key(const struct dt_agg *a, const char *key)
 		f[i] = b.s;
 	}
 	for (i = 0; i < np; i++)
-		free(parts[i]);
-	free(parts);
+		dt_free(parts[i]);
+	dt_free(parts);
 	return f;
 }
 
@@ -601,8 +610,8 @@ static void entry_free(struct dt_entry *e)
 
 	for (i = 0; i < e->nkeys; i++)
 		val_free(&e->keys[i]);
-	free(e->keys);
-	free(e->buckets);
+	dt_free(e->keys);
+	dt_free(e->buckets);
 }
 
 /* One map/hist/stats event's entries (the printa's aggregation). */
@@ -637,8 +646,8 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 			for (k = 0; k < a->nkeys; k++)
 				eval(a->keys[k].r, &a->keys[k], fields, a->nfields, &e.keys[k]);
 			for (k = 0; k < a->nfields; k++)
-				free(fields[k]);
-			free(fields);
+				dt_free(fields[k]);
+			dt_free(fields);
 		}
 		/* keys rebuilt by the renderer (basename()) may meet: merge them */
 		for (j = 0; j < r->nents; j++)
@@ -777,7 +786,7 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 			trace_value(r, &v[0]);
 		for (i = 0; i < act->nargs; i++)
 			val_free(&v[i]);
-		free(v);
+		dt_free(v);
 		return;
 	}
 	case A_PRINTA:
@@ -865,8 +874,8 @@ int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag
 			}
 			record(r, id, f, nf);
 			while (nf)
-				free(f[--nf]);
-			free(f);
+				dt_free(f[--nf]);
+			dt_free(f);
 		}
 	} else if (!strcmp(type->s, "attached_probes")) {
 		const struct dt_json *n = dt_json_get(data, "probes");

@@ -250,7 +250,7 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 	size_t nw = 0, i;
 	int progfd, bt, outfd, errfd, status = 0, rc = 1;
 	bool out_open = true, err_open = true, stopped = false, released = created < 0;
-	long long stop_sent = 0;
+	long long stop_sent = 0, gone_at = 0;
 	struct sigaction sa;
 
 	if (geteuid() != 0) {
@@ -296,7 +296,14 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 			pfd[1].fd = -1;
 		if (poll(pfd, 2, 50) < 0 && errno != EINTR)
 			break;
-		if (!stopped && (interrupted || (released && all_gone(w, nw, o->quiet)))) {
+		if (!stopped && !gone_at && released && all_gone(w, nw, o->quiet))
+			gone_at = now_ms();
+		/*
+		 * The processes are gone: what they fired last may still be in
+		 * bpftrace's buffers, which it reads every 100 ms or so; give it
+		 * that time (DTrace too drains its buffers first).
+		 */
+		if (!stopped && (interrupted || (gone_at && now_ms() - gone_at > 250))) {
 			kill(bt, SIGINT);
 			stopped = true;
 			stop_sent = now_ms();
@@ -364,9 +371,9 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 	/* A -c process still running when tracing ends dies, as with DTrace. */
 	if (created > 0 && (!released || !w[0].gone))
 		usdt_list_destroy(created, diag);
-	free(line.s);
-	free(errtext.s);
-	free(w);
+	dt_free(line.s);
+	dt_free(errtext.s);
+	dt_free(w);
 	return rc;
 }
 
@@ -423,6 +430,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 out:
 	if (created > 0)
 		usdt_list_destroy(created, diag);
-	free(out.s);
+	dt_free(out.s);
+	dt_arena_release();
 	return rc;
 }

@@ -331,7 +331,7 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			struct dt_buf tmp = {0};
 
 			emit(t, n->args[0], &tmp);
-			free(tmp.s);
+			dt_free(tmp.s);
 			if (n->args[0]->type == TY_STR) {
 				dt_buf_printf(o, "str(arg%" PRId64, n->args[0]->ival);
 				goto len;
@@ -664,9 +664,9 @@ static void leaves_free(struct leaves *l)
 	size_t i;
 
 	for (i = 0; i < l->n; i++)
-		free(l->v[i].s);
-	free(l->v);
-	free(l->type);
+		dt_free(l->v[i].s);
+	dt_free(l->v);
+	dt_free(l->type);
 	memset(l, 0, sizeof(*l));
 }
 
@@ -768,7 +768,7 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		} else {
 			if (a->nkeys != lhs->nargs || a->nfields != l.n)
 				err(t, n, "@%s is used with keys of different signatures", lhs->name);
-			free(keys); /* recipes leak only on this error path */
+			dt_free(keys); /* recipes leak only on this error path */
 		}
 	}
 	if (t->failed)
@@ -944,11 +944,11 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 	}
 	if (lhs->kind == N_ARGS || (lhs->kind == N_IDENT && emit_builtin(t, lhs, &l) &&
 				    !var_get(t, 'g', lhs->name, false))) {
-		free(l.s);
+		dt_free(l.s);
 		err(t, lhs, "'%s' cannot be assigned to", lhs->name ? lhs->name : "args[]");
 		return;
 	}
-	free(l.s);
+	dt_free(l.s);
 	memset(&l, 0, sizeof(l));
 	if (n->kind == N_INCDEC) {
 		v = var_get(t, lhs->kind == N_SELF ? 's' : lhs->kind == N_THIS ? 't'
@@ -963,7 +963,7 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			err(t, n, "'%s' on a string", n->op);
 		else if (!t->failed)
 			dt_buf_printf(o, "%s%s = %s %c 1;\n", ind, l.s, l.s, n->op[0]);
-		free(l.s);
+		dt_free(l.s);
 		return;
 	}
 	emit(t, n->b, &r);
@@ -1028,8 +1028,8 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			dt_buf_printf(o, "%s%s = %s %s (%s);\n", ind, l.s, l.s, op, r.s);
 	}
 out:
-	free(l.s);
-	free(r.s);
+	dt_free(l.s);
+	dt_free(r.s);
 }
 
 static void emit_stmt(struct tr *t, struct dt_stmt *s, struct dt_buf *o, const char *ind)
@@ -1044,7 +1044,7 @@ static void emit_stmt(struct tr *t, struct dt_stmt *s, struct dt_buf *o, const c
 		if (!t->failed && s->e->type == TY_STR)
 			err(t, s->e, "a string used as a condition: compare it with == or !=%s", "");
 		dt_buf_printf(o, "%sif (%s) {\n", ind, c.s ? c.s : "0");
-		free(c.s);
+		dt_free(c.s);
 		emit_stmts(t, s->then, s->nthen, o, deeper);
 		dt_buf_printf(o, "%s}", ind);
 		if (s->nels) {
@@ -1114,10 +1114,10 @@ static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf
 			err(t, c->pred, "a string used as a predicate: compare it with == or !=%s",
 			    "");
 		dt_buf_printf(&cond, "%s(%s)", cond.n ? " && " : "", p.s ? p.s : "0");
-		free(p.s);
+		dt_free(p.s);
 	}
 	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
-	free(cond.s);
+	dt_free(cond.s);
 	if (!t->prog->o->quiet && !only_aggs(c)) {
 		size_t act = new_action(t, A_CLAUSE);
 
@@ -1141,7 +1141,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	for (i = 0; i < p->npc && !t->failed; i++)
 		emit_clause(t, &p->pc[i], &body);
 	if (t->infer) {
-		free(body.s);
+		dt_free(body.s);
 		return;
 	}
 	dt_buf_printf(o, "%s\n{\n", p->bt);
@@ -1167,7 +1167,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	}
 	if (body.s)
 		dt_buf_add(o, body.s, body.n);
-	free(body.s);
+	dt_free(body.s);
 	if (is_end) {
 		size_t act;
 
@@ -1278,11 +1278,11 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 		dummy.pc = &pc;
 		dummy.npc = 1;
 		emit_probe(&t, &dummy, &scratch, false);
-		free(scratch.s);
+		dt_free(scratch.s);
 	}
 	for (i = 0; i < t.nvars; i++)
-		free(t.vars[i].key);
-	free(t.vars);
+		dt_free(t.vars[i].key);
+	dt_free(t.vars);
 	if (t.failed)
 		free_tables(tables);
 	return t.failed ? -1 : 0;
