@@ -23,6 +23,11 @@
  * the listing to FILE, as in DTrace. Since -fpic/-fPIC
  * are whole-word options, `-f` with a function pattern must not be spelled
  * glued to a pattern "pic" or "PIC".
+ *
+ * `-n` and `-s` without -h, -G or -l run a D program (consumer/, with -q,
+ * -Z, -w, -e, -x, -p, -c and the operands as $1...); a `#!` line's options,
+ * which the kernel passes as one argument, are split at blanks first. A
+ * provider file given to -s without -h/-G is a usage error, not a program.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -111,6 +116,20 @@ static const char usage_text[] =
     "  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
     "  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
     "              with -l: the same, aligned on that field; fields are globs\n"
+    "\n"
+    "Tracing (dtrace(1), TRACING): a D program run with bpftrace as the engine:\n"
+    "  dtrace [-qZweC] [-x OPT[=V]] [-c CMD | -p PID]... {-n PROGRAM | -s SCRIPT.d}... [ARG]...\n"
+    "  -n PROGRAM  probe descriptions, predicates and actions: 'prov*:::probe { ... }'\n"
+    "  -s FILE     a D script (without -h/-G); ARGs are $1, $2...\n"
+    "  -q          quiet: only what the program prints\n"
+    "  -Z          a description may match no probe\n"
+    "  -w          allow destructive actions\n"
+    "  -e          compile and match, trace nothing\n"
+    "  -p PID      trace this process ($target); repeatable\n"
+    "  -c CMD      run CMD ($target) and trace it until it exits\n"
+    "  -x bpftrace print the generated bpftrace program instead of running it\n"
+    "  -x OPT=V    strsize, bufsize, dynvarsize, quiet, destructive, defaultargs\n"
+    "  -F          (flowindent) is accepted with -h/-G only\n"
     "  --help      print this help\n"
     "\n"
     "Object files and archives after the options are read by -G to cross-check\n"
@@ -430,7 +449,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 	if (!o->header && !o->object && o->ncsrc)
 		return check_consumer_options(o, diag);
 	if (o->l.verbose || o->l.npids || o->l.ncmds || o->l.ndescs)
-		return usage_error(diag, "-v, -p, -c, -n, -P, -m and -f are only used with -l");
+		return usage_error(diag, "-v, -p, -c, -P, -m and -f are only used with -l "
+					 "(or -p and -c with -n or -s, to trace)");
 	if (o->header && o->object)
 		return usage_error(diag, "-h and -G cannot be used together");
 	if (!o->header && !o->object)
@@ -563,6 +583,26 @@ static int read_source(const struct options *o, const char *src, char **text, si
 	return usdt_cpp_run(&co, src, text, len, diag);
 }
 
+/* A provider file (`provider x { ... };` first, after comments and '#' lines). */
+static bool declares_provider(const char *s)
+{
+	for (;;) {
+		s += strspn(s, " \t\r\n");
+		if (s[0] == '/' && s[1] == '*') {
+			const char *e = strstr(s + 2, "*/");
+
+			if (!e)
+				return false;
+			s = e + 2;
+		} else if ((s[0] == '/' && s[1] == '/') || s[0] == '#') {
+			s += strcspn(s, "\n");
+		} else {
+			break;
+		}
+	}
+	return !strncmp(s, "provider", 8) && (s[8] == ' ' || s[8] == '\t' || s[8] == '\n');
+}
+
 static int write_header(const struct usdt_program *prog, const char *output, struct usdt_diag *diag)
 {
 	struct usdt_atomic_file f;
@@ -643,6 +683,16 @@ int main(int argc, char **argv)
 				continue;
 			o.csrc[i].text = text;
 		}
+		for (i = 0; i < o.ncsrc && !diag.errors; i++)
+			if (o.csrc[i].text && declares_provider(o.csrc[i].text)) {
+				rc = usage_error(&diag,
+						 "'%s' declares a provider: give -h or -G to generate "
+						 "code from it (a D program to trace has probe clauses)",
+						 o.csrc[i].name);
+				for (i = 0; i < o.ncsrc; i++)
+					free(o.csrc[i].text);
+				goto out;
+			}
 		rc = diag.errors ? EXIT_ERROR : dt_consume(&o.c, &diag);
 		for (i = 0; i < o.ncsrc; i++)
 			free(o.csrc[i].text);
