@@ -8,14 +8,19 @@
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
 EX="$USDTKIT_SRCDIR/examples/quickstart"
 
-# build_quickstart DIR: DIR/quickstart, the example, built as its README says.
+# build_quickstart DIR [PROVIDER]: DIR/quickstart, the example, built as its
+# README says; with PROVIDER (lower-case letters) its provider is renamed,
+# for a unique tracefs group when a daemon registers it.
 build_quickstart() {
-	mkdir -p "$1"
+	local p=${2:-quickstart}
+	mkdir -p "$1/src"
+	sed -e "s/quickstart/$p/g; s/QUICKSTART/${p^^}/g" "$EX/quickstart.d" >"$1/src/quickstart.d"
+	sed -e "s/quickstart_probes/${p}_probes/g; s/QUICKSTART/${p^^}/g" "$EX/quickstart.c" >"$1/src/quickstart.c"
 	(
 		cd "$1" || exit 1
-		"$DTRACE" -h -s "$EX/quickstart.d" -o quickstart_probes.h &&
-			cc -O2 -I"$SDT_INC" -I. -c "$EX/quickstart.c" -o quickstart.o &&
-			"$DTRACE" -G -s "$EX/quickstart.d" -o quickstart_provider.o quickstart.o &&
+		"$DTRACE" -h -s src/quickstart.d -o "${p}_probes.h" &&
+			cc -O2 -I"$SDT_INC" -I. -c src/quickstart.c -o quickstart.o &&
+			"$DTRACE" -G -s src/quickstart.d -o quickstart_provider.o quickstart.o &&
 			cc -o quickstart quickstart.o quickstart_provider.o
 	) || fail "building examples/quickstart in $1"
 }
