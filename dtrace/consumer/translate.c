@@ -145,6 +145,24 @@ static void ctype_size(const char *ty, unsigned *size, bool *is_unsigned)
 
 /* ---- expressions ---- */
 
+/*
+ * An integer constant: bpftrace 0.17 keeps 32 bits of a literal, so a
+ * larger one is built from 30-bit parts.
+ */
+static void emit_i64(struct dt_buf *o, int64_t v)
+{
+	uint64_t u;
+
+	if (v >= INT32_MIN && v <= INT32_MAX) {
+		dt_buf_printf(o, "%" PRId64, v);
+		return;
+	}
+	u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	dt_buf_printf(o, "(%s(((int64)%u << 60) + ((int64)%u << 30) + (int64)%u))", v < 0 ? "-" : "",
+		      (unsigned)(u >> 60), (unsigned)((u >> 30) & 0x3fffffff),
+		      (unsigned)(u & 0x3fffffff));
+}
+
 static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o);
 
 static bool deferred(const struct dt_node *n)
@@ -234,7 +252,9 @@ static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		dt_buf_printf(o, "curtask->se.sum_exec_runtime");
 		set_int(n, 8, true);
 	} else if (!strcmp(s, "walltimestamp")) {
-		dt_buf_printf(o, "(nsecs + %" PRId64 ")", t->t->wall_offset);
+		dt_buf_add(o, "(nsecs + ", 9);
+		emit_i64(o, t->t->wall_offset);
+		dt_buf_add(o, ")", 1);
 		set_int(n, 8, true);
 	} else if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
 		   !strcmp(s, "gid") || !strcmp(s, "cpu")) {
@@ -397,7 +417,7 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		return;
 	switch (n->kind) {
 	case N_INT:
-		dt_buf_printf(o, "%" PRId64, n->ival);
+		emit_i64(o, n->ival);
 		set_int(n, n->ival >= INT32_MIN && n->ival <= INT32_MAX ? 4 : 8, false);
 		return;
 	case N_STR: {
@@ -651,7 +671,7 @@ static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct
 
 	dt_buf_printf(o, "%sprintf(\"\\036%zu", indent, act);
 	for (i = 0; i < l->n; i++)
-		dt_buf_printf(o, "\\037%s", l->type[i] == TY_STR ? "%s" : "%d");
+		dt_buf_printf(o, "\\037%s", l->type[i] == TY_STR ? "%s" : "%lld");
 	dt_buf_add(o, "\"", 1);
 	for (i = 0; i < l->n; i++)
 		dt_buf_printf(o, ", %s", l->v[i].s);
