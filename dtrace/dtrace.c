@@ -685,10 +685,11 @@ int main(int argc, char **argv)
 		}
 		for (i = 0; i < o.ncsrc && !diag.errors; i++)
 			if (o.csrc[i].text && declares_provider(o.csrc[i].text)) {
-				rc = usage_error(&diag,
-						 "'%s' declares a provider: give -h or -G to generate "
-						 "code from it (a D program to trace has probe clauses)",
-						 o.csrc[i].name);
+				rc = usage_error(
+				    &diag,
+				    "'%s' declares a provider: give -h or -G to generate "
+				    "code from it (a D program to trace has probe clauses)",
+				    o.csrc[i].name);
 				for (i = 0; i < o.ncsrc; i++)
 					free(o.csrc[i].text);
 				goto out;

@@ -22,19 +22,19 @@ struct dt_source {
 struct dt_consumer_opts {
 	struct dt_source *sources;
 	size_t nsources;
-	bool quiet;	  /* -q, #pragma D option quiet */
-	bool zero_ok;	  /* -Z */
-	bool destructive; /* -w */
+	bool quiet;	   /* -q, #pragma D option quiet */
+	bool zero_ok;	   /* -Z */
+	bool destructive;  /* -w */
 	bool compile_only; /* -e */
 	bool show_program; /* -x bpftrace: print the program, run nothing */
 	bool defaultargs;
 	const int *pids; /* -p */
 	size_t npids;
-	const char *cmd; /* -c (one) */
+	const char *cmd;	   /* -c (one) */
 	const char *const *macros; /* $1... (operands after the options) */
 	size_t nmacros;
-	long strsize;	/* 0: default */
-	long bufsize;	/* bytes; 0: default */
+	long strsize; /* 0: default */
+	long bufsize; /* bytes; 0: default */
 	long dynvarsize;
 	int target; /* $target once known */
 };

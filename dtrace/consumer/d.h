@@ -29,10 +29,10 @@ char *dt_xstrdup(const char *s);
 /* Frees what dt_x*() allocated; dt_arena_release() frees all of it at once. */
 void dt_free(void *p);
 void dt_arena_release(void);
-#define DT_PUSH(arr, n, v)                                                                \
-	do {                                                                              \
-		(arr) = dt_xrealloc((arr), ((n) + 1) * sizeof(*(arr)));                   \
-		(arr)[(n)++] = (v);                                                       \
+#define DT_PUSH(arr, n, v)                                                                         \
+	do {                                                                                       \
+		(arr) = dt_xrealloc((arr), ((n) + 1) * sizeof(*(arr)));                            \
+		(arr)[(n)++] = (v);                                                                \
 	} while (0)
 
 /* ---- where a construct is ---- */
@@ -109,7 +109,7 @@ struct dt_clause {
 	struct dt_stmt **body;
 	size_t nbody;
 	struct dt_pos pos;
-	size_t source; /* which -n/-s it came from */
+	size_t source;	/* which -n/-s it came from */
 	bool only_aggs; /* no record prefix: only aggregating statements */
 };
 
@@ -123,8 +123,8 @@ struct dt_program {
  * Parses one -n description or -s script into prog; errors reported through
  * diag with file:line:col. Returns 0 or -1.
  */
-int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index,
-	     bool is_script, struct usdt_diag *diag);
+int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index, bool is_script,
+	     struct usdt_diag *diag);
 void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *fmt, ...)
     USDT_PRINTF(3, 4);
 
@@ -133,16 +133,16 @@ enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT };
 
 struct dt_probe {
 	enum dt_pkind kind;
-	char *bt;	/* the bpftrace probe: "usdt:/path:prov:name", "interval:s:1" */
-	char *func;	/* probefunc */
-	char *name;	/* probename */
-	char *mod;	/* probemod */
-	char *prov;	/* probeprov without pid (USDT: the pid is added at run time) */
-	unsigned id;	/* DTrace's probe ID column */
+	char *bt;	   /* the bpftrace probe: "usdt:/path:prov:name", "interval:s:1" */
+	char *func;	   /* probefunc */
+	char *name;	   /* probename */
+	char *mod;	   /* probemod */
+	char *prov;	   /* probeprov without pid (USDT: the pid is added at run time) */
+	unsigned id;	   /* DTrace's probe ID column */
 	uint64_t dev, ino; /* USDT: the file */
 	unsigned nargs;
 	unsigned ntypes;
-	char **types; /* args[N] declared types */
+	char **types;	  /* args[N] declared types */
 	char **tp_fields; /* tracepoint: argN's field */
 	size_t ntp_fields;
 	/* clauses matching it, in script order, each with its processes */
@@ -195,7 +195,7 @@ enum dt_akind {
 	A_NORMALIZE,
 	A_DENORMALIZE,
 	A_TRUNC,
-	A_DUMP,	/* END: the exit dump follows */
+	A_DUMP,	      /* END: the exit dump follows */
 	A_CLAUSE_END, /* the record's end (not quiet) */
 	A_STARTED,    /* first in BEGIN: every probe is attached */
 };
@@ -216,7 +216,7 @@ struct dt_agg {
 	char *name; /* as in D, without '@' ("" anonymous) */
 	enum dt_afn fn;
 	bool fn_set;
-	int64_t lq[3]; /* lquantize base, limit, step */
+	int64_t lq[3];	       /* lquantize base, limit, step */
 	struct dt_value *keys; /* D-level key parts, recipes over bpftrace's key fields */
 	size_t nkeys;
 	size_t nfields; /* bpftrace key parts */
@@ -250,9 +250,9 @@ struct dt_render {
 	bool in_record; /* a record's prefix printed, its "\n" not yet */
 	bool have_exit;
 	int exit_status;
-	bool dumping;	    /* A_DUMP seen: the exit dump */
-	bool done;	    /* everything after is bpftrace's own map dump */
-	long printa_agg;    /* -1, or the aggregation a printa is printing */
+	bool dumping;	 /* A_DUMP seen: the exit dump */
+	bool done;	 /* everything after is bpftrace's own map dump */
+	long printa_agg; /* -1, or the aggregation a printa is printing */
 	size_t printa_act;
 	struct dt_entry *ents; /* entries gathered for the printa */
 	size_t nents;

@@ -26,11 +26,21 @@ static char *string(const char **pp, size_t *len)
 		if (*p == '\\') {
 			p++;
 			switch (*p) {
-			case 'n': dt_buf_add(&b, "\n", 1); break;
-			case 't': dt_buf_add(&b, "\t", 1); break;
-			case 'r': dt_buf_add(&b, "\r", 1); break;
-			case 'b': dt_buf_add(&b, "\b", 1); break;
-			case 'f': dt_buf_add(&b, "\f", 1); break;
+			case 'n':
+				dt_buf_add(&b, "\n", 1);
+				break;
+			case 't':
+				dt_buf_add(&b, "\t", 1);
+				break;
+			case 'r':
+				dt_buf_add(&b, "\r", 1);
+				break;
+			case 'b':
+				dt_buf_add(&b, "\b", 1);
+				break;
+			case 'f':
+				dt_buf_add(&b, "\f", 1);
+				break;
 			case 'u': {
 				unsigned v = 0;
 				int i;
@@ -39,10 +49,11 @@ static char *string(const char **pp, size_t *len)
 				for (i = 1; i <= 4 && p[i]; i++) {
 					char c = p[i];
 
-					v = v * 16 + (unsigned)(c >= '0' && c <= '9'	 ? c - '0'
-								: c >= 'a' && c <= 'f' ? c - 'a' + 10
-								: c >= 'A' && c <= 'F' ? c - 'A' + 10
-										       : 0);
+					v = v * 16 +
+					    (unsigned)(c >= '0' && c <= '9'   ? c - '0'
+						       : c >= 'a' && c <= 'f' ? c - 'a' + 10
+						       : c >= 'A' && c <= 'F' ? c - 'A' + 10
+									      : 0);
 				}
 				p += 4;
 				if (v < 0x80) {

@@ -137,9 +137,9 @@ bool dt_lex_skip(struct dt_lex *lx)
 		} else if (c == '/' && lx->p[1] == '/') {
 			while (*lx->p && *lx->p != '\n')
 				lx->p++;
-		} else if (c == '#' && (lx->p == lx->line_start ||
-					!lx->p[-1] || strspn(lx->line_start, " \t") ==
-							  (size_t)(lx->p - lx->line_start))) {
+		} else if (c == '#' &&
+			   (lx->p == lx->line_start || !lx->p[-1] ||
+			    strspn(lx->line_start, " \t") == (size_t)(lx->p - lx->line_start))) {
 			control_line(lx);
 		} else {
 			return c != '\0';
@@ -233,10 +233,10 @@ char *dt_lex_pdesc(struct dt_lex *lx, struct dt_pos *pos)
 }
 
 static const char *const ops[] = {
-    "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&", "||", "^^",
-    "+=",  "-=",  "*=", "/=", "%=", "&=", "|=", "^=", "(",  ")",  "[",  "]",  "{",  "}",
-    ",",   ";",   "?",  ":",  "=",  "<",  ">",  "+",  "-",  "*",  "/",  "%",  "&",  "|",
-    "^",   "!",   "~",  ".",  NULL,
+    "<<=", ">>=", "->", "++", "--", "<<", ">>", "<=", ">=", "==", "!=", "&&",
+    "||",  "^^",  "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "(",	")",
+    "[",   "]",	  "{",	"}",  ",",  ";",  "?",	":",  "=",  "<",  ">",	"+",
+    "-",   "*",	  "/",	"%",  "&",  "|",  "^",	"!",  "~",  ".",  NULL,
 };
 
 static int escape(const char **pp)
@@ -245,14 +245,35 @@ static int escape(const char **pp)
 	int c = *p++;
 
 	switch (c) {
-	case 'n': c = '\n'; break;
-	case 't': c = '\t'; break;
-	case 'r': c = '\r'; break;
-	case 'a': c = '\a'; break;
-	case 'b': c = '\b'; break;
-	case 'f': c = '\f'; break;
-	case 'v': c = '\v'; break;
-	case '0': case '1': case '2': case '3': case '4': case '5': case '6': case '7': {
+	case 'n':
+		c = '\n';
+		break;
+	case 't':
+		c = '\t';
+		break;
+	case 'r':
+		c = '\r';
+		break;
+	case 'a':
+		c = '\a';
+		break;
+	case 'b':
+		c = '\b';
+		break;
+	case 'f':
+		c = '\f';
+		break;
+	case 'v':
+		c = '\v';
+		break;
+	case '0':
+	case '1':
+	case '2':
+	case '3':
+	case '4':
+	case '5':
+	case '6':
+	case '7': {
 		int v = c - '0', i;
 
 		for (i = 0; i < 2 && *p >= '0' && *p <= '7'; i++)
@@ -264,7 +285,8 @@ static int escape(const char **pp)
 		int v = 0;
 
 		while (isxdigit((unsigned char)*p)) {
-			v = v * 16 + (isdigit((unsigned char)*p) ? *p - '0' : (tolower(*p) - 'a' + 10));
+			v = v * 16 +
+			    (isdigit((unsigned char)*p) ? *p - '0' : (tolower(*p) - 'a' + 10));
 			p++;
 		}
 		c = v & 0xff;
@@ -346,8 +368,9 @@ int dt_lex_next(struct dt_lex *lx)
 		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 			end++;
 		if (isalnum((unsigned char)*end) || *end == '.') {
-			dt_error_at(lx->diag, &lx->pos,
-				    "invalid number: D has integers (floating point is not supported)");
+			dt_error_at(
+			    lx->diag, &lx->pos,
+			    "invalid number: D has integers (floating point is not supported)");
 			lx->err = true;
 			while (isalnum((unsigned char)*end) || *end == '.')
 				end++;

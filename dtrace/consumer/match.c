@@ -117,7 +117,8 @@ static char *timer_probe(const char *name, bool *is_tick)
 	else if (!strcmp(unit, "h") || !strcmp(unit, "hour"))
 		snprintf(buf, sizeof(buf), "%s:s:%lu", *is_tick ? "interval" : "profile", n * 3600);
 	else if (!strcmp(unit, "d") || !strcmp(unit, "day"))
-		snprintf(buf, sizeof(buf), "%s:s:%lu", *is_tick ? "interval" : "profile", n * 86400);
+		snprintf(buf, sizeof(buf), "%s:s:%lu", *is_tick ? "interval" : "profile",
+			 n * 86400);
 	else
 		return NULL;
 	return dt_xstrdup(buf);
@@ -322,11 +323,12 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 		    !fmatch(d->field[2], lp->func) || !fmatch(d->field[3], lp->dname))
 			continue;
 		if (lp->nfuncs > 1 && *d->field[2] && strcmp(d->field[2], "*")) {
-			dt_error_at(m->diag, &d->pos,
-				    "probe %s:%s has sites in %zu functions of %s: a description that "
-				    "selects some of them by function is not supported (leave the "
-				    "function field empty)",
-				    lp->provider, lp->dname, lp->nfuncs, lp->module);
+			dt_error_at(
+			    m->diag, &d->pos,
+			    "probe %s:%s has sites in %zu functions of %s: a description that "
+			    "selects some of them by function is not supported (leave the "
+			    "function field empty)",
+			    lp->provider, lp->dname, lp->nfuncs, lp->module);
 			return -1;
 		}
 		(*count)++;

@@ -87,7 +87,8 @@ static const char *tok_desc(struct parser *ps)
 		return "a string";
 	case T_IDENT:
 	case T_AGG:
-		snprintf(buf, sizeof(buf), "'%s%.60s'", ps->lx.tok == T_AGG ? "@" : "", ps->lx.text);
+		snprintf(buf, sizeof(buf), "'%s%.60s'", ps->lx.tok == T_AGG ? "@" : "",
+			 ps->lx.text);
 		return buf;
 	case T_OP:
 		snprintf(buf, sizeof(buf), "'%s'", ps->lx.op);
@@ -111,12 +112,14 @@ static bool expect(struct parser *ps, const char *op, const char *what)
 }
 
 static const char *const type_words[] = {
-    "int", "long", "short", "char", "unsigned", "signed", "string", "void", "float", "double",
-    "int8_t", "int16_t", "int32_t", "int64_t", "uint8_t", "uint16_t", "uint32_t", "uint64_t",
-    "uintptr_t", "intptr_t", "size_t", "ssize_t", "pid_t", "id_t", "uid_t", "user_addr_t",
-    "caddr_t", "off_t", "hrtime_t", "processorid_t", "const", "volatile", "struct", "union",
-    "enum", "bool", "boolean_t", "uchar_t", "ushort_t", "uint_t", "ulong_t", "u_longlong_t",
-    "longlong_t", "dev_t", "ino_t", "time_t", "timestamp_t", NULL,
+    "int",	  "long",	 "short",    "char",	 "unsigned",	"signed",
+    "string",	  "void",	 "float",    "double",	 "int8_t",	"int16_t",
+    "int32_t",	  "int64_t",	 "uint8_t",  "uint16_t", "uint32_t",	"uint64_t",
+    "uintptr_t",  "intptr_t",	 "size_t",   "ssize_t",	 "pid_t",	"id_t",
+    "uid_t",	  "user_addr_t", "caddr_t",  "off_t",	 "hrtime_t",	"processorid_t",
+    "const",	  "volatile",	 "struct",   "union",	 "enum",	"bool",
+    "boolean_t",  "uchar_t",	 "ushort_t", "uint_t",	 "ulong_t",	"u_longlong_t",
+    "longlong_t", "dev_t",	 "ino_t",    "time_t",	 "timestamp_t", NULL,
 };
 
 static bool is_type_word(const char *w)
@@ -333,10 +336,11 @@ static struct dt_node *unary(struct parser *ps)
 		if (!n->a)
 			return NULL;
 		if (n->op[0] == '*' || n->op[0] == '&') {
-			fail(ps, &n->pos,
-			     "'%s' on a pointer is not supported: user memory is read with copyin() "
-			     "or copyinstr()",
-			     n->op);
+			fail(
+			    ps, &n->pos,
+			    "'%s' on a pointer is not supported: user memory is read with copyin() "
+			    "or copyinstr()",
+			    n->op);
 			return NULL;
 		}
 		return n;
@@ -437,8 +441,8 @@ static struct dt_node *ternary(struct parser *ps)
 
 static struct dt_node *assignment(struct parser *ps)
 {
-	static const char *const aops[] = {"=",  "+=", "-=", "*=",  "/=",  "%=",
-					   "&=", "|=", "^=", "<<=", ">>=", NULL};
+	static const char *const aops[] = {
+	    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", NULL};
 	struct dt_node *l = ternary(ps);
 	size_t i;
 
@@ -625,10 +629,11 @@ static void clause(struct parser *ps, size_t source)
 			struct dt_pos here = dt_lex_here(lx);
 
 			if (!lx->err)
-				dt_error_at(ps->diag, &here,
-					    "expected a probe description (provider:module:function:"
-					    "name), found '%c'",
-					    *lx->p ? *lx->p : ' ');
+				dt_error_at(
+				    ps->diag, &here,
+				    "expected a probe description (provider:module:function:"
+				    "name), found '%c'",
+				    *lx->p ? *lx->p : ' ');
 			ps->failed = true;
 			break;
 		}
@@ -651,7 +656,8 @@ static void clause(struct parser *ps, size_t source)
 		if (!ps->failed && dt_lex_is(lx, "{"))
 			block(ps, &c->body, &c->nbody);
 		else if (!ps->failed && lx->tok != T_EOF && !dt_lex_is(lx, ";"))
-			fail(ps, &lx->pos, "expected '{' or '/' after the probe description, found %s",
+			fail(ps, &lx->pos,
+			     "expected '{' or '/' after the probe description, found %s",
 			     tok_desc(ps));
 	}
 	DT_PUSH(ps->prog->clauses, ps->prog->nclauses, c);
@@ -670,8 +676,8 @@ static void rewind_token(struct parser *ps)
 	ps->lx.line_start = ps->lx.pos.line_start;
 }
 
-int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index,
-	     bool is_script, struct usdt_diag *diag)
+int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index, bool is_script,
+	     struct usdt_diag *diag)
 {
 	struct parser ps;
 	size_t i;

@@ -216,10 +216,14 @@ static uint64_t as_unsigned(const struct val *v)
 	uint64_t u = (uint64_t)as_int(v);
 
 	switch (v->size) {
-	case 1: return u & 0xff;
-	case 2: return u & 0xffff;
-	case 4: return u & 0xffffffffu;
-	default: return u;
+	case 1:
+		return u & 0xff;
+	case 2:
+		return u & 0xffff;
+	case 4:
+		return u & 0xffffffffu;
+	default:
+		return u;
 	}
 }
 
@@ -316,7 +320,9 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 				continue;
 			}
 			snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
-				 conv == 'i' ? 'd' : conv == 's' ? 'd' : conv);
+				 conv == 'i'   ? 'd'
+				 : conv == 's' ? 'd'
+					       : conv);
 			fprintf(out, spec, (long long)(aggv->v / (a->normal ? a->normal : 1)));
 			continue;
 		}
@@ -678,10 +684,18 @@ static void print_key(FILE *out, const struct val *k)
 		return;
 	}
 	switch (k->size) {
-	case 1: fprintf(out, " %3d", (int)(int8_t)k->i); break;
-	case 2: fprintf(out, " %5d", (int)(int16_t)k->i); break;
-	case 4: fprintf(out, " %8d", (int)k->i); break;
-	default: fprintf(out, " %16lld", (long long)k->i); break;
+	case 1:
+		fprintf(out, " %3d", (int)(int8_t)k->i);
+		break;
+	case 2:
+		fprintf(out, " %5d", (int)(int16_t)k->i);
+		break;
+	case 4:
+		fprintf(out, " %8d", (int)k->i);
+		break;
+	default:
+		fprintf(out, " %16lld", (long long)k->i);
+		break;
 	}
 }
 
@@ -742,10 +756,18 @@ static void trace_value(struct dt_render *r, const struct val *v)
 		return;
 	}
 	switch (v->size) {
-	case 1: fprintf(r->out, " %3d", (int)(int8_t)v->i); break;
-	case 2: fprintf(r->out, " %5d", (int)(int16_t)v->i); break;
-	case 4: fprintf(r->out, " %8d", (int)v->i); break;
-	default: fprintf(r->out, " %16lld", (long long)v->i); break;
+	case 1:
+		fprintf(r->out, " %3d", (int)(int8_t)v->i);
+		break;
+	case 2:
+		fprintf(r->out, " %5d", (int)(int16_t)v->i);
+		break;
+	case 4:
+		fprintf(r->out, " %8d", (int)v->i);
+		break;
+	default:
+		fprintf(r->out, " %16lld", (long long)v->i);
+		break;
 	}
 }
 

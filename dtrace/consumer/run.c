@@ -53,10 +53,20 @@ static long parse_size(const char *v)
 	long n = strtol(v, &end, 10);
 
 	switch (*end) {
-	case 'k': case 'K': n <<= 10; break;
-	case 'm': case 'M': n <<= 20; break;
-	case 'g': case 'G': n <<= 30; break;
-	default: break;
+	case 'k':
+	case 'K':
+		n <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		n <<= 20;
+		break;
+	case 'g':
+	case 'G':
+		n <<= 30;
+		break;
+	default:
+		break;
 	}
 	return n;
 }
@@ -64,10 +74,11 @@ static long parse_size(const char *v)
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
-	    "switchrate", "aggrate", "cleanrate", "statusrate", "nspec", "specsize",
-	    "aggsize", "cpu", "stackframes", "ustackframes", "jstackframes", "jstackstrsize",
-	    "zdefs", "evaltime", "nolibs", "bufpolicy", "bufresize", "grabanon", "linkmode",
-	    "rawbytes", "aggpercpu", "stackindent", NULL};
+	    "switchrate",   "aggrate",	     "cleanrate", "statusrate",	 "nspec",
+	    "specsize",	    "aggsize",	     "cpu",	  "stackframes", "ustackframes",
+	    "jstackframes", "jstackstrsize", "zdefs",	  "evaltime",	 "nolibs",
+	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
+	    "aggpercpu",    "stackindent",   NULL};
 	size_t i;
 
 	if (!strcmp(opt, "quiet")) {
@@ -139,7 +150,8 @@ static void bpftrace_failed(const char *err, int status)
 			"-x bpftrace)\n",
 			(int)n, best);
 	} else {
-		fprintf(stderr, "dtrace: could not enable tracing: bpftrace exited with status %d\n",
+		fprintf(stderr,
+			"dtrace: could not enable tracing: bpftrace exited with status %d\n",
 			status);
 	}
 }
@@ -175,11 +187,13 @@ static int spawn_bpftrace(const struct dt_consumer_opts *o, int progfd, int *out
 			setenv("BPFTRACE_STRLEN", env, 1);
 		}
 		if (o->bufsize) {
-			snprintf(env, sizeof(env), "%ld", o->bufsize / 4096 > 0 ? o->bufsize / 4096 : 1);
+			snprintf(env, sizeof(env), "%ld",
+				 o->bufsize / 4096 > 0 ? o->bufsize / 4096 : 1);
 			setenv("BPFTRACE_PERF_RB_PAGES", env, 1);
 		}
 		if (o->dynvarsize) {
-			snprintf(env, sizeof(env), "%ld", o->dynvarsize / 64 > 4096 ? o->dynvarsize / 64 : 4096);
+			snprintf(env, sizeof(env), "%ld",
+				 o->dynvarsize / 64 > 4096 ? o->dynvarsize / 64 : 4096);
 			setenv("BPFTRACE_MAP_KEYS_MAX", env, 1);
 		}
 		argv[n++] = bpftrace_path();
@@ -219,13 +233,15 @@ static bool all_gone(struct watched *w, size_t n, bool quiet)
 					if (quiet)
 						;
 					else if (WIFEXITED(status) && WEXITSTATUS(status))
-						fprintf(stderr, "dtrace: pid %d exited with status %d\n",
+						fprintf(stderr,
+							"dtrace: pid %d exited with status %d\n",
 							w[i].pid, WEXITSTATUS(status));
 					else if (WIFSIGNALED(status))
 						fprintf(stderr, "dtrace: pid %d terminated by %s\n",
-							w[i].pid, sigabbrev_np(WTERMSIG(status))
-									? sigabbrev_np(WTERMSIG(status))
-									: "a signal");
+							w[i].pid,
+							sigabbrev_np(WTERMSIG(status))
+							    ? sigabbrev_np(WTERMSIG(status))
+							    : "a signal");
 					else
 						fprintf(stderr, "dtrace: pid %d has exited\n",
 							w[i].pid);
@@ -358,8 +374,9 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 	dt_render_finish(&r);
 	if (!r.attached_seen) {
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !errtext.n)
-			usdt_error(diag, "bpftrace was not found: install it (Debian: apt-get install "
-					 "bpftrace) or name it in $BPFTRACE");
+			usdt_error(diag,
+				   "bpftrace was not found: install it (Debian: apt-get install "
+				   "bpftrace) or name it in $BPFTRACE");
 		else
 			bpftrace_failed(errtext.s, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
 		rc = 1;

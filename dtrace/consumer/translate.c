@@ -114,8 +114,8 @@ static bool in_list(const char *const *l, const char *s)
 static bool is_string_type(const char *ty)
 {
 	return ty && (!strcmp(ty, "char *") || !strcmp(ty, "const char *") ||
-		      !strcmp(ty, "string") || !strcmp(ty, "char*") ||
-		      !strcmp(ty, "const char*") || !strcmp(ty, "unsigned char *"));
+		      !strcmp(ty, "string") || !strcmp(ty, "char*") || !strcmp(ty, "const char*") ||
+		      !strcmp(ty, "unsigned char *"));
 }
 
 /* Integer size and sign of a C type name as D would have it. */
@@ -158,8 +158,8 @@ static void emit_i64(struct dt_buf *o, int64_t v)
 		return;
 	}
 	u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	dt_buf_printf(o, "(%s(((int64)%u << 60) + ((int64)%u << 30) + (int64)%u))", v < 0 ? "-" : "",
-		      (unsigned)(u >> 60), (unsigned)((u >> 30) & 0x3fffffff),
+	dt_buf_printf(o, "(%s(((int64)%u << 60) + ((int64)%u << 30) + (int64)%u))",
+		      v < 0 ? "-" : "", (unsigned)(u >> 60), (unsigned)((u >> 30) & 0x3fffffff),
 		      (unsigned)(u & 0x3fffffff));
 }
 
@@ -167,9 +167,8 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o);
 
 static bool deferred(const struct dt_node *n)
 {
-	return n->kind == N_CALL &&
-	       (!strcmp(n->name, "strjoin") || !strcmp(n->name, "basename") ||
-		!strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr"));
+	return n->kind == N_CALL && (!strcmp(n->name, "strjoin") || !strcmp(n->name, "basename") ||
+				     !strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr"));
 }
 
 static void set_int(struct dt_node *n, unsigned size, bool is_unsigned)
@@ -185,14 +184,16 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 	size_t i;
 
 	if (!t->infer && !t->lvalue) {
-		char kind = n->kind == N_SELF ? 's' : n->kind == N_THIS ? 't'
+		char kind = n->kind == N_SELF		 ? 's'
+			    : n->kind == N_THIS		 ? 't'
 			    : n->kind == N_INDEX && n->a ? 's'
 							 : 'g';
 
 		v = var_get(t, kind, n->name, false);
 		if (!v || !v->assigned) {
 			if (kind == 'g') {
-				err(t, n, "'%s' is not a variable or a builtin this D consumer knows",
+				err(t, n,
+				    "'%s' is not a variable or a builtin this D consumer knows",
 				    n->name);
 				return;
 			}
@@ -329,10 +330,14 @@ static const char *bt_cast(const char *ty)
 		return "";
 	ctype_size(ty, &size, &u);
 	switch (size) {
-	case 1: return u ? "(uint8)" : "(int8)";
-	case 2: return u ? "(uint16)" : "(int16)";
-	case 4: return u ? "(uint32)" : "(int32)";
-	default: return u ? "(uint64)" : "(int64)";
+	case 1:
+		return u ? "(uint8)" : "(int8)";
+	case 2:
+		return u ? "(uint16)" : "(int16)";
+	case 4:
+		return u ? "(uint32)" : "(int32)";
+	default:
+		return u ? "(uint64)" : "(int64)";
 	}
 }
 
@@ -359,7 +364,7 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		}
 		dt_buf_add(o, "str(", 4);
 		emit(t, n->args[0], o);
-len:
+	len:
 		if (n->nargs == 2) {
 			dt_buf_add(o, ", ", 2);
 			emit(t, n->args[1], o);
@@ -397,9 +402,9 @@ len:
 	}
 	{
 		static const char *const actions[] = {
-		    "printf", "trace", "printa", "exit", "normalize", "denormalize", "trunc",
-		    "clear", "count", "sum", "avg", "min", "max", "quantize", "lquantize",
-		    "llquantize", "stddev", NULL};
+		    "printf", "trace",	  "printa",    "exit",	     "normalize", "denormalize",
+		    "trunc",  "clear",	  "count",     "sum",	     "avg",	  "min",
+		    "max",    "quantize", "lquantize", "llquantize", "stddev",	  NULL};
 
 		if (in_list(actions, f))
 			err(t, n, "%s() is an action: it cannot be used as a value", f);
@@ -518,7 +523,8 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		if ((n->a->type == TY_STR) != (n->b->type == TY_STR) ||
 		    (n->a->type == TY_STR && !(cmp && (n->op[0] == '=' || n->op[0] == '!'))))
 			err(t, n,
-			    "'%s' between a string and another type, or on strings: strings compare with == and != only",
+			    "'%s' between a string and another type, or on strings: strings "
+			    "compare with == and != only",
 			    n->op);
 		if (cmp || logic)
 			set_int(n, 4, false);
@@ -548,7 +554,8 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		if (!strcmp(n->name, "string")) {
 			emit(t, n->a, o);
 			if (n->a->type != TY_STR)
-				err(t, n, "(string) of an integer is not supported: use copyinstr()%s",
+				err(t, n,
+				    "(string) of an integer is not supported: use copyinstr()%s",
 				    "");
 			n->type = TY_STR;
 			return;
@@ -717,9 +724,12 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		enum dt_afn fn;
 		size_t nargs;
 	} fns[] = {
-	    {"count", "count", F_COUNT, 0}, {"sum", "sum", F_SUM, 1},
-	    {"avg", "avg", F_AVG, 1},	    {"min", "min", F_MIN, 1},
-	    {"max", "max", F_MAX, 1},	    {"quantize", "hist", F_QUANTIZE, 1},
+	    {"count", "count", F_COUNT, 0},
+	    {"sum", "sum", F_SUM, 1},
+	    {"avg", "avg", F_AVG, 1},
+	    {"min", "min", F_MIN, 1},
+	    {"max", "max", F_MAX, 1},
+	    {"quantize", "hist", F_QUANTIZE, 1},
 	    {"lquantize", "lhist", F_LQUANTIZE, 4},
 	};
 	struct dt_node *lhs = n->a, *f = n->b;
@@ -732,8 +742,9 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		return;
 	}
 	if (f->kind != N_CALL) {
-		err(t, f, "an aggregation is assigned an aggregating function (count(), sum(), "
-			  "quantize(), ...)%s",
+		err(t, f,
+		    "an aggregation is assigned an aggregating function (count(), sum(), "
+		    "quantize(), ...)%s",
 		    "");
 		return;
 	}
@@ -764,7 +775,8 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 
 		for (k = 1; k < 4; k++) {
 			if (f->args[k]->kind != N_INT) {
-				err(t, f->args[k], "lquantize() needs constant bounds and step%s", "");
+				err(t, f->args[k], "lquantize() needs constant bounds and step%s",
+				    "");
 				return;
 			}
 			a->lq[k - 1] = f->args[k]->ival;
@@ -787,7 +799,8 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 				a->field_type[i] = l.type[i];
 		} else {
 			if (a->nkeys != lhs->nargs || a->nfields != l.n)
-				err(t, n, "@%s is used with keys of different signatures", lhs->name);
+				err(t, n, "@%s is used with keys of different signatures",
+				    lhs->name);
 			dt_free(keys); /* recipes leak only on this error path */
 		}
 	}
@@ -884,7 +897,8 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		t->t->acts[act].agg = ai;
 		if (n->nargs == 2)
 			t->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
-		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n%sprint(@a_%s);\n", ind, act, ind, ag->name);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n%sprint(@a_%s);\n", ind, act, ind,
+			      ag->name);
 		act = new_action(t, A_PRINTA_END);
 		t->t->acts[act].agg = ai;
 		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", ind, act);
@@ -934,18 +948,20 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		dt_buf_printf(o, "%szero(@a_%s);\n", ind, n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
-		    "ustack", "stack", "jstack", "system", "raise", "stop", "speculate", "commit",
-		    "discard", "copyout", "copyoutstr", "breakpoint", "panic", "chill", "freopen",
-		    "ftruncate", "setopt", "tracemem", "printm", "print", "func", "ufunc", "usym",
-		    "mod", "umod", "sym", NULL};
+		    "ustack",	 "stack",  "jstack",  "system",	   "raise",	 "stop",
+		    "speculate", "commit", "discard", "copyout",   "copyoutstr", "breakpoint",
+		    "panic",	 "chill",  "freopen", "ftruncate", "setopt",	 "tracemem",
+		    "printm",	 "print",  "func",    "ufunc",	   "usym",	 "mod",
+		    "umod",	 "sym",	   NULL};
 
 		static const char *const values[] = {
 		    "copyinstr", "stringof", "strjoin", "basename", "dirname", "lltostr", "rand",
-		    "copyin", "strlen", "strstr", "substr", "strtoll", NULL};
+		    "copyin",	 "strlen",   "strstr",	"substr",   "strtoll", NULL};
 
 		if (in_list(unsupported, f) || !in_list(values, f))
-			err(t, n, "%s() is not supported by this D consumer (README: what is "
-				  "supported)",
+			err(t, n,
+			    "%s() is not supported by this D consumer (README: what is "
+			    "supported)",
 			    f);
 		else
 			err(t, n, "%s() as a statement: its value would be thrown away", f);
@@ -971,8 +987,11 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 	dt_free(l.s);
 	memset(&l, 0, sizeof(l));
 	if (n->kind == N_INCDEC) {
-		v = var_get(t, lhs->kind == N_SELF ? 's' : lhs->kind == N_THIS ? 't'
-				: lhs->kind == N_INDEX && lhs->a ? 's' : 'g',
+		v = var_get(t,
+			    lhs->kind == N_SELF		     ? 's'
+			    : lhs->kind == N_THIS	     ? 't'
+			    : lhs->kind == N_INDEX && lhs->a ? 's'
+							     : 'g',
 			    lhs->name, true);
 		if (t->infer)
 			v->assigned = true;
@@ -1062,7 +1081,8 @@ static void emit_stmt(struct tr *t, struct dt_stmt *s, struct dt_buf *o, const c
 
 		emit(t, s->e, &c);
 		if (!t->failed && s->e->type == TY_STR)
-			err(t, s->e, "a string used as a condition: compare it with == or !=%s", "");
+			err(t, s->e, "a string used as a condition: compare it with == or !=%s",
+			    "");
 		dt_buf_printf(o, "%sif (%s) {\n", ind, c.s ? c.s : "0");
 		dt_free(c.s);
 		emit_stmts(t, s->then, s->nthen, o, deeper);
@@ -1084,8 +1104,9 @@ static void emit_stmt(struct tr *t, struct dt_stmt *s, struct dt_buf *o, const c
 		emit_action(t, s->e, o, ind);
 		return;
 	default:
-		err(t, s->e, "this statement has no effect: D statements are actions, "
-			     "subroutines or assignments%s",
+		err(t, s->e,
+		    "this statement has no effect: D statements are actions, "
+		    "subroutines or assignments%s",
 		    "");
 	}
 }
@@ -1231,8 +1252,8 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
-	tables->wall_offset = ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 +
-			      (rt.tv_nsec - mono.tv_nsec);
+	tables->wall_offset =
+	    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
 	/* Pass 1: the types of variables, from their assignments (twice: uses
 	 * before the assignment in script order). */
 	t.infer = true;
