@@ -126,20 +126,28 @@ static void notices(const struct dt_consumer_opts *o, const struct dt_probes *ps
 	}
 }
 
-/* The one line of bpftrace's stderr worth showing, or a default. */
+/*
+ * The one line of bpftrace's stderr worth showing: its first ERROR, else
+ * its first line that is not a warning; or a default.
+ */
 static void bpftrace_failed(const char *err, int status)
 {
-	const char *p = err, *best = NULL;
+	const char *p = err, *best = NULL, *other = NULL;
 
-	while (p && *p) {
+	while (p && *p && !best) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
+		const char *m = memmem(p, n, "ERROR", 5);
 
-		if (!strstr(p, "RLIMIT_MEMLOCK") && n && (!best || strncmp(best, "ERROR", 5)) &&
-		    (!strncmp(p, "ERROR", 5) || !best))
-			best = p;
+		if (m)
+			best = m;
+		else if (!other && n && !memmem(p, n, "WARNING", 7) &&
+			 !memmem(p, n, "RLIMIT_MEMLOCK", 14))
+			other = p;
 		p = e ? e + 1 : NULL;
 	}
+	if (!best)
+		best = other;
 	if (best) {
 		size_t n = strcspn(best, "\n");
 
