@@ -641,12 +641,11 @@ int main(int argc, char **argv)
 
 	/*
 	 * A `#!/usr/sbin/dtrace -Z -qs` script: the kernel passes "-Z -qs" as
-	 * one argument; DTrace splits it at blanks.
+	 * one argument, the first; it is split at blanks. Not a first
+	 * argument that is an option value with blanks (-D'X=a b', -I, -U, -o).
 	 */
-	for (i = 1; i < (size_t)argc; i++)
-		if (argv[i][0] == '-' && strchr(argv[i], ' '))
-			break;
-	if (i < (size_t)argc) {
+	i = 1;
+	if (argc > 1 && argv[1][0] == '-' && strchr(argv[1], ' ') && !strchr("DIUo-", argv[1][1])) {
 		char **nv = calloc((size_t)argc + strlen(argv[i]) + 1, sizeof(*nv)), *w;
 		size_t n = 0, k;
 

@@ -67,7 +67,7 @@ kill "$QS"
 QS=""
 
 # Saturation: N firings without pause, each counted in an aggregation.
-N=2000000
+N=500000
 rate() { # CMD...: events per second over the traced program's whole run
 	local t0 t1
 	t0=$(now_us)

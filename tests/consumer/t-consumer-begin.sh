@@ -28,3 +28,11 @@ same "$T/err" "dtrace: description 'BEGIN ' matched 1 probe\n" "-e notice"
 # Two BEGIN clauses and an END: one bpftrace BEGIN, in order.
 dt 3 -q -n 'BEGIN { x = 1; } BEGIN /x == 1/ { printf("two\n"); } BEGIN { exit(3); } END { printf("end\n"); }'
 same "$T/out" "two\nend\n\n" "several BEGIN clauses, END"
+
+# A #! script: the kernel passes "-Z -qs" as one argument, split by dtrace.
+printf '#!%s -Z -qs\nBEGIN { printf("shebang %%s\\n", $$1); exit(0); }\n' "$DTRACE" >"$T/sb.d"
+chmod +x "$T/sb.d"
+rc=0
+"$T/sb.d" arg >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "#! script exited $rc"; }
+same "$T/out" "shebang arg\n\n" "#! script with options"
