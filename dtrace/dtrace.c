@@ -27,6 +27,11 @@
  * the listing to FILE, as in DTrace. Since -fpic/-fPIC
  * are whole-word options, `-f` with a function pattern must not be spelled
  * glued to a pattern "pic" or "PIC".
+ *
+ * `-n` and `-s` without -h, -G or -l run a D program (consumer/, with -q,
+ * -Z, -w, -e, -x, -p, -c and the operands as $1...); a `#!` line's options,
+ * which the kernel passes as one argument, are split at blanks first. A
+ * provider file given to -s without -h/-G is a usage error, not a program.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,6 +48,7 @@
 #include "diag.h"
 #include "emit_header.h"
 #include "link.h"
+#include "consumer.h"
 #include "list.h"
 #include "usdt_provider.h"
 
@@ -73,6 +79,10 @@ struct options {
 	bool header, object, cpp, keep;
 	bool warn_unused; /* -x unusedprobes: -G warns about probes without a site */
 	struct list_options l;
+	struct dt_consumer_opts c; /* -n/-s without -l, -h or -G: tracing */
+	struct dt_source *csrc;	   /* every -n and -s, in order */
+	size_t ncsrc;
+	bool flowindent;
 	int bits;
 	const char *output;
 	struct strv sources;
@@ -112,6 +122,20 @@ static const char usage_text[] =
     "  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
     "  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
     "              with -l: the same, aligned on that field; fields are globs\n"
+    "\n"
+    "Tracing (dtrace(1), TRACING): a D program run with bpftrace as the engine:\n"
+    "  dtrace [-qZweC] [-x OPT[=V]] [-c CMD | -p PID]... {-n PROGRAM | -s SCRIPT.d}... [ARG]...\n"
+    "  -n PROGRAM  probe descriptions, predicates and actions: 'prov*:::probe { ... }'\n"
+    "  -s FILE     a D script (without -h/-G); ARGs are $1, $2...\n"
+    "  -q          quiet: only what the program prints\n"
+    "  -Z          a description may match no probe\n"
+    "  -w          allow destructive actions\n"
+    "  -e          compile and match, trace nothing\n"
+    "  -p PID      trace this process ($target); repeatable\n"
+    "  -c CMD      run CMD ($target) and trace it until it exits\n"
+    "  -x bpftrace print the generated bpftrace program instead of running it\n"
+    "  -x OPT=V    strsize, bufsize, dynvarsize, quiet, destructive, defaultargs\n"
+    "  -F          (flowindent) is accepted with -h/-G only\n"
     "  --help      print this help\n"
     "\n"
     "Object files and archives after the options are read by -G to cross-check\n"
@@ -182,6 +206,32 @@ static void dtrace_x_option(struct options *o, const char *val, struct usdt_diag
 	usdt_warning(diag, "ignoring unsupported option -x %s", val);
 }
 
+/* -x for a D program: DTrace's options that tracing uses (consumer/run.c). */
+static void consumer_x_option(struct options *o, const char *val, struct usdt_diag *diag)
+{
+	char name[128];
+	size_t len = strcspn(val, "=");
+
+	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
+		 val);
+	if (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL))
+		dtrace_x_option(o, val, diag);
+}
+
+static int push_csrc(struct options *o, char kind, const char *val)
+{
+	struct dt_source *nv = realloc(o->csrc, (o->ncsrc + 1) * sizeof(*nv));
+
+	if (!nv)
+		return -1;
+	o->csrc = nv;
+	o->csrc[o->ncsrc].kind = kind;
+	o->csrc[o->ncsrc].name = val;
+	o->csrc[o->ncsrc].text = NULL;
+	o->ncsrc++;
+	return 0;
+}
+
 /* -p PID, -c CMD or a probe description: returns -1 to go on, or an exit status. */
 static int list_option(struct list_options *l, char c, const char *val, struct usdt_diag *diag)
 {
@@ -233,6 +283,34 @@ static int check_list_options(const struct options *o, struct usdt_diag *diag)
 				   "-l lists the probes of processes: -s is not supported with it");
 	if (o->objects.n)
 		return usage_error(diag, "unexpected operand '%s' with -l", o->objects.v[0]);
+	return -1;
+}
+
+/* -n/-s without -h, -G or -l: a D program to run (consumer/). */
+static int check_consumer_options(struct options *o, struct usdt_diag *diag)
+{
+	size_t i;
+
+	if (o->l.verbose)
+		return usage_error(diag, "-v is only used with -l");
+	for (i = 0; i < o->l.ndescs; i++)
+		if (o->l.descs[i].kind != 'n')
+			return usage_error(diag,
+					   "-%c is only used with -l (enable probes with -n or -s)",
+					   o->l.descs[i].kind);
+	if (o->l.ncmds > 1)
+		return usage_error(diag, "-c is given more than once: one command is traced");
+	if (o->output)
+		return usage_error(diag, "-o is not supported when tracing: redirect the output");
+	if (o->flowindent)
+		return usage_error(diag, "-F (flowindent) is not supported when tracing");
+	o->c.sources = o->csrc;
+	o->c.nsources = o->ncsrc;
+	o->c.pids = o->l.pids;
+	o->c.npids = o->l.npids;
+	o->c.cmd = o->l.ncmds ? o->l.cmds[0] : NULL;
+	o->c.macros = (const char *const *)o->objects.v;
+	o->c.nmacros = o->objects.n;
 	return -1;
 }
 
@@ -292,6 +370,19 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				o->keep = true;
 				continue;
 			case 'Z':
+				o->c.zero_ok = true;
+				continue;
+			case 'q':
+				o->c.quiet = true;
+				continue;
+			case 'w':
+				o->c.destructive = true;
+				continue;
+			case 'e':
+				o->c.compile_only = true;
+				continue;
+			case 'F':
+				o->flowindent = true;
 				continue;
 			case 'V':
 				printf("dtrace: usdtkit %s\n", USDTKIT_VERSION);
@@ -332,7 +423,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			}
 			switch (c) {
 			case 's':
-				if (strv_push(&o->sources, (char *)val))
+				if (strv_push(&o->sources, (char *)val) || push_csrc(o, 's', val))
 					goto nomem;
 				break;
 			case 'o':
@@ -341,7 +432,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				o->output = val;
 				break;
 			case 'x':
-				dtrace_x_option(o, val, diag);
+				consumer_x_option(o, val, diag);
 				break;
 			case 'p':
 			case 'c':
@@ -353,6 +444,8 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 
 				if (rc >= 0)
 					return rc;
+				if (c == 'n' && push_csrc(o, 'n', val))
+					goto nomem;
 				break;
 			}
 			default:
@@ -366,12 +459,15 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 
 	if (o->l.list)
 		return check_list_options(o, diag);
+	if (!o->header && !o->object && o->ncsrc)
+		return check_consumer_options(o, diag);
 	if (o->l.verbose || o->l.npids || o->l.ncmds || o->l.ndescs)
-		return usage_error(diag, "-v, -p, -c, -n, -P, -m and -f are only used with -l");
+		return usage_error(diag, "-v, -p, -c, -P, -m and -f are only used with -l "
+					 "(or -p and -c with -n or -s, to trace)");
 	if (o->header && o->object)
 		return usage_error(diag, "-h and -G cannot be used together");
 	if (!o->header && !o->object)
-		return usage_error(diag, "one of -h, -G or -l is required");
+		return usage_error(diag, "one of -h, -G, -l, -n or -s is required");
 	if (o->sources.n == 0)
 		return usage_error(diag, "no provider file: give one with -s FILE");
 	if (o->output && !*o->output)
@@ -500,6 +596,26 @@ static int read_source(const struct options *o, const char *src, char **text, si
 	return usdt_cpp_run(&co, src, text, len, diag);
 }
 
+/* A provider file (`provider x { ... };` first, after comments and '#' lines). */
+static bool declares_provider(const char *s)
+{
+	for (;;) {
+		s += strspn(s, " \t\r\n");
+		if (s[0] == '/' && s[1] == '*') {
+			const char *e = strstr(s + 2, "*/");
+
+			if (!e)
+				return false;
+			s = e + 2;
+		} else if ((s[0] == '/' && s[1] == '/') || s[0] == '#') {
+			s += strcspn(s, "\n");
+		} else {
+			break;
+		}
+	}
+	return !strncmp(s, "provider", 8) && (s[8] == ' ' || s[8] == '\t' || s[8] == '\n');
+}
+
 static int write_header(const struct usdt_program *prog, const char *output, struct usdt_diag *diag)
 {
 	struct usdt_atomic_file f;
@@ -529,17 +645,72 @@ int main(int argc, char **argv)
 	struct usdt_diag diag;
 	struct strv texts = {0};
 	bool cpp_warned = false;
-	char *output = NULL;
+	char *output = NULL, *shebang = NULL, **shebang_argv = NULL;
 	int rc;
 	size_t i;
 
 	usdt_diag_init(&diag, stderr, "dtrace");
 	usdt_program_init(&prog);
 
+	/*
+	 * A `#!/usr/sbin/dtrace -Z -qs` script: the kernel passes "-Z -qs" as
+	 * one argument, the first; it is split at blanks. Not a first
+	 * argument that is an option value with blanks (-D'X=a b', -I, -U, -o).
+	 */
+	i = 1;
+	if (argc > 1 && argv[1][0] == '-' && strchr(argv[1], ' ') && !strchr("DIUo-", argv[1][1])) {
+		char **nv = calloc((size_t)argc + strlen(argv[i]) + 1, sizeof(*nv)), *w;
+		size_t n = 0, k;
+
+		if (!nv || !(shebang = strdup(argv[i]))) {
+			free(nv);
+			usdt_error(&diag, "out of memory");
+			return EXIT_ERROR;
+		}
+		for (k = 0; k < i; k++)
+			nv[n++] = argv[k];
+		for (w = strtok(shebang, " \t"); w; w = strtok(NULL, " \t"))
+			nv[n++] = w;
+		for (k = i + 1; k < (size_t)argc; k++)
+			nv[n++] = argv[k];
+		argv = shebang_argv = nv;
+		argc = (int)n;
+	}
+
 	rc = parse_options(argc, argv, &o, &diag);
 	if (rc >= 0)
 		goto out;
 	rc = EXIT_ERROR;
+
+	if (o.c.nsources) {
+		for (i = 0; i < o.ncsrc; i++) {
+			char *text = NULL;
+			size_t len = 0;
+
+			if (o.csrc[i].kind == 'n') {
+				o.csrc[i].text = strdup(o.csrc[i].name);
+				continue;
+			}
+			if (read_source(&o, o.csrc[i].name, &text, &len, &cpp_warned, &diag))
+				continue;
+			o.csrc[i].text = text;
+		}
+		for (i = 0; i < o.ncsrc && !diag.errors; i++)
+			if (o.csrc[i].text && declares_provider(o.csrc[i].text)) {
+				rc = usage_error(
+				    &diag,
+				    "'%s' declares a provider: give -h or -G to generate "
+				    "code from it (a D program to trace has probe clauses)",
+				    o.csrc[i].name);
+				for (i = 0; i < o.ncsrc; i++)
+					free(o.csrc[i].text);
+				goto out;
+			}
+		rc = diag.errors ? EXIT_ERROR : dt_consume(&o.c, &diag);
+		for (i = 0; i < o.ncsrc; i++)
+			free(o.csrc[i].text);
+		goto out;
+	}
 
 	if (o.l.list) {
 		struct usdt_list_opts lo = {
@@ -631,6 +802,9 @@ out:
 	free(o.l.pids);
 	free(o.l.cmds);
 	free(o.l.descs);
+	free(o.csrc);
+	free(shebang);
+	free(shebang_argv);
 	free(output);
 	return rc;
 }

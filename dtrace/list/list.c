@@ -683,3 +683,75 @@ out:
 	free(l.created);
 	return rc;
 }
+
+/* ---- the consumer's view: every probe, handed to a function ---- */
+
+static int each_module(struct lister *l, const struct usdt_list_module *m,
+		       int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg)
+{
+	struct file_entry *f = get_file(l, m);
+	size_t i, k;
+
+	if (!f)
+		return -ENOMEM;
+	for (i = 0; f->notes && i < f->n; i++) {
+		const struct file_probe *p = &f->p[i];
+		struct usdt_list_probe lp = {
+		    .pid = m->pid,
+		    .path = m->path,
+		    .dev = m->dev,
+		    .ino = m->ino,
+		    .module = m->module,
+		    .provider = p->provider,
+		    .name = p->name,
+		    .dname = p->dname,
+		    .func = p->func,
+		    .site = &f->notes->sites[p->site],
+		};
+		struct usdt_meta_info info;
+		const char *why = NULL;
+		int rc;
+
+		for (k = 0; k < f->n; k++)
+			lp.nfuncs += !strcmp(f->p[k].provider, p->provider) &&
+				     !strcmp(f->p[k].name, p->name);
+		lp.nargs = lp.site->nargs;
+		memset(&info, 0, sizeof(info));
+		if (usdt_meta_find(f->notes, p->provider, p->name, &info, &why)) {
+			lp.ntypes = info.nxargs < USDT_MAX_ARGS ? info.nxargs : USDT_MAX_ARGS;
+			for (k = 0; k < lp.ntypes; k++)
+				lp.types[k] = info.xlated[k];
+		}
+		rc = fn(&lp, arg);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+int usdt_list_each(const int *pids, size_t npids,
+		   int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
+		   struct usdt_diag *diag)
+{
+	struct usdt_list_opts o = {.pids = pids, .npids = npids};
+	struct lister l = {.o = &o, .diag = diag};
+	struct usdt_list_modules mods = {0};
+	int rc = -1;
+	size_t i;
+
+	if (gather(&l, &mods))
+		goto out;
+	rc = 0;
+	for (i = 0; i < mods.n && !rc; i++)
+		rc = each_module(&l, &mods.v[i], fn, arg);
+	if (rc == -ENOMEM) {
+		usdt_error(diag, "out of memory");
+		rc = -1;
+	}
+out:
+	for (i = 0; i < l.nfiles; i++)
+		file_entry_free(&l.files[i]);
+	free(l.files);
+	usdt_list_modules_free(&mods);
+	return rc;
+}

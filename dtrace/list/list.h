@@ -12,6 +12,7 @@
 #include <stdio.h>
 
 #include "diag.h"
+#include "model.h"
 
 /* A probe description as given on the command line: -n, -P, -m or -f. */
 struct usdt_list_desc {
@@ -37,5 +38,36 @@ struct usdt_list_opts {
  * description is the first of them.
  */
 int usdt_list(const struct usdt_list_opts *o, FILE *out, struct usdt_diag *diag);
+
+/*
+ * One probe as the listing names it, for a consumer (`dtrace -n`): one per
+ * (process, file, provider, probe, function), as -l prints lines.
+ */
+struct usdt_list_probe {
+	int pid;
+	const char *path; /* the file as the process mapped it */
+	uint64_t dev, ino;
+	const char *module;   /* its basename */
+	const char *provider; /* as in the note, without the pid */
+	const char *name;     /* as in the note (`request__start`) */
+	const char *dname;    /* DTrace's spelling (`request-start`) */
+	const char *func;     /* "" when unknown */
+	size_t nfuncs;	      /* functions this probe has sites in, in this file */
+	unsigned nargs;	      /* the site's arguments */
+	unsigned ntypes;      /* args[N] types known from the metadata note */
+	const char *types[USDT_MAX_ARGS];
+	const struct usdt_site *site; /* its first site in that function */
+};
+
+/*
+ * Calls fn for each probe of the processes `pids` (read directly, as -p),
+ * or with npids 0 of every process the helper daemon knows, until fn
+ * returns non-zero, which is then returned. Returns 0, or -1 after
+ * reporting (a process that cannot be read: "failed to grab pid", no
+ * daemon).
+ */
+int usdt_list_each(const int *pids, size_t npids,
+		   int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
+		   struct usdt_diag *diag);
 
 #endif /* USDT_LIST_H */

@@ -749,3 +749,15 @@ void usdt_list_destroy(int pid, struct usdt_diag *diag)
 			return;
 	}
 }
+
+/*
+ * Lets a process usdt_list_create() stopped at main run on (the consumer's
+ * -c, once tracing is enabled): the breakpoint is already removed and the pc
+ * put back, so detaching resumes it at main's first instruction. It stays
+ * dtrace's child (waitpid() reaps it) and still dies with dtrace
+ * (PR_SET_PDEATHSIG), as a -c process does with DTrace.
+ */
+int usdt_list_release(int pid)
+{
+	return ptrace(PTRACE_DETACH, pid, NULL, NULL) ? -errno : 0;
+}

@@ -19,4 +19,10 @@ int usdt_list_create(const char *cmd, struct usdt_diag *diag);
 /* SIGKILLs a process usdt_list_create() returned and reaps it (bounded). */
 void usdt_list_destroy(int pid, struct usdt_diag *diag);
 
+/*
+ * Lets such a process run on from main, no longer traced (the consumer's
+ * -c). Returns 0 or a negative errno.
+ */
+int usdt_list_release(int pid);
+
 #endif /* USDT_LIST_CREATE_H */

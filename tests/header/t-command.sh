@@ -32,8 +32,8 @@ expect_grep '-s' err "no -s names the missing option"
 run 2 "$DTRACE" -s sub/prov.d
 run 2 "$DTRACE" -h -G -s sub/prov.d
 run 2 "$DTRACE" -h -s
-run 2 "$DTRACE" -h -q -s sub/prov.d
-expect_grep "unknown option '-q'" err "an unknown option is named"
+run 2 "$DTRACE" -h -y -s sub/prov.d
+expect_grep "unknown option '-y'" err "an unknown option is named"
 run 2 "$DTRACE" --bogus -h -s sub/prov.d
 run 2 "$DTRACE" -l -h -s sub/prov.d
 expect_grep '-l cannot be used with -h' err "-l with -h is a usage error"

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `dtrace -n` / `dtrace -s`: D programs run on bpftrace (README.md here is
+ * the theory). dtrace.c parses the command line into these options and
+ * calls dt_consume().
+ */
+#ifndef DT_CONSUMER_H
+#define DT_CONSUMER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "diag.h"
+
+/* One -n description or -s script, in command-line order. */
+struct dt_source {
+	char kind;	  /* 'n' or 's' */
+	const char *name; /* the description as given, or the script's path */
+	char *text;	  /* the program text (owned) */
+};
+
+struct dt_consumer_opts {
+	struct dt_source *sources;
+	size_t nsources;
+	bool quiet;	   /* -q, #pragma D option quiet */
+	bool zero_ok;	   /* -Z */
+	bool destructive;  /* -w */
+	bool compile_only; /* -e */
+	bool show_program; /* -x bpftrace: print the program, run nothing */
+	bool defaultargs;
+	const int *pids; /* -p */
+	size_t npids;
+	const char *cmd;	   /* -c (one) */
+	const char *const *macros; /* $1... (operands after the options) */
+	size_t nmacros;
+	long strsize; /* 0: default */
+	long bufsize; /* bytes; 0: default */
+	long dynvarsize;
+	int target; /* $target once known */
+};
+
+/* Returns the exit status: 0, exit(n)'s n, 1 an error, 2 a usage error. */
+int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
+
+/*
+ * `-x opt[=val]` and `#pragma D option`: returns 0, or -1 for an option
+ * not known (the caller warns).
+ */
+int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
+
+#endif /* DT_CONSUMER_H */

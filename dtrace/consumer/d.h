@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The D consumer's internals (README.md in this directory is the theory):
+ * the syntax tree the parser builds (parse.c), the probes it matches
+ * (match.c), and the tables translate.c hands to the renderer (render.c):
+ * which record carries which action, which aggregation is which.
+ */
+#ifndef DT_D_H
+#define DT_D_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "consumer.h"
+#include "diag.h"
+
+/* ---- growable text ---- */
+struct dt_buf {
+	char *s;
+	size_t n, cap;
+};
+void dt_buf_add(struct dt_buf *b, const char *s, size_t n);
+void dt_buf_printf(struct dt_buf *b, const char *fmt, ...) USDT_PRINTF(2, 3);
+void *dt_xmalloc(size_t n);
+void *dt_xrealloc(void *p, size_t n);
+char *dt_xstrdup(const char *s);
+/* Frees what dt_x*() allocated; dt_arena_release() frees all of it at once. */
+void dt_free(void *p);
+void dt_arena_release(void);
+#define DT_PUSH(arr, n, v)                                                                         \
+	do {                                                                                       \
+		(arr) = dt_xrealloc((arr), ((n) + 1) * sizeof(*(arr)));                            \
+		(arr)[(n)++] = (v);                                                                \
+	} while (0)
+
+/* ---- where a construct is ---- */
+struct dt_src {
+	const char *file; /* "-n" descriptions: "description N" */
+	const char *text; /* the whole text (for the caret line) */
+};
+struct dt_pos {
+	const struct dt_src *src;
+	unsigned line, col;
+	const char *line_start;
+};
+
+/* ---- types ---- */
+enum dt_type { TY_INT, TY_STR, TY_AGG, TY_VOID };
+
+/* ---- expressions ---- */
+enum dt_nkind {
+	N_INT,
+	N_STR,
+	N_IDENT,  /* a builtin or a global */
+	N_SELF,	  /* self->name */
+	N_THIS,	  /* this->name */
+	N_INDEX,  /* name[args] (global), self->name[args] (a: N_SELF) */
+	N_AGG,	  /* @name[args] */
+	N_CALL,	  /* name(args) */
+	N_ARGS,	  /* args[N] */
+	N_UNARY,  /* op a */
+	N_BINARY, /* a op b */
+	N_TERNARY,
+	N_ASSIGN, /* a op= b (op '=' for plain) */
+	N_INCDEC, /* ++a, a++ (op "++"/"--", ival 1 post) */
+	N_CAST,	  /* (type) a: name is the type */
+	N_MEMBER, /* a->name or a.name: refused */
+};
+
+struct dt_node {
+	enum dt_nkind kind;
+	struct dt_pos pos;
+	char op[4];
+	char *name;
+	int64_t ival;
+	char *str;
+	size_t slen;
+	struct dt_node *a, *b, *c;
+	struct dt_node **args;
+	size_t nargs;
+	/* typing (translate.c) */
+	enum dt_type type;
+	unsigned size; /* of an integer: 1, 2, 4 or 8 */
+	bool is_unsigned;
+};
+
+/* A statement: an expression, or if/else. */
+struct dt_stmt {
+	struct dt_node *e;     /* the expression, or the if's condition */
+	struct dt_stmt **then; /* if */
+	size_t nthen;
+	struct dt_stmt **els;
+	size_t nels;
+	bool is_if;
+};
+
+struct dt_pdesc {
+	struct dt_pos pos;
+	char *text; /* as written, macros expanded */
+	char *field[4];
+};
+
+struct dt_clause {
+	struct dt_pdesc *descs;
+	size_t ndescs;
+	struct dt_node *pred;
+	struct dt_stmt **body;
+	size_t nbody;
+	struct dt_pos pos;
+	size_t source;	/* which -n/-s it came from */
+	bool only_aggs; /* no record prefix: only aggregating statements */
+};
+
+struct dt_program {
+	struct dt_clause **clauses;
+	size_t nclauses;
+	struct dt_consumer_opts *o; /* options, pragmas update them */
+};
+
+/*
+ * Parses one -n description or -s script into prog; errors reported through
+ * diag with file:line:col. Returns 0 or -1.
+ */
+int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index, bool is_script,
+	     struct usdt_diag *diag);
+void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *fmt, ...)
+    USDT_PRINTF(3, 4);
+
+/* ---- probes a description matched (match.c) ---- */
+enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT };
+
+struct dt_probe {
+	enum dt_pkind kind;
+	char *bt;	   /* the bpftrace probe: "usdt:/path:prov:name", "interval:s:1" */
+	char *func;	   /* probefunc */
+	char *name;	   /* probename */
+	char *mod;	   /* probemod */
+	char *prov;	   /* probeprov without pid (USDT: the pid is added at run time) */
+	unsigned id;	   /* DTrace's probe ID column */
+	uint64_t dev, ino; /* USDT: the file */
+	unsigned nargs;
+	unsigned ntypes;
+	char **types;	  /* args[N] declared types */
+	char **tp_fields; /* tracepoint: argN's field */
+	size_t ntp_fields;
+	/* clauses matching it, in script order, each with its processes */
+	struct dt_pclause *pc;
+	size_t npc;
+};
+
+struct dt_pclause {
+	size_t clause;
+	bool any_pid; /* every process mapping the file, present and future */
+	int *pids;
+	size_t npids;
+};
+
+struct dt_probes {
+	struct dt_probe *v;
+	size_t n;
+	size_t *matched; /* per source (-n/-s), for the notices */
+	size_t nsources;
+	unsigned next_id;
+};
+
+int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag *diag);
+
+/* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
+
+/* How a printed value is rebuilt from the record's fields. */
+enum dt_rop { R_FIELD, R_CONST, R_JOIN, R_BASENAME, R_DIRNAME, R_ITOA };
+struct dt_recipe {
+	enum dt_rop op;
+	size_t field;
+	char *str;
+	struct dt_recipe *a, *b;
+};
+
+struct dt_value {
+	struct dt_recipe *r;
+	enum dt_type type;
+	unsigned size;
+	bool is_unsigned;
+};
+
+enum dt_akind {
+	A_CLAUSE, /* a record's start: cpu, probe */
+	A_PRINTF,
+	A_TRACE,
+	A_PRINTA,     /* before print(@a) */
+	A_PRINTA_END, /* after it */
+	A_EXIT,
+	A_NORMALIZE,
+	A_DENORMALIZE,
+	A_TRUNC,
+	A_DUMP,	      /* END: the exit dump follows */
+	A_CLAUSE_END, /* the record's end (not quiet) */
+	A_STARTED,    /* first in BEGIN: every probe is attached */
+};
+
+struct dt_action {
+	enum dt_akind kind;
+	char *fmt; /* printf, printa (NULL: default format) */
+	struct dt_value *args;
+	size_t nargs;
+	size_t agg;
+	const struct dt_probe *probe; /* A_CLAUSE */
+	size_t clause;
+};
+
+enum dt_afn { F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_QUANTIZE, F_LQUANTIZE };
+
+struct dt_agg {
+	char *name; /* as in D, without '@' ("" anonymous) */
+	enum dt_afn fn;
+	bool fn_set;
+	int64_t lq[3];	       /* lquantize base, limit, step */
+	struct dt_value *keys; /* D-level key parts, recipes over bpftrace's key fields */
+	size_t nkeys;
+	size_t nfields; /* bpftrace key parts */
+	enum dt_type *field_type;
+	bool keyed;
+	/* renderer state */
+	bool printed;
+	int64_t normal;
+	int64_t trunc;
+	bool has_trunc;
+};
+
+struct dt_tables {
+	struct dt_action *acts;
+	size_t nacts;
+	struct dt_agg *aggs;
+	size_t naggs;
+	int64_t wall_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC at translation */
+};
+
+/* Writes the bpftrace program into out. Returns 0 or -1 (reported). */
+int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
+		 struct dt_buf *out, struct usdt_diag *diag);
+
+/* ---- rendering (render.c) ---- */
+struct dt_render {
+	const struct dt_consumer_opts *o;
+	struct dt_tables *t;
+	FILE *out;
+	bool header_done;
+	bool in_record; /* a record's prefix printed, its "\n" not yet */
+	bool have_exit;
+	int exit_status;
+	bool dumping;	 /* A_DUMP seen: the exit dump */
+	bool done;	 /* everything after is bpftrace's own map dump */
+	long printa_agg; /* -1, or the aggregation a printa is printing */
+	size_t printa_act;
+	struct dt_entry *ents; /* entries gathered for the printa */
+	size_t nents;
+	unsigned long attached;
+	bool attached_seen;
+	bool started; /* BEGIN ran: every probe attached */
+};
+
+void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,
+		    FILE *out);
+/* One line of bpftrace's JSON output. Returns 0, or -1 for a malformed line. */
+int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag);
+/* After bpftrace ended: the final newline and the exit dump are done by END. */
+void dt_render_finish(struct dt_render *r);
+
+/* A DTrace printf conversion list applied to values (render.c). */
+
+#endif /* DT_D_H */

@@ -1,0 +1,709 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The D parser: clauses (`descriptions [/predicate/] { statements }`),
+ * declarations, and C's expressions with D's additions (`@agg[keys] =
+ * fn()`, `self->x`, `this->x`, `args[N]`, `^^`, string literals).
+ *
+ * Theory. The parser only builds the tree; what a name means (a builtin, a
+ * global, a subroutine) is decided by translate.c, where its type is known.
+ * Declarations (`self int x;`, `int a[pid_t];`, `string s;`) only give
+ * types, which the translator infers anyway: they are read and dropped;
+ * `inline` constants are kept and substituted. The end of a predicate is the
+ * one thing C's grammar does not say: a `/` outside parentheses followed by
+ * `{`, `;` or the end of the text closes it (as DTrace's lexer decides).
+ * Every error names the file, line and column and the construct.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lex.h"
+
+struct inline_def {
+	char *name;
+	struct dt_node *value;
+};
+
+struct parser {
+	struct dt_lex lx;
+	struct dt_program *prog;
+	struct usdt_diag *diag;
+	int depth; /* parentheses and brackets */
+	bool in_pred;
+	bool failed;
+	struct inline_def *inl;
+	size_t ninl;
+};
+
+static struct dt_node *expr(struct parser *ps);
+static struct dt_node *assignment(struct parser *ps);
+
+static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
+    USDT_PRINTF(3, 4);
+
+static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (ps->failed)
+		return; /* one error per construct: the rest would only echo it */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_error_at(ps->diag, pos, "%s", msg);
+	ps->failed = true;
+}
+
+static struct dt_node *node(struct parser *ps, enum dt_nkind kind)
+{
+	struct dt_node *n = dt_xmalloc(sizeof(*n));
+
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->pos = ps->lx.pos;
+	return n;
+}
+
+static void next(struct parser *ps)
+{
+	dt_lex_next(&ps->lx);
+	if (ps->lx.err)
+		ps->failed = true;
+}
+
+static const char *tok_desc(struct parser *ps)
+{
+	static char buf[80];
+
+	switch (ps->lx.tok) {
+	case T_EOF:
+		return "the end of the program";
+	case T_INT:
+		return "a number";
+	case T_STR:
+		return "a string";
+	case T_IDENT:
+	case T_AGG:
+		snprintf(buf, sizeof(buf), "'%s%.60s'", ps->lx.tok == T_AGG ? "@" : "",
+			 ps->lx.text);
+		return buf;
+	case T_OP:
+		snprintf(buf, sizeof(buf), "'%s'", ps->lx.op);
+		return buf;
+	default:
+		return "an invalid token";
+	}
+}
+
+static bool expect(struct parser *ps, const char *op, const char *what)
+{
+	char msg[160];
+
+	if (dt_lex_is(&ps->lx, op)) {
+		next(ps);
+		return true;
+	}
+	snprintf(msg, sizeof(msg), "expected '%s' %s, found %s", op, what, tok_desc(ps));
+	fail(ps, &ps->lx.pos, "%s", msg);
+	return false;
+}
+
+static const char *const type_words[] = {
+    "int",	  "long",	 "short",    "char",	 "unsigned",	"signed",
+    "string",	  "void",	 "float",    "double",	 "int8_t",	"int16_t",
+    "int32_t",	  "int64_t",	 "uint8_t",  "uint16_t", "uint32_t",	"uint64_t",
+    "uintptr_t",  "intptr_t",	 "size_t",   "ssize_t",	 "pid_t",	"id_t",
+    "uid_t",	  "user_addr_t", "caddr_t",  "off_t",	 "hrtime_t",	"processorid_t",
+    "const",	  "volatile",	 "struct",   "union",	 "enum",	"bool",
+    "boolean_t",  "uchar_t",	 "ushort_t", "uint_t",	 "ulong_t",	"u_longlong_t",
+    "longlong_t", "dev_t",	 "ino_t",    "time_t",	 "timestamp_t", NULL,
+};
+
+static bool is_type_word(const char *w)
+{
+	size_t i;
+
+	for (i = 0; type_words[i]; i++)
+		if (!strcmp(w, type_words[i]))
+			return true;
+	return false;
+}
+
+/* ---- expressions ---- */
+
+static struct dt_node **arglist(struct parser *ps, size_t *n, const char *close)
+{
+	struct dt_node **v = NULL;
+
+	*n = 0;
+	ps->depth++;
+	if (!dt_lex_is(&ps->lx, close)) {
+		for (;;) {
+			struct dt_node *a = assignment(ps);
+
+			if (!a)
+				break;
+			DT_PUSH(v, *n, a);
+			if (!dt_lex_is(&ps->lx, ","))
+				break;
+			next(ps);
+		}
+	}
+	ps->depth--;
+	expect(ps, close, close[0] == ')' ? "to close the argument list" : "to close the keys");
+	return v;
+}
+
+static struct dt_node *find_inline(struct parser *ps, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->ninl; i++)
+		if (!strcmp(ps->inl[i].name, name))
+			return ps->inl[i].value;
+	return NULL;
+}
+
+static struct dt_node *primary(struct parser *ps)
+{
+	struct dt_lex *lx = &ps->lx;
+	struct dt_node *n;
+
+	switch (lx->tok) {
+	case T_INT:
+		n = node(ps, N_INT);
+		n->ival = lx->ival;
+		next(ps);
+		return n;
+	case T_STR:
+		n = node(ps, N_STR);
+		n->str = lx->text;
+		n->slen = lx->len;
+		lx->text = NULL;
+		next(ps);
+		return n;
+	case T_AGG:
+		n = node(ps, N_AGG);
+		n->name = dt_xstrdup(lx->text);
+		next(ps);
+		if (dt_lex_is(lx, "[")) {
+			next(ps);
+			n->args = arglist(ps, &n->nargs, "]");
+		}
+		return n;
+	case T_IDENT: {
+		struct dt_node *inl;
+
+		if (!strcmp(lx->text, "self") || !strcmp(lx->text, "this")) {
+			n = node(ps, lx->text[0] == 's' ? N_SELF : N_THIS);
+			next(ps);
+			if (!dt_lex_is(lx, "->")) {
+				fail(ps, &n->pos, "%s must be followed by '->' and a variable name",
+				     n->kind == N_SELF ? "self" : "this");
+				return NULL;
+			}
+			next(ps);
+			if (lx->tok != T_IDENT) {
+				fail(ps, &lx->pos, "expected a variable name after '->', found %s",
+				     tok_desc(ps));
+				return NULL;
+			}
+			n->name = dt_xstrdup(lx->text);
+			next(ps);
+			if (n->kind == N_SELF && dt_lex_is(lx, "[")) {
+				struct dt_node *ix = node(ps, N_INDEX);
+
+				ix->pos = n->pos;
+				ix->a = n;
+				ix->name = dt_xstrdup(n->name);
+				next(ps);
+				ix->args = arglist(ps, &ix->nargs, "]");
+				return ix;
+			}
+			return n;
+		}
+		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof") ||
+		    !strcmp(lx->text, "xlate")) {
+			fail(ps, &lx->pos, "'%s' is not supported by this D consumer", lx->text);
+			return NULL;
+		}
+		inl = find_inline(ps, lx->text);
+		if (inl) {
+			next(ps);
+			return inl;
+		}
+		n = node(ps, N_IDENT);
+		n->name = dt_xstrdup(lx->text);
+		next(ps);
+		if (dt_lex_is(lx, "(")) {
+			n->kind = N_CALL;
+			next(ps);
+			n->args = arglist(ps, &n->nargs, ")");
+		} else if (dt_lex_is(lx, "[")) {
+			next(ps);
+			if (!strcmp(n->name, "args")) {
+				n->kind = N_ARGS;
+				ps->depth++;
+				n->a = expr(ps);
+				ps->depth--;
+				expect(ps, "]", "after args[N]");
+				if (n->a && n->a->kind != N_INT)
+					fail(ps, &n->a->pos, "args[] needs a constant index%s", "");
+				else if (n->a)
+					n->ival = n->a->ival;
+			} else {
+				n->kind = N_INDEX;
+				n->args = arglist(ps, &n->nargs, "]");
+			}
+		}
+		return n;
+	}
+	case T_OP:
+		if (dt_lex_is(lx, "(")) {
+			next(ps);
+			ps->depth++;
+			n = expr(ps);
+			ps->depth--;
+			expect(ps, ")", "to close the parenthesis");
+			return n;
+		}
+		/* fallthrough */
+	default:
+		fail(ps, &lx->pos, "expected an expression, found %s", tok_desc(ps));
+		return NULL;
+	}
+}
+
+static struct dt_node *postfix(struct parser *ps)
+{
+	struct dt_node *n = primary(ps);
+
+	while (n && !ps->failed) {
+		if (dt_lex_is(&ps->lx, "++") || dt_lex_is(&ps->lx, "--")) {
+			struct dt_node *p = node(ps, N_INCDEC);
+
+			strcpy(p->op, ps->lx.op);
+			p->ival = 1;
+			p->a = n;
+			n = p;
+			next(ps);
+		} else if (dt_lex_is(&ps->lx, "->") || dt_lex_is(&ps->lx, ".")) {
+			struct dt_node *m = node(ps, N_MEMBER);
+
+			m->a = n;
+			next(ps);
+			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
+			fail(ps, &m->pos,
+			     "members of structures and translated arguments ('%s') are not "
+			     "supported: use argN with copyinstr() or copyin()",
+			     m->name);
+			return NULL;
+		} else {
+			break;
+		}
+	}
+	return n;
+}
+
+static bool cast_ahead(struct parser *ps)
+{
+	const char *p = ps->lx.p;
+	char w[32];
+	size_t n = 0;
+
+	p += strspn(p, " \t\n");
+	while ((isalnum((unsigned char)*p) || *p == '_') && n < sizeof(w) - 1)
+		w[n++] = *p++;
+	w[n] = '\0';
+	return n && is_type_word(w);
+}
+
+static struct dt_node *unary(struct parser *ps)
+{
+	struct dt_lex *lx = &ps->lx;
+	struct dt_node *n;
+
+	if (lx->tok == T_OP &&
+	    (!strcmp(lx->op, "!") || !strcmp(lx->op, "~") || !strcmp(lx->op, "-") ||
+	     !strcmp(lx->op, "+") || !strcmp(lx->op, "*") || !strcmp(lx->op, "&"))) {
+		n = node(ps, N_UNARY);
+		strcpy(n->op, lx->op);
+		next(ps);
+		n->a = unary(ps);
+		if (!n->a)
+			return NULL;
+		if (n->op[0] == '*' || n->op[0] == '&') {
+			fail(
+			    ps, &n->pos,
+			    "'%s' on a pointer is not supported: user memory is read with copyin() "
+			    "or copyinstr()",
+			    n->op);
+			return NULL;
+		}
+		return n;
+	}
+	if (dt_lex_is(lx, "++") || dt_lex_is(lx, "--")) {
+		n = node(ps, N_INCDEC);
+		strcpy(n->op, lx->op);
+		next(ps);
+		n->a = unary(ps);
+		return n->a ? n : NULL;
+	}
+	if (dt_lex_is(lx, "(") && cast_ahead(ps)) {
+		struct dt_buf t = {0};
+
+		n = node(ps, N_CAST);
+		next(ps);
+		while (!ps->failed && !dt_lex_is(lx, ")") && lx->tok != T_EOF) {
+			if (t.n)
+				dt_buf_add(&t, " ", 1);
+			if (lx->tok == T_IDENT)
+				dt_buf_add(&t, lx->text, strlen(lx->text));
+			else if (lx->tok == T_OP)
+				dt_buf_add(&t, lx->op, strlen(lx->op));
+			next(ps);
+		}
+		expect(ps, ")", "to close the cast");
+		n->name = t.s;
+		n->a = unary(ps);
+		return n->a ? n : NULL;
+	}
+	return postfix(ps);
+}
+
+static int prec(struct parser *ps)
+{
+	static const struct {
+		const char *op;
+		int p;
+	} t[] = {
+	    {"||", 1}, {"^^", 2}, {"&&", 3}, {"|", 4},	{"^", 5},  {"&", 6},  {"==", 7},
+	    {"!=", 7}, {"<", 8},  {"<=", 8}, {">", 8},	{">=", 8}, {"<<", 9}, {">>", 9},
+	    {"+", 10}, {"-", 10}, {"*", 11}, {"/", 11}, {"%", 11},
+	};
+	size_t i;
+
+	if (ps->lx.tok != T_OP)
+		return 0;
+	if (ps->in_pred && ps->depth == 0 && !strcmp(ps->lx.op, "/")) {
+		/* The predicate's closing '/'? */
+		const char *p = ps->lx.p;
+
+		p += strspn(p, " \t\r\n");
+		if (*p == '{' || *p == ';' || *p == '\0')
+			return 0;
+	}
+	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
+		if (!strcmp(ps->lx.op, t[i].op))
+			return t[i].p;
+	return 0;
+}
+
+static struct dt_node *binary(struct parser *ps, int min)
+{
+	struct dt_node *l = unary(ps);
+	int p;
+
+	while (l && !ps->failed && (p = prec(ps)) >= min) {
+		struct dt_node *n = node(ps, N_BINARY);
+
+		strcpy(n->op, ps->lx.op);
+		next(ps);
+		n->a = l;
+		n->b = binary(ps, p + 1);
+		if (!n->b)
+			return NULL;
+		l = n;
+	}
+	return l;
+}
+
+static struct dt_node *ternary(struct parser *ps)
+{
+	struct dt_node *c = binary(ps, 1), *n;
+
+	if (!c || !dt_lex_is(&ps->lx, "?"))
+		return c;
+	n = node(ps, N_TERNARY);
+	next(ps);
+	n->a = c;
+	ps->depth++;
+	n->b = assignment(ps);
+	ps->depth--;
+	if (!expect(ps, ":", "in the conditional expression"))
+		return NULL;
+	n->c = ternary(ps);
+	return n->b && n->c ? n : NULL;
+}
+
+static struct dt_node *assignment(struct parser *ps)
+{
+	static const char *const aops[] = {
+	    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", NULL};
+	struct dt_node *l = ternary(ps);
+	size_t i;
+
+	if (!l || ps->lx.tok != T_OP)
+		return l;
+	for (i = 0; aops[i]; i++)
+		if (!strcmp(ps->lx.op, aops[i]))
+			break;
+	if (!aops[i])
+		return l;
+	{
+		struct dt_node *n = node(ps, N_ASSIGN);
+
+		strcpy(n->op, aops[i]);
+		next(ps);
+		n->a = l;
+		n->b = assignment(ps);
+		return n->b ? n : NULL;
+	}
+}
+
+static struct dt_node *expr(struct parser *ps)
+{
+	struct dt_node *n = assignment(ps);
+
+	if (n && dt_lex_is(&ps->lx, ",") && ps->depth == 0) {
+		fail(ps, &ps->lx.pos, "the comma operator is not supported%s", "");
+		return NULL;
+	}
+	return n;
+}
+
+/* ---- statements and clauses ---- */
+
+static struct dt_stmt *statement(struct parser *ps);
+
+static void block(struct parser *ps, struct dt_stmt ***v, size_t *n)
+{
+	if (dt_lex_is(&ps->lx, "{")) {
+		next(ps);
+		while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
+			struct dt_stmt *s;
+
+			if (ps->lx.tok == T_EOF) {
+				fail(ps, &ps->lx.pos, "expected '}' to close the clause, found %s",
+				     tok_desc(ps));
+				return;
+			}
+			s = statement(ps);
+			if (s)
+				DT_PUSH(*v, *n, s);
+		}
+		next(ps);
+		return;
+	}
+	{
+		struct dt_stmt *s = statement(ps);
+
+		if (s)
+			DT_PUSH(*v, *n, s);
+	}
+}
+
+static struct dt_stmt *statement(struct parser *ps)
+{
+	struct dt_stmt *s;
+
+	if (dt_lex_is(&ps->lx, ";")) {
+		next(ps);
+		return NULL;
+	}
+	s = dt_xmalloc(sizeof(*s));
+	memset(s, 0, sizeof(*s));
+	if (dt_lex_is_word(&ps->lx, "if")) {
+		s->is_if = true;
+		next(ps);
+		expect(ps, "(", "after if");
+		ps->depth++;
+		s->e = expr(ps);
+		ps->depth--;
+		expect(ps, ")", "after the condition");
+		block(ps, &s->then, &s->nthen);
+		if (dt_lex_is_word(&ps->lx, "else")) {
+			next(ps);
+			block(ps, &s->els, &s->nels);
+		}
+		return s;
+	}
+	s->e = expr(ps);
+	if (!s->e || ps->failed)
+		return s;
+	if (dt_lex_is(&ps->lx, "}"))
+		return s; /* the last statement needs no ';' */
+	expect(ps, ";", "after the statement");
+	return s;
+}
+
+static void split_fields(struct dt_pdesc *d)
+{
+	char *buf = dt_xstrdup(d->text), *s = buf, *f[4];
+	size_t nf = 1, i, k;
+
+	for (i = 0; buf[i]; i++)
+		nf += buf[i] == ':';
+	if (nf > 4)
+		nf = 4;
+	for (i = 0; i < nf; i++) {
+		char *c = i + 1 < nf ? strchr(s, ':') : NULL;
+
+		if (c)
+			*c = '\0';
+		f[i] = s;
+		s = c ? c + 1 : s + strlen(s);
+	}
+	for (k = 0; k < 4; k++)
+		d->field[k] = dt_xstrdup(k + nf >= 4 ? f[k + nf - 4] : "");
+	dt_free(buf);
+}
+
+/* `inline TYPE NAME = expr;` and plain declarations (types only: dropped). */
+static void declaration(struct parser *ps)
+{
+	struct dt_lex *lx = &ps->lx;
+	bool is_inline = dt_lex_is_word(lx, "inline");
+	char *last = NULL;
+
+	while (!ps->failed && lx->tok != T_EOF && !dt_lex_is(lx, ";")) {
+		if (is_inline && dt_lex_is(lx, "=")) {
+			struct inline_def d;
+
+			next(ps);
+			d.value = expr(ps);
+			d.name = last ? last : dt_xstrdup("?");
+			last = NULL;
+			if (d.value)
+				DT_PUSH(ps->inl, ps->ninl, d);
+			break;
+		}
+		if (lx->tok == T_IDENT) {
+			dt_free(last);
+			last = dt_xstrdup(lx->text);
+		}
+		next(ps);
+	}
+	dt_free(last);
+	expect(ps, ";", "after the declaration");
+}
+
+static bool declaration_ahead(struct parser *ps)
+{
+	const char *p = ps->lx.p, *w = p;
+	char word[32];
+	size_t n;
+
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	n = (size_t)(p - w);
+	if (!n || n >= sizeof(word) || *p == ':' || *p == '-')
+		return false;
+	memcpy(word, w, n);
+	word[n] = '\0';
+	if (!strcmp(word, "inline") || !strcmp(word, "typedef"))
+		return true;
+	if (strcmp(word, "self") && strcmp(word, "this") && !is_type_word(word))
+		return false;
+	p += strspn(p, " \t\n");
+	return isalpha((unsigned char)*p) || *p == '_' || *p == '*';
+}
+
+static void clause(struct parser *ps, size_t source)
+{
+	struct dt_lex *lx = &ps->lx;
+	struct dt_clause *c = dt_xmalloc(sizeof(*c));
+
+	memset(c, 0, sizeof(*c));
+	c->source = source;
+	c->pos = dt_lex_here(lx);
+	for (;;) {
+		struct dt_pdesc d;
+
+		memset(&d, 0, sizeof(d));
+		d.text = dt_lex_pdesc(lx, &d.pos);
+		if (!d.text) {
+			struct dt_pos here = dt_lex_here(lx);
+
+			if (!lx->err)
+				dt_error_at(
+				    ps->diag, &here,
+				    "expected a probe description (provider:module:function:"
+				    "name), found '%c'",
+				    *lx->p ? *lx->p : ' ');
+			ps->failed = true;
+			break;
+		}
+		split_fields(&d);
+		DT_PUSH(c->descs, c->ndescs, d);
+		dt_lex_skip(lx);
+		if (*lx->p != ',')
+			break;
+		lx->p++;
+	}
+	if (!ps->failed) {
+		next(ps);
+		if (dt_lex_is(lx, "/")) {
+			ps->in_pred = true;
+			next(ps);
+			c->pred = expr(ps);
+			ps->in_pred = false;
+			expect(ps, "/", "to end the predicate");
+		}
+		if (!ps->failed && dt_lex_is(lx, "{"))
+			block(ps, &c->body, &c->nbody);
+		else if (!ps->failed && lx->tok != T_EOF && !dt_lex_is(lx, ";"))
+			fail(ps, &lx->pos,
+			     "expected '{' or '/' after the probe description, found %s",
+			     tok_desc(ps));
+	}
+	DT_PUSH(ps->prog->clauses, ps->prog->nclauses, c);
+}
+
+/*
+ * The token after a clause or a declaration was read as C; it starts the
+ * next clause, which is read raw: give its text back.
+ */
+static void rewind_token(struct parser *ps)
+{
+	if (ps->failed || ps->lx.tok == T_EOF)
+		return;
+	ps->lx.p = ps->lx.pos.line_start + ps->lx.pos.col - 1;
+	ps->lx.line = ps->lx.pos.line;
+	ps->lx.line_start = ps->lx.pos.line_start;
+}
+
+int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index, bool is_script,
+	     struct usdt_diag *diag)
+{
+	struct parser ps;
+	size_t i;
+
+	(void)is_script;
+	memset(&ps, 0, sizeof(ps));
+	ps.prog = prog;
+	ps.diag = diag;
+	dt_lex_init(&ps.lx, src, prog->o, diag);
+	while (!ps.failed && dt_lex_skip(&ps.lx)) {
+		if (*ps.lx.p == ';') {
+			ps.lx.p++;
+			continue;
+		}
+		if (declaration_ahead(&ps)) {
+			next(&ps);
+			declaration(&ps);
+			rewind_token(&ps);
+			continue;
+		}
+		clause(&ps, source_index);
+		rewind_token(&ps);
+	}
+	dt_free(ps.lx.text);
+	for (i = 0; i < ps.ninl; i++)
+		dt_free(ps.inl[i].name);
+	dt_free(ps.inl);
+	return ps.failed || ps.lx.err ? -1 : 0;
+}

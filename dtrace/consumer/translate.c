@@ -1,0 +1,1330 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D to bpftrace (0.17 and later).
+ *
+ * Theory. bpftrace carries data, dtrace renders it (render.c). Every probe
+ * a description matched becomes one bpftrace block that holds, in script
+ * order, each clause matching it as `if (processes && predicate) { body }`:
+ * DTrace's clause order, `this->` shared by the clauses of one firing, one
+ * BEGIN and one END however many clauses have them (bpftrace 0.17 allows one
+ * of each). probefunc, probename, probemod and the probe's ID are constants
+ * of the block.
+ *
+ * Every output action is a record: `printf("\036<action>\037field...")`,
+ * one JSON event in bpftrace's -f json stream; the action table says what
+ * the fields are and how the renderer rebuilds each D value from them (a
+ * recipe: strjoin(), basename(), dirname() and lltostr() have no bpftrace
+ * 0.17 equivalent and are applied by the renderer, so they are allowed
+ * where a value is printed or is an aggregation key). A clause that records
+ * data starts with a record carrying the CPU (DTrace's record prefix).
+ * printa() and the exit dump are `print(@agg)` between two records, so the
+ * renderer knows which printa a map belongs to even when it is empty (an
+ * empty map prints nothing).
+ *
+ * Variables: globals `@g_x[...]`, thread-locals `@s_x[tid, ...]` (set to 0:
+ * deleted, as DTrace frees them), clause-locals `$t_x` (set to 0 or "" at
+ * the top of each block: bpftrace 0.17 scopes variables to the probe, later
+ * releases to the block, and D reads an unset this-> as 0). Types are
+ * inferred from assignments (D's are too). At END, after the END clauses,
+ * every aggregation is printed for the exit dump and every map cleared, so
+ * bpftrace's own exit dump is empty.
+ */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "d.h"
+
+struct var {
+	char *key; /* "g:name", "s:name", "t:name" */
+	enum dt_type type;
+	unsigned size;
+	bool is_unsigned;
+	bool keyed;
+	bool assigned; /* somewhere in the program (known after pass 1) */
+};
+
+struct leaves {
+	struct dt_buf *v;
+	enum dt_type *type;
+	size_t n;
+};
+
+struct tr {
+	struct dt_program *prog;
+	struct dt_probes *probes;
+	struct dt_tables *t;
+	struct usdt_diag *diag;
+	const struct dt_probe *probe; /* the block being written */
+	const struct dt_pclause *pc;
+	size_t clause;
+	struct var *vars;
+	size_t nvars;
+	bool failed;
+	bool infer;  /* the inference pass: no output, no errors */
+	bool lvalue; /* writing the variable being assigned */
+};
+
+static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
+
+static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (t->infer || t->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_error_at(t->diag, &n->pos, "%s", msg);
+	t->failed = true;
+}
+
+static struct var *var_get(struct tr *t, char kind, const char *name, bool create)
+{
+	char key[300];
+	struct var v;
+	size_t i;
+
+	snprintf(key, sizeof(key), "%c:%s", kind, name);
+	for (i = 0; i < t->nvars; i++)
+		if (!strcmp(t->vars[i].key, key))
+			return &t->vars[i];
+	if (!create)
+		return NULL;
+	memset(&v, 0, sizeof(v));
+	v.key = dt_xstrdup(key);
+	v.type = TY_INT;
+	v.size = 8;
+	DT_PUSH(t->vars, t->nvars, v);
+	return &t->vars[t->nvars - 1];
+}
+
+static bool in_list(const char *const *l, const char *s)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, s))
+			return true;
+	return false;
+}
+
+static bool is_string_type(const char *ty)
+{
+	return ty && (!strcmp(ty, "char *") || !strcmp(ty, "const char *") ||
+		      !strcmp(ty, "string") || !strcmp(ty, "char*") || !strcmp(ty, "const char*") ||
+		      !strcmp(ty, "unsigned char *"));
+}
+
+/* Integer size and sign of a C type name as D would have it. */
+static void ctype_size(const char *ty, unsigned *size, bool *is_unsigned)
+{
+	*size = 8;
+	*is_unsigned = false;
+	if (!ty)
+		return;
+	if (strchr(ty, '*'))
+		*is_unsigned = true;
+	else if (strstr(ty, "int8") || !strcmp(ty, "char") || !strcmp(ty, "signed char") ||
+		 !strcmp(ty, "unsigned char") || !strcmp(ty, "uchar_t"))
+		*size = 1;
+	else if (strstr(ty, "int16") || strstr(ty, "short"))
+		*size = 2;
+	else if (strstr(ty, "int32") || !strcmp(ty, "int") || !strcmp(ty, "unsigned") ||
+		 !strcmp(ty, "unsigned int") || !strcmp(ty, "signed int") || !strcmp(ty, "pid_t") ||
+		 !strcmp(ty, "uid_t") || !strcmp(ty, "id_t") || !strcmp(ty, "uint_t") ||
+		 !strcmp(ty, "bool") || !strcmp(ty, "boolean_t") || !strcmp(ty, "processorid_t"))
+		*size = 4;
+	if (!strncmp(ty, "unsigned", 8) || !strncmp(ty, "uint", 4) || !strncmp(ty, "u_", 2) ||
+	    !strcmp(ty, "size_t") || !strcmp(ty, "uintptr_t") || !strncmp(ty, "uchar", 5) ||
+	    !strncmp(ty, "ushort", 6) || !strncmp(ty, "ulong", 5))
+		*is_unsigned = true;
+}
+
+/* ---- expressions ---- */
+
+/*
+ * An integer constant: bpftrace 0.17 keeps 32 bits of a literal, so a
+ * larger one is built from 30-bit parts.
+ */
+static void emit_i64(struct dt_buf *o, int64_t v)
+{
+	uint64_t u;
+
+	if (v >= INT32_MIN && v <= INT32_MAX) {
+		dt_buf_printf(o, "%" PRId64, v);
+		return;
+	}
+	u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+	dt_buf_printf(o, "(%s(((int64)%u << 60) + ((int64)%u << 30) + (int64)%u))",
+		      v < 0 ? "-" : "", (unsigned)(u >> 60), (unsigned)((u >> 30) & 0x3fffffff),
+		      (unsigned)(u & 0x3fffffff));
+}
+
+static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o);
+
+static bool deferred(const struct dt_node *n)
+{
+	return n->kind == N_CALL && (!strcmp(n->name, "strjoin") || !strcmp(n->name, "basename") ||
+				     !strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr"));
+}
+
+static void set_int(struct dt_node *n, unsigned size, bool is_unsigned)
+{
+	n->type = TY_INT;
+	n->size = size;
+	n->is_unsigned = is_unsigned;
+}
+
+static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
+{
+	struct var *v;
+	size_t i;
+
+	if (!t->infer && !t->lvalue) {
+		char kind = n->kind == N_SELF		 ? 's'
+			    : n->kind == N_THIS		 ? 't'
+			    : n->kind == N_INDEX && n->a ? 's'
+							 : 'g';
+
+		v = var_get(t, kind, n->name, false);
+		if (!v || !v->assigned) {
+			if (kind == 'g') {
+				err(t, n,
+				    "'%s' is not a variable or a builtin this D consumer knows",
+				    n->name);
+				return;
+			}
+			/* never assigned anywhere: D reads 0 */
+			dt_buf_printf(o, "0");
+			set_int(n, 8, false);
+			return;
+		}
+	}
+	switch (n->kind) {
+	case N_IDENT:
+		v = var_get(t, 'g', n->name, true);
+		dt_buf_printf(o, "@g_%s", n->name);
+		break;
+	case N_SELF:
+		v = var_get(t, 's', n->name, true);
+		dt_buf_printf(o, "@s_%s[tid]", n->name);
+		break;
+	case N_THIS:
+		v = var_get(t, 't', n->name, true);
+		dt_buf_printf(o, "$t_%s", n->name);
+		break;
+	case N_INDEX: {
+		bool self = n->a != NULL;
+
+		v = var_get(t, self ? 's' : 'g', n->name, true);
+		v->keyed = true;
+		dt_buf_printf(o, "@%c_%s[", self ? 's' : 'g', n->name);
+		if (self)
+			dt_buf_printf(o, "tid%s", n->nargs ? ", " : "");
+		for (i = 0; i < n->nargs; i++) {
+			if (i)
+				dt_buf_add(o, ", ", 2);
+			emit(t, n->args[i], o);
+		}
+		dt_buf_add(o, "]", 1);
+		break;
+	}
+	default:
+		err(t, n, "this expression cannot be assigned to%s", "");
+		return;
+	}
+	n->type = v->type;
+	n->size = v->size;
+	n->is_unsigned = v->is_unsigned;
+}
+
+static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
+{
+	const struct dt_probe *p = t->probe;
+	const char *s = n->name;
+
+	if (!strcmp(s, "timestamp")) {
+		dt_buf_printf(o, "nsecs");
+		set_int(n, 8, true);
+	} else if (!strcmp(s, "vtimestamp")) {
+		dt_buf_printf(o, "curtask->se.sum_exec_runtime");
+		set_int(n, 8, true);
+	} else if (!strcmp(s, "walltimestamp")) {
+		dt_buf_add(o, "(nsecs + ", 9);
+		emit_i64(o, t->t->wall_offset);
+		dt_buf_add(o, ")", 1);
+		set_int(n, 8, true);
+	} else if (!strcmp(s, "pid") || !strcmp(s, "tid") || !strcmp(s, "uid") ||
+		   !strcmp(s, "gid") || !strcmp(s, "cpu")) {
+		dt_buf_printf(o, "%s", s);
+		set_int(n, 4, false);
+	} else if (!strcmp(s, "ppid")) {
+		dt_buf_printf(o, "curtask->real_parent->tgid");
+		set_int(n, 4, false);
+	} else if (!strcmp(s, "execname")) {
+		dt_buf_printf(o, "comm");
+		n->type = TY_STR;
+	} else if (!strcmp(s, "probename") || !strcmp(s, "probefunc") || !strcmp(s, "probemod") ||
+		   !strcmp(s, "probeprov") || !strcmp(s, "zonename")) {
+		const char *v = !strcmp(s, "probename")	  ? p->name
+				: !strcmp(s, "probefunc") ? p->func
+				: !strcmp(s, "probemod")  ? p->mod
+				: !strcmp(s, "zonename")  ? "global"
+							  : p->prov;
+
+		if (!strcmp(s, "probeprov") && p->kind == P_USDT)
+			err(t, n,
+			    "probeprov of a USDT probe (the provider with the pid) is supported "
+			    "only as a printed value or an aggregation key%s",
+			    "");
+		dt_buf_printf(o, "\"%s\"", v);
+		n->type = TY_STR;
+	} else if (!strcmp(s, "epid") || !strcmp(s, "id")) {
+		dt_buf_printf(o, "%u", p->id);
+		set_int(n, 4, true);
+	} else if (!strcmp(s, "NULL")) {
+		dt_buf_printf(o, "0");
+		set_int(n, 8, true);
+	} else if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' &&
+		   (s[4] == '\0' || (s[4] >= '0' && s[4] <= '9' && !s[5]))) {
+		unsigned k = (unsigned)atoi(s + 3);
+
+		set_int(n, 8, false);
+		if (p->kind == P_TRACEPOINT) {
+			if (k < p->ntp_fields)
+				dt_buf_printf(o, "args->%s", p->tp_fields[k]);
+			else
+				dt_buf_printf(o, "0");
+		} else if (p->kind == P_USDT) {
+			if (k > 5) {
+				char what[16];
+
+				snprintf(what, sizeof(what), "arg%u", k);
+				err(t, n,
+				    "%s: bpftrace 0.17 reads USDT arguments arg0 to arg5 only "
+				    "(0.24 reads up to 255)",
+				    what);
+			}
+			dt_buf_printf(o, "arg%u", k);
+		} else {
+			dt_buf_printf(o, "0");
+		}
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static const char *bt_cast(const char *ty)
+{
+	unsigned size;
+	bool u;
+
+	if (!strcmp(ty, "string"))
+		return "string";
+	if (strchr(ty, '*') || !strcmp(ty, "uintptr_t") || !strcmp(ty, "user_addr_t") ||
+	    !strcmp(ty, "caddr_t"))
+		return "";
+	ctype_size(ty, &size, &u);
+	switch (size) {
+	case 1:
+		return u ? "(uint8)" : "(int8)";
+	case 2:
+		return u ? "(uint16)" : "(int16)";
+	case 4:
+		return u ? "(uint32)" : "(int32)";
+	default:
+		return u ? "(uint64)" : "(int64)";
+	}
+}
+
+static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
+{
+	const char *f = n->name;
+
+	if (!strcmp(f, "copyinstr")) {
+		if (n->nargs < 1 || n->nargs > 2) {
+			err(t, n, "copyinstr() takes an address and an optional length%s", "");
+			return;
+		}
+		n->type = TY_STR;
+		if (n->args[0]->kind == N_ARGS) {
+			/* args[N] of a char * is already a string: read with its length */
+			struct dt_buf tmp = {0};
+
+			emit(t, n->args[0], &tmp);
+			dt_free(tmp.s);
+			if (n->args[0]->type == TY_STR) {
+				dt_buf_printf(o, "str(arg%" PRId64, n->args[0]->ival);
+				goto len;
+			}
+		}
+		dt_buf_add(o, "str(", 4);
+		emit(t, n->args[0], o);
+	len:
+		if (n->nargs == 2) {
+			dt_buf_add(o, ", ", 2);
+			emit(t, n->args[1], o);
+		}
+		dt_buf_add(o, ")", 1);
+		return;
+	}
+	if (!strcmp(f, "stringof")) {
+		if (n->nargs != 1) {
+			err(t, n, "stringof() takes one argument%s", "");
+			return;
+		}
+		emit(t, n->args[0], o);
+		if (n->args[0]->type != TY_STR)
+			err(t, n,
+			    "stringof() of an integer or of copyin()'s buffer is not supported: "
+			    "read the string with copyinstr(address, length)%s",
+			    "");
+		n->type = TY_STR;
+		return;
+	}
+	if (!strcmp(f, "rand")) {
+		dt_buf_printf(o, "rand");
+		set_int(n, 4, false);
+		return;
+	}
+	if (deferred(n)) {
+		err(t, n,
+		    "%s() is supported where its value is printed (printf, trace) or is an "
+		    "aggregation key: bpftrace 0.17 has no string functions to do it in the "
+		    "probe",
+		    f);
+		n->type = TY_STR;
+		return;
+	}
+	{
+		static const char *const actions[] = {
+		    "printf", "trace",	  "printa",    "exit",	     "normalize", "denormalize",
+		    "trunc",  "clear",	  "count",     "sum",	     "avg",	  "min",
+		    "max",    "quantize", "lquantize", "llquantize", "stddev",	  NULL};
+
+		if (in_list(actions, f))
+			err(t, n, "%s() is an action: it cannot be used as a value", f);
+		else
+			err(t, n,
+			    "%s() is not supported by this D consumer (README: what is supported)",
+			    f);
+	}
+	set_int(n, 8, false);
+}
+
+static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
+{
+	if (!n || t->failed)
+		return;
+	switch (n->kind) {
+	case N_INT:
+		emit_i64(o, n->ival);
+		set_int(n, n->ival >= INT32_MIN && n->ival <= INT32_MAX ? 4 : 8, false);
+		return;
+	case N_STR: {
+		size_t i;
+
+		dt_buf_add(o, "\"", 1);
+		for (i = 0; i < n->slen; i++) {
+			unsigned char c = (unsigned char)n->str[i];
+
+			if (c == '"' || c == '\\')
+				dt_buf_printf(o, "\\%c", c);
+			else if (c < ' ' || c >= 0x7f)
+				dt_buf_printf(o, "\\%03o", c);
+			else
+				dt_buf_add(o, (char *)&c, 1);
+		}
+		dt_buf_add(o, "\"", 1);
+		n->type = TY_STR;
+		return;
+	}
+	case N_IDENT:
+		if (var_get(t, 'g', n->name, false) || !emit_builtin(t, n, o))
+			emit_var_ref(t, n, o);
+		return;
+	case N_SELF:
+	case N_THIS:
+	case N_INDEX:
+		emit_var_ref(t, n, o);
+		return;
+	case N_AGG:
+		err(t, n, "an aggregation (@%s) cannot be used as a value", n->name);
+		return;
+	case N_CALL:
+		emit_call(t, n, o);
+		return;
+	case N_ARGS: {
+		const struct dt_probe *p = t->probe;
+		const char *ty = n->ival < p->ntypes ? p->types[n->ival] : NULL;
+
+		if (p->kind != P_USDT) {
+			struct dt_node fake = *n;
+			char name[16];
+
+			snprintf(name, sizeof(name), "arg%" PRId64, n->ival);
+			fake.name = name;
+			fake.kind = N_IDENT;
+			emit_builtin(t, &fake, o);
+			set_int(n, 8, false);
+			return;
+		}
+		if (n->ival > 5) {
+			err(t, n,
+			    "args[N] with N > 5: bpftrace 0.17 reads USDT arguments arg0 to arg5 "
+			    "only (0.24 reads up to 255)%s",
+			    "");
+			return;
+		}
+		if (is_string_type(ty)) {
+			dt_buf_printf(o, "str(arg%" PRId64 ")", n->ival);
+			n->type = TY_STR;
+			return;
+		}
+		ctype_size(ty, &n->size, &n->is_unsigned);
+		n->type = TY_INT;
+		if (ty)
+			dt_buf_printf(o, "%sarg%" PRId64, bt_cast(ty), n->ival);
+		else
+			dt_buf_printf(o, "arg%" PRId64, n->ival);
+		return;
+	}
+	case N_UNARY:
+		dt_buf_printf(o, "(%s", n->op);
+		emit(t, n->a, o);
+		dt_buf_add(o, ")", 1);
+		if (n->a->type == TY_STR)
+			err(t, n, "'%s' on a string", n->op);
+		set_int(n, n->op[0] == '!' ? 4 : n->a->size, n->a->is_unsigned);
+		return;
+	case N_BINARY: {
+		bool cmp = strchr("=!<>", n->op[0]) && strcmp(n->op, "<<") && strcmp(n->op, ">>");
+		bool logic = !strcmp(n->op, "&&") || !strcmp(n->op, "||") || !strcmp(n->op, "^^");
+
+		dt_buf_add(o, "(", 1);
+		if (!strcmp(n->op, "^^")) {
+			dt_buf_add(o, "((", 2);
+			emit(t, n->a, o);
+			dt_buf_add(o, ") != 0) != ((", 13);
+			emit(t, n->b, o);
+			dt_buf_add(o, ") != 0)", 7);
+		} else {
+			emit(t, n->a, o);
+			dt_buf_printf(o, " %s ", n->op);
+			emit(t, n->b, o);
+		}
+		dt_buf_add(o, ")", 1);
+		if (t->failed)
+			return;
+		if ((n->a->type == TY_STR) != (n->b->type == TY_STR) ||
+		    (n->a->type == TY_STR && !(cmp && (n->op[0] == '=' || n->op[0] == '!'))))
+			err(t, n,
+			    "'%s' between a string and another type, or on strings: strings "
+			    "compare with == and != only",
+			    n->op);
+		if (cmp || logic)
+			set_int(n, 4, false);
+		else
+			set_int(n, n->a->size > n->b->size ? n->a->size : n->b->size,
+				n->a->is_unsigned || n->b->is_unsigned);
+		return;
+	}
+	case N_TERNARY:
+		dt_buf_add(o, "(", 1);
+		emit(t, n->a, o);
+		dt_buf_add(o, " ? ", 3);
+		emit(t, n->b, o);
+		dt_buf_add(o, " : ", 3);
+		emit(t, n->c, o);
+		dt_buf_add(o, ")", 1);
+		if (t->failed)
+			return;
+		if ((n->b->type == TY_STR) != (n->c->type == TY_STR))
+			err(t, n, "the two sides of '?:' must both be strings or both integers%s",
+			    "");
+		n->type = n->b->type;
+		n->size = n->b->size > n->c->size ? n->b->size : n->c->size;
+		n->is_unsigned = n->b->is_unsigned;
+		return;
+	case N_CAST:
+		if (!strcmp(n->name, "string")) {
+			emit(t, n->a, o);
+			if (n->a->type != TY_STR)
+				err(t, n,
+				    "(string) of an integer is not supported: use copyinstr()%s",
+				    "");
+			n->type = TY_STR;
+			return;
+		}
+		dt_buf_printf(o, "%s(", bt_cast(n->name));
+		emit(t, n->a, o);
+		dt_buf_add(o, ")", 1);
+		if (n->a->type == TY_STR) {
+			n->type = TY_STR; /* (char *)copyinstr(...) */
+			return;
+		}
+		ctype_size(n->name, &n->size, &n->is_unsigned);
+		n->type = TY_INT;
+		return;
+	case N_ASSIGN:
+	case N_INCDEC:
+		err(t, n,
+		    "'%s' inside an expression is not supported: make it a statement of its own",
+		    n->op);
+		return;
+	case N_MEMBER:
+		err(t, n, "'->%s' is not supported", n->name);
+		return;
+	}
+}
+
+/* ---- values that are printed: fields of a record ---- */
+
+static size_t add_leaf(struct leaves *l, struct dt_buf *b, enum dt_type ty)
+{
+	l->v = dt_xrealloc(l->v, (l->n + 1) * sizeof(*l->v));
+	l->type = dt_xrealloc(l->type, (l->n + 1) * sizeof(*l->type));
+	l->v[l->n] = *b;
+	l->type[l->n] = ty;
+	return l->n++;
+}
+
+static struct dt_recipe *recipe(enum dt_rop op)
+{
+	struct dt_recipe *r = dt_xmalloc(sizeof(*r));
+
+	memset(r, 0, sizeof(*r));
+	r->op = op;
+	return r;
+}
+
+static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l,
+			       struct dt_value *v)
+{
+	struct dt_recipe *r;
+
+	if (deferred(n)) {
+		const char *f = n->name;
+		struct dt_value a = {0}, b = {0};
+		size_t want = !strcmp(f, "strjoin") ? 2 : 1;
+
+		v->type = TY_STR;
+		if (n->nargs != want) {
+			err(t, n, "%s() takes the wrong number of arguments here", f);
+			return recipe(R_CONST);
+		}
+		r = recipe(!strcmp(f, "strjoin")    ? R_JOIN
+			   : !strcmp(f, "basename") ? R_BASENAME
+			   : !strcmp(f, "dirname")  ? R_DIRNAME
+						    : R_ITOA);
+		r->a = value(t, n->args[0], l, &a);
+		if (want == 2)
+			r->b = value(t, n->args[1], l, &b);
+		if (r->op == R_ITOA ? a.type != TY_INT
+				    : a.type != TY_STR || (want == 2 && b.type != TY_STR))
+			err(t, n, "%s() of the wrong type", f);
+		return r;
+	}
+	if (n->kind == N_IDENT && !strcmp(n->name, "probeprov") && t->probe->kind == P_USDT &&
+	    !var_get(t, 'g', n->name, false)) {
+		struct dt_buf b = {0};
+
+		r = recipe(R_JOIN);
+		r->a = recipe(R_CONST);
+		r->a->str = dt_xstrdup(t->probe->prov);
+		r->b = recipe(R_ITOA);
+		r->b->a = recipe(R_FIELD);
+		dt_buf_printf(&b, "pid");
+		r->b->a->field = add_leaf(l, &b, TY_INT);
+		v->type = TY_STR;
+		return r;
+	}
+	{
+		struct dt_buf b = {0};
+
+		emit(t, n, &b);
+		if (!b.s)
+			dt_buf_add(&b, "0", 1);
+		r = recipe(R_FIELD);
+		r->field = add_leaf(l, &b, n->type);
+		v->type = n->type;
+		v->size = n->size ? n->size : 8;
+		v->is_unsigned = n->is_unsigned;
+		return r;
+	}
+}
+
+static size_t new_action(struct tr *t, enum dt_akind kind)
+{
+	struct dt_action a;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.clause = t->clause;
+	a.probe = t->probe;
+	DT_PUSH(t->t->acts, t->t->nacts, a);
+	return t->t->nacts - 1;
+}
+
+/* printf("\036<act>\037<field>...", leaves...) */
+static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct dt_buf *o,
+			const char *indent)
+{
+	size_t i;
+
+	dt_buf_printf(o, "%sprintf(\"\\036%zu", indent, act);
+	for (i = 0; i < l->n; i++)
+		dt_buf_printf(o, "\\037%s", l->type[i] == TY_STR ? "%s" : "%lld");
+	dt_buf_add(o, "\"", 1);
+	for (i = 0; i < l->n; i++)
+		dt_buf_printf(o, ", %s", l->v[i].s);
+	dt_buf_add(o, ");\n", 3);
+	(void)t;
+}
+
+static void leaves_free(struct leaves *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++)
+		dt_free(l->v[i].s);
+	dt_free(l->v);
+	dt_free(l->type);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- aggregations ---- */
+
+static struct dt_agg *agg_get(struct tr *t, const char *name, size_t *index)
+{
+	struct dt_agg a;
+	size_t i;
+
+	for (i = 0; i < t->t->naggs; i++)
+		if (!strcmp(t->t->aggs[i].name, name)) {
+			*index = i;
+			return &t->t->aggs[i];
+		}
+	memset(&a, 0, sizeof(a));
+	a.name = dt_xstrdup(name);
+	a.normal = 1;
+	DT_PUSH(t->t->aggs, t->t->naggs, a);
+	*index = t->t->naggs - 1;
+	return &t->t->aggs[*index];
+}
+
+static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	static const struct {
+		const char *d, *bt;
+		enum dt_afn fn;
+		size_t nargs;
+	} fns[] = {
+	    {"count", "count", F_COUNT, 0},
+	    {"sum", "sum", F_SUM, 1},
+	    {"avg", "avg", F_AVG, 1},
+	    {"min", "min", F_MIN, 1},
+	    {"max", "max", F_MAX, 1},
+	    {"quantize", "hist", F_QUANTIZE, 1},
+	    {"lquantize", "lhist", F_LQUANTIZE, 4},
+	};
+	struct dt_node *lhs = n->a, *f = n->b;
+	struct leaves l = {0};
+	struct dt_agg *a;
+	size_t i, ai, fi;
+
+	if (strcmp(n->op, "=")) {
+		err(t, n, "an aggregation is only assigned with '=': @%s = count()", lhs->name);
+		return;
+	}
+	if (f->kind != N_CALL) {
+		err(t, f,
+		    "an aggregation is assigned an aggregating function (count(), sum(), "
+		    "quantize(), ...)%s",
+		    "");
+		return;
+	}
+	for (i = 0; i < sizeof(fns) / sizeof(fns[0]); i++)
+		if (!strcmp(f->name, fns[i].d))
+			break;
+	if (i == sizeof(fns) / sizeof(fns[0])) {
+		if (!strcmp(f->name, "llquantize") || !strcmp(f->name, "stddev"))
+			err(t, f, "%s() is not supported: bpftrace has no equivalent", f->name);
+		else
+			err(t, f, "%s() is not an aggregating function", f->name);
+		return;
+	}
+	fi = i;
+	if (f->nargs != fns[i].nargs) {
+		err(t, f, "%s() takes the wrong number of arguments", f->name);
+		return;
+	}
+	a = agg_get(t, lhs->name, &ai);
+	if (a->fn_set && a->fn != fns[i].fn) {
+		err(t, f, "@%s is used with two different aggregating functions", lhs->name);
+		return;
+	}
+	a->fn = fns[i].fn;
+	a->fn_set = true;
+	if (fns[i].fn == F_LQUANTIZE) {
+		size_t k;
+
+		for (k = 1; k < 4; k++) {
+			if (f->args[k]->kind != N_INT) {
+				err(t, f->args[k], "lquantize() needs constant bounds and step%s",
+				    "");
+				return;
+			}
+			a->lq[k - 1] = f->args[k]->ival;
+		}
+	}
+	/* keys */
+	{
+		struct dt_value *keys = dt_xmalloc((lhs->nargs + 1) * sizeof(*keys));
+
+		memset(keys, 0, (lhs->nargs + 1) * sizeof(*keys));
+		for (i = 0; i < lhs->nargs; i++)
+			keys[i].r = value(t, lhs->args[i], &l, &keys[i]);
+		if (!a->keys && !a->nfields && !a->keyed) {
+			a->keys = keys;
+			a->nkeys = lhs->nargs;
+			a->nfields = l.n;
+			a->keyed = lhs->nargs > 0;
+			a->field_type = dt_xmalloc((l.n + 1) * sizeof(*a->field_type));
+			for (i = 0; i < l.n; i++)
+				a->field_type[i] = l.type[i];
+		} else {
+			if (a->nkeys != lhs->nargs || a->nfields != l.n)
+				err(t, n, "@%s is used with keys of different signatures",
+				    lhs->name);
+			dt_free(keys); /* recipes leak only on this error path */
+		}
+	}
+	if (t->failed)
+		goto out;
+	dt_buf_printf(o, "%s@a_%s", ind, lhs->name);
+	if (l.n) {
+		dt_buf_add(o, "[", 1);
+		for (i = 0; i < l.n; i++)
+			dt_buf_printf(o, "%s%s", i ? ", " : "", l.v[i].s);
+		dt_buf_add(o, "]", 1);
+	}
+	dt_buf_printf(o, " = %s(", fns[fi].bt);
+	if (f->nargs) {
+		size_t k;
+
+		for (k = 0; k < f->nargs; k++) {
+			if (k)
+				dt_buf_add(o, ", ", 2);
+			emit(t, f->args[k], o);
+		}
+		if (f->args[0]->type == TY_STR)
+			err(t, f, "%s() of a string", f->name);
+	}
+	dt_buf_add(o, ");\n", 3);
+out:
+	leaves_free(&l);
+}
+
+/* ---- statements ---- */
+
+static void emit_stmts(struct tr *t, struct dt_stmt **v, size_t n, struct dt_buf *o,
+		       const char *ind);
+
+static void emit_printf(struct tr *t, struct dt_node *n, struct dt_buf *o, const char *ind,
+			bool is_trace)
+{
+	struct leaves l = {0};
+	size_t act, i, first = is_trace ? 0 : 1;
+
+	if (!is_trace && (n->nargs < 1 || n->args[0]->kind != N_STR)) {
+		err(t, n, "printf() needs a format string as its first argument%s", "");
+		return;
+	}
+	if (is_trace && n->nargs != 1) {
+		err(t, n, "trace() takes one argument%s", "");
+		return;
+	}
+	act = new_action(t, is_trace ? A_TRACE : A_PRINTF);
+	if (!is_trace)
+		t->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+	t->t->acts[act].nargs = n->nargs - first;
+	t->t->acts[act].args = dt_xmalloc((n->nargs + 1) * sizeof(struct dt_value));
+	memset(t->t->acts[act].args, 0, (n->nargs + 1) * sizeof(struct dt_value));
+	for (i = first; i < n->nargs; i++) {
+		struct dt_value *v = &t->t->acts[act].args[i - first];
+
+		v->r = value(t, n->args[i], &l, v);
+	}
+	if (!t->failed)
+		emit_record(t, act, &l, o, ind);
+	leaves_free(&l);
+}
+
+static bool agg_arg(struct tr *t, struct dt_node *n, size_t *ai)
+{
+	if (n->kind != N_AGG || n->nargs) {
+		err(t, n, "expected an aggregation (@name)%s", "");
+		return false;
+	}
+	agg_get(t, n->name, ai);
+	return true;
+}
+
+static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	const char *f = n->name;
+	size_t ai, act;
+
+	if (!strcmp(f, "printf")) {
+		emit_printf(t, n, o, ind, false);
+	} else if (!strcmp(f, "trace")) {
+		emit_printf(t, n, o, ind, true);
+	} else if (!strcmp(f, "printa")) {
+		struct dt_node *ag = n->nargs ? n->args[n->nargs - 1] : NULL;
+
+		if (n->nargs < 1 || n->nargs > 2 || (n->nargs == 2 && n->args[0]->kind != N_STR)) {
+			err(t, n, "printa() takes an optional format and one aggregation%s", "");
+			return;
+		}
+		if (!agg_arg(t, ag, &ai))
+			return;
+		act = new_action(t, A_PRINTA);
+		t->t->acts[act].agg = ai;
+		if (n->nargs == 2)
+			t->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n%sprint(@a_%s);\n", ind, act, ind,
+			      ag->name);
+		act = new_action(t, A_PRINTA_END);
+		t->t->acts[act].agg = ai;
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", ind, act);
+	} else if (!strcmp(f, "exit")) {
+		struct leaves l = {0};
+		struct dt_value v = {0};
+
+		if (n->nargs != 1) {
+			err(t, n, "exit() takes the exit status%s", "");
+			return;
+		}
+		act = new_action(t, A_EXIT);
+		value(t, n->args[0], &l, &v);
+		if (!t->failed) {
+			emit_record(t, act, &l, o, ind);
+			dt_buf_printf(o, "%sexit();\n", ind);
+		}
+		leaves_free(&l);
+	} else if (!strcmp(f, "normalize") || !strcmp(f, "denormalize") || !strcmp(f, "trunc")) {
+		bool norm = f[0] == 'n', denorm = f[0] == 'd';
+		struct leaves l = {0};
+		struct dt_value v = {0};
+
+		if (n->nargs < 1 || n->nargs > 2 || (norm && n->nargs != 2) ||
+		    (denorm && n->nargs != 1)) {
+			err(t, n, "%s() takes the wrong number of arguments", f);
+			return;
+		}
+		if (!agg_arg(t, n->args[0], &ai))
+			return;
+		if (!strcmp(f, "trunc") && n->nargs == 1) {
+			dt_buf_printf(o, "%sclear(@a_%s);\n", ind, n->args[0]->name);
+			return;
+		}
+		act = new_action(t, norm ? A_NORMALIZE : denorm ? A_DENORMALIZE : A_TRUNC);
+		t->t->acts[act].agg = ai;
+		if (n->nargs == 2)
+			value(t, n->args[1], &l, &v);
+		if (!t->failed)
+			emit_record(t, act, &l, o, ind);
+		leaves_free(&l);
+	} else if (!strcmp(f, "clear")) {
+		if (n->nargs != 1 || !agg_arg(t, n->args[0], &ai)) {
+			err(t, n, "clear() takes one aggregation%s", "");
+			return;
+		}
+		dt_buf_printf(o, "%szero(@a_%s);\n", ind, n->args[0]->name);
+	} else {
+		static const char *const unsupported[] = {
+		    "ustack",	 "stack",  "jstack",  "system",	   "raise",	 "stop",
+		    "speculate", "commit", "discard", "copyout",   "copyoutstr", "breakpoint",
+		    "panic",	 "chill",  "freopen", "ftruncate", "setopt",	 "tracemem",
+		    "printm",	 "print",  "func",    "ufunc",	   "usym",	 "mod",
+		    "umod",	 "sym",	   NULL};
+
+		static const char *const values[] = {
+		    "copyinstr", "stringof", "strjoin", "basename", "dirname", "lltostr", "rand",
+		    "copyin",	 "strlen",   "strstr",	"substr",   "strtoll", NULL};
+
+		if (in_list(unsupported, f) || !in_list(values, f))
+			err(t, n,
+			    "%s() is not supported by this D consumer (README: what is "
+			    "supported)",
+			    f);
+		else
+			err(t, n, "%s() as a statement: its value would be thrown away", f);
+	}
+}
+
+static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	struct dt_node *lhs = n->kind == N_ASSIGN ? n->a : n->a;
+	struct dt_buf l = {0}, r = {0};
+	struct var *v = NULL;
+
+	if (lhs->kind == N_AGG) {
+		emit_agg_assign(t, n, o, ind);
+		return;
+	}
+	if (lhs->kind == N_ARGS || (lhs->kind == N_IDENT && emit_builtin(t, lhs, &l) &&
+				    !var_get(t, 'g', lhs->name, false))) {
+		dt_free(l.s);
+		err(t, lhs, "'%s' cannot be assigned to", lhs->name ? lhs->name : "args[]");
+		return;
+	}
+	dt_free(l.s);
+	memset(&l, 0, sizeof(l));
+	if (n->kind == N_INCDEC) {
+		v = var_get(t,
+			    lhs->kind == N_SELF		     ? 's'
+			    : lhs->kind == N_THIS	     ? 't'
+			    : lhs->kind == N_INDEX && lhs->a ? 's'
+							     : 'g',
+			    lhs->name, true);
+		if (t->infer)
+			v->assigned = true;
+		t->lvalue = true;
+		emit_var_ref(t, lhs, &l);
+		t->lvalue = false;
+		if (lhs->type == TY_STR)
+			err(t, n, "'%s' on a string", n->op);
+		else if (!t->failed)
+			dt_buf_printf(o, "%s%s = %s %c 1;\n", ind, l.s, l.s, n->op[0]);
+		dt_free(l.s);
+		return;
+	}
+	emit(t, n->b, &r);
+	if (t->failed)
+		goto out;
+	switch (lhs->kind) {
+	case N_IDENT:
+		v = var_get(t, 'g', lhs->name, true);
+		break;
+	case N_SELF:
+		v = var_get(t, 's', lhs->name, true);
+		break;
+	case N_THIS:
+		v = var_get(t, 't', lhs->name, true);
+		break;
+	case N_INDEX:
+		v = var_get(t, lhs->a ? 's' : 'g', lhs->name, true);
+		break;
+	default:
+		err(t, lhs, "this expression cannot be assigned to%s", "");
+		goto out;
+	}
+	/* DTrace frees a thread-local or associative element set to 0. */
+	if (t->infer)
+		v->assigned = true;
+	if (!strcmp(n->op, "=") && n->b->kind == N_INT && n->b->ival == 0 &&
+	    (lhs->kind == N_SELF || lhs->kind == N_INDEX)) {
+		t->lvalue = true;
+		emit_var_ref(t, lhs, &l);
+		t->lvalue = false;
+		if (!t->failed)
+			dt_buf_printf(o, "%sdelete(%s);\n", ind, l.s);
+		goto out;
+	}
+	if (!strcmp(n->op, "=")) {
+		if (t->infer) {
+			v->type = n->b->type;
+			if (n->b->type == TY_INT && (n->b->size > v->size || !v->size))
+				v->size = n->b->size;
+			v->is_unsigned = n->b->is_unsigned;
+		}
+	}
+	t->lvalue = true;
+	emit_var_ref(t, lhs, &l);
+	t->lvalue = false;
+	if (t->failed)
+		goto out;
+	if (lhs->type != n->b->type) {
+		err(t, n, "'%s' holds a string and an integer: a D variable has one type",
+		    lhs->name ? lhs->name : "?");
+		goto out;
+	}
+	if (!strcmp(n->op, "=")) {
+		dt_buf_printf(o, "%s%s = %s;\n", ind, l.s, r.s);
+	} else {
+		char op[4];
+
+		snprintf(op, sizeof(op), "%.*s", (int)strlen(n->op) - 1, n->op);
+		if (lhs->type == TY_STR)
+			err(t, n, "'%s' on a string", n->op);
+		else
+			dt_buf_printf(o, "%s%s = %s %s (%s);\n", ind, l.s, l.s, op, r.s);
+	}
+out:
+	dt_free(l.s);
+	dt_free(r.s);
+}
+
+static void emit_stmt(struct tr *t, struct dt_stmt *s, struct dt_buf *o, const char *ind)
+{
+	char deeper[64];
+
+	snprintf(deeper, sizeof(deeper), "%s\t", ind);
+	if (s->is_if) {
+		struct dt_buf c = {0};
+
+		emit(t, s->e, &c);
+		if (!t->failed && s->e->type == TY_STR)
+			err(t, s->e, "a string used as a condition: compare it with == or !=%s",
+			    "");
+		dt_buf_printf(o, "%sif (%s) {\n", ind, c.s ? c.s : "0");
+		dt_free(c.s);
+		emit_stmts(t, s->then, s->nthen, o, deeper);
+		dt_buf_printf(o, "%s}", ind);
+		if (s->nels) {
+			dt_buf_printf(o, " else {\n");
+			emit_stmts(t, s->els, s->nels, o, deeper);
+			dt_buf_printf(o, "%s}", ind);
+		}
+		dt_buf_add(o, "\n", 1);
+		return;
+	}
+	switch (s->e->kind) {
+	case N_ASSIGN:
+	case N_INCDEC:
+		emit_assign(t, s->e, o, ind);
+		return;
+	case N_CALL:
+		emit_action(t, s->e, o, ind);
+		return;
+	default:
+		err(t, s->e,
+		    "this statement has no effect: D statements are actions, "
+		    "subroutines or assignments%s",
+		    "");
+	}
+}
+
+static void emit_stmts(struct tr *t, struct dt_stmt **v, size_t n, struct dt_buf *o,
+		       const char *ind)
+{
+	size_t i;
+
+	for (i = 0; i < n && !t->failed; i++)
+		emit_stmt(t, v[i], o, ind);
+}
+
+static bool only_aggs(const struct dt_clause *c)
+{
+	size_t i;
+
+	if (!c->nbody)
+		return false;
+	for (i = 0; i < c->nbody; i++)
+		if (c->body[i]->is_if || c->body[i]->e->kind != N_ASSIGN ||
+		    c->body[i]->e->a->kind != N_AGG)
+			return false;
+	return true;
+}
+
+static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf *o)
+{
+	const struct dt_clause *c = t->prog->clauses[pc->clause];
+	struct dt_buf cond = {0};
+	size_t k;
+
+	t->clause = pc->clause;
+	t->pc = pc;
+	if (!pc->any_pid) {
+		dt_buf_add(&cond, "(", 1);
+		for (k = 0; k < pc->npids; k++)
+			dt_buf_printf(&cond, "%spid == %d", k ? " || " : "", pc->pids[k]);
+		dt_buf_add(&cond, ")", 1);
+	}
+	if (c->pred) {
+		struct dt_buf p = {0};
+
+		emit(t, c->pred, &p);
+		if (!t->failed && c->pred->type == TY_STR)
+			err(t, c->pred, "a string used as a predicate: compare it with == or !=%s",
+			    "");
+		dt_buf_printf(&cond, "%s(%s)", cond.n ? " && " : "", p.s ? p.s : "0");
+		dt_free(p.s);
+	}
+	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
+	dt_free(cond.s);
+	if (!t->prog->o->quiet && !only_aggs(c)) {
+		size_t act = new_action(t, A_CLAUSE);
+
+		dt_buf_printf(o, "\t\tprintf(\"\\036%zu\\037%%d\", cpu);\n", act);
+	}
+	emit_stmts(t, c->body, c->nbody, o, "\t\t");
+	if (!t->prog->o->quiet && !only_aggs(c)) {
+		size_t act = new_action(t, A_CLAUSE_END);
+
+		dt_buf_printf(o, "\t\tprintf(\"\\036%zu\");\n", act);
+	}
+	dt_buf_add(o, "\t}\n", 3);
+}
+
+static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o, bool is_end)
+{
+	struct dt_buf body = {0};
+	size_t i;
+
+	t->probe = p;
+	for (i = 0; i < p->npc && !t->failed; i++)
+		emit_clause(t, &p->pc[i], &body);
+	if (t->infer) {
+		dt_free(body.s);
+		return;
+	}
+	dt_buf_printf(o, "%s\n{\n", p->bt);
+	if (p->kind == P_BEGIN) {
+		/*
+		 * bpftrace runs BEGIN once every probe is attached (its
+		 * "attached_probes" line comes before): the start of tracing.
+		 */
+		dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", new_action(t, A_STARTED));
+	}
+	/* this-> variables: D reads an unset one as 0 (bpftrace: declare first) */
+	for (i = 0; i < t->nvars; i++) {
+		const struct var *v = &t->vars[i];
+
+		if (v->key[0] != 't')
+			continue;
+		char ref[300];
+
+		snprintf(ref, sizeof(ref), "$t_%s", v->key + 2);
+		if (body.s && strstr(body.s, ref))
+			dt_buf_printf(o, "\t$t_%s = %s;\n", v->key + 2,
+				      v->type == TY_STR ? "\"\"" : "(int64)0");
+	}
+	if (body.s)
+		dt_buf_add(o, body.s, body.n);
+	dt_free(body.s);
+	if (is_end) {
+		size_t act;
+
+		/* The exit dump: every aggregation, in order; then no map is left. */
+		act = new_action(t, A_DUMP);
+		dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", act);
+		for (i = 0; i < t->t->naggs; i++) {
+			act = new_action(t, A_PRINTA);
+			t->t->acts[act].agg = i;
+			t->t->acts[act].clause = (size_t)-1; /* the dump's */
+			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n\tprint(@a_%s);\n", act,
+				      t->t->aggs[i].name);
+			act = new_action(t, A_PRINTA_END);
+			t->t->acts[act].agg = i;
+			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", act);
+		}
+		for (i = 0; i < t->t->naggs; i++)
+			dt_buf_printf(o, "\tclear(@a_%s);\n", t->t->aggs[i].name);
+		for (i = 0; i < t->nvars; i++)
+			if (t->vars[i].key[0] != 't')
+				dt_buf_printf(o, "\tclear(@%c_%s);\n", t->vars[i].key[0],
+					      t->vars[i].key + 2);
+	}
+	dt_buf_add(o, "}\n\n", 3);
+}
+
+static void free_tables(struct dt_tables *t)
+{
+	/* recipes and actions live until the run ends: freed with the process */
+	(void)t;
+}
+
+int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *tables,
+		 struct dt_buf *out, struct usdt_diag *diag)
+{
+	struct tr t = {.prog = prog, .probes = probes, .t = tables, .diag = diag};
+	struct dt_probe end = {0};
+	struct dt_probe *endp = NULL;
+	struct timespec rt, mono;
+	size_t i;
+
+	clock_gettime(CLOCK_REALTIME, &rt);
+	clock_gettime(CLOCK_MONOTONIC, &mono);
+	tables->wall_offset =
+	    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	/* Pass 1: the types of variables, from their assignments (twice: uses
+	 * before the assignment in script order). */
+	t.infer = true;
+	for (int pass = 0; pass < 2; pass++)
+		for (i = 0; i < probes->n; i++) {
+			t.failed = false;
+			emit_probe(&t, &probes->v[i], out, false);
+		}
+	/* what pass 1 recorded is thrown away */
+	tables->nacts = 0;
+	tables->naggs = 0;
+	t.infer = false;
+	t.failed = false;
+	for (i = 0; i < probes->n && !t.failed; i++) {
+		if (probes->v[i].kind == P_END) {
+			endp = &probes->v[i];
+			continue;
+		}
+		emit_probe(&t, &probes->v[i], out, false);
+	}
+	if (!t.failed && (!probes->n || probes->v[0].kind != P_BEGIN)) {
+		bool has_begin = false;
+
+		for (i = 0; i < probes->n; i++)
+			has_begin |= probes->v[i].kind == P_BEGIN;
+		if (!has_begin) {
+			struct dt_probe begin = {.kind = P_BEGIN, .bt = "BEGIN", .id = 1};
+
+			begin.name = "BEGIN";
+			begin.func = begin.mod = "";
+			begin.prov = "dtrace";
+			emit_probe(&t, &begin, out, false);
+		}
+	}
+	if (!endp) {
+		end.kind = P_END;
+		end.bt = "END";
+		end.name = "END";
+		end.func = end.mod = "";
+		end.prov = "dtrace";
+		end.id = 2;
+		endp = &end;
+	}
+	if (!t.failed)
+		emit_probe(&t, endp, out, true);
+	/*
+	 * A clause that matched nothing (-Z) is still checked, as DTrace
+	 * compiles it: against a USDT probe with untyped arguments.
+	 */
+	for (i = 0; i < prog->nclauses && !t.failed; i++) {
+		struct dt_probe dummy = {.kind = P_USDT, .bt = "usdt:unmatched"};
+		struct dt_pclause pc = {.clause = i, .any_pid = true};
+		struct dt_buf scratch = {0};
+		size_t k, j;
+		bool used = false;
+
+		for (k = 0; k < probes->n && !used; k++)
+			for (j = 0; j < probes->v[k].npc; j++)
+				used |= probes->v[k].pc[j].clause == i;
+		if (used)
+			continue;
+		dummy.name = dummy.func = dummy.mod = dummy.prov = "";
+		dummy.pc = &pc;
+		dummy.npc = 1;
+		emit_probe(&t, &dummy, &scratch, false);
+		dt_free(scratch.s);
+	}
+	for (i = 0; i < t.nvars; i++)
+		dt_free(t.vars[i].key);
+	dt_free(t.vars);
+	if (t.failed)
+		free_tables(tables);
+	return t.failed ? -1 : 0;
+}
