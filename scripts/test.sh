@@ -30,12 +30,9 @@
 #   FUZZ_BUILDDIR     the fuzz build directory (default: $BUILDDIR-fuzz)
 #   CC_FUZZ           the fuzz build's compiler (default: clang; libFuzzer is clang's)
 #   USDTKIT_RUNS      "plain san fuzz" (default), or some of them: which runs
-<<<<<<< HEAD
 #   USDTKIT_SKIP_SUITES  suites no run runs (the fresh-machine check, which
 #                     runs this script inside its chroot, leaves out itself)
-=======
 #   USDTKIT_ARM64     1: the plain run includes suite arm64 (scripts/arm64-test.sh --smoke)
->>>>>>> arm64
 set -eu
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then
 	exec sudo -E sh "$0" "$@"

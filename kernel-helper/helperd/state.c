@@ -285,10 +285,7 @@ static void journal_record(const struct hd_journal_rec *r, void *arg)
 		free(pending[npending].pre);
 		return;
 	}
-<<<<<<< HEAD
 	/* (a record with no site or no prior site has NULL arrays: memcpy may not take them) */
-=======
->>>>>>> sec-crash
 	if (r->nsites)
 		memcpy(pending[npending].sites, r->sites, r->nsites * sizeof(*r->sites));
 	if (r->npre)
