@@ -48,7 +48,11 @@ ARM64_SMOKE="a64-sdt"
 
 bench=""
 case ${1:-} in
---smoke) tests=$ARM64_SMOKE ;;
+--smoke)
+	tests=$ARM64_SMOKE
+	# Four of a64-sdt's builds, which between them emit every operand kind.
+	: "${A64_SDT_CONFIGS:=ours:gcc:-O2 ours-nor:gcc:-O0 ours-nor:gcc:-O2 stap:clang:-O2}"
+	;;
 --bench) bench=1; tests="" ;;
 "") tests=$ARM64_TESTS ;;
 -*) echo "usage: $0 [--smoke | --bench | TEST...]" >&2; exit 2 ;;
@@ -97,6 +101,7 @@ echo "arm64: cross-built after $(($(date +%s) - start)) s" >&2
 cat >"$out/job.in" <<EOF
 set -u
 export USDTKIT_TIME_FACTOR=$factor
+${A64_SDT_CONFIGS:+export A64_SDT_CONFIGS='$A64_SDT_CONFIGS'}
 cd "$top"
 if [ -n "$bench" ]; then
 	bash "$top/bench/arm64/run.sh" "$B"
