@@ -44,7 +44,7 @@ static long long now_ms(void)
 static void on_signal(int sig)
 {
 	(void)sig;
-	interrupted = 1;
+	interrupted++;
 }
 
 static long parse_size(const char *v)
@@ -331,6 +331,9 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 			kill(bt, SIGINT);
 			stopped = true;
 			stop_sent = now_ms();
+		} else if (stopped && interrupted > 1) {
+			/* interrupted again while bpftrace ends: no more waiting */
+			kill(bt, SIGKILL);
 		} else if (stopped && now_ms() - stop_sent > 1000) {
 			/*
 			 * bpftrace 0.17 can lose a SIGINT that comes just after its
