@@ -105,7 +105,9 @@ echo "A: $ok of $N processes of nobody registered, $refused refused -EDQUOT"
 [ "$ok" -ge 1 ] && [ "$ok" -le $((NOFILE / 4)) ] || fail "A: $ok registered (cap: $((NOFILE / 4)) descriptors)"
 expect_eq "$((ok + refused))" $N "A: every holder answered 0 or -EDQUOT"
 grep -q "uid 65534: at its cap" "$DLOG.new" || fail "A: the refusal is not logged"
-expect_eq "$(grep -c 'at its cap' "$DLOG.new")" 1 "A: log lines about the cap (once a minute)"
+# Once a minute at most, however many refusals (216 here).
+nwarn=$(grep -c 'at its cap' "$DLOG.new")
+[ "$nwarn" -le $((($(_now_us) - t0) / 60000000 + 1)) ] || fail "A: $nwarn log lines about the cap in $((($(_now_us) - t0) / 1000000)) s (once a minute)"
 # Another uid is still served.
 out=$(one_reg 4243 "$LIB2")
 echo "uid 4243: $out"
