@@ -14,7 +14,7 @@
 #      event enabled on the probe, less the disabled loop's.
 # Run inside the machine: sh scripts/arm64-test.sh --bench (prints the
 # tables on the console). BUILDDIR (the guest's build) must be built.
-#   bench/arm64/run.sh BUILDDIR     CG_ITERS (default 100000) may be set
+#   bench/arm64/run.sh BUILDDIR     CG_ITERS (default 100000), BENCH_CCS (default "gcc clang") may be set
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=$(cd "${1:?BUILDDIR}" && pwd)
@@ -38,7 +38,7 @@ echo
 echo "| compiler | probe | Ir/iter ours | Ir/iter SystemTap |"
 echo "|---|---|---:|---:|"
 names=(none "reg+const" "global" "ENABLED() guard")
-for cc in gcc clang; do
+for cc in ${BENCH_CCS:-gcc clang}; do
 	for v in 0 1 2 3; do
 		$cc -O2 -I"$top/include" -DVARIANT=$v "$top/bench/sdt/bench.c" -o "$tmp/ours"
 		$cc -O2 -DVARIANT=$v "$top/bench/sdt/bench.c" -o "$tmp/stap"

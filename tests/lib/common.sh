@@ -168,8 +168,12 @@ poll_until() { # TIMEOUT_S COMMAND...
 }
 # The same, failing the test on timeout with what it waited for:
 #   wait_until 10 "the daemon's log to show the registration" grep -q REGISTER "$DLOG"
+# TIMEOUT_S is an upper bound, scaled by TIME_FACTOR (below): waiting longer
+# for something that comes hides no bug (the emulated arm64 machine,
+# tests/arm64, runs 20-50 times slower).
 wait_until() { # TIMEOUT_S DESCRIPTION COMMAND...
-	local secs=$1 what=$2
+	local secs what=$2
+	secs=$(awk -v s="$1" -v f="${TIME_FACTOR:-1}" 'BEGIN { print s * f }')
 	shift 2
 	poll_until "$secs" "$@" || fail "timed out after $secs s waiting for $what"
 }
