@@ -231,3 +231,34 @@ need_bpftrace() {
 
 # The compilers every probe test runs with.
 COMPILERS="gcc clang"
+
+# Can this kernel execute 32-bit x86 programs? A kernel built without IA32
+# emulation, or booted with it off (ia32_emulation=0, or a default of off),
+# refuses them with ENOEXEC ("Exec format error"); building, linking and
+# reading them is unaffected. Tests keep every build and static check of
+# their -m32 programs and run those programs only when this succeeds;
+# otherwise they print M32_NO_EXEC (the part is not checked, and says so),
+# or skip whole (77) when running 32-bit programs is all they do. Asked once
+# per test: the answer is kept in $T. A gcc -m32 that cannot link, or a
+# 32-bit program that fails in any other way, fails the test: only the
+# kernel's refusal is a reason not to run them.
+M32_NO_EXEC="kernel cannot run 32-bit programs: ia32 emulation off; the 32-bit run is not checked"
+can_exec_m32() {
+	local d="$T/can-exec-m32" rc=0
+	if [ ! -e "$d/answer" ]; then
+		mkdir -p "$d"
+		echo 'int main(void) { return 42; }' >"$d/m32.c"
+		gcc -m32 "$d/m32.c" -o "$d/m32" 2>"$d/err" ||
+			{ cat "$d/err" >&2; fail "gcc -m32 cannot link a program (gcc-12-multilib, scripts/deps.sh)"; }
+		"$d/m32" 2>"$d/err" || rc=$?
+		if [ "$rc" = 42 ]; then
+			echo yes >"$d/answer"
+		elif [ "$rc" = 126 ] && grep -q 'Exec format error' "$d/err"; then
+			echo no >"$d/answer"
+		else
+			cat "$d/err" >&2
+			fail "a trivial 32-bit program exited $rc (expected 42, or the kernel's Exec format error)"
+		fi
+	fi
+	[ "$(cat "$d/answer")" = yes ]
+}

@@ -66,7 +66,8 @@ done
 APP="$T/gcc/app"
 
 # The program's own constructor ran (it dlopen()ed the library and made a
-# mark), main() did not; dynamic, stripped, static, 32-bit; PATH searched.
+# mark), main() did not; dynamic, stripped, static, 32-bit (built always, run
+# where the kernel runs 32-bit programs); PATH searched.
 LPROV=ltctor
 mkdir -p "$T/ctor"
 gcc -O2 -g -I"$SDT_INC" -o "$T/ctor/ctor" "$PROGS/ctor.c" -ldl || fail "building ctor.c"
@@ -75,12 +76,18 @@ strip "$T/ctor/ctor-stripped"
 gcc -O2 -static -I"$SDT_INC" -o "$T/ctor/ctor-static" "$PROGS/ctor.c" 2>/dev/null ||
 	fail "building ctor.c -static"
 ctors="ctor ctor-stripped ctor-static"
-# A 32-bit process where there is one (x86-64; not on arm64).
+# A 32-bit process where there is one (x86-64; not on arm64): built always,
+# run where the kernel runs 32-bit programs.
 if [ "$(uname -m)" = x86_64 ]; then
 	gcc -O2 -m32 -I"$SDT_INC" -o "$T/ctor/ctor-32" "$PROGS/ctor.c" -ldl || fail "building ctor.c -m32"
+	readelf -h "$T/ctor/ctor-32" | grep -q 'Class: *ELF32' || fail "ctor-32 is not a 32-bit program"
 	ctors="$ctors ctor-32"
 fi
 for v in $ctors; do
+	if [ $v = ctor-32 ] && ! can_exec_m32; then
+		echo "note: $v: $M32_NO_EXEC"
+		continue
+	fi
 	rm -f "$T/ctor-ran"
 	plugin=$T/gcc/libltlib.so
 	case $v in ctor-static | ctor-32) plugin="" ;; esac

@@ -98,13 +98,19 @@ expect_no_grep "deleted" "$T/out" "the module name of a deleted binary"
 check_names "deleted binary" ltapp "$PROGS/app.d"
 kill "$PID"
 
-# Plain SystemTap probes, no .d, no -G; and a 32-bit process (x86-64 only).
+# Plain SystemTap probes, no .d, no -G; and a 32-bit process (x86-64 only:
+# built always, run where the kernel runs 32-bit programs).
 vs="gcc clang"
 [ "$(uname -m)" = x86_64 ] && vs="$vs gcc-m32"
 for v in $vs; do
 	cc=${v%-m32}
 	if [ "$v" = gcc-m32 ]; then
 		build_stap "$T/stap-$v" $cc -m32 -I"$SDT_INC"
+		readelf -h "$T/stap-$v/stap" | grep -q 'Class: *ELF32' || fail "$v: not a 32-bit program"
+		if ! can_exec_m32; then
+			echo "note: $v: $M32_NO_EXEC"
+			continue
+		fi
 	else
 		build_stap "$T/stap-$v" $cc
 	fi
