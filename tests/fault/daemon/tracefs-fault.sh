@@ -17,7 +17,9 @@
 # what it created.
 
 NSPID=""
-ns() { nsenter -t "$NSPID" -m -- "$@"; }
+# -r: the target's root, so that a run inside a chroot (the fresh check) stays in
+# it: entering a mount namespace otherwise moves to its real root.
+ns() { nsenter -t "$NSPID" -m -r -- "$@"; }
 
 tracefs_fault() { # KIND
 	local kind=$1 want_errno repair i
@@ -78,7 +80,7 @@ tracefs_fault() { # KIND
 	USDTKIT_DISABLE=1 run_prog >"$T/expected"
 	expect_grep '^fired 3$' "$T/expected" "the program's own output"
 
-	HD_WRAP="nsenter -t $NSPID -m --" start_daemon --state "$T/state"
+	HD_WRAP="nsenter -t $NSPID -m -r --" start_daemon --state "$T/state"
 	"$HDCLIENT" dlreg "$LIB" >"$T/reg"
 	expect_grep "^status=$(errno_of "$want_errno") nprobes=0\$" "$T/reg" "REGISTER without tracefs"
 	for i in 1 2 3; do
