@@ -13,17 +13,19 @@
 #      directory under /var/tmp, outside any checkout;
 #   2. `git clone` the repository into it at /tmp/usdtkit and check out the
 #      commit under test (HEAD: uncommitted and ignored files cannot help);
-#   3. in a private mount and PID namespace, with /proc, /dev and the host's
-#      /sys (the kernel's tracing: tracefs, BPF, perf, as on a real machine)
-#      and nothing else of the host, chroot into it and run
+#   3. in a private mount namespace, with /proc, /dev and the host's /sys
+#      (the kernel's tracing: tracefs, BPF, perf, as on a real machine) and
+#      nothing else of the host, chroot into it and run
 #      tests/fresh/in-chroot.sh: the two commands (scripts/deps.sh, which
 #      they run, is the only thing that installs anything), with the test
 #      runs restricted (that script's head comment says which and why);
-#   4. remove the scratch directory. The namespaces die with their last
-#      process, taking the mounts and any process a test left behind with
-#      them: the host never sees the mounts, so nothing can leak into it and
-#      the removal cannot reach through them. The tests inside share the
-#      host's kernel as every test does: unique event names, private daemons.
+#   4. remove the scratch directory. The namespace dies with its last
+#      process, taking the mounts with it: the host never sees them, so
+#      nothing can leak into it and the removal cannot reach through them.
+#      No PID namespace: the tests inside compare the PIDs tracefs reports,
+#      which are the host's (t-runtime-stress failed in one), and they clean
+#      up their processes themselves. They share the host's kernel as every
+#      test does: unique event names, private daemons.
 #
 # Downloaded .deb files are kept in a cache on the host (USDTKIT_FRESH_CACHE,
 # default /var/cache/usdtkit-fresh; empty: none) and hard-linked (or copied)

@@ -11,7 +11,10 @@
 #                                      /dev and a clean environment; with
 #                                      CHROOT_SYS=1 also the host's /sys
 #                                      (tracefs, BPF, perf: the kernel's
-#                                      tracing, as on a real machine)
+#                                      tracing, as on a real machine) and
+#                                      no PID namespace of its own: tests
+#                                      compare the PIDs tracefs reports
+#                                      (global ones) with their programs'
 #   chroot_keep_debs ROOT              the chroot's downloaded .debs into the
 #                                      cache, for the next chroot
 #
@@ -75,7 +78,10 @@ chroot_create() { # root [include]
 # propagation, which a plain directory does not have).
 chroot_run() { # root cmd [arg]...
 	# shellcheck disable=SC2016 # expanded by the inner sh
-	CHROOT_SYS=${CHROOT_SYS:-} unshare --mount --pid --fork --kill-child --propagation private sh -euc '
+	_pidns="--pid --fork --kill-child"
+	[ -z "${CHROOT_SYS:-}" ] || _pidns=""
+	# shellcheck disable=SC2086
+	CHROOT_SYS=${CHROOT_SYS:-} unshare --mount $_pidns --propagation private sh -euc '
 		root=$1
 		shift
 		mount --bind "$root" "$root"
