@@ -76,7 +76,7 @@ prog_stop rt
 
 # An unload with no consumer: the events go (the daemon removes them just
 # after it answers the UNREGISTER), while the process lives on.
-prog_start rt2 "$RTPROG" fire 120
+prog_start rt2 "$RTPROG" fire $((120 * TIME_FACTOR))
 wait_events 2 "registered again"
 prog_cmd rt2 unload
 prog_wait rt2 '^unloaded$'
@@ -85,7 +85,7 @@ running "$(eval echo \$PID_rt2)" || fail "rtprog ended with its unload"
 prog_stop rt2
 
 # Events go at exit too (the daemon sees the process end).
-prog_start rt3 "$RTPROG" fire 120
+prog_start rt3 "$RTPROG" fire $((120 * TIME_FACTOR))
 wait_events 2 "registered a third time"
 prog_stop rt3
 for i in $(seq 150); do [ "$(our_events | wc -l)" -eq 0 ] && break; sleep 0.1; done

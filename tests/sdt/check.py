@@ -80,7 +80,8 @@ def read_notes(elf):
             m = re.match(r"Location: (0x[0-9a-f]+), Base: (0x[0-9a-f]+), Semaphore: (0x[0-9a-f]+)", s)
             cur["pc"], cur["base"], cur["sema"] = (int(x, 16) for x in m.groups())
         elif s.startswith("Arguments:"):
-            cur["args"] = s[len("Arguments:"):].split()
+            # aarch64 memory operands hold a space: "-4@[sp, 28]".
+            cur["args"] = re.findall(r"-?[0-9]+f?@(?:\[[^]]*\]|\S+)", s[len("Arguments:"):])
             cur = None
     return notes
 
