@@ -214,19 +214,19 @@ static const char *check_helper(const struct usdt_arg *a, const char *t)
 }
 
 /* A type spelling for a comment: never let it close the comment. */
-static void put_comment_text(struct sbuf *out, const char *s)
+static void put_comment_text(struct usdt_sbuf *out, const char *s)
 {
 	const char *end;
 
 	while ((end = strstr(s, "*/")) != NULL) {
-		sb_putn(out, s, (size_t)(end - s) + 1);
-		sb_putc(out, ' ');
+		usdt_sb_putn(out, s, (size_t)(end - s) + 1);
+		usdt_sb_putc(out, ' ');
 		s = end + 1;
 	}
-	sb_puts(out, s);
+	usdt_sb_puts(out, s);
 }
 
-static void put_uint(struct sbuf *out, size_t v)
+static void put_uint(struct usdt_sbuf *out, size_t v)
 {
 	char buf[24], *p = buf + sizeof(buf);
 
@@ -234,27 +234,27 @@ static void put_uint(struct sbuf *out, size_t v)
 	do
 		*--p = (char)('0' + v % 10);
 	while (v /= 10);
-	sb_puts(out, p);
+	usdt_sb_puts(out, p);
 }
 
-static void put_strs(struct sbuf *out, const char *const *strs)
+static void put_strs(struct usdt_sbuf *out, const char *const *strs)
 {
 	for (; *strs; strs++)
-		sb_puts(out, *strs);
+		usdt_sb_puts(out, *strs);
 }
 
 #define PUT(out, ...) put_strs(out, (const char *const[]){__VA_ARGS__, NULL})
 
-static void put_arg_list(struct sbuf *out, const struct usdt_arg *args, size_t n)
+static void put_arg_list(struct usdt_sbuf *out, const struct usdt_arg *args, size_t n)
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (i)
-			sb_puts(out, ", ");
+			usdt_sb_puts(out, ", ");
 		put_comment_text(out, args[i].type.spelling ? args[i].type.spelling : "?");
 		if (args[i].name) {
-			sb_putc(out, ' ');
+			usdt_sb_putc(out, ' ');
 			put_comment_text(out, args[i].name);
 		}
 	}
@@ -278,41 +278,41 @@ static bool has_translation(const struct usdt_probe *p)
 }
 
 /* The D declaration of the probe, for the reader of the header. */
-static void put_signature_comment(struct sbuf *out, const struct usdt_provider *pv,
+static void put_signature_comment(struct usdt_sbuf *out, const struct usdt_provider *pv,
 				  const struct usdt_probe *p)
 {
 	char *dname = usdt_probe_dtrace_name(p->name);
 
-	sb_puts(out, "/* ");
+	usdt_sb_puts(out, "/* ");
 	put_comment_text(out, pv->name);
-	sb_puts(out, ":::");
+	usdt_sb_puts(out, ":::");
 	put_comment_text(out, dname ? dname : p->name);
-	sb_puts(out, "  probe ");
+	usdt_sb_puts(out, "  probe ");
 	put_comment_text(out, p->name);
-	sb_putc(out, '(');
+	usdt_sb_putc(out, '(');
 	put_arg_list(out, p->args, p->nargs);
-	sb_putc(out, ')');
+	usdt_sb_putc(out, ')');
 	if (has_translation(p)) {
-		sb_puts(out, " : (");
+		usdt_sb_puts(out, " : (");
 		put_arg_list(out, p->xargs, p->nxargs);
-		sb_putc(out, ')');
+		usdt_sb_putc(out, ')');
 	}
-	sb_puts(out, " */\n");
+	usdt_sb_puts(out, " */\n");
 	free(dname);
 }
 
-static void put_params(struct sbuf *out, size_t n)
+static void put_params(struct usdt_sbuf *out, size_t n)
 {
 	size_t i;
 
 	for (i = 1; i <= n; i++) {
-		sb_puts(out, i > 1 ? ", arg" : "arg");
+		usdt_sb_puts(out, i > 1 ? ", arg" : "arg");
 		put_uint(out, i);
 	}
 }
 
-static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const struct usdt_probe *p,
-		      struct usdt_diag *diag)
+static int emit_probe(struct usdt_sbuf *out, const struct usdt_provider *pv,
+		      const struct usdt_probe *p, struct usdt_diag *diag)
 {
 	char *macro = usdt_probe_macro_name(pv->name, p->name);
 	char *sem = usdt_probe_semaphore_name(pv->name, p->name);
@@ -327,23 +327,23 @@ static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const st
 		return -1;
 	}
 
-	sb_putc(out, '\n');
+	usdt_sb_putc(out, '\n');
 	put_signature_comment(out, pv, p);
 	PUT(out, "__extension__ extern unsigned short ", sem,
 	    " __attribute__((__unused__, __section__(\".probes\"), "
 	    "__visibility__(\"hidden\")));\n#define ",
 	    macro, "(");
 	put_params(out, p->nargs);
-	sb_puts(out, ") \\\n");
+	usdt_sb_puts(out, ") \\\n");
 	if (p->nargs > USDT_SDT_MAX_ARGS) {
 		/* Fails where used, naming the probe; see the theory. */
 		PUT(out, "do { \\\n\t(void)usdt_error_probe_", pv->name, "_", p->name, "_has_");
 		put_uint(out, p->nargs);
-		sb_puts(out, "_arguments_but_sdt_sites_carry_at_most_");
+		usdt_sb_puts(out, "_arguments_but_sdt_sites_carry_at_most_");
 		put_uint(out, USDT_SDT_MAX_ARGS);
-		sb_puts(out, "; \\\n} while (0)\n");
+		usdt_sb_puts(out, "; \\\n} while (0)\n");
 	} else {
-		sb_puts(out, "do { \\\n");
+		usdt_sb_puts(out, "do { \\\n");
 		for (i = 0; i < p->nargs; i++) {
 			char buf[512];
 			const char *t = check_type(&p->args[i], buf, sizeof(buf));
@@ -354,18 +354,18 @@ static int emit_probe(struct sbuf *out, const struct usdt_provider *pv, const st
 			put_uint(out, i + 1);
 			PUT(out, ", \"", pv->name, ":", dname ? dname : p->name, "\", ");
 			put_uint(out, i + 1);
-			sb_puts(out, "); \\\n");
+			usdt_sb_puts(out, "); \\\n");
 		}
 		if (p->nargs == 0) {
 			PUT(out, "\tSTAP_PROBE(", pv->name, ", ", p->name, "); \\\n");
 		} else {
-			sb_puts(out, "\tSTAP_PROBE");
+			usdt_sb_puts(out, "\tSTAP_PROBE");
 			put_uint(out, p->nargs);
 			PUT(out, "(", pv->name, ", ", p->name, ", ");
 			put_params(out, p->nargs);
-			sb_puts(out, "); \\\n");
+			usdt_sb_puts(out, "); \\\n");
 		}
-		sb_puts(out, "} while (0)\n");
+		usdt_sb_puts(out, "} while (0)\n");
 	}
 	PUT(out, "#define ", macro, "_ENABLED() \\\n\t__usdt_hdr_enabled(", sem, ")\n");
 	free(macro);
@@ -706,7 +706,7 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 	 * stdio's per-call cost (format parsing, locking) was most of the
 	 * emitter's time.
 	 */
-	struct sbuf ob = {NULL, 0, 0, false}, *out = &ob;
+	struct usdt_sbuf ob = {NULL, 0, 0, false}, *out = &ob;
 	char *guard;
 	size_t i, j;
 
@@ -718,7 +718,8 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		return -1;
 	}
 
-	sb_puts(out, "/*\n"
+	usdt_sb_puts(out,
+		     "/*\n"
 		     " * Generated by usdtkit's dtrace -h: do not edit.\n"
 		     " *\n"
 		     " * For each probe NAME of provider PROV: PROV_NAME(args...) fires the probe\n"
@@ -727,18 +728,18 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		     " * checked at compile time; every argument is evaluated exactly once.\n"
 		     " */\n");
 	PUT(out, "#ifndef ", guard, "\n#define ", guard, "\n\n");
-	sb_puts(out, prologue);
-	sb_puts(out, type_checks);
-	sb_puts(out, type_checks_c);
-	sb_puts(out, type_checks_c_ptr);
-	sb_puts(out, prologue_end);
+	usdt_sb_puts(out, prologue);
+	usdt_sb_puts(out, type_checks);
+	usdt_sb_puts(out, type_checks_c);
+	usdt_sb_puts(out, type_checks_c_ptr);
+	usdt_sb_puts(out, prologue_end);
 
 	for (i = 0; i < prog->nproviders; i++) {
 		const struct usdt_provider *pv = &prog->providers[i];
 
-		sb_puts(out, "\n/* provider ");
+		usdt_sb_puts(out, "\n/* provider ");
 		put_comment_text(out, pv->name);
-		sb_puts(out, " */\n");
+		usdt_sb_puts(out, " */\n");
 		for (j = 0; j < pv->nprobes; j++) {
 			const struct usdt_probe *p = &pv->probes[j];
 
@@ -757,7 +758,7 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		}
 	}
 
-	sb_puts(out, epilogue);
+	usdt_sb_puts(out, epilogue);
 	PUT(out, "\n#endif /* ", guard, " */\n");
 	free(guard);
 	if (ob.oom) {

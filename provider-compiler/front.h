@@ -11,23 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "strbuf.h"
 #include "usdt_provider.h"
 
 /* ---- strings ---------------------------------------------------------- */
-
-/* A growable string; `oom` is sticky so callers check once at the end. */
-struct sbuf {
-	char *s;
-	size_t len, cap;
-	bool oom;
-};
-
-void sb_putn(struct sbuf *b, const char *s, size_t n);
-void sb_puts(struct sbuf *b, const char *s);
-void sb_putc(struct sbuf *b, char c);
-/* Hands the string over (NULL after an allocation failure) and resets b. */
-char *sb_take(struct sbuf *b);
-void sb_free(struct sbuf *b);
 
 char *fe_strndup(const char *s, size_t n);
 

@@ -28,11 +28,11 @@ static bool is_qualifier(const struct token *t)
 	       tok_is(t, "__volatile__");
 }
 
-static void spell_word(struct sbuf *b, const char *s, size_t n)
+static void spell_word(struct usdt_sbuf *b, const char *s, size_t n)
 {
 	if (b->len && b->s[b->len - 1] != '(' && b->s[b->len - 1] != '[')
-		sb_putc(b, ' ');
-	sb_putn(b, s, n);
+		usdt_sb_putc(b, ' ');
+	usdt_sb_putn(b, s, n);
 }
 
 static const char *kind_word(enum base_kind k)
@@ -99,7 +99,7 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 			continue;
 		}
 		if (!parse_specs(ps, &m)) {
-			sb_free(&m.spell);
+			usdt_sb_free(&m.spell);
 			error_tok(ps, &ps->cur, "expected a member declaration, found %s",
 				  tok_desc(&ps->cur, buf, sizeof(buf)));
 			skip_statement(ps);
@@ -117,7 +117,7 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 			} else {
 				parse_declarator(ps, &one, false);
 			}
-			sb_free(&one.spell);
+			usdt_sb_free(&one.spell);
 			if (at_punct(ps, ':')) {
 				/* Bit-fields: their layout is the compiler's business. */
 				known = false;
@@ -145,7 +145,7 @@ static void parse_struct_body(struct parser *ps, struct tag *tag)
 				break;
 			advance(ps);
 		}
-		sb_free(&m.spell);
+		usdt_sb_free(&m.spell);
 		if (at_punct(ps, ';')) {
 			advance(ps);
 		} else {
@@ -186,7 +186,7 @@ static void parse_tag_spec(struct parser *ps, struct decl *d)
 		spell_word(&d->spell, name.start, name.len);
 		tag = types_tag(&ps->fe->types, kind, name.start, name.len);
 	} else if (at_punct(ps, '{')) {
-		sb_puts(&d->spell, " {...}");
+		usdt_sb_puts(&d->spell, " {...}");
 		tag = types_tag(&ps->fe->types, kind, NULL, 0);
 	} else {
 		error_tok(ps, &ps->cur, "expected a name or '{' after '%s'", kind_word(kind));
@@ -363,7 +363,7 @@ unknown:
 }
 
 /* Appends the source text of [from, to) with whitespace runs folded. */
-static void spell_source(struct sbuf *b, const char *from, const char *to)
+static void spell_source(struct usdt_sbuf *b, const char *from, const char *to)
 {
 	bool space = false;
 
@@ -373,9 +373,9 @@ static void spell_source(struct sbuf *b, const char *from, const char *to)
 			continue;
 		}
 		if (space && b->len && b->s[b->len - 1] != '(')
-			sb_putc(b, ' ');
+			usdt_sb_putc(b, ' ');
 		space = false;
-		sb_putc(b, *from);
+		usdt_sb_putc(b, *from);
 	}
 }
 
@@ -403,8 +403,9 @@ void parse_declarator(struct parser *ps, struct decl *d, bool param)
 			} else {
 				d->t.ptr++;
 			}
-			sb_puts(&d->spell,
-				d->spell.len && d->spell.s[d->spell.len - 1] == '*' ? "*" : " *");
+			usdt_sb_puts(&d->spell, d->spell.len && d->spell.s[d->spell.len - 1] == '*'
+						    ? "*"
+						    : " *");
 			advance(ps);
 			continue;
 		}
@@ -502,21 +503,21 @@ void parse_declarator(struct parser *ps, struct decl *d, bool param)
 		dims++;
 	}
 	if (is_func) {
-		struct sbuf s = {0};
+		struct usdt_sbuf s = {0};
 
 		/* Only pointers to functions travel in registers: spell "(*)(...)". */
 		if (d->spell.s)
-			sb_puts(&s, d->spell.s);
+			usdt_sb_puts(&s, d->spell.s);
 		if (fn_ptr) {
 			unsigned i;
 
-			sb_puts(&s, " (");
+			usdt_sb_puts(&s, " (");
 			for (i = 0; i < fn_ptr; i++)
-				sb_putc(&s, '*');
-			sb_putc(&s, ')');
+				usdt_sb_putc(&s, '*');
+			usdt_sb_putc(&s, ')');
 		}
 		spell_source(&s, params_from, params_to);
-		sb_free(&d->spell);
+		usdt_sb_free(&d->spell);
 		d->spell = s;
 		/*
 		 * A function type (typedef'd, or a parameter, which decays) or a
@@ -573,7 +574,7 @@ void parse_typedef(struct parser *ps)
 	if (!parse_specs(ps, &base)) {
 		error_tok(ps, &ps->cur, "expected a type after 'typedef', found %s",
 			  tok_desc(&ps->cur, buf, sizeof(buf)));
-		sb_free(&base.spell);
+		usdt_sb_free(&base.spell);
 		skip_statement(ps);
 		return;
 	}
@@ -589,7 +590,7 @@ void parse_typedef(struct parser *ps)
 		if (d.name.kind != T_IDENT) {
 			error_tok(ps, &ps->cur, "expected a name for the typedef, found %s",
 				  tok_desc(&ps->cur, buf, sizeof(buf)));
-			sb_free(&d.spell);
+			usdt_sb_free(&d.spell);
 			break;
 		}
 		old = types_user_typedef(&ps->fe->types, d.name.start, d.name.len);
@@ -614,12 +615,12 @@ void parse_typedef(struct parser *ps)
 					     d.spell.s ? d.spell.s : "", d.name.loc)) {
 			oom(ps);
 		}
-		sb_free(&d.spell);
+		usdt_sb_free(&d.spell);
 		if (!at_punct(ps, ','))
 			break;
 		advance(ps);
 	}
-	sb_free(&base.spell);
+	usdt_sb_free(&base.spell);
 	if (at_punct(ps, ';')) {
 		advance(ps);
 	} else {
@@ -642,7 +643,7 @@ void parse_tag_declaration(struct parser *ps)
 	struct decl d = {0};
 
 	parse_specs(ps, &d);
-	sb_free(&d.spell);
+	usdt_sb_free(&d.spell);
 	/* Declarators here would be D variables: the consumer's business. */
 	if (at_punct(ps, ';'))
 		advance(ps);

@@ -36,7 +36,7 @@ struct parser {
 /* A declaration's type while it is parsed: resolved type + spelling. */
 struct decl {
 	struct ctype t;
-	struct sbuf spell;
+	struct usdt_sbuf spell;
 	struct token name; /* kind T_EOF when abstract */
 };
 

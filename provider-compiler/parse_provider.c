@@ -56,7 +56,7 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 		} else if (!parse_specs(ps, &d)) {
 			error_tok(ps, &ps->cur, "expected a parameter type, found %s",
 				  tok_desc(&ps->cur, buf, sizeof(buf)));
-			sb_free(&d.spell);
+			usdt_sb_free(&d.spell);
 			ok = false;
 		} else {
 			parse_declarator(ps, &d, true);
@@ -87,7 +87,7 @@ static bool parse_params(struct parser *ps, struct arglist *l, const char *probe
 					l->n++;
 				}
 			}
-			sb_free(&d.spell);
+			usdt_sb_free(&d.spell);
 		}
 		if (at_punct(ps, ',')) {
 			advance(ps);

@@ -1,63 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* Small allocation helpers the front end shares: growable strings and arrays. */
+/* Small allocation helpers the front end shares: strings and growable arrays
+ * (its growable string is the core's: core/strbuf.h). */
 #include "front.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-void sb_putn(struct sbuf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap : 32;
-		char *ns;
-
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		ns = realloc(b->s, cap);
-		if (!ns) {
-			b->oom = true;
-			return;
-		}
-		b->s = ns;
-		b->cap = cap;
-	}
-	memcpy(b->s + b->len, s, n);
-	b->len += n;
-	b->s[b->len] = '\0';
-}
-
-void sb_puts(struct sbuf *b, const char *s)
-{
-	sb_putn(b, s, strlen(s));
-}
-
-void sb_putc(struct sbuf *b, char c)
-{
-	sb_putn(b, &c, 1);
-}
-
-char *sb_take(struct sbuf *b)
-{
-	char *s = b->s;
-
-	if (b->oom) {
-		free(s);
-		s = NULL;
-	} else if (!s) {
-		s = calloc(1, 1);
-	}
-	memset(b, 0, sizeof(*b));
-	return s;
-}
-
-void sb_free(struct sbuf *b)
-{
-	free(b->s);
-	memset(b, 0, sizeof(*b));
-}
 
 char *fe_strndup(const char *s, size_t n)
 {

@@ -336,7 +336,7 @@ void ctype_layout(const struct ctype *t, unsigned *size, unsigned *align)
 /* C's name for t without top-level qualifiers, or NULL. */
 static char *c_spelling(const struct ctype *t)
 {
-	struct sbuf b = {0};
+	struct usdt_sbuf b = {0};
 	unsigned ptr = t->ptr + (t->kind == B_STRING), i;
 	const char *base = t->kind == B_STRING ? "char" : t->c_base;
 
@@ -349,17 +349,17 @@ static char *c_spelling(const struct ctype *t)
 	if (!base)
 		return ptr ? strdup("const volatile void *") : NULL;
 	if (t->base_const && ptr)
-		sb_puts(&b, "const ");
+		usdt_sb_puts(&b, "const ");
 	if (t->base_volatile && ptr)
-		sb_puts(&b, "volatile ");
-	sb_puts(&b, base);
+		usdt_sb_puts(&b, "volatile ");
+	usdt_sb_puts(&b, base);
 	for (i = 0; i < ptr; i++) {
-		sb_puts(&b, b.s[b.len - 1] == '*' ? "*" : " *");
+		usdt_sb_puts(&b, b.s[b.len - 1] == '*' ? "*" : " *");
 		/* Qualifiers of the outermost pointer do not change the value's type. */
 		if (i + 1 < ptr && i < 32 && (t->ptr_const >> i & 1))
-			sb_puts(&b, " const");
+			usdt_sb_puts(&b, " const");
 	}
-	return sb_take(&b);
+	return usdt_sb_take(&b);
 }
 
 int types_to_model(const struct ctype *t, const char *spelling, struct usdt_type *out)

@@ -52,7 +52,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,6 +59,7 @@
 #include <unistd.h>
 
 #include "helperd.h"
+#include "strbuf.h"
 
 #define JOURNAL_MAX (256u << 20) /* read back at most this much */
 #define JOURNAL_HEADER "usdtkit-helperd-journal 1"
@@ -86,60 +86,17 @@ const char *hd_boot_id(void)
 	return boot_id;
 }
 
-/* A growing text buffer for one record. */
-struct buf {
-	char *p;
-	size_t len, cap;
-	bool failed;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	if (b->failed)
-		return;
-	for (;;) {
-		size_t cap;
-		char *np;
-
-		va_start(ap, fmt);
-		n = vsnprintf(b->p ? b->p + b->len : NULL, b->p ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0) {
-			b->failed = true;
-			return;
-		}
-		if (b->p && b->len + (size_t)n < b->cap) {
-			b->len += (size_t)n;
-			return;
-		}
-		cap = b->cap ? b->cap * 2 : 4096;
-		while (cap < b->len + (size_t)n + 1)
-			cap *= 2;
-		np = realloc(b->p, cap);
-		if (!np) {
-			b->failed = true;
-			return;
-		}
-		b->p = np;
-		b->cap = cap;
-	}
-}
-
 /* Appends one whole record, or nothing (cut back to the last whole one). */
-static bool append(struct buf *b)
+static bool append(struct usdt_sbuf *b)
 {
 	size_t done = 0;
 
-	if (jfd < 0 || b->failed) {
-		free(b->p);
+	if (jfd < 0 || b->oom) {
+		usdt_sb_free(b);
 		return false;
 	}
 	while (done < b->len) {
-		ssize_t w = write(jfd, b->p + done, b->len - done);
+		ssize_t w = write(jfd, b->s + done, b->len - done);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -157,7 +114,7 @@ static bool append(struct buf *b)
 				    "after a crash may leave events behind)",
 				    jpath, strerror(e));
 			jwarned = true;
-			free(b->p);
+			usdt_sb_free(b);
 			return false;
 		}
 		done += (size_t)w;
@@ -166,16 +123,16 @@ static bool append(struct buf *b)
 	if (jwarned)
 		hd_info("the state journal %s is written again", jpath);
 	jwarned = false;
-	free(b->p);
+	usdt_sb_free(b);
 	return true;
 }
 
 static bool write_header(uint64_t tag)
 {
-	struct buf b = {0};
+	struct usdt_sbuf b = {0};
 
 	jsize = 0;
-	bprintf(&b, JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
+	usdt_sb_printf(&b, JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
 	return append(&b);
 }
 
@@ -237,7 +194,7 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 			   const struct usdt_notes *n)
 {
 	struct usdt_uprobe_entry *ls = NULL;
-	struct buf b = {0};
+	struct usdt_sbuf b = {0};
 	size_t nls = 0, nwant = 0, npre = 0;
 	bool maybe = false;
 	uint64_t seq = ++jseq;
@@ -258,39 +215,41 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 			if (!strcmp(ls[j].path, path) && wanted(n, ls[j].group, ls[j].off))
 				npre++;
 	}
-	bprintf(&b, "I %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu %zu\n", seq, dev, ino, path,
-		nwant, npre);
+	usdt_sb_printf(&b, "I %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu %zu\n", seq, dev, ino,
+		       path, nwant, npre);
 	for (size_t i = 0; i < n->nsites; i++)
 		if (!n->sites[i].reject)
-			bprintf(&b, "w %s 0x%" PRIx64 "\n", n->sites[i].group, n->sites[i].pc_off);
+			usdt_sb_printf(&b, "w %s 0x%" PRIx64 "\n", n->sites[i].group,
+				       n->sites[i].pc_off);
 	for (size_t j = 0; j < nls && npre; j++)
 		if (!strcmp(ls[j].path, path) && wanted(n, ls[j].group, ls[j].off))
-			bprintf(&b, "x %s %s 0x%" PRIx64 "\n", ls[j].group, ls[j].event, ls[j].off);
-	bprintf(&b, "E %" PRIu64 "\n", seq);
+			usdt_sb_printf(&b, "x %s %s 0x%" PRIx64 "\n", ls[j].group, ls[j].event,
+				       ls[j].off);
+	usdt_sb_printf(&b, "E %" PRIu64 "\n", seq);
 	usdt_tracefs_list_free(ls, nls);
 	return append(&b) ? seq : 0;
 }
 
 void hd_journal_sites(uint64_t seq, const struct hd_module *m)
 {
-	struct buf b = {0};
+	struct usdt_sbuf b = {0};
 
 	if (jfd < 0)
 		return;
 	if (!seq)
 		seq = ++jseq;
-	bprintf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino, m->path,
-		m->nsites);
+	usdt_sb_printf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino,
+		       m->path, m->nsites);
 	for (size_t i = 0; i < m->nsites; i++) {
 		const struct hd_site *s = &m->sites[i];
 
 		if (s->has_ref)
-			bprintf(&b, "s %s %s 0x%" PRIx64 " 0x%" PRIx64 "\n", s->group, s->event,
-				s->off, s->ref);
+			usdt_sb_printf(&b, "s %s %s 0x%" PRIx64 " 0x%" PRIx64 "\n", s->group,
+				       s->event, s->off, s->ref);
 		else
-			bprintf(&b, "s %s %s 0x%" PRIx64 " -\n", s->group, s->event, s->off);
+			usdt_sb_printf(&b, "s %s %s 0x%" PRIx64 " -\n", s->group, s->event, s->off);
 	}
-	bprintf(&b, "F %" PRIu64 "\n", seq);
+	usdt_sb_printf(&b, "F %" PRIu64 "\n", seq);
 	append(&b);
 }
 
