@@ -944,12 +944,16 @@ int main(int argc, char **argv)
 			hd_cfg.max_fds_per_uid =
 			    rl.rlim_cur / 4 > 1u << 30 ? 1u << 30 : (unsigned)(rl.rlim_cur / 4);
 	}
-	/* The descriptor accept() takes back when there is none left (see shed()). */
-	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	/* tracefs is opened by the registry (hd_tracefs_ready): the daemon serves without it. */
 	lfd = listen_socket(hd_cfg.socket_path);
 	if (lfd < 0)
 		return 1;
+	/*
+	 * The descriptor accept() takes back when there is none left (see
+	 * shed()); after the socket, so that a daemon started by hand has its
+	 * socket at descriptor 3, as systemd's is.
+	 */
+	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
 	if (!foreground && daemonize() != 0)
 		return 1;
 	sigemptyset(&mask);

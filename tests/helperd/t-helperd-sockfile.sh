@@ -28,9 +28,8 @@ by_hand() { # LOG ARGS...
 }
 sock_fd3() { # pid: descriptor 3 is a socket (the daemon's listening socket)
 	case $(readlink "/proc/$1/fd/3" 2>/dev/null) in socket:*) return 0 ;; esac
-	# The daemon's spare descriptor (kept for accept's EMFILE) may come
-	# first; the removal is by identity either way, which is what is checked.
-	echo "note: the daemon's descriptor 3 is not its socket"
+	ls -l "/proc/$1/fd" >&2
+	fail "the daemon's descriptor 3 is not its socket"
 }
 
 for sig in TERM INT; do
