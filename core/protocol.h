@@ -180,6 +180,16 @@ static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned l
  * removes the file's events (so a process that read the slot before the
  * withdrawal, and so had mapped the file, is found by that scan).
  *
+ * The daemon holds an open-file-description read lock (F_OFD_SETLK,
+ * F_RDLCK) on the whole file for as long as it lives: the kernel drops it
+ * when the daemon dies, however it dies. A client that finds the board but
+ * no lock on it (F_OFD_GETLK) knows its daemon is gone, and that the socket
+ * beside it is a crashed daemon's, which would refuse the connection: it
+ * asks nothing, and pays neither the maps query nor the refused connect.
+ * The next daemon registers what runs by its start-up scan of /proc.
+ * (Version 1 boards had no lock: a version-1 client ignores this one's board
+ * and asks, as it always could.)
+ *
  * A client never trusts the board for more than "my file's events already
  * exist, skip the REGISTER": it reads it with pread (no mapping that a
  * truncation could turn into SIGBUS), only if the file is a regular file
@@ -189,7 +199,7 @@ static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned l
  */
 #define USDT_BOARD_SUFFIX ".known"
 #define USDT_BOARD_MAGIC 0x44524255u /* "UBRD" in little-endian bytes */
-#define USDT_BOARD_VERSION 1
+#define USDT_BOARD_VERSION 2
 #define USDT_BOARD_WINDOW 8
 #define USDT_BOARD_SLOTS_MAX 65536
 /* A 64-bit constant in C89 (no long long literals): two 32-bit halves. */

@@ -27,6 +27,9 @@
  *     board (protocol.h) lists the file mapped at our note's address, as
  *     PROCMAP_QUERY names it (device, inode, path), its events exist
  *     already: nothing is sent, no round trip (about 4 system calls).
+ *     A board whose daemon is gone (no liveness lock: a crashed daemon's,
+ *     its socket left behind) sends nothing either: the connection would be
+ *     refused, and the next daemon finds us by its start-up scan.
  *     Else REGISTER, and wait for the REPLY so that the probes exist before
  *     the program goes on (a first-seen file);
  *   - fork child: nothing. The child maps the same file, whose events the
@@ -561,9 +564,13 @@ struct usdt_drti_pmq {
  * reads them from maps); the board is read with pread only, and only if it
  * is root's and writable by no one else. Any doubt (an older kernel, a
  * deleted file, a long path, a torn slot) answers 0: ask, as before.
+ * Returns 1 (known: nothing to ask), 0 (ask), or -1: the board has no
+ * daemon, its liveness lock is gone, so the socket beside it is a crashed
+ * daemon's and would refuse the connection: nothing to ask either.
  */
 static int usdt_drti_known(void)
 {
+	struct flock lk;
 	struct usdt_drti_pmq q;
 	struct usdt_board_hdr h;
 	struct usdt_board_slot s[USDT_BOARD_WINDOW];
@@ -589,6 +596,19 @@ static int usdt_drti_known(void)
 	    h.hdr_size != sizeof(h) || h.slot_size != sizeof(s[0]) || h.nslots == 0 ||
 	    h.nslots > USDT_BOARD_SLOTS_MAX)
 		goto out;
+	/*
+	 * Before the maps query: a crashed daemon's board (core/protocol.h,
+	 * the liveness lock) costs one fcntl and spares the query and the
+	 * refused connect.
+	 */
+	for (i = 0; i < sizeof(lk); i++)
+		((unsigned char *)&lk)[i] = 0;
+	lk.l_type = F_WRLCK;
+	lk.l_whence = SEEK_SET;
+	if (fcntl(bfd, F_OFD_GETLK, &lk) == 0 && lk.l_type == F_UNLCK) {
+		r = -1;
+		goto out;
+	}
 	/*
 	 * The name buffer too, not only the query: the kernel fills it, but
 	 * checkers that do not know this ioctl (valgrind 3.19, MemorySanitizer
@@ -626,7 +646,7 @@ static int usdt_drti_known(void)
 		    s[i].check == usdt_board_check(dev, q.inode, hash);
 out:
 	close(bfd);
-	return r != 0;
+	return r < 0 ? -1 : r != 0;
 }
 
 static void usdt_drti_register(const char *what, int with_pid)
@@ -721,6 +741,7 @@ static int usdt_drti_configure(void)
 static void usdt_drti_load(void)
 {
 	struct usdt_drti_line l;
+	int known;
 
 	/* No daemon installed (no socket file): one access(), nothing else. */
 	if (usdt_drti_sun_len && access(usdt_drti_sun.sun_path, F_OK) != 0 &&
@@ -738,11 +759,17 @@ static void usdt_drti_load(void)
 		}
 		return;
 	}
-	/* A file the daemon registered already: its events exist, nothing to ask. */
-	if (usdt_drti_sun_len && usdt_drti_known()) {
+	/*
+	 * A file the daemon registered already: its events exist, nothing to
+	 * ask. A board whose daemon is gone: nobody to ask.
+	 */
+	known = usdt_drti_sun_len ? usdt_drti_known() : 0;
+	if (known) {
 		if (usdt_drti_debug_on) {
 			usdt_drti_begin(&l, "register module", 0);
-			usdt_drti_put(&l, "known to the helper (its board): nothing to ask");
+			usdt_drti_put(&l, known > 0 ? "known to the helper (its board): nothing to ask"
+						    : "the helper's board has no daemon (it crashed): "
+						      "nothing to ask; its next start scans for us");
 			usdt_drti_emit(&l);
 		}
 		return;

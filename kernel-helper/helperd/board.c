@@ -81,6 +81,23 @@ int hd_board_open(const char *socket_path)
 		unlink(tmp);
 		return err;
 	}
+	/*
+	 * The liveness lock (core/protocol.h): an open-file-description lock
+	 * belongs to the open file, which the mapping keeps open after close();
+	 * it goes when the daemon's last reference does, at exit or at a crash.
+	 * The parse workers never hold it: the mapping is not forked and the
+	 * descriptor is closed before any fork.
+	 */
+	struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
+
+	if (fcntl(fd, F_OFD_SETLK, &lk) != 0) {
+		err = -errno;
+		munmap(map, map_len);
+		map = NULL;
+		close(fd);
+		unlink(tmp);
+		return err;
+	}
 	close(fd);
 	memcpy(map, &h, sizeof(h));
 	slots = (struct usdt_board_slot *)((char *)map + sizeof(h));

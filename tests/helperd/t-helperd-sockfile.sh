@@ -9,7 +9,12 @@
 #   2. one systemd passed (socket activation: LISTEN_FDS) is left: it is
 #      systemd's, which listens on it again for the next start;
 #   3. a crash (SIGKILL) leaves it; the next daemon replaces it, serves on
-#      it, and removes it when it stops.
+#      it, and removes it when it stops;
+#   4. a crash leaves the board too, but not its liveness lock
+#      (core/protocol.h): a probed program that starts meanwhile sees the
+#      board without a daemon and asks nothing: no maps query, no refused
+#      connect (strace counts its connect calls: none), while with the live
+#      daemon the same program finds its file on the board.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 # A daemon test like the others of its suite (helperd+kernel): on a machine
@@ -72,4 +77,23 @@ daemon_healthy
 stop_daemon
 [ ! -e "$SOCK" ] || fail "the replacing daemon left its socket"
 echo "ok: a crash's stale socket is replaced at the next start, and removed at its stop"
+
+# 4. The board of a crashed daemon.
+build_progs gcc
+# (the file's events stay after the first start ends: the second finds them)
+HD_LINGER=60 start_daemon
+USDTKIT_DEBUG=1 "$SHORT" 2>"$T/live1.err" || fail "the probed program failed (live daemon)"
+USDTKIT_DEBUG=1 "$SHORT" 2>"$T/live2.err" || fail "the probed program failed (live daemon)"
+expect_grep 'known to the helper' "$T/live2.err" "a second start with the live daemon finds its file on the board"
+daemon_stop KILL 10
+[ -S "$SOCK" ] && [ -f "$SOCK.known" ] || fail "SIGKILL left no socket or no board (the test expects a crash to leave both)"
+USDTKIT_DEBUG=1 strace -f -qq -e trace=connect,ioctl -o "$T/stale.strace" "$SHORT" 2>"$T/stale.err" ||
+	fail "the probed program failed beside a crashed daemon's socket"
+expect_grep "board has no daemon" "$T/stale.err" "drti sees the crashed daemon's board"
+if grep -E '^[0-9]+ +(connect|ioctl)\(' "$T/stale.strace" | grep -vE 'TCGETS|TIOCGWINSZ'; then
+	fail "beside a crashed daemon's board, the program still queried its maps or connected (above)"
+fi
+cleanup_events
+rm -f "$SOCK" "$SOCK.known"
+echo "ok: a crashed daemon's board costs a start neither the maps query nor a refused connect"
 exit 0
