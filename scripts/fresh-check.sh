@@ -34,7 +34,9 @@
 # missing package. Mirror: USDTKIT_FRESH_MIRROR (default the first deb.debian
 # style URI of the host's apt sources, else http://deb.debian.org/debian);
 # the chroot gets the host's apt sources (main, updates, security) when they
-# exist. Exit 0 when the demo worked and no test failed, 1 otherwise. Its
+# exist. USDTKIT_FRESH_TESTLOG=FILE: the plain run's testlog.json copied
+# there (scripts/test.sh sets it under USDTKIT_PLAIN_IN_FRESH=1). Exit 0
+# when the demo worked and no test failed, 1 otherwise. Its
 # cost is in tests/fresh/in-chroot.sh; meson runs it as the test
 # fresh/fresh-debian12 in the plain run of scripts/test.sh (README.md,
 # "Building by hand").
@@ -87,6 +89,12 @@ step "testing commit $commit in $root, at /tmp/usdtkit"
 
 rc=0
 CHROOT_SYS=1 chroot_run "$root" bash /tmp/usdtkit/tests/fresh/in-chroot.sh || rc=$?
+# scripts/test.sh under USDTKIT_PLAIN_IN_FRESH=1 (CI) counts the tests of
+# the plain run inside one by one: their log, out of the chroot.
+if [ -n "${USDTKIT_FRESH_TESTLOG:-}" ]; then
+	cp "$root/tmp/usdtkit/build/meson-logs/testlog.json" "$USDTKIT_FRESH_TESTLOG" ||
+		echo "fresh-check: the plain run inside left no test log" >&2
+fi
 
 if [ -n "$cache" ]; then
 	chroot_keep_debs "$root"

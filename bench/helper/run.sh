@@ -7,8 +7,9 @@
 # the top of main to a pipe), in rounds that run every variant once in
 # random order; "added" is the median of the per-round differences with
 # the same program under USDTKIT_DISABLE=1. Variants: our -G object with no
-# daemon (no socket), with a stale socket (a crashed daemon's: nobody
-# listens), with the stand-in tests/drti/fakehelperd (answers at
+# daemon (no socket), with a stale socket and no board (nobody listens),
+# with a crashed daemon's socket and board (SIGKILLed: its board's liveness
+# lock gone), with the stand-in tests/drti/fakehelperd (answers at
 # once: what drti itself costs when the daemon is fast), with the real
 # usdtkit-helperd (module already known: a warm-up round registers it first)
 # when it is built and we are root; and SystemTap's `dtrace -G` object, which
@@ -106,6 +107,20 @@ if [ -x "$helperd" ] && [ "$(id -u)" -eq 0 ] && [ -e /sys/kernel/tracing/uprobe_
 	pids="$pids $daemon"
 	wait_socket "$w/d.sock" "$daemon" || { echo "usdtkit-helperd did not start:" >&2; cat "$w/d.log" >&2; daemon=""; }
 fi
+# A crashed daemon: socket and board left, the board's liveness lock gone
+# (core/protocol.h): drti asks nothing.
+crashed=""
+if [ -n "$daemon" ]; then
+	"$helperd" -f --socket "$w/crashed.sock" --state "$w/c.state" 2>"$w/c.log" &
+	cpid=$!
+	if wait_socket "$w/crashed.sock" "$cpid" && sleep 0.2 && [ -f "$w/crashed.sock.known" ]; then
+		kill -KILL "$cpid"
+		wait "$cpid" 2>/dev/null || true
+		crashed=1
+	else
+		kill "$cpid" 2>/dev/null || true
+	fi
+fi
 [ -n "$daemon" ] || echo "note: usdtkit-helperd not run (not built, not root or no tracefs): its rows are absent" >&2
 
 # One process keeps the module registered with the daemon throughout, so that
@@ -127,6 +142,7 @@ specs=("disabled|USDTKIT_DISABLE=1|$w/target"
 	"fake|USDTKIT_HELPER_SOCKET=$w/fake.sock|$w/target")
 specs+=("libdisabled|USDTKIT_DISABLE=1|$w/libtarget"
 	"libnodaemon|USDTKIT_HELPER_SOCKET=$w/absent.sock|$w/libtarget")
+[ -z "$crashed" ] || specs+=("crashed|USDTKIT_HELPER_SOCKET=$w/crashed.sock|$w/target")
 [ -z "$daemon" ] || specs+=("daemon|USDTKIT_HELPER_SOCKET=$w/d.sock|$w/target"
 	"firstseen|USDTKIT_HELPER_SOCKET=$w/d.sock|+$w/target"
 	"libdaemon|USDTKIT_HELPER_SOCKET=$w/d.sock|$w/libtarget")
@@ -143,6 +159,7 @@ ctor_n=$(((rounds * 5) > 100000 ? 100000 : rounds * 5))
 	ctor disabled USDTKIT_DISABLE=1 | grep ' load '
 	ctor nodaemon USDTKIT_HELPER_SOCKET="$w/absent.sock"
 	ctor stale USDTKIT_HELPER_SOCKET="$w/stale.sock"
+	[ -z "$crashed" ] || ctor crashed USDTKIT_HELPER_SOCKET="$w/crashed.sock"
 	ctor fake USDTKIT_HELPER_SOCKET="$w/fake.sock"
 	[ -z "$daemon" ] || ctor daemon USDTKIT_HELPER_SOCKET="$w/d.sock"
 } >ctor.txt
@@ -161,6 +178,7 @@ cold_n=$(((rounds / 2) | 1))
 		awk '{ a[NR] = $1 } END { printf "disabled cold %s %s\n", a[int((NR + 1) / 2)], a[int(NR * 0.9)] }'
 	cold nodaemon USDTKIT_HELPER_SOCKET="$w/absent.sock"
 	cold stale USDTKIT_HELPER_SOCKET="$w/stale.sock"
+	[ -z "$crashed" ] || cold crashed USDTKIT_HELPER_SOCKET="$w/crashed.sock"
 	cold fake USDTKIT_HELPER_SOCKET="$w/fake.sock"
 	[ -z "$daemon" ] || cold daemon USDTKIT_HELPER_SOCKET="$w/d.sock"
 } >>ctor.txt
@@ -235,7 +253,8 @@ label() {
 	disabled) echo "usdtkit -G, USDTKIT_DISABLE=1 (reference)" ;;
 	stap) echo "SystemTap dtrace -G (registers nothing)" ;;
 	nodaemon) echo "usdtkit -G, no daemon (no socket)          target <= 3" ;;
-	stale) echo "usdtkit -G, stale socket (a crashed daemon's)" ;;
+	stale) echo "usdtkit -G, stale socket, no board (refused connect)" ;;
+	crashed) echo "usdtkit -G, a crashed daemon's socket and board" ;;
 	fake) echo "usdtkit -G, stand-in server (answers at once)" ;;
 	daemon) echo "usdtkit -G, usdtkit-helperd, module known  target <= 30" ;;
 	firstseen) echo "usdtkit -G, usdtkit-helperd, first-seen file  target <= 150" ;;
@@ -261,13 +280,15 @@ label3() {
 	case "$1 $2" in
 	"disabled cold") echo "constructor, cold, USDTKIT_DISABLE=1" ;;
 	"nodaemon cold") echo "constructor, cold, no daemon            target <= 3" ;;
-	"stale cold") echo "constructor, cold, stale socket (refused connect)" ;;
+	"stale cold") echo "constructor, cold, stale socket, no board (refused connect)" ;;
+	"crashed cold") echo "constructor, cold, crashed daemon's socket + board (no lock)" ;;
 	"fake cold") echo "constructor, cold, stand-in server" ;;
 	"daemon cold") echo "constructor, cold, usdtkit-helperd, module known  target <= 30" ;;
 	"disabled load") echo "load, USDTKIT_DISABLE=1 (environment scan only)" ;;
 	"nodaemon load") echo "load, warm, no daemon: access() of the socket path" ;;
-	"nodaemon dlclose"|"nodaemon board"|"fake board"|"stale dlclose"|"stale board") echo "" ;;
-	"stale load") echo "load, warm, stale socket: board miss + refused connect" ;;
+	"nodaemon dlclose"|"nodaemon board"|"fake board"|"stale dlclose"|"stale board"|"crashed dlclose"|"crashed board") echo "" ;;
+	"stale load") echo "load, warm, stale socket, no board: refused connect" ;;
+	"crashed load") echo "load, warm, crashed daemon's board: no lock, nothing asked" ;;
 	"fake load") echo "load, warm, stand-in server (no board): REGISTER + answer" ;;
 	"fake dlclose") echo "dlclose, stand-in server: UNREGISTER + answer" ;;
 	"daemon load") echo "load, warm, usdtkit-helperd, module known (board hit)" ;;
