@@ -589,18 +589,19 @@ static int usdt_drti_known(void)
 	bfd = open(usdt_drti_board, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (bfd < 0)
 		return 0;
-	r = 0;
-	if (fstat(bfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 022) != 0 || pread(bfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
-	    h.magic != USDT_BOARD_MAGIC || h.version != USDT_BOARD_VERSION ||
-	    h.hdr_size != sizeof(h) || h.slot_size != sizeof(s[0]) || h.nslots == 0 ||
-	    h.nslots > USDT_BOARD_SLOTS_MAX)
-		goto out;
 	/*
-	 * Before the maps query: a crashed daemon's board (core/protocol.h,
-	 * the liveness lock) costs one fcntl and spares the query and the
-	 * refused connect.
+	 * Then the liveness lock (core/protocol.h): a crashed daemon's board
+	 * costs a pread and an fcntl, and spares the maps query and the
+	 * refused connect. Only a version-2 board has the lock (an older
+	 * daemon's never does: then ask). Nothing else of the file is used for
+	 * it, so who owns it does not matter yet: the worst a board not to
+	 * trust can do here is what a missing daemon does, leave this module
+	 * unregistered.
 	 */
+	r = 0;
+	if (pread(bfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != USDT_BOARD_MAGIC ||
+	    h.version != USDT_BOARD_VERSION)
+		goto out;
 	for (i = 0; i < sizeof(lk); i++)
 		((unsigned char *)&lk)[i] = 0;
 	lk.l_type = F_WRLCK;
@@ -609,6 +610,10 @@ static int usdt_drti_known(void)
 		r = -1;
 		goto out;
 	}
+	if (fstat(bfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
+	    (st.st_mode & 022) != 0 || h.hdr_size != sizeof(h) || h.slot_size != sizeof(s[0]) ||
+	    h.nslots == 0 || h.nslots > USDT_BOARD_SLOTS_MAX)
+		goto out;
 	/*
 	 * The name buffer too, not only the query: the kernel fills it, but
 	 * checkers that do not know this ioctl (valgrind 3.19, MemorySanitizer

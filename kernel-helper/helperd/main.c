@@ -975,7 +975,12 @@ int main(int argc, char **argv)
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
 	hd_registry_init(&t, epfd);
-	/* Before recovery, which publishes what it registers. */
+	/*
+	 * Before recovery, which publishes what it registers, and before its
+	 * /proc scan: a process that found a crashed predecessor's board (no
+	 * liveness lock: it asks nothing, core/protocol.h) read it before this
+	 * one replaced it, so had mapped its file already, and the scan finds it.
+	 */
 	if (!no_board && (opt = hd_board_open(hd_cfg.socket_path)) != 0)
 		hd_warn("cannot create the board %s%s: %s (going on: every process asks)",
 			hd_cfg.socket_path, USDT_BOARD_SUFFIX, strerror(-opt));
