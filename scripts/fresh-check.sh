@@ -87,6 +87,13 @@ git clone -q "$top" "$root/tmp/usdtkit" && git -C "$root/tmp/usdtkit" checkout -
 	{ echo "fresh-check: FAIL: cannot clone $top at $commit" >&2; exit 1; }
 step "testing commit $commit in $root, at /tmp/usdtkit"
 
+# The chroot starts with an empty environment (chroot_run): what
+# in-chroot.sh reads of the caller's, by hand, goes in a file.
+{
+	[ -z "${USDTKIT_FRESH_RUNS+x}" ] || printf 'USDTKIT_FRESH_RUNS=%s\n' "$USDTKIT_FRESH_RUNS"
+	[ -z "${USDTKIT_FRESH_SKIP_SUITES+x}" ] || printf 'USDTKIT_FRESH_SKIP_SUITES=%s\n' "$USDTKIT_FRESH_SKIP_SUITES"
+} >"$root/tmp/usdtkit-fresh.env"
+
 rc=0
 CHROOT_SYS=1 chroot_run "$root" bash /tmp/usdtkit/tests/fresh/in-chroot.sh || rc=$?
 # scripts/test.sh under USDTKIT_PLAIN_IN_FRESH=1 (CI) counts the tests of

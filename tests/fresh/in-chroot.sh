@@ -42,6 +42,10 @@ fi
 tail -5 demo.log
 took "sh scripts/demo.sh (deps.sh, the build, the demo)"
 
+# USDTKIT_FRESH_RUNS and USDTKIT_FRESH_SKIP_SUITES of fresh-check.sh's caller.
+while IFS='=' read -r k v; do
+	case $k in USDTKIT_FRESH_RUNS | USDTKIT_FRESH_SKIP_SUITES) export "$k=$v" ;; esac
+done </tmp/usdtkit-fresh.env 2>/dev/null || true
 runs=${USDTKIT_FRESH_RUNS:-plain}
 skip=${USDTKIT_FRESH_SKIP_SUITES-fresh packaging realworld}
 echo "fresh: USDTKIT_RUNS='$runs' USDTKIT_SKIP_SUITES='$skip' sh scripts/test.sh"
