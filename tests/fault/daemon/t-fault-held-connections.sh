@@ -13,9 +13,12 @@ need_tracefs
 build_progs gcc
 chmod 755 "$T" # the socket is reachable by uid nobody
 N=10000
-# The drti timeout the programs below run with: 5x drti's default, a margin
-# for this shared 2-core machine (the registration itself takes well under 1 ms).
-DRTI_MS=500
+# The drti timeout the programs below run with: 15x drti's default, a margin
+# for this shared 2-core machine (the registration itself takes well under
+# 1 ms; 500 ms ran out once at a load average of 9, with the 2 x 10,000
+# holders reconnecting beside it). What is checked is that the daemon
+# answers while the caps are held, within the timeout the program has.
+DRTI_MS=$(bound_ms 1500)
 # --no-board: every start asks (REGISTER is what this test puts under fault)
 HD_DEBUG= start_daemon --no-board
 
