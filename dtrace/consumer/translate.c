@@ -29,13 +29,20 @@
  * every aggregation is printed for the exit dump and every map cleared, so
  * bpftrace's own exit dump is empty.
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
+#include <libelf.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "d.h"
+#include "notes.h"
 
 struct var {
 	char *key; /* "g:name", "s:name", "t:name" */
@@ -52,6 +59,19 @@ struct leaves {
 	size_t n;
 };
 
+/*
+ * The sites of one USDT probe in its file, read from the file's notes when
+ * an argument past the sixth is used (bpftrace 0.17 decodes arg0..arg5 only).
+ */
+struct psites {
+	const struct dt_probe *probe;
+	struct usdt_notes *notes; /* NULL: could not be read (why) */
+	const struct usdt_site **v;
+	size_t n;
+	char *path;
+	char why[400];
+};
+
 struct tr {
 	struct dt_program *prog;
 	struct dt_probes *probes;
@@ -63,6 +83,8 @@ struct tr {
 	struct var *vars;
 	size_t nvars;
 	bool failed;
+	struct psites *ps; /* per USDT probe whose sites were read */
+	size_t nps;
 	bool infer;  /* the inference pass: no output, no errors */
 	bool lvalue; /* writing the variable being assigned */
 };
@@ -241,6 +263,406 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 	n->is_unsigned = v->is_unsigned;
 }
 
+/* ---- USDT arguments past the sixth: the note's operands, decoded here ---- */
+
+/*
+ * bpftrace 0.17 decodes arg0..arg5 of an x86-64 USDT probe and refuses the
+ * rest. The note says where every argument is (`-4@-20(%rbp)`, `8@%rax`,
+ * `-4@$5`, `8@16(%rsp)`, `8@g_var(%rip)`): an argument past the sixth is
+ * read here from the probe's registers (`reg()`: a uprobe sees them as they
+ * are at the site) and the memory they point to. The probe is still
+ * bpftrace's `usdt:` one (it attaches every site and holds the semaphore);
+ * when the sites of a probe place an argument differently, the site that
+ * fired is told by the low 12 bits of the instruction pointer, which a
+ * load address (page aligned) leaves alone. A symbol (`g(%rip)`) is the
+ * file's: its run-time address is the site's plus their link-time distance.
+ */
+
+static int elf_symbol(const char *path, const char *name, uint64_t *value)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	Elf *e;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	/* .symtab first (it has the static ones), then .dynsym */
+	for (int pass = 0; e && pass < 2 && rc; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while (rc && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			n = sh.sh_size / sh.sh_entsize;
+			for (i = 0; d && i < n; i++) {
+				GElf_Sym sym;
+				const char *s;
+
+				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+					continue;
+				s = elf_strptr(e, sh.sh_link, sym.st_name);
+				if (s && !strcmp(s, name)) {
+					*value = sym.st_value;
+					rc = 0;
+					break;
+				}
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+static struct psites *probe_sites(struct tr *t, const struct dt_probe *p)
+{
+	struct psites ps;
+	const char *prov, *name;
+	char err[200], *path;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < t->nps; i++)
+		if (t->ps[i].probe == p)
+			return &t->ps[i];
+	memset(&ps, 0, sizeof(ps));
+	ps.probe = p;
+	/* "usdt:PATH:provider:name" (the path may hold ':') */
+	path = dt_xstrdup(p->bt + 5);
+	name = strrchr(path, ':');
+	if (name) {
+		*(char *)name++ = '\0';
+		prov = strrchr(path, ':');
+		if (prov)
+			*(char *)prov++ = '\0';
+	}
+	ps.path = path;
+	if (!name || !prov) {
+		snprintf(ps.why, sizeof(ps.why), "the probe's file is not known");
+		goto out;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || (p->ino && (st.st_ino != p->ino || st.st_dev != p->dev))) {
+		snprintf(ps.why, sizeof(ps.why), "%s cannot be read again (%s)", path,
+			 fd < 0 ? strerror(errno) : "it was replaced");
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if (usdt_notes_read(fd, NULL, &ps.notes, err, sizeof(err))) {
+		snprintf(ps.why, sizeof(ps.why), "%s: %s", path, err);
+		ps.notes = NULL;
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	for (i = 0; i < ps.notes->nsites; i++) {
+		const struct usdt_site *s = &ps.notes->sites[i];
+
+		if (!s->provider || !s->name || strcmp(s->provider, prov) || strcmp(s->name, name))
+			continue;
+		if (s->reject) {
+			snprintf(ps.why, sizeof(ps.why), "a site of the probe in %s is not read (%s)",
+				 path, s->reject);
+			usdt_notes_free(ps.notes);
+			ps.notes = NULL;
+			goto out;
+		}
+		DT_PUSH(ps.v, ps.n, s);
+	}
+	if (!ps.n && ps.notes) {
+		snprintf(ps.why, sizeof(ps.why), "no site of the probe in %s", path);
+		usdt_notes_free(ps.notes);
+		ps.notes = NULL;
+	}
+out:
+	DT_PUSH(t->ps, t->nps, ps);
+	return &t->ps[t->nps - 1];
+}
+
+/* bpftrace's reg() name of an x86-64 register as the assembler writes it. */
+static const char *bt_reg(const char *s, size_t n)
+{
+	char name[8];
+	unsigned width;
+	const char *f;
+
+	if (n == 0 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (!strcmp(name, "rip") || !strcmp(name, "eip"))
+		return NULL;
+	f = usdt_reg_fetch_name(USDT_ARCH_X86_64, name, &width);
+	return f ? f + 1 : NULL; /* "%ax" -> "ax" */
+}
+
+static bool parse_i64(const char *s, size_t n, int64_t *v)
+{
+	char buf[32], *end;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoll(buf, &end, 0);
+	return !errno && !*end;
+}
+
+/*
+ * Argument k of a site as a bpftrace int64 expression, in out; or false
+ * with why (what in the operand cannot be read).
+ */
+static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsigned k,
+		     struct dt_buf *out, char *why, size_t whylen)
+{
+	static const char *const stype[] = {"", "int8", "int16", "", "int32", "", "", "", "int64"};
+	const char *s = site->args ? site->args : "", *e = NULL, *at, *open;
+	unsigned size, i;
+	bool is_signed = false;
+	struct dt_buf v = {0};
+
+	for (i = 0; i <= k; i++) {
+		s = usdt_argspec_next(i ? e : s, &e);
+		if (!s) {
+			/* the site passes fewer arguments: DTrace reads 0 */
+			dt_buf_printf(out, "(int64)0");
+			return true;
+		}
+	}
+	snprintf(why, whylen, "operand '%.*s'", (int)(e - s), s);
+	at = memchr(s, '@', (size_t)(e - s));
+	if (!at)
+		return false;
+	if (*s == '-')
+		is_signed = true, s++;
+	if (at - s != 1 || !strchr("1248", *s)) {
+		snprintf(why + strlen(why), whylen - strlen(why),
+			 ": a size other than 1, 2, 4, 8 (a floating-point argument?)");
+		return false;
+	}
+	size = (unsigned)(*s - '0');
+	s = at + 1;
+	if (*s == '%') {
+		const char *r = bt_reg(s + 1, (size_t)(e - s - 1));
+
+		if (!r) {
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 ": a register bpftrace's reg() does not read");
+			return false;
+		}
+		dt_buf_printf(&v, "reg(\"%s\")", r);
+	} else if (*s == '$') {
+		int64_t c;
+
+		if (!parse_i64(s + 1, (size_t)(e - s - 1), &c)) {
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 ": a constant that is not an integer");
+			return false;
+		}
+		if (size < 8) {
+			uint64_t m = (UINT64_C(1) << (size * 8)) - 1, u = (uint64_t)c & m;
+
+			c = is_signed && (u >> (size * 8 - 1)) ? (int64_t)(u | ~m) : (int64_t)u;
+		}
+		dt_buf_add(out, "(int64)", 7);
+		emit_i64(out, c);
+		return true;
+	} else if ((open = memchr(s, '(', (size_t)(e - s))) && e[-1] == ')') {
+		/* disp(%base), sym+N(%rip), disp(%base,%index,scale), (,%index,scale) */
+		const char *in = open + 1, *comma = memchr(in, ',', (size_t)(e - 1 - in));
+		const char *bend = comma ? comma : e - 1;
+		int64_t disp = 0;
+
+		if (bend - in == 4 && !strncmp(in, "%rip", 4) && !comma) {
+			const char *plus = NULL, *q;
+			uint64_t symv;
+			int64_t add = 0;
+			char sym[256];
+
+			for (q = s; q < open; q++)
+				if ((*q == '+' || *q == '-') && q > s)
+					plus = q;
+			if (parse_i64(s, (size_t)(open - s), &disp) || open == s ||
+			    (size_t)((plus ? plus : open) - s) >= sizeof(sym) ||
+			    (plus && !parse_i64(plus, (size_t)(open - plus), &add))) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": not a symbol's address relative to %%rip");
+				return false;
+			}
+			snprintf(sym, sizeof(sym), "%.*s", (int)((plus ? plus : open) - s), s);
+			if (elf_symbol(ps->path, sym, &symv)) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": symbol '%s' is not in %s's symbol table", sym,
+					 ps->path);
+				return false;
+			}
+			/* run time: the site's address plus the link-time distance */
+			dt_buf_printf(&v, "*(%s*)(reg(\"ip\") + ", stype[size]);
+			emit_i64(&v, (int64_t)(symv + (uint64_t)add - site->pc));
+			dt_buf_add(&v, ")", 1);
+		} else {
+			const char *base = NULL;
+
+			if (open > s && !parse_i64(s, (size_t)(open - s), &disp)) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": a displacement that is not an integer");
+				return false;
+			}
+			if (bend > in && (*in != '%' || !(base = bt_reg(in + 1, (size_t)(bend - in - 1))))) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": a base register bpftrace's reg() does not read");
+				return false;
+			}
+			dt_buf_printf(&v, "*(%s*)(", stype[size]);
+			if (base)
+				dt_buf_printf(&v, "reg(\"%s\") + ", base);
+			if (comma) {
+				const char *ix = comma + 1, *c2 = memchr(ix, ',', (size_t)(e - 1 - ix));
+				const char *index;
+				int64_t scale = 1;
+
+				if (*ix != '%' ||
+				    !(index = bt_reg(ix + 1, (size_t)((c2 ? c2 : e - 1) - ix - 1))) ||
+				    (c2 && (!parse_i64(c2 + 1, (size_t)(e - 1 - c2 - 1), &scale) ||
+					    (scale != 1 && scale != 2 && scale != 4 && scale != 8)))) {
+					dt_free(v.s);
+					snprintf(why + strlen(why), whylen - strlen(why),
+						 ": an index or scale that cannot be read");
+					return false;
+				}
+				dt_buf_printf(&v, "reg(\"%s\") * %" PRId64 " + ", index, scale);
+			}
+			emit_i64(&v, disp);
+			dt_buf_add(&v, ")", 1);
+		}
+	} else {
+		snprintf(why + strlen(why), whylen - strlen(why), ": an operand form not known");
+		return false;
+	}
+	/* the value as a 64-bit integer, signed or not as the note says */
+	if (size == 8)
+		dt_buf_printf(out, "(int64)%s", v.s);
+	else if (is_signed)
+		dt_buf_printf(out, "(int64)(%s)%s", stype[size], v.s);
+	else
+		dt_buf_printf(out, "((int64)%s & %s)", v.s,
+			      size == 1 ? "0xff" : size == 2 ? "0xffff" : "0xffffffff");
+	dt_free(v.s);
+	return true;
+}
+
+/*
+ * argK of the USDT probe being written, into o: bpftrace's own argK up to
+ * arg5, else the note's operand decoded for each site.
+ */
+static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt_buf *o)
+{
+	const struct dt_probe *p = t->probe;
+	struct dt_buf *ex = NULL;
+	unsigned *low = NULL;
+	size_t ne = 0, i, j;
+	struct psites *ps;
+
+	if (k >= USDT_SDT_MAX_ARGS) {
+		err(t, n, "arg%u: a USDT probe has at most %d arguments", k, USDT_SDT_MAX_ARGS);
+		return;
+	}
+	if (t->infer || !strcmp(p->bt, "usdt:unmatched")) {
+		dt_buf_printf(o, k <= 5 ? "arg%u" : "(int64)0", k);
+		return;
+	}
+	if (k <= 5) {
+		/*
+		 * bpftrace's own, unless a site has an operand it misreads
+		 * (0.17 reads `g(%rip)` and indexed operands wrongly): those
+		 * are decoded here too.
+		 */
+		bool own = false;
+
+		ps = probe_sites(t, p);
+		for (i = 0; ps->notes && i < ps->n; i++)
+			if (ps->v[i]->arch != USDT_ARCH_X86_64) {
+				own = false;
+				break;
+			} else if (k < ps->v[i]->nargs &&
+				   ps->v[i]->arg[k].kind == USDT_ARG_UNSUPPORTED) {
+				own = true;
+			}
+		if (!own) {
+			dt_buf_printf(o, "arg%u", k);
+			return;
+		}
+	}
+	ps = probe_sites(t, p);
+	if (!ps->notes) {
+		err(t, n, "arg%u of %s:::%s: past the sixth, an argument is read from the probe's "
+			  "note, and %s",
+		    k, p->prov, p->name, ps->why);
+		return;
+	}
+	for (i = 0; i < ps->n; i++) {
+		const struct usdt_site *s = ps->v[i];
+		struct dt_buf b = {0};
+		char why[400];
+
+		if (s->arch != USDT_ARCH_X86_64) {
+			err(t, n,
+			    "arg%u of %s:::%s: arguments past the sixth are decoded on x86-64 only "
+			    "(this file is %s)",
+			    k, p->prov, p->name, usdt_arch_name(s->arch));
+			goto out;
+		}
+		if (!site_arg(ps, s, k, &b, why, sizeof(why))) {
+			err(t, n, "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64 " in %s: %s",
+			    k, p->prov, p->name, s->pc, ps->path, why);
+			dt_free(b.s);
+			goto out;
+		}
+		for (j = 0; j < ne; j++)
+			if (!strcmp(ex[j].s, b.s))
+				break;
+		if (j < ne) {
+			dt_free(b.s);
+			continue;
+		}
+		for (j = 0; j < ne; j++)
+			if (low[j] == (unsigned)(s->pc & 0xfff)) {
+				err(t, n,
+				    "arg%u of %s:::%s: two sites in %s place it differently and "
+				    "cannot be told apart (their addresses end alike: 0x%" PRIx64
+				    ")",
+				    k, p->prov, p->name, ps->path, s->pc);
+				dt_free(b.s);
+				goto out;
+			}
+		ex = dt_xrealloc(ex, (ne + 1) * sizeof(*ex));
+		low = dt_xrealloc(low, (ne + 1) * sizeof(*low));
+		ex[ne] = b;
+		low[ne++] = (unsigned)(s->pc & 0xfff);
+	}
+	for (i = 0; i + 1 < ne; i++)
+		dt_buf_printf(o, "((reg(\"ip\") & 0xfff) == %u ? %s : ", low[i], ex[i].s);
+	dt_buf_printf(o, "%s", ne ? ex[ne - 1].s : "(int64)0");
+	for (i = 0; i + 1 < ne; i++)
+		dt_buf_add(o, ")", 1);
+out:
+	for (i = 0; i < ne; i++)
+		dt_free(ex[i].s);
+	dt_free(ex);
+	dt_free(low);
+}
+
 static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
 {
 	const struct dt_probe *p = t->probe;
@@ -299,16 +721,7 @@ static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			else
 				dt_buf_printf(o, "0");
 		} else if (p->kind == P_USDT) {
-			if (k > 5) {
-				char what[16];
-
-				snprintf(what, sizeof(what), "arg%u", k);
-				err(t, n,
-				    "%s: bpftrace 0.17 reads USDT arguments arg0 to arg5 only "
-				    "(0.24 reads up to 255)",
-				    what);
-			}
-			dt_buf_printf(o, "arg%u", k);
+			emit_usdt_arg(t, n, k, o);
 		} else {
 			dt_buf_printf(o, "0");
 		}
@@ -358,7 +771,11 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			emit(t, n->args[0], &tmp);
 			dt_free(tmp.s);
 			if (n->args[0]->type == TY_STR) {
-				dt_buf_printf(o, "str(arg%" PRId64, n->args[0]->ival);
+				dt_buf_add(o, "str(", 4);
+				if (t->probe->kind == P_USDT)
+					emit_usdt_arg(t, n->args[0], (unsigned)n->args[0]->ival, o);
+				else
+					dt_buf_printf(o, "arg%" PRId64, n->args[0]->ival);
 				goto len;
 			}
 		}
@@ -473,24 +890,27 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			set_int(n, 8, false);
 			return;
 		}
-		if (n->ival > 5) {
-			err(t, n,
-			    "args[N] with N > 5: bpftrace 0.17 reads USDT arguments arg0 to arg5 "
-			    "only (0.24 reads up to 255)%s",
-			    "");
+		if (n->ival < 0 || n->ival >= USDT_SDT_MAX_ARGS) {
+			err(t, n, "args[%" PRId64 "]: a USDT probe has at most %d arguments",
+			    n->ival, USDT_SDT_MAX_ARGS);
 			return;
 		}
 		if (is_string_type(ty)) {
-			dt_buf_printf(o, "str(arg%" PRId64 ")", n->ival);
+			dt_buf_add(o, "str(", 4);
+			emit_usdt_arg(t, n, (unsigned)n->ival, o);
+			dt_buf_add(o, ")", 1);
 			n->type = TY_STR;
 			return;
 		}
 		ctype_size(ty, &n->size, &n->is_unsigned);
 		n->type = TY_INT;
-		if (ty)
-			dt_buf_printf(o, "%sarg%" PRId64, bt_cast(ty), n->ival);
-		else
-			dt_buf_printf(o, "arg%" PRId64, n->ival);
+		if (ty) {
+			dt_buf_printf(o, "%s(", bt_cast(ty));
+			emit_usdt_arg(t, n, (unsigned)n->ival, o);
+			dt_buf_add(o, ")", 1);
+		} else {
+			emit_usdt_arg(t, n, (unsigned)n->ival, o);
+		}
 		return;
 	}
 	case N_UNARY:
@@ -1324,6 +1744,12 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	for (i = 0; i < t.nvars; i++)
 		dt_free(t.vars[i].key);
 	dt_free(t.vars);
+	for (i = 0; i < t.nps; i++) {
+		usdt_notes_free(t.ps[i].notes);
+		dt_free(t.ps[i].v);
+		dt_free(t.ps[i].path);
+	}
+	dt_free(t.ps);
 	if (t.failed)
 		free_tables(tables);
 	return t.failed ? -1 : 0;

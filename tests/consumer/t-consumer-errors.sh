@@ -30,7 +30,7 @@ err_case 1 "error: 'x' holds a string and an integer" -n 'BEGIN { x = 1; x = "s"
 err_case 1 "error: strjoin\(\) is supported where its value is printed" -n 'BEGIN { x = strjoin("a", "b"); }'
 err_case 1 "error: @a is used with two different aggregating functions" -n 'BEGIN { @a = count(); @a = sum(1); }'
 err_case 1 "error: 'x' is not a variable or a builtin" -n 'BEGIN { trace(x); }'
-err_case 1 "error: arg7: bpftrace 0.17 reads USDT arguments arg0 to arg5 only" -Z -p $$ -n 'BEGIN { } nosuch$target:::x { trace(arg7); }'
+err_case 1 "error: arg12: a USDT probe has at most 12 arguments" -Z -p $$ -n 'BEGIN { } nosuch$target:::x { trace(arg12); }'
 
 # A script's errors name the file and line.
 printf 'BEGIN\n{\n\ttrace(1)\n\tx = ;\n}\n' >"$T/bad.d"
