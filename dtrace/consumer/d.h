@@ -170,12 +170,14 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 /* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
 
 /* How a printed value is rebuilt from the record's fields. */
-enum dt_rop { R_FIELD, R_CONST, R_JOIN, R_BASENAME, R_DIRNAME, R_ITOA };
+enum dt_rop { R_FIELD, R_CONST, R_JOIN, R_BASENAME, R_DIRNAME, R_ITOA, R_CHUNKS };
 struct dt_recipe {
 	enum dt_rop op;
 	size_t field;
 	char *str;
 	struct dt_recipe *a, *b;
+	/* R_CHUNKS: fields field.. of `chunk` bytes each, `max` in all */
+	size_t nchunks, chunk, max;
 };
 
 struct dt_value {
@@ -259,6 +261,8 @@ struct dt_render {
 	unsigned long attached;
 	bool attached_seen;
 	bool started; /* BEGIN ran: every probe attached */
+	char **pending; /* fields sent as events of their own (\035), for the next record */
+	size_t npending;
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,

@@ -157,6 +157,26 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 		dt_free(a.s);
 		return;
 	}
+	case R_CHUNKS: {
+		/* a chunk shorter than asked for ended the string */
+		struct dt_buf b = {0};
+		size_t k;
+
+		dt_buf_add(&b, "", 0);
+		for (k = 0; k < rc->nchunks && rc->field + k < nfields; k++) {
+			const char *f = fields[rc->field + k];
+			size_t want = rc->max - k * rc->chunk, n = strlen(f);
+
+			if (want > rc->chunk)
+				want = rc->chunk;
+			dt_buf_add(&b, f, n < want ? n : want);
+			if (n < want)
+				break;
+		}
+		out->is_str = true;
+		out->s = b.s;
+		return;
+	}
 	case R_ITOA: {
 		struct val a;
 
@@ -879,10 +899,16 @@ int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag
 	} else if (!strcmp(type->s, "printf") && data && data->kind == J_STRING) {
 		const char *s = data->s;
 
-		if (s[0] == '\036') {
-			char **f = NULL, *end;
-			size_t nf = 0, id = strtoul(s + 1, &end, 10);
+		if (s[0] == '\035') {
+			/* a field sent alone: the next record's */
+			DT_PUSH(r->pending, r->npending, dt_xstrdup(s + 1));
+		} else if (s[0] == '\036') {
+			char **f = r->pending, *end;
+			size_t nf = r->npending, id = strtoul(s + 1, &end, 10);
 			const char *p = end;
+
+			r->pending = NULL;
+			r->npending = 0;
 
 			while (*p == '\037') {
 				const char *e = strchr(p + 1, '\037');

@@ -57,6 +57,7 @@ struct leaves {
 	struct dt_buf *v;
 	enum dt_type *type;
 	size_t n;
+	bool split; /* each field its own event (long strings: the BPF stack) */
 };
 
 /*
@@ -87,6 +88,7 @@ struct tr {
 	size_t nps;
 	bool infer;  /* the inference pass: no output, no errors */
 	bool lvalue; /* writing the variable being assigned */
+	bool in_key; /* value() of an aggregation key */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -270,11 +272,15 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
  * rest. The note says where every argument is (`-4@-20(%rbp)`, `8@%rax`,
  * `-4@$5`, `8@16(%rsp)`, `8@g_var(%rip)`): an argument past the sixth is
  * read here from the probe's registers (`reg()`: a uprobe sees them as they
- * are at the site) and the memory they point to. The probe is still
+ * are at the site) and the memory they point to. Each register is read
+ * once, into `$__r_<name>` at the top of the probe's block: LLVM would
+ * otherwise keep a pointer into the context (or select between two) and
+ * the verifier refuses both. The probe is still
  * bpftrace's `usdt:` one (it attaches every site and holds the semaphore);
  * when the sites of a probe place an argument differently, the site that
  * fired is told by the low 12 bits of the instruction pointer, which a
- * load address (page aligned) leaves alone. A symbol (`g(%rip)`) is the
+ * load address (page aligned) leaves alone: each placement is read, and the
+ * one of the site that fired kept. A symbol (`g(%rip)`) is the
  * file's: its run-time address is the site's plus their link-time distance.
  */
 
@@ -461,7 +467,7 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 				 ": a register bpftrace's reg() does not read");
 			return false;
 		}
-		dt_buf_printf(&v, "reg(\"%s\")", r);
+		dt_buf_printf(&v, "$__r_%s", r);
 	} else if (*s == '$') {
 		int64_t c;
 
@@ -508,7 +514,7 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 				return false;
 			}
 			/* run time: the site's address plus the link-time distance */
-			dt_buf_printf(&v, "*(%s*)(reg(\"ip\") + ", stype[size]);
+			dt_buf_printf(&v, "*(%s*)($__r_ip + ", stype[size]);
 			emit_i64(&v, (int64_t)(symv + (uint64_t)add - site->pc));
 			dt_buf_add(&v, ")", 1);
 		} else {
@@ -526,7 +532,7 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 			}
 			dt_buf_printf(&v, "*(%s*)(", stype[size]);
 			if (base)
-				dt_buf_printf(&v, "reg(\"%s\") + ", base);
+				dt_buf_printf(&v, "$__r_%s + ", base);
 			if (comma) {
 				const char *ix = comma + 1, *c2 = memchr(ix, ',', (size_t)(e - 1 - ix));
 				const char *index;
@@ -541,7 +547,7 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 						 ": an index or scale that cannot be read");
 					return false;
 				}
-				dt_buf_printf(&v, "reg(\"%s\") * %" PRId64 " + ", index, scale);
+				dt_buf_printf(&v, "$__r_%s * %" PRId64 " + ", index, scale);
 			}
 			emit_i64(&v, disp);
 			dt_buf_add(&v, ")", 1);
@@ -570,8 +576,8 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 {
 	const struct dt_probe *p = t->probe;
 	struct dt_buf *ex = NULL;
-	unsigned *low = NULL;
-	size_t ne = 0, i, j;
+	unsigned *low = NULL; /* each site's low address bits */
+	size_t *lowex = NULL, nlow = 0, ne = 0, i, j;
 	struct psites *ps;
 
 	if (k >= USDT_SDT_MAX_ARGS) {
@@ -613,6 +619,7 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 	}
 	for (i = 0; i < ps->n; i++) {
 		const struct usdt_site *s = ps->v[i];
+		unsigned lo = (unsigned)(s->pc & 0xfff);
 		struct dt_buf b = {0};
 		char why[400];
 
@@ -629,15 +636,8 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 			dt_free(b.s);
 			goto out;
 		}
-		for (j = 0; j < ne; j++)
-			if (!strcmp(ex[j].s, b.s))
-				break;
-		if (j < ne) {
-			dt_free(b.s);
-			continue;
-		}
-		for (j = 0; j < ne; j++)
-			if (low[j] == (unsigned)(s->pc & 0xfff)) {
+		for (j = 0; j < nlow; j++)
+			if (low[j] == lo && strcmp(ex[lowex[j]].s, b.s)) {
 				err(t, n,
 				    "arg%u of %s:::%s: two sites in %s place it differently and "
 				    "cannot be told apart (their addresses end alike: 0x%" PRIx64
@@ -646,21 +646,48 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 				dt_free(b.s);
 				goto out;
 			}
-		ex = dt_xrealloc(ex, (ne + 1) * sizeof(*ex));
-		low = dt_xrealloc(low, (ne + 1) * sizeof(*low));
-		ex[ne] = b;
-		low[ne++] = (unsigned)(s->pc & 0xfff);
+		for (j = 0; j < ne; j++)
+			if (!strcmp(ex[j].s, b.s))
+				break;
+		if (j < ne) {
+			dt_free(b.s);
+		} else {
+			ex = dt_xrealloc(ex, (ne + 1) * sizeof(*ex));
+			ex[ne++] = b;
+		}
+		low = dt_xrealloc(low, (nlow + 1) * sizeof(*low));
+		lowex = dt_xrealloc(lowex, (nlow + 1) * sizeof(*lowex));
+		low[nlow] = lo;
+		lowex[nlow++] = j;
 	}
-	for (i = 0; i + 1 < ne; i++)
-		dt_buf_printf(o, "((reg(\"ip\") & 0xfff) == %u ? %s : ", low[i], ex[i].s);
-	dt_buf_printf(o, "%s", ne ? ex[ne - 1].s : "(int64)0");
-	for (i = 0; i + 1 < ne; i++)
+	/*
+	 * Several placements: the sum of each times its sites' test. Not `?:`:
+	 * LLVM turns a choice between two registers into one load from a
+	 * computed context offset, which the verifier refuses.
+	 */
+	if (ne == 1) {
+		dt_buf_printf(o, "%s", ex[0].s);
+	} else {
+		dt_buf_add(o, "(", 1);
+		for (i = 0; i < ne; i++) {
+			const char *sep = "";
+
+			dt_buf_printf(o, "%s%s * (", i ? " + " : "", ex[i].s);
+			for (j = 0; j < nlow; j++)
+				if (lowex[j] == i) {
+					dt_buf_printf(o, "%s($__r_ip & 0xfff) == %u", sep, low[j]);
+					sep = " || ";
+				}
+			dt_buf_add(o, ")", 1);
+		}
 		dt_buf_add(o, ")", 1);
+	}
 out:
 	for (i = 0; i < ne; i++)
 		dt_free(ex[i].s);
 	dt_free(ex);
 	dt_free(low);
+	dt_free(lowex);
 }
 
 static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
@@ -1022,6 +1049,108 @@ static struct dt_recipe *recipe(enum dt_rop op)
 	return r;
 }
 
+/*
+ * Strings as long as DTrace's (strsize, 256 by default). bpftrace 0.17 holds
+ * a string in BPFTRACE_STRLEN bytes (64 unless -x strsize sets it, 200 at
+ * most: run.c), and a BPF program has 512 bytes of stack. A string read
+ * from the process (copyinstr(), a char * argument, stringof()) that is
+ * printed or is an aggregation key is read in chunks of STRLEN - 1 bytes,
+ * one field each, and joined by the renderer (R_CHUNKS: a chunk shorter
+ * than asked for ended the string). A record carrying such a string sends
+ * each field as an event of its own (one string on the stack at a time); a
+ * key holds its chunks together, so at most 320 bytes of them.
+ */
+static long bt_strlen(const struct dt_consumer_opts *o)
+{
+	/* run.c's rule for BPFTRACE_STRLEN */
+	return o->strsize ? (o->strsize > 200 ? 200 : o->strsize) : 64;
+}
+
+static long d_strsize(const struct dt_consumer_opts *o)
+{
+	return o->strsize ? o->strsize : 256;
+}
+
+/* The address of a string read from the process, and its longest length. */
+static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int64_t *max)
+{
+	const struct dt_probe *p = t->probe;
+
+	if (n->kind == N_CAST &&
+	    (!strcmp(n->name, "string") || (strchr(n->name, '*') && strstr(n->name, "char"))))
+		return user_string(t, n->a, ptr, max);
+	if (n->kind == N_CALL && !strcmp(n->name, "stringof") && n->nargs == 1)
+		return user_string(t, n->args[0], ptr, max);
+	if (n->kind == N_ARGS && p->kind == P_USDT && n->ival >= 0 &&
+	    n->ival < USDT_SDT_MAX_ARGS && n->ival < p->ntypes &&
+	    is_string_type(p->types[n->ival])) {
+		emit_usdt_arg(t, n, (unsigned)n->ival, ptr);
+		n->type = TY_STR;
+		return true;
+	}
+	if (n->kind == N_CALL && !strcmp(n->name, "copyinstr") &&
+	    (n->nargs == 1 || (n->nargs == 2 && n->args[1]->kind == N_INT))) {
+		struct dt_node *a = n->args[0];
+
+		if (n->nargs == 2 && n->args[1]->ival < *max)
+			*max = n->args[1]->ival < 0 ? 0 : n->args[1]->ival;
+		if (a->kind == N_ARGS && p->kind == P_USDT && a->ival >= 0 &&
+		    a->ival < USDT_SDT_MAX_ARGS) {
+			emit_usdt_arg(t, a, (unsigned)a->ival, ptr);
+		} else {
+			emit(t, a, ptr);
+			if (a->type == TY_STR)
+				return false;
+		}
+		n->type = TY_STR;
+		return true;
+	}
+	return false;
+}
+
+static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct leaves *l,
+				     struct dt_value *v)
+{
+	long chunk = bt_strlen(t->prog->o) - 1;
+	int64_t max = d_strsize(t->prog->o) - 1;
+	struct dt_buf ptr = {0};
+	struct dt_recipe *r;
+	size_t k, nk;
+
+	if (!user_string(t, n, &ptr, &max) || max <= chunk || chunk < 1) {
+		dt_free(ptr.s);
+		return NULL;
+	}
+	nk = (size_t)((max + chunk - 1) / chunk);
+	if (t->in_key && nk * (size_t)(chunk + 1) > 320) {
+		nk = 320 / (size_t)(chunk + 1);
+		if (nk < 1)
+			nk = 1;
+		if ((int64_t)nk * chunk < max)
+			max = (int64_t)nk * chunk;
+	}
+	r = recipe(R_CHUNKS);
+	r->chunk = (size_t)chunk;
+	r->max = (size_t)max;
+	r->nchunks = nk;
+	for (k = 0; k < nk; k++) {
+		struct dt_buf b = {0};
+		int64_t len = max - (int64_t)k * chunk;
+
+		dt_buf_printf(&b, "str((%s) + %zu, %ld)", ptr.s ? ptr.s : "0", k * (size_t)chunk,
+			      len < chunk ? (long)len : chunk);
+		if (k == 0)
+			r->field = add_leaf(l, &b, TY_STR);
+		else
+			add_leaf(l, &b, TY_STR);
+	}
+	if (!t->in_key)
+		l->split = true;
+	dt_free(ptr.s);
+	v->type = TY_STR;
+	return r;
+}
+
 static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l,
 			       struct dt_value *v)
 {
@@ -1049,6 +1178,8 @@ static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l
 			err(t, n, "%s() of the wrong type", f);
 		return r;
 	}
+	if ((r = long_string(t, n, l, v)))
+		return r;
 	if (n->kind == N_IDENT && !strcmp(n->name, "probeprov") && t->probe->kind == P_USDT &&
 	    !var_get(t, 'g', n->name, false)) {
 		struct dt_buf b = {0};
@@ -1096,6 +1227,14 @@ static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct
 {
 	size_t i;
 
+	if (l->split) {
+		/* every field an event of its own, then the record (render.c) */
+		for (i = 0; i < l->n; i++)
+			dt_buf_printf(o, "%sprintf(\"\\035%s\", %s);\n", indent,
+				      l->type[i] == TY_STR ? "%s" : "%lld", l->v[i].s);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", indent, act);
+		return;
+	}
 	dt_buf_printf(o, "%sprintf(\"\\036%zu", indent, act);
 	for (i = 0; i < l->n; i++)
 		dt_buf_printf(o, "\\037%s", l->type[i] == TY_STR ? "%s" : "%lld");
@@ -1207,8 +1346,10 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		struct dt_value *keys = dt_xmalloc((lhs->nargs + 1) * sizeof(*keys));
 
 		memset(keys, 0, (lhs->nargs + 1) * sizeof(*keys));
+		t->in_key = true;
 		for (i = 0; i < lhs->nargs; i++)
 			keys[i].r = value(t, lhs->args[i], &l, &keys[i]);
+		t->in_key = false;
 		if (!a->keys && !a->nfields && !a->keyed) {
 			a->keys = keys;
 			a->nkeys = lhs->nargs;
@@ -1625,6 +1766,20 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 		if (body.s && strstr(body.s, ref))
 			dt_buf_printf(o, "\t$t_%s = %s;\n", v->key + 2,
 				      v->type == TY_STR ? "\"\"" : "(int64)0");
+	}
+	/* the registers the note's operands read (emit_usdt_arg) */
+	if (body.s) {
+		static const char *const regs[] = {"ax",  "bx",	 "cx",	"dx",  "si",  "di",
+						   "bp",  "sp",	 "ip",	"r8",  "r9",  "r10",
+						   "r11", "r12", "r13", "r14", "r15", NULL};
+
+		for (i = 0; regs[i]; i++) {
+			char ref[16];
+
+			snprintf(ref, sizeof(ref), "$__r_%s", regs[i]);
+			if (strstr(body.s, ref))
+				dt_buf_printf(o, "\t%s = reg(\"%s\");\n", ref, regs[i]);
+		}
 	}
 	if (body.s)
 		dt_buf_add(o, body.s, body.n);

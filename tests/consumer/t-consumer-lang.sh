@@ -19,11 +19,11 @@ provider langt {
 };
 D
 cat >lang.c <<'C'
+/* Built four times (gcc, clang; -O0, -O2), as fire_<v>() and run_<v>(). */
 #include <stdlib.h>
-#include <string.h>
 #include "lang_probes.h"
 
-long g_var = 123456789012;
+extern long g_var;
 static int s_small = -77;
 
 __attribute__((noinline)) static void fire(int a, long b, const char *s)
@@ -34,15 +34,32 @@ __attribute__((noinline)) static void fire(int a, long b, const char *s)
 	LANGT_MANY(a, local, 5, g_var, c, -3, s_small, b, (char *)s, local + 1, g_var, 200);
 }
 
+void run(int n, char *name);
+void run(int n, char *name)
+{
+	for (int i = 1; i <= n; i++)
+		fire(i, -1000000000000L * i, "twelve");
+	/* a second site, placing the arguments otherwise */
+	LANGT_MANY(n, 7, 5, g_var, 0, -3, s_small, 0L, name, 8, g_var + 1, 9);
+}
+C
+cat >main.c <<'C'
+#include <stdlib.h>
+#include "lang_probes.h"
+
+long g_var = 123456789012;
+void run_gcc0(int, char *), run_gcc2(int, char *), run_clang0(int, char *),
+    run_clang2(int, char *);
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 2;
 	char big[256];
 
-	for (int i = 1; i <= n; i++)
-		fire(i, -1000000000000L * i, "twelve");
-	/* a second site, placing the arguments otherwise */
-	LANGT_MANY(n, 7, 5, g_var, 0, -3, s_small, 0L, argv[0], 8, g_var + 1, 9);
+	run_gcc0(n, "gcc0");
+	run_gcc2(n, "gcc2");
+	run_clang0(n, "clang0");
+	run_clang2(n, "clang2");
 	for (int i = 0; i < 255; i++)
 		big[i] = (char)('a' + i % 26);
 	big[255] = '\0';
@@ -53,27 +70,43 @@ int main(int argc, char **argv)
 C
 # SystemTap's constraint ("nor"): the compiler may pick memory operands.
 "$DTRACE" -h -s lang.d -o lang_probes.h || fail "dtrace -h"
-for cc in $COMPILERS; do
+for cc in gcc clang; do
 	for o in 0 2; do
-		$cc -O$o -DSTAP_SDT_ARG_CONSTRAINT=nor -I"$SDT_INC" -I. -c lang.c -o l-$cc-$o.o &&
-			"$DTRACE" -G -s lang.d -o p-$cc-$o.o l-$cc-$o.o &&
-			$cc -o lang-$cc-$o l-$cc-$o.o p-$cc-$o.o || fail "building lang with $cc -O$o"
+		$cc -O$o -DSTAP_SDT_ARG_CONSTRAINT=nor -Dfire=fire_$cc$o -Drun=run_$cc$o \
+			-I"$SDT_INC" -I. -c lang.c -o l-$cc$o.o || fail "compiling lang.c with $cc -O$o"
 	done
 done
+gcc -O2 -I"$SDT_INC" -I. -c main.c -o main.o &&
+	"$DTRACE" -G -s lang.d -o p.o main.o l-*.o &&
+	gcc -o lang main.o l-*.o p.o || fail "linking lang"
 # Every operand kind is there somewhere, past the sixth argument too.
-readelf -n lang-* | sed -n 's/^ *Arguments: //p' >notes.txt
+readelf -n lang | sed -n 's/^ *Arguments: //p' >notes.txt
 for kind in '@%[a-z0-9]+( |$)' '@\$-?[0-9]+' '@-?[0-9]+\(%rbp\)' '@-?[0-9]*\(%rsp\)' '@g_var\(%rip\)'; do
 	grep -qE -- "$kind" notes.txt || { cat notes.txt >&2; fail "no operand like $kind in the test's notes"; }
 done
 
-# 1. All twelve arguments, exact, from every build: args[] typed, argN raw.
-prog='langt$target:::many { printf("%d %d %d %d %d %d %d %d %s %d %d %d|%d %d %d %d\n", args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11], arg6, arg7, arg9, arg11); }'
-for cc in $COMPILERS; do
-	for o in 0 2; do
-		dt 0 -q -c "./lang-$cc-$o 2" -n "$prog"
-		want="1 -20 5 123456789012 3 -3 -77 -1000000000000 twelve -19 123456789012 200|-77 -1000000000000 -19 200\n"
-		want+="2 -20 5 123456789012 6 -3 -77 -2000000000000 twelve -19 123456789012 200|-77 -2000000000000 -19 200\n"
-		want+="2 7 5 123456789012 0 -3 -77 0 ./lang-$cc-$o 8 123456789013 9|-77 0 8 9\n\n"
-		same "$T/out" "$want" "twelve arguments, $cc -O$o"
-	done
+# 1. All twelve arguments, exact, from every build's two sites: args[] typed,
+# argN raw.
+dt 0 -q -c './lang 2' -n 'langt$target:::many { printf("%d %d %d %d %d %d %d %d %s %d %d %d|%d %d %d %d\n", args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11], arg6, arg7, arg9, arg11); }'
+want=""
+for v in gcc0 gcc2 clang0 clang2; do
+	want+="1 -20 5 123456789012 3 -3 -77 -1000000000000 twelve -19 123456789012 200|-77 -1000000000000 -19 200\n"
+	want+="2 -20 5 123456789012 6 -3 -77 -2000000000000 twelve -19 123456789012 200|-77 -2000000000000 -19 200\n"
+	want+="2 7 5 123456789012 0 -3 -77 0 $v 8 123456789013 9|-77 0 8 9\n"
 done
+same "$T/out" "$want\n" "twelve arguments from gcc and clang, -O0 and -O2"
+
+# 2. Strings as long as DTrace's (strsize 256: 255 bytes and the NUL), though
+# bpftrace 0.17 holds at most 200: printed by %s, by trace() ("  %-33s"
+# after the record prefix), and as an aggregation key ("  %-50s" then the
+# value " %16lld"); two of them in one printf; -x strsize=100 cuts at 99.
+big=""
+for ((i = 0; i < 255; i++)); do big+=$(printf "\\x$(printf %x $((97 + i % 26)))"); done
+dt 0 -q -c './lang 2' -n 'langt$target:::text { printf("[%s]\n", copyinstr(arg0)); printf("<%s|%s|%d>\n", args[0], stringof(args[0]), arg1); @[copyinstr(arg0)] = count(); }'
+want="[$big]\n<$big|$big|255>\n[$big]\n<$big|$big|255>\n\n$(printf '  %-50s %16d' "$big" 2)\n"
+same "$T/out" "$want" "255-byte strings printed and as a key"
+dt 0 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
+want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 main:text "$big")\n\n"
+same "$T/out" "$want" "trace() of a 255-byte string"
+dt 0 -q -x strsize=100 -c './lang 1' -n 'langt$target:::text { printf("[%s]\n", copyinstr(arg0)); }'
+same "$T/out" "[${big:0:99}]\n\n" "-x strsize=100"
