@@ -176,8 +176,11 @@ struct dt_recipe {
 	size_t field;
 	char *str;
 	struct dt_recipe *a, *b;
-	/* R_CHUNKS: fields field.. of `chunk` bytes each, `max` in all */
-	size_t nchunks, chunk, max;
+	/*
+	 * R_CHUNKS: fields field.. of `chunk` bytes each, `max` in all, or
+	 * fewer: the integer field `limit` ((size_t)-1: none)
+	 */
+	size_t nchunks, chunk, max, limit;
 };
 
 struct dt_value {

@@ -160,12 +160,21 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 	case R_CHUNKS: {
 		/* a chunk shorter than asked for ended the string */
 		struct dt_buf b = {0};
-		size_t k;
+		size_t k, max = rc->max;
 
+		if (rc->limit < nfields) {
+			long long lim = strtoll(fields[rc->limit], NULL, 10);
+
+			if (lim < 0)
+				lim = 0;
+			if ((unsigned long long)lim < max)
+				max = (size_t)lim;
+		}
 		dt_buf_add(&b, "", 0);
-		for (k = 0; k < rc->nchunks && rc->field + k < nfields; k++) {
+		for (k = 0; k < rc->nchunks && rc->field + k < nfields && k * rc->chunk < max;
+		     k++) {
 			const char *f = fields[rc->field + k];
-			size_t want = rc->max - k * rc->chunk, n = strlen(f);
+			size_t want = max - k * rc->chunk, n = strlen(f);
 
 			if (want > rc->chunk)
 				want = rc->chunk;

@@ -51,6 +51,8 @@ struct var {
 	bool is_unsigned;
 	bool keyed;
 	bool assigned; /* somewhere in the program (known after pass 1) */
+	char *copyin_ptr; /* last assigned copyin(p, n): p, for its s[n] = '\0' */
+	char *copyin_len; /* and n, or the NUL's index: the string's length */
 };
 
 struct leaves {
@@ -213,6 +215,13 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			    : n->kind == N_INDEX && n->a ? 's'
 							 : 'g';
 
+		if (n->kind == N_INDEX && n->a && n->a->kind == N_THIS) {
+			err(t, n,
+			    "this->%s[...]: a this-> array, or a byte of a string, is not supported "
+			    "(only copyin()'s terminating this->%s[n] = '\\0')",
+			    n->name, n->name);
+			return;
+		}
 		v = var_get(t, kind, n->name, false);
 		if (!v || !v->assigned) {
 			if (kind == 'g') {
@@ -817,16 +826,34 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		return;
 	}
 	if (!strcmp(f, "stringof")) {
+		/* the value itself: a string already, or an integer printed as one */
 		if (n->nargs != 1) {
 			err(t, n, "stringof() takes one argument%s", "");
 			return;
 		}
 		emit(t, n->args[0], o);
-		if (n->args[0]->type != TY_STR)
-			err(t, n,
-			    "stringof() of an integer or of copyin()'s buffer is not supported: "
-			    "read the string with copyinstr(address, length)%s",
-			    "");
+		n->type = n->args[0]->type;
+		n->size = n->args[0]->size;
+		n->is_unsigned = n->args[0]->is_unsigned;
+		return;
+	}
+	if (!strcmp(f, "copyin")) {
+		/*
+		 * copyin(p, n) is a buffer DTrace scripts turn into a string
+		 * (`this->s[n - 1] = '\0'; stringof(this->s)`): it is one here,
+		 * read with bpftrace's str(p, n).
+		 */
+		if (n->nargs != 2) {
+			err(t, n, "copyin() takes an address and a length%s", "");
+			return;
+		}
+		dt_buf_add(o, "str(", 4);
+		emit(t, n->args[0], o);
+		dt_buf_add(o, ", ", 2);
+		emit(t, n->args[1], o);
+		dt_buf_add(o, ")", 1);
+		if (!t->failed && (n->args[0]->type == TY_STR || n->args[1]->type == TY_STR))
+			err(t, n, "copyin() takes an address and a length, not strings%s", "");
 		n->type = TY_STR;
 		return;
 	}
@@ -1071,16 +1098,29 @@ static long d_strsize(const struct dt_consumer_opts *o)
 	return o->strsize ? o->strsize : 256;
 }
 
-/* The address of a string read from the process, and its longest length. */
-static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int64_t *max)
+/*
+ * The address of a string read from the process, and its longest length
+ * (*limit: an expression of it, for a this-> variable copyin() filled in
+ * this firing: the HotSpot idiom).
+ */
+static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int64_t *max,
+			char **limit)
 {
 	const struct dt_probe *p = t->probe;
+	struct var *v;
 
+	if (n->kind == N_THIS && (v = var_get(t, 't', n->name, false)) && v->type == TY_STR &&
+	    v->copyin_ptr && v->copyin_len) {
+		dt_buf_printf(ptr, "%s", v->copyin_ptr);
+		*limit = v->copyin_len;
+		n->type = TY_STR;
+		return true;
+	}
 	if (n->kind == N_CAST &&
 	    (!strcmp(n->name, "string") || (strchr(n->name, '*') && strstr(n->name, "char"))))
-		return user_string(t, n->a, ptr, max);
+		return user_string(t, n->a, ptr, max, limit);
 	if (n->kind == N_CALL && !strcmp(n->name, "stringof") && n->nargs == 1)
-		return user_string(t, n->args[0], ptr, max);
+		return user_string(t, n->args[0], ptr, max, limit);
 	if (n->kind == N_ARGS && p->kind == P_USDT && n->ival >= 0 &&
 	    n->ival < USDT_SDT_MAX_ARGS && n->ival < p->ntypes &&
 	    is_string_type(p->types[n->ival])) {
@@ -1115,9 +1155,10 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	int64_t max = d_strsize(t->prog->o) - 1;
 	struct dt_buf ptr = {0};
 	struct dt_recipe *r;
+	char *limit = NULL;
 	size_t k, nk;
 
-	if (!user_string(t, n, &ptr, &max) || max <= chunk || chunk < 1) {
+	if (!user_string(t, n, &ptr, &max, &limit) || max <= chunk || chunk < 1) {
 		dt_free(ptr.s);
 		return NULL;
 	}
@@ -1143,6 +1184,13 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 			r->field = add_leaf(l, &b, TY_STR);
 		else
 			add_leaf(l, &b, TY_STR);
+	}
+	r->limit = (size_t)-1;
+	if (limit) {
+		struct dt_buf b = {0};
+
+		dt_buf_printf(&b, "(int64)(%s)", limit);
+		r->limit = add_leaf(l, &b, TY_INT);
 	}
 	if (!t->in_key)
 		l->split = true;
@@ -1539,6 +1587,40 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		emit_agg_assign(t, n, o, ind);
 		return;
 	}
+	if (lhs->kind == N_INDEX && lhs->a && n->kind == N_ASSIGN) {
+		/* s[n] = '\0' after s = copyin(p, m): s is the string str(p, n) */
+		char kind = lhs->a->kind == N_THIS ? 't' : 's';
+		struct var *sv = var_get(t, kind, lhs->name, false);
+
+		if (sv && sv->type == TY_STR) {
+			if (strcmp(n->op, "=") || n->b->kind != N_INT || n->b->ival != 0 ||
+			    lhs->nargs != 1 || (!sv->copyin_ptr && !t->infer)) {
+				err(t, n,
+				    "%s->%s[...] = ...: only the terminating '\\0' of a string read "
+				    "by copyin() is supported",
+				    kind == 't' ? "this" : "self", lhs->name);
+				return;
+			}
+			if (t->infer)
+				return;
+			emit(t, lhs->args[0], &r);
+			if (!t->failed && lhs->args[0]->type == TY_STR)
+				err(t, lhs->args[0], "a string used as an index%s", "");
+			if (!t->failed && kind == 't')
+				dt_buf_printf(o, "%s$t_%s = str(%s, %s);\n", ind, lhs->name,
+					      sv->copyin_ptr, r.s);
+			else if (!t->failed)
+				dt_buf_printf(o, "%s@s_%s[tid] = str(%s, %s);\n", ind, lhs->name,
+					      sv->copyin_ptr, r.s);
+			dt_free(sv->copyin_len);
+			sv->copyin_len = r.s;
+			return;
+		}
+		if (lhs->a->kind == N_THIS) {
+			err(t, n, "this->%s[...]: this-> arrays are not supported", lhs->name);
+			return;
+		}
+	}
 	if (lhs->kind == N_ARGS || (lhs->kind == N_IDENT && emit_builtin(t, lhs, &l) &&
 				    !var_get(t, 'g', lhs->name, false))) {
 		dt_free(l.s);
@@ -1617,7 +1699,22 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		goto out;
 	}
 	if (!strcmp(n->op, "=")) {
+		struct dt_node *b = n->b;
+
 		dt_buf_printf(o, "%s%s = %s;\n", ind, l.s, r.s);
+		while (b->kind == N_CAST)
+			b = b->a;
+		dt_free(v->copyin_ptr);
+		dt_free(v->copyin_len);
+		v->copyin_ptr = v->copyin_len = NULL;
+		if (b->kind == N_CALL && !strcmp(b->name, "copyin") && b->nargs == 2) {
+			struct dt_buf p = {0}, len = {0};
+
+			emit(t, b->args[0], &p);
+			emit(t, b->args[1], &len);
+			v->copyin_ptr = p.s;
+			v->copyin_len = len.s;
+		}
 	} else {
 		char op[4];
 
@@ -1740,6 +1837,12 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	size_t i;
 
 	t->probe = p;
+	/* what copyin() put in a this-> variable is known within one firing */
+	for (i = 0; i < t->nvars; i++) {
+		dt_free(t->vars[i].copyin_ptr);
+		dt_free(t->vars[i].copyin_len);
+		t->vars[i].copyin_ptr = t->vars[i].copyin_len = NULL;
+	}
 	for (i = 0; i < p->npc && !t->failed; i++)
 		emit_clause(t, &p->pc[i], &body);
 	if (t->infer) {
@@ -1896,8 +1999,11 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 		emit_probe(&t, &dummy, &scratch, false);
 		dt_free(scratch.s);
 	}
-	for (i = 0; i < t.nvars; i++)
+	for (i = 0; i < t.nvars; i++) {
 		dt_free(t.vars[i].key);
+		dt_free(t.vars[i].copyin_ptr);
+		dt_free(t.vars[i].copyin_len);
+	}
 	dt_free(t.vars);
 	for (i = 0; i < t.nps; i++) {
 		usdt_notes_free(t.ps[i].notes);

@@ -102,9 +102,28 @@ same "$T/out" "$want\n" "twelve arguments from gcc and clang, -O0 and -O2"
 # value " %16lld"); two of them in one printf; -x strsize=100 cuts at 99.
 big=""
 for ((i = 0; i < 255; i++)); do big+=$(printf "\\x$(printf %x $((97 + i % 26)))"); done
-dt 0 -q -c './lang 2' -n 'langt$target:::text { printf("[%s]\n", copyinstr(arg0)); printf("<%s|%s|%d>\n", args[0], stringof(args[0]), arg1); @[copyinstr(arg0)] = count(); }'
-want="[$big]\n<$big|$big|255>\n[$big]\n<$big|$big|255>\n\n$(printf '  %-50s %16d' "$big" 2)\n"
-same "$T/out" "$want" "255-byte strings printed and as a key"
+# 3. copyin() and HotSpot's idiom: a buffer, its NUL, stringof().
+cat >"$T/s.d" <<'D'
+#pragma D option quiet
+langt$target:::text
+{
+	printf("[%s]\n", copyinstr(arg0));
+	printf("<%s|%s|%d>\n", args[0], stringof(args[0]), arg1);
+	@[copyinstr(arg0)] = count();
+}
+langt$target:::text
+{
+	this->s = (char *)copyin(arg0, arg1 + 1);
+	this->s[arg1] = '\0';
+	this->t = (char *)copyin(arg0, 11);
+	this->t[10] = '\0';
+	printf("{%s|%s|%s}\n", stringof(this->s), stringof(this->t), stringof(arg1));
+}
+D
+dt 0 -c './lang 2' -s "$T/s.d"
+rec="[$big]\n<$big|$big|255>\n{$big|abcdefghij|255}\n"
+want="$rec$rec\n$(printf '  %-50s %16d' "$big" 2)\n"
+same "$T/out" "$want" "255-byte strings printed and as a key; copyin()"
 dt 0 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
 want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 main:text "$big")\n\n"
 same "$T/out" "$want" "trace() of a 255-byte string"
