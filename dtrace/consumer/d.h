@@ -170,12 +170,23 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 /* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
 
 /* How a printed value is rebuilt from the record's fields. */
-enum dt_rop { R_FIELD, R_CONST, R_JOIN, R_BASENAME, R_DIRNAME, R_ITOA, R_CHUNKS };
+enum dt_rop {
+	R_FIELD,
+	R_CONST,
+	R_JOIN,
+	R_BASENAME,
+	R_DIRNAME,
+	R_ITOA,
+	R_CHUNKS,
+	R_STRLEN,
+	R_STRSTR,
+	R_SUBSTR
+};
 struct dt_recipe {
 	enum dt_rop op;
 	size_t field;
 	char *str;
-	struct dt_recipe *a, *b;
+	struct dt_recipe *a, *b, *c;
 	/*
 	 * R_CHUNKS: fields field.. of `chunk` bytes each, `max` in all, or
 	 * fewer: the integer field `limit` ((size_t)-1: none)
@@ -240,6 +251,7 @@ struct dt_tables {
 	struct dt_agg *aggs;
 	size_t naggs;
 	int64_t wall_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC at translation */
+	long strsize;	     /* DTrace's: substr() cuts at it */
 };
 
 /* Writes the bpftrace program into out. Returns 0 or -1 (reported). */

@@ -104,6 +104,65 @@ static void dbasename(const char *s, struct val *out, bool dir)
 }
 
 static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fields,
+		 size_t nfields, struct val *out);
+static void val_free(struct val *v);
+
+/* A recipe's value as a string (a field is read as one) or an integer. */
+static char *eval_str(const struct dt_recipe *rc, char **fields, size_t nfields)
+{
+	struct val a;
+	char *s;
+
+	if (rc->op == R_FIELD)
+		return dt_xstrdup(rc->field < nfields ? fields[rc->field] : "");
+	eval(rc, NULL, fields, nfields, &a);
+	s = vstr(&a);
+	val_free(&a);
+	return s;
+}
+
+static int64_t eval_int(const struct dt_recipe *rc, char **fields, size_t nfields)
+{
+	char *s = eval_str(rc, fields, nfields);
+	int64_t v = strtoll(s, NULL, 10);
+
+	dt_free(s);
+	return v;
+}
+
+/* DTrace's substr(s, index[, length]) (illumos dtrace_dif_subr), s cut at strsize. */
+static char *dsubstr(const char *s, int64_t index, int64_t remaining, bool has_len, int64_t size)
+{
+	int64_t len = (int64_t)strlen(s), i;
+	char *d;
+
+	if (len > size - 1)
+		len = size - 1 < 0 ? 0 : size - 1;
+	if (!has_len)
+		remaining = size;
+	if (index < 0) {
+		index += len;
+		if (index < 0 && index + remaining > 0) {
+			remaining += index;
+			index = 0;
+		}
+	}
+	if (index >= len || index < 0)
+		remaining = 0;
+	else if (remaining < 0)
+		remaining += len - index;
+	else if (index + remaining > size)
+		remaining = size - index;
+	if (remaining < 0)
+		remaining = 0;
+	d = dt_xmalloc((size_t)remaining + 1);
+	for (i = 0; i < remaining && s[index + i]; i++)
+		d[i] = s[index + i];
+	d[i] = '\0';
+	return d;
+}
+
+static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fields,
 		 size_t nfields, struct val *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -155,6 +214,35 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 		out->is_str = true;
 		dbasename(a.s ? a.s : "", out, rc->op == R_DIRNAME);
 		dt_free(a.s);
+		return;
+	}
+	case R_STRLEN: {
+		char *a = eval_str(rc->a, fields, nfields);
+
+		out->i = (int64_t)strlen(a);
+		out->size = 8;
+		out->is_unsigned = true;
+		dt_free(a);
+		return;
+	}
+	case R_STRSTR: {
+		/* not found: DTrace's NULL, printed here as "" */
+		char *a = eval_str(rc->a, fields, nfields), *b = eval_str(rc->b, fields, nfields);
+		const char *at = strstr(a, b);
+
+		out->is_str = true;
+		out->s = dt_xstrdup(at ? at : "");
+		dt_free(a), dt_free(b);
+		return;
+	}
+	case R_SUBSTR: {
+		char *a = eval_str(rc->a, fields, nfields);
+
+		out->is_str = true;
+		out->s = dsubstr(a, eval_int(rc->b, fields, nfields),
+				 rc->c ? eval_int(rc->c, fields, nfields) : 0, rc->c != NULL,
+				 (int64_t)rc->max);
+		dt_free(a);
 		return;
 	}
 	case R_CHUNKS: {

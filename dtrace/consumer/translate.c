@@ -91,6 +91,7 @@ struct tr {
 	bool infer;  /* the inference pass: no output, no errors */
 	bool lvalue; /* writing the variable being assigned */
 	bool in_key; /* value() of an aggregation key */
+	size_t key_room; /* bytes of the BPF stack its long strings may still take */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -194,7 +195,9 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o);
 static bool deferred(const struct dt_node *n)
 {
 	return n->kind == N_CALL && (!strcmp(n->name, "strjoin") || !strcmp(n->name, "basename") ||
-				     !strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr"));
+				     !strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr") ||
+				     !strcmp(n->name, "strlen") || !strcmp(n->name, "strstr") ||
+				     !strcmp(n->name, "substr"));
 }
 
 static void set_int(struct dt_node *n, unsigned size, bool is_unsigned)
@@ -1085,7 +1088,8 @@ static struct dt_recipe *recipe(enum dt_rop op)
  * one field each, and joined by the renderer (R_CHUNKS: a chunk shorter
  * than asked for ended the string). A record carrying such a string sends
  * each field as an event of its own (one string on the stack at a time); a
- * key holds its chunks together, so at most 320 bytes of them.
+ * key holds its chunks together, so at most 320 bytes of them (the key's
+ * later long strings get one chunk).
  */
 static long bt_strlen(const struct dt_consumer_opts *o)
 {
@@ -1163,13 +1167,16 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 		return NULL;
 	}
 	nk = (size_t)((max + chunk - 1) / chunk);
-	if (t->in_key && nk * (size_t)(chunk + 1) > 320) {
-		nk = 320 / (size_t)(chunk + 1);
+	if (t->in_key && nk * (size_t)(chunk + 1) > t->key_room) {
+		nk = t->key_room / (size_t)(chunk + 1);
 		if (nk < 1)
 			nk = 1;
 		if ((int64_t)nk * chunk < max)
 			max = (int64_t)nk * chunk;
 	}
+	if (t->in_key)
+		t->key_room -= t->key_room > nk * (size_t)(chunk + 1) ? nk * (size_t)(chunk + 1)
+								      : t->key_room;
 	r = recipe(R_CHUNKS);
 	r->chunk = (size_t)chunk;
 	r->max = (size_t)max;
@@ -1206,24 +1213,38 @@ static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l
 
 	if (deferred(n)) {
 		const char *f = n->name;
-		struct dt_value a = {0}, b = {0};
-		size_t want = !strcmp(f, "strjoin") ? 2 : 1;
+		struct dt_value a = {0}, b = {0}, c = {0};
+		bool two = !strcmp(f, "strjoin") || !strcmp(f, "strstr");
+		bool sub = !strcmp(f, "substr");
 
 		v->type = TY_STR;
-		if (n->nargs != want) {
+		if (sub ? n->nargs < 2 || n->nargs > 3 : n->nargs != (two ? 2u : 1u)) {
 			err(t, n, "%s() takes the wrong number of arguments here", f);
 			return recipe(R_CONST);
 		}
 		r = recipe(!strcmp(f, "strjoin")    ? R_JOIN
 			   : !strcmp(f, "basename") ? R_BASENAME
 			   : !strcmp(f, "dirname")  ? R_DIRNAME
+			   : !strcmp(f, "strlen")   ? R_STRLEN
+			   : !strcmp(f, "strstr")   ? R_STRSTR
+			   : sub		    ? R_SUBSTR
 						    : R_ITOA);
 		r->a = value(t, n->args[0], l, &a);
-		if (want == 2)
+		if (n->nargs > 1)
 			r->b = value(t, n->args[1], l, &b);
+		if (n->nargs > 2)
+			r->c = value(t, n->args[2], l, &c);
 		if (r->op == R_ITOA ? a.type != TY_INT
-				    : a.type != TY_STR || (want == 2 && b.type != TY_STR))
+		    : sub	    ? a.type != TY_STR || b.type != TY_INT ||
+				  (n->nargs > 2 && c.type != TY_INT)
+				    : a.type != TY_STR || (two && b.type != TY_STR))
 			err(t, n, "%s() of the wrong type", f);
+		r->max = (size_t)d_strsize(t->prog->o);
+		if (r->op == R_STRLEN) {
+			v->type = TY_INT;
+			v->size = 8;
+			v->is_unsigned = true;
+		}
 		return r;
 	}
 	if ((r = long_string(t, n, l, v)))
@@ -1395,6 +1416,7 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 
 		memset(keys, 0, (lhs->nargs + 1) * sizeof(*keys));
 		t->in_key = true;
+		t->key_room = 320;
 		for (i = 0; i < lhs->nargs; i++)
 			keys[i].r = value(t, lhs->args[i], &l, &keys[i]);
 		t->in_key = false;
@@ -1930,6 +1952,7 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
+	tables->strsize = d_strsize(prog->o);
 	tables->wall_offset =
 	    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
 	/* Pass 1: the types of variables, from their assignments (twice: uses

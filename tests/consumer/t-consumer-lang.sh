@@ -119,11 +119,19 @@ langt$target:::text
 	this->t[10] = '\0';
 	printf("{%s|%s|%s}\n", stringof(this->s), stringof(this->t), stringof(arg1));
 }
+/* 4. strlen, strstr, substr (illumos dtrace_dif_subr's semantics) */
+langt$target:::text
+{
+	printf("%d %s|%s|%s|%s|%s|%d\n", strlen(copyinstr(arg0)), substr(copyinstr(arg0), 250),
+	    substr(args[0], 3, 4), substr(args[0], -3), strstr(copyinstr(arg0), "xyzab"),
+	    substr(strstr(args[0], "yz"), 0, 5), strlen(substr(args[0], 10, -5)));
+	@sub[substr(args[0], 3, 4)] = count();
+}
 D
 dt 0 -c './lang 2' -s "$T/s.d"
-rec="[$big]\n<$big|$big|255>\n{$big|abcdefghij|255}\n"
-want="$rec$rec\n$(printf '  %-50s %16d' "$big" 2)\n"
-same "$T/out" "$want" "255-byte strings printed and as a key; copyin()"
+rec="[$big]\n<$big|$big|255>\n{$big|abcdefghij|255}\n255 qrstu|defg|stu|${big:23}|yzabc|240\n"
+want="$rec$rec\n$(printf '  %-50s %16d' "$big" 2)\n$(printf '  %-50s %16d' defg 2)\n"
+same "$T/out" "$want" "255-byte strings printed and as a key; copyin(); strlen, strstr, substr"
 dt 0 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
 want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 main:text "$big")\n\n"
 same "$T/out" "$want" "trace() of a 255-byte string"
