@@ -226,13 +226,24 @@ struct dt_action {
 	size_t clause;
 };
 
-enum dt_afn { F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_QUANTIZE, F_LQUANTIZE };
+enum dt_afn {
+	F_COUNT,
+	F_SUM,
+	F_AVG,
+	F_MIN,
+	F_MAX,
+	F_QUANTIZE,
+	F_LQUANTIZE,
+	F_LLQUANTIZE,
+	F_STDDEV
+};
 
 struct dt_agg {
 	char *name; /* as in D, without '@' ("" anonymous) */
 	enum dt_afn fn;
 	bool fn_set;
 	int64_t lq[3];	       /* lquantize base, limit, step */
+	int64_t llq[4];	       /* llquantize factor, low, high, nsteps */
 	struct dt_value *keys; /* D-level key parts, recipes over bpftrace's key fields */
 	size_t nkeys;
 	size_t nfields; /* bpftrace key parts */
@@ -253,6 +264,13 @@ struct dt_tables {
 	int64_t wall_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC at translation */
 	long strsize;	     /* DTrace's: substr() cuts at it */
 };
+
+/*
+ * llquantize()'s buckets for p = {factor, low, high, nsteps}: their lower
+ * bounds in lb[1..n-2], lb[n-1] the last's (">="); returns n, or 0 for
+ * parameters DTrace refuses (or more than max buckets).
+ */
+size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
 
 /* Writes the bpftrace program into out. Returns 0 or -1 (reported). */
 int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,

@@ -37,8 +37,9 @@ struct dt_entry {
 	struct val *keys;
 	size_t nkeys;
 	int64_t v;
-	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2 */
+	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2; llquantize: its buckets */
 	size_t nbuckets;
+	int64_t st[3]; /* stddev: count, sum, sum of squares */
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,
@@ -432,8 +433,15 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 		if (at) {
 			if (!aggv || !a)
 				continue;
-			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE) {
+			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE ||
+			    a->fn == F_LLQUANTIZE) {
 				print_quantize(out, a, aggv);
+				continue;
+			}
+			if (a->fn == F_STDDEV) { /* normalized already */
+				snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
+					 conv == 'i' || conv == 's' ? 'u' : conv);
+				fprintf(out, spec, (unsigned long long)aggv->v);
 				continue;
 			}
 			snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
@@ -599,6 +607,10 @@ static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_en
 	int64_t normal = a->normal ? a->normal : 1;
 	size_t first = 0, last, i, nb = e->nbuckets, levels = lq_levels(a);
 	long double total = 0;
+	int64_t llb[1024] = {0};
+
+	if (a->fn == F_LLQUANTIZE)
+		dt_llq_bounds(a->llq, llb, sizeof(llb) / sizeof(llb[0]));
 
 	if (!nb)
 		return;
@@ -608,8 +620,11 @@ static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_en
 	while (first < nb - 1 && e->buckets[first] == 0)
 		first++;
 	if (first == nb - 1 && e->buckets[first] == 0) {
+		/* nothing: dt_print_quantize, _lquantize, _llquantize's choices */
 		if (a->fn == F_QUANTIZE)
 			first = QZERO - 1, last = QZERO + 1;
+		else if (a->fn == F_LQUANTIZE)
+			first = 0, last = nb > 2 ? 2 : nb - 1;
 		else
 			first = 0, last = nb > 1 ? 1 : 0;
 	} else {
@@ -628,6 +643,16 @@ static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_en
 
 		if (a->fn == F_QUANTIZE) {
 			fprintf(out, "%16lld ", (long long)quantize_value(i));
+		} else if (a->fn == F_LLQUANTIZE) {
+			char c[48];
+
+			if (i == 0)
+				snprintf(c, sizeof(c), "< %lld", (long long)llb[1]);
+			else if (i == nb - 1)
+				snprintf(c, sizeof(c), ">= %lld", (long long)llb[i]);
+			else
+				snprintf(c, sizeof(c), "%lld", (long long)llb[i]);
+			fprintf(out, "%16s ", c);
 		} else {
 			char c[48];
 
@@ -744,39 +769,69 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 	const struct dt_json *m;
 	size_t i;
 
+	struct dt_agg fa = *a; /* the map's key fields: llquantize's bucket is the last */
+	const char *part;
+	size_t comp = 0, ln = strlen(a->name);
+	bool mapped = a->keyed || a->fn == F_LLQUANTIZE;
+
 	if (!data || data->kind != J_OBJECT || data->n != 1)
 		return;
 	m = data->v[0];
-	if (strcmp(m->key + 1 + 2, a->name) || strncmp(m->key, "@a_", 3))
+	if (strncmp(m->key, "@a_", 3) || strncmp(m->key + 3, a->name, ln))
 		return;
-	for (i = 0; i < (a->keyed ? m->n : 1); i++) {
-		const struct dt_json *ev = a->keyed ? m->v[i] : m;
+	/* stddev(): three maps, count, sum (__s) and sum of squares (__q) */
+	part = m->key + 3 + ln;
+	if (*part && (a->fn != F_STDDEV || (strcmp(part, "__s") && strcmp(part, "__q"))))
+		return;
+	if (*part)
+		comp = part[2] == 's' ? 1 : 2;
+	if (a->fn == F_LLQUANTIZE)
+		fa.nfields++;
+	for (i = 0; i < (mapped ? m->n : 1); i++) {
+		const struct dt_json *ev = mapped ? m->v[i] : m;
+		int64_t n = ev->kind == J_NUMBER ? ev->i : 0;
 		struct dt_entry e;
 		char **fields = NULL;
 		size_t k, j;
 
-		if (a->keyed && m->kind != J_OBJECT)
+		if (mapped && m->kind != J_OBJECT)
 			return;
 		memset(&e, 0, sizeof(e));
-		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE)
+		if (mapped)
+			fields = split_key(&fa, ev->key);
+		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE) {
 			read_buckets(a, ev, &e);
-		else
-			e.v = ev->kind == J_NUMBER ? ev->i : 0;
+		} else if (a->fn == F_LLQUANTIZE) {
+			int64_t lb[1024];
+			size_t b = (size_t)strtoull(fields[a->nfields], NULL, 10);
+
+			e.nbuckets = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]));
+			e.buckets = dt_xmalloc((e.nbuckets + 1) * sizeof(int64_t));
+			memset(e.buckets, 0, (e.nbuckets + 1) * sizeof(int64_t));
+			if (b < e.nbuckets)
+				e.buckets[b] = n;
+		} else if (a->fn == F_STDDEV) {
+			e.st[comp] = n;
+		} else {
+			e.v = n;
+		}
 		if (a->keyed) {
-			fields = split_key(a, ev->key);
 			e.nkeys = a->nkeys;
 			e.keys = dt_xmalloc((a->nkeys + 1) * sizeof(*e.keys));
 			for (k = 0; k < a->nkeys; k++)
 				eval(a->keys[k].r, &a->keys[k], fields, a->nfields, &e.keys[k]);
-			for (k = 0; k < a->nfields; k++)
-				dt_free(fields[k]);
-			dt_free(fields);
 		}
-		/* keys rebuilt by the renderer (basename()) may meet: merge them */
+		for (k = 0; fields && k < fa.nfields; k++)
+			dt_free(fields[k]);
+		dt_free(fields);
+		/*
+		 * keys rebuilt by the renderer (basename()) may meet, and so do
+		 * an llquantize's buckets and a stddev's three parts: merge them
+		 */
 		for (j = 0; j < r->nents; j++)
 			if (r->ents[j].nkeys == e.nkeys && !cmp_keys(&r->ents[j], &e))
 				break;
-		if (j < r->nents && a->keyed) {
+		if (j < r->nents && (a->keyed || a->fn == F_LLQUANTIZE || a->fn == F_STDDEV)) {
 			struct dt_entry *o = &r->ents[j];
 
 			if (a->fn == F_MIN)
@@ -785,12 +840,65 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 				o->v = e.v > o->v ? e.v : o->v;
 			else
 				o->v += e.v;
+			for (k = 0; k < 3; k++)
+				o->st[k] += e.st[k];
 			for (k = 0; k < o->nbuckets && k < e.nbuckets; k++)
 				o->buckets[k] += e.buckets[k];
 			entry_free(&e);
 			continue;
 		}
 		DT_PUSH(r->ents, r->nents, e);
+	}
+}
+
+/*
+ * DTrace's stddev (libdtrace dt_stddev): the integer square root of the
+ * average of the squares less the square of the average, both normalized,
+ * in 128 bits.
+ */
+static uint64_t dstddev(const int64_t st[3], int64_t normal)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 sq, x, res = 0, bit = (u128)1 << 126;
+	int64_t avg;
+
+	if (st[0] == 0 || normal <= 0)
+		return 0;
+	sq = (u128)(uint64_t)st[2] / (uint64_t)normal / (uint64_t)normal / (uint64_t)st[0];
+	avg = st[1] / normal / st[0];
+	if (avg < 0)
+		avg = -avg;
+	x = sq - (u128)(uint64_t)avg * (uint64_t)avg;
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= res + bit) {
+			x -= res + bit;
+			res = (res >> 1) + bit;
+		} else {
+			res >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (uint64_t)res;
+}
+
+/* The value entries are sorted by, for what is not a plain number. */
+static void entry_value(const struct dt_agg *a, struct dt_entry *e)
+{
+	if (a->fn == F_STDDEV) {
+		e->v = (int64_t)dstddev(e->st, a->normal ? a->normal : 1);
+	} else if (a->fn == F_LLQUANTIZE) {
+		int64_t lb[1024], sum = 0, prod;
+		size_t n = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0])), i;
+
+		lb[0] = n ? lb[1] - 1 : 0;
+		for (i = 0; i < n && i < e->nbuckets; i++) {
+			if (__builtin_mul_overflow(e->buckets[i], lb[i], &prod) ||
+			    __builtin_add_overflow(sum, prod, &sum))
+				sum = INT64_MAX;
+		}
+		e->v = sum;
 	}
 }
 
@@ -822,6 +930,8 @@ static void print_agg(struct dt_render *r, const struct dt_action *act)
 	int64_t normal = a->normal ? a->normal : 1;
 	size_t i, from = 0;
 
+	for (i = 0; i < r->nents; i++)
+		entry_value(a, &r->ents[i]);
 	if (r->nents)
 		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
 	if (a->has_trunc) {
@@ -842,8 +952,10 @@ static void print_agg(struct dt_render *r, const struct dt_action *act)
 		}
 		for (k = 0; k < e->nkeys; k++)
 			print_key(r->out, &e->keys[k]);
-		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE)
+		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE)
 			print_quantize(r->out, a, e);
+		else if (a->fn == F_STDDEV)
+			fprintf(r->out, " %16llu", (unsigned long long)e->v);
 		else
 			fprintf(r->out, " %16lld", (long long)(e->v / normal));
 		fputc('\n', r->out);

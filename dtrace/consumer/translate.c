@@ -90,8 +90,11 @@ struct tr {
 	size_t nps;
 	bool infer;  /* the inference pass: no output, no errors */
 	bool lvalue; /* writing the variable being assigned */
+	struct dt_agg *fns; /* pass 1's aggregations: their functions, known early */
+	size_t nfns;
 	bool in_key; /* value() of an aggregation key */
-	size_t key_room; /* bytes of the BPF stack its long strings may still take */
+	size_t key_room; /* bytes of the block's BPF stack keys' long strings may still take */
+	size_t key_maps; /* maps the key being written is used with */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -680,7 +683,8 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 	if (ne == 1) {
 		dt_buf_printf(o, "%s", ex[0].s);
 	} else {
-		dt_buf_add(o, "(", 1);
+		/* signed: a comparison is unsigned, and so would the sum be */
+		dt_buf_add(o, "(int64)(", 8);
 		for (i = 0; i < ne; i++) {
 			const char *sep = "";
 
@@ -1087,9 +1091,10 @@ static struct dt_recipe *recipe(enum dt_rop op)
  * printed or is an aggregation key is read in chunks of STRLEN - 1 bytes,
  * one field each, and joined by the renderer (R_CHUNKS: a chunk shorter
  * than asked for ended the string). A record carrying such a string sends
- * each field as an event of its own (one string on the stack at a time); a
- * key holds its chunks together, so at most 320 bytes of them (the key's
- * later long strings get one chunk).
+ * each field as an event of its own (one string on the stack at a time). A
+ * key holds its chunks together, and every map update of a probe's block has
+ * its key on the stack: their long strings take at most 320 bytes of a
+ * block's stack, later ones get one chunk (STRLEN - 1 bytes).
  */
 static long bt_strlen(const struct dt_consumer_opts *o)
 {
@@ -1167,16 +1172,18 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 		return NULL;
 	}
 	nk = (size_t)((max + chunk - 1) / chunk);
-	if (t->in_key && nk * (size_t)(chunk + 1) > t->key_room) {
-		nk = t->key_room / (size_t)(chunk + 1);
-		if (nk < 1)
-			nk = 1;
-		if ((int64_t)nk * chunk < max)
-			max = (int64_t)nk * chunk;
+	if (t->in_key) {
+		size_t each = (size_t)(chunk + 1) * t->key_maps;
+
+		if (nk * each > t->key_room) {
+			nk = t->key_room / each;
+			if (nk < 1)
+				nk = 1;
+			if ((int64_t)nk * chunk < max)
+				max = (int64_t)nk * chunk;
+		}
+		t->key_room -= t->key_room > nk * each ? nk * each : t->key_room;
 	}
-	if (t->in_key)
-		t->key_room -= t->key_room > nk * (size_t)(chunk + 1) ? nk * (size_t)(chunk + 1)
-								      : t->key_room;
 	r = recipe(R_CHUNKS);
 	r->chunk = (size_t)chunk;
 	r->max = (size_t)max;
@@ -1345,6 +1352,87 @@ static struct dt_agg *agg_get(struct tr *t, const char *name, size_t *index)
 	return &t->t->aggs[*index];
 }
 
+/*
+ * The bpftrace maps of an aggregation: one, or stddev()'s three (count,
+ * sum, sum of squares). `op` is applied to each: "print", "clear", "zero".
+ */
+static void agg_maps(struct tr *t, struct dt_buf *o, const char *ind, const char *op,
+		     const char *name)
+{
+	static const char *const part[] = {"", "__s", "__q"};
+	size_t i, n = 1;
+
+	for (i = 0; i < t->nfns; i++)
+		if (!strcmp(t->fns[i].name, name) && t->fns[i].fn == F_STDDEV)
+			n = 3;
+	for (i = 0; i < t->t->naggs; i++)
+		if (!strcmp(t->t->aggs[i].name, name) && t->t->aggs[i].fn == F_STDDEV)
+			n = 3;
+	for (i = 0; i < n; i++)
+		dt_buf_printf(o, "%s%s(@a_%s%s);\n", ind, op, name, part[i]);
+}
+
+/*
+ * llquantize(): DTrace's log-linear buckets (dt_print_llquantize's walk):
+ * bucket 0 below factor^low, then in each order of magnitude up to high
+ * nsteps (or factor^(order+1), if fewer) steps of factor^(order+1) / nsteps,
+ * then one for what is above. Their lower bounds, into lb[1..]; returns the
+ * number of buckets, or 0 for parameters DTrace refuses.
+ */
+size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
+{
+	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], value = 1, next, step;
+	size_t bin = 1;
+	int64_t order;
+
+	if (factor < 2 || low < 0 || high > 64 || low >= high || nsteps < factor ||
+	    nsteps % factor)
+		return 0;
+	for (order = 0; order < low; order++)
+		if (__builtin_mul_overflow(value, factor, &value))
+			return 0;
+	if (__builtin_mul_overflow(value, factor, &next))
+		return 0;
+	step = next > nsteps ? next / nsteps : 1;
+	while (order <= high) {
+		if (bin >= max)
+			return 0;
+		lb[bin++] = value;
+		value += step;
+		if (value > next)
+			return 0; /* the steps do not meet the next magnitude */
+		if (value != next)
+			continue;
+		if (order < high && __builtin_mul_overflow(value, factor, &next))
+			return 0;
+		step = next > nsteps ? next / nsteps : 1;
+		order++;
+	}
+	if (bin >= max)
+		return 0;
+	lb[bin] = value; /* ">= value" */
+	return bin + 1;
+}
+
+/* The bucket of $__v: a search over the bounds lb[lo..hi]. */
+static void llq_tree(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi)
+{
+	size_t mid;
+
+	if (lo == hi) {
+		dt_buf_printf(o, "%zu", lo);
+		return;
+	}
+	mid = (lo + hi + 1) / 2;
+	dt_buf_add(o, "($__v < ", 8);
+	emit_i64(o, lb[mid]);
+	dt_buf_add(o, " ? ", 3);
+	llq_tree(o, lb, lo, mid - 1);
+	dt_buf_add(o, " : ", 3);
+	llq_tree(o, lb, mid, hi);
+	dt_buf_add(o, ")", 1);
+}
+
 static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const char *ind)
 {
 	static const struct {
@@ -1359,6 +1447,8 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 	    {"max", "max", F_MAX, 1},
 	    {"quantize", "hist", F_QUANTIZE, 1},
 	    {"lquantize", "lhist", F_LQUANTIZE, 4},
+	    {"llquantize", "count", F_LLQUANTIZE, 5},
+	    {"stddev", "count", F_STDDEV, 1},
 	};
 	struct dt_node *lhs = n->a, *f = n->b;
 	struct leaves l = {0};
@@ -1380,14 +1470,11 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		if (!strcmp(f->name, fns[i].d))
 			break;
 	if (i == sizeof(fns) / sizeof(fns[0])) {
-		if (!strcmp(f->name, "llquantize") || !strcmp(f->name, "stddev"))
-			err(t, f, "%s() is not supported: bpftrace has no equivalent", f->name);
-		else
-			err(t, f, "%s() is not an aggregating function", f->name);
+		err(t, f, "%s() is not an aggregating function", f->name);
 		return;
 	}
 	fi = i;
-	if (f->nargs != fns[i].nargs) {
+	if (f->nargs != fns[i].nargs && !(fns[i].fn == F_LLQUANTIZE && f->nargs == 6)) {
 		err(t, f, "%s() takes the wrong number of arguments", f->name);
 		return;
 	}
@@ -1410,13 +1497,36 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 			a->lq[k - 1] = f->args[k]->ival;
 		}
 	}
+	if (fns[i].fn == F_LLQUANTIZE) {
+		int64_t lb[1024];
+		size_t k;
+
+		for (k = 1; k < 5; k++) {
+			if (f->args[k]->kind != N_INT) {
+				err(t, f->args[k],
+				    "llquantize() needs a constant factor, magnitudes and steps%s",
+				    "");
+				return;
+			}
+			a->llq[k - 1] = f->args[k]->ival;
+		}
+		if (!dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]))) {
+			err(t, f,
+			    "llquantize(): the factor must be at least 2, the low magnitude below "
+			    "the high one, the steps a multiple of the factor that divides each "
+			    "power of it%s",
+			    "");
+			return;
+		}
+	}
 	/* keys */
 	{
 		struct dt_value *keys = dt_xmalloc((lhs->nargs + 1) * sizeof(*keys));
 
 		memset(keys, 0, (lhs->nargs + 1) * sizeof(*keys));
 		t->in_key = true;
-		t->key_room = 320;
+		/* stddev()'s three maps each have the key on the stack */
+		t->key_maps = !strcmp(f->name, "stddev") ? 3 : 1;
 		for (i = 0; i < lhs->nargs; i++)
 			keys[i].r = value(t, lhs->args[i], &l, &keys[i]);
 		t->in_key = false;
@@ -1437,6 +1547,57 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 	}
 	if (t->failed)
 		goto out;
+	if (a->fn == F_STDDEV || a->fn == F_LLQUANTIZE) {
+		struct dt_buf v = {0};
+
+		emit(t, f->args[0], &v);
+		if (!t->failed && f->args[0]->type == TY_STR)
+			err(t, f, "%s() of a string", f->name);
+		dt_buf_printf(o, "%s$__v = (int64)(%s);\n", ind, v.s ? v.s : "0");
+		dt_free(v.s);
+		if (t->failed)
+			goto out;
+	}
+	if (a->fn == F_STDDEV) {
+		/* count, sum and sum of squares (DTrace's keeps 128 bits of it) */
+		static const char *const part[] = {"", "__s", "__q"};
+		static const char *const fn[] = {"count()", "sum($__v)", "sum($__v * $__v)"};
+
+		for (size_t k = 0; k < 3; k++) {
+			dt_buf_printf(o, "%s@a_%s%s", ind, lhs->name, part[k]);
+			if (l.n) {
+				dt_buf_add(o, "[", 1);
+				for (i = 0; i < l.n; i++)
+					dt_buf_printf(o, "%s%s", i ? ", " : "", l.v[i].s);
+				dt_buf_add(o, "]", 1);
+			}
+			dt_buf_printf(o, " = %s;\n", fn[k]);
+		}
+		goto out;
+	}
+	if (a->fn == F_LLQUANTIZE) {
+		/* a count per (keys, bucket): the renderer draws the histogram */
+		a->field_type[l.n] = TY_INT; /* the bucket, after the keys' fields */
+		int64_t lb[1024];
+		size_t nb = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]));
+
+		dt_buf_printf(o, "%s@a_%s[", ind, lhs->name);
+		for (i = 0; i < l.n; i++)
+			dt_buf_printf(o, "%s, ", l.v[i].s);
+		dt_buf_add(o, "($__v < ", 8);
+		emit_i64(o, lb[1]);
+		dt_buf_add(o, " ? 0 : ", 7);
+		llq_tree(o, lb, 1, nb - 1);
+		dt_buf_add(o, ")] = ", 5);
+		if (f->nargs == 6) {
+			dt_buf_add(o, "sum(", 4);
+			emit(t, f->args[5], o);
+			dt_buf_add(o, ");\n", 3);
+		} else {
+			dt_buf_add(o, "count();\n", 9);
+		}
+		goto out;
+	}
 	dt_buf_printf(o, "%s@a_%s", ind, lhs->name);
 	if (l.n) {
 		dt_buf_add(o, "[", 1);
@@ -1528,8 +1689,8 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		t->t->acts[act].agg = ai;
 		if (n->nargs == 2)
 			t->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
-		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n%sprint(@a_%s);\n", ind, act, ind,
-			      ag->name);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", ind, act);
+		agg_maps(t, o, ind, "print", ag->name);
 		act = new_action(t, A_PRINTA_END);
 		t->t->acts[act].agg = ai;
 		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", ind, act);
@@ -1561,7 +1722,7 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!agg_arg(t, n->args[0], &ai))
 			return;
 		if (!strcmp(f, "trunc") && n->nargs == 1) {
-			dt_buf_printf(o, "%sclear(@a_%s);\n", ind, n->args[0]->name);
+			agg_maps(t, o, ind, "clear", n->args[0]->name);
 			return;
 		}
 		act = new_action(t, norm ? A_NORMALIZE : denorm ? A_DENORMALIZE : A_TRUNC);
@@ -1576,7 +1737,7 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			err(t, n, "clear() takes one aggregation%s", "");
 			return;
 		}
-		dt_buf_printf(o, "%szero(@a_%s);\n", ind, n->args[0]->name);
+		agg_maps(t, o, ind, "zero", n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
 		    "ustack",	 "stack",  "jstack",  "system",	   "raise",	 "stop",
@@ -1859,6 +2020,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	size_t i;
 
 	t->probe = p;
+	t->key_room = 320; /* LLVM gives each map update's key its own stack */
 	/* what copyin() put in a this-> variable is known within one firing */
 	for (i = 0; i < t->nvars; i++) {
 		dt_free(t->vars[i].copyin_ptr);
@@ -1919,14 +2081,14 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 			act = new_action(t, A_PRINTA);
 			t->t->acts[act].agg = i;
 			t->t->acts[act].clause = (size_t)-1; /* the dump's */
-			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n\tprint(@a_%s);\n", act,
-				      t->t->aggs[i].name);
+			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", act);
+			agg_maps(t, o, "\t", "print", t->t->aggs[i].name);
 			act = new_action(t, A_PRINTA_END);
 			t->t->acts[act].agg = i;
 			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", act);
 		}
 		for (i = 0; i < t->t->naggs; i++)
-			dt_buf_printf(o, "\tclear(@a_%s);\n", t->t->aggs[i].name);
+			agg_maps(t, o, "\t", "clear", t->t->aggs[i].name);
 		for (i = 0; i < t->nvars; i++)
 			if (t->vars[i].key[0] != 't')
 				dt_buf_printf(o, "\tclear(@%c_%s);\n", t->vars[i].key[0],
@@ -1963,7 +2125,10 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 			t.failed = false;
 			emit_probe(&t, &probes->v[i], out, false);
 		}
-	/* what pass 1 recorded is thrown away */
+	/* what pass 1 recorded is thrown away, but for the functions */
+	t.fns = tables->aggs;
+	t.nfns = tables->naggs;
+	tables->aggs = NULL;
 	tables->nacts = 0;
 	tables->naggs = 0;
 	t.infer = false;

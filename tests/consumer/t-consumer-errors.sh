@@ -24,7 +24,7 @@ err_case 1 "^<command line>:1:1: error: probe description fbt::vfs_read:entry: t
 err_case 1 "error: macro argument \\\$1 is not given" -n 'BEGIN { trace($1); }'
 err_case 1 "error: \\\$target is the process of -c or -p" -n 'BEGIN { trace($target); }'
 err_case 1 "error: members of structures and translated arguments \('url'\)" -n 'BEGIN { trace(args[0]->url); }'
-err_case 1 "error: llquantize\(\) is not supported" -n 'BEGIN { @a = llquantize(1, 10, 0, 6, 20); }'
+err_case 1 "error: llquantize\(\): the factor must be at least 2" -n 'BEGIN { @a = llquantize(1, 10, 0, 6, 25); }'
 err_case 1 "error: unterminated string" -n 'BEGIN { printf("x); }'
 err_case 1 "error: 'x' holds a string and an integer" -n 'BEGIN { x = 1; x = "s"; }'
 err_case 1 "error: strjoin\(\) is supported where its value is printed" -n 'BEGIN { x = strjoin("a", "b"); }'

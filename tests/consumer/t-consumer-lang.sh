@@ -86,15 +86,28 @@ for kind in '@%[a-z0-9]+( |$)' '@\$-?[0-9]+' '@-?[0-9]+\(%rbp\)' '@-?[0-9]*\(%rs
 done
 
 # 1. All twelve arguments, exact, from every build's two sites: args[] typed,
-# argN raw.
-dt 0 -q -c './lang 2' -n 'langt$target:::many { printf("%d %d %d %d %d %d %d %d %s %d %d %d|%d %d %d %d\n", args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11], arg6, arg7, arg9, arg11); }'
+# argN raw. 5. With stddev() (dt_print_stddev: " %16llu" of libdtrace's
+# integer dt_stddev) and llquantize() (dt_print_llquantize's buckets: below
+# 10^0, steps of 1 up to 10, of 10 up to 100, then ">= 100").
+dt 0 -q -c './lang 2' -n 'langt$target:::many { printf("%d %d %d %d %d %d %d %d %s %d %d %d|%d %d %d %d\n", args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11], arg6, arg7, arg9, arg11); @sd = stddev(args[0]); @sdk[args[8]] = stddev(args[4] - 10); @ll = llquantize(args[4], 10, 0, 1, 10); }'
 want=""
 for v in gcc0 gcc2 clang0 clang2; do
 	want+="1 -20 5 123456789012 3 -3 -77 -1000000000000 twelve -19 123456789012 200|-77 -1000000000000 -19 200\n"
 	want+="2 -20 5 123456789012 6 -3 -77 -2000000000000 twelve -19 123456789012 200|-77 -2000000000000 -19 200\n"
 	want+="2 7 5 123456789012 0 -3 -77 0 $v 8 123456789013 9|-77 0 8 9\n"
 done
-same "$T/out" "$want\n" "twelve arguments from gcc and clang, -O0 and -O2"
+# stddev of 1,2,2 four times: sqrt(36/12 - (20/12)^2) = sqrt(3 - 1) = 1;
+# of -7,-4 four times, in integers: sqrt(260/8 - |-44/8|^2) = sqrt(32 - 25)
+# = 2; of -10: 0.
+want+="\n$(printf ' %16d' 1)\n"
+for k in clang0 clang2 gcc0 gcc2; do want+="$(printf '  %-50s %16d' $k 0)\n"; done
+want+="$(printf '  %-50s %16d' twelve 2)\n"
+dist=$(printf '%16s %41s %-9s' value '------------- Distribution -------------' count)
+row() { printf '%16s |%-40s %-9s' "$1" "$2" "$3"; }
+at13=@@@@@@@@@@@@@
+want+="\n$dist\n$(row '< 1' $at13 4)\n$(row 1 '' 0)\n$(row 2 '' 0)\n$(row 3 $at13 4)\n"
+want+="$(row 4 '' 0)\n$(row 5 '' 0)\n$(row 6 $at13 4)\n$(row 7 '' 0)\n\n"
+same "$T/out" "$want" "twelve arguments from gcc and clang, -O0 and -O2; stddev, llquantize"
 
 # 2. Strings as long as DTrace's (strsize 256: 255 bytes and the NUL), though
 # bpftrace 0.17 holds at most 200: printed by %s, by trace() ("  %-33s"
