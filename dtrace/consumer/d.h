@@ -180,7 +180,8 @@ enum dt_rop {
 	R_CHUNKS,
 	R_STRLEN,
 	R_STRSTR,
-	R_SUBSTR
+	R_SUBSTR,
+	R_USTACK
 };
 struct dt_recipe {
 	enum dt_rop op;
@@ -214,6 +215,7 @@ enum dt_akind {
 	A_DUMP,	      /* END: the exit dump follows */
 	A_CLAUSE_END, /* the record's end (not quiet) */
 	A_STARTED,    /* first in BEGIN: every probe is attached */
+	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
 };
 
 struct dt_action {

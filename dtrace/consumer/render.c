@@ -27,6 +27,7 @@
 
 struct val {
 	bool is_str;
+	bool is_stack; /* s is bpftrace's ustack(perf) text */
 	char *s; /* owned when is_str */
 	int64_t i;
 	unsigned size;
@@ -217,6 +218,10 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 		dt_free(a.s);
 		return;
 	}
+	case R_USTACK:
+		out->is_str = out->is_stack = true;
+		out->s = dt_xstrdup(rc->field < nfields ? fields[rc->field] : "");
+		return;
 	case R_STRLEN: {
 		char *a = eval_str(rc->a, fields, nfields);
 
@@ -346,6 +351,69 @@ static uint64_t as_unsigned(const struct val *v)
 }
 
 static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
+
+/*
+ * A user stack as DTrace prints it (libdtrace dt_print_ustack): a newline,
+ * then each frame on a line of its own after 14 blanks (stackindent),
+ * `module`function+0xoffset` (no offset at the function's start),
+ * `module`0xaddress` without a symbol, `0xaddress` without a module. From
+ * bpftrace's ustack(perf) text: "\t<hex address> <symbol>+<decimal offset>
+ * (<path>)" per frame, the symbol the address itself when unknown.
+ */
+static void print_ustack(FILE *out, const char *text)
+{
+	const char *p = text;
+
+	fputc('\n', out);
+	while (*p) {
+		const char *e = strchr(p, '\n'), *sp, *paren;
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char line[1024], *sym, *mod = NULL, *plus;
+		unsigned long long addr;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n + (e ? 1 : 0);
+		sym = line;
+		while (*sym == '\t' || *sym == ' ')
+			sym++;
+		if (!*sym)
+			continue;
+		addr = strtoull(sym, NULL, 16);
+		sp = strchr(sym, ' ');
+		sym = sp ? (char *)sp + 1 : sym + strlen(sym);
+		paren = strrchr(sym, '(');
+		if (paren && paren > sym && paren[-1] == ' ' && line[strlen(line) - 1] == ')') {
+			mod = (char *)paren + 1;
+			line[strlen(line) - 1] = '\0';
+			((char *)paren)[-1] = '\0';
+			if (!strcmp(mod, "[unknown]") || !*mod)
+				mod = NULL;
+			else if (strrchr(mod, '/'))
+				mod = strrchr(mod, '/') + 1;
+		}
+		fprintf(out, "%14s", "");
+		if (!*sym || !strncmp(sym, "0x", 2) || !strcmp(sym, "[unknown]")) {
+			if (mod)
+				fprintf(out, "%s`0x%llx\n", mod, addr);
+			else
+				fprintf(out, "0x%llx\n", addr);
+			continue;
+		}
+		plus = strrchr(sym, '+');
+		if (plus && plus[1] >= '0' && plus[1] <= '9') {
+			unsigned long long off = strtoull(plus + 1, NULL, 10);
+
+			*plus = '\0';
+			if (off)
+				fprintf(out, "%s%s%s+0x%llx\n", mod ? mod : "", mod ? "`" : "", sym,
+					off);
+			else
+				fprintf(out, "%s%s%s\n", mod ? mod : "", mod ? "`" : "", sym);
+		} else {
+			fprintf(out, "%s%s%s\n", mod ? mod : "", mod ? "`" : "", sym);
+		}
+	}
+}
 
 /*
  * The conversions are the script's: each spec is rebuilt from checked parts
@@ -491,6 +559,12 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 				fprintf(out, spec, b);
 				break;
 			}
+			case 'k':
+				if (x->is_stack) {
+					print_ustack(out, x->s);
+					break;
+				}
+				/* fallthrough */
 			case 'S':
 				if (x->is_str) {
 					put_escaped(out, x->s);
@@ -904,6 +978,10 @@ static void entry_value(const struct dt_agg *a, struct dt_entry *e)
 
 static void print_key(FILE *out, const struct val *k)
 {
+	if (k->is_stack) {
+		print_ustack(out, k->s);
+		return;
+	}
 	if (k->is_str) {
 		fprintf(out, "  %-50s", k->s);
 		return;
@@ -1083,6 +1161,9 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		return;
 	case A_STARTED:
 		r->started = true;
+		return;
+	case A_USTACK:
+		print_ustack(r->out, nf ? f[0] : "");
 		return;
 	case A_DUMP:
 		end_record(r);

@@ -1213,10 +1213,44 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	return r;
 }
 
+/*
+ * ustack([nframes]): bpftrace's ustack(perf, n), whose text (address,
+ * symbol+offset, file) the renderer writes as DTrace's frames. DTrace's
+ * default is ustackframes, 100; bpftrace reads at most 127.
+ */
+static bool ustack_frames(struct tr *t, struct dt_node *n, struct dt_buf *b)
+{
+	int64_t nf = 100;
+
+	if (n->nargs > 2 || (n->nargs >= 1 && n->args[0]->kind != N_INT)) {
+		err(t, n, "ustack() takes a constant number of frames (and a string size)%s",
+		    "");
+		return false;
+	}
+	if (n->nargs >= 1)
+		nf = n->args[0]->ival;
+	if (nf < 1)
+		nf = 1;
+	if (nf > 127)
+		nf = 127;
+	dt_buf_printf(b, "ustack(perf, %d)", (int)nf);
+	return true;
+}
+
 static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l,
 			       struct dt_value *v)
 {
 	struct dt_recipe *r;
+
+	if (n->kind == N_CALL && !strcmp(n->name, "ustack")) {
+		struct dt_buf b = {0};
+
+		v->type = TY_STR;
+		r = recipe(R_USTACK);
+		if (ustack_frames(t, n, &b))
+			r->field = add_leaf(l, &b, TY_STR);
+		return r;
+	}
 
 	if (deferred(n)) {
 		const char *f = n->name;
@@ -1732,6 +1766,16 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!t->failed)
 			emit_record(t, act, &l, o, ind);
 		leaves_free(&l);
+	} else if (!strcmp(f, "ustack")) {
+		struct leaves l = {0};
+		struct dt_buf b = {0};
+
+		if (!ustack_frames(t, n, &b))
+			return;
+		act = new_action(t, A_USTACK);
+		add_leaf(&l, &b, TY_STR);
+		emit_record(t, act, &l, o, ind);
+		leaves_free(&l);
 	} else if (!strcmp(f, "clear")) {
 		if (n->nargs != 1 || !agg_arg(t, n->args[0], &ai)) {
 			err(t, n, "clear() takes one aggregation%s", "");
@@ -1740,7 +1784,7 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		agg_maps(t, o, ind, "zero", n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
-		    "ustack",	 "stack",  "jstack",  "system",	   "raise",	 "stop",
+		    "stack",	 "jstack",  "system",  "raise",	   "stop",
 		    "speculate", "commit", "discard", "copyout",   "copyoutstr", "breakpoint",
 		    "panic",	 "chill",  "freopen", "ftruncate", "setopt",	 "tracemem",
 		    "printm",	 "print",  "func",    "ufunc",	   "usym",	 "mod",

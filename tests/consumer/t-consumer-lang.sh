@@ -45,9 +45,16 @@ void run(int n, char *name)
 C
 cat >main.c <<'C'
 #include <stdlib.h>
+#include <unistd.h>
 #include "lang_probes.h"
 
 long g_var = 123456789012;
+
+/* Built -O0 with frame pointers: ustack() sees say() and main(). */
+__attribute__((noinline)) static void say(char *s, int n)
+{
+	LANGT_TEXT(s, n);
+}
 void run_gcc0(int, char *), run_gcc2(int, char *), run_clang0(int, char *),
     run_clang2(int, char *);
 
@@ -64,7 +71,10 @@ int main(int argc, char **argv)
 		big[i] = (char)('a' + i % 26);
 	big[255] = '\0';
 	for (int i = 0; i < n; i++)
-		LANGT_TEXT(big, 255);
+		say(big, 255);
+	/* alive a while for bpftrace to name the stacks' functions */
+	if (argc > 2)
+		usleep(300000);
 	return 0;
 }
 C
@@ -76,7 +86,7 @@ for cc in gcc clang; do
 			-I"$SDT_INC" -I. -c lang.c -o l-$cc$o.o || fail "compiling lang.c with $cc -O$o"
 	done
 done
-gcc -O2 -I"$SDT_INC" -I. -c main.c -o main.o &&
+gcc -O0 -fno-omit-frame-pointer -I"$SDT_INC" -I. -c main.c -o main.o &&
 	"$DTRACE" -G -s lang.d -o p.o main.o l-*.o &&
 	gcc -o lang main.o l-*.o p.o || fail "linking lang"
 # Every operand kind is there somewhere, past the sixth argument too.
@@ -140,13 +150,36 @@ langt$target:::text
 	    substr(strstr(args[0], "yz"), 0, 5), strlen(substr(args[0], 10, -5)));
 	@sub[substr(args[0], 3, 4)] = count();
 }
+/* 6. ustack(): DTrace's frames (dt_print_ustack), as an action and a key */
+langt$target:::text
+{
+	ustack(2);
+	@st[ustack(1)] = count();
+	self->n++;
+}
+/* bpftrace prints a map as it is when it reads it: print it once */
+langt$target:::text
+/self->n == 2/
+{
+	printa(@st);
+}
 D
-dt 0 -c './lang 2' -s "$T/s.d"
+dt 0 -c './lang 2 wait' -s "$T/s.d"
+# say's probe site and the return address of main's call to say, from the
+# file: module`function+0xoffset.
+site=$(readelf -n lang | sed -n '/Name: text/,/Location/s/.*Location: 0x\([0-9a-f]*\).*/\1/p')
+say=$(nm lang | sed -n 's/^\([0-9a-f]*\) t say$/\1/p')
+main=$(nm lang | sed -n 's/^\([0-9a-f]*\) T main$/\1/p')
+ret=$(objdump -d --no-show-raw-insn lang | sed -n '/<main>:/,/^$/p' | grep -A1 'call.*<say>' | sed -n '2s/^ *\([0-9a-f]*\):.*/\1/p')
+[ -n "$site" ] && [ -n "$say" ] && [ -n "$main" ] && [ -n "$ret" ] || fail "no say/main addresses in lang"
+f1=$(printf '%14slang`say+0x%x' '' $((0x$site - 0x$say)))
+f2=$(printf '%14slang`main+0x%x' '' $((0x$ret - 0x$main)))
 rec="[$big]\n<$big|$big|255>\n{$big|abcdefghij|255}\n255 qrstu|defg|stu|${big:23}|yzabc|240\n"
-want="$rec$rec\n$(printf '  %-50s %16d' "$big" 2)\n$(printf '  %-50s %16d' defg 2)\n"
-same "$T/out" "$want" "255-byte strings printed and as a key; copyin(); strlen, strstr, substr"
+want="$rec\n$f1\n$f2\n$rec\n$f1\n$f2\n\n$f1\n$(printf ' %16d' 2)\n"
+want+="\n$(printf '  %-50s %16d' "$big" 2)\n$(printf '  %-50s %16d' defg 2)\n"
+same "$T/out" "$want" "255-byte strings printed and as a key; copyin(); strlen, strstr, substr; ustack"
 dt 0 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
-want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 main:text "$big")\n\n"
+want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 say:text "$big")\n\n"
 same "$T/out" "$want" "trace() of a 255-byte string"
 dt 0 -q -x strsize=100 -c './lang 1' -n 'langt$target:::text { printf("[%s]\n", copyinstr(arg0)); }'
 same "$T/out" "[${big:0:99}]\n\n" "-x strsize=100"
