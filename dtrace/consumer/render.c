@@ -1051,6 +1051,10 @@ static void end_record(struct dt_render *r)
 
 static void trace_value(struct dt_render *r, const struct val *v)
 {
+	if (v->is_stack) {
+		print_ustack(r->out, v->s);
+		return;
+	}
 	if (r->o->quiet) {
 		if (v->is_str)
 			fputs(v->s, r->out);

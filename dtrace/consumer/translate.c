@@ -869,6 +869,14 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		set_int(n, 4, false);
 		return;
 	}
+	if (!strcmp(f, "ustack")) {
+		err(t, n,
+		    "ustack() is supported as an action, an aggregation key or printf's %%k "
+		    "argument%s",
+		    "");
+		n->type = TY_STR;
+		return;
+	}
 	if (deferred(n)) {
 		err(t, n,
 		    "%s() is supported where its value is printed (printf, trace) or is an "

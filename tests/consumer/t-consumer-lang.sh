@@ -11,6 +11,21 @@ need_bpftrace
 command -v taskset >/dev/null || fail "taskset is not installed (util-linux)"
 command -v readelf >/dev/null || fail "readelf is not installed (binutils)"
 
+# What stays refused: one error at file:line:col naming the construct.
+refused() { # column message program
+	local rc=0
+	"$DTRACE" -e -n "$3" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "dtrace -e -n '$3' exited $rc, expected 1"; }
+	grep -qF -- "<command line>:1:$1: error: $2" "$T/err" || { cat "$T/err" >&2; fail "dtrace -n '$3': not '$2' at column $1"; }
+}
+refused 13 "ustack() is supported as an action, an aggregation key or printf's %k argument" 'BEGIN { x = ustack(); }'
+refused 20 "this->a[...]: this-> arrays are not supported" 'BEGIN { this->a[1] = 2; }'
+refused 35 "this->s[...] = ...: only the terminating '\0' of a string read by copyin() is supported" 'BEGIN { this->s = "x"; this->s[0] = 0; }'
+refused 13 "strlen() is supported where its value is printed" 'BEGIN { x = strlen("abc"); }'
+refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
+refused 14 "stddev() of a string" 'BEGIN { @a = stddev("x"); }'
+refused 13 "copyin() takes an address and a length" 'BEGIN { x = copyin(1); }'
+
 mkdir -p "$T/g" && cd "$T/g" || fail "no scratch directory"
 cat >lang.d <<'D'
 provider langt {
