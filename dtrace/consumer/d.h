@@ -296,8 +296,13 @@ struct dt_render {
 	unsigned long attached;
 	bool attached_seen;
 	bool started; /* BEGIN ran: every probe attached */
-	char **pending; /* fields sent as events of their own (\035), for the next record */
-	size_t npending;
+	/* fields sent as events of their own (\035), per CPU, for its next record */
+	struct dt_pending {
+		long cpu;
+		char **f;
+		size_t n;
+	} * pend;
+	size_t npend;
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,

@@ -1177,6 +1177,18 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	}
 }
 
+static struct dt_pending *pending(struct dt_render *r, long cpu)
+{
+	struct dt_pending p = {.cpu = cpu};
+	size_t i;
+
+	for (i = 0; i < r->npend; i++)
+		if (r->pend[i].cpu == cpu)
+			return &r->pend[i];
+	DT_PUSH(r->pend, r->npend, p);
+	return &r->pend[r->npend - 1];
+}
+
 int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag)
 {
 	struct dt_json *j = dt_json_parse(line);
@@ -1194,15 +1206,23 @@ int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag
 		const char *s = data->s;
 
 		if (s[0] == '\035') {
-			/* a field sent alone: the next record's */
-			DT_PUSH(r->pending, r->npending, dt_xstrdup(s + 1));
+			/* "\035cpu\037field": a field sent alone, the CPU's next record's */
+			char *end;
+			struct dt_pending *pd = pending(r, strtol(s + 1, &end, 10));
+
+			DT_PUSH(pd->f, pd->n, dt_xstrdup(*end == '\037' ? end + 1 : end));
 		} else if (s[0] == '\036') {
-			char **f = r->pending, *end;
-			size_t nf = r->npending, id = strtoul(s + 1, &end, 10);
+			char **f = NULL, *end;
+			size_t nf = 0, id = strtoul(s + 1, &end, 10);
 			const char *p = end;
 
-			r->pending = NULL;
-			r->npending = 0;
+			if (*p == '\035') { /* "\036act\035cpu": its fields came alone */
+				struct dt_pending *pd = pending(r, strtol(p + 1, &end, 10));
+
+				f = pd->f, nf = pd->n;
+				pd->f = NULL, pd->n = 0;
+				p = end;
+			}
 
 			while (*p == '\037') {
 				const char *e = strchr(p + 1, '\037');

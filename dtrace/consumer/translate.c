@@ -1346,11 +1346,14 @@ static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct
 	size_t i;
 
 	if (l->split) {
-		/* every field an event of its own, then the record (render.c) */
+		/*
+		 * every field an event of its own, then the record, each with
+		 * the CPU: bpftrace may read another CPU's events in between
+		 */
 		for (i = 0; i < l->n; i++)
-			dt_buf_printf(o, "%sprintf(\"\\035%s\", %s);\n", indent,
+			dt_buf_printf(o, "%sprintf(\"\\035%%d\\037%s\", cpu, %s);\n", indent,
 				      l->type[i] == TY_STR ? "%s" : "%lld", l->v[i].s);
-		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", indent, act);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\\035%%d\", cpu);\n", indent, act);
 		return;
 	}
 	dt_buf_printf(o, "%sprintf(\"\\036%zu", indent, act);
