@@ -98,9 +98,11 @@ C
 for cc in gcc clang; do
 	for o in 0 2; do
 		$cc -O$o -DSTAP_SDT_ARG_CONSTRAINT=nor -Dfire=fire_$cc$o -Drun=run_$cc$o \
-			-I"$SDT_INC" -I. -c lang.c -o l-$cc$o.o || fail "compiling lang.c with $cc -O$o"
+			-I"$SDT_INC" -I. -c lang.c -o l-$cc$o.o &
 	done
 done
+wait
+for v in gcc0 gcc2 clang0 clang2; do [ -s l-$v.o ] || fail "compiling lang.c as $v"; done
 gcc -O0 -fno-omit-frame-pointer -I"$SDT_INC" -I. -c main.c -o main.o &&
 	"$DTRACE" -G -s lang.d -o p.o main.o l-*.o &&
 	gcc -o lang main.o l-*.o p.o || fail "linking lang"
@@ -135,9 +137,9 @@ want+="$(row 4 '' 0)\n$(row 5 '' 0)\n$(row 6 $at13 4)\n$(row 7 '' 0)\n\n"
 same "$T/out" "$want" "twelve arguments from gcc and clang, -O0 and -O2; stddev, llquantize"
 
 # 2. Strings as long as DTrace's (strsize 256: 255 bytes and the NUL), though
-# bpftrace 0.17 holds at most 200: printed by %s, by trace() ("  %-33s"
-# after the record prefix), and as an aggregation key ("  %-50s" then the
-# value " %16lld"); two of them in one printf; -x strsize=100 cuts at 99.
+# bpftrace 0.17 holds at most 200: printed by %s, by trace() (quiet: the
+# string alone), and as an aggregation key ("  %-50s" then the value
+# " %16lld"); two of them in one printf; -x strsize=100 cuts at 99.
 big=""
 for ((i = 0; i < 255; i++)); do big+=$(printf "\\x$(printf %x $((97 + i % 26)))"); done
 # 3. copyin() and HotSpot's idiom: a buffer, its NUL, stringof().
@@ -148,6 +150,8 @@ langt$target:::text
 	printf("[%s]\n", copyinstr(arg0));
 	printf("<%s|%s|%d>\n", args[0], stringof(args[0]), arg1);
 	@[copyinstr(arg0)] = count();
+	trace(args[0]);
+	printf("\n");
 }
 langt$target:::text
 {
@@ -189,12 +193,12 @@ ret=$(objdump -d --no-show-raw-insn lang | sed -n '/<main>:/,/^$/p' | grep -A1 '
 [ -n "$site" ] && [ -n "$say" ] && [ -n "$main" ] && [ -n "$ret" ] || fail "no say/main addresses in lang"
 f1=$(printf '%14slang`say+0x%x' '' $((0x$site - 0x$say)))
 f2=$(printf '%14slang`main+0x%x' '' $((0x$ret - 0x$main)))
-rec="[$big]\n<$big|$big|255>\n{$big|abcdefghij|255}\n255 qrstu|defg|stu|${big:23}|yzabc|240\n"
+rec="[$big]\n<$big|$big|255>\n$big\n{$big|abcdefghij|255}\n255 qrstu|defg|stu|${big:23}|yzabc|240\n"
 want="$rec\n$f1\n$f2\n$rec\n$f1\n$f2\n\n$f1\n$(printf ' %16d' 2)\n"
 want+="\n$(printf '  %-50s %16d' "$big" 2)\n$(printf '  %-50s %16d' defg 2)\n"
 same "$T/out" "$want" "255-byte strings printed and as a key; copyin(); strlen, strstr, substr; ustack"
-dt 0 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
-want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 say:text "$big")\n\n"
-same "$T/out" "$want" "trace() of a 255-byte string"
-dt 0 -q -x strsize=100 -c './lang 1' -n 'langt$target:::text { printf("[%s]\n", copyinstr(arg0)); }'
-same "$T/out" "[${big:0:99}]\n\n" "-x strsize=100"
+# Not quiet, -x strsize=100: trace()'s "  %-33s" after the record prefix,
+# the string cut at 99 bytes.
+dt 0 -x strsize=100 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
+want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 say:text "${big:0:99}")\n\n"
+same "$T/out" "$want" "trace() with -x strsize=100"
