@@ -28,7 +28,7 @@
 struct val {
 	bool is_str;
 	bool is_stack; /* s is bpftrace's ustack(perf) text */
-	char *s; /* owned when is_str */
+	char *s;       /* owned when is_str */
 	int64_t i;
 	unsigned size;
 	bool is_unsigned;
@@ -501,8 +501,7 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 		if (at) {
 			if (!aggv || !a)
 				continue;
-			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE ||
-			    a->fn == F_LLQUANTIZE) {
+			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE) {
 				print_quantize(out, a, aggv);
 				continue;
 			}

@@ -50,7 +50,7 @@ struct var {
 	unsigned size;
 	bool is_unsigned;
 	bool keyed;
-	bool assigned; /* somewhere in the program (known after pass 1) */
+	bool assigned;	  /* somewhere in the program (known after pass 1) */
 	char *copyin_ptr; /* last assigned copyin(p, n): p, for its s[n] = '\0' */
 	char *copyin_len; /* and n, or the NUL's index: the string's length */
 };
@@ -88,11 +88,11 @@ struct tr {
 	bool failed;
 	struct psites *ps; /* per USDT probe whose sites were read */
 	size_t nps;
-	bool infer;  /* the inference pass: no output, no errors */
-	bool lvalue; /* writing the variable being assigned */
+	bool infer;	    /* the inference pass: no output, no errors */
+	bool lvalue;	    /* writing the variable being assigned */
 	struct dt_agg *fns; /* pass 1's aggregations: their functions, known early */
 	size_t nfns;
-	bool in_key; /* value() of an aggregation key */
+	bool in_key;	 /* value() of an aggregation key */
 	size_t key_room; /* bytes of the block's BPF stack keys' long strings may still take */
 	size_t key_maps; /* maps the key being written is used with */
 };
@@ -223,8 +223,8 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 
 		if (n->kind == N_INDEX && n->a && n->a->kind == N_THIS) {
 			err(t, n,
-			    "this->%s[...]: a this-> array, or a byte of a string, is not supported "
-			    "(only copyin()'s terminating this->%s[n] = '\\0')",
+			    "this->%s[...]: a this-> array, or a byte of a string, is not "
+			    "supported (only copyin()'s terminating this->%s[n] = '\\0')",
 			    n->name, n->name);
 			return;
 		}
@@ -392,8 +392,8 @@ static struct psites *probe_sites(struct tr *t, const struct dt_probe *p)
 		if (!s->provider || !s->name || strcmp(s->provider, prov) || strcmp(s->name, name))
 			continue;
 		if (s->reject) {
-			snprintf(ps.why, sizeof(ps.why), "a site of the probe in %s is not read (%s)",
-				 path, s->reject);
+			snprintf(ps.why, sizeof(ps.why),
+				 "a site of the probe in %s is not read (%s)", path, s->reject);
 			usdt_notes_free(ps.notes);
 			ps.notes = NULL;
 			goto out;
@@ -540,7 +540,8 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 					 ": a displacement that is not an integer");
 				return false;
 			}
-			if (bend > in && (*in != '%' || !(base = bt_reg(in + 1, (size_t)(bend - in - 1))))) {
+			if (bend > in &&
+			    (*in != '%' || !(base = bt_reg(in + 1, (size_t)(bend - in - 1))))) {
 				snprintf(why + strlen(why), whylen - strlen(why),
 					 ": a base register bpftrace's reg() does not read");
 				return false;
@@ -549,14 +550,17 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 			if (base)
 				dt_buf_printf(&v, "$__r_%s + ", base);
 			if (comma) {
-				const char *ix = comma + 1, *c2 = memchr(ix, ',', (size_t)(e - 1 - ix));
+				const char *ix = comma + 1,
+					   *c2 = memchr(ix, ',', (size_t)(e - 1 - ix));
 				const char *index;
 				int64_t scale = 1;
 
 				if (*ix != '%' ||
-				    !(index = bt_reg(ix + 1, (size_t)((c2 ? c2 : e - 1) - ix - 1))) ||
-				    (c2 && (!parse_i64(c2 + 1, (size_t)(e - 1 - c2 - 1), &scale) ||
-					    (scale != 1 && scale != 2 && scale != 4 && scale != 8)))) {
+				    !(index =
+					  bt_reg(ix + 1, (size_t)((c2 ? c2 : e - 1) - ix - 1))) ||
+				    (c2 &&
+				     (!parse_i64(c2 + 1, (size_t)(e - 1 - c2 - 1), &scale) ||
+				      (scale != 1 && scale != 2 && scale != 4 && scale != 8)))) {
 					dt_free(v.s);
 					snprintf(why + strlen(why), whylen - strlen(why),
 						 ": an index or scale that cannot be read");
@@ -578,7 +582,9 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 		dt_buf_printf(out, "(int64)(%s)%s", stype[size], v.s);
 	else
 		dt_buf_printf(out, "((int64)%s & %s)", v.s,
-			      size == 1 ? "0xff" : size == 2 ? "0xffff" : "0xffffffff");
+			      size == 1	  ? "0xff"
+			      : size == 2 ? "0xffff"
+					  : "0xffffffff");
 	dt_free(v.s);
 	return true;
 }
@@ -627,8 +633,9 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 	}
 	ps = probe_sites(t, p);
 	if (!ps->notes) {
-		err(t, n, "arg%u of %s:::%s: past the sixth, an argument is read from the probe's "
-			  "note, and %s",
+		err(t, n,
+		    "arg%u of %s:::%s: past the sixth, an argument is read from the probe's "
+		    "note, and %s",
 		    k, p->prov, p->name, ps->why);
 		return;
 	}
@@ -646,7 +653,8 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 			goto out;
 		}
 		if (!site_arg(ps, s, k, &b, why, sizeof(why))) {
-			err(t, n, "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64 " in %s: %s",
+			err(t, n,
+			    "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64 " in %s: %s",
 			    k, p->prov, p->name, s->pc, ps->path, why);
 			dt_free(b.s);
 			goto out;
@@ -1138,9 +1146,8 @@ static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int
 		return user_string(t, n->a, ptr, max, limit);
 	if (n->kind == N_CALL && !strcmp(n->name, "stringof") && n->nargs == 1)
 		return user_string(t, n->args[0], ptr, max, limit);
-	if (n->kind == N_ARGS && p->kind == P_USDT && n->ival >= 0 &&
-	    n->ival < USDT_SDT_MAX_ARGS && n->ival < p->ntypes &&
-	    is_string_type(p->types[n->ival])) {
+	if (n->kind == N_ARGS && p->kind == P_USDT && n->ival >= 0 && n->ival < USDT_SDT_MAX_ARGS &&
+	    n->ival < p->ntypes && is_string_type(p->types[n->ival])) {
 		emit_usdt_arg(t, n, (unsigned)n->ival, ptr);
 		n->type = TY_STR;
 		return true;
@@ -1231,8 +1238,7 @@ static bool ustack_frames(struct tr *t, struct dt_node *n, struct dt_buf *b)
 	int64_t nf = 100;
 
 	if (n->nargs > 2 || (n->nargs >= 1 && n->args[0]->kind != N_INT)) {
-		err(t, n, "ustack() takes a constant number of frames (and a string size)%s",
-		    "");
+		err(t, n, "ustack() takes a constant number of frames (and a string size)%s", "");
 		return false;
 	}
 	if (n->nargs >= 1)
@@ -1284,9 +1290,9 @@ static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l
 		if (n->nargs > 2)
 			r->c = value(t, n->args[2], l, &c);
 		if (r->op == R_ITOA ? a.type != TY_INT
-		    : sub	    ? a.type != TY_STR || b.type != TY_INT ||
-				  (n->nargs > 2 && c.type != TY_INT)
-				    : a.type != TY_STR || (two && b.type != TY_STR))
+		    : sub
+			? a.type != TY_STR || b.type != TY_INT || (n->nargs > 2 && c.type != TY_INT)
+			: a.type != TY_STR || (two && b.type != TY_STR))
 			err(t, n, "%s() of the wrong type", f);
 		r->max = (size_t)d_strsize(t->prog->o);
 		if (r->op == R_STRLEN) {
@@ -1430,8 +1436,7 @@ size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
 	size_t bin = 1;
 	int64_t order;
 
-	if (factor < 2 || low < 0 || high > 64 || low >= high || nsteps < factor ||
-	    nsteps % factor)
+	if (factor < 2 || low < 0 || high > 64 || low >= high || nsteps < factor || nsteps % factor)
 		return 0;
 	for (order = 0; order < low; order++)
 		if (__builtin_mul_overflow(value, factor, &value))
@@ -1795,11 +1800,11 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		agg_maps(t, o, ind, "zero", n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
-		    "stack",	 "jstack",  "system",  "raise",	   "stop",
-		    "speculate", "commit", "discard", "copyout",   "copyoutstr", "breakpoint",
-		    "panic",	 "chill",  "freopen", "ftruncate", "setopt",	 "tracemem",
-		    "printm",	 "print",  "func",    "ufunc",	   "usym",	 "mod",
-		    "umod",	 "sym",	   NULL};
+		    "stack",  "jstack",	 "system",    "raise",	    "stop",	  "speculate",
+		    "commit", "discard", "copyout",   "copyoutstr", "breakpoint", "panic",
+		    "chill",  "freopen", "ftruncate", "setopt",	    "tracemem",	  "printm",
+		    "print",  "func",	 "ufunc",     "usym",	    "mod",	  "umod",
+		    "sym",    NULL};
 
 		static const char *const values[] = {
 		    "copyinstr", "stringof", "strjoin", "basename", "dirname", "lltostr", "rand",
@@ -1834,8 +1839,8 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			if (strcmp(n->op, "=") || n->b->kind != N_INT || n->b->ival != 0 ||
 			    lhs->nargs != 1 || (!sv->copyin_ptr && !t->infer)) {
 				err(t, n,
-				    "%s->%s[...] = ...: only the terminating '\\0' of a string read "
-				    "by copyin() is supported",
+				    "%s->%s[...] = ...: only the terminating '\\0' of a string "
+				    "read by copyin() is supported",
 				    kind == 't' ? "this" : "self", lhs->name);
 				return;
 			}
