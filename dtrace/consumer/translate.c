@@ -474,7 +474,10 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 	}
 	size = (unsigned)(*s - '0');
 	s = at + 1;
-	if (*s == '%') {
+	if (*s == '%' && e - s == 3 && strchr("abcd", s[1]) && s[2] == 'h') {
+		/* %ah..%dh: bits 8..15 of the register */
+		dt_buf_printf(&v, "(($__r_%cx >> 8) & 0xff)", s[1]);
+	} else if (*s == '%') {
 		const char *r = bt_reg(s + 1, (size_t)(e - s - 1));
 
 		if (!r) {

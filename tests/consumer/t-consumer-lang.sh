@@ -136,6 +136,28 @@ want+="\n$dist\n$(row '< 1' $at13 4)\n$(row 1 '' 0)\n$(row 2 '' 0)\n$(row 3 $at1
 want+="$(row 4 '' 0)\n$(row 5 '' 0)\n$(row 6 $at13 4)\n$(row 7 '' 0)\n\n"
 same "$T/out" "$want" "twelve arguments from gcc and clang, -O0 and -O2; stddev, llquantize"
 
+# An operand dtrace cannot read is refused by name (a floating-point one,
+# written by hand in a .S file: the compilers' sites never have one here).
+cat >fa.S <<'S'
+#include <sys/sdt.h>
+	.text
+	.globl main
+	.type main, @function
+main:
+	mov $0x8234, %eax
+	STAP_PROBE8(langf, f, -4@$1, -4@$2, -4@$3, -4@$4, -4@$5, -4@$6, 8f@%xmm0, -4@%ah)
+	xor %eax, %eax
+	ret
+	.size main, .-main
+	.section .note.GNU-stack,"",@progbits
+S
+gcc -I"$SDT_INC" -o fa fa.S || fail "assembling fa.S"
+rc=0
+"$DTRACE" -c ./fa -n 'langf$target:::f { trace(arg6); }' >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "arg6 in %xmm0: exit $rc, expected 1"; }
+grep -qE "^<command line>:1:26: error: arg6 of langf:::f cannot be read at its site 0x[0-9a-f]+ in .*/fa: operand '8f@%xmm0': a size other than 1, 2, 4, 8" "$T/err" ||
+	{ cat "$T/err" >&2; fail "arg6 in %xmm0: not refused by name"; }
+
 # 2. Strings as long as DTrace's (strsize 256: 255 bytes and the NUL), though
 # bpftrace 0.17 holds at most 200: printed by %s, by trace() (quiet: the
 # string alone), and as an aggregation key ("  %-50s" then the value
