@@ -59,7 +59,7 @@ struct leaves {
 	struct dt_buf *v;
 	enum dt_type *type;
 	size_t n;
-	bool split; /* each field its own event (long strings: the BPF stack) */
+	struct dt_buf pre; /* statements before the record or map update, one a line */
 };
 
 /*
@@ -92,9 +92,16 @@ struct tr {
 	bool lvalue;	    /* writing the variable being assigned */
 	struct dt_agg *fns; /* pass 1's aggregations: their functions, known early */
 	size_t nfns;
-	bool in_key;	 /* value() of an aggregation key */
-	size_t key_room; /* bytes of the block's BPF stack keys' long strings may still take */
-	size_t key_maps; /* maps the key being written is used with */
+	bool in_key;	   /* value() of an aggregation key */
+	unsigned nscratch; /* $__sN of the probe's block */
+	struct blk_keys {
+		const char *bt;
+		size_t bytes;
+	} * blk; /* pass 1: the stack each block's keys take */
+	size_t nblk;
+	size_t block_keys; /* the block being written's */
+	size_t key_room;   /* bytes of the block's BPF stack keys' long strings may still take */
+	size_t key_maps;   /* maps the key being written is used with */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -1184,6 +1191,7 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	struct dt_recipe *r;
 	char *limit = NULL;
 	size_t k, nk;
+	unsigned sn;
 
 	if (!user_string(t, n, &ptr, &max, &limit) || max <= chunk || chunk < 1) {
 		dt_free(ptr.s);
@@ -1206,11 +1214,17 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	r->chunk = (size_t)chunk;
 	r->max = (size_t)max;
 	r->nchunks = nk;
+	/*
+	 * the address once, in a variable: used by every chunk, LLVM would
+	 * keep a pointer into the context for it, which the verifier refuses
+	 */
+	sn = t->nscratch++;
+	dt_buf_printf(&l->pre, "$__s%u = (int64)(%s);\n", sn, ptr.s ? ptr.s : "0");
 	for (k = 0; k < nk; k++) {
 		struct dt_buf b = {0};
 		int64_t len = max - (int64_t)k * chunk;
 
-		dt_buf_printf(&b, "str((%s) + %zu, %ld)", ptr.s ? ptr.s : "0", k * (size_t)chunk,
+		dt_buf_printf(&b, "str($__s%u + %zu, %ld)", sn, k * (size_t)chunk,
 			      len < chunk ? (long)len : chunk);
 		if (k == 0)
 			r->field = add_leaf(l, &b, TY_STR);
@@ -1224,8 +1238,6 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 		dt_buf_printf(&b, "(int64)(%s)", limit);
 		r->limit = add_leaf(l, &b, TY_INT);
 	}
-	if (!t->in_key)
-		l->split = true;
 	dt_free(ptr.s);
 	v->type = TY_STR;
 	return r;
@@ -1348,16 +1360,38 @@ static size_t new_action(struct tr *t, enum dt_akind kind)
 	return t->t->nacts - 1;
 }
 
+/* The statements the leaves need first (long strings' addresses). */
+static void emit_pre(const struct leaves *l, struct dt_buf *o, const char *indent)
+{
+	const char *p = l->pre.s;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		dt_buf_printf(o, "%s%.*s\n", indent, (int)n, p);
+		p += n + (e ? 1 : 0);
+	}
+}
+
 /* printf("\036<act>\037<field>...", leaves...) */
 static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct dt_buf *o,
 			const char *indent)
 {
-	size_t i;
+	size_t i, nstr = 0;
 
-	if (l->split) {
+	emit_pre(l, o, indent);
+	for (i = 0; i < l->n; i++)
+		nstr += l->type[i] == TY_STR;
+	/*
+	 * LLVM gives each map update's key its own stack, and the record
+	 * shares what is left (bounds found by trying bpftrace 0.17)
+	 */
+	if (nstr * (size_t)bt_strlen(t->prog->o) + (l->n - nstr + 1) * 8 + t->block_keys > 352) {
 		/*
-		 * every field an event of its own, then the record, each with
-		 * the CPU: bpftrace may read another CPU's events in between
+		 * more strings than the BPF stack holds at once: every field an
+		 * event of its own, then the record, each with the CPU (bpftrace
+		 * may read another CPU's events in between)
 		 */
 		for (i = 0; i < l->n; i++)
 			dt_buf_printf(o, "%sprintf(\"\\035%%d\\037%s\", cpu, %s);\n", indent,
@@ -1372,13 +1406,13 @@ static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct
 	for (i = 0; i < l->n; i++)
 		dt_buf_printf(o, ", %s", l->v[i].s);
 	dt_buf_add(o, ");\n", 3);
-	(void)t;
 }
 
 static void leaves_free(struct leaves *l)
 {
 	size_t i;
 
+	dt_free(l->pre.s);
 	for (i = 0; i < l->n; i++)
 		dt_free(l->v[i].s);
 	dt_free(l->v);
@@ -1600,6 +1634,7 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 	}
 	if (t->failed)
 		goto out;
+	emit_pre(&l, o, ind);
 	if (a->fn == F_STDDEV || a->fn == F_LLQUANTIZE) {
 		struct dt_buf v = {0};
 
@@ -2084,6 +2119,11 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 
 	t->probe = p;
 	t->key_room = 320; /* LLVM gives each map update's key its own stack */
+	t->nscratch = 0;
+	t->block_keys = 320;
+	for (i = 0; i < t->nblk; i++)
+		if (!strcmp(t->blk[i].bt, p->bt))
+			t->block_keys = t->blk[i].bytes;
 	/* what copyin() put in a this-> variable is known within one firing */
 	for (i = 0; i < t->nvars; i++) {
 		dt_free(t->vars[i].copyin_ptr);
@@ -2093,6 +2133,15 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	for (i = 0; i < p->npc && !t->failed; i++)
 		emit_clause(t, &p->pc[i], &body);
 	if (t->infer) {
+		struct blk_keys b = {p->bt, 320 - t->key_room};
+
+		for (i = 0; i < t->nblk; i++)
+			if (!strcmp(t->blk[i].bt, p->bt))
+				break;
+		if (i < t->nblk)
+			t->blk[i] = b;
+		else
+			DT_PUSH(t->blk, t->nblk, b);
 		dt_free(body.s);
 		return;
 	}
@@ -2262,6 +2311,7 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 		dt_free(t.ps[i].path);
 	}
 	dt_free(t.ps);
+	dt_free(t.blk);
 	if (t.failed)
 		free_tables(tables);
 	return t.failed ? -1 : 0;
