@@ -9,10 +9,13 @@
  * (`%Y`, `%@d`, `%*s`, `%i`, `%S`, any width on any integer), trace()'s
  * widths by the value's size, printa() and the exit dump (entries sorted by
  * value, then key; keys `"  %-50s"` for strings and `" %16lld"`/`" %8d"`
- * by size; values `" %16lld"`), the quantize and lquantize histograms, the
- * newline at the end of the run. bpftrace only carries values: records of
- * `\036<action>\037<field>...` (translate.c) and its map dumps, which
- * arrive between a printa's two records.
+ * by size; values `" %16lld"`, stddev's `" %16llu"`), the quantize,
+ * lquantize and llquantize histograms, user stacks, the newline at the end
+ * of the run. bpftrace only carries values: records of
+ * `\036<action>\037<field>...` (translate.c; a record's fields may come
+ * before it, one event each, `\035<cpu>\037<field>`, kept per CPU) and its
+ * map dumps, which arrive between a printa's two records (stddev's three
+ * maps, llquantize's count per bucket, merged here into entries).
  */
 #include <inttypes.h>
 #include <stdlib.h>

@@ -13,9 +13,11 @@
  * Every output action is a record: `printf("\036<action>\037field...")`,
  * one JSON event in bpftrace's -f json stream; the action table says what
  * the fields are and how the renderer rebuilds each D value from them (a
- * recipe: strjoin(), basename(), dirname() and lltostr() have no bpftrace
- * 0.17 equivalent and are applied by the renderer, so they are allowed
- * where a value is printed or is an aggregation key). A clause that records
+ * recipe: strjoin(), basename(), dirname(), lltostr(), strlen(), strstr()
+ * and substr() have no bpftrace 0.17 equivalent and are applied by the
+ * renderer, so they are allowed where a value is printed or is an
+ * aggregation key; so is the joining of a long string's chunks and the
+ * writing of a ustack()). A clause that records
  * data starts with a record carrying the CPU (DTrace's record prefix).
  * printa() and the exit dump are `print(@agg)` between two records, so the
  * renderer knows which printa a map belongs to even when it is empty (an
@@ -28,6 +30,13 @@
  * inferred from assignments (D's are too). At END, after the END clauses,
  * every aggregation is printed for the exit dump and every map cleared, so
  * bpftrace's own exit dump is empty.
+ *
+ * What 0.17 lacks is built here from what it has, each part with its own
+ * theory below: USDT arguments past the sixth (the note's operands decoded
+ * with reg() and typed reads), strings of DTrace's strsize (read in chunks
+ * of BPFTRACE_STRLEN - 1 bytes, within the BPF stack's 512 bytes),
+ * copyin()'s buffers, llquantize() (the bucket computed in the probe) and
+ * stddev() (three maps).
  */
 #include <errno.h>
 #include <fcntl.h>
