@@ -101,11 +101,14 @@ struct tr {
 	bool lvalue;	    /* writing the variable being assigned */
 	struct dt_agg *fns; /* pass 1's aggregations: their functions, known early */
 	size_t nfns;
-	bool in_key;	   /* value() of an aggregation key */
-	unsigned nscratch; /* $__sN of the probe's block */
+	bool in_key;	     /* value() of an aggregation key */
+	unsigned nscratch;   /* $__sN of the probe's block */
+	unsigned nlong;	     /* long strings in the probe's block */
+	unsigned block_long; /* pass 1's count for the block being written */
 	struct blk_keys {
 		const char *bt;
 		size_t bytes;
+		unsigned nlong;
 	} * blk; /* pass 1: the stack each block's keys take */
 	size_t nblk;
 	size_t block_keys; /* the block being written's */
@@ -1191,6 +1194,42 @@ static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int
 	return false;
 }
 
+/*
+ * $__f<sn> = 1 when the first chunk (n bytes at $__s<sn>) holds no NUL, else
+ * 0, and the later chunks are then read at the string's start again: past a
+ * short string's end is whatever memory follows, whose bytes (a comma,
+ * \037) would break the key or the record they are sent in. The words are
+ * read once each; a word has a zero byte when (w - 0x01..01) & ~w &
+ * 0x80..80 (bytes past n set to 0xff; a word that cannot be read is 0).
+ * No branch: each would double the paths the verifier walks, so
+ * (h | -h) >> 63 is 1 for any h but 0. Every word read takes 8 bytes of the
+ * BPF stack: in a block with at most four long strings (pass 1 counts
+ * them) every word of the first chunk is tested, else its last 8 bytes
+ * only (a short string with 8 bytes of other data there sends them). A string longer than one chunk
+ * may still send what follows its end in its later chunks (one test per
+ * string keeps the program small).
+ */
+static void first_full(struct dt_buf *o, unsigned sn, size_t n, bool all)
+{
+	size_t w;
+
+	dt_buf_add(o, "$__h = (int64)0;\n", 17);
+	for (w = all || n < 8 ? 0 : n - 8; w < n; w += 8) {
+		dt_buf_printf(o, "$__w = (int64)*(uint64*)($__s%u + %zu);\n", sn, w);
+		if (n - w < 8) {
+			dt_buf_add(o, "$__w = $__w | ", 14);
+			emit_i64(o, (int64_t)(~UINT64_C(0) << (8 * (n - w))));
+			dt_buf_add(o, ";\n", 2);
+		}
+		dt_buf_add(o, "$__h = $__h | (($__w - ", 23);
+		emit_i64(o, (int64_t)UINT64_C(0x0101010101010101));
+		dt_buf_add(o, ") & ~$__w & ", 12);
+		emit_i64(o, (int64_t)UINT64_C(0x8080808080808080));
+		dt_buf_add(o, ");\n", 3);
+	}
+	dt_buf_printf(o, "$__f%u = (int64)(1 - ((($__h | -$__h) >> 63) & 1));\n", sn);
+}
+
 static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct leaves *l,
 				     struct dt_value *v)
 {
@@ -1229,12 +1268,18 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	 */
 	sn = t->nscratch++;
 	dt_buf_printf(&l->pre, "$__s%u = (int64)(%s);\n", sn, ptr.s ? ptr.s : "0");
+	if (nk > 1)
+		first_full(&l->pre, sn, (size_t)chunk, t->block_long <= 4);
+	t->nlong++;
 	for (k = 0; k < nk; k++) {
 		struct dt_buf b = {0};
 		int64_t len = max - (int64_t)k * chunk;
 
-		dt_buf_printf(&b, "str($__s%u + %zu, %ld)", sn, k * (size_t)chunk,
-			      len < chunk ? (long)len : chunk);
+		if (k == 0)
+			dt_buf_printf(&b, "str($__s%u, %ld)", sn, len < chunk ? (long)len : chunk);
+		else
+			dt_buf_printf(&b, "str($__s%u + $__f%u * %zu, %ld)", sn, sn,
+				      k * (size_t)chunk, len < chunk ? (long)len : chunk);
 		if (k == 0)
 			r->field = add_leaf(l, &b, TY_STR);
 		else
@@ -2129,10 +2174,14 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	t->probe = p;
 	t->key_room = 320; /* LLVM gives each map update's key its own stack */
 	t->nscratch = 0;
+	t->nlong = 0;
+	t->block_long = 1000;
 	t->block_keys = 320;
 	for (i = 0; i < t->nblk; i++)
-		if (!strcmp(t->blk[i].bt, p->bt))
+		if (!strcmp(t->blk[i].bt, p->bt)) {
 			t->block_keys = t->blk[i].bytes;
+			t->block_long = t->blk[i].nlong;
+		}
 	/* what copyin() put in a this-> variable is known within one firing */
 	for (i = 0; i < t->nvars; i++) {
 		dt_free(t->vars[i].copyin_ptr);
@@ -2142,7 +2191,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	for (i = 0; i < p->npc && !t->failed; i++)
 		emit_clause(t, &p->pc[i], &body);
 	if (t->infer) {
-		struct blk_keys b = {p->bt, 320 - t->key_room};
+		struct blk_keys b = {p->bt, 320 - t->key_room, t->nlong};
 
 		for (i = 0; i < t->nblk; i++)
 			if (!strcmp(t->blk[i].bt, p->bt))

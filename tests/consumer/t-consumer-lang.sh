@@ -60,6 +60,7 @@ void run(int n, char *name)
 C
 cat >main.c <<'C'
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include "lang_probes.h"
 
@@ -73,15 +74,25 @@ __attribute__((noinline)) static void say(char *s, int n)
 void run_gcc0(int, char *), run_gcc2(int, char *), run_clang0(int, char *),
     run_clang2(int, char *);
 
+/* A short string followed by bytes a key or a record must not take in. */
+static char *named(char *b, const char *s)
+{
+	memset(b, ',', 127);
+	b[70] = '\037';
+	b[127] = '\0';
+	strcpy(b, s);
+	return b;
+}
+
 int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 2;
-	char big[256];
+	char big[256], nb[4][128];
 
-	run_gcc0(n, "gcc0");
-	run_gcc2(n, "gcc2");
-	run_clang0(n, "clang0");
-	run_clang2(n, "clang2");
+	run_gcc0(n, named(nb[0], "gcc0"));
+	run_gcc2(n, named(nb[1], "gcc2"));
+	run_clang0(n, named(nb[2], "clang0"));
+	run_clang2(n, named(nb[3], "clang2"));
 	for (int i = 0; i < 255; i++)
 		big[i] = (char)('a' + i % 26);
 	big[255] = '\0';
@@ -135,6 +146,13 @@ at13=@@@@@@@@@@@@@
 want+="\n$dist\n$(row '< 1' $at13 4)\n$(row 1 '' 0)\n$(row 2 '' 0)\n$(row 3 $at13 4)\n"
 want+="$(row 4 '' 0)\n$(row 5 '' 0)\n$(row 6 $at13 4)\n$(row 7 '' 0)\n\n"
 same "$T/out" "$want" "twelve arguments from gcc and clang, -O0 and -O2; stddev, llquantize"
+
+# A key of a short string followed by commas and \037 (main.c's named()):
+# none of what follows the string may reach the key.
+dt 0 -q -c './lang 1' -n 'langt$target:::many { @nm[args[8]] = count(); }'
+want="\n"
+for k in clang0 clang2 gcc0 gcc2; do want+="$(printf '  %-50s %16d' $k 1)\n"; done
+same "$T/out" "$want$(printf '  %-50s %16d' twelve 4)\n" "keys of short strings"
 
 # An operand dtrace cannot read is refused by name (a floating-point one,
 # written by hand in a .S file: the compilers' sites never have one here).
