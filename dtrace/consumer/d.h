@@ -170,12 +170,29 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 /* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
 
 /* How a printed value is rebuilt from the record's fields. */
-enum dt_rop { R_FIELD, R_CONST, R_JOIN, R_BASENAME, R_DIRNAME, R_ITOA };
+enum dt_rop {
+	R_FIELD,
+	R_CONST,
+	R_JOIN,
+	R_BASENAME,
+	R_DIRNAME,
+	R_ITOA,
+	R_CHUNKS,
+	R_STRLEN,
+	R_STRSTR,
+	R_SUBSTR,
+	R_USTACK
+};
 struct dt_recipe {
 	enum dt_rop op;
 	size_t field;
 	char *str;
-	struct dt_recipe *a, *b;
+	struct dt_recipe *a, *b, *c;
+	/*
+	 * R_CHUNKS: fields field.. of `chunk` bytes each, `max` in all, or
+	 * fewer: the integer field `limit` ((size_t)-1: none)
+	 */
+	size_t nchunks, chunk, max, limit;
 };
 
 struct dt_value {
@@ -198,6 +215,7 @@ enum dt_akind {
 	A_DUMP,	      /* END: the exit dump follows */
 	A_CLAUSE_END, /* the record's end (not quiet) */
 	A_STARTED,    /* first in BEGIN: every probe is attached */
+	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
 };
 
 struct dt_action {
@@ -210,13 +228,24 @@ struct dt_action {
 	size_t clause;
 };
 
-enum dt_afn { F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_QUANTIZE, F_LQUANTIZE };
+enum dt_afn {
+	F_COUNT,
+	F_SUM,
+	F_AVG,
+	F_MIN,
+	F_MAX,
+	F_QUANTIZE,
+	F_LQUANTIZE,
+	F_LLQUANTIZE,
+	F_STDDEV
+};
 
 struct dt_agg {
 	char *name; /* as in D, without '@' ("" anonymous) */
 	enum dt_afn fn;
 	bool fn_set;
 	int64_t lq[3];	       /* lquantize base, limit, step */
+	int64_t llq[4];	       /* llquantize factor, low, high, nsteps */
 	struct dt_value *keys; /* D-level key parts, recipes over bpftrace's key fields */
 	size_t nkeys;
 	size_t nfields; /* bpftrace key parts */
@@ -235,7 +264,15 @@ struct dt_tables {
 	struct dt_agg *aggs;
 	size_t naggs;
 	int64_t wall_offset; /* CLOCK_REALTIME - CLOCK_MONOTONIC at translation */
+	long strsize;	     /* DTrace's: substr() cuts at it */
 };
+
+/*
+ * llquantize()'s buckets for p = {factor, low, high, nsteps}: their lower
+ * bounds in lb[1..n-2], lb[n-1] the last's (">="); returns n, or 0 for
+ * parameters DTrace refuses (or more than max buckets).
+ */
+size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
 
 /* Writes the bpftrace program into out. Returns 0 or -1 (reported). */
 int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
@@ -259,6 +296,13 @@ struct dt_render {
 	unsigned long attached;
 	bool attached_seen;
 	bool started; /* BEGIN ran: every probe attached */
+	/* fields sent as events of their own (\035), per CPU, for its next record */
+	struct dt_pending {
+		long cpu;
+		char **f;
+		size_t n;
+	} * pend;
+	size_t npend;
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,

@@ -213,7 +213,7 @@ static struct dt_node *primary(struct parser *ps)
 			}
 			n->name = dt_xstrdup(lx->text);
 			next(ps);
-			if (n->kind == N_SELF && dt_lex_is(lx, "[")) {
+			if (dt_lex_is(lx, "[")) { /* self->a[k]; this->s[n] (copyin's NUL) */
 				struct dt_node *ix = node(ps, N_INDEX);
 
 				ix->pos = n->pos;

@@ -9,10 +9,13 @@
  * (`%Y`, `%@d`, `%*s`, `%i`, `%S`, any width on any integer), trace()'s
  * widths by the value's size, printa() and the exit dump (entries sorted by
  * value, then key; keys `"  %-50s"` for strings and `" %16lld"`/`" %8d"`
- * by size; values `" %16lld"`), the quantize and lquantize histograms, the
- * newline at the end of the run. bpftrace only carries values: records of
- * `\036<action>\037<field>...` (translate.c) and its map dumps, which
- * arrive between a printa's two records.
+ * by size; values `" %16lld"`, stddev's `" %16llu"`), the quantize,
+ * lquantize and llquantize histograms, user stacks, the newline at the end
+ * of the run. bpftrace only carries values: records of
+ * `\036<action>\037<field>...` (translate.c; a record's fields may come
+ * before it, one event each, `\035<cpu>\037<field>`, kept per CPU) and its
+ * map dumps, which arrive between a printa's two records (stddev's three
+ * maps, llquantize's count per bucket, merged here into entries).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -27,7 +30,8 @@
 
 struct val {
 	bool is_str;
-	char *s; /* owned when is_str */
+	bool is_stack; /* s is bpftrace's ustack(perf) text */
+	char *s;       /* owned when is_str */
 	int64_t i;
 	unsigned size;
 	bool is_unsigned;
@@ -37,8 +41,9 @@ struct dt_entry {
 	struct val *keys;
 	size_t nkeys;
 	int64_t v;
-	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2 */
+	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2; llquantize: its buckets */
 	size_t nbuckets;
+	int64_t st[3]; /* stddev: count, sum, sum of squares */
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,
@@ -104,6 +109,65 @@ static void dbasename(const char *s, struct val *out, bool dir)
 }
 
 static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fields,
+		 size_t nfields, struct val *out);
+static void val_free(struct val *v);
+
+/* A recipe's value as a string (a field is read as one) or an integer. */
+static char *eval_str(const struct dt_recipe *rc, char **fields, size_t nfields)
+{
+	struct val a;
+	char *s;
+
+	if (rc->op == R_FIELD)
+		return dt_xstrdup(rc->field < nfields ? fields[rc->field] : "");
+	eval(rc, NULL, fields, nfields, &a);
+	s = vstr(&a);
+	val_free(&a);
+	return s;
+}
+
+static int64_t eval_int(const struct dt_recipe *rc, char **fields, size_t nfields)
+{
+	char *s = eval_str(rc, fields, nfields);
+	int64_t v = strtoll(s, NULL, 10);
+
+	dt_free(s);
+	return v;
+}
+
+/* DTrace's substr(s, index[, length]) (illumos dtrace_dif_subr), s cut at strsize. */
+static char *dsubstr(const char *s, int64_t index, int64_t remaining, bool has_len, int64_t size)
+{
+	int64_t len = (int64_t)strlen(s), i;
+	char *d;
+
+	if (len > size - 1)
+		len = size - 1 < 0 ? 0 : size - 1;
+	if (!has_len)
+		remaining = size;
+	if (index < 0) {
+		index += len;
+		if (index < 0 && index + remaining > 0) {
+			remaining += index;
+			index = 0;
+		}
+	}
+	if (index >= len || index < 0)
+		remaining = 0;
+	else if (remaining < 0)
+		remaining += len - index;
+	else if (index + remaining > size)
+		remaining = size - index;
+	if (remaining < 0)
+		remaining = 0;
+	d = dt_xmalloc((size_t)remaining + 1);
+	for (i = 0; i < remaining && s[index + i]; i++)
+		d[i] = s[index + i];
+	d[i] = '\0';
+	return d;
+}
+
+static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fields,
 		 size_t nfields, struct val *out)
 {
 	memset(out, 0, sizeof(*out));
@@ -155,6 +219,68 @@ static void eval(const struct dt_recipe *rc, const struct dt_value *dv, char **f
 		out->is_str = true;
 		dbasename(a.s ? a.s : "", out, rc->op == R_DIRNAME);
 		dt_free(a.s);
+		return;
+	}
+	case R_USTACK:
+		out->is_str = out->is_stack = true;
+		out->s = dt_xstrdup(rc->field < nfields ? fields[rc->field] : "");
+		return;
+	case R_STRLEN: {
+		char *a = eval_str(rc->a, fields, nfields);
+
+		out->i = (int64_t)strlen(a);
+		out->size = 8;
+		out->is_unsigned = true;
+		dt_free(a);
+		return;
+	}
+	case R_STRSTR: {
+		/* not found: DTrace's NULL, printed here as "" */
+		char *a = eval_str(rc->a, fields, nfields), *b = eval_str(rc->b, fields, nfields);
+		const char *at = strstr(a, b);
+
+		out->is_str = true;
+		out->s = dt_xstrdup(at ? at : "");
+		dt_free(a), dt_free(b);
+		return;
+	}
+	case R_SUBSTR: {
+		char *a = eval_str(rc->a, fields, nfields);
+
+		out->is_str = true;
+		out->s = dsubstr(a, eval_int(rc->b, fields, nfields),
+				 rc->c ? eval_int(rc->c, fields, nfields) : 0, rc->c != NULL,
+				 (int64_t)rc->max);
+		dt_free(a);
+		return;
+	}
+	case R_CHUNKS: {
+		/* a chunk shorter than asked for ended the string */
+		struct dt_buf b = {0};
+		size_t k, max = rc->max;
+
+		if (rc->limit < nfields) {
+			long long lim = strtoll(fields[rc->limit], NULL, 10);
+
+			if (lim < 0)
+				lim = 0;
+			if ((unsigned long long)lim < max)
+				max = (size_t)lim;
+		}
+		dt_buf_add(&b, "", 0);
+		for (k = 0; k < rc->nchunks && rc->field + k < nfields && k * rc->chunk < max;
+		     k++) {
+			const char *f = fields[rc->field + k];
+			size_t want = max - k * rc->chunk, n = strlen(f);
+
+			if (want > rc->chunk)
+				want = rc->chunk;
+			dt_buf_add(&b, f, n < want ? n : want);
+			if (n < want)
+				break;
+		}
+		out->is_str = true;
+		out->s = b.s;
 		return;
 	}
 	case R_ITOA: {
@@ -228,6 +354,69 @@ static uint64_t as_unsigned(const struct val *v)
 }
 
 static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
+
+/*
+ * A user stack as DTrace prints it (libdtrace dt_print_ustack): a newline,
+ * then each frame on a line of its own after 14 blanks (stackindent),
+ * `module`function+0xoffset` (no offset at the function's start),
+ * `module`0xaddress` without a symbol, `0xaddress` without a module. From
+ * bpftrace's ustack(perf) text: "\t<hex address> <symbol>+<decimal offset>
+ * (<path>)" per frame, the symbol the address itself when unknown.
+ */
+static void print_ustack(FILE *out, const char *text)
+{
+	const char *p = text;
+
+	fputc('\n', out);
+	while (*p) {
+		const char *e = strchr(p, '\n'), *sp, *paren;
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char line[1024], *sym, *mod = NULL, *plus;
+		unsigned long long addr;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n + (e ? 1 : 0);
+		sym = line;
+		while (*sym == '\t' || *sym == ' ')
+			sym++;
+		if (!*sym)
+			continue;
+		addr = strtoull(sym, NULL, 16);
+		sp = strchr(sym, ' ');
+		sym = sp ? (char *)sp + 1 : sym + strlen(sym);
+		paren = strrchr(sym, '(');
+		if (paren && paren > sym && paren[-1] == ' ' && line[strlen(line) - 1] == ')') {
+			mod = (char *)paren + 1;
+			line[strlen(line) - 1] = '\0';
+			((char *)paren)[-1] = '\0';
+			if (!strcmp(mod, "[unknown]") || !*mod)
+				mod = NULL;
+			else if (strrchr(mod, '/'))
+				mod = strrchr(mod, '/') + 1;
+		}
+		fprintf(out, "%14s", "");
+		if (!*sym || !strncmp(sym, "0x", 2) || !strcmp(sym, "[unknown]")) {
+			if (mod)
+				fprintf(out, "%s`0x%llx\n", mod, addr);
+			else
+				fprintf(out, "0x%llx\n", addr);
+			continue;
+		}
+		plus = strrchr(sym, '+');
+		if (plus && plus[1] >= '0' && plus[1] <= '9') {
+			unsigned long long off = strtoull(plus + 1, NULL, 10);
+
+			*plus = '\0';
+			if (off)
+				fprintf(out, "%s%s%s+0x%llx\n", mod ? mod : "", mod ? "`" : "", sym,
+					off);
+			else
+				fprintf(out, "%s%s%s\n", mod ? mod : "", mod ? "`" : "", sym);
+		} else {
+			fprintf(out, "%s%s%s\n", mod ? mod : "", mod ? "`" : "", sym);
+		}
+	}
+}
 
 /*
  * The conversions are the script's: each spec is rebuilt from checked parts
@@ -315,8 +504,14 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 		if (at) {
 			if (!aggv || !a)
 				continue;
-			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE) {
+			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE) {
 				print_quantize(out, a, aggv);
+				continue;
+			}
+			if (a->fn == F_STDDEV) { /* normalized already */
+				snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
+					 conv == 'i' || conv == 's' ? 'u' : conv);
+				fprintf(out, spec, (unsigned long long)aggv->v);
 				continue;
 			}
 			snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
@@ -366,6 +561,12 @@ static void dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const 
 				fprintf(out, spec, b);
 				break;
 			}
+			case 'k':
+				if (x->is_stack) {
+					print_ustack(out, x->s);
+					break;
+				}
+				/* fallthrough */
 			case 'S':
 				if (x->is_str) {
 					put_escaped(out, x->s);
@@ -482,6 +683,10 @@ static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_en
 	int64_t normal = a->normal ? a->normal : 1;
 	size_t first = 0, last, i, nb = e->nbuckets, levels = lq_levels(a);
 	long double total = 0;
+	int64_t llb[1024] = {0};
+
+	if (a->fn == F_LLQUANTIZE)
+		dt_llq_bounds(a->llq, llb, sizeof(llb) / sizeof(llb[0]));
 
 	if (!nb)
 		return;
@@ -491,8 +696,11 @@ static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_en
 	while (first < nb - 1 && e->buckets[first] == 0)
 		first++;
 	if (first == nb - 1 && e->buckets[first] == 0) {
+		/* nothing: dt_print_quantize, _lquantize, _llquantize's choices */
 		if (a->fn == F_QUANTIZE)
 			first = QZERO - 1, last = QZERO + 1;
+		else if (a->fn == F_LQUANTIZE)
+			first = 0, last = nb > 2 ? 2 : nb - 1;
 		else
 			first = 0, last = nb > 1 ? 1 : 0;
 	} else {
@@ -511,6 +719,16 @@ static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_en
 
 		if (a->fn == F_QUANTIZE) {
 			fprintf(out, "%16lld ", (long long)quantize_value(i));
+		} else if (a->fn == F_LLQUANTIZE) {
+			char c[48];
+
+			if (i == 0)
+				snprintf(c, sizeof(c), "< %lld", (long long)llb[1]);
+			else if (i == nb - 1)
+				snprintf(c, sizeof(c), ">= %lld", (long long)llb[i]);
+			else
+				snprintf(c, sizeof(c), "%lld", (long long)llb[i]);
+			fprintf(out, "%16s ", c);
 		} else {
 			char c[48];
 
@@ -627,39 +845,69 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 	const struct dt_json *m;
 	size_t i;
 
+	struct dt_agg fa = *a; /* the map's key fields: llquantize's bucket is the last */
+	const char *part;
+	size_t comp = 0, ln = strlen(a->name);
+	bool mapped = a->keyed || a->fn == F_LLQUANTIZE;
+
 	if (!data || data->kind != J_OBJECT || data->n != 1)
 		return;
 	m = data->v[0];
-	if (strcmp(m->key + 1 + 2, a->name) || strncmp(m->key, "@a_", 3))
+	if (strncmp(m->key, "@a_", 3) || strncmp(m->key + 3, a->name, ln))
 		return;
-	for (i = 0; i < (a->keyed ? m->n : 1); i++) {
-		const struct dt_json *ev = a->keyed ? m->v[i] : m;
+	/* stddev(): three maps, count, sum (__s) and sum of squares (__q) */
+	part = m->key + 3 + ln;
+	if (*part && (a->fn != F_STDDEV || (strcmp(part, "__s") && strcmp(part, "__q"))))
+		return;
+	if (*part)
+		comp = part[2] == 's' ? 1 : 2;
+	if (a->fn == F_LLQUANTIZE)
+		fa.nfields++;
+	for (i = 0; i < (mapped ? m->n : 1); i++) {
+		const struct dt_json *ev = mapped ? m->v[i] : m;
+		int64_t n = ev->kind == J_NUMBER ? ev->i : 0;
 		struct dt_entry e;
 		char **fields = NULL;
 		size_t k, j;
 
-		if (a->keyed && m->kind != J_OBJECT)
+		if (mapped && m->kind != J_OBJECT)
 			return;
 		memset(&e, 0, sizeof(e));
-		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE)
+		if (mapped)
+			fields = split_key(&fa, ev->key);
+		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE) {
 			read_buckets(a, ev, &e);
-		else
-			e.v = ev->kind == J_NUMBER ? ev->i : 0;
+		} else if (a->fn == F_LLQUANTIZE) {
+			int64_t lb[1024];
+			size_t b = (size_t)strtoull(fields[a->nfields], NULL, 10);
+
+			e.nbuckets = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]));
+			e.buckets = dt_xmalloc((e.nbuckets + 1) * sizeof(int64_t));
+			memset(e.buckets, 0, (e.nbuckets + 1) * sizeof(int64_t));
+			if (b < e.nbuckets)
+				e.buckets[b] = n;
+		} else if (a->fn == F_STDDEV) {
+			e.st[comp] = n;
+		} else {
+			e.v = n;
+		}
 		if (a->keyed) {
-			fields = split_key(a, ev->key);
 			e.nkeys = a->nkeys;
 			e.keys = dt_xmalloc((a->nkeys + 1) * sizeof(*e.keys));
 			for (k = 0; k < a->nkeys; k++)
 				eval(a->keys[k].r, &a->keys[k], fields, a->nfields, &e.keys[k]);
-			for (k = 0; k < a->nfields; k++)
-				dt_free(fields[k]);
-			dt_free(fields);
 		}
-		/* keys rebuilt by the renderer (basename()) may meet: merge them */
+		for (k = 0; fields && k < fa.nfields; k++)
+			dt_free(fields[k]);
+		dt_free(fields);
+		/*
+		 * keys rebuilt by the renderer (basename()) may meet, and so do
+		 * an llquantize's buckets and a stddev's three parts: merge them
+		 */
 		for (j = 0; j < r->nents; j++)
 			if (r->ents[j].nkeys == e.nkeys && !cmp_keys(&r->ents[j], &e))
 				break;
-		if (j < r->nents && a->keyed) {
+		if (j < r->nents && (a->keyed || a->fn == F_LLQUANTIZE || a->fn == F_STDDEV)) {
 			struct dt_entry *o = &r->ents[j];
 
 			if (a->fn == F_MIN)
@@ -668,6 +916,8 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 				o->v = e.v > o->v ? e.v : o->v;
 			else
 				o->v += e.v;
+			for (k = 0; k < 3; k++)
+				o->st[k] += e.st[k];
 			for (k = 0; k < o->nbuckets && k < e.nbuckets; k++)
 				o->buckets[k] += e.buckets[k];
 			entry_free(&e);
@@ -677,8 +927,63 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 	}
 }
 
+/*
+ * DTrace's stddev (libdtrace dt_stddev): the integer square root of the
+ * average of the squares less the square of the average, both normalized,
+ * in 128 bits.
+ */
+static uint64_t dstddev(const int64_t st[3], int64_t normal)
+{
+	__extension__ typedef unsigned __int128 u128;
+	u128 sq, x, res = 0, bit = (u128)1 << 126;
+	int64_t avg;
+
+	if (st[0] == 0 || normal <= 0)
+		return 0;
+	sq = (u128)(uint64_t)st[2] / (uint64_t)normal / (uint64_t)normal / (uint64_t)st[0];
+	avg = st[1] / normal / st[0];
+	if (avg < 0)
+		avg = -avg;
+	x = sq - (u128)(uint64_t)avg * (uint64_t)avg;
+	while (bit > x)
+		bit >>= 2;
+	while (bit) {
+		if (x >= res + bit) {
+			x -= res + bit;
+			res = (res >> 1) + bit;
+		} else {
+			res >>= 1;
+		}
+		bit >>= 2;
+	}
+	return (uint64_t)res;
+}
+
+/* The value entries are sorted by, for what is not a plain number. */
+static void entry_value(const struct dt_agg *a, struct dt_entry *e)
+{
+	if (a->fn == F_STDDEV) {
+		e->v = (int64_t)dstddev(e->st, a->normal ? a->normal : 1);
+	} else if (a->fn == F_LLQUANTIZE) {
+		int64_t lb[1024], sum = 0, prod;
+		size_t n = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0])), i;
+
+		lb[0] = n ? lb[1] - 1 : 0;
+		for (i = 0; i < n && i < e->nbuckets; i++) {
+			if (__builtin_mul_overflow(e->buckets[i], lb[i], &prod) ||
+			    __builtin_add_overflow(sum, prod, &sum))
+				sum = INT64_MAX;
+		}
+		e->v = sum;
+	}
+}
+
 static void print_key(FILE *out, const struct val *k)
 {
+	if (k->is_stack) {
+		print_ustack(out, k->s);
+		return;
+	}
 	if (k->is_str) {
 		fprintf(out, "  %-50s", k->s);
 		return;
@@ -705,6 +1010,8 @@ static void print_agg(struct dt_render *r, const struct dt_action *act)
 	int64_t normal = a->normal ? a->normal : 1;
 	size_t i, from = 0;
 
+	for (i = 0; i < r->nents; i++)
+		entry_value(a, &r->ents[i]);
 	if (r->nents)
 		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
 	if (a->has_trunc) {
@@ -725,8 +1032,10 @@ static void print_agg(struct dt_render *r, const struct dt_action *act)
 		}
 		for (k = 0; k < e->nkeys; k++)
 			print_key(r->out, &e->keys[k]);
-		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE)
+		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE)
 			print_quantize(r->out, a, e);
+		else if (a->fn == F_STDDEV)
+			fprintf(r->out, " %16llu", (unsigned long long)e->v);
 		else
 			fprintf(r->out, " %16lld", (long long)(e->v / normal));
 		fputc('\n', r->out);
@@ -744,6 +1053,10 @@ static void end_record(struct dt_render *r)
 
 static void trace_value(struct dt_render *r, const struct val *v)
 {
+	if (v->is_stack) {
+		print_ustack(r->out, v->s);
+		return;
+	}
 	if (r->o->quiet) {
 		if (v->is_str)
 			fputs(v->s, r->out);
@@ -855,12 +1168,27 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	case A_STARTED:
 		r->started = true;
 		return;
+	case A_USTACK:
+		print_ustack(r->out, nf ? f[0] : "");
+		return;
 	case A_DUMP:
 		end_record(r);
 		fputc('\n', r->out);
 		r->dumping = true;
 		return;
 	}
+}
+
+static struct dt_pending *pending(struct dt_render *r, long cpu)
+{
+	struct dt_pending p = {.cpu = cpu};
+	size_t i;
+
+	for (i = 0; i < r->npend; i++)
+		if (r->pend[i].cpu == cpu)
+			return &r->pend[i];
+	DT_PUSH(r->pend, r->npend, p);
+	return &r->pend[r->npend - 1];
 }
 
 int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag)
@@ -879,10 +1207,24 @@ int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag
 	} else if (!strcmp(type->s, "printf") && data && data->kind == J_STRING) {
 		const char *s = data->s;
 
-		if (s[0] == '\036') {
+		if (s[0] == '\035') {
+			/* "\035cpu\037field": a field sent alone, the CPU's next record's */
+			char *end;
+			struct dt_pending *pd = pending(r, strtol(s + 1, &end, 10));
+
+			DT_PUSH(pd->f, pd->n, dt_xstrdup(*end == '\037' ? end + 1 : end));
+		} else if (s[0] == '\036') {
 			char **f = NULL, *end;
 			size_t nf = 0, id = strtoul(s + 1, &end, 10);
 			const char *p = end;
+
+			if (*p == '\035') { /* "\036act\035cpu": its fields came alone */
+				struct dt_pending *pd = pending(r, strtol(p + 1, &end, 10));
+
+				f = pd->f, nf = pd->n;
+				pd->f = NULL, pd->n = 0;
+				p = end;
+			}
 
 			while (*p == '\037') {
 				const char *e = strchr(p + 1, '\037');

@@ -13,9 +13,11 @@
  * Every output action is a record: `printf("\036<action>\037field...")`,
  * one JSON event in bpftrace's -f json stream; the action table says what
  * the fields are and how the renderer rebuilds each D value from them (a
- * recipe: strjoin(), basename(), dirname() and lltostr() have no bpftrace
- * 0.17 equivalent and are applied by the renderer, so they are allowed
- * where a value is printed or is an aggregation key). A clause that records
+ * recipe: strjoin(), basename(), dirname(), lltostr(), strlen(), strstr()
+ * and substr() have no bpftrace 0.17 equivalent and are applied by the
+ * renderer, so they are allowed where a value is printed or is an
+ * aggregation key; so is the joining of a long string's chunks and the
+ * writing of a ustack()). A clause that records
  * data starts with a record carrying the CPU (DTrace's record prefix).
  * printa() and the exit dump are `print(@agg)` between two records, so the
  * renderer knows which printa a map belongs to even when it is empty (an
@@ -28,14 +30,28 @@
  * inferred from assignments (D's are too). At END, after the END clauses,
  * every aggregation is printed for the exit dump and every map cleared, so
  * bpftrace's own exit dump is empty.
+ *
+ * What 0.17 lacks is built here from what it has, each part with its own
+ * theory below: USDT arguments past the sixth (the note's operands decoded
+ * with reg() and typed reads), strings of DTrace's strsize (read in chunks
+ * of BPFTRACE_STRLEN - 1 bytes, within the BPF stack's 512 bytes),
+ * copyin()'s buffers, llquantize() (the bucket computed in the probe) and
+ * stddev() (three maps).
  */
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
 #include <inttypes.h>
+#include <libelf.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "d.h"
+#include "notes.h"
 
 struct var {
 	char *key; /* "g:name", "s:name", "t:name" */
@@ -43,13 +59,29 @@ struct var {
 	unsigned size;
 	bool is_unsigned;
 	bool keyed;
-	bool assigned; /* somewhere in the program (known after pass 1) */
+	bool assigned;	  /* somewhere in the program (known after pass 1) */
+	char *copyin_ptr; /* last assigned copyin(p, n): p, for its s[n] = '\0' */
+	char *copyin_len; /* and n, or the NUL's index: the string's length */
 };
 
 struct leaves {
 	struct dt_buf *v;
 	enum dt_type *type;
 	size_t n;
+	struct dt_buf pre; /* statements before the record or map update, one a line */
+};
+
+/*
+ * The sites of one USDT probe in its file, read from the file's notes when
+ * an argument past the sixth is used (bpftrace 0.17 decodes arg0..arg5 only).
+ */
+struct psites {
+	const struct dt_probe *probe;
+	struct usdt_notes *notes; /* NULL: could not be read (why) */
+	const struct usdt_site **v;
+	size_t n;
+	char *path;
+	char why[400];
 };
 
 struct tr {
@@ -63,8 +95,25 @@ struct tr {
 	struct var *vars;
 	size_t nvars;
 	bool failed;
-	bool infer;  /* the inference pass: no output, no errors */
-	bool lvalue; /* writing the variable being assigned */
+	struct psites *ps; /* per USDT probe whose sites were read */
+	size_t nps;
+	bool infer;	    /* the inference pass: no output, no errors */
+	bool lvalue;	    /* writing the variable being assigned */
+	struct dt_agg *fns; /* pass 1's aggregations: their functions, known early */
+	size_t nfns;
+	bool in_key;	     /* value() of an aggregation key */
+	unsigned nscratch;   /* $__sN of the probe's block */
+	unsigned nlong;	     /* long strings in the probe's block */
+	unsigned block_long; /* pass 1's count for the block being written */
+	struct blk_keys {
+		const char *bt;
+		size_t bytes;
+		unsigned nlong;
+	} * blk; /* pass 1: the stack each block's keys take */
+	size_t nblk;
+	size_t block_keys; /* the block being written's */
+	size_t key_room;   /* bytes of the block's BPF stack keys' long strings may still take */
+	size_t key_maps;   /* maps the key being written is used with */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -168,7 +217,9 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o);
 static bool deferred(const struct dt_node *n)
 {
 	return n->kind == N_CALL && (!strcmp(n->name, "strjoin") || !strcmp(n->name, "basename") ||
-				     !strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr"));
+				     !strcmp(n->name, "dirname") || !strcmp(n->name, "lltostr") ||
+				     !strcmp(n->name, "strlen") || !strcmp(n->name, "strstr") ||
+				     !strcmp(n->name, "substr"));
 }
 
 static void set_int(struct dt_node *n, unsigned size, bool is_unsigned)
@@ -189,6 +240,13 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			    : n->kind == N_INDEX && n->a ? 's'
 							 : 'g';
 
+		if (n->kind == N_INDEX && n->a && n->a->kind == N_THIS) {
+			err(t, n,
+			    "this->%s[...]: a this-> array, or a byte of a string, is not "
+			    "supported (only copyin()'s terminating this->%s[n] = '\\0')",
+			    n->name, n->name);
+			return;
+		}
 		v = var_get(t, kind, n->name, false);
 		if (!v || !v->assigned) {
 			if (kind == 'g') {
@@ -239,6 +297,443 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 	n->type = v->type;
 	n->size = v->size;
 	n->is_unsigned = v->is_unsigned;
+}
+
+/* ---- USDT arguments past the sixth: the note's operands, decoded here ---- */
+
+/*
+ * bpftrace 0.17 decodes arg0..arg5 of an x86-64 USDT probe and refuses the
+ * rest. The note says where every argument is (`-4@-20(%rbp)`, `8@%rax`,
+ * `-4@$5`, `8@16(%rsp)`, `8@g_var(%rip)`): an argument past the sixth is
+ * read here from the probe's registers (`reg()`: a uprobe sees them as they
+ * are at the site) and the memory they point to. Each register is read
+ * once, into `$__r_<name>` at the top of the probe's block: LLVM would
+ * otherwise keep a pointer into the context (or select between two) and
+ * the verifier refuses both. The probe is still
+ * bpftrace's `usdt:` one (it attaches every site and holds the semaphore);
+ * when the sites of a probe place an argument differently, the site that
+ * fired is told by the low 12 bits of the instruction pointer, which a
+ * load address (page aligned) leaves alone: each placement is read, and the
+ * one of the site that fired kept. A symbol (`g(%rip)`) is the
+ * file's: its run-time address is the site's plus their link-time distance.
+ */
+
+static int elf_symbol(const char *path, const char *name, uint64_t *value)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), rc = -1;
+	Elf *e;
+
+	if (fd < 0)
+		return -1;
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	/* .symtab first (it has the static ones), then .dynsym */
+	for (int pass = 0; e && pass < 2 && rc; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while (rc && (scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t i, n;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			n = sh.sh_size / sh.sh_entsize;
+			for (i = 0; d && i < n; i++) {
+				GElf_Sym sym;
+				const char *s;
+
+				if (!gelf_getsym(d, (int)i, &sym) || sym.st_shndx == SHN_UNDEF)
+					continue;
+				s = elf_strptr(e, sh.sh_link, sym.st_name);
+				if (s && !strcmp(s, name)) {
+					*value = sym.st_value;
+					rc = 0;
+					break;
+				}
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return rc;
+}
+
+static struct psites *probe_sites(struct tr *t, const struct dt_probe *p)
+{
+	struct psites ps;
+	const char *prov, *name;
+	char err[200], *path;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < t->nps; i++)
+		if (t->ps[i].probe == p)
+			return &t->ps[i];
+	memset(&ps, 0, sizeof(ps));
+	ps.probe = p;
+	/* "usdt:PATH:provider:name" (the path may hold ':') */
+	path = dt_xstrdup(p->bt + 5);
+	name = strrchr(path, ':');
+	if (name) {
+		*(char *)name++ = '\0';
+		prov = strrchr(path, ':');
+		if (prov)
+			*(char *)prov++ = '\0';
+	}
+	ps.path = path;
+	if (!name || !prov) {
+		snprintf(ps.why, sizeof(ps.why), "the probe's file is not known");
+		goto out;
+	}
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || (p->ino && (st.st_ino != p->ino || st.st_dev != p->dev))) {
+		snprintf(ps.why, sizeof(ps.why), "%s cannot be read again (%s)", path,
+			 fd < 0 ? strerror(errno) : "it was replaced");
+		if (fd >= 0)
+			close(fd);
+		goto out;
+	}
+	if (usdt_notes_read(fd, NULL, &ps.notes, err, sizeof(err))) {
+		snprintf(ps.why, sizeof(ps.why), "%s: %s", path, err);
+		ps.notes = NULL;
+		close(fd);
+		goto out;
+	}
+	close(fd);
+	for (i = 0; i < ps.notes->nsites; i++) {
+		const struct usdt_site *s = &ps.notes->sites[i];
+
+		if (!s->provider || !s->name || strcmp(s->provider, prov) || strcmp(s->name, name))
+			continue;
+		if (s->reject) {
+			snprintf(ps.why, sizeof(ps.why),
+				 "a site of the probe in %s is not read (%s)", path, s->reject);
+			usdt_notes_free(ps.notes);
+			ps.notes = NULL;
+			goto out;
+		}
+		DT_PUSH(ps.v, ps.n, s);
+	}
+	if (!ps.n && ps.notes) {
+		snprintf(ps.why, sizeof(ps.why), "no site of the probe in %s", path);
+		usdt_notes_free(ps.notes);
+		ps.notes = NULL;
+	}
+out:
+	DT_PUSH(t->ps, t->nps, ps);
+	return &t->ps[t->nps - 1];
+}
+
+/* bpftrace's reg() name of an x86-64 register as the assembler writes it. */
+static const char *bt_reg(const char *s, size_t n)
+{
+	char name[8];
+	unsigned width;
+	const char *f;
+
+	if (n == 0 || n >= sizeof(name))
+		return NULL;
+	memcpy(name, s, n);
+	name[n] = '\0';
+	if (!strcmp(name, "rip") || !strcmp(name, "eip"))
+		return NULL;
+	f = usdt_reg_fetch_name(USDT_ARCH_X86_64, name, &width);
+	return f ? f + 1 : NULL; /* "%ax" -> "ax" */
+}
+
+static bool parse_i64(const char *s, size_t n, int64_t *v)
+{
+	char buf[32], *end;
+
+	if (n == 0 || n >= sizeof(buf))
+		return false;
+	memcpy(buf, s, n);
+	buf[n] = '\0';
+	errno = 0;
+	*v = strtoll(buf, &end, 0);
+	return !errno && !*end;
+}
+
+/*
+ * Argument k of a site as a bpftrace int64 expression, in out; or false
+ * with why (what in the operand cannot be read).
+ */
+static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsigned k,
+		     struct dt_buf *out, char *why, size_t whylen)
+{
+	static const char *const stype[] = {"", "int8", "int16", "", "int32", "", "", "", "int64"};
+	const char *s = site->args ? site->args : "", *e = NULL, *at, *open;
+	unsigned size, i;
+	bool is_signed = false;
+	struct dt_buf v = {0};
+
+	for (i = 0; i <= k; i++) {
+		s = usdt_argspec_next(i ? e : s, &e);
+		if (!s) {
+			/* the site passes fewer arguments: DTrace reads 0 */
+			dt_buf_printf(out, "(int64)0");
+			return true;
+		}
+	}
+	snprintf(why, whylen, "operand '%.*s'", (int)(e - s), s);
+	at = memchr(s, '@', (size_t)(e - s));
+	if (!at)
+		return false;
+	if (*s == '-')
+		is_signed = true, s++;
+	if (at - s != 1 || !strchr("1248", *s)) {
+		snprintf(why + strlen(why), whylen - strlen(why),
+			 ": a size other than 1, 2, 4, 8 (a floating-point argument?)");
+		return false;
+	}
+	size = (unsigned)(*s - '0');
+	s = at + 1;
+	if (*s == '%' && e - s == 3 && strchr("abcd", s[1]) && s[2] == 'h') {
+		/* %ah..%dh: bits 8..15 of the register */
+		dt_buf_printf(&v, "(($__r_%cx >> 8) & 0xff)", s[1]);
+	} else if (*s == '%') {
+		const char *r = bt_reg(s + 1, (size_t)(e - s - 1));
+
+		if (!r) {
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 ": a register bpftrace's reg() does not read");
+			return false;
+		}
+		dt_buf_printf(&v, "$__r_%s", r);
+	} else if (*s == '$') {
+		int64_t c;
+
+		if (!parse_i64(s + 1, (size_t)(e - s - 1), &c)) {
+			snprintf(why + strlen(why), whylen - strlen(why),
+				 ": a constant that is not an integer");
+			return false;
+		}
+		if (size < 8) {
+			uint64_t m = (UINT64_C(1) << (size * 8)) - 1, u = (uint64_t)c & m;
+
+			c = is_signed && (u >> (size * 8 - 1)) ? (int64_t)(u | ~m) : (int64_t)u;
+		}
+		dt_buf_add(out, "(int64)", 7);
+		emit_i64(out, c);
+		return true;
+	} else if ((open = memchr(s, '(', (size_t)(e - s))) && e[-1] == ')') {
+		/* disp(%base), sym+N(%rip), disp(%base,%index,scale), (,%index,scale) */
+		const char *in = open + 1, *comma = memchr(in, ',', (size_t)(e - 1 - in));
+		const char *bend = comma ? comma : e - 1;
+		int64_t disp = 0;
+
+		if (bend - in == 4 && !strncmp(in, "%rip", 4) && !comma) {
+			const char *plus = NULL, *q;
+			uint64_t symv;
+			int64_t add = 0;
+			char sym[256];
+
+			for (q = s; q < open; q++)
+				if ((*q == '+' || *q == '-') && q > s)
+					plus = q;
+			if (parse_i64(s, (size_t)(open - s), &disp) || open == s ||
+			    (size_t)((plus ? plus : open) - s) >= sizeof(sym) ||
+			    (plus && !parse_i64(plus, (size_t)(open - plus), &add))) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": not a symbol's address relative to %%rip");
+				return false;
+			}
+			snprintf(sym, sizeof(sym), "%.*s", (int)((plus ? plus : open) - s), s);
+			if (elf_symbol(ps->path, sym, &symv)) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": symbol '%s' is not in %s's symbol table", sym,
+					 ps->path);
+				return false;
+			}
+			/* run time: the site's address plus the link-time distance */
+			dt_buf_printf(&v, "*(%s*)($__r_ip + ", stype[size]);
+			emit_i64(&v, (int64_t)(symv + (uint64_t)add - site->pc));
+			dt_buf_add(&v, ")", 1);
+		} else {
+			const char *base = NULL;
+
+			if (open > s && !parse_i64(s, (size_t)(open - s), &disp)) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": a displacement that is not an integer");
+				return false;
+			}
+			if (bend > in &&
+			    (*in != '%' || !(base = bt_reg(in + 1, (size_t)(bend - in - 1))))) {
+				snprintf(why + strlen(why), whylen - strlen(why),
+					 ": a base register bpftrace's reg() does not read");
+				return false;
+			}
+			dt_buf_printf(&v, "*(%s*)(", stype[size]);
+			if (base)
+				dt_buf_printf(&v, "$__r_%s + ", base);
+			if (comma) {
+				const char *ix = comma + 1,
+					   *c2 = memchr(ix, ',', (size_t)(e - 1 - ix));
+				const char *index;
+				int64_t scale = 1;
+
+				if (*ix != '%' ||
+				    !(index =
+					  bt_reg(ix + 1, (size_t)((c2 ? c2 : e - 1) - ix - 1))) ||
+				    (c2 &&
+				     (!parse_i64(c2 + 1, (size_t)(e - 1 - c2 - 1), &scale) ||
+				      (scale != 1 && scale != 2 && scale != 4 && scale != 8)))) {
+					dt_free(v.s);
+					snprintf(why + strlen(why), whylen - strlen(why),
+						 ": an index or scale that cannot be read");
+					return false;
+				}
+				dt_buf_printf(&v, "$__r_%s * %" PRId64 " + ", index, scale);
+			}
+			emit_i64(&v, disp);
+			dt_buf_add(&v, ")", 1);
+		}
+	} else {
+		snprintf(why + strlen(why), whylen - strlen(why), ": an operand form not known");
+		return false;
+	}
+	/* the value as a 64-bit integer, signed or not as the note says */
+	if (size == 8)
+		dt_buf_printf(out, "(int64)%s", v.s);
+	else if (is_signed)
+		dt_buf_printf(out, "(int64)(%s)%s", stype[size], v.s);
+	else
+		dt_buf_printf(out, "((int64)%s & %s)", v.s,
+			      size == 1	  ? "0xff"
+			      : size == 2 ? "0xffff"
+					  : "0xffffffff");
+	dt_free(v.s);
+	return true;
+}
+
+/*
+ * argK of the USDT probe being written, into o: bpftrace's own argK up to
+ * arg5, else the note's operand decoded for each site.
+ */
+static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt_buf *o)
+{
+	const struct dt_probe *p = t->probe;
+	struct dt_buf *ex = NULL;
+	unsigned *low = NULL; /* each site's low address bits */
+	size_t *lowex = NULL, nlow = 0, ne = 0, i, j;
+	struct psites *ps;
+
+	if (k >= USDT_SDT_MAX_ARGS) {
+		err(t, n, "arg%u: a USDT probe has at most %d arguments", k, USDT_SDT_MAX_ARGS);
+		return;
+	}
+	if (t->infer || !strcmp(p->bt, "usdt:unmatched")) {
+		dt_buf_printf(o, k <= 5 ? "arg%u" : "(int64)0", k);
+		return;
+	}
+	if (k <= 5) {
+		/*
+		 * bpftrace's own, unless a site has an operand it misreads
+		 * (0.17 reads `g(%rip)` and indexed operands wrongly): those
+		 * are decoded here too.
+		 */
+		bool own = false;
+
+		ps = probe_sites(t, p);
+		for (i = 0; ps->notes && i < ps->n; i++)
+			if (ps->v[i]->arch != USDT_ARCH_X86_64) {
+				own = false;
+				break;
+			} else if (k < ps->v[i]->nargs &&
+				   ps->v[i]->arg[k].kind == USDT_ARG_UNSUPPORTED) {
+				own = true;
+			}
+		if (!own) {
+			dt_buf_printf(o, "arg%u", k);
+			return;
+		}
+	}
+	ps = probe_sites(t, p);
+	if (!ps->notes) {
+		err(t, n,
+		    "arg%u of %s:::%s: past the sixth, an argument is read from the probe's "
+		    "note, and %s",
+		    k, p->prov, p->name, ps->why);
+		return;
+	}
+	for (i = 0; i < ps->n; i++) {
+		const struct usdt_site *s = ps->v[i];
+		unsigned lo = (unsigned)(s->pc & 0xfff);
+		struct dt_buf b = {0};
+		char why[400];
+
+		if (s->arch != USDT_ARCH_X86_64) {
+			err(t, n,
+			    "arg%u of %s:::%s: arguments past the sixth are decoded on x86-64 only "
+			    "(this file is %s)",
+			    k, p->prov, p->name, usdt_arch_name(s->arch));
+			goto out;
+		}
+		if (!site_arg(ps, s, k, &b, why, sizeof(why))) {
+			err(t, n,
+			    "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64 " in %s: %s",
+			    k, p->prov, p->name, s->pc, ps->path, why);
+			dt_free(b.s);
+			goto out;
+		}
+		for (j = 0; j < nlow; j++)
+			if (low[j] == lo && strcmp(ex[lowex[j]].s, b.s)) {
+				err(t, n,
+				    "arg%u of %s:::%s: two sites in %s place it differently and "
+				    "cannot be told apart (their addresses end alike: 0x%" PRIx64
+				    ")",
+				    k, p->prov, p->name, ps->path, s->pc);
+				dt_free(b.s);
+				goto out;
+			}
+		for (j = 0; j < ne; j++)
+			if (!strcmp(ex[j].s, b.s))
+				break;
+		if (j < ne) {
+			dt_free(b.s);
+		} else {
+			ex = dt_xrealloc(ex, (ne + 1) * sizeof(*ex));
+			ex[ne++] = b;
+		}
+		low = dt_xrealloc(low, (nlow + 1) * sizeof(*low));
+		lowex = dt_xrealloc(lowex, (nlow + 1) * sizeof(*lowex));
+		low[nlow] = lo;
+		lowex[nlow++] = j;
+	}
+	/*
+	 * Several placements: the sum of each times its sites' test. Not `?:`:
+	 * LLVM turns a choice between two registers into one load from a
+	 * computed context offset, which the verifier refuses.
+	 */
+	if (ne == 1) {
+		dt_buf_printf(o, "%s", ex[0].s);
+	} else {
+		/* signed: a comparison is unsigned, and so would the sum be */
+		dt_buf_add(o, "(int64)(", 8);
+		for (i = 0; i < ne; i++) {
+			const char *sep = "";
+
+			dt_buf_printf(o, "%s%s * (", i ? " + " : "", ex[i].s);
+			for (j = 0; j < nlow; j++)
+				if (lowex[j] == i) {
+					dt_buf_printf(o, "%s($__r_ip & 0xfff) == %u", sep, low[j]);
+					sep = " || ";
+				}
+			dt_buf_add(o, ")", 1);
+		}
+		dt_buf_add(o, ")", 1);
+	}
+out:
+	for (i = 0; i < ne; i++)
+		dt_free(ex[i].s);
+	dt_free(ex);
+	dt_free(low);
+	dt_free(lowex);
 }
 
 static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
@@ -299,16 +794,7 @@ static bool emit_builtin(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			else
 				dt_buf_printf(o, "0");
 		} else if (p->kind == P_USDT) {
-			if (k > 5) {
-				char what[16];
-
-				snprintf(what, sizeof(what), "arg%u", k);
-				err(t, n,
-				    "%s: bpftrace 0.17 reads USDT arguments arg0 to arg5 only "
-				    "(0.24 reads up to 255)",
-				    what);
-			}
-			dt_buf_printf(o, "arg%u", k);
+			emit_usdt_arg(t, n, k, o);
 		} else {
 			dt_buf_printf(o, "0");
 		}
@@ -358,7 +844,11 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			emit(t, n->args[0], &tmp);
 			dt_free(tmp.s);
 			if (n->args[0]->type == TY_STR) {
-				dt_buf_printf(o, "str(arg%" PRId64, n->args[0]->ival);
+				dt_buf_add(o, "str(", 4);
+				if (t->probe->kind == P_USDT)
+					emit_usdt_arg(t, n->args[0], (unsigned)n->args[0]->ival, o);
+				else
+					dt_buf_printf(o, "arg%" PRId64, n->args[0]->ival);
 				goto len;
 			}
 		}
@@ -373,22 +863,48 @@ static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		return;
 	}
 	if (!strcmp(f, "stringof")) {
+		/* the value itself: a string already, or an integer printed as one */
 		if (n->nargs != 1) {
 			err(t, n, "stringof() takes one argument%s", "");
 			return;
 		}
 		emit(t, n->args[0], o);
-		if (n->args[0]->type != TY_STR)
-			err(t, n,
-			    "stringof() of an integer or of copyin()'s buffer is not supported: "
-			    "read the string with copyinstr(address, length)%s",
-			    "");
+		n->type = n->args[0]->type;
+		n->size = n->args[0]->size;
+		n->is_unsigned = n->args[0]->is_unsigned;
+		return;
+	}
+	if (!strcmp(f, "copyin")) {
+		/*
+		 * copyin(p, n) is a buffer DTrace scripts turn into a string
+		 * (`this->s[n - 1] = '\0'; stringof(this->s)`): it is one here,
+		 * read with bpftrace's str(p, n).
+		 */
+		if (n->nargs != 2) {
+			err(t, n, "copyin() takes an address and a length%s", "");
+			return;
+		}
+		dt_buf_add(o, "str(", 4);
+		emit(t, n->args[0], o);
+		dt_buf_add(o, ", ", 2);
+		emit(t, n->args[1], o);
+		dt_buf_add(o, ")", 1);
+		if (!t->failed && (n->args[0]->type == TY_STR || n->args[1]->type == TY_STR))
+			err(t, n, "copyin() takes an address and a length, not strings%s", "");
 		n->type = TY_STR;
 		return;
 	}
 	if (!strcmp(f, "rand")) {
 		dt_buf_printf(o, "rand");
 		set_int(n, 4, false);
+		return;
+	}
+	if (!strcmp(f, "ustack")) {
+		err(t, n,
+		    "ustack() is supported as an action, an aggregation key or printf's %%k "
+		    "argument%s",
+		    "");
+		n->type = TY_STR;
 		return;
 	}
 	if (deferred(n)) {
@@ -473,24 +989,27 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			set_int(n, 8, false);
 			return;
 		}
-		if (n->ival > 5) {
-			err(t, n,
-			    "args[N] with N > 5: bpftrace 0.17 reads USDT arguments arg0 to arg5 "
-			    "only (0.24 reads up to 255)%s",
-			    "");
+		if (n->ival < 0 || n->ival >= USDT_SDT_MAX_ARGS) {
+			err(t, n, "args[%" PRId64 "]: a USDT probe has at most %d arguments",
+			    n->ival, USDT_SDT_MAX_ARGS);
 			return;
 		}
 		if (is_string_type(ty)) {
-			dt_buf_printf(o, "str(arg%" PRId64 ")", n->ival);
+			dt_buf_add(o, "str(", 4);
+			emit_usdt_arg(t, n, (unsigned)n->ival, o);
+			dt_buf_add(o, ")", 1);
 			n->type = TY_STR;
 			return;
 		}
 		ctype_size(ty, &n->size, &n->is_unsigned);
 		n->type = TY_INT;
-		if (ty)
-			dt_buf_printf(o, "%sarg%" PRId64, bt_cast(ty), n->ival);
-		else
-			dt_buf_printf(o, "arg%" PRId64, n->ival);
+		if (ty) {
+			dt_buf_printf(o, "%s(", bt_cast(ty));
+			emit_usdt_arg(t, n, (unsigned)n->ival, o);
+			dt_buf_add(o, ")", 1);
+		} else {
+			emit_usdt_arg(t, n, (unsigned)n->ival, o);
+		}
 		return;
 	}
 	case N_UNARY:
@@ -602,33 +1121,258 @@ static struct dt_recipe *recipe(enum dt_rop op)
 	return r;
 }
 
+/*
+ * Strings as long as DTrace's (strsize, 256 by default). bpftrace 0.17 holds
+ * a string in BPFTRACE_STRLEN bytes (64 unless -x strsize sets it, 200 at
+ * most: run.c), and a BPF program has 512 bytes of stack. A string read
+ * from the process (copyinstr(), a char * argument, stringof()) that is
+ * printed or is an aggregation key is read in chunks of STRLEN - 1 bytes,
+ * one field each, and joined by the renderer (R_CHUNKS: a chunk shorter
+ * than asked for ended the string). A record carrying such a string sends
+ * each field as an event of its own (one string on the stack at a time). A
+ * key holds its chunks together, and every map update of a probe's block has
+ * its key on the stack: their long strings take at most 320 bytes of a
+ * block's stack, later ones get one chunk (STRLEN - 1 bytes).
+ */
+static long bt_strlen(const struct dt_consumer_opts *o)
+{
+	/* run.c's rule for BPFTRACE_STRLEN */
+	return o->strsize ? (o->strsize > 200 ? 200 : o->strsize) : 64;
+}
+
+static long d_strsize(const struct dt_consumer_opts *o)
+{
+	return o->strsize ? o->strsize : 256;
+}
+
+/*
+ * The address of a string read from the process, and its longest length
+ * (*limit: an expression of it, for a this-> variable copyin() filled in
+ * this firing: the HotSpot idiom).
+ */
+static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int64_t *max,
+			char **limit)
+{
+	const struct dt_probe *p = t->probe;
+	struct var *v;
+
+	if (n->kind == N_THIS && (v = var_get(t, 't', n->name, false)) && v->type == TY_STR &&
+	    v->copyin_ptr && v->copyin_len) {
+		dt_buf_printf(ptr, "%s", v->copyin_ptr);
+		*limit = v->copyin_len;
+		n->type = TY_STR;
+		return true;
+	}
+	if (n->kind == N_CAST &&
+	    (!strcmp(n->name, "string") || (strchr(n->name, '*') && strstr(n->name, "char"))))
+		return user_string(t, n->a, ptr, max, limit);
+	if (n->kind == N_CALL && !strcmp(n->name, "stringof") && n->nargs == 1)
+		return user_string(t, n->args[0], ptr, max, limit);
+	if (n->kind == N_ARGS && p->kind == P_USDT && n->ival >= 0 && n->ival < USDT_SDT_MAX_ARGS &&
+	    n->ival < p->ntypes && is_string_type(p->types[n->ival])) {
+		emit_usdt_arg(t, n, (unsigned)n->ival, ptr);
+		n->type = TY_STR;
+		return true;
+	}
+	if (n->kind == N_CALL && !strcmp(n->name, "copyinstr") &&
+	    (n->nargs == 1 || (n->nargs == 2 && n->args[1]->kind == N_INT))) {
+		struct dt_node *a = n->args[0];
+
+		if (n->nargs == 2 && n->args[1]->ival < *max)
+			*max = n->args[1]->ival < 0 ? 0 : n->args[1]->ival;
+		if (a->kind == N_ARGS && p->kind == P_USDT && a->ival >= 0 &&
+		    a->ival < USDT_SDT_MAX_ARGS) {
+			emit_usdt_arg(t, a, (unsigned)a->ival, ptr);
+		} else {
+			emit(t, a, ptr);
+			if (a->type == TY_STR)
+				return false;
+		}
+		n->type = TY_STR;
+		return true;
+	}
+	return false;
+}
+
+/*
+ * $__f<sn> = 1 when the first chunk (n bytes at $__s<sn>) holds no NUL, else
+ * 0, and the later chunks are then read at the string's start again: past a
+ * short string's end is whatever memory follows, whose bytes (a comma,
+ * \037) would break the key or the record they are sent in. The words are
+ * read once each; a word has a zero byte when (w - 0x01..01) & ~w &
+ * 0x80..80 (bytes past n set to 0xff; a word that cannot be read is 0).
+ * No branch: each would double the paths the verifier walks, so
+ * (h | -h) >> 63 is 1 for any h but 0. Every word read takes 8 bytes of the
+ * BPF stack: in a block with at most four long strings (pass 1 counts
+ * them) every word of the first chunk is tested, else its last 8 bytes
+ * only (a short string with 8 bytes of other data there sends them). A string longer than one chunk
+ * may still send what follows its end in its later chunks (one test per
+ * string keeps the program small).
+ */
+static void first_full(struct dt_buf *o, unsigned sn, size_t n, bool all)
+{
+	size_t w;
+
+	dt_buf_add(o, "$__h = (int64)0;\n", 17);
+	for (w = all || n < 8 ? 0 : n - 8; w < n; w += 8) {
+		dt_buf_printf(o, "$__w = (int64)*(uint64*)($__s%u + %zu);\n", sn, w);
+		if (n - w < 8) {
+			dt_buf_add(o, "$__w = $__w | ", 14);
+			emit_i64(o, (int64_t)(~UINT64_C(0) << (8 * (n - w))));
+			dt_buf_add(o, ";\n", 2);
+		}
+		dt_buf_add(o, "$__h = $__h | (($__w - ", 23);
+		emit_i64(o, (int64_t)UINT64_C(0x0101010101010101));
+		dt_buf_add(o, ") & ~$__w & ", 12);
+		emit_i64(o, (int64_t)UINT64_C(0x8080808080808080));
+		dt_buf_add(o, ");\n", 3);
+	}
+	dt_buf_printf(o, "$__f%u = (int64)(1 - ((($__h | -$__h) >> 63) & 1));\n", sn);
+}
+
+static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct leaves *l,
+				     struct dt_value *v)
+{
+	long chunk = bt_strlen(t->prog->o) - 1;
+	int64_t max = d_strsize(t->prog->o) - 1;
+	struct dt_buf ptr = {0};
+	struct dt_recipe *r;
+	char *limit = NULL;
+	size_t k, nk;
+	unsigned sn;
+
+	if (!user_string(t, n, &ptr, &max, &limit) || max <= chunk || chunk < 1) {
+		dt_free(ptr.s);
+		return NULL;
+	}
+	nk = (size_t)((max + chunk - 1) / chunk);
+	if (t->in_key) {
+		size_t each = (size_t)(chunk + 1) * t->key_maps;
+
+		if (nk * each > t->key_room) {
+			nk = t->key_room / each;
+			if (nk < 1)
+				nk = 1;
+			if ((int64_t)nk * chunk < max)
+				max = (int64_t)nk * chunk;
+		}
+		t->key_room -= t->key_room > nk * each ? nk * each : t->key_room;
+	}
+	r = recipe(R_CHUNKS);
+	r->chunk = (size_t)chunk;
+	r->max = (size_t)max;
+	r->nchunks = nk;
+	/*
+	 * the address once, in a variable: used by every chunk, LLVM would
+	 * keep a pointer into the context for it, which the verifier refuses
+	 */
+	sn = t->nscratch++;
+	dt_buf_printf(&l->pre, "$__s%u = (int64)(%s);\n", sn, ptr.s ? ptr.s : "0");
+	if (nk > 1)
+		first_full(&l->pre, sn, (size_t)chunk, t->block_long <= 4);
+	t->nlong++;
+	for (k = 0; k < nk; k++) {
+		struct dt_buf b = {0};
+		int64_t len = max - (int64_t)k * chunk;
+
+		if (k == 0)
+			dt_buf_printf(&b, "str($__s%u, %ld)", sn, len < chunk ? (long)len : chunk);
+		else
+			dt_buf_printf(&b, "str($__s%u + $__f%u * %zu, %ld)", sn, sn,
+				      k * (size_t)chunk, len < chunk ? (long)len : chunk);
+		if (k == 0)
+			r->field = add_leaf(l, &b, TY_STR);
+		else
+			add_leaf(l, &b, TY_STR);
+	}
+	r->limit = (size_t)-1;
+	if (limit) {
+		struct dt_buf b = {0};
+
+		dt_buf_printf(&b, "(int64)(%s)", limit);
+		r->limit = add_leaf(l, &b, TY_INT);
+	}
+	dt_free(ptr.s);
+	v->type = TY_STR;
+	return r;
+}
+
+/*
+ * ustack([nframes]): bpftrace's ustack(perf, n), whose text (address,
+ * symbol+offset, file) the renderer writes as DTrace's frames. DTrace's
+ * default is ustackframes, 100; bpftrace reads at most 127.
+ */
+static bool ustack_frames(struct tr *t, struct dt_node *n, struct dt_buf *b)
+{
+	int64_t nf = 100;
+
+	if (n->nargs > 2 || (n->nargs >= 1 && n->args[0]->kind != N_INT)) {
+		err(t, n, "ustack() takes a constant number of frames (and a string size)%s", "");
+		return false;
+	}
+	if (n->nargs >= 1)
+		nf = n->args[0]->ival;
+	if (nf < 1)
+		nf = 1;
+	if (nf > 127)
+		nf = 127;
+	dt_buf_printf(b, "ustack(perf, %d)", (int)nf);
+	return true;
+}
+
 static struct dt_recipe *value(struct tr *t, struct dt_node *n, struct leaves *l,
 			       struct dt_value *v)
 {
 	struct dt_recipe *r;
 
-	if (deferred(n)) {
-		const char *f = n->name;
-		struct dt_value a = {0}, b = {0};
-		size_t want = !strcmp(f, "strjoin") ? 2 : 1;
+	if (n->kind == N_CALL && !strcmp(n->name, "ustack")) {
+		struct dt_buf b = {0};
 
 		v->type = TY_STR;
-		if (n->nargs != want) {
+		r = recipe(R_USTACK);
+		if (ustack_frames(t, n, &b))
+			r->field = add_leaf(l, &b, TY_STR);
+		return r;
+	}
+
+	if (deferred(n)) {
+		const char *f = n->name;
+		struct dt_value a = {0}, b = {0}, c = {0};
+		bool two = !strcmp(f, "strjoin") || !strcmp(f, "strstr");
+		bool sub = !strcmp(f, "substr");
+
+		v->type = TY_STR;
+		if (sub ? n->nargs < 2 || n->nargs > 3 : n->nargs != (two ? 2u : 1u)) {
 			err(t, n, "%s() takes the wrong number of arguments here", f);
 			return recipe(R_CONST);
 		}
 		r = recipe(!strcmp(f, "strjoin")    ? R_JOIN
 			   : !strcmp(f, "basename") ? R_BASENAME
 			   : !strcmp(f, "dirname")  ? R_DIRNAME
+			   : !strcmp(f, "strlen")   ? R_STRLEN
+			   : !strcmp(f, "strstr")   ? R_STRSTR
+			   : sub		    ? R_SUBSTR
 						    : R_ITOA);
 		r->a = value(t, n->args[0], l, &a);
-		if (want == 2)
+		if (n->nargs > 1)
 			r->b = value(t, n->args[1], l, &b);
+		if (n->nargs > 2)
+			r->c = value(t, n->args[2], l, &c);
 		if (r->op == R_ITOA ? a.type != TY_INT
-				    : a.type != TY_STR || (want == 2 && b.type != TY_STR))
+		    : sub
+			? a.type != TY_STR || b.type != TY_INT || (n->nargs > 2 && c.type != TY_INT)
+			: a.type != TY_STR || (two && b.type != TY_STR))
 			err(t, n, "%s() of the wrong type", f);
+		r->max = (size_t)d_strsize(t->prog->o);
+		if (r->op == R_STRLEN) {
+			v->type = TY_INT;
+			v->size = 8;
+			v->is_unsigned = true;
+		}
 		return r;
 	}
+	if ((r = long_string(t, n, l, v)))
+		return r;
 	if (n->kind == N_IDENT && !strcmp(n->name, "probeprov") && t->probe->kind == P_USDT &&
 	    !var_get(t, 'g', n->name, false)) {
 		struct dt_buf b = {0};
@@ -670,12 +1414,45 @@ static size_t new_action(struct tr *t, enum dt_akind kind)
 	return t->t->nacts - 1;
 }
 
+/* The statements the leaves need first (long strings' addresses). */
+static void emit_pre(const struct leaves *l, struct dt_buf *o, const char *indent)
+{
+	const char *p = l->pre.s;
+
+	while (p && *p) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+
+		dt_buf_printf(o, "%s%.*s\n", indent, (int)n, p);
+		p += n + (e ? 1 : 0);
+	}
+}
+
 /* printf("\036<act>\037<field>...", leaves...) */
 static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct dt_buf *o,
 			const char *indent)
 {
-	size_t i;
+	size_t i, nstr = 0;
 
+	emit_pre(l, o, indent);
+	for (i = 0; i < l->n; i++)
+		nstr += l->type[i] == TY_STR;
+	/*
+	 * LLVM gives each map update's key its own stack, and the record
+	 * shares what is left (bounds found by trying bpftrace 0.17)
+	 */
+	if (nstr * (size_t)bt_strlen(t->prog->o) + (l->n - nstr + 1) * 8 + t->block_keys > 352) {
+		/*
+		 * more strings than the BPF stack holds at once: every field an
+		 * event of its own, then the record, each with the CPU (bpftrace
+		 * may read another CPU's events in between)
+		 */
+		for (i = 0; i < l->n; i++)
+			dt_buf_printf(o, "%sprintf(\"\\035%%d\\037%s\", cpu, %s);\n", indent,
+				      l->type[i] == TY_STR ? "%s" : "%lld", l->v[i].s);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\\035%%d\", cpu);\n", indent, act);
+		return;
+	}
 	dt_buf_printf(o, "%sprintf(\"\\036%zu", indent, act);
 	for (i = 0; i < l->n; i++)
 		dt_buf_printf(o, "\\037%s", l->type[i] == TY_STR ? "%s" : "%lld");
@@ -683,13 +1460,13 @@ static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct
 	for (i = 0; i < l->n; i++)
 		dt_buf_printf(o, ", %s", l->v[i].s);
 	dt_buf_add(o, ");\n", 3);
-	(void)t;
 }
 
 static void leaves_free(struct leaves *l)
 {
 	size_t i;
 
+	dt_free(l->pre.s);
 	for (i = 0; i < l->n; i++)
 		dt_free(l->v[i].s);
 	dt_free(l->v);
@@ -717,6 +1494,86 @@ static struct dt_agg *agg_get(struct tr *t, const char *name, size_t *index)
 	return &t->t->aggs[*index];
 }
 
+/*
+ * The bpftrace maps of an aggregation: one, or stddev()'s three (count,
+ * sum, sum of squares). `op` is applied to each: "print", "clear", "zero".
+ */
+static void agg_maps(struct tr *t, struct dt_buf *o, const char *ind, const char *op,
+		     const char *name)
+{
+	static const char *const part[] = {"", "__s", "__q"};
+	size_t i, n = 1;
+
+	for (i = 0; i < t->nfns; i++)
+		if (!strcmp(t->fns[i].name, name) && t->fns[i].fn == F_STDDEV)
+			n = 3;
+	for (i = 0; i < t->t->naggs; i++)
+		if (!strcmp(t->t->aggs[i].name, name) && t->t->aggs[i].fn == F_STDDEV)
+			n = 3;
+	for (i = 0; i < n; i++)
+		dt_buf_printf(o, "%s%s(@a_%s%s);\n", ind, op, name, part[i]);
+}
+
+/*
+ * llquantize(): DTrace's log-linear buckets (dt_print_llquantize's walk):
+ * bucket 0 below factor^low, then in each order of magnitude up to high
+ * nsteps (or factor^(order+1), if fewer) steps of factor^(order+1) / nsteps,
+ * then one for what is above. Their lower bounds, into lb[1..]; returns the
+ * number of buckets, or 0 for parameters DTrace refuses.
+ */
+size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
+{
+	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], value = 1, next, step;
+	size_t bin = 1;
+	int64_t order;
+
+	if (factor < 2 || low < 0 || high > 64 || low >= high || nsteps < factor || nsteps % factor)
+		return 0;
+	for (order = 0; order < low; order++)
+		if (__builtin_mul_overflow(value, factor, &value))
+			return 0;
+	if (__builtin_mul_overflow(value, factor, &next))
+		return 0;
+	step = next > nsteps ? next / nsteps : 1;
+	while (order <= high) {
+		if (bin >= max)
+			return 0;
+		lb[bin++] = value;
+		value += step;
+		if (value > next)
+			return 0; /* the steps do not meet the next magnitude */
+		if (value != next)
+			continue;
+		if (order < high && __builtin_mul_overflow(value, factor, &next))
+			return 0;
+		step = next > nsteps ? next / nsteps : 1;
+		order++;
+	}
+	if (bin >= max)
+		return 0;
+	lb[bin] = value; /* ">= value" */
+	return bin + 1;
+}
+
+/* The bucket of $__v: a search over the bounds lb[lo..hi]. */
+static void llq_tree(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi)
+{
+	size_t mid;
+
+	if (lo == hi) {
+		dt_buf_printf(o, "%zu", lo);
+		return;
+	}
+	mid = (lo + hi + 1) / 2;
+	dt_buf_add(o, "($__v < ", 8);
+	emit_i64(o, lb[mid]);
+	dt_buf_add(o, " ? ", 3);
+	llq_tree(o, lb, lo, mid - 1);
+	dt_buf_add(o, " : ", 3);
+	llq_tree(o, lb, mid, hi);
+	dt_buf_add(o, ")", 1);
+}
+
 static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const char *ind)
 {
 	static const struct {
@@ -731,6 +1588,8 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 	    {"max", "max", F_MAX, 1},
 	    {"quantize", "hist", F_QUANTIZE, 1},
 	    {"lquantize", "lhist", F_LQUANTIZE, 4},
+	    {"llquantize", "count", F_LLQUANTIZE, 5},
+	    {"stddev", "count", F_STDDEV, 1},
 	};
 	struct dt_node *lhs = n->a, *f = n->b;
 	struct leaves l = {0};
@@ -752,14 +1611,11 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		if (!strcmp(f->name, fns[i].d))
 			break;
 	if (i == sizeof(fns) / sizeof(fns[0])) {
-		if (!strcmp(f->name, "llquantize") || !strcmp(f->name, "stddev"))
-			err(t, f, "%s() is not supported: bpftrace has no equivalent", f->name);
-		else
-			err(t, f, "%s() is not an aggregating function", f->name);
+		err(t, f, "%s() is not an aggregating function", f->name);
 		return;
 	}
 	fi = i;
-	if (f->nargs != fns[i].nargs) {
+	if (f->nargs != fns[i].nargs && !(fns[i].fn == F_LLQUANTIZE && f->nargs == 6)) {
 		err(t, f, "%s() takes the wrong number of arguments", f->name);
 		return;
 	}
@@ -782,13 +1638,39 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 			a->lq[k - 1] = f->args[k]->ival;
 		}
 	}
+	if (fns[i].fn == F_LLQUANTIZE) {
+		int64_t lb[1024];
+		size_t k;
+
+		for (k = 1; k < 5; k++) {
+			if (f->args[k]->kind != N_INT) {
+				err(t, f->args[k],
+				    "llquantize() needs a constant factor, magnitudes and steps%s",
+				    "");
+				return;
+			}
+			a->llq[k - 1] = f->args[k]->ival;
+		}
+		if (!dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]))) {
+			err(t, f,
+			    "llquantize(): the factor must be at least 2, the low magnitude below "
+			    "the high one, the steps a multiple of the factor that divides each "
+			    "power of it%s",
+			    "");
+			return;
+		}
+	}
 	/* keys */
 	{
 		struct dt_value *keys = dt_xmalloc((lhs->nargs + 1) * sizeof(*keys));
 
 		memset(keys, 0, (lhs->nargs + 1) * sizeof(*keys));
+		t->in_key = true;
+		/* stddev()'s three maps each have the key on the stack */
+		t->key_maps = !strcmp(f->name, "stddev") ? 3 : 1;
 		for (i = 0; i < lhs->nargs; i++)
 			keys[i].r = value(t, lhs->args[i], &l, &keys[i]);
+		t->in_key = false;
 		if (!a->keys && !a->nfields && !a->keyed) {
 			a->keys = keys;
 			a->nkeys = lhs->nargs;
@@ -806,6 +1688,58 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 	}
 	if (t->failed)
 		goto out;
+	emit_pre(&l, o, ind);
+	if (a->fn == F_STDDEV || a->fn == F_LLQUANTIZE) {
+		struct dt_buf v = {0};
+
+		emit(t, f->args[0], &v);
+		if (!t->failed && f->args[0]->type == TY_STR)
+			err(t, f, "%s() of a string", f->name);
+		dt_buf_printf(o, "%s$__v = (int64)(%s);\n", ind, v.s ? v.s : "0");
+		dt_free(v.s);
+		if (t->failed)
+			goto out;
+	}
+	if (a->fn == F_STDDEV) {
+		/* count, sum and sum of squares (DTrace's keeps 128 bits of it) */
+		static const char *const part[] = {"", "__s", "__q"};
+		static const char *const fn[] = {"count()", "sum($__v)", "sum($__v * $__v)"};
+
+		for (size_t k = 0; k < 3; k++) {
+			dt_buf_printf(o, "%s@a_%s%s", ind, lhs->name, part[k]);
+			if (l.n) {
+				dt_buf_add(o, "[", 1);
+				for (i = 0; i < l.n; i++)
+					dt_buf_printf(o, "%s%s", i ? ", " : "", l.v[i].s);
+				dt_buf_add(o, "]", 1);
+			}
+			dt_buf_printf(o, " = %s;\n", fn[k]);
+		}
+		goto out;
+	}
+	if (a->fn == F_LLQUANTIZE) {
+		/* a count per (keys, bucket): the renderer draws the histogram */
+		a->field_type[l.n] = TY_INT; /* the bucket, after the keys' fields */
+		int64_t lb[1024];
+		size_t nb = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]));
+
+		dt_buf_printf(o, "%s@a_%s[", ind, lhs->name);
+		for (i = 0; i < l.n; i++)
+			dt_buf_printf(o, "%s, ", l.v[i].s);
+		dt_buf_add(o, "($__v < ", 8);
+		emit_i64(o, lb[1]);
+		dt_buf_add(o, " ? 0 : ", 7);
+		llq_tree(o, lb, 1, nb - 1);
+		dt_buf_add(o, ")] = ", 5);
+		if (f->nargs == 6) {
+			dt_buf_add(o, "sum(", 4);
+			emit(t, f->args[5], o);
+			dt_buf_add(o, ");\n", 3);
+		} else {
+			dt_buf_add(o, "count();\n", 9);
+		}
+		goto out;
+	}
 	dt_buf_printf(o, "%s@a_%s", ind, lhs->name);
 	if (l.n) {
 		dt_buf_add(o, "[", 1);
@@ -897,8 +1831,8 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		t->t->acts[act].agg = ai;
 		if (n->nargs == 2)
 			t->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
-		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n%sprint(@a_%s);\n", ind, act, ind,
-			      ag->name);
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", ind, act);
+		agg_maps(t, o, ind, "print", ag->name);
 		act = new_action(t, A_PRINTA_END);
 		t->t->acts[act].agg = ai;
 		dt_buf_printf(o, "%sprintf(\"\\036%zu\");\n", ind, act);
@@ -930,7 +1864,7 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!agg_arg(t, n->args[0], &ai))
 			return;
 		if (!strcmp(f, "trunc") && n->nargs == 1) {
-			dt_buf_printf(o, "%sclear(@a_%s);\n", ind, n->args[0]->name);
+			agg_maps(t, o, ind, "clear", n->args[0]->name);
 			return;
 		}
 		act = new_action(t, norm ? A_NORMALIZE : denorm ? A_DENORMALIZE : A_TRUNC);
@@ -940,19 +1874,29 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!t->failed)
 			emit_record(t, act, &l, o, ind);
 		leaves_free(&l);
+	} else if (!strcmp(f, "ustack")) {
+		struct leaves l = {0};
+		struct dt_buf b = {0};
+
+		if (!ustack_frames(t, n, &b))
+			return;
+		act = new_action(t, A_USTACK);
+		add_leaf(&l, &b, TY_STR);
+		emit_record(t, act, &l, o, ind);
+		leaves_free(&l);
 	} else if (!strcmp(f, "clear")) {
 		if (n->nargs != 1 || !agg_arg(t, n->args[0], &ai)) {
 			err(t, n, "clear() takes one aggregation%s", "");
 			return;
 		}
-		dt_buf_printf(o, "%szero(@a_%s);\n", ind, n->args[0]->name);
+		agg_maps(t, o, ind, "zero", n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
-		    "ustack",	 "stack",  "jstack",  "system",	   "raise",	 "stop",
-		    "speculate", "commit", "discard", "copyout",   "copyoutstr", "breakpoint",
-		    "panic",	 "chill",  "freopen", "ftruncate", "setopt",	 "tracemem",
-		    "printm",	 "print",  "func",    "ufunc",	   "usym",	 "mod",
-		    "umod",	 "sym",	   NULL};
+		    "stack",  "jstack",	 "system",    "raise",	    "stop",	  "speculate",
+		    "commit", "discard", "copyout",   "copyoutstr", "breakpoint", "panic",
+		    "chill",  "freopen", "ftruncate", "setopt",	    "tracemem",	  "printm",
+		    "print",  "func",	 "ufunc",     "usym",	    "mod",	  "umod",
+		    "sym",    NULL};
 
 		static const char *const values[] = {
 		    "copyinstr", "stringof", "strjoin", "basename", "dirname", "lltostr", "rand",
@@ -977,6 +1921,40 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 	if (lhs->kind == N_AGG) {
 		emit_agg_assign(t, n, o, ind);
 		return;
+	}
+	if (lhs->kind == N_INDEX && lhs->a && n->kind == N_ASSIGN) {
+		/* s[n] = '\0' after s = copyin(p, m): s is the string str(p, n) */
+		char kind = lhs->a->kind == N_THIS ? 't' : 's';
+		struct var *sv = var_get(t, kind, lhs->name, false);
+
+		if (sv && sv->type == TY_STR) {
+			if (strcmp(n->op, "=") || n->b->kind != N_INT || n->b->ival != 0 ||
+			    lhs->nargs != 1 || (!sv->copyin_ptr && !t->infer)) {
+				err(t, n,
+				    "%s->%s[...] = ...: only the terminating '\\0' of a string "
+				    "read by copyin() is supported",
+				    kind == 't' ? "this" : "self", lhs->name);
+				return;
+			}
+			if (t->infer)
+				return;
+			emit(t, lhs->args[0], &r);
+			if (!t->failed && lhs->args[0]->type == TY_STR)
+				err(t, lhs->args[0], "a string used as an index%s", "");
+			if (!t->failed && kind == 't')
+				dt_buf_printf(o, "%s$t_%s = str(%s, %s);\n", ind, lhs->name,
+					      sv->copyin_ptr, r.s);
+			else if (!t->failed)
+				dt_buf_printf(o, "%s@s_%s[tid] = str(%s, %s);\n", ind, lhs->name,
+					      sv->copyin_ptr, r.s);
+			dt_free(sv->copyin_len);
+			sv->copyin_len = r.s;
+			return;
+		}
+		if (lhs->a->kind == N_THIS) {
+			err(t, n, "this->%s[...]: this-> arrays are not supported", lhs->name);
+			return;
+		}
 	}
 	if (lhs->kind == N_ARGS || (lhs->kind == N_IDENT && emit_builtin(t, lhs, &l) &&
 				    !var_get(t, 'g', lhs->name, false))) {
@@ -1056,7 +2034,22 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		goto out;
 	}
 	if (!strcmp(n->op, "=")) {
+		struct dt_node *b = n->b;
+
 		dt_buf_printf(o, "%s%s = %s;\n", ind, l.s, r.s);
+		while (b->kind == N_CAST)
+			b = b->a;
+		dt_free(v->copyin_ptr);
+		dt_free(v->copyin_len);
+		v->copyin_ptr = v->copyin_len = NULL;
+		if (b->kind == N_CALL && !strcmp(b->name, "copyin") && b->nargs == 2) {
+			struct dt_buf p = {0}, len = {0};
+
+			emit(t, b->args[0], &p);
+			emit(t, b->args[1], &len);
+			v->copyin_ptr = p.s;
+			v->copyin_len = len.s;
+		}
 	} else {
 		char op[4];
 
@@ -1179,9 +2172,34 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	size_t i;
 
 	t->probe = p;
+	t->key_room = 320; /* LLVM gives each map update's key its own stack */
+	t->nscratch = 0;
+	t->nlong = 0;
+	t->block_long = 1000;
+	t->block_keys = 320;
+	for (i = 0; i < t->nblk; i++)
+		if (!strcmp(t->blk[i].bt, p->bt)) {
+			t->block_keys = t->blk[i].bytes;
+			t->block_long = t->blk[i].nlong;
+		}
+	/* what copyin() put in a this-> variable is known within one firing */
+	for (i = 0; i < t->nvars; i++) {
+		dt_free(t->vars[i].copyin_ptr);
+		dt_free(t->vars[i].copyin_len);
+		t->vars[i].copyin_ptr = t->vars[i].copyin_len = NULL;
+	}
 	for (i = 0; i < p->npc && !t->failed; i++)
 		emit_clause(t, &p->pc[i], &body);
 	if (t->infer) {
+		struct blk_keys b = {p->bt, 320 - t->key_room, t->nlong};
+
+		for (i = 0; i < t->nblk; i++)
+			if (!strcmp(t->blk[i].bt, p->bt))
+				break;
+		if (i < t->nblk)
+			t->blk[i] = b;
+		else
+			DT_PUSH(t->blk, t->nblk, b);
 		dt_free(body.s);
 		return;
 	}
@@ -1206,6 +2224,20 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 			dt_buf_printf(o, "\t$t_%s = %s;\n", v->key + 2,
 				      v->type == TY_STR ? "\"\"" : "(int64)0");
 	}
+	/* the registers the note's operands read (emit_usdt_arg) */
+	if (body.s) {
+		static const char *const regs[] = {"ax",  "bx",	 "cx",	"dx",  "si",  "di",
+						   "bp",  "sp",	 "ip",	"r8",  "r9",  "r10",
+						   "r11", "r12", "r13", "r14", "r15", NULL};
+
+		for (i = 0; regs[i]; i++) {
+			char ref[16];
+
+			snprintf(ref, sizeof(ref), "$__r_%s", regs[i]);
+			if (strstr(body.s, ref))
+				dt_buf_printf(o, "\t%s = reg(\"%s\");\n", ref, regs[i]);
+		}
+	}
 	if (body.s)
 		dt_buf_add(o, body.s, body.n);
 	dt_free(body.s);
@@ -1219,14 +2251,14 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 			act = new_action(t, A_PRINTA);
 			t->t->acts[act].agg = i;
 			t->t->acts[act].clause = (size_t)-1; /* the dump's */
-			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n\tprint(@a_%s);\n", act,
-				      t->t->aggs[i].name);
+			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", act);
+			agg_maps(t, o, "\t", "print", t->t->aggs[i].name);
 			act = new_action(t, A_PRINTA_END);
 			t->t->acts[act].agg = i;
 			dt_buf_printf(o, "\tprintf(\"\\036%zu\");\n", act);
 		}
 		for (i = 0; i < t->t->naggs; i++)
-			dt_buf_printf(o, "\tclear(@a_%s);\n", t->t->aggs[i].name);
+			agg_maps(t, o, "\t", "clear", t->t->aggs[i].name);
 		for (i = 0; i < t->nvars; i++)
 			if (t->vars[i].key[0] != 't')
 				dt_buf_printf(o, "\tclear(@%c_%s);\n", t->vars[i].key[0],
@@ -1252,6 +2284,7 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 
 	clock_gettime(CLOCK_REALTIME, &rt);
 	clock_gettime(CLOCK_MONOTONIC, &mono);
+	tables->strsize = d_strsize(prog->o);
 	tables->wall_offset =
 	    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
 	/* Pass 1: the types of variables, from their assignments (twice: uses
@@ -1262,7 +2295,10 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 			t.failed = false;
 			emit_probe(&t, &probes->v[i], out, false);
 		}
-	/* what pass 1 recorded is thrown away */
+	/* what pass 1 recorded is thrown away, but for the functions */
+	t.fns = tables->aggs;
+	t.nfns = tables->naggs;
+	tables->aggs = NULL;
 	tables->nacts = 0;
 	tables->naggs = 0;
 	t.infer = false;
@@ -1321,9 +2357,19 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 		emit_probe(&t, &dummy, &scratch, false);
 		dt_free(scratch.s);
 	}
-	for (i = 0; i < t.nvars; i++)
+	for (i = 0; i < t.nvars; i++) {
 		dt_free(t.vars[i].key);
+		dt_free(t.vars[i].copyin_ptr);
+		dt_free(t.vars[i].copyin_len);
+	}
 	dt_free(t.vars);
+	for (i = 0; i < t.nps; i++) {
+		usdt_notes_free(t.ps[i].notes);
+		dt_free(t.ps[i].v);
+		dt_free(t.ps[i].path);
+	}
+	dt_free(t.ps);
+	dt_free(t.blk);
 	if (t.failed)
 		free_tables(tables);
 	return t.failed ? -1 : 0;
