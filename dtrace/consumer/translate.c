@@ -1173,6 +1173,29 @@ static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf
 	dt_buf_add(o, "\t}\n", 3);
 }
 
+/*
+ * The variable's map is in the program written so far: a variable only a
+ * clause without probes assigns (-Z; a file that appears later) has none,
+ * and bpftrace refuses to clear a map it does not know.
+ */
+static bool map_used(const struct dt_buf *o, const struct var *v)
+{
+	char ref[300];
+	const char *p = o->s;
+	size_t n;
+
+	n = (size_t)snprintf(ref, sizeof(ref), "@%c_%s", v->key[0], v->key + 2);
+	while (p && (p = strstr(p, ref))) {
+		char c = p[n];
+
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9')))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o, bool is_end)
 {
 	struct dt_buf body = {0};
@@ -1228,7 +1251,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 		for (i = 0; i < t->t->naggs; i++)
 			dt_buf_printf(o, "\tclear(@a_%s);\n", t->t->aggs[i].name);
 		for (i = 0; i < t->nvars; i++)
-			if (t->vars[i].key[0] != 't')
+			if (t->vars[i].key[0] != 't' && map_used(o, &t->vars[i]))
 				dt_buf_printf(o, "\tclear(@%c_%s);\n", t->vars[i].key[0],
 					      t->vars[i].key + 2);
 	}
@@ -1239,6 +1262,31 @@ static void free_tables(struct dt_tables *t)
 {
 	/* recipes and actions live until the run ends: freed with the process */
 	(void)t;
+}
+
+/* The clauses no probe of this program has, each against an untyped USDT probe. */
+static void unmatched_clauses(struct tr *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->prog->nclauses && !t->failed; i++) {
+		struct dt_probe dummy = {.kind = P_USDT, .bt = "usdt:unmatched"};
+		struct dt_pclause pc = {.clause = i, .any_pid = true};
+		struct dt_buf scratch = {0};
+		size_t k, j;
+		bool used = false;
+
+		for (k = 0; k < t->probes->n && !used; k++)
+			for (j = 0; j < t->probes->v[k].npc; j++)
+				used |= t->probes->v[k].pc[j].clause == i;
+		if (used)
+			continue;
+		dummy.name = dummy.func = dummy.mod = dummy.prov = "";
+		dummy.pc = &pc;
+		dummy.npc = 1;
+		emit_probe(t, &dummy, &scratch, false);
+		dt_free(scratch.s);
+	}
 }
 
 int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *tables,
@@ -1257,11 +1305,15 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	/* Pass 1: the types of variables, from their assignments (twice: uses
 	 * before the assignment in script order). */
 	t.infer = true;
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 2; pass++) {
 		for (i = 0; i < probes->n; i++) {
 			t.failed = false;
 			emit_probe(&t, &probes->v[i], out, false);
 		}
+		/* variables a -Z clause (or a later file's probes) assigns */
+		t.failed = false;
+		unmatched_clauses(&t);
+	}
 	/* what pass 1 recorded is thrown away */
 	tables->nacts = 0;
 	tables->naggs = 0;
@@ -1303,24 +1355,8 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	 * A clause that matched nothing (-Z) is still checked, as DTrace
 	 * compiles it: against a USDT probe with untyped arguments.
 	 */
-	for (i = 0; i < prog->nclauses && !t.failed; i++) {
-		struct dt_probe dummy = {.kind = P_USDT, .bt = "usdt:unmatched"};
-		struct dt_pclause pc = {.clause = i, .any_pid = true};
-		struct dt_buf scratch = {0};
-		size_t k, j;
-		bool used = false;
-
-		for (k = 0; k < probes->n && !used; k++)
-			for (j = 0; j < probes->v[k].npc; j++)
-				used |= probes->v[k].pc[j].clause == i;
-		if (used)
-			continue;
-		dummy.name = dummy.func = dummy.mod = dummy.prov = "";
-		dummy.pc = &pc;
-		dummy.npc = 1;
-		emit_probe(&t, &dummy, &scratch, false);
-		dt_free(scratch.s);
-	}
+	if (!t.failed)
+		unmatched_clauses(&t);
 	for (i = 0; i < t.nvars; i++)
 		dt_free(t.vars[i].key);
 	dt_free(t.vars);
