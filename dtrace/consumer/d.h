@@ -185,6 +185,11 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 
 struct dt_retain;
 struct dt_tables;
+
+/* The oldest bpftrace this consumer's programs are written for. */
+#define DT_BPFTRACE_MIN 1700
+/* bpftrace's version, asked once: 1700 for 0.17.0; 0 unknown; -1 not there. */
+int dt_bpftrace_version(void);
 /* NULL when nothing can appear later: no USDT description. */
 struct dt_retain *dt_retain_start(struct dt_program *prog);
 /*

@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "d.h"
 #include "list.h"
@@ -194,6 +195,19 @@ static void tp_fields(struct dt_probe *p, const char *event)
 			DT_PUSH(p->tp_fields, p->ntp_fields, dt_xstrdup(name));
 	}
 	fclose(f);
+}
+
+/* syscall:: and proc::: are tracepoints: bpftrace reads them from tracefs. */
+static bool have_tracefs(struct matcher *m, const struct dt_pdesc *d)
+{
+	if (!access(TRACEFS, R_OK))
+		return true;
+	usdt_error(m->diag,
+		   "%s: tracefs is not mounted at /sys/kernel/tracing (the %s provider's probes "
+		   "are its tracepoints): mount it with 'mount -t tracefs nodev "
+		   "/sys/kernel/tracing'",
+		   d->text, d->field[0]);
+	return false;
 }
 
 static size_t match_syscall(struct matcher *m, size_t ci, const struct dt_pdesc *d)
@@ -509,8 +523,12 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		add_clause(p, ci)->any_pid = true;
 		count = 1;
 	} else if (!strcmp(prov, "syscall")) {
+		if (!have_tracefs(m, d))
+			return -1;
 		count = match_syscall(m, ci, d);
 	} else if (!strcmp(prov, "proc")) {
+		if (!have_tracefs(m, d))
+			return -1;
 		count = match_proc(m, ci, d);
 	} else if (!strcmp(prov, "dtrace") || !strcmp(prov, "profile") || !strcmp(prov, "fbt") ||
 		   !strncmp(prov, "pid", 3) || !strcmp(prov, "sdt") || !strcmp(prov, "io") ||

@@ -160,10 +160,13 @@ static void bpftrace_failed(const char *err, int status, const char *what)
 			"dtrace: could not enable tracing%s: bpftrace: %.*s (see the program with "
 			"-x bpftrace)\n",
 			for_what, (int)n, best);
-	} else {
+	} else if (status >= 0) {
 		fprintf(stderr,
 			"dtrace: could not enable tracing%s: bpftrace exited with status %d\n",
 			for_what, status);
+	} else {
+		fprintf(stderr, "dtrace: could not enable tracing%s: bpftrace was killed\n",
+			for_what);
 	}
 }
 
@@ -172,6 +175,81 @@ static const char *bpftrace_path(void)
 	const char *b = getenv("BPFTRACE");
 
 	return b && *b ? b : "bpftrace";
+}
+
+/*
+ * bpftrace's version, asked once (`bpftrace --version`: "bpftrace v0.17.0"):
+ * major * 10000 + minor * 100 + patch; 0 when it runs but says something
+ * else (a build of its own: trusted); -1 when it cannot be run.
+ */
+static int bt_version = -2;
+
+int dt_bpftrace_version(void)
+{
+	char buf[256] = "";
+	int p[2], pid, status;
+	ssize_t n, got = 0;
+	const char *v;
+	unsigned a = 0, b = 0, c = 0;
+
+	if (bt_version != -2)
+		return bt_version;
+	bt_version = -1;
+	if (pipe2(p, O_CLOEXEC))
+		return bt_version;
+	pid = fork();
+	if (pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		return bt_version;
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(p[1], 1);
+		if (null >= 0)
+			dup2(null, 2), dup2(null, 0);
+		execlp(bpftrace_path(), bpftrace_path(), "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	while (got < (ssize_t)sizeof(buf) - 1 &&
+	       ((n = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
+		(n < 0 && errno == EINTR)))
+		got += n > 0 ? n : 0;
+	buf[got] = '\0';
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return bt_version;
+	v = strstr(buf, " v");
+	if (v && sscanf(v + 2, "%u.%u.%u", &a, &b, &c) >= 2)
+		bt_version = (int)(a * 10000 + b * 100 + c);
+	else
+		bt_version = 0;
+	return bt_version;
+}
+
+/* Tracing can begin: bpftrace is there and new enough. Else one line. */
+static int check_bpftrace(struct usdt_diag *diag)
+{
+	int v = dt_bpftrace_version();
+
+	if (v < 0) {
+		usdt_error(diag, "bpftrace was not found: install it (Debian: apt-get install "
+				 "bpftrace) or name it in $BPFTRACE");
+		return -1;
+	}
+	if (v > 0 && v < DT_BPFTRACE_MIN) {
+		usdt_error(diag,
+			   "bpftrace %d.%d.%d is too old: this dtrace needs %d.%d or later (install "
+			   "a newer one, or name it in $BPFTRACE)",
+			   v / 10000, v / 100 % 100, v % 100, DT_BPFTRACE_MIN / 10000,
+			   DT_BPFTRACE_MIN / 100 % 100);
+		return -1;
+	}
+	return 0;
 }
 
 static int spawn_bpftrace(const struct dt_consumer_opts *o, int progfd, int *out, int *err)
@@ -222,6 +300,17 @@ static int spawn_bpftrace(const struct dt_consumer_opts *o, int progfd, int *out
 	*out = po[0];
 	*err = pe[0];
 	return pid;
+}
+
+/* Every -p process is gone (a -c one is ours and held until tracing begins). */
+static bool pids_gone(const struct dt_consumer_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->npids; i++)
+		if (!kill(o->pids[i], 0) || errno != ESRCH)
+			return false;
+	return true;
 }
 
 struct watched {
@@ -462,7 +551,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 	struct watched *w = NULL;
 	size_t nw = 0, i, k;
 	int rc = 1;
-	bool ending_retained = false;
+	bool ending_retained = false, early = false;
 	long long gone_at = 0, retained_stop = 0;
 	struct sigaction sa;
 	struct inst first;
@@ -473,6 +562,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				 "root, e.g. with sudo");
 		return 1;
 	}
+	if (check_bpftrace(diag))
+		return 1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -508,6 +599,15 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		if (poll(pfd, 2 * rs.n, rt ? 10 : 50) < 0 && errno != EINTR) {
 			dt_free(pfd);
 			break;
+		}
+		if (!m->stopped && !m->r.started && o->npids && pids_gone(o)) {
+			/* before tracing began: nothing could be traced */
+			kill(m->pid, SIGKILL);
+			m->stopped = early = true;
+			usdt_error(diag,
+				   "process %d exited before tracing began (bpftrace takes a second "
+				   "or more to attach): run it with -c CMD to trace it from its start",
+				   o->pids[0]);
 		}
 		if (!m->stopped && !gone_at && rs.released && all_gone(w, nw, o->quiet))
 			gone_at = now_ms();
@@ -570,7 +670,9 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 			reap_inst(&rs.v[k], false);
 		}
 	dt_render_finish(&rs.v[0].r);
-	if (!rs.v[0].r.attached_seen) {
+	if (early) {
+		rc = 1;
+	} else if (!rs.v[0].r.attached_seen) {
 		int status = rs.v[0].status;
 
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !rs.v[0].errtext.n)
@@ -616,6 +718,14 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		o->target = created;
 	} else if (o->npids) {
 		o->target = o->pids[0];
+		for (i = 0; i < o->npids; i++)
+			if (kill(o->pids[i], 0) && errno == ESRCH) {
+				/* DTrace's words */
+				fprintf(diag->out, "dtrace: failed to grab pid %d: No such process\n",
+					o->pids[i]);
+				diag->errors++;
+				return 1;
+			}
 	}
 	for (i = 0; i < o->nsources; i++) {
 		struct dt_src *src = dt_xmalloc(sizeof(*src));
