@@ -77,9 +77,17 @@ END {
 }' "$W/out" | sort -n >"$W/per"
 traced=$(wc -l <"$W/per")
 lost=$(awk '{ s += $2 } END { print s + 0 }' "$W/per")
+# For scale: bpftrace alone, from its start to its BEGIN, on the same probe.
+now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+for i in 1 2 3; do
+	t0=$(now_us)
+	bpftrace -e "usdt:$W/tick:$P:tick { } BEGIN { printf(\"go\n\"); exit(); }" >/dev/null 2>&1
+	echo $((($(now_us) - t0) / 1000))
+done | sort -n | sed -n 2p >"$W/bt"
 pct() { awk -v q="$1" '{ a[NR] = $1 } END { if (!NR) { print "-"; exit } i = int(q * NR + 0.999); if (i < 1) i = 1; printf "%.0f", a[i] }' "$W/per"; }
 printf '%-52s %s\n' "$RUNS new programs, one firing per ms" "registration to first firing seen"
 printf '%-52s %s ms\n' "  median" "$(pct 0.5)"
 printf '%-52s %s ms\n' "  p99 (the maximum under 100 runs)" "$(pct 0.99)"
 printf '%-52s %s of %s\n' "programs traced" "$traced" "$RUNS"
 printf '%-52s %s\n' "firings lost after the first one seen" "$lost"
+printf '%-52s %s ms\n' "bpftrace alone, start to BEGIN (median of 3)" "$(cat "$W/bt")"

@@ -16,13 +16,13 @@
  * as they come and whose aggregations are added to the first instance's at
  * its END (render.c, `merged`).
  *
- * The registry is the helper daemon's: every POLL_MS, one pread of its
- * board (core/protocol.h: the files whose events exist, beside its socket)
- * and a stat of its state file and journal (rewritten, appended to,
- * whenever a file's events are created or removed: this is what tells of a
- * file the board does not publish, a deleted one or a runtime provider's
- * memfd). A board slot that was not there before, or a change of the
- * state, is a registration: the daemon is then listed (one LIST,
+ * The registry is the helper daemon's: every POLL_MS, a stat of its state
+ * file and journal (rewritten, appended to, whenever a file's events are
+ * created or removed, also for a file its board does not publish: a
+ * deleted one, a runtime provider's memfd), and when they moved, one pread
+ * of its board (core/protocol.h: the files whose events exist, beside its
+ * socket). A change of the state is a registration: the daemon is then
+ * listed (one LIST,
  * dtrace/list: its processes, their files' probes), again every BURST_MS
  * for BURST_END_MS until the new file shows (the journal is written before
  * the registration ends). A file on the board that no listing showed (it
@@ -230,7 +230,7 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 {
 	long long now = now_ms();
 	struct dt_probes ps = {0};
-	bool list = false, maps = false, have_state;
+	bool list = false, maps = false, have_state, state, due;
 	unsigned char *b;
 	size_t n = 0, i;
 	long got;
@@ -238,7 +238,17 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 	if (!rt || now - rt->last_poll < POLL_MS)
 		return 0;
 	rt->last_poll = now;
-	b = read_board(rt, &n);
+	/*
+	 * Every registration writes the journal before its events exist, so
+	 * the board (128 KiB) is read only when the state moved, at the
+	 * first poll, when a lingering file is due, or when there is no
+	 * state file to watch.
+	 */
+	state = state_changed(rt, &have_state);
+	due = now - rt->last_list >= LIST_MS;
+	b = NULL;
+	if (!rt->last_poll_done || state || !have_state || (rt->pending && due))
+		b = read_board(rt, &n);
 	if (b) {
 		if (n != rt->nprev || memcmp(b, rt->prev, n)) {
 			rt->pending = board_has_new(b, n);
@@ -250,14 +260,13 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 			dt_free(b);
 		}
 	}
-	if (state_changed(rt, &have_state) && rt->last_poll_done)
+	if (state && rt->last_poll_done)
 		rt->burst_until = now + BURST_END_MS, list = true;
-	rt->last_poll_done = true;
 	if (now < rt->burst_until && now - rt->last_list >= BURST_MS)
 		list = true;
-	if (now - rt->last_list >= LIST_MS && (rt->pending || ((!b || !have_state) &&
-							       !access(rt->socket, F_OK))))
+	if (due && (rt->pending || ((!rt->prev || !have_state) && !access(rt->socket, F_OK))))
 		list = true;
+	rt->last_poll_done = true;
 	if (rt->npids && now - rt->last_maps >= MAPS_MS) {
 		rt->last_maps = now;
 		for (i = 0; i < rt->npids; i++) {
