@@ -22,10 +22,9 @@
  * deleted one, a runtime provider's memfd), and when they moved, one pread
  * of its board (core/protocol.h: the files whose events exist, beside its
  * socket). A change of the state is a registration: the daemon is then
- * listed (one LIST,
- * dtrace/list: its processes, their files' probes), again every BURST_MS
- * for BURST_END_MS until the new file shows (the journal is written before
- * the registration ends). A file on the board that no listing showed (it
+ * listed (one LIST, dtrace/list: its processes, their files' probes), and
+ * again after BURST_MS, twice that, and so on for BURST_END_MS, until the
+ * new file shows (the journal is written before the registration ends). A file on the board that no listing showed (it
  * lingers, no process maps it, and a new process of it registers nothing:
  * it finds the board) is listed every LIST_MS until a process maps it;
  * without a board or a state file (an older daemon, --no-board, --state
@@ -57,7 +56,7 @@ struct dt_retain {
 	char socket[4200];
 	char state[2][4400]; /* the daemon's state file and its journal */
 	struct stat state_st[2];
-	long long burst_until;
+	long long burst_until, burst_gap;
 	unsigned char *prev; /* the board's bytes at the last read */
 	size_t nprev;
 	bool pending; /* a board file no listing has shown */
@@ -261,9 +260,11 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 		}
 	}
 	if (state && rt->last_poll_done)
-		rt->burst_until = now + BURST_END_MS, list = true;
-	if (now < rt->burst_until && now - rt->last_list >= BURST_MS)
+		rt->burst_until = now + BURST_END_MS, rt->burst_gap = BURST_MS, list = true;
+	if (now < rt->burst_until && now - rt->last_list >= rt->burst_gap) {
 		list = true;
+		rt->burst_gap *= 2;
+	}
 	if (due && (rt->pending || ((!rt->prev || !have_state) && !access(rt->socket, F_OK))))
 		list = true;
 	rt->last_poll_done = true;
