@@ -42,6 +42,7 @@
 #include <unistd.h>
 
 #include "d.h"
+#include "maps.h"
 #include "protocol.h"
 
 #define POLL_MS 10
@@ -167,22 +168,28 @@ static bool board_has_new(const unsigned char *b, size_t n)
 	return false;
 }
 
+/*
+ * What files pid maps, as one number: anonymous memory comes and goes all
+ * the time (a JIT, malloc's arenas), so only file-backed lines count.
+ */
 static uint64_t maps_hash(int pid)
 {
-	char path[64], buf[8192];
-	uint64_t h = 1469598103934665603ull;
-	ssize_t n;
-	int fd;
+	char path[64], line[4600];
+	uint64_t h = 1;
+	FILE *f;
 
 	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	f = fopen(path, "re");
+	if (!f)
 		return 0;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
-		for (ssize_t i = 0; i < n; i++)
-			h = (h ^ (unsigned char)buf[i]) * 1099511628211ull;
-	close(fd);
-	return h;
+	while (fgets(line, sizeof(line), f)) {
+		struct usdt_mapping m;
+
+		if (usdt_maps_parse_line(line, &m))
+			h += (m.dev * 0x9e3779b97f4a7c15ull ^ m.ino) * 0xff51afd7ed558ccdull;
+	}
+	fclose(f);
+	return h ? h : 1;
 }
 
 /* The state file or the journal changed (or came, or went); *seen: one is there. */

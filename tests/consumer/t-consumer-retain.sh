@@ -6,7 +6,8 @@
 # its aggregation added to the exit dump. Each program waits until its
 # probe is enabled (a tracer attached), then fires three times: the output
 # is exact. The first runs also from a file known at the start, so that the
-# dump adds two instances' counts.
+# dump adds two instances' counts. (4) Without a daemon, a -c process's
+# dlopen() is seen in its /proc/PID/maps.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 . "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
@@ -136,3 +137,12 @@ with usdtkit.Provider('$P', module='${P}mod') as p:
 dt_wait "a runtime provider"
 same "$T/out" "ready\nmemfd:usdtkit:${P}mod tick 1 one\nmemfd:usdtkit:${P}mod tick 2 two\nmemfd:usdtkit:${P}mod tick 3 three\n$(dump 3)\n" \
 	"a runtime provider traced"
+
+# 4. No daemon: a -c process's dlopen()ed library, seen in its maps.
+rc=0
+USDTKIT_HELPER_SOCKET="$T/none.sock" taskset -c 0 timeout 60 "$DTRACE" -Z -q -c "$T/b/loader $T/b/libfire.so" \
+	-n "$P*:::tick { printf(\"%s %s %d %s\\n\", probemod, probename, arg0, copyinstr(arg1)); @[probename] = count(); }" \
+	>"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/out" "$T/err" >&2; fail "a -c process's dlopen without a daemon: dtrace exited $rc"; }
+same "$T/out" "libfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\n$(dump 3)\n" \
+	"a -c process's dlopen()ed library, without a daemon"
