@@ -180,30 +180,29 @@ static const char *bpftrace_path(void)
 /*
  * bpftrace's version, asked once (`bpftrace --version`: "bpftrace v0.17.0"):
  * major * 10000 + minor * 100 + patch; 0 when it runs but says something
- * else (a build of its own: trusted); -1 when it cannot be run.
+ * else (a build of its own: trusted); -1 when it cannot be run. The
+ * question takes half a second on a loaded machine, so run() asks it
+ * while the tracing bpftrace starts, and looks at the answer in its loop.
  */
 static int bt_version = -2;
+static int ver_pid = -1, ver_fd = -1;
+static char ver_buf[256];
+static size_t ver_len;
 
-int dt_bpftrace_version(void)
+static void version_start(void)
 {
-	char buf[256] = "";
-	int p[2], pid, status;
-	ssize_t n, got = 0;
-	const char *v;
-	unsigned a = 0, b = 0, c = 0;
+	int p[2];
 
-	if (bt_version != -2)
-		return bt_version;
-	bt_version = -1;
-	if (pipe2(p, O_CLOEXEC))
-		return bt_version;
-	pid = fork();
-	if (pid < 0) {
+	if (ver_pid >= 0 || bt_version != -2 || pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return;
+	ver_pid = fork();
+	if (ver_pid < 0) {
 		close(p[0]);
 		close(p[1]);
-		return bt_version;
+		bt_version = -1;
+		return;
 	}
-	if (pid == 0) {
+	if (ver_pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
 		dup2(p[1], 1);
@@ -213,29 +212,70 @@ int dt_bpftrace_version(void)
 		_exit(127);
 	}
 	close(p[1]);
-	while (got < (ssize_t)sizeof(buf) - 1 &&
-	       ((n = read(p[0], buf + got, sizeof(buf) - 1 - (size_t)got)) > 0 ||
-		(n < 0 && errno == EINTR)))
-		got += n > 0 ? n : 0;
-	buf[got] = '\0';
-	close(p[0]);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	ver_fd = p[0];
+}
+
+/* Reads the answer (waiting for it with `block`); true once it is known. */
+static bool version_poll(bool block)
+{
+	int status;
+	const char *v;
+	unsigned a = 0, b = 0, c = 0;
+
+	if (bt_version != -2)
+		return true;
+	if (ver_fd < 0)
+		return false;
+	for (;;) {
+		ssize_t n = read(ver_fd, ver_buf + ver_len, sizeof(ver_buf) - 1 - ver_len);
+
+		if (n > 0 && ver_len + (size_t)n < sizeof(ver_buf) - 1) {
+			ver_len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pfd = {ver_fd, POLLIN, 0};
+
+			if (!block)
+				return false;
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		break; /* EOF, an error, or more than a version line */
+	}
+	close(ver_fd);
+	ver_fd = -1;
+	ver_buf[ver_len] = '\0';
+	while (waitpid(ver_pid, &status, 0) < 0 && errno == EINTR)
 		;
+	ver_pid = -1;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		return bt_version;
-	v = strstr(buf, " v");
+		return bt_version = -1, true;
+	v = strstr(ver_buf, " v");
 	if (v && sscanf(v + 2, "%u.%u.%u", &a, &b, &c) >= 2)
 		bt_version = (int)(a * 10000 + b * 100 + c);
 	else
 		bt_version = 0;
+	return true;
+}
+
+int dt_bpftrace_version(void)
+{
+	version_start();
+	version_poll(true);
 	return bt_version;
 }
 
-/* Tracing can begin: bpftrace is there and new enough. Else one line. */
-static int check_bpftrace(struct usdt_diag *diag)
+/* bpftrace is there and new enough, as far as is known yet; else one line. */
+static int check_bpftrace(struct usdt_diag *diag, bool block)
 {
-	int v = dt_bpftrace_version();
+	int v;
 
+	if (!version_poll(block))
+		return 0;
+	v = bt_version;
 	if (v < 0) {
 		usdt_error(diag, "bpftrace was not found: install it (Debian: apt-get install "
 				 "bpftrace) or name it in $BPFTRACE");
@@ -551,7 +591,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 	struct watched *w = NULL;
 	size_t nw = 0, i, k;
 	int rc = 1;
-	bool ending_retained = false, early = false;
+	bool ending_retained = false, early = false, version_ok = false;
 	long long gone_at = 0, retained_stop = 0;
 	struct sigaction sa;
 	struct inst first;
@@ -562,8 +602,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				 "root, e.g. with sudo");
 		return 1;
 	}
-	if (check_bpftrace(diag))
-		return 1;
+	version_start();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
@@ -599,6 +638,13 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		if (poll(pfd, 2 * rs.n, rt ? 10 : 50) < 0 && errno != EINTR) {
 			dt_free(pfd);
 			break;
+		}
+		if (!m->stopped && !version_ok && version_poll(false)) {
+			version_ok = true;
+			if (check_bpftrace(diag, false)) {
+				kill(m->pid, SIGKILL);
+				m->stopped = early = true;
+			}
 		}
 		if (!m->stopped && !m->r.started && o->npids && pids_gone(o)) {
 			/* before tracing began: nothing could be traced */
@@ -672,6 +718,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 	dt_render_finish(&rs.v[0].r);
 	if (early) {
 		rc = 1;
+	} else if (!version_ok && check_bpftrace(diag, true)) {
+		rc = 1; /* bpftrace ended before its version was known: too old, or not there */
 	} else if (!rs.v[0].r.attached_seen) {
 		int status = rs.v[0].status;
 

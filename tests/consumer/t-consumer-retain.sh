@@ -107,20 +107,16 @@ same "$T/out" "ready\nknown tick 1 one\nknown tick 2 two\nknown tick 3 three\npr
 	"a new program traced, its count added to the dump"
 [ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
 
-# 2. A library a running program dlopen()s (the loader has no probes).
-dt_bg -Z -q -n "$SCRIPT $P*:::tick /arg0 == 3/ { exit(0); }"
-"$T/b/loader" "$T/b/libfire.so" || fail "the loader failed"
-dt_wait "a dlopen()ed library"
-same "$T/out" "ready\nlibfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\n$(dump 3)\n" \
-	"a dlopen()ed library traced"
-
-# 3. A runtime provider (the Python binding), created after the start.
+# 2. A library a running program dlopen()s (the loader has no probes), then
+# a runtime provider (the Python binding), both created after the start:
+# the second one's exit() ends the run, with its status.
 RTLIB="$USDTKIT_BUILDDIR/runtime/libusdtkit-runtime.so.0"
 PY_ENV=()
 if [ -n "${USDTKIT_SANITIZE:-}" ]; then
 	PY_ENV=(env "LD_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)" "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
 fi
-dt_bg -Z -q -n "$SCRIPT $P*:::tick /arg0 == 3/ { exit(0); }"
+dt_bg -Z -q -n "$SCRIPT $P*:::tick /arg0 == 3 && probemod != \"libfire.so\"/ { exit(3); }"
+"$T/b/loader" "$T/b/libfire.so" || fail "the loader failed"
 USDTKIT_RUNTIME_LIB="$RTLIB" PYTHONPATH="$USDTKIT_SRCDIR/bindings/python" PYTHONDONTWRITEBYTECODE=1 \
 	"${PY_ENV[@]}" python3 -c "
 import time, usdtkit
@@ -134,9 +130,13 @@ with usdtkit.Provider('$P', module='${P}mod') as p:
     for i, w in enumerate(('one', 'two', 'three')):
         t.fire(i + 1, w)
 " || fail "the Python program failed"
-dt_wait "a runtime provider"
-same "$T/out" "ready\nmemfd:usdtkit:${P}mod tick 1 one\nmemfd:usdtkit:${P}mod tick 2 two\nmemfd:usdtkit:${P}mod tick 3 three\n$(dump 3)\n" \
-	"a runtime provider traced"
+rc=0
+wait "$DT" || rc=$?
+[ "$rc" = 3 ] || { cat "$T/out" "$T/err" >&2; fail "exit(3) in a later instance: dtrace exited $rc"; }
+M="memfd:usdtkit:${P}mod"
+same "$T/out" "ready\nlibfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\n$M tick 1 one\n$M tick 2 two\n$M tick 3 three\n$(dump 6)\n" \
+	"a dlopen()ed library and a runtime provider traced"
+[ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
 
 # 4. No daemon: a -c process's dlopen()ed library, seen in its maps.
 rc=0
