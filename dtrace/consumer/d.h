@@ -230,6 +230,7 @@ enum dt_akind {
 	A_DUMP,	      /* END: the exit dump follows */
 	A_CLAUSE_END, /* the record's end (not quiet) */
 	A_STARTED,    /* first in BEGIN: every probe is attached */
+	A_CLEAR,      /* clear() (field 0), trunc() (1): for the retained instances' share */
 };
 
 struct dt_action {
@@ -254,6 +255,7 @@ struct dt_agg {
 	size_t nfields; /* bpftrace key parts */
 	enum dt_type *field_type;
 	bool keyed;
+	bool unset; /* no clause of this program's probes assigns it: no map */
 	/* renderer state */
 	bool printed;
 	int64_t normal;

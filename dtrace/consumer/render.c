@@ -728,6 +728,25 @@ static void merged_add(struct dt_render *r, const struct dt_agg *a)
 	}
 }
 
+/* clear() zeroes the retained instances' share too (keys kept); trunc() drops it. */
+static void merged_clear(struct dt_render *r, const struct dt_agg *a, bool drop)
+{
+	struct dt_merged_agg *x = merged_find(r->merged, a->name);
+	size_t i;
+
+	for (i = 0; x && i < x->nents; i++) {
+		if (drop) {
+			entry_free(&x->ents[i]);
+			continue;
+		}
+		x->ents[i].v = 0;
+		if (x->ents[i].nbuckets)
+			memset(x->ents[i].buckets, 0, x->ents[i].nbuckets * sizeof(int64_t));
+	}
+	if (x && drop)
+		x->nents = 0;
+}
+
 /* One map/hist/stats event's entries (the printa's aggregation). */
 static void gather(struct dt_render *r, const struct dt_json *data)
 {
@@ -870,7 +889,8 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	if (id >= r->t->nacts || r->done)
 		return;
 	act = &r->t->acts[id];
-	a = act->kind >= A_PRINTA && act->kind <= A_TRUNC && act->agg < r->t->naggs
+	a = ((act->kind >= A_PRINTA && act->kind <= A_TRUNC) || act->kind == A_CLEAR) &&
+		    act->agg < r->t->naggs
 		? &r->t->aggs[act->agg]
 		: NULL;
 	switch (act->kind) {
@@ -948,6 +968,10 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		return;
 	case A_STARTED:
 		r->started = true;
+		return;
+	case A_CLEAR:
+		if (a)
+			merged_clear(r, a, nf && atoi(f[0]));
 		return;
 	case A_DUMP:
 		end_record(r);

@@ -50,6 +50,7 @@
 #define MAPS_MS 50
 #define BURST_MS 20
 #define BURST_END_MS 500
+#define FLUSH_MS 200
 
 struct dt_retain {
 	struct dt_program *prog;
@@ -232,6 +233,43 @@ static long list_new(struct dt_retain *rt, struct dt_probes *ps, const int *pids
 	return n;
 }
 
+/*
+ * The instance's share of the aggregations, every FLUSH_MS: printed as its
+ * exit dump is (render.c adds it to what the first instance prints at its
+ * next printa() and its exit dump), then cleared, so that each share is
+ * what came since the last (DTrace too shows aggregations as of its last
+ * snapshot, aggrate: 1 s). Only the maps the program has: bpftrace refuses
+ * an unknown one.
+ */
+static void flush_block(struct dt_tables *t, struct dt_buf *out)
+{
+	struct dt_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < t->naggs; i++) {
+		struct dt_action a;
+		char ref[300];
+
+		snprintf(ref, sizeof(ref), "print(@a_%s);", t->aggs[i].name);
+		if (!out->s || !strstr(out->s, ref))
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.kind = A_PRINTA;
+		a.agg = i;
+		a.clause = (size_t)-1; /* a dump's: merged, not printed */
+		DT_PUSH(t->acts, t->nacts, a);
+		a.kind = A_PRINTA_END;
+		DT_PUSH(t->acts, t->nacts, a);
+		dt_buf_printf(&b, "\tprintf(\"\\036%zu\");\n\tprint(@a_%s);\n", t->nacts - 2,
+			      t->aggs[i].name);
+		dt_buf_printf(&b, "\tprintf(\"\\036%zu\");\n\tclear(@a_%s);\n", t->nacts - 1,
+			      t->aggs[i].name);
+	}
+	if (b.n)
+		dt_buf_printf(out, "interval:ms:%d\n{\n%s}\n", FLUSH_MS, b.s);
+	dt_free(b.s);
+}
+
 int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
 {
 	long long now = now_ms();
@@ -326,6 +364,7 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 		}
 		free(junk);
 	}
+	flush_block(*t, out);
 	rt->batch++;
 	*what = dt_xstrdup(ps.v[0].bt);
 	return 1;

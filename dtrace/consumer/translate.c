@@ -930,7 +930,10 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!agg_arg(t, n->args[0], &ai))
 			return;
 		if (!strcmp(f, "trunc") && n->nargs == 1) {
-			dt_buf_printf(o, "%sclear(@a_%s);\n", ind, n->args[0]->name);
+			act = new_action(t, A_CLEAR);
+			t->t->acts[act].agg = ai;
+			dt_buf_printf(o, "%sprintf(\"\\036%zu\\0371\");\n%sclear(@a_%s);\n", ind, act,
+				      ind, n->args[0]->name);
 			return;
 		}
 		act = new_action(t, norm ? A_NORMALIZE : denorm ? A_DENORMALIZE : A_TRUNC);
@@ -945,7 +948,10 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			err(t, n, "clear() takes one aggregation%s", "");
 			return;
 		}
-		dt_buf_printf(o, "%szero(@a_%s);\n", ind, n->args[0]->name);
+		act = new_action(t, A_CLEAR);
+		t->t->acts[act].agg = ai;
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\\0370\");\n%szero(@a_%s);\n", ind, act, ind,
+			      n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
 		    "ustack",	 "stack",  "jstack",  "system",	   "raise",	 "stop",
@@ -1264,6 +1270,54 @@ static void free_tables(struct dt_tables *t)
 	(void)t;
 }
 
+/*
+ * An aggregation only clauses without probes assign (-Z: their file may
+ * appear later, retain.c) has no map in this program, and bpftrace refuses
+ * print(), zero() and clear() of a map it does not know: those lines go.
+ * Their records stay, so printa() still prints what later instances add.
+ */
+static void drop_undefined_maps(struct dt_tables *tables, struct dt_buf *out)
+{
+	struct dt_buf nb = {0};
+	size_t i;
+	const char *p;
+	bool any = false;
+
+	for (i = 0; i < tables->naggs; i++) {
+		char set[300], idx[300];
+
+		snprintf(set, sizeof(set), "@a_%s = ", tables->aggs[i].name);
+		snprintf(idx, sizeof(idx), "@a_%s[", tables->aggs[i].name);
+		tables->aggs[i].unset = out->s && !strstr(out->s, set) && !strstr(out->s, idx);
+		any |= tables->aggs[i].unset;
+	}
+	if (!any || !out->s)
+		return;
+	for (p = out->s; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p + 1) : strlen(p);
+		bool drop = false;
+
+		for (i = 0; i < tables->naggs && !drop; i++) {
+			char ref[300];
+			const char *c;
+
+			if (!tables->aggs[i].unset)
+				continue;
+			snprintf(ref, sizeof(ref), "(@a_%s);", tables->aggs[i].name);
+			c = memmem(p, n, ref, strlen(ref));
+			drop = c && c - p >= 5 && (size_t)(c - p) + strlen(ref) + 1 == n &&
+			       (!memcmp(c - 5, "print", 5) || !memcmp(c - 4, "zero", 4) ||
+				!memcmp(c - 5, "clear", 5));
+		}
+		if (!drop)
+			dt_buf_add(&nb, p, n);
+		p += n;
+	}
+	dt_free(out->s);
+	*out = nb;
+}
+
 /* The clauses no probe of this program has, each against an untyped USDT probe. */
 static void unmatched_clauses(struct tr *t)
 {
@@ -1357,6 +1411,8 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	 */
 	if (!t.failed)
 		unmatched_clauses(&t);
+	if (!t.failed)
+		drop_undefined_maps(tables, out);
 	for (i = 0; i < t.nvars; i++)
 		dt_free(t.vars[i].key);
 	dt_free(t.vars);

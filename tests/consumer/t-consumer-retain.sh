@@ -92,19 +92,25 @@ $P*:::tick { printf(\"%s %s %d %s\\n\", probemod, probename, arg0, copyinstr(arg
 dump() { printf '\n  %-50s %16d\n' tick "$1"; }
 
 # 1. A program registered after the start, and one of a file known at the
-# start: two instances, one dump (Ctrl-C: globals are per instance).
+# start (run before it and again after it): two instances, one dump, and a
+# printa() of the first instance that shows the second one's share (it
+# comes every 200 ms). Ctrl-C ends it: globals are per instance.
 cp "$T/b/prog" "$T/b/known"
 "$T/b/known" &
 K=$!
 wait_until 20 "the daemon to register $K" bash -c "'$DTRACE' -l -n '$P$K:::tick' >/dev/null 2>&1"
-dt_bg -Z -q -n "$SCRIPT"
+dt_bg -Z -q -n "$SCRIPT $P*:::tick { @r[probemod] = count(); }
+$P*:::tick /probemod == \"known\" && arg0 == 3/ { printa(\"r %s %@d\\n\", @r); }"
 wait "$K" || fail "the known program failed"
 "$T/b/prog" || fail "the new program failed"
-sleep 1 # bpftrace reads its buffers every 100 ms or so
+sleep 1 # bpftrace reads its buffers every 100 ms or so; the share comes every 200 ms
+"$T/b/known" || fail "the known program failed (again)"
+sleep 1
 kill -INT "$DT"
 dt_wait "a new program"
-same "$T/out" "ready\nknown tick 1 one\nknown tick 2 two\nknown tick 3 three\nprog tick 1 one\nprog tick 2 two\nprog tick 3 three\n$(dump 6)\n" \
-	"a new program traced, its count added to the dump"
+K3="known tick 1 one\nknown tick 2 two\nknown tick 3 three\n"
+same "$T/out" "ready\n${K3}r known 3\nprog tick 1 one\nprog tick 2 two\nprog tick 3 three\n${K3}r prog 3\nr known 6\n$(dump 9)\n" \
+	"a new program traced, its counts added to a printa() and to the dump"
 [ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
 
 # 2. A library a running program dlopen()s (the loader has no probes), then
