@@ -180,8 +180,8 @@ bool dt_match_is_usdt(const struct dt_pdesc *d);
  * with npids the processes `pids` read directly), matched against prog's
  * USDT descriptions into the empty `probes`. Returns how many, or -1.
  */
-long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids,
-		  size_t npids, struct usdt_diag *diag);
+long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids, size_t npids,
+		  struct usdt_diag *diag);
 
 struct dt_retain;
 struct dt_tables;

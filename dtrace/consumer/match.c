@@ -595,8 +595,8 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
  * or not. Returns the number of probes matched, or -1 (no listing: quietly,
  * the daemon may be restarting).
  */
-long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids,
-		  size_t npids, struct usdt_diag *diag)
+long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids, size_t npids,
+		  struct usdt_diag *diag)
 {
 	struct matcher m = {.prog = prog, .probes = probes, .diag = diag, .retained = true};
 	size_t i, k;

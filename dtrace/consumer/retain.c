@@ -24,13 +24,14 @@
  * socket). A change of the state is a registration: the daemon is then
  * listed (one LIST, dtrace/list: its processes, their files' probes), and
  * again after BURST_MS, twice that, and so on for BURST_END_MS, until the
- * new file shows (the journal is written before the registration ends). A file on the board that no listing showed (it
- * lingers, no process maps it, and a new process of it registers nothing:
- * it finds the board) is listed every LIST_MS until a process maps it;
- * without a board or a state file (an older daemon, --no-board, --state
- * elsewhere) the daemon is listed every LIST_MS.
- * The -p/-c processes are also read directly (their /proc/PID/maps, when it
- * changes: a dlopen()) so that they need no daemon.
+ * new file shows (the journal is written before the registration ends).
+ * A file on the board that no listing showed (it lingers, no process maps
+ * it, and a new process of it registers nothing: it finds the board) is
+ * listed every LIST_MS until a process maps it; without a board or a state
+ * file (an older daemon, --no-board, --state elsewhere) the daemon is
+ * listed every LIST_MS. The -p/-c processes are also read directly (their
+ * /proc/PID/maps, when it changes: a dlopen()) so that they need no
+ * daemon.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -64,7 +65,7 @@ struct dt_retain {
 	bool pending; /* a board file no listing has shown */
 	long long last_poll, last_list, last_maps;
 	bool last_poll_done; /* the state's first stat is no change */
-	int *pids; /* -p/-c: read directly */
+	int *pids;	     /* -p/-c: read directly */
 	size_t npids;
 	uint64_t *maps_hash;
 	unsigned batch;
@@ -127,11 +128,11 @@ static unsigned char *read_board(const struct dt_retain *rt, size_t *n)
 
 	if (fd < 0)
 		return NULL;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 022) || pread(fd, &h, sizeof(h), 0) != sizeof(h) ||
-	    h.magic != USDT_BOARD_MAGIC || h.version != USDT_BOARD_VERSION ||
-	    h.hdr_size != sizeof(h) || h.slot_size != sizeof(struct usdt_board_slot) ||
-	    !h.nslots || h.nslots > USDT_BOARD_SLOTS_MAX) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) ||
+	    pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != USDT_BOARD_MAGIC ||
+	    h.version != USDT_BOARD_VERSION || h.hdr_size != sizeof(h) ||
+	    h.slot_size != sizeof(struct usdt_board_slot) || !h.nslots ||
+	    h.nslots > USDT_BOARD_SLOTS_MAX) {
 		close(fd);
 		return NULL;
 	}
@@ -358,7 +359,8 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 		if (rc) {
 			/* one line: what the program cannot do with these probes */
 			fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n",
-				ps.v[0].mod, (int)strcspn(junk ? junk : "", "\n"), junk ? junk : "");
+				ps.v[0].mod, (int)strcspn(junk ? junk : "", "\n"),
+				junk ? junk : "");
 			free(junk);
 			return 0;
 		}

@@ -282,11 +282,12 @@ static int check_bpftrace(struct usdt_diag *diag, bool block)
 		return -1;
 	}
 	if (v > 0 && v < DT_BPFTRACE_MIN) {
-		usdt_error(diag,
-			   "bpftrace %d.%d.%d is too old: this dtrace needs %d.%d or later (install "
-			   "a newer one, or name it in $BPFTRACE)",
-			   v / 10000, v / 100 % 100, v % 100, DT_BPFTRACE_MIN / 10000,
-			   DT_BPFTRACE_MIN / 100 % 100);
+		usdt_error(
+		    diag,
+		    "bpftrace %d.%d.%d is too old: this dtrace needs %d.%d or later (install "
+		    "a newer one, or name it in $BPFTRACE)",
+		    v / 10000, v / 100 % 100, v % 100, DT_BPFTRACE_MIN / 10000,
+		    DT_BPFTRACE_MIN / 100 % 100);
 		return -1;
 	}
 	return 0;
@@ -414,8 +415,8 @@ struct inst {
 	char *what; /* retained: its first probe, for a failure */
 };
 
-static int start_inst(const struct dt_consumer_opts *o, const struct dt_buf *prog,
-		      struct inst *in, struct usdt_diag *diag)
+static int start_inst(const struct dt_consumer_opts *o, const struct dt_buf *prog, struct inst *in,
+		      struct usdt_diag *diag)
 {
 	int progfd = memfd_create("dtrace-program.bt", 0);
 
@@ -533,8 +534,8 @@ static void reap_inst(struct inst *in, bool report)
 		;
 	in->reaped = true;
 	if (report && !in->r.attached_seen && !in->stopped)
-		bpftrace_failed(in->errtext.s,
-				WIFEXITED(in->status) ? WEXITSTATUS(in->status) : -1, in->what);
+		bpftrace_failed(in->errtext.s, WIFEXITED(in->status) ? WEXITSTATUS(in->status) : -1,
+				in->what);
 }
 
 static bool retained_running(const struct runstate *rs)
@@ -564,8 +565,10 @@ static void drain_retained(struct runstate *rs)
 
 		for (k = 1; k < rs->n; k++) {
 			restop_inst(&rs->v[k], false);
-			pfd[np++] = (struct pollfd){rs->v[k].out_open ? rs->v[k].outfd : -1, POLLIN, 0};
-			pfd[np++] = (struct pollfd){rs->v[k].err_open ? rs->v[k].errfd : -1, POLLIN, 0};
+			pfd[np++] =
+			    (struct pollfd){rs->v[k].out_open ? rs->v[k].outfd : -1, POLLIN, 0};
+			pfd[np++] =
+			    (struct pollfd){rs->v[k].err_open ? rs->v[k].errfd : -1, POLLIN, 0};
 		}
 		if (poll(pfd, np, 50) >= 0)
 			for (k = 1; k < rs->n; k++) {
@@ -631,7 +634,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		bool want_stop;
 
 		for (k = 0; k < rs.n; k++) {
-			pfd[2 * k] = (struct pollfd){rs.v[k].out_open ? rs.v[k].outfd : -1, POLLIN, 0};
+			pfd[2 * k] =
+			    (struct pollfd){rs.v[k].out_open ? rs.v[k].outfd : -1, POLLIN, 0};
 			pfd[2 * k + 1] =
 			    (struct pollfd){rs.v[k].err_open ? rs.v[k].errfd : -1, POLLIN, 0};
 		}
@@ -650,10 +654,11 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 			/* before tracing began: nothing could be traced */
 			kill(m->pid, SIGKILL);
 			m->stopped = early = true;
-			usdt_error(diag,
-				   "process %d exited before tracing began (bpftrace takes a second "
-				   "or more to attach): run it with -c CMD to trace it from its start",
-				   o->pids[0]);
+			usdt_error(
+			    diag,
+			    "process %d exited before tracing began (bpftrace takes a second "
+			    "or more to attach): run it with -c CMD to trace it from its start",
+			    o->pids[0]);
 		}
 		if (!m->stopped && !gone_at && rs.released && all_gone(w, nw, o->quiet))
 			gone_at = now_ms();
@@ -769,7 +774,8 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		for (i = 0; i < o->npids; i++)
 			if (kill(o->pids[i], 0) && errno == ESRCH) {
 				/* DTrace's words */
-				fprintf(diag->out, "dtrace: failed to grab pid %d: No such process\n",
+				fprintf(diag->out,
+					"dtrace: failed to grab pid %d: No such process\n",
 					o->pids[i]);
 				diag->errors++;
 				return 1;

@@ -932,8 +932,8 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!strcmp(f, "trunc") && n->nargs == 1) {
 			act = new_action(t, A_CLEAR);
 			t->t->acts[act].agg = ai;
-			dt_buf_printf(o, "%sprintf(\"\\036%zu\\0371\");\n%sclear(@a_%s);\n", ind, act,
-				      ind, n->args[0]->name);
+			dt_buf_printf(o, "%sprintf(\"\\036%zu\\0371\");\n%sclear(@a_%s);\n", ind,
+				      act, ind, n->args[0]->name);
 			return;
 		}
 		act = new_action(t, norm ? A_NORMALIZE : denorm ? A_DENORMALIZE : A_TRUNC);
