@@ -403,6 +403,9 @@ static bool all_gone(struct watched *w, size_t n, bool quiet)
  * start; each later one (retain.c) on the probes of files that appeared
  * since, its aggregations handed to the first at its end (render.c).
  */
+/* Later instances at most (retained enablings): the rest is refused, one line each. */
+#define DT_RETAIN_MAX 64
+
 struct inst {
 	int pid;
 	int outfd, errfd;
@@ -584,6 +587,30 @@ static void drain_retained(struct runstate *rs)
 			reap_inst(&rs->v[k], true);
 }
 
+/* A bpftrace for the probes of files that appeared (retain.c). */
+static void add_retained(struct runstate *rs, struct dt_tables *t, const struct dt_buf *prog,
+			 char *what, struct dt_merged *merged)
+{
+	struct inst x;
+
+	if (rs->n > DT_RETAIN_MAX) {
+		/* each bpftrace holds tens of MB: bounded */
+		fprintf(stderr,
+			"dtrace: %d bpftrace instances run already: %s is not traced (restart "
+			"dtrace to trace it from the start)\n",
+			DT_RETAIN_MAX, what);
+		return;
+	}
+	memset(&x, 0, sizeof(x));
+	x.what = what;
+	if (start_inst(rs->o, prog, &x, rs->diag))
+		return;
+	dt_render_init(&x.r, rs->o, t, stdout);
+	x.r.retained = true;
+	x.r.merged = merged;
+	DT_PUSH(rs->v, rs->n, x);
+}
+
 static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
 	       struct dt_tables *t, const struct dt_buf *bt_prog, int created,
 	       struct usdt_diag *diag)
@@ -694,22 +721,12 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		dt_free(pfd);
 		if (rt && !m->stopped && !want_stop && !rs.v[0].r.dumping) {
 			struct dt_tables *nt;
-			struct dt_buf nprog;
+			struct dt_buf nprog = {0};
 			char *what;
 
-			if (dt_retain_poll(rt, &nt, &nprog, &what) == 1) {
-				struct inst x;
-
-				memset(&x, 0, sizeof(x));
-				x.what = what;
-				if (!start_inst(o, &nprog, &x, diag)) {
-					dt_render_init(&x.r, o, nt, stdout);
-					x.r.retained = true;
-					x.r.merged = merged;
-					DT_PUSH(rs.v, rs.n, x);
-				}
-				dt_free(nprog.s);
-			}
+			if (dt_retain_poll(rt, &nt, &nprog, &what) == 1)
+				add_retained(&rs, nt, &nprog, what, merged);
+			dt_free(nprog.s);
 		}
 	}
 	reap_inst(&rs.v[0], false);
