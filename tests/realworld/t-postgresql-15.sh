@@ -169,10 +169,12 @@ check_values() { # TOOL
 # PostgreSQL: `postgresql*` (the backend is a child of the postmaster, -p's
 # process: a provider glob traces every process of the file), the session
 # found by its "BEGIN;" and followed with a thread-local, the transactions
-# counted in an aggregation; the whole output exact.
+# counted in an aggregation; the whole output exact. statement-status also
+# fires with NULL (the backend going idle): copyinstr(NULL) is an error in
+# DTrace, so the script tests arg0 first.
 D_SCRIPT='BEGIN { printf("ready\n"); }
-postgresql*:::statement-status /copyinstr(arg0) == "BEGIN;"/ { self->on = 1; }
-postgresql*:::statement-status /self->on/ { printf("status %s\n", copyinstr(arg0)); }
+postgresql*:::statement-status /arg0 && copyinstr(arg0) == "BEGIN;"/ { self->on = 1; }
+postgresql*:::statement-status /self->on && arg0/ { printf("status %s\n", copyinstr(arg0)); }
 postgresql*:::query-start /self->on/ { printf("query-start %s\n", copyinstr(arg0)); }
 postgresql*:::query-done /self->on/ { printf("query-done %s\n", copyinstr(arg0)); }
 postgresql*:::transaction-start /self->on/ { @tx["start"] = count(); }
