@@ -1318,6 +1318,73 @@ static void drop_undefined_maps(struct dt_tables *tables, struct dt_buf *out)
 	*out = nb;
 }
 
+/* The variable's map is assigned somewhere in out ("@g_x = ", "@s_x[tid] = "). */
+static bool map_assigned(const char *out, const struct var *v)
+{
+	char ref[300];
+	const char *p = out;
+	size_t n = (size_t)snprintf(ref, sizeof(ref), "@%c_%s", v->key[0], v->key + 2);
+
+	while (p && (p = strstr(p, ref))) {
+		const char *q = p + n;
+
+		if (*q == '[') {
+			int depth = 0;
+
+			for (; *q; q++) {
+				depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+				if (!depth)
+					break;
+			}
+			if (*q)
+				q++;
+		}
+		if (q[0] == ' ' && q[1] == '=' && q[2] == ' ')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/*
+ * A global or thread-local that this program reads but only clauses
+ * without probes assign (-Z) has no map, and bpftrace refuses the program:
+ * BEGIN gives it its type and leaves it unset (D reads it as 0 or "").
+ * Associative arrays are left as they are.
+ */
+static void init_unset_vars(struct tr *t, struct dt_buf *out)
+{
+	struct dt_buf init = {0}, nb = {0};
+	const char *at;
+	size_t i;
+
+	for (i = 0; out->s && i < t->nvars; i++) {
+		const struct var *v = &t->vars[i];
+		const char *z = v->type == TY_STR ? "\"\"" : "(int64)0";
+
+		if ((v->key[0] != 'g' && v->key[0] != 's') || v->keyed || !map_used(out, v) ||
+		    map_assigned(out->s, v))
+			continue;
+		if (v->key[0] == 'g')
+			dt_buf_printf(&init, "\t@g_%s = %s;\n\tclear(@g_%s);\n", v->key + 2, z,
+				      v->key + 2);
+		else
+			dt_buf_printf(&init, "\t@s_%s[tid] = %s;\n\tdelete(@s_%s[tid]);\n",
+				      v->key + 2, z, v->key + 2);
+	}
+	at = init.n ? strstr(out->s, "BEGIN\n{\n") : NULL;
+	if (at && (at == out->s || at[-1] == '\n')) {
+		size_t head = (size_t)(at - out->s) + strlen("BEGIN\n{\n");
+
+		dt_buf_add(&nb, out->s, head);
+		dt_buf_add(&nb, init.s, init.n);
+		dt_buf_add(&nb, out->s + head, out->n - head);
+		dt_free(out->s);
+		*out = nb;
+	}
+	dt_free(init.s);
+}
+
 /* The clauses no probe of this program has, each against an untyped USDT probe. */
 static void unmatched_clauses(struct tr *t)
 {
@@ -1411,8 +1478,10 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	 */
 	if (!t.failed)
 		unmatched_clauses(&t);
-	if (!t.failed)
+	if (!t.failed) {
 		drop_undefined_maps(tables, out);
+		init_unset_vars(&t, out);
+	}
 	for (i = 0; i < t.nvars; i++)
 		dt_free(t.vars[i].key);
 	dt_free(t.vars);

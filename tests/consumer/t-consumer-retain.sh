@@ -147,8 +147,9 @@ same "$T/out" "ready\nlibfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so t
 # 4. No daemon: a -c process's dlopen()ed library, seen in its maps.
 rc=0
 USDTKIT_HELPER_SOCKET="$T/none.sock" taskset -c 0 timeout 60 "$DTRACE" -Z -q -c "$T/b/loader $T/b/libfire.so" \
-	-n "$P*:::tick { printf(\"%s %s %d %s\\n\", probemod, probename, arg0, copyinstr(arg1)); @[probename] = count(); }" \
-	>"$T/out" 2>"$T/err" || rc=$?
+	-n "$P*:::tick { printf(\"%s %s %d %s\\n\", probemod, probename, arg0, copyinstr(arg1)); @[probename] = count(); n++; }
+	END { printf(\"n=%d\\n\", n); }" >"$T/out" 2>"$T/err" || rc=$?
 [ "$rc" = 0 ] || { cat "$T/out" "$T/err" >&2; fail "a -c process's dlopen without a daemon: dtrace exited $rc"; }
-same "$T/out" "libfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\n$(dump 3)\n" \
+# (n: END is the first instance's, whose n no clause of its own changed)
+same "$T/out" "libfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\nn=0\n$(dump 3)\n" \
 	"a -c process's dlopen()ed library, without a daemon"
