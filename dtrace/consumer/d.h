@@ -167,6 +167,38 @@ struct dt_probes {
 
 int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag *diag);
 
+/* ---- retained enablings: files that appear after the start (retain.c) ---- */
+struct dt_file_id {
+	uint64_t dev, ino; /* makedev(major, minor), as /proc/PID/maps says */
+};
+/* The file was in a listing already (its probes are traced, or matched nothing). */
+bool dt_match_known(uint64_t dev, uint64_t ino);
+/* A description match_desc() matches against USDT probes. */
+bool dt_match_is_usdt(const struct dt_pdesc *d);
+/*
+ * The probes of files no listing showed before (the daemon's processes, or
+ * with npids the processes `pids` read directly), matched against prog's
+ * USDT descriptions into the empty `probes`. Returns how many, or -1.
+ */
+long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids, size_t npids,
+		  struct usdt_diag *diag);
+
+struct dt_retain;
+struct dt_tables;
+
+/* The oldest bpftrace this consumer's programs are written for. */
+#define DT_BPFTRACE_MIN 1700
+/* bpftrace's version, asked once: 1700 for 0.17.0; 0 unknown; -1 not there. */
+int dt_bpftrace_version(void);
+/* NULL when nothing can appear later: no USDT description. */
+struct dt_retain *dt_retain_start(struct dt_program *prog);
+/*
+ * Called every few milliseconds: when new files brought probes the program
+ * matches, their bpftrace program is in *out, its tables in *t, a name for
+ * them in *what, and 1 is returned; else 0.
+ */
+int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what);
+
 /* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
 
 /* How a printed value is rebuilt from the record's fields. */
@@ -216,6 +248,7 @@ enum dt_akind {
 	A_CLAUSE_END, /* the record's end (not quiet) */
 	A_STARTED,    /* first in BEGIN: every probe is attached */
 	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
+	A_CLEAR,      /* clear() (field 0), trunc() (1): for the retained instances' share */
 };
 
 struct dt_action {
@@ -251,6 +284,7 @@ struct dt_agg {
 	size_t nfields; /* bpftrace key parts */
 	enum dt_type *field_type;
 	bool keyed;
+	bool unset; /* no clause of this program's probes assigns it: no map */
 	/* renderer state */
 	bool printed;
 	int64_t normal;
@@ -303,6 +337,13 @@ struct dt_render {
 		size_t n;
 	} * pend;
 	size_t npend;
+	/*
+	 * Retained enablings (one bpftrace per set of new files): such an
+	 * instance's exit dump goes into `merged`, which the first instance's
+	 * printa() and exit dump add to its own entries.
+	 */
+	bool retained;
+	struct dt_merged *merged;
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,
@@ -311,6 +352,8 @@ void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struc
 int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag);
 /* After bpftrace ended: the final newline and the exit dump are done by END. */
 void dt_render_finish(struct dt_render *r);
+/* The aggregations retained instances hand to the first one. */
+struct dt_merged *dt_merged_new(void);
 
 /* A DTrace printf conversion list applied to values (render.c). */
 

@@ -23,11 +23,15 @@
  */
 #include <dirent.h>
 #include <fnmatch.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "d.h"
 #include "list.h"
+#include "maps.h"
 
 #define TRACEFS "/sys/kernel/tracing/events"
 
@@ -38,7 +42,40 @@ struct matcher {
 	struct usdt_list_probe *usdt; /* copied from the listing */
 	size_t nusdt;
 	bool have_usdt;
+	bool retained; /* matching new files' probes: USDT descriptions only, silently */
 };
+
+/*
+ * The files whose probes a bpftrace instance is attached to (or that
+ * matched nothing): every other file a listing shows is new (retain.c).
+ */
+static unsigned next_id; /* the next probe ID, for the probes of new files */
+static void free_usdt(struct matcher *m);
+static struct dt_file_id *known;
+static size_t nknown;
+
+static bool is_known(uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < nknown; i++)
+		if (known[i].dev == dev && known[i].ino == ino)
+			return true;
+	return false;
+}
+
+static void add_known(uint64_t dev, uint64_t ino)
+{
+	struct dt_file_id f = {dev, ino};
+
+	if (!is_known(dev, ino))
+		DT_PUSH(known, nknown, f);
+}
+
+bool dt_match_known(uint64_t dev, uint64_t ino)
+{
+	return is_known(dev, ino);
+}
 
 static bool fmatch(const char *pat, const char *v)
 {
@@ -160,6 +197,19 @@ static void tp_fields(struct dt_probe *p, const char *event)
 	fclose(f);
 }
 
+/* syscall:: and proc::: are tracepoints: bpftrace reads them from tracefs. */
+static bool have_tracefs(struct matcher *m, const struct dt_pdesc *d)
+{
+	if (!access(TRACEFS, R_OK))
+		return true;
+	usdt_error(m->diag,
+		   "%s: tracefs is not mounted at /sys/kernel/tracing (the %s provider's probes "
+		   "are its tracepoints): mount it with 'mount -t tracefs nodev "
+		   "/sys/kernel/tracing'",
+		   d->text, d->field[0]);
+	return false;
+}
+
 static size_t match_syscall(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 {
 	DIR *dir = opendir(TRACEFS "/syscalls");
@@ -229,13 +279,48 @@ static size_t match_proc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 	return n;
 }
 
+/*
+ * The name bpftrace attaches by: the path the process mapped, unless that
+ * is not the file any more (deleted, replaced; a runtime provider's sealed
+ * memfd, `/memfd:name (deleted)`), then the process's map_files link to
+ * the mapping, which the kernel resolves to the inode when bpftrace
+ * attaches (the uprobe then stays on the inode).
+ */
+static char *attach_path(const struct usdt_list_probe *lp)
+{
+	char maps[64], line[4600], *found = NULL;
+	struct stat st;
+	FILE *f;
+
+	if (!stat(lp->path, &st) && st.st_dev == lp->dev && st.st_ino == lp->ino)
+		return dt_xstrdup(lp->path);
+	snprintf(maps, sizeof(maps), "/proc/%d/maps", lp->pid);
+	f = fopen(maps, "r");
+	if (!f)
+		return dt_xstrdup(lp->path);
+	while (!found && fgets(line, sizeof(line), f)) {
+		struct usdt_mapping m;
+
+		if (usdt_maps_parse_line(line, &m) && m.dev == lp->dev && m.ino == lp->ino) {
+			snprintf(maps, sizeof(maps), "/proc/%d/map_files/%" PRIx64 "-%" PRIx64,
+				 lp->pid, m.start, m.end);
+			found = dt_xstrdup(maps);
+		}
+	}
+	fclose(f);
+	return found ? found : dt_xstrdup(lp->path);
+}
+
 static int copy_probe(const struct usdt_list_probe *lp, void *arg)
 {
 	struct matcher *m = arg;
 	struct usdt_list_probe c = *lp;
 	unsigned k;
 
-	c.path = dt_xstrdup(lp->path);
+	if (m->retained && is_known(lp->dev, lp->ino))
+		return 0;
+
+	c.path = attach_path(lp);
 	c.module = dt_xstrdup(lp->module);
 	c.provider = dt_xstrdup(lp->provider);
 	c.name = dt_xstrdup(lp->name);
@@ -323,6 +408,8 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 		    !fmatch(d->field[2], lp->func) || !fmatch(d->field[3], lp->dname))
 			continue;
 		if (lp->nfuncs > 1 && *d->field[2] && strcmp(d->field[2], "*")) {
+			if (m->retained)
+				continue; /* refused at the start already, or not selectable */
 			dt_error_at(
 			    m->diag, &d->pos,
 			    "probe %s:%s has sites in %zu functions of %s: a description that "
@@ -359,6 +446,36 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 	return 0;
 }
 
+/* What match_desc() hands to match_usdt(). */
+static bool is_usdt_desc(const struct dt_pdesc *d)
+{
+	const char *prov = d->field[0];
+	bool anyprov = !*prov, bare = !*d->field[1] && !*d->field[2], is_tick;
+	char *timer;
+
+	if ((anyprov || !strcmp(prov, "dtrace")) && bare &&
+	    (!strcmp(d->field[3], "BEGIN") || !strcmp(d->field[3], "END") ||
+	     !strcmp(d->field[3], "ERROR")))
+		return false;
+	if ((anyprov || !strcmp(prov, "profile")) && bare &&
+	    (timer = timer_probe(d->field[3], &is_tick))) {
+		dt_free(timer);
+		return false;
+	}
+	if (!strcmp(prov, "syscall") || !strcmp(prov, "proc") || !strcmp(prov, "dtrace") ||
+	    !strcmp(prov, "profile") || !strcmp(prov, "fbt") || !strcmp(prov, "sdt") ||
+	    !strcmp(prov, "io") || !strcmp(prov, "sched") || !strcmp(prov, "lockstat") ||
+	    !strcmp(prov, "ip") || !strcmp(prov, "tcp") || !strcmp(prov, "vminfo") ||
+	    !strcmp(prov, "sysinfo"))
+		return false;
+	return strncmp(prov, "pid", 3) || (prov[3] && !strchr("0123456789", prov[3]));
+}
+
+bool dt_match_is_usdt(const struct dt_pdesc *d)
+{
+	return is_usdt_desc(d);
+}
+
 static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 {
 	const char *prov = d->field[0], *mod = d->field[1], *func = d->field[2],
@@ -368,6 +485,12 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 	bool is_tick;
 	char *timer;
 
+	if (m->retained) {
+		/* a new file can only bring USDT probes */
+		if (!is_usdt_desc(d))
+			return 0;
+		return match_usdt(m, ci, d, &count);
+	}
 	if ((!*prov || !strcmp(prov, "dtrace")) && !*mod && !*func &&
 	    (!strcmp(name, "BEGIN") || !strcmp(name, "END") || !strcmp(name, "ERROR"))) {
 		struct dt_probe *p;
@@ -400,8 +523,12 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		add_clause(p, ci)->any_pid = true;
 		count = 1;
 	} else if (!strcmp(prov, "syscall")) {
+		if (!have_tracefs(m, d))
+			return -1;
 		count = match_syscall(m, ci, d);
 	} else if (!strcmp(prov, "proc")) {
+		if (!have_tracefs(m, d))
+			return -1;
 		count = match_proc(m, ci, d);
 	} else if (!strcmp(prov, "dtrace") || !strcmp(prov, "profile") || !strcmp(prov, "fbt") ||
 		   !strncmp(prov, "pid", 3) || !strcmp(prov, "sdt") || !strcmp(prov, "io") ||
@@ -454,6 +581,51 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 	for (i = 0; i < prog->nclauses && !rc; i++)
 		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
 			rc = match_desc(&m, i, &prog->clauses[i]->descs[k]);
+	for (i = 0; i < m.nusdt; i++)
+		add_known(m.usdt[i].dev, m.usdt[i].ino);
+	next_id = probes->next_id;
+	free_usdt(&m);
+	return rc;
+}
+
+/*
+ * Retained enablings: the probes of files no listing showed before, matched
+ * against the program's USDT descriptions into `probes` (empty at the call,
+ * IDs after every earlier one's). The files are known afterwards, matched
+ * or not. Returns the number of probes matched, or -1 (no listing: quietly,
+ * the daemon may be restarting).
+ */
+long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids, size_t npids,
+		  struct usdt_diag *diag)
+{
+	struct matcher m = {.prog = prog, .probes = probes, .diag = diag, .retained = true};
+	size_t i, k;
+	int rc = 0;
+
+	if (usdt_list_each(pids, npids, copy_probe, &m, diag)) {
+		free_usdt(&m);
+		return -1;
+	}
+	m.have_usdt = true;
+	probes->nsources = prog->o->nsources;
+	probes->matched = dt_xmalloc((prog->o->nsources + 1) * sizeof(size_t));
+	memset(probes->matched, 0, (prog->o->nsources + 1) * sizeof(size_t));
+	probes->next_id = next_id;
+	for (i = 0; m.nusdt && i < prog->nclauses && !rc; i++)
+		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
+			rc = match_desc(&m, i, &prog->clauses[i]->descs[k]);
+	for (i = 0; i < m.nusdt; i++)
+		add_known(m.usdt[i].dev, m.usdt[i].ino);
+	next_id = probes->next_id;
+	free_usdt(&m);
+	return rc ? -1 : (long)probes->n;
+}
+
+static void free_usdt(struct matcher *mp)
+{
+	struct matcher m = *mp;
+	size_t i, k;
+
 	for (i = 0; i < m.nusdt; i++) {
 		dt_free((char *)m.usdt[i].path);
 		dt_free((char *)m.usdt[i].module);
@@ -465,5 +637,6 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 			dt_free((char *)m.usdt[i].types[k]);
 	}
 	dt_free(m.usdt);
-	return rc;
+	mp->usdt = NULL;
+	mp->nusdt = 0;
 }

@@ -838,6 +838,135 @@ static void entry_free(struct dt_entry *e)
 	dt_free(e->buckets);
 }
 
+/*
+ * Adds e to the entries (taking it): a new key is pushed, an existing one's
+ * value merged as DTrace merges per-CPU data (count, sum add; min, max;
+ * histograms bucket by bucket; avg keeps the first: bpftrace's carries no
+ * count to weigh it by). `push` pushes without looking for the key.
+ */
+static void add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a,
+		      struct dt_entry *e, bool push)
+{
+	size_t j, k;
+
+	for (j = 0; !push && j < *nents; j++)
+		if ((*ents)[j].nkeys == e->nkeys && !cmp_keys(&(*ents)[j], e))
+			break;
+	if (!push && j < *nents) {
+		struct dt_entry *o = &(*ents)[j];
+
+		if (a->fn == F_MIN)
+			o->v = e->v < o->v ? e->v : o->v;
+		else if (a->fn == F_MAX)
+			o->v = e->v > o->v ? e->v : o->v;
+		else if (a->fn != F_AVG)
+			o->v += e->v;
+		for (k = 0; k < 3; k++)
+			o->st[k] += e->st[k];
+		for (k = 0; k < o->nbuckets && k < e->nbuckets; k++)
+			o->buckets[k] += e->buckets[k];
+		entry_free(e);
+		return;
+	}
+	DT_PUSH(*ents, *nents, *e);
+}
+
+/*
+ * Retained instances' exit dumps, by aggregation name: added to the first
+ * instance's entries at each of its printa()s and its exit dump.
+ */
+struct dt_merged_agg {
+	const struct dt_agg *a; /* the instance's own (its recipes printed the keys) */
+	struct dt_entry *ents;
+	size_t nents;
+	bool printed; /* by the first instance */
+};
+
+struct dt_merged {
+	struct dt_merged_agg *v;
+	size_t n;
+};
+
+struct dt_merged *dt_merged_new(void)
+{
+	struct dt_merged *m = dt_xmalloc(sizeof(*m));
+
+	memset(m, 0, sizeof(*m));
+	return m;
+}
+
+static struct dt_merged_agg *merged_find(struct dt_merged *m, const char *name)
+{
+	size_t i;
+
+	for (i = 0; m && i < m->n; i++)
+		if (!strcmp(m->v[i].a->name, name))
+			return &m->v[i];
+	return NULL;
+}
+
+/* A retained instance's dump of a: its entries move into the merge. */
+static void merged_take(struct dt_render *r, const struct dt_agg *a)
+{
+	struct dt_merged_agg *x = merged_find(r->merged, a->name), nx = {a, NULL, 0, false};
+	size_t i;
+
+	if (!r->merged)
+		return;
+	if (!x) {
+		DT_PUSH(r->merged->v, r->merged->n, nx);
+		x = &r->merged->v[r->merged->n - 1];
+	}
+	for (i = 0; i < r->nents; i++)
+		add_entry(&x->ents, &x->nents, a, &r->ents[i], false);
+	r->nents = 0;
+}
+
+/* The first instance prints a: the retained instances' entries join its own. */
+static void merged_add(struct dt_render *r, const struct dt_agg *a)
+{
+	struct dt_merged_agg *x = merged_find(r->merged, a->name);
+	size_t i, k;
+
+	if (!x)
+		return;
+	x->printed = true;
+	for (i = 0; i < x->nents; i++) {
+		const struct dt_entry *f = &x->ents[i];
+		struct dt_entry e = *f;
+
+		e.keys = dt_xmalloc((f->nkeys + 1) * sizeof(*e.keys));
+		for (k = 0; k < f->nkeys; k++) {
+			e.keys[k] = f->keys[k];
+			if (f->keys[k].is_str)
+				e.keys[k].s = dt_xstrdup(f->keys[k].s);
+		}
+		e.buckets = f->nbuckets ? dt_xmalloc(f->nbuckets * sizeof(int64_t)) : NULL;
+		if (f->nbuckets)
+			memcpy(e.buckets, f->buckets, f->nbuckets * sizeof(int64_t));
+		add_entry(&r->ents, &r->nents, a, &e, false);
+	}
+}
+
+/* clear() zeroes the retained instances' share too (keys kept); trunc() drops it. */
+static void merged_clear(struct dt_render *r, const struct dt_agg *a, bool drop)
+{
+	struct dt_merged_agg *x = merged_find(r->merged, a->name);
+	size_t i;
+
+	for (i = 0; x && i < x->nents; i++) {
+		if (drop) {
+			entry_free(&x->ents[i]);
+			continue;
+		}
+		x->ents[i].v = 0;
+		if (x->ents[i].nbuckets)
+			memset(x->ents[i].buckets, 0, x->ents[i].nbuckets * sizeof(int64_t));
+	}
+	if (x && drop)
+		x->nents = 0;
+}
+
 /* One map/hist/stats event's entries (the printa's aggregation). */
 static void gather(struct dt_render *r, const struct dt_json *data)
 {
@@ -868,7 +997,7 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 		int64_t n = ev->kind == J_NUMBER ? ev->i : 0;
 		struct dt_entry e;
 		char **fields = NULL;
-		size_t k, j;
+		size_t k;
 
 		if (mapped && m->kind != J_OBJECT)
 			return;
@@ -904,26 +1033,8 @@ static void gather(struct dt_render *r, const struct dt_json *data)
 		 * keys rebuilt by the renderer (basename()) may meet, and so do
 		 * an llquantize's buckets and a stddev's three parts: merge them
 		 */
-		for (j = 0; j < r->nents; j++)
-			if (r->ents[j].nkeys == e.nkeys && !cmp_keys(&r->ents[j], &e))
-				break;
-		if (j < r->nents && (a->keyed || a->fn == F_LLQUANTIZE || a->fn == F_STDDEV)) {
-			struct dt_entry *o = &r->ents[j];
-
-			if (a->fn == F_MIN)
-				o->v = e.v < o->v ? e.v : o->v;
-			else if (a->fn == F_MAX)
-				o->v = e.v > o->v ? e.v : o->v;
-			else
-				o->v += e.v;
-			for (k = 0; k < 3; k++)
-				o->st[k] += e.st[k];
-			for (k = 0; k < o->nbuckets && k < e.nbuckets; k++)
-				o->buckets[k] += e.buckets[k];
-			entry_free(&e);
-			continue;
-		}
-		DT_PUSH(r->ents, r->nents, e);
+		add_entry(&r->ents, &r->nents, a, &e,
+			  !(a->keyed || a->fn == F_LLQUANTIZE || a->fn == F_STDDEV));
 	}
 }
 
@@ -1004,9 +1115,8 @@ static void print_key(FILE *out, const struct val *k)
 	}
 }
 
-static void print_agg(struct dt_render *r, const struct dt_action *act)
+static void print_agg(struct dt_render *r, const struct dt_action *act, const struct dt_agg *a)
 {
-	struct dt_agg *a = &r->t->aggs[act->agg];
 	int64_t normal = a->normal ? a->normal : 1;
 	size_t i, from = 0;
 
@@ -1093,7 +1203,8 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	if (id >= r->t->nacts || r->done)
 		return;
 	act = &r->t->acts[id];
-	a = act->kind >= A_PRINTA && act->kind <= A_TRUNC && act->agg < r->t->naggs
+	a = ((act->kind >= A_PRINTA && act->kind <= A_TRUNC) || act->kind == A_CLEAR) &&
+		    act->agg < r->t->naggs
 		? &r->t->aggs[act->agg]
 		: NULL;
 	switch (act->kind) {
@@ -1134,11 +1245,15 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 
 		if (r->printa_agg < 0)
 			return;
-		if (start->clause != (size_t)-1) {
-			print_agg(r, start);
+		if (r->retained && start->clause == (size_t)-1) {
+			merged_take(r, a); /* printed by the first instance */
+		} else if (start->clause != (size_t)-1) {
+			merged_add(r, a);
+			print_agg(r, start, a);
 			a->printed = true;
 		} else if (!a->printed) {
-			print_agg(r, start); /* the exit dump: what no printa printed */
+			merged_add(r, a);
+			print_agg(r, start, a); /* the exit dump: what no printa printed */
 		}
 		for (i = 0; i < r->nents; i++)
 			entry_free(&r->ents[i]);
@@ -1171,9 +1286,14 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	case A_USTACK:
 		print_ustack(r->out, nf ? f[0] : "");
 		return;
+	case A_CLEAR:
+		if (a)
+			merged_clear(r, a, nf && atoi(f[0]));
+		return;
 	case A_DUMP:
 		end_record(r);
-		fputc('\n', r->out);
+		if (!r->retained)
+			fputc('\n', r->out);
 		r->dumping = true;
 		return;
 	}
@@ -1262,6 +1382,20 @@ int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag
 
 void dt_render_finish(struct dt_render *r)
 {
+	size_t i;
+
 	end_record(r);
+	/* aggregations only retained instances had (no probe of the first's used them) */
+	for (i = 0; !r->retained && r->merged && i < r->merged->n; i++) {
+		struct dt_merged_agg *x = &r->merged->v[i];
+		struct dt_action dump = {.kind = A_PRINTA, .clause = (size_t)-1};
+
+		if (x->printed || !x->nents)
+			continue;
+		r->ents = x->ents;
+		r->nents = x->nents;
+		print_agg(r, &dump, x->a);
+		x->printed = true;
+	}
 	fflush(r->out);
 }

@@ -130,10 +130,13 @@ static void notices(const struct dt_consumer_opts *o, const struct dt_probes *ps
  * The one line of bpftrace's stderr worth showing: its first ERROR, else
  * its first line that is not a warning; or a default.
  */
-static void bpftrace_failed(const char *err, int status)
+static void bpftrace_failed(const char *err, int status, const char *what)
 {
 	const char *p = err, *best = NULL, *other = NULL;
+	char for_what[4200] = "";
 
+	if (what)
+		snprintf(for_what, sizeof(for_what), " of %s", what);
 	while (p && *p && !best) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
@@ -154,13 +157,16 @@ static void bpftrace_failed(const char *err, int status)
 		if (!strncmp(best, "ERROR: ", 7))
 			best += 7, n -= 7;
 		fprintf(stderr,
-			"dtrace: could not enable tracing: bpftrace: %.*s (see the program with "
+			"dtrace: could not enable tracing%s: bpftrace: %.*s (see the program with "
 			"-x bpftrace)\n",
-			(int)n, best);
-	} else {
+			for_what, (int)n, best);
+	} else if (status >= 0) {
 		fprintf(stderr,
-			"dtrace: could not enable tracing: bpftrace exited with status %d\n",
-			status);
+			"dtrace: could not enable tracing%s: bpftrace exited with status %d\n",
+			for_what, status);
+	} else {
+		fprintf(stderr, "dtrace: could not enable tracing%s: bpftrace was killed\n",
+			for_what);
 	}
 }
 
@@ -169,6 +175,122 @@ static const char *bpftrace_path(void)
 	const char *b = getenv("BPFTRACE");
 
 	return b && *b ? b : "bpftrace";
+}
+
+/*
+ * bpftrace's version, asked once (`bpftrace --version`: "bpftrace v0.17.0"):
+ * major * 10000 + minor * 100 + patch; 0 when it runs but says something
+ * else (a build of its own: trusted); -1 when it cannot be run. The
+ * question takes half a second on a loaded machine, so run() asks it
+ * while the tracing bpftrace starts, and looks at the answer in its loop.
+ */
+static int bt_version = -2;
+static int ver_pid = -1, ver_fd = -1;
+static char ver_buf[256];
+static size_t ver_len;
+
+static void version_start(void)
+{
+	int p[2];
+
+	if (ver_pid >= 0 || bt_version != -2 || pipe2(p, O_CLOEXEC | O_NONBLOCK))
+		return;
+	ver_pid = fork();
+	if (ver_pid < 0) {
+		close(p[0]);
+		close(p[1]);
+		bt_version = -1;
+		return;
+	}
+	if (ver_pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(p[1], 1);
+		if (null >= 0)
+			dup2(null, 2), dup2(null, 0);
+		execlp(bpftrace_path(), bpftrace_path(), "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	ver_fd = p[0];
+}
+
+/* Reads the answer (waiting for it with `block`); true once it is known. */
+static bool version_poll(bool block)
+{
+	int status;
+	const char *v;
+	unsigned a = 0, b = 0, c = 0;
+
+	if (bt_version != -2)
+		return true;
+	if (ver_fd < 0)
+		return false;
+	for (;;) {
+		ssize_t n = read(ver_fd, ver_buf + ver_len, sizeof(ver_buf) - 1 - ver_len);
+
+		if (n > 0 && ver_len + (size_t)n < sizeof(ver_buf) - 1) {
+			ver_len += (size_t)n;
+			continue;
+		}
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && errno == EAGAIN) {
+			struct pollfd pfd = {ver_fd, POLLIN, 0};
+
+			if (!block)
+				return false;
+			poll(&pfd, 1, 100);
+			continue;
+		}
+		break; /* EOF, an error, or more than a version line */
+	}
+	close(ver_fd);
+	ver_fd = -1;
+	ver_buf[ver_len] = '\0';
+	while (waitpid(ver_pid, &status, 0) < 0 && errno == EINTR)
+		;
+	ver_pid = -1;
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
+		return bt_version = -1, true;
+	v = strstr(ver_buf, " v");
+	if (v && sscanf(v + 2, "%u.%u.%u", &a, &b, &c) >= 2)
+		bt_version = (int)(a * 10000 + b * 100 + c);
+	else
+		bt_version = 0;
+	return true;
+}
+
+int dt_bpftrace_version(void)
+{
+	version_start();
+	version_poll(true);
+	return bt_version;
+}
+
+/* bpftrace is there and new enough, as far as is known yet; else one line. */
+static int check_bpftrace(struct usdt_diag *diag, bool block)
+{
+	int v;
+
+	if (!version_poll(block))
+		return 0;
+	v = bt_version;
+	if (v < 0) {
+		usdt_error(diag, "bpftrace was not found: install it (Debian: apt-get install "
+				 "bpftrace) or name it in $BPFTRACE");
+		return -1;
+	}
+	if (v > 0 && v < DT_BPFTRACE_MIN) {
+		usdt_error(
+		    diag,
+		    "bpftrace %d.%d.%d is too old: this dtrace needs %d.%d or later (install "
+		    "a newer one, or name it in $BPFTRACE)",
+		    v / 10000, v / 100 % 100, v % 100, DT_BPFTRACE_MIN / 10000,
+		    DT_BPFTRACE_MIN / 100 % 100);
+		return -1;
+	}
+	return 0;
 }
 
 static int spawn_bpftrace(const struct dt_consumer_opts *o, int progfd, int *out, int *err)
@@ -221,6 +343,17 @@ static int spawn_bpftrace(const struct dt_consumer_opts *o, int progfd, int *out
 	return pid;
 }
 
+/* Every -p process is gone (a -c one is ours and held until tracing begins). */
+static bool pids_gone(const struct dt_consumer_opts *o)
+{
+	size_t i;
+
+	for (i = 0; i < o->npids; i++)
+		if (!kill(o->pids[i], 0) || errno != ESRCH)
+			return false;
+	return true;
+}
+
 struct watched {
 	int pid;
 	bool child; /* ours (-c): waitpid; else kill(pid, 0) */
@@ -265,39 +398,253 @@ static bool all_gone(struct watched *w, size_t n, bool quiet)
 	return n && gone == n;
 }
 
-static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_tables *t,
-	       const struct dt_buf *prog, int created, struct usdt_diag *diag)
-{
-	struct dt_render r;
-	struct dt_buf line = {0}, errtext = {0};
-	struct watched *w = NULL;
-	size_t nw = 0, i;
-	int progfd, bt, outfd, errfd, status = 0, rc = 1;
-	bool out_open = true, err_open = true, stopped = false, released = created < 0;
-	long long stop_sent = 0, gone_at = 0;
-	struct sigaction sa;
+/*
+ * One bpftrace: the first runs the program on the probes matched at the
+ * start; each later one (retain.c) on the probes of files that appeared
+ * since, its aggregations handed to the first at its end (render.c).
+ */
+/* Later instances at most (retained enablings): the rest is refused, one line each. */
+#define DT_RETAIN_MAX 64
 
+struct inst {
+	int pid;
+	int outfd, errfd;
+	bool out_open, err_open;
+	bool stopped, reaped;
+	long long stop_sent;
+	int status;
+	struct dt_buf line, errtext;
+	struct dt_render r;
+	char *what; /* retained: its first probe, for a failure */
+};
+
+static int start_inst(const struct dt_consumer_opts *o, const struct dt_buf *prog, struct inst *in,
+		      struct usdt_diag *diag)
+{
+	int progfd = memfd_create("dtrace-program.bt", 0);
+
+	if (progfd < 0 || write(progfd, prog->s, prog->n) != (ssize_t)prog->n) {
+		usdt_error(diag, "cannot hold the bpftrace program: %s", strerror(errno));
+		if (progfd >= 0)
+			close(progfd);
+		return -1;
+	}
+	in->pid = spawn_bpftrace(o, progfd, &in->outfd, &in->errfd);
+	close(progfd);
+	if (in->pid < 0) {
+		usdt_error(diag, "cannot run bpftrace: %s", strerror(errno));
+		return -1;
+	}
+	in->out_open = in->err_open = true;
+	return 0;
+}
+
+static void stop_inst(struct inst *in)
+{
+	if (!in->stopped && !in->reaped) {
+		kill(in->pid, SIGINT);
+		in->stopped = true;
+		in->stop_sent = now_ms();
+	}
+}
+
+/* bpftrace 0.17 can lose a SIGINT that comes just after its BEGIN: again. */
+static void restop_inst(struct inst *in, bool kill_it)
+{
+	if (!in->stopped || in->reaped || (!in->out_open && !in->err_open))
+		return;
+	if (kill_it) {
+		kill(in->pid, SIGKILL);
+	} else if (now_ms() - in->stop_sent > 1000) {
+		kill(in->pid, SIGINT);
+		in->stop_sent = now_ms();
+	}
+}
+
+struct runstate {
+	struct dt_consumer_opts *o;
+	struct dt_probes *ps;
+	struct inst *v;
+	size_t n;
+	int created;
+	bool released;
+	struct usdt_diag *diag;
+	bool exit_req; /* a retained instance ran exit() */
+	int exit_status;
+};
+
+static void drain_retained(struct runstate *rs);
+
+/* Reads what is there on one of in's descriptors (fd 0: stdout, 1: stderr). */
+static void read_inst(struct runstate *rs, size_t k, int which)
+{
+	struct inst *in = &rs->v[k];
+	char buf[65536];
+	ssize_t n;
+	char *nl, *s;
+
+	if (which == 1) {
+		n = read(in->errfd, buf, sizeof(buf));
+		if (n > 0)
+			dt_buf_add(&in->errtext, buf, (size_t)n);
+		else if (n == 0 || errno != EINTR)
+			in->err_open = false;
+		return;
+	}
+	n = read(in->outfd, buf, sizeof(buf));
+	if (n <= 0) {
+		if (n == 0 || errno != EINTR)
+			in->out_open = false;
+		return;
+	}
+	dt_buf_add(&in->line, buf, (size_t)n);
+	s = in->line.s;
+	while ((nl = memchr(s, '\n', in->line.n - (size_t)(s - in->line.s)))) {
+		bool was_started = in->r.started, was_dumping = in->r.dumping;
+
+		*nl = '\0';
+		/* one header for every instance's records */
+		in->r.header_done |= rs->v[0].r.header_done;
+		if (*s)
+			dt_render_line(&in->r, s, rs->diag);
+		rs->v[0].r.header_done |= in->r.header_done;
+		s = nl + 1;
+		if (k == 0 && !was_started && in->r.started) {
+			notices(rs->o, rs->ps);
+			if (rs->created > 0 && !rs->released) {
+				usdt_list_release(rs->created);
+				rs->released = true;
+			}
+		}
+		/* the exit dump: the retained instances' aggregations first */
+		if (k == 0 && !was_dumping && in->r.dumping)
+			drain_retained(rs);
+		if (k > 0 && in->r.have_exit && !rs->exit_req) {
+			rs->exit_req = true;
+			rs->exit_status = in->r.exit_status;
+		}
+	}
+	memmove(in->line.s, s, in->line.n - (size_t)(s - in->line.s));
+	in->line.n -= (size_t)(s - in->line.s);
+}
+
+/* An instance whose output ended: reaped, its failure said in one line. */
+static void reap_inst(struct inst *in, bool report)
+{
+	if (in->reaped)
+		return;
+	while (waitpid(in->pid, &in->status, 0) < 0 && errno == EINTR)
+		;
+	in->reaped = true;
+	if (report && !in->r.attached_seen && !in->stopped)
+		bpftrace_failed(in->errtext.s, WIFEXITED(in->status) ? WEXITSTATUS(in->status) : -1,
+				in->what);
+}
+
+static bool retained_running(const struct runstate *rs)
+{
+	size_t k;
+
+	for (k = 1; k < rs->n; k++)
+		if (rs->v[k].out_open || rs->v[k].err_open)
+			return true;
+	return false;
+}
+
+/*
+ * Ends the retained instances and reads them to their end (their exit dumps
+ * into the merge), at most 3 s: their END prints nothing of its own.
+ */
+static void drain_retained(struct runstate *rs)
+{
+	long long until = now_ms() + 3000;
+	size_t k;
+
+	for (k = 1; k < rs->n; k++)
+		stop_inst(&rs->v[k]);
+	while (retained_running(rs) && now_ms() < until) {
+		struct pollfd *pfd = dt_xmalloc(2 * rs->n * sizeof(*pfd));
+		size_t np = 0;
+
+		for (k = 1; k < rs->n; k++) {
+			restop_inst(&rs->v[k], false);
+			pfd[np++] =
+			    (struct pollfd){rs->v[k].out_open ? rs->v[k].outfd : -1, POLLIN, 0};
+			pfd[np++] =
+			    (struct pollfd){rs->v[k].err_open ? rs->v[k].errfd : -1, POLLIN, 0};
+		}
+		if (poll(pfd, np, 50) >= 0)
+			for (k = 1; k < rs->n; k++) {
+				if (pfd[2 * (k - 1)].revents)
+					read_inst(rs, k, 0);
+				if (pfd[2 * (k - 1) + 1].revents)
+					read_inst(rs, k, 1);
+			}
+		dt_free(pfd);
+	}
+	for (k = 1; k < rs->n; k++)
+		if (!rs->v[k].out_open && !rs->v[k].err_open)
+			reap_inst(&rs->v[k], true);
+}
+
+/* A bpftrace for the probes of files that appeared (retain.c). */
+static void add_retained(struct runstate *rs, struct dt_tables *t, const struct dt_buf *prog,
+			 char *what, struct dt_merged *merged)
+{
+	struct inst x;
+
+	if (rs->n > DT_RETAIN_MAX) {
+		/* each bpftrace holds tens of MB: bounded */
+		fprintf(stderr,
+			"dtrace: %d bpftrace instances run already: %s is not traced (restart "
+			"dtrace to trace it from the start)\n",
+			DT_RETAIN_MAX, what);
+		return;
+	}
+	memset(&x, 0, sizeof(x));
+	x.what = what;
+	if (start_inst(rs->o, prog, &x, rs->diag))
+		return;
+	dt_render_init(&x.r, rs->o, t, stdout);
+	x.r.retained = true;
+	x.r.merged = merged;
+	DT_PUSH(rs->v, rs->n, x);
+}
+
+static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
+	       struct dt_tables *t, const struct dt_buf *bt_prog, int created,
+	       struct usdt_diag *diag)
+{
+	struct runstate rs = {.o = o, .ps = ps, .created = created, .diag = diag};
+	struct dt_retain *rt = NULL;
+	struct dt_merged *merged = dt_merged_new();
+	struct watched *w = NULL;
+	size_t nw = 0, i, k;
+	int rc = 1;
+	bool ending_retained = false, early = false, version_ok = false;
+	long long gone_at = 0, retained_stop = 0;
+	struct sigaction sa;
+	struct inst first;
+
+	rs.released = created < 0;
 	if (geteuid() != 0) {
 		usdt_error(diag, "tracing needs root (bpftrace loads BPF programs): run dtrace as "
 				 "root, e.g. with sudo");
 		return 1;
 	}
-	progfd = memfd_create("dtrace-program.bt", 0);
-	if (progfd < 0 || write(progfd, prog->s, prog->n) != (ssize_t)prog->n) {
-		usdt_error(diag, "cannot hold the bpftrace program: %s", strerror(errno));
-		return 1;
-	}
+	version_start();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
-	bt = spawn_bpftrace(o, progfd, &outfd, &errfd);
-	close(progfd);
-	if (bt < 0) {
-		usdt_error(diag, "cannot run bpftrace: %s", strerror(errno));
+	memset(&first, 0, sizeof(first));
+	if (start_inst(o, bt_prog, &first, diag))
 		return 1;
-	}
+	dt_render_init(&first.r, o, t, stdout);
+	first.r.merged = merged;
+	DT_PUSH(rs.v, rs.n, first);
+	rt = dt_retain_start(prog);
 	if (created > 0) {
 		struct watched x = {created, true, false};
 
@@ -308,99 +655,119 @@ static int run(struct dt_consumer_opts *o, struct dt_probes *ps, struct dt_table
 
 		DT_PUSH(w, nw, x);
 	}
-	dt_render_init(&r, o, t, stdout);
-	while (out_open || err_open) {
-		struct pollfd pfd[2] = {{outfd, POLLIN, 0}, {errfd, POLLIN, 0}};
-		char buf[65536];
-		ssize_t n;
+	while (rs.v[0].out_open || rs.v[0].err_open) {
+		struct pollfd *pfd = dt_xmalloc(2 * rs.n * sizeof(*pfd));
+		struct inst *m = &rs.v[0];
+		bool want_stop;
 
-		if (!out_open)
-			pfd[0].fd = -1;
-		if (!err_open)
-			pfd[1].fd = -1;
-		if (poll(pfd, 2, 50) < 0 && errno != EINTR)
+		for (k = 0; k < rs.n; k++) {
+			pfd[2 * k] =
+			    (struct pollfd){rs.v[k].out_open ? rs.v[k].outfd : -1, POLLIN, 0};
+			pfd[2 * k + 1] =
+			    (struct pollfd){rs.v[k].err_open ? rs.v[k].errfd : -1, POLLIN, 0};
+		}
+		if (poll(pfd, 2 * rs.n, rt ? 10 : 50) < 0 && errno != EINTR) {
+			dt_free(pfd);
 			break;
-		if (!stopped && !gone_at && released && all_gone(w, nw, o->quiet))
+		}
+		if (!m->stopped && !version_ok && version_poll(false)) {
+			version_ok = true;
+			if (check_bpftrace(diag, false)) {
+				kill(m->pid, SIGKILL);
+				m->stopped = early = true;
+			}
+		}
+		if (!m->stopped && !m->r.started && o->npids && pids_gone(o)) {
+			/* before tracing began: nothing could be traced */
+			kill(m->pid, SIGKILL);
+			m->stopped = early = true;
+			usdt_error(
+			    diag,
+			    "process %d exited before tracing began (bpftrace takes a second "
+			    "or more to attach): run it with -c CMD to trace it from its start",
+			    o->pids[0]);
+		}
+		if (!m->stopped && !gone_at && rs.released && all_gone(w, nw, o->quiet))
 			gone_at = now_ms();
 		/*
 		 * The processes are gone: what they fired last may still be in
 		 * bpftrace's buffers, which it reads every 100 ms or so; give it
-		 * that time (DTrace too drains its buffers first).
+		 * that time (DTrace too drains its buffers first). The retained
+		 * instances end first, so that the first one's END sees their
+		 * aggregations.
 		 */
-		if (!stopped && (interrupted || (gone_at && now_ms() - gone_at > 250))) {
-			kill(bt, SIGINT);
-			stopped = true;
-			stop_sent = now_ms();
-		} else if (stopped && interrupted > 1) {
-			/* interrupted again while bpftrace ends: no more waiting */
-			kill(bt, SIGKILL);
-		} else if (stopped && now_ms() - stop_sent > 1000) {
-			/*
-			 * bpftrace 0.17 can lose a SIGINT that comes just after its
-			 * BEGIN (it clears its flag when it starts polling): again,
-			 * until it ends. One it has seen only repeats the request.
-			 */
-			kill(bt, SIGINT);
-			stop_sent = now_ms();
-		}
-		if (pfd[1].revents) {
-			n = read(errfd, buf, sizeof(buf));
-			if (n > 0)
-				dt_buf_add(&errtext, buf, (size_t)n);
-			else if (n == 0 || errno != EINTR)
-				err_open = false;
-		}
-		if (pfd[0].revents) {
-			char *nl, *s;
-
-			n = read(outfd, buf, sizeof(buf));
-			if (n <= 0) {
-				if (n == 0 || errno != EINTR)
-					out_open = false;
-				continue;
+		want_stop = interrupted || rs.exit_req || (gone_at && now_ms() - gone_at > 250);
+		if (!m->stopped && want_stop) {
+			if (!ending_retained && retained_running(&rs)) {
+				for (k = 1; k < rs.n; k++)
+					stop_inst(&rs.v[k]);
+				ending_retained = true;
+				retained_stop = now_ms();
+			} else if (!retained_running(&rs) || now_ms() - retained_stop > 3000) {
+				stop_inst(m);
 			}
-			dt_buf_add(&line, buf, (size_t)n);
-			s = line.s;
-			while ((nl = memchr(s, '\n', line.n - (size_t)(s - line.s)))) {
-				bool was_started = r.started;
+		}
+		for (k = 0; k < rs.n; k++)
+			restop_inst(&rs.v[k], interrupted > 1);
+		for (k = 0; k < rs.n; k++) {
+			/* rs.v may move when an instance is added: by index */
+			if (pfd[2 * k + 1].revents)
+				read_inst(&rs, k, 1);
+			if (pfd[2 * k].revents)
+				read_inst(&rs, k, 0);
+			if (k > 0 && !rs.v[k].out_open && !rs.v[k].err_open)
+				reap_inst(&rs.v[k], true);
+		}
+		dt_free(pfd);
+		if (rt && !m->stopped && !want_stop && !rs.v[0].r.dumping) {
+			struct dt_tables *nt;
+			struct dt_buf nprog = {0};
+			char *what;
 
-				*nl = '\0';
-				if (*s)
-					dt_render_line(&r, s, diag);
-				s = nl + 1;
-				if (!was_started && r.started) {
-					notices(o, ps);
-					if (created > 0 && !released) {
-						usdt_list_release(created);
-						released = true;
-					}
-				}
-			}
-			memmove(line.s, s, line.n - (size_t)(s - line.s));
-			line.n -= (size_t)(s - line.s);
+			if (dt_retain_poll(rt, &nt, &nprog, &what) == 1)
+				add_retained(&rs, nt, &nprog, what, merged);
+			dt_free(nprog.s);
 		}
 	}
-	while (waitpid(bt, &status, 0) < 0 && errno == EINTR)
-		;
-	dt_render_finish(&r);
-	if (!r.attached_seen) {
-		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !errtext.n)
+	reap_inst(&rs.v[0], false);
+	/* a first instance that ended by itself: the others end now */
+	drain_retained(&rs);
+	for (k = 1; k < rs.n; k++)
+		if (!rs.v[k].reaped) {
+			kill(rs.v[k].pid, SIGKILL);
+			reap_inst(&rs.v[k], false);
+		}
+	dt_render_finish(&rs.v[0].r);
+	if (early) {
+		rc = 1;
+	} else if (!version_ok && check_bpftrace(diag, true)) {
+		rc = 1; /* bpftrace ended before its version was known: too old, or not there */
+	} else if (!rs.v[0].r.attached_seen) {
+		int status = rs.v[0].status;
+
+		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !rs.v[0].errtext.n)
 			usdt_error(diag,
 				   "bpftrace was not found: install it (Debian: apt-get install "
 				   "bpftrace) or name it in $BPFTRACE");
 		else
-			bpftrace_failed(errtext.s, WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			bpftrace_failed(rs.v[0].errtext.s,
+					WIFEXITED(status) ? WEXITSTATUS(status) : -1, NULL);
 		rc = 1;
-	} else if (r.have_exit) {
-		rc = r.exit_status;
+	} else if (rs.v[0].r.have_exit) {
+		rc = rs.v[0].r.exit_status;
+	} else if (rs.exit_req) {
+		rc = rs.exit_status;
 	} else {
 		rc = 0;
 	}
 	/* A -c process still running when tracing ends dies, as with DTrace. */
-	if (created > 0 && (!released || !w[0].gone))
+	if (created > 0 && (!rs.released || !w[0].gone))
 		usdt_list_destroy(created, diag);
-	dt_free(line.s);
-	dt_free(errtext.s);
+	for (k = 0; k < rs.n; k++) {
+		dt_free(rs.v[k].line.s);
+		dt_free(rs.v[k].errtext.s);
+	}
+	dt_free(rs.v);
 	dt_free(w);
 	return rc;
 }
@@ -421,6 +788,15 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		o->target = created;
 	} else if (o->npids) {
 		o->target = o->pids[0];
+		for (i = 0; i < o->npids; i++)
+			if (kill(o->pids[i], 0) && errno == ESRCH) {
+				/* DTrace's words */
+				fprintf(diag->out,
+					"dtrace: failed to grab pid %d: No such process\n",
+					o->pids[i]);
+				diag->errors++;
+				return 1;
+			}
 	}
 	for (i = 0; i < o->nsources; i++) {
 		struct dt_src *src = dt_xmalloc(sizeof(*src));
@@ -453,7 +829,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		rc = 0;
 		goto out;
 	}
-	rc = run(o, &probes, &tables, &out, created, diag);
+	rc = run(o, &prog, &probes, &tables, &out, created, diag);
 	created = -1; /* run() let it go, or destroyed it */
 out:
 	if (created > 0)

@@ -1864,6 +1864,9 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 		if (!agg_arg(t, n->args[0], &ai))
 			return;
 		if (!strcmp(f, "trunc") && n->nargs == 1) {
+			act = new_action(t, A_CLEAR);
+			t->t->acts[act].agg = ai;
+			dt_buf_printf(o, "%sprintf(\"\\036%zu\\0371\");\n", ind, act);
 			agg_maps(t, o, ind, "clear", n->args[0]->name);
 			return;
 		}
@@ -1889,6 +1892,9 @@ static void emit_action(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 			err(t, n, "clear() takes one aggregation%s", "");
 			return;
 		}
+		act = new_action(t, A_CLEAR);
+		t->t->acts[act].agg = ai;
+		dt_buf_printf(o, "%sprintf(\"\\036%zu\\0370\");\n", ind, act);
 		agg_maps(t, o, ind, "zero", n->args[0]->name);
 	} else {
 		static const char *const unsupported[] = {
@@ -2166,6 +2172,29 @@ static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf
 	dt_buf_add(o, "\t}\n", 3);
 }
 
+/*
+ * The variable's map is in the program written so far: a variable only a
+ * clause without probes assigns (-Z; a file that appears later) has none,
+ * and bpftrace refuses to clear a map it does not know.
+ */
+static bool map_used(const struct dt_buf *o, const struct var *v)
+{
+	char ref[300];
+	const char *p = o->s;
+	size_t n;
+
+	n = (size_t)snprintf(ref, sizeof(ref), "@%c_%s", v->key[0], v->key + 2);
+	while (p && (p = strstr(p, ref))) {
+		char c = p[n];
+
+		if (!(c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+		      (c >= '0' && c <= '9')))
+			return true;
+		p += n;
+	}
+	return false;
+}
+
 static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o, bool is_end)
 {
 	struct dt_buf body = {0};
@@ -2260,7 +2289,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 		for (i = 0; i < t->t->naggs; i++)
 			agg_maps(t, o, "\t", "clear", t->t->aggs[i].name);
 		for (i = 0; i < t->nvars; i++)
-			if (t->vars[i].key[0] != 't')
+			if (t->vars[i].key[0] != 't' && map_used(o, &t->vars[i]))
 				dt_buf_printf(o, "\tclear(@%c_%s);\n", t->vars[i].key[0],
 					      t->vars[i].key + 2);
 	}
@@ -2271,6 +2300,146 @@ static void free_tables(struct dt_tables *t)
 {
 	/* recipes and actions live until the run ends: freed with the process */
 	(void)t;
+}
+
+/*
+ * An aggregation only clauses without probes assign (-Z: their file may
+ * appear later, retain.c) has no map in this program, and bpftrace refuses
+ * print(), zero() and clear() of a map it does not know: those lines go.
+ * Their records stay, so printa() still prints what later instances add.
+ */
+static void drop_undefined_maps(struct dt_tables *tables, struct dt_buf *out)
+{
+	struct dt_buf nb = {0};
+	size_t i;
+	const char *p;
+	bool any = false;
+
+	for (i = 0; i < tables->naggs; i++) {
+		char set[300], idx[300];
+
+		snprintf(set, sizeof(set), "@a_%s = ", tables->aggs[i].name);
+		snprintf(idx, sizeof(idx), "@a_%s[", tables->aggs[i].name);
+		tables->aggs[i].unset = out->s && !strstr(out->s, set) && !strstr(out->s, idx);
+		any |= tables->aggs[i].unset;
+	}
+	if (!any || !out->s)
+		return;
+	for (p = out->s; *p;) {
+		const char *e = strchr(p, '\n');
+		size_t n = e ? (size_t)(e - p + 1) : strlen(p);
+		bool drop = false;
+
+		for (i = 0; i < tables->naggs && !drop; i++) {
+			char ref[300];
+			const char *c;
+
+			if (!tables->aggs[i].unset)
+				continue;
+			snprintf(ref, sizeof(ref), "(@a_%s);", tables->aggs[i].name);
+			c = memmem(p, n, ref, strlen(ref));
+			drop = c && c - p >= 5 && (size_t)(c - p) + strlen(ref) + 1 == n &&
+			       (!memcmp(c - 5, "print", 5) || !memcmp(c - 4, "zero", 4) ||
+				!memcmp(c - 5, "clear", 5));
+		}
+		if (!drop)
+			dt_buf_add(&nb, p, n);
+		p += n;
+	}
+	dt_free(out->s);
+	*out = nb;
+}
+
+/* The variable's map is assigned somewhere in out ("@g_x = ", "@s_x[tid] = "). */
+static bool map_assigned(const char *out, const struct var *v)
+{
+	char ref[300];
+	const char *p = out;
+	size_t n = (size_t)snprintf(ref, sizeof(ref), "@%c_%s", v->key[0], v->key + 2);
+
+	while (p && (p = strstr(p, ref))) {
+		const char *q = p + n;
+
+		if (*q == '[') {
+			int depth = 0;
+
+			for (; *q; q++) {
+				depth += *q == '[' ? 1 : *q == ']' ? -1 : 0;
+				if (!depth)
+					break;
+			}
+			if (*q)
+				q++;
+		}
+		if (q[0] == ' ' && q[1] == '=' && q[2] == ' ')
+			return true;
+		p += n;
+	}
+	return false;
+}
+
+/*
+ * A global or thread-local that this program reads but only clauses
+ * without probes assign (-Z) has no map, and bpftrace refuses the program:
+ * BEGIN gives it its type and leaves it unset (D reads it as 0 or "").
+ * Associative arrays are left as they are.
+ */
+static void init_unset_vars(struct tr *t, struct dt_buf *out)
+{
+	struct dt_buf init = {0}, nb = {0};
+	const char *at;
+	size_t i;
+
+	for (i = 0; out->s && i < t->nvars; i++) {
+		const struct var *v = &t->vars[i];
+		const char *z = v->type == TY_STR ? "\"\"" : "(int64)0";
+
+		if ((v->key[0] != 'g' && v->key[0] != 's') || v->keyed || !map_used(out, v) ||
+		    map_assigned(out->s, v))
+			continue;
+		if (v->key[0] == 'g')
+			dt_buf_printf(&init, "\t@g_%s = %s;\n\tclear(@g_%s);\n", v->key + 2, z,
+				      v->key + 2);
+		else
+			dt_buf_printf(&init, "\t@s_%s[tid] = %s;\n\tdelete(@s_%s[tid]);\n",
+				      v->key + 2, z, v->key + 2);
+	}
+	at = init.n ? strstr(out->s, "BEGIN\n{\n") : NULL;
+	if (at && (at == out->s || at[-1] == '\n')) {
+		size_t head = (size_t)(at - out->s) + strlen("BEGIN\n{\n");
+
+		dt_buf_add(&nb, out->s, head);
+		dt_buf_add(&nb, init.s, init.n);
+		dt_buf_add(&nb, out->s + head, out->n - head);
+		dt_free(out->s);
+		*out = nb;
+	}
+	dt_free(init.s);
+}
+
+/* The clauses no probe of this program has, each against an untyped USDT probe. */
+static void unmatched_clauses(struct tr *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->prog->nclauses && !t->failed; i++) {
+		struct dt_probe dummy = {.kind = P_USDT, .bt = "usdt:unmatched"};
+		struct dt_pclause pc = {.clause = i, .any_pid = true};
+		struct dt_buf scratch = {0};
+		size_t k, j;
+		bool used = false;
+
+		for (k = 0; k < t->probes->n && !used; k++)
+			for (j = 0; j < t->probes->v[k].npc; j++)
+				used |= t->probes->v[k].pc[j].clause == i;
+		if (used)
+			continue;
+		dummy.name = dummy.func = dummy.mod = dummy.prov = "";
+		dummy.pc = &pc;
+		dummy.npc = 1;
+		emit_probe(t, &dummy, &scratch, false);
+		dt_free(scratch.s);
+	}
 }
 
 int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *tables,
@@ -2290,11 +2459,15 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	/* Pass 1: the types of variables, from their assignments (twice: uses
 	 * before the assignment in script order). */
 	t.infer = true;
-	for (int pass = 0; pass < 2; pass++)
+	for (int pass = 0; pass < 2; pass++) {
 		for (i = 0; i < probes->n; i++) {
 			t.failed = false;
 			emit_probe(&t, &probes->v[i], out, false);
 		}
+		/* variables a -Z clause (or a later file's probes) assigns */
+		t.failed = false;
+		unmatched_clauses(&t);
+	}
 	/* what pass 1 recorded is thrown away, but for the functions */
 	t.fns = tables->aggs;
 	t.nfns = tables->naggs;
@@ -2339,23 +2512,11 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	 * A clause that matched nothing (-Z) is still checked, as DTrace
 	 * compiles it: against a USDT probe with untyped arguments.
 	 */
-	for (i = 0; i < prog->nclauses && !t.failed; i++) {
-		struct dt_probe dummy = {.kind = P_USDT, .bt = "usdt:unmatched"};
-		struct dt_pclause pc = {.clause = i, .any_pid = true};
-		struct dt_buf scratch = {0};
-		size_t k, j;
-		bool used = false;
-
-		for (k = 0; k < probes->n && !used; k++)
-			for (j = 0; j < probes->v[k].npc; j++)
-				used |= probes->v[k].pc[j].clause == i;
-		if (used)
-			continue;
-		dummy.name = dummy.func = dummy.mod = dummy.prov = "";
-		dummy.pc = &pc;
-		dummy.npc = 1;
-		emit_probe(&t, &dummy, &scratch, false);
-		dt_free(scratch.s);
+	if (!t.failed)
+		unmatched_clauses(&t);
+	if (!t.failed) {
+		drop_undefined_maps(tables, out);
+		init_unset_vars(&t, out);
 	}
 	for (i = 0; i < t.nvars; i++) {
 		dt_free(t.vars[i].key);

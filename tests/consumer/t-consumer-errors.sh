@@ -49,9 +49,48 @@ err_case 1 "^dtrace: failed to compile script $T/nm.d: line 1: probe description
 err_case 2 "-P is only used with -l" -P foo -n 'BEGIN { }'
 err_case 2 "-c is given more than once" -c true -c true -n 'BEGIN { }'
 
-# The environment: no bpftrace, not root (bpftrace only runs as root).
+# The environment: no bpftrace, one too old, not root (bpftrace only runs
+# as root), no tracefs, a -p process that is not there or ends before
+# tracing begins: each one line that says what to do.
+one_line() { [ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err" >&2; fail "$1: not one line"; }; }
 if [ "$(id -u)" = 0 ]; then
 	BPFTRACE=/nonexistent/bpftrace err_case 1 "^dtrace: error: bpftrace was not found: install it" -q -n 'BEGIN { exit(0); }'
+	mkdir -p "$T/nobin"
+	rc=0
+	env -u BPFTRACE PATH="$T/nobin" "$DTRACE" -q -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "a PATH without bpftrace: exit $rc"; }
+	same "$T/err" "dtrace: error: bpftrace was not found: install it (Debian: apt-get install bpftrace) or name it in \$BPFTRACE\n" "a PATH without bpftrace"
+	one_line "a PATH without bpftrace"
+	printf '#!/bin/sh\necho "bpftrace v0.14.1"\n' >"$T/oldbt"
+	chmod +x "$T/oldbt"
+	BPFTRACE="$T/oldbt" err_case 1 "^dtrace: error: bpftrace 0.14.1 is too old: this dtrace needs 0.17 or later \(install a newer one, or name it in \\\$BPFTRACE\)$" -q -n 'BEGIN { exit(0); }'
+	one_line "an old bpftrace"
+	true &
+	gone=$!
+	wait "$gone"
+	err_case 1 "^dtrace: failed to grab pid $gone: No such process$" -p "$gone" -n 'BEGIN { exit(0); }'
+	one_line "-p of no process"
+	# a process that ends as soon as dtrace's bpftrace runs
+	command -v pgrep >/dev/null || fail "pgrep is not installed (procps)"
+	(
+		while [ ! -s "$T/dtpid" ]; do sleep 0.01; done
+		until pgrep -P "$(cat "$T/dtpid")" -x bpftrace >/dev/null; do sleep 0.01; done
+	) &
+	early=$!
+	rc=0
+	"$DTRACE" -q -p "$early" -n 'BEGIN { } tick-1s { }' >"$T/out" 2>"$T/err" &
+	echo $! >"$T/dtpid"
+	wait $! || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "-p of a process that ends at once: exit $rc"; }
+	same "$T/err" "dtrace: error: process $early exited before tracing began (bpftrace takes a second or more to attach): run it with -c CMD to trace it from its start\n" \
+		"-p of a process that ends at once"
+	command -v unshare >/dev/null || fail "unshare is not installed (util-linux)"
+	# tracefs hidden in a mount namespace of this test's own
+	rc=0
+	unshare -m bash -c 'umount -l /sys/kernel/tracing 2>/dev/null; umount -l /sys/kernel/debug/tracing 2>/dev/null; exec "$0" "$@"' \
+		"$DTRACE" -q -n 'syscall::openat:entry { exit(0); }' >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "no tracefs: exit $rc"; }
+	same "$T/err" "dtrace: error: syscall::openat:entry: tracefs is not mounted at /sys/kernel/tracing (the syscall provider's probes are its tracepoints): mount it with 'mount -t tracefs nodev /sys/kernel/tracing'\n" "no tracefs"
 	command -v setpriv >/dev/null || fail "setpriv is not installed (util-linux)"
 	rc=0
 	setpriv --reuid=nobody --regid=nogroup --clear-groups "$DTRACE" -q -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" || rc=$?

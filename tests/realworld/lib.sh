@@ -283,6 +283,44 @@ EOF
 	fi
 }
 
+# Traces a workload with usdtkit's `dtrace -q -p PID -n SCRIPT` (the D
+# consumer) in one build: SCRIPT's BEGIN must print "ready" (tracing has
+# begun), WORKLOAD runs, dtrace is interrupted, and its whole output must
+# be EXPECTED exactly (the exit dump included), its stderr empty. Sets
+# d_TOOL for the table.
+rw_dtrace() { # TOOL PID SCRIPT WORKLOAD EXPECTED
+	local tool=$1 pid=$2 script=$3 workload=$4 expected=$5 out=$PW/$1.d dt rc=0 i
+	timeout 60 "$DTRACE" -q -p "$pid" -n "$script" >"$out" 2>"$out.err" &
+	dt=$!
+	for i in $(seq 600); do
+		grep -q '^ready$' "$out" && break
+		running "$dt" || break
+		sleep 0.05
+	done
+	if ! grep -q '^ready$' "$out"; then
+		cat "$out.err" >&2
+		eval "d_$tool=FAILED"
+		rw_fail "$tool: dtrace -n did not start"
+		kill "$dt" 2>/dev/null
+		wait "$dt" 2>/dev/null
+		return
+	fi
+	"$workload" "$tool" || rw_fail "$tool: the workload failed (under dtrace)"
+	sleep 0.5 # bpftrace reads its buffers every 100 ms or so
+	kill -INT "$dt"
+	wait "$dt" || rc=$?
+	if [ "$rc" = 0 ] && cmp -s "$out" "$expected" && [ ! -s "$out.err" ]; then
+		eval "d_$tool=ok"
+	else
+		echo "--- dtrace -n exited $rc; stdout ($out), then stderr:" >&2
+		cat -A "$out" "$out.err" >&2
+		echo "--- expected ($expected):" >&2
+		cat -A "$expected" >&2
+		eval "d_$tool=WRONG"
+		rw_fail "$tool: dtrace -n's output differs"
+	fi
+}
+
 # `dtrace -l -p PID` (usdtkit's) on a build's running process lists each
 # ENTRY, "PROVIDER MODULE FUNCTION PROBE": the provider as DTrace names it
 # (PROVIDERpid), the module (the file's name) and the function the site is

@@ -133,6 +133,18 @@ usdt:$b:memcached:item__unlink { printf("item_unlink %s %d %d\n", str(arg0, arg1
 EOF
 }
 
+# The same workload under usdtkit's D consumer: DTrace's copyinstr(addr,
+# len) of the keys, the sizes, and the exit dump of an aggregation.
+D_SCRIPT='BEGIN { printf("ready\n"); }
+memcached$target:::command-set { printf("set %s %d\n", copyinstr(arg1, arg2), arg3); }
+memcached$target:::command-get { printf("get %s %d\n", copyinstr(arg1, arg2), arg3); }
+memcached$target:::command-delete { printf("delete %s\n", copyinstr(arg1, arg2)); }
+memcached$target:::command-* { @[probename] = count(); }'
+{
+	printf 'ready\nset rw-key 13\nget rw-key 13\nget rw-missing -1\ndelete rw-key\n\n'
+	printf '  %-50s %16d\n' command-delete 1 command-set 1 command-get 2
+} >"$T/d-expected"
+
 # dtrace -l -p on the running server: the probes traced, each with the
 # module (memcached) and the function the sites are in (nm's names).
 list_check() { # TOOL
@@ -150,6 +162,7 @@ list_check() { # TOOL
 for t in $TOOLS; do
 	start_server "$t"
 	rw_trace "$t" "$(BT_SCRIPT_FOR "$PW/$t/memcached")" workload "$T/expected"
+	rw_dtrace "$t" "$MC_PID" "$D_SCRIPT" workload "$T/d-expected"
 	list_check "$t"
 	stop_bg "$MC_PID" TERM 5
 	MC_PID=""
@@ -165,6 +178,8 @@ for t in $TOOLS; do
 done
 # shellcheck disable=SC2154
 rw_row "bpftrace: 6 probes, exact values (strings as strings)" "$bt_systemtap" "$bt_usdtkit"
+# shellcheck disable=SC2154
+rw_row "dtrace -q -p -n: 3 probes, an aggregation, exact output" "$d_systemtap" "$d_usdtkit"
 # shellcheck disable=SC2154
 rw_row "dtrace -l -p: probes with module and function" "$list_systemtap" "$list_usdtkit"
 rw_finish

@@ -165,6 +165,29 @@ check_values() { # TOOL
 	}' "$out" >&2 || { eval "bt_$1=WRONG"; rw_fail "$1: the traced ids do not relate as they must"; }
 }
 
+# The same workload under usdtkit's D consumer, as DTrace users trace
+# PostgreSQL: `postgresql*` (the backend is a child of the postmaster, -p's
+# process: a provider glob traces every process of the file), the session
+# found by its "BEGIN;" and followed with a thread-local, the transactions
+# counted in an aggregation; the whole output exact. statement-status also
+# fires with NULL (the backend going idle): copyinstr(NULL) is an error in
+# DTrace, so the script tests arg0 first.
+D_SCRIPT='BEGIN { printf("ready\n"); }
+postgresql*:::statement-status /arg0 && copyinstr(arg0) == "BEGIN;"/ { self->on = 1; }
+postgresql*:::statement-status /self->on && arg0/ { printf("status %s\n", copyinstr(arg0)); }
+postgresql*:::query-start /self->on/ { printf("query-start %s\n", copyinstr(arg0)); }
+postgresql*:::query-done /self->on/ { printf("query-done %s\n", copyinstr(arg0)); }
+postgresql*:::transaction-start /self->on/ { @tx["start"] = count(); }
+postgresql*:::transaction-commit /self->on/ { @tx["commit"] = count(); }'
+{
+	printf 'ready\n'
+	for q in "BEGIN;" "SELECT 'usdtkit rw probe' AS s;" "COMMIT;" "SELECT 42 AS answer;"; do
+		printf 'status %s\nquery-start %s\nquery-done %s\n' "$q" "$q" "$q"
+	done
+	printf '\n'
+	printf '  %-50s %16d\n' commit 2 start 2
+} >"$T/d-expected"
+
 # dtrace -l -p on the postmaster: the probes traced, with the module
 # (postgres) and the function of each site in the source.
 list_check() { # TOOL
@@ -178,12 +201,15 @@ for t in $TOOLS; do
 	start_server "$t"
 	rw_trace "$t" "$(BT_SCRIPT_FOR "$PW/$t/inst/bin/postgres")" workload "$T/expected"
 	check_values "$t"
+	rw_dtrace "$t" "$PG_PID" "$D_SCRIPT" workload "$T/d-expected"
 	list_check "$t"
 	stop_bg "$PG_PID" INT 10
 	PG_PID=""
 done
 # shellcheck disable=SC2154
 rw_row "bpftrace: 5 probes, exact values (strings as strings)" "$bt_systemtap" "$bt_usdtkit"
+# shellcheck disable=SC2154
+rw_row "dtrace -q -p -n: 5 probes, self->, an aggregation, exact output" "$d_systemtap" "$d_usdtkit"
 # shellcheck disable=SC2154
 rw_row "dtrace -l -p: probes with module and function" "$list_systemtap" "$list_usdtkit"
 rw_finish

@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Retained enablings: files that appear after the start.
+ *
+ * Theory. DTrace keeps a consumer's probe descriptions and matches them
+ * again whenever a process registers new probes (illumos
+ * dtrace_enabling_matchall), so `dtrace -Z -n 'php*:::function-entry'` then
+ * `php x.php` traces php. bpftrace cannot add a probe to a running program
+ * (its probes are attached by file, once); a file known at the start is
+ * traced in every process that maps it, now or later, but a new file (a new
+ * binary, a dlopen()ed library, a runtime provider's object) needs a new
+ * bpftrace. So the registry is watched, and every batch of new files whose
+ * probes the program matches gets its own bpftrace instance, running the
+ * same program on those probes only (no BEGIN, END, tick, syscall or proc
+ * clause: those belong to the first instance), whose records run.c renders
+ * as they come and whose aggregations are added to the first instance's at
+ * its END (render.c, `merged`).
+ *
+ * The registry is the helper daemon's: every POLL_MS, a stat of its state
+ * file and journal (rewritten, appended to, whenever a file's events are
+ * created or removed, also for a file its board does not publish: a
+ * deleted one, a runtime provider's memfd), and when they moved, one pread
+ * of its board (core/protocol.h: the files whose events exist, beside its
+ * socket). A change of the state is a registration: the daemon is then
+ * listed (one LIST, dtrace/list: its processes, their files' probes), and
+ * again after BURST_MS, twice that, and so on for BURST_END_MS, until the
+ * new file shows (the journal is written before the registration ends).
+ * A file on the board that no listing showed (it lingers, no process maps
+ * it, and a new process of it registers nothing: it finds the board) is
+ * listed every LIST_MS until a process maps it; without a board or a state
+ * file (an older daemon, --no-board, --state elsewhere) the daemon is
+ * listed every LIST_MS. The -p/-c processes are also read directly (their
+ * /proc/PID/maps, when it changes: a dlopen()) so that they need no
+ * daemon.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "d.h"
+#include "maps.h"
+#include "protocol.h"
+
+#define POLL_MS 10
+#define LIST_MS 1000
+#define MAPS_MS 50
+#define BURST_MS 20
+#define BURST_END_MS 500
+#define FLUSH_MS 200
+
+struct dt_retain {
+	struct dt_program *prog;
+	char board[4200];
+	char socket[4200];
+	char state[2][4400]; /* the daemon's state file and its journal */
+	struct stat state_st[2];
+	long long burst_until, burst_gap;
+	unsigned char *prev; /* the board's bytes at the last read */
+	size_t nprev;
+	bool pending; /* a board file no listing has shown */
+	long long last_poll, last_list, last_maps;
+	bool last_poll_done; /* the state's first stat is no change */
+	int *pids;	     /* -p/-c: read directly */
+	size_t npids;
+	uint64_t *maps_hash;
+	unsigned batch;
+};
+
+static long long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+struct dt_retain *dt_retain_start(struct dt_program *prog)
+{
+	const struct dt_consumer_opts *o = prog->o;
+	struct dt_retain *rt;
+	const char *sock = getenv(USDT_HELPER_SOCKET_ENV);
+	bool usdt = false;
+	size_t i, k;
+
+	for (i = 0; i < prog->nclauses; i++)
+		for (k = 0; k < prog->clauses[i]->ndescs; k++)
+			usdt |= dt_match_is_usdt(&prog->clauses[i]->descs[k]);
+	if (!usdt)
+		return NULL;
+	rt = dt_xmalloc(sizeof(*rt));
+	memset(rt, 0, sizeof(*rt));
+	rt->prog = prog;
+	if (!sock || !*sock)
+		sock = USDT_HELPER_SOCKET_PATH;
+	snprintf(rt->socket, sizeof(rt->socket), "%s", sock);
+	snprintf(rt->board, sizeof(rt->board), "%s%s", sock, USDT_BOARD_SUFFIX);
+	/* kernel-helper/README.md: the state file's default place */
+	if (!strcmp(sock, USDT_HELPER_SOCKET_PATH))
+		snprintf(rt->state[0], sizeof(rt->state[0]), "/run/usdtkit/helperd.state");
+	else
+		snprintf(rt->state[0], sizeof(rt->state[0]), "%s.state", sock);
+	snprintf(rt->state[1], sizeof(rt->state[1]), "%.4300s.journal", rt->state[0]);
+	if (o->cmd)
+		DT_PUSH(rt->pids, rt->npids, o->target);
+	for (i = 0; i < o->npids; i++)
+		DT_PUSH(rt->pids, rt->npids, o->pids[i]);
+	rt->maps_hash = dt_xmalloc((rt->npids + 1) * sizeof(uint64_t));
+	memset(rt->maps_hash, 0, (rt->npids + 1) * sizeof(uint64_t));
+	return rt;
+}
+
+/*
+ * The board, whole, or NULL (none, or not one to believe: the same rules as
+ * drti's, a regular file of root's that nobody else may write).
+ */
+static unsigned char *read_board(const struct dt_retain *rt, size_t *n)
+{
+	struct usdt_board_hdr h;
+	unsigned char *b;
+	struct stat st;
+	size_t want;
+	int fd = open(rt->board, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return NULL;
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_uid != 0 || (st.st_mode & 022) ||
+	    pread(fd, &h, sizeof(h), 0) != sizeof(h) || h.magic != USDT_BOARD_MAGIC ||
+	    h.version != USDT_BOARD_VERSION || h.hdr_size != sizeof(h) ||
+	    h.slot_size != sizeof(struct usdt_board_slot) || !h.nslots ||
+	    h.nslots > USDT_BOARD_SLOTS_MAX) {
+		close(fd);
+		return NULL;
+	}
+	want = sizeof(h) + ((size_t)h.nslots + USDT_BOARD_WINDOW - 1) * h.slot_size;
+	if ((uint64_t)st.st_size < want) {
+		close(fd);
+		return NULL;
+	}
+	b = dt_xmalloc(want);
+	if (pread(fd, b, want, 0) != (ssize_t)want) {
+		dt_free(b);
+		close(fd);
+		return NULL;
+	}
+	close(fd);
+	*n = want;
+	return b;
+}
+
+/* A valid slot whose file no listing has shown. */
+static bool board_has_new(const unsigned char *b, size_t n)
+{
+	const struct usdt_board_slot *s = (const void *)(b + sizeof(struct usdt_board_hdr));
+	size_t i, ns = (n - sizeof(struct usdt_board_hdr)) / sizeof(*s);
+
+	for (i = 0; i < ns; i++) {
+		struct usdt_board_slot x;
+
+		memcpy(&x, &s[i], sizeof(x));
+		if (!x.check || x.check != usdt_board_check(x.dev, x.ino, x.path_hash))
+			continue;
+		if (!dt_match_known(makedev((unsigned)(x.dev >> 32), (unsigned)x.dev), x.ino))
+			return true;
+	}
+	return false;
+}
+
+/*
+ * What files pid maps, as one number: anonymous memory comes and goes all
+ * the time (a JIT, malloc's arenas), so only file-backed lines count.
+ */
+static uint64_t maps_hash(int pid)
+{
+	char path[64], line[4600];
+	uint64_t h = 1;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", pid);
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		struct usdt_mapping m;
+
+		if (usdt_maps_parse_line(line, &m))
+			h += (m.dev * 0x9e3779b97f4a7c15ull ^ m.ino) * 0xff51afd7ed558ccdull;
+	}
+	fclose(f);
+	return h ? h : 1;
+}
+
+/* The state file or the journal changed (or came, or went); *seen: one is there. */
+static bool state_changed(struct dt_retain *rt, bool *seen)
+{
+	bool changed = false;
+	int i;
+
+	*seen = false;
+	for (i = 0; i < 2; i++) {
+		struct stat st;
+
+		memset(&st, 0, sizeof(st));
+		if (!stat(rt->state[i], &st))
+			*seen = true;
+		if (st.st_ino != rt->state_st[i].st_ino || st.st_size != rt->state_st[i].st_size ||
+		    st.st_mtim.tv_sec != rt->state_st[i].st_mtim.tv_sec ||
+		    st.st_mtim.tv_nsec != rt->state_st[i].st_mtim.tv_nsec)
+			changed = true;
+		rt->state_st[i] = st;
+	}
+	return changed;
+}
+
+/* A listing (its complaints kept from the user: the daemon may be restarting). */
+static long list_new(struct dt_retain *rt, struct dt_probes *ps, const int *pids, size_t npids)
+{
+	char *junk = NULL;
+	size_t junklen = 0;
+	FILE *sink = open_memstream(&junk, &junklen);
+	struct usdt_diag quiet;
+	long n;
+
+	if (!sink)
+		return -1;
+	usdt_diag_init(&quiet, sink, "dtrace");
+	n = dt_match_new(rt->prog, ps, pids, npids, &quiet);
+	fclose(sink);
+	free(junk);
+	return n;
+}
+
+/*
+ * The instance's share of the aggregations, every FLUSH_MS: printed as its
+ * exit dump is (render.c adds it to what the first instance prints at its
+ * next printa() and its exit dump), then cleared, so that each share is
+ * what came since the last (DTrace too shows aggregations as of its last
+ * snapshot, aggrate: 1 s). Only the maps the program has: bpftrace refuses
+ * an unknown one.
+ */
+static void flush_block(struct dt_tables *t, struct dt_buf *out)
+{
+	struct dt_buf b = {0};
+	size_t i;
+
+	for (i = 0; i < t->naggs; i++) {
+		struct dt_action a;
+		char ref[300];
+
+		snprintf(ref, sizeof(ref), "print(@a_%s);", t->aggs[i].name);
+		if (!out->s || !strstr(out->s, ref))
+			continue;
+		memset(&a, 0, sizeof(a));
+		a.kind = A_PRINTA;
+		a.agg = i;
+		a.clause = (size_t)-1; /* a dump's: merged, not printed */
+		DT_PUSH(t->acts, t->nacts, a);
+		a.kind = A_PRINTA_END;
+		DT_PUSH(t->acts, t->nacts, a);
+		dt_buf_printf(&b, "\tprintf(\"\\036%zu\");\n\tprint(@a_%s);\n", t->nacts - 2,
+			      t->aggs[i].name);
+		dt_buf_printf(&b, "\tprintf(\"\\036%zu\");\n\tclear(@a_%s);\n", t->nacts - 1,
+			      t->aggs[i].name);
+	}
+	if (b.n)
+		dt_buf_printf(out, "interval:ms:%d\n{\n%s}\n", FLUSH_MS, b.s);
+	dt_free(b.s);
+}
+
+int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
+{
+	long long now = now_ms();
+	struct dt_probes ps = {0};
+	bool list = false, maps = false, have_state, state, due;
+	unsigned char *b;
+	size_t n = 0, i;
+	long got;
+
+	if (!rt || now - rt->last_poll < POLL_MS)
+		return 0;
+	rt->last_poll = now;
+	/*
+	 * Every registration writes the journal before its events exist, so
+	 * the board (128 KiB) is read only when the state moved, at the
+	 * first poll, when a lingering file is due, or when there is no
+	 * state file to watch.
+	 */
+	state = state_changed(rt, &have_state);
+	due = now - rt->last_list >= LIST_MS;
+	b = NULL;
+	if (!rt->last_poll_done || state || !have_state || (rt->pending && due))
+		b = read_board(rt, &n);
+	if (b) {
+		if (n != rt->nprev || memcmp(b, rt->prev, n)) {
+			rt->pending = board_has_new(b, n);
+			list = rt->pending;
+			dt_free(rt->prev);
+			rt->prev = b;
+			rt->nprev = n;
+		} else {
+			dt_free(b);
+		}
+	}
+	if (state && rt->last_poll_done)
+		rt->burst_until = now + BURST_END_MS, rt->burst_gap = BURST_MS, list = true;
+	if (now < rt->burst_until && now - rt->last_list >= rt->burst_gap) {
+		list = true;
+		rt->burst_gap *= 2;
+	}
+	if (due && (rt->pending || ((!rt->prev || !have_state) && !access(rt->socket, F_OK))))
+		list = true;
+	rt->last_poll_done = true;
+	if (rt->npids && now - rt->last_maps >= MAPS_MS) {
+		rt->last_maps = now;
+		for (i = 0; i < rt->npids; i++) {
+			uint64_t h = maps_hash(rt->pids[i]);
+
+			if (h && h != rt->maps_hash[i])
+				maps = true, rt->maps_hash[i] = h;
+		}
+	}
+	if (!list && !maps)
+		return 0;
+	got = 0;
+	if (list) {
+		rt->last_list = now;
+		got = list_new(rt, &ps, NULL, 0);
+		if (rt->prev)
+			rt->pending = board_has_new(rt->prev, rt->nprev);
+	}
+	if (maps && got <= 0) {
+		memset(&ps, 0, sizeof(ps));
+		got = list_new(rt, &ps, rt->pids, rt->npids);
+	}
+	if (maps && got > 0) /* listed from the daemon: read them again next time */
+		memset(rt->maps_hash, 0, rt->npids * sizeof(uint64_t));
+	if (got <= 0)
+		return 0;
+	rt->burst_until = 0;
+	*t = dt_xmalloc(sizeof(**t));
+	memset(*t, 0, sizeof(**t));
+	memset(out, 0, sizeof(*out));
+	{
+		char *junk = NULL;
+		size_t junklen = 0;
+		FILE *sink = open_memstream(&junk, &junklen);
+		struct usdt_diag d;
+		int rc;
+
+		if (!sink)
+			return 0;
+		usdt_diag_init(&d, sink, "dtrace");
+		rc = dt_translate(rt->prog, &ps, *t, out, &d);
+		fclose(sink);
+		if (rc) {
+			/* one line: what the program cannot do with these probes */
+			fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n",
+				ps.v[0].mod, (int)strcspn(junk ? junk : "", "\n"),
+				junk ? junk : "");
+			free(junk);
+			return 0;
+		}
+		free(junk);
+	}
+	flush_block(*t, out);
+	rt->batch++;
+	*what = dt_xstrdup(ps.v[0].bt);
+	return 1;
+}

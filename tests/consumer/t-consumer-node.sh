@@ -1,0 +1,26 @@
+#!/bin/bash
+# A Node program's provider (bindings/node, dtrace-provider's API) traced by
+# a D script with -p. fire()'s callback runs only while the probe is
+# enabled, so the program counts its traced firings and stops after three:
+# the output is exact. The program's end ends the run (the exit dump).
+# Skips when the build has no Node addon (tests/runtime-node/lib.sh).
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
+. "$USDTKIT_SRCDIR/tests/runtime-node/lib.sh"
+need_bpftrace
+need_node_addon
+
+P=$(node_unique dtnode)
+node_start
+js_expect "D.p = d.createDTraceProvider('$P', '${P}mod');
+	D.r = D.p.addProbe('request-start', 'char *', 'int');
+	D.p.enable(); D.n = 0;
+	D.t = setInterval(() => {
+		D.r.fire(() => { D.n++; return ['/n' + D.n, D.n * 10]; });
+		if (D.n >= 3) { clearInterval(D.t); process.exit(0); }
+	}, 5); 1" 'ok 1'
+dt 0 -q -p "$NODE_PID" -n "$P\$target:::request-start { printf(\"%s %d\\n\", copyinstr(arg0), arg1); @s = sum(arg1); }"
+same "$T/out" "/n1 10\n/n2 20\n/n3 30\n\n$(printf ' %16d\\n' 60)" "a Node provider under dtrace -p"
+[ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
+NODE_PID=""
+exit 0
