@@ -742,7 +742,14 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		rc = 1;
 	} else if (!version_ok && check_bpftrace(diag, true)) {
 		rc = 1; /* bpftrace ended before its version was known: too old, or not there */
-	} else if (!rs.v[0].r.attached_seen) {
+	} else if (!rs.v[0].r.attached_seen ||
+		   (!rs.v[0].r.started && !rs.exit_req &&
+		    !(WIFEXITED(rs.v[0].status) && WEXITSTATUS(rs.v[0].status) == 0))) {
+		/*
+		 * Not attached, or attached but ended in failure before its
+		 * BEGIN ran (a program the kernel's verifier refused after
+		 * bpftrace had attached its probes): never a silent exit 0.
+		 */
 		int status = rs.v[0].status;
 
 		if (WIFEXITED(status) && WEXITSTATUS(status) == 127 && !rs.v[0].errtext.n)

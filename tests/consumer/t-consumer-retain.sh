@@ -77,7 +77,7 @@ export USDTKIT_HELPER_SOCKET="$DSOCK"
 
 # dtrace in the background, until it printed "ready" (BEGIN: tracing).
 dt_bg() {
-	taskset -c 0 timeout 60 "$DTRACE" "$@" >"$T/out" 2>"$T/err" &
+	taskset -c 0 timeout 100 "$DTRACE" "$@" >"$T/out" 2>"$T/err" &
 	DT=$!
 	at_exit "kill $DT 2>/dev/null"
 	wait_until 40 "dtrace to start" grep -q ready "$T/out"
@@ -129,7 +129,7 @@ import time, usdtkit
 with usdtkit.Provider('$P', module='${P}mod') as p:
     t = p.add_probe('tick', 'int', 'string')
     p.load()
-    for i in range(6000):
+    for i in range(10000):
         if t.enabled:
             break
         time.sleep(0.005)
@@ -146,7 +146,7 @@ same "$T/out" "ready\nlibfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so t
 
 # 4. No daemon: a -c process's dlopen()ed library, seen in its maps.
 rc=0
-USDTKIT_HELPER_SOCKET="$T/none.sock" taskset -c 0 timeout 60 "$DTRACE" -Z -q -c "$T/b/loader $T/b/libfire.so" \
+USDTKIT_HELPER_SOCKET="$T/none.sock" taskset -c 0 timeout 100 "$DTRACE" -Z -q -c "$T/b/loader $T/b/libfire.so" \
 	-n "$P*:::tick { printf(\"%s %s %d %s\\n\", probemod, probename, arg0, copyinstr(arg1)); @[probename] = count(); n++; }
 	END { printf(\"n=%d\\n\", n); }" >"$T/out" 2>"$T/err" || rc=$?
 [ "$rc" = 0 ] || { cat "$T/out" "$T/err" >&2; fail "a -c process's dlopen without a daemon: dtrace exited $rc"; }
