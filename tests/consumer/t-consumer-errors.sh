@@ -65,6 +65,18 @@ if [ "$(id -u)" = 0 ]; then
 	chmod +x "$T/oldbt"
 	BPFTRACE="$T/oldbt" err_case 1 "^dtrace: error: bpftrace 0.14.1 is too old: this dtrace needs 0.17 or later \(install a newer one, or name it in \\\$BPFTRACE\)$" -q -n 'BEGIN { exit(0); }'
 	one_line "an old bpftrace"
+	# bpftrace attached its probes, then failed before its BEGIN ran (a
+	# program the kernel's verifier refused): an error, never a silent 0.
+	cat >"$T/failbt" <<'SH'
+#!/bin/sh
+for a; do [ "$a" = --version ] && { echo "bpftrace v0.17.0"; exit 0; }; done
+echo '{"type": "attached_probes", "data": {"probes": 1}}'
+echo "ERROR: Error loading program: BEGIN (try -v)" >&2
+exit 1
+SH
+	chmod +x "$T/failbt"
+	BPFTRACE="$T/failbt" err_case 1 "^dtrace: could not enable tracing: bpftrace: Error loading program: BEGIN \(try -v\)" -q -n 'BEGIN { exit(0); }'
+	one_line "bpftrace failing after its attach"
 	true &
 	gone=$!
 	wait "$gone"
