@@ -84,10 +84,14 @@ int usdt_rt_argspecs(enum usdt_arch arch, const int *sizes, int nargs, char *buf
 		const char *sep = i ? " " : "";
 		unsigned off = 8u * (unsigned)i;
 
+		/*
+		 * aarch64's first slot is written `[x0, 0]`, not `[x0]`: bcc
+		 * before 0.31 (bpftrace's parser, Debian 12's 0.26 among
+		 * them) reads a bracket without an offset as the register
+		 * itself, so bpftrace printed the array's address as arg0.
+		 */
 		if (arch == USDT_ARCH_AARCH64)
-			n = off ? snprintf(buf + used, len - used, "%s%d@[x0, %u]", sep, sizes[i],
-					   off)
-				: snprintf(buf + used, len - used, "%s%d@[x0]", sep, sizes[i]);
+			n = snprintf(buf + used, len - used, "%s%d@[x0, %u]", sep, sizes[i], off);
 		else
 			n = off ? snprintf(buf + used, len - used, "%s%d@%u(%%rdi)", sep, sizes[i],
 					   off)

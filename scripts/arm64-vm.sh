@@ -130,7 +130,9 @@ ln -sf /proc/self/fd/1 /dev/stdout
 ln -sf /proc/self/fd/2 /dev/stderr
 mount -t devpts devpts /dev/pts
 mount -t tmpfs tmpfs /dev/shm
-mount -t tmpfs tmpfs /run
+# /run as systemd mounts it, 0755: a tmpfs is 1777 by default, and the daemon's
+# aliases (/run/usdtkit/files) refuse a directory others may write to.
+mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /run
 mount -t tmpfs -o size=1500m tmpfs /tmp
 mount -t tracefs nodev /sys/kernel/tracing
 mount -t debugfs nodev /sys/kernel/debug

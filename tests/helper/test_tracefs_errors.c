@@ -15,6 +15,13 @@
 #include "tracefs.h"
 #include "../lib/check.h"
 
+/* A register as this machine's uprobe definitions name it (the kernel refuses another's). */
+#if defined(__aarch64__)
+#define REG "x0"
+#else
+#define REG "di"
+#endif
+
 int main(void)
 {
 	struct usdt_tracefs t;
@@ -44,7 +51,7 @@ int main(void)
 	       "error_log explanation with the offending word: '%s'", msg);
 
 	/* Created, then the same again: EEXIST. */
-	snprintf(line, sizeof(line), "p:%s/ok %s:0x10 arg1=%%di:s32", group, target);
+	snprintf(line, sizeof(line), "p:%s/ok %s:0x10 arg1=%%" REG ":s32", group, target);
 	ret = usdt_tracefs_write(&t, line, msg, sizeof(msg));
 	CHECKF(ret == 0, "create: %d %s", ret, msg);
 	ret = usdt_tracefs_write(&t, line, msg, sizeof(msg));
@@ -59,7 +66,7 @@ int main(void)
 		found++;
 		CHECKF(!strcmp(ls[i].event, "ok") && !strcmp(ls[i].path, target) &&
 			   ls[i].off == 0x10 && !ls[i].has_ref &&
-			   !strcmp(ls[i].args, "arg1=%di:s32"),
+			   !strcmp(ls[i].args, "arg1=%" REG ":s32"),
 		       "listed entry %s/%s %s 0x%llx '%s'", ls[i].group, ls[i].event, ls[i].path,
 		       (unsigned long long)ls[i].off, ls[i].args);
 	}

@@ -53,7 +53,8 @@ bt_start() { # OUTFILE SCRIPT
 	# shellcheck disable=SC2086
 	bpftrace ${BT_ARGS:-} -e "BEGIN { printf(\"bt-ready\\n\"); } $2" >"$1" 2>&1 &
 	BT_PID=$!
-	for i in $(seq 1500); do
+	# 30 s, scaled: under the emulated arm64 machine bpftrace takes minutes to attach
+	for i in $(seq $((1500 * ${TIME_FACTOR:-1}))); do
 		grep -q '^bt-ready' "$1" && return 0
 		kill -0 "$BT_PID" 2>/dev/null || { cat "$1" >&2; fail "bpftrace exited at start"; }
 		sleep 0.02

@@ -103,6 +103,46 @@ clone_base() { # symbol
 	sed -E 's/(\.(part|isra|constprop|cold|lto_priv|localalias|clone|llvm|specialized)(\.[0-9]+)?)+$//' <<<"$1"
 }
 
+# The functions at PC in FILE, innermost (inlined) first, one a line: what
+# `addr2line -f -i` names. Except in a file where an inlined subroutine's
+# ranges are a DWARF 5 indexed range list (DW_FORM_rnglistx: clang 14 on
+# arm64 splits the inlined code in pieces): there addr2line 2.40 loses the
+# inlined frame (it names the caller alone, with the inlined line), while
+# gdb and DWARF (llvm-dwarfdump) place the pc in the inlined subroutine. For
+# such a file the frames are gdb's blocks, all pcs in one gdb run.
+pc_frames() { # file pc
+	local key
+	key="$T/.frames.$(stat -L -c '%n %i %s %Y' "$1" | cksum | cut -d' ' -f1)"
+	if [ ! -e "$key.kind" ]; then
+		if readelf --debug-dump=info "$1" 2>/dev/null | awk '
+			/DW_TAG_inlined_subroutine/ { inl = 1; next }
+			/Abbrev Number/ { inl = 0 }
+			inl && /DW_AT_ranges *: \(index:/ { found = 1; exit }
+			END { exit !found }'; then
+			command -v gdb >/dev/null || fail "gdb is needed to read $1's DWARF 5 range lists"
+			# shellcheck disable=SC2016
+			timeout $((120 * TIME_FACTOR)) gdb -nx -q -batch -ex "python pcs = '$(note_sites "$1" | awk '{ print $3 }' | tr '\n' ' ')'.split()" -ex 'python
+for pc in pcs:
+    b, names = gdb.block_for_pc(int(pc, 16)), []
+    while b is not None:
+        if b.function is not None:
+            names.append(b.function.linkage_name)
+        b = b.superblock
+    print("frames", pc, " ".join(names) if names else "??")' "$1" >"$key.gdb" 2>&1 ||
+				{ cat "$key.gdb" >&2; fail "gdb could not read the blocks of $1"; }
+			echo gdb >"$key.kind"
+		else
+			echo addr2line >"$key.kind"
+		fi
+	fi
+	if [ "$(cat "$key.kind")" = gdb ]; then
+		awk -v pc="$2" '$1 == "frames" && $2 == pc { for (i = 3; i <= NF; i++) print $i; f = 1 }
+			END { if (!f) print "??" }' "$key.gdb"
+	else
+		addr2line -f -i -e "$1" "$2" | awk 'NR % 2 == 1'
+	fi
+}
+
 # The function DTrace names for the site at PC: the innermost inlined
 # function when addr2line -i shows the site inlined, else nm's symbol (and
 # then addr2line, when it knows a name, must agree with nm); for a symbol of
@@ -110,7 +150,7 @@ clone_base() { # symbol
 # has it, else the symbol without the copy's suffixes.
 site_function() { # file pc
 	local frames a2l sym base
-	frames=$(addr2line -f -i -e "$1" "$2" | awk 'NR % 2 == 1')
+	frames=$(pc_frames "$1" "$2")
 	a2l=$(echo "$frames" | head -n 1)
 	sym=$(nm_function "$1" "$2")
 	if [ "$(echo "$frames" | wc -l)" -gt 1 ]; then

@@ -51,7 +51,7 @@ check_names() { # label provider d-file
 inlined_sites() {
 	local p n pc c=0
 	while read -r p n pc; do
-		[ "$(addr2line -f -i -e "$1" "$pc" | wc -l)" -gt 2 ] && c=$((c + 1))
+		[ "$(pc_frames "$1" "$pc" | wc -l)" -gt 1 ] && c=$((c + 1))
 	done < <(note_sites "$1")
 	echo $c
 }

@@ -47,7 +47,7 @@ node_start() { # [NODE-OPTION...]
 	at_exit 'stop_bg "$NODE_PID" TERM 5'
 	# (FD_*: daemon.sh's close_prog_fds keeps them from a daemon)
 	exec {FD_NODEIN}>"$T/node.in" {FD_NODEOUT}<"$T/node.out"
-	read -r -t 20 line <&"$FD_NODEOUT" || { cat "$T/node.err" >&2; fail "node did not start"; }
+	read -r -t $((20 * TIME_FACTOR)) line <&"$FD_NODEOUT" || { cat "$T/node.err" >&2; fail "node did not start"; }
 	[ "${line%% *}" = ready ] || { cat "$T/node.err" >&2; fail "node said '$line'"; }
 }
 

@@ -25,7 +25,8 @@ for cc in $compilers; do
 	shims=$T/shims-clang-san
 	[ "$cc" = clang-san ] || shims=$(compiler_shims "$cc")
 	PATH="$shims:$PATH" run_readme_block "$EXAMPLES/runtime-c/README.md" "build runtime-c"
-	./jobs "$prov" 1000 20 >"$T/jobs.out" 2>&1 &
+	# 1000 jobs 20 ms apart (scaled: it must outlive bpftrace's attach)
+	./jobs "$prov" 1000 $((20 * TIME_FACTOR)) >"$T/jobs.out" 2>&1 &
 	pid=$!
 	at_exit "kill $pid 2>/dev/null"
 	wait_until 10 "the jobs provider mapped" grep -q "/memfd:usdtkit:$prov (deleted)\$" "/proc/$pid/maps"

@@ -13,6 +13,7 @@ the expectations file written by probes.c (see its head comment).
 
 Exit 0 when everything matches, 1 with one line per mismatch on stderr.
 """
+import os
 import re
 import subprocess
 import sys
@@ -177,16 +178,34 @@ def cmd_gdb(exp, gdbout):
                     f"{value}{' ' + text if text else ''}")
 
 
+# aarch64 memory operands without an offset ("8@[x1]"): bcc before 0.31, whose parser
+# bpftrace uses, takes them for the register itself (bcc pull request 5034, fixed in 0.31).
+# With USDTKIT_BCC_BARE_BRACKET=reg (t-a64-sdt.sh sets it for such a bcc) the program reads
+# them through the register, as a fixed bcc would, so every value is still checked exactly.
+BARE_BRACKET = re.compile(r"^(-?)([1248])@\[(?:x[0-9]+|sp)\]$")
+BT_INT = {"1": "int8", "2": "int16", "4": "int32", "8": "int64"}
+
+
+def bt_arg(i, operand):
+    m = BARE_BRACKET.match(operand or "")
+    if not m or os.environ.get("USDTKIT_BCC_BARE_BRACKET") != "reg":
+        return f"arg{i}"
+    return f"*({'' if m.group(1) else 'u'}{BT_INT[m.group(2)]} *)arg{i}"
+
+
 def cmd_gen_bt(elf, exp):
+    operands = {n.get("name"): n.get("args", []) for n in read_notes(elf)}
     for name, args in read_exp(exp):
         fmt, vals = [], []
+        ops = operands.get(name, [])
         for i, (kind, _, _, _) in enumerate(args[:BT_MAX_ARGS]):
+            a = bt_arg(i, ops[i] if i < len(ops) else None)
             if kind == "s":
                 fmt.append("%lu:%s")
-                vals += [f"arg{i}", f"str(arg{i})"]
+                vals += [a, f"str({a})"]
             else:
                 fmt.append("%ld" if kind == "i" else "%lu")
-                vals.append(f"arg{i}")
+                vals.append(a)
         text = " ".join([f"@@{name}"] + fmt)
         body = f'printf("{text}\\n"{"".join(", " + v for v in vals)});'
         print(f"usdt:{elf}:{PROVIDER}:{name} {{ {body} }}")
