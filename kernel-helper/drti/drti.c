@@ -772,9 +772,10 @@ static void usdt_drti_load(void)
 	if (known) {
 		if (usdt_drti_debug_on) {
 			usdt_drti_begin(&l, "register module", 0);
-			usdt_drti_put(&l, known > 0 ? "known to the helper (its board): nothing to ask"
-						    : "the helper's board has no daemon (it crashed): "
-						      "nothing to ask; its next start scans for us");
+			usdt_drti_put(&l, known > 0
+					      ? "known to the helper (its board): nothing to ask"
+					      : "the helper's board has no daemon (it crashed): "
+						"nothing to ask; its next start scans for us");
 			usdt_drti_emit(&l);
 		}
 		return;
