@@ -105,7 +105,7 @@ SH
 	same "$T/err" "dtrace: error: syscall::openat:entry: tracefs is not mounted at /sys/kernel/tracing (the syscall provider's probes are its tracepoints): mount it with 'mount -t tracefs nodev /sys/kernel/tracing'\n" "no tracefs"
 	command -v setpriv >/dev/null || fail "setpriv is not installed (util-linux)"
 	rc=0
-	setpriv --reuid=nobody --regid=nogroup --clear-groups "$DTRACE" -q -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" || rc=$?
+	setpriv --reuid=65534 --regid=65534 --clear-groups "$DTRACE" -q -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" = 1 ] || fail "as nobody: exit $rc"
 	grep -q "tracing needs root" "$T/err" || { cat "$T/err" >&2; fail "as nobody: message"; }
 fi

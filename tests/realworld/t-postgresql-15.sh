@@ -81,12 +81,12 @@ time_tools
 # and psql run as nobody, with the data directory and the socket in the
 # test's temporary directory; the server listens on no TCP port.
 chmod 711 "$T"
-AS_NOBODY=(setpriv --reuid=nobody --regid=nogroup --clear-groups env HOME="$T")
+AS_NOBODY=(setpriv --reuid=65534 --regid=65534 --clear-groups env HOME="$T")
 PG_PID=""
 at_exit 'stop_bg "$PG_PID" INT 10'
 start_server() { # TOOL
 	local bin=$PW/$1/inst/bin d=$T/pg-$1 i
-	rm -rf "$d" && mkdir -p "$d/sock" && chown -R nobody:nogroup "$d"
+	rm -rf "$d" && mkdir -p "$d/sock" && chown -R 65534:65534 "$d"
 	"${AS_NOBODY[@]}" "$bin/initdb" -D "$d/data" -U rw --auth=trust --no-sync -E UTF8 --locale=C \
 		>"$PW/$1.initdb.log" 2>&1 || { cat "$PW/$1.initdb.log" >&2; fail "$1: initdb"; }
 	"${AS_NOBODY[@]}" "$bin/postgres" -D "$d/data" -k "$d/sock" -c listen_addresses= -c fsync=off \

@@ -57,10 +57,10 @@ total_planted=0
 for mode in $MODES; do
 	W="$T/scratch/atk-$mode"
 	mkdir -m 700 "$W"
-	chown nobody:nogroup "$W"
+	chown 65534:65534 "$W"
 	rounds=0 attempts=0 planted=0 statuses=""
 	coproc ATK {
-		exec setpriv --reuid=nobody --regid=nogroup --clear-groups \
+		exec setpriv --reuid=65534 --regid=65534 --clear-groups \
 			"$PATHSWAP" "$mode" "$W" "$T/scratch/src" "$T/victim/gen" "$SECS" "$ROUNDS" \
 			2>"$T/atk-$mode.err"
 	}

@@ -53,14 +53,17 @@ mount --bind "$SD" "$SD"
 mount -o remount,bind,ro /
 exec "\$@"
 EOF
+# The daemon's binary out of /tmp too, which its namespace replaces: a
+# checkout under /tmp (the fresh-machine check's clone) has its build there.
+cp "$HELPERD" "$SD/usdtkit-helperd"
 start_daemon_ns() {
 	daemon_start "$DLOG.new" unshare -m --propagation slave bash "$T/ns.sh" \
-		"$HELPERD" -f --debug --socket "$SOCK" --linger 0
+		"$SD/usdtkit-helperd" -f --debug --socket "$SOCK" --linger 0
 }
 start_daemon_ns
 dpid=$DAEMON_PID
 # (unshare execs bash, which execs the daemon: the same pid)
-[ "$(readlink /proc/$dpid/exe)" = "$(readlink -f "$HELPERD")" ] || fail "the daemon is not pid $dpid"
+[ "$(readlink /proc/$dpid/exe)" = "$(readlink -f "$SD/usdtkit-helperd")" ] || fail "the daemon is not pid $dpid"
 [ "$(readlink /proc/$dpid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] || fail "the daemon shares our mount namespace"
 # What the daemon sees: not the host's /tmp nor /home.
 [ -e "/proc/$dpid/root$PROG" ] && fail "the daemon's namespace shows the host's /tmp"
