@@ -63,20 +63,30 @@ start_daemon_ns() {
 start_daemon_ns
 dpid=$DAEMON_PID
 # (unshare execs bash, which execs the daemon: the same pid)
-[ "$(readlink /proc/$dpid/exe)" = "$(readlink -f "$SD/usdtkit-helperd")" ] || fail "the daemon is not pid $dpid"
+# (by identity: in a chroot, the path the kernel prints for another mount
+# namespace's file is not the one we see)
+[ "/proc/$dpid/exe" -ef "$SD/usdtkit-helperd" ] || fail "the daemon is not pid $dpid ($(readlink /proc/$dpid/exe))"
 [ "$(readlink /proc/$dpid/ns/mnt)" != "$(readlink /proc/self/ns/mnt)" ] || fail "the daemon shares our mount namespace"
 # What the daemon sees: not the host's /tmp nor /home.
 [ -e "/proc/$dpid/root$PROG" ] && fail "the daemon's namespace shows the host's /tmp"
 
+# Run in a chroot (our / is a directory of another file system's tree, as
+# the fresh-machine check's is)?
+in_chroot=""
+[ "$(awk '$5 == "/" { r = $4 } END { print r }' /proc/self/mountinfo)" = / ] || in_chroot=1
 start_path() { grep -E "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events" | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u; }
 
 for f in "$PROG" "$HOMEDIR/prog" "$TD/prog"; do
 	prog_start ns "$f"
 	wait_events 2 "$f, registered by the confined daemon"
 	a=$(start_path)
-	if [ "$f" = "$TD/prog" ]; then
+	if [ "$f" = "$TD/prog" ] && [ -z "$in_chroot" ]; then
 		expect_eq "$a" "$f" "the trusted file's name"
 	else
+		# In a chroot (the fresh-machine check), the daemon's maps name the
+		# file by the real root's path, which its walk from its own / cannot
+		# prove: even the trusted file gets the descriptor (safe, not wrong).
+		[ "$f" = "$TD/prog" ] && echo "note: in a chroot: the trusted file is named by a descriptor too"
 		case $a in /proc/"$dpid"/fd/[0-9]*) ;; *) fail "$f: events name $a, not a descriptor of the daemon" ;; esac
 		expect_eq "$(stat -Lc %d-%i "$a")" "$(stat -c %d-%i "$f")" "$f: the descriptor is the file"
 	fi
