@@ -73,14 +73,8 @@ int hd_board_open(const char *socket_path)
 	 * Not in the parse workers: a process reading hostile ELF must never
 	 * hold a writable view of what every client trusts. No board otherwise.
 	 */
-	if (madvise(map, map_len, MADV_DONTFORK) != 0) {
-		err = -errno;
-		munmap(map, map_len);
-		map = NULL;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
+	if (madvise(map, map_len, MADV_DONTFORK) != 0)
+		goto fail_map;
 	/*
 	 * The liveness lock (core/protocol.h): an open-file-description lock
 	 * belongs to the open file, which the mapping keeps open after close();
@@ -90,14 +84,8 @@ int hd_board_open(const char *socket_path)
 	 */
 	struct flock lk = {.l_type = F_RDLCK, .l_whence = SEEK_SET};
 
-	if (fcntl(fd, F_OFD_SETLK, &lk) != 0) {
-		err = -errno;
-		munmap(map, map_len);
-		map = NULL;
-		close(fd);
-		unlink(tmp);
-		return err;
-	}
+	if (fcntl(fd, F_OFD_SETLK, &lk) != 0)
+		goto fail_map;
 	close(fd);
 	memcpy(map, &h, sizeof(h));
 	slots = (struct usdt_board_slot *)((char *)map + sizeof(h));
@@ -110,6 +98,13 @@ int hd_board_open(const char *socket_path)
 		return err;
 	}
 	return 0;
+fail_map:
+	err = -errno;
+	munmap(map, map_len);
+	map = NULL;
+	close(fd);
+	unlink(tmp);
+	return err;
 fail_fd:
 	err = -errno;
 	close(fd);
