@@ -307,7 +307,7 @@ rw_dtrace() { # TOOL PID SCRIPT WORKLOAD EXPECTED
 	fi
 	"$workload" "$tool" || rw_fail "$tool: the workload failed (under dtrace)"
 	sleep 0.5 # bpftrace reads its buffers every 100 ms or so
-	kill -INT "$dt"
+	kill -INT "$dt" 2>/dev/null || true # (the script may have ended it: exit())
 	wait "$dt" || rc=$?
 	if [ "$rc" = 0 ] && cmp -s "$out" "$expected" && [ ! -s "$out.err" ]; then
 		eval "d_$tool=ok"
