@@ -211,7 +211,10 @@ def cmd_gdb(exp, gdbout):
 # bpftrace uses, takes them for the register itself (bcc pull request 5034, fixed in 0.31).
 # With USDTKIT_BCC_BARE_BRACKET=reg (t-a64-sdt.sh sets it for such a bcc) the program reads
 # them through the register, as a fixed bcc would, so every value is still checked exactly.
-BARE_BRACKET = re.compile(r"^(-?)([1248])@\[(?:x[0-9]+|sp)\]$")
+# The register is read by its name (bpftrace's reg("rN")), not as argI: bcc gives argI the
+# operand's size, so a 4-byte "-4@[x9]" was the address cut to 32 bits (SystemTap's header
+# under clang -O2 read 0). [sp] stays argI (8-byte only: bpftrace 0.17 misplaces "sp").
+BARE_BRACKET = re.compile(r"^(-?)([1248])@\[(x[0-9]+|sp)\]$")
 BT_INT = {"1": "int8", "2": "int16", "4": "int32", "8": "int64"}
 
 
@@ -219,7 +222,8 @@ def bt_arg(i, operand):
     m = BARE_BRACKET.match(operand or "")
     if not m or os.environ.get("USDTKIT_BCC_BARE_BRACKET") != "reg":
         return f"arg{i}"
-    return f"*({'' if m.group(1) else 'u'}{BT_INT[m.group(2)]} *)arg{i}"
+    addr = f'reg("r{m.group(3)[1:]}")' if m.group(3) != "sp" else f"arg{i}"
+    return f"*({'' if m.group(1) else 'u'}{BT_INT[m.group(2)]} *){addr}"
 
 
 def cmd_gen_bt(elf, exp):
