@@ -90,9 +90,11 @@ for cfg in $configs; do
 	echo "== $hdr $cc $opt"
 	extra=""
 	inc=$USDTKIT_SRCDIR/include
+	unset USDTKIT_SDT_STAP_FLOATS
 	case $hdr in
 	ours-nor) extra=-DSTAP_SDT_ARG_CONSTRAINT=nor ;;
-	stap) inc=$STAP_INC ;;
+	# its float and double arguments are SIZEf@OPERAND: tests/sdt/check.py, STAP_FLOATS
+	stap) inc=$STAP_INC; export USDTKIT_SDT_STAP_FLOATS=1 ;;
 	esac
 	SDT_INC=$inc
 	# shellcheck disable=SC2086
@@ -102,7 +104,7 @@ for cfg in $configs; do
 	check_bpftrace "$dir"
 	check_events "$dir"
 	readelf -n --wide "$ELF" | sed -n 's/^ *Arguments: //p' |
-		grep -oE '[0-9]@(\[[^]]*\]|[^ ]+)' | sed -E 's/^[0-9]@//;
+		grep -oE '[0-9]f?@(\[[^]]*\]|[^ ]+)' | sed -E 's/^[0-9]f?@//;
 		s/^x[0-9]+$/xN/; s/^w[0-9]+$/wN/; s/^-?[0-9]+$/imm/;
 		s/^\[sp, -?[0-9]+\]$/[sp, N]/; s/^\[x[0-9]+, -?[0-9]+\]$/[xN, N]/;
 		s/^\[x[0-9]+\]$/[xN]/' >>"$T/kinds"

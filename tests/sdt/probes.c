@@ -5,10 +5,12 @@
  *
  *   NAME KIND SIZE=VALUE ...
  *
- * saying what a consumer must read: KIND i (signed integer), u (unsigned integer, also raw
- * float bits and pointers) or s (a string pointer: VALUE is ADDRESS:TEXT). The kinds and
- * sizes come from this file's own types, not from <sys/sdt.h>, so the test scripts can check
- * the notes (readelf), gdb ($_probe_argN) and bpftrace (argN, str()) against them.
+ * saying what a consumer must read: KIND i (signed integer), u (unsigned integer, also
+ * pointers), f (a float or double argument: VALUE is its raw bits, as unsigned; SystemTap's
+ * header marks such an argument SIZEf@, ours passes the bits) or s (a string pointer: VALUE
+ * is ADDRESS:TEXT). The kinds and sizes come from this file's own types, not from
+ * <sys/sdt.h>, so the test scripts can check the notes (readelf), gdb ($_probe_argN) and
+ * bpftrace (argN, str()) against them.
  *
  * Values come from volatile objects (so the compiler keeps them in registers), from literals
  * (immediates), from globals and from the stack. Built as an executable (with main.c) or as a
@@ -39,6 +41,11 @@ static void expect_i(size_t size, long long v)
 static void expect_u(size_t size, unsigned long long v)
 {
 	fprintf(out, " u%zu=%llu", size, v);
+}
+
+static void expect_f(size_t size, unsigned long long bits)
+{
+	fprintf(out, " f%zu=%llu", size, bits);
 }
 
 /* Printing the text also touches its page, which bpftrace's str() cannot fault in. */
@@ -212,8 +219,8 @@ static void probe_floats(void)
 	float f = v_f;
 
 	expect_begin("floats");
-	expect_u(sizeof(d), double_bits(d)), expect_u(sizeof(f), float_bits(f));
-	expect_u(sizeof(double), double_bits(1.5));
+	expect_f(sizeof(d), double_bits(d)), expect_f(sizeof(f), float_bits(f));
+	expect_f(sizeof(double), double_bits(1.5));
 	expect_end();
 	STAP_PROBE3(sdttest, floats, d, f, 1.5);
 }
