@@ -567,25 +567,38 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 	return 0;
 }
 
+/*
+ * Every clause's descriptions against the listing in m, then its files are
+ * known (matched or not) and the probe IDs go on from there. A retained
+ * listing with no USDT probe matches nothing (its other descriptions, BEGIN
+ * and the like, were matched at the start). Returns match_desc()'s error.
+ */
+static int match_clauses(struct matcher *m)
+{
+	struct dt_program *prog = m->prog;
+	size_t i, k;
+	int rc = 0;
+
+	for (i = 0; (m->nusdt || !m->retained) && i < prog->nclauses && !rc; i++)
+		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
+			rc = match_desc(m, i, &prog->clauses[i]->descs[k]);
+	for (i = 0; i < m->nusdt; i++)
+		add_known(m->usdt[i].dev, m->usdt[i].ino);
+	next_id = m->probes->next_id;
+	free_usdt(m);
+	return rc;
+}
+
 int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag *diag)
 {
 	struct matcher m = {.prog = prog, .probes = probes, .diag = diag};
-	size_t i, k;
-	int rc = 0;
 
 	probes->nsources = prog->o->nsources;
 	probes->matched = dt_xmalloc((prog->o->nsources + 1) * sizeof(size_t));
 	memset(probes->matched, 0, (prog->o->nsources + 1) * sizeof(size_t));
 	probes->next_id = 2; /* 1 BEGIN, 2 END, as in DTrace (3 is ERROR) */
 	probes->next_id++;
-	for (i = 0; i < prog->nclauses && !rc; i++)
-		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
-			rc = match_desc(&m, i, &prog->clauses[i]->descs[k]);
-	for (i = 0; i < m.nusdt; i++)
-		add_known(m.usdt[i].dev, m.usdt[i].ino);
-	next_id = probes->next_id;
-	free_usdt(&m);
-	return rc;
+	return match_clauses(&m);
 }
 
 /*
@@ -599,8 +612,6 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 		  struct usdt_diag *diag)
 {
 	struct matcher m = {.prog = prog, .probes = probes, .diag = diag, .retained = true};
-	size_t i, k;
-	int rc = 0;
 
 	if (usdt_list_each(pids, npids, copy_probe, &m, diag)) {
 		free_usdt(&m);
@@ -611,14 +622,7 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 	probes->matched = dt_xmalloc((prog->o->nsources + 1) * sizeof(size_t));
 	memset(probes->matched, 0, (prog->o->nsources + 1) * sizeof(size_t));
 	probes->next_id = next_id;
-	for (i = 0; m.nusdt && i < prog->nclauses && !rc; i++)
-		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
-			rc = match_desc(&m, i, &prog->clauses[i]->descs[k]);
-	for (i = 0; i < m.nusdt; i++)
-		add_known(m.usdt[i].dev, m.usdt[i].ino);
-	next_id = probes->next_id;
-	free_usdt(&m);
-	return rc ? -1 : (long)probes->n;
+	return match_clauses(&m) ? -1 : (long)probes->n;
 }
 
 static void free_usdt(struct matcher *mp)
