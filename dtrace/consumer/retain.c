@@ -216,21 +216,45 @@ static bool state_changed(struct dt_retain *rt, bool *seen)
 	return changed;
 }
 
+/*
+ * Diagnostics kept from the user, in memory: what a listing or a
+ * translation of later files says is ours to reduce to one line, or drop.
+ * After quiet_close(), q->text (NULL or the text) is the caller's to free.
+ */
+struct quiet {
+	char *text;
+	size_t len;
+	FILE *sink;
+	struct usdt_diag d;
+};
+
+static bool quiet_open(struct quiet *q)
+{
+	q->text = NULL;
+	q->len = 0;
+	q->sink = open_memstream(&q->text, &q->len);
+	if (!q->sink)
+		return false;
+	usdt_diag_init(&q->d, q->sink, "dtrace");
+	return true;
+}
+
+static void quiet_close(struct quiet *q)
+{
+	fclose(q->sink);
+}
+
 /* A listing (its complaints kept from the user: the daemon may be restarting). */
 static long list_new(struct dt_retain *rt, struct dt_probes *ps, const int *pids, size_t npids)
 {
-	char *junk = NULL;
-	size_t junklen = 0;
-	FILE *sink = open_memstream(&junk, &junklen);
-	struct usdt_diag quiet;
+	struct quiet q;
 	long n;
 
-	if (!sink)
+	if (!quiet_open(&q))
 		return -1;
-	usdt_diag_init(&quiet, sink, "dtrace");
-	n = dt_match_new(rt->prog, ps, pids, npids, &quiet);
-	fclose(sink);
-	free(junk);
+	n = dt_match_new(rt->prog, ps, pids, npids, &q.d);
+	quiet_close(&q);
+	free(q.text);
 	return n;
 }
 
@@ -345,26 +369,22 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 	memset(*t, 0, sizeof(**t));
 	memset(out, 0, sizeof(*out));
 	{
-		char *junk = NULL;
-		size_t junklen = 0;
-		FILE *sink = open_memstream(&junk, &junklen);
-		struct usdt_diag d;
+		struct quiet q;
 		int rc;
 
-		if (!sink)
+		if (!quiet_open(&q))
 			return 0;
-		usdt_diag_init(&d, sink, "dtrace");
-		rc = dt_translate(rt->prog, &ps, *t, out, &d);
-		fclose(sink);
+		rc = dt_translate(rt->prog, &ps, *t, out, &q.d);
+		quiet_close(&q);
 		if (rc) {
 			/* one line: what the program cannot do with these probes */
 			fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n",
-				ps.v[0].mod, (int)strcspn(junk ? junk : "", "\n"),
-				junk ? junk : "");
-			free(junk);
+				ps.v[0].mod, (int)strcspn(q.text ? q.text : "", "\n"),
+				q.text ? q.text : "");
+			free(q.text);
 			return 0;
 		}
-		free(junk);
+		free(q.text);
 	}
 	flush_block(*t, out);
 	rt->batch++;
