@@ -60,6 +60,20 @@ chroot_create() { # root [include]
 	fi
 	echo "deb-src $chroot_mirror bookworm main" >>"$_root/etc/apt/sources.list"
 	cp -L /etc/resolv.conf "$_root/etc/resolv.conf"
+	# The host's network, as its resolver: the trust anchors its
+	# administrator added (a TLS-inspecting proxy's CA; ca-certificates,
+	# which deps.sh installs, adds them to the system's bundle) and npm's
+	# machine-wide configuration (which names that bundle): without them
+	# the npm registry is unreachable in here though it is on the host.
+	if ls /usr/local/share/ca-certificates/*.crt >/dev/null 2>&1; then
+		mkdir -p "$_root/usr/local/share/ca-certificates"
+		cp /usr/local/share/ca-certificates/*.crt "$_root/usr/local/share/ca-certificates/"
+	fi
+	for _f in /etc/npmrc /usr/etc/npmrc; do
+		[ -f "$_f" ] || continue
+		mkdir -p "$_root${_f%/*}"
+		cp "$_f" "$_root$_f"
+	done
 	echo force-unsafe-io >"$_root/etc/dpkg/dpkg.cfg.d/usdtkit-unsafe-io"
 	if [ -n "$chroot_cache" ]; then
 		for f in "$chroot_cache"/apt/*.deb; do
