@@ -220,6 +220,8 @@ expect_grep "^\+ p:sdt_$MPROV/mixed_2 $mixed:0x[0-9a-f]+ arg1=%[a-z0-9]+:s64$" "
 expect_grep "^\+ p:sdt_$MPROV/taken_2 $mixed:" "$T/mixed.reg" "taken skips the foreign signature"
 "$PROBES" unregister "$mixed" >"$T/mixed.unreg" || fail "unregister mixed"
 expect_no_grep "^p:sdt_$MPROV/[a-z_0-9]+ $mixed:" "$TRACEFS/uprobe_events" "mixed events left"
+# unregistered by the alias register printed: the alias goes too
+case $mixed in /run/usdtkit/files/*) [ ! -e "$mixed" ] || fail "the alias $mixed is left after unregister" ;; esac
 expect_grep "^p:$foreign /bin/true:" "$TRACEFS/uprobe_events" "the foreign event was removed"
 remove_uprobe_event "$foreign"
 echo "ok differing signatures: mixed, mixed_2; foreign taken skipped to taken_2 and kept"
