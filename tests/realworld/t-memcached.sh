@@ -134,12 +134,10 @@ EOF
 }
 
 # The same workload under usdtkit's D consumer: DTrace's copyinstr(addr,
-# len) of the keys and the sizes, each record exact. No aggregation here:
-# on this server the run's end (its blank line, its exit dump) was missing
-# from one run in two to five, a cause since found and fixed in the consumer
-# (timeout(1)'s relay of the one SIGINT counted as an impatient second one,
-# dtrace/consumer/README.md), but no run here has checked a dump since; the
-# consumer suite checks exit dumps on its own programs.
+# len) of the keys and the sizes, each record exact, and a count per
+# command probe in Ctrl-C's exit dump (its end was once lost here one run in
+# two to five: timeout(1)'s relay of the one SIGINT counted as an impatient
+# second one, fixed; dtrace/consumer/README.md).
 D_SCRIPT='BEGIN { printf("ready\n"); }
 memcached$target:::command-set { printf("set %s %d\n", copyinstr(arg1, arg2), arg3); }
 memcached$target:::command-get { printf("get %s %d\n", copyinstr(arg1, arg2), arg3); }
