@@ -158,8 +158,16 @@ static void bpftrace_failed(const char *err, int status, const char *what)
 	while (p && *p && !best) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		const char *m = memmem(p, n, "ERROR", 5);
+		/*
+		 * bpftrace 0.17 as root says "ERROR: ... couldn't set
+		 * RLIMIT_MEMLOCK" at every start, harmless on this kernel; LLVM's
+		 * own errors (the BPF stack's 512 bytes exceeded) are "error:".
+		 */
+		bool memlock = memmem(p, n, "RLIMIT_MEMLOCK", 14) != NULL;
+		const char *m = memlock ? NULL : memmem(p, n, "ERROR", 5);
 
+		if (!m && !memlock && n > 7 && !strncmp(p, "error: ", 7))
+			m = p;
 		if (m)
 			best = m;
 		else if (!other && n && !memmem(p, n, "WARNING", 7) &&
@@ -172,7 +180,7 @@ static void bpftrace_failed(const char *err, int status, const char *what)
 	if (best) {
 		size_t n = strcspn(best, "\n");
 
-		if (!strncmp(best, "ERROR: ", 7))
+		if (!strncmp(best, "ERROR: ", 7) || !strncmp(best, "error: ", 7))
 			best += 7, n -= 7;
 		fprintf(stderr,
 			"dtrace: could not enable tracing%s: bpftrace: %.*s (see the program with "
