@@ -32,7 +32,9 @@
 #   USDTKIT_RUNS      "plain san fuzz" (default), or some of them: which runs
 #   USDTKIT_SKIP_SUITES  suites no run runs (the fresh-machine check, which
 #                     runs this script inside its chroot, leaves out itself)
-#   USDTKIT_ARM64     1: the plain run includes suite arm64 (scripts/arm64-test.sh --smoke)
+#   USDTKIT_ARM64     1: the plain run includes suite arm64 (scripts/arm64-test.sh --smoke),
+#                     building the emulated machine first if it is not cached;
+#                     cached (CI): the same, skipped when no machine is cached
 #   USDTKIT_PLAIN_IN_FRESH  1 (CI: .ci/run): the plain run's tests run once, in
 #                     the fresh machine, not a second time here (below)
 set -eu
@@ -68,10 +70,13 @@ for run in $runs; do
 		cc=${CC:-}
 		prefix=""
 		# The emulated arm64 machine (suite arm64, tests/arm64/README.md)
-		# only with USDTKIT_ARM64=1: its first build takes half an hour and
-		# more on this 2-core machine, its run as long again.
+		# only with USDTKIT_ARM64=1, or =cached (CI: when the machine is
+		# already built): its first build takes half an hour and more on
+		# this 2-core machine; the smoke subset then takes minutes.
+		arm64=""
+		case ${USDTKIT_ARM64:-} in 1 | cached) arm64=1 ;; esac
 		testargs="--no-suite arm64"
-		[ "${USDTKIT_ARM64:-}" = 1 ] && testargs=""
+		[ -n "$arm64" ] && testargs=""
 		# The fresh-machine check (suite fresh, scripts/fresh-check.sh)
 		# runs this script's plain run inside a fresh Debian 12 chroot,
 		# from a clone under /tmp: every suite but fresh, packaging and
@@ -86,7 +91,7 @@ for run in $runs; do
 		freshlog=""
 		if [ "${USDTKIT_PLAIN_IN_FRESH:-}" = 1 ]; then
 			testargs="--suite fresh --suite packaging --suite realworld"
-			[ "${USDTKIT_ARM64:-}" = 1 ] && testargs="$testargs --suite arm64"
+			[ -n "$arm64" ] && testargs="$testargs --suite arm64"
 			case $dir in /*) freshlog=$dir ;; *) freshlog=$top/$dir ;; esac
 			freshlog=$freshlog/meson-logs/fresh-testlog.json
 		fi
