@@ -207,8 +207,12 @@ static const char *bpftrace_path(void)
  * bpftrace's version, asked once (`bpftrace --version`: "bpftrace v0.17.0"):
  * major * 10000 + minor * 100 + patch; 0 when it runs but says something
  * else (a build of its own: trusted); -1 when it cannot be run. The
- * question takes half a second on a loaded machine, so run() asks it
- * while the tracing bpftrace starts, and looks at the answer in its loop.
+ * question costs 0.15 s of CPU (bpftrace loads LLVM to print a line), half
+ * a second on a loaded machine, so run() asks it only once the tracing
+ * bpftrace has attached its probes (asked beside it, it took a core from
+ * its start-up) or has ended, and looks at the answer in its loop. A
+ * bpftrace too old for the program is then stopped once its answer comes:
+ * one that attached at all has rendered at most its first records.
  */
 static int bt_version = -2;
 static int ver_pid = -1, ver_fd = -1;
@@ -299,6 +303,8 @@ static int check_bpftrace(struct usdt_diag *diag, bool block)
 {
 	int v;
 
+	if (block)
+		version_start();
 	if (!version_poll(block))
 		return 0;
 	v = bt_version;
@@ -715,7 +721,6 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				 "root, e.g. with sudo");
 		return 1;
 	}
-	version_start();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
 	sigemptyset(&sa.sa_mask);
@@ -771,6 +776,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				reap_inst(&rs.v[k], true);
 		}
 		dt_free(pfd);
+		if (!m->stopped && !version_ok && m->r.started)
+			version_start();
 		if (!m->stopped && !version_ok && version_poll(false)) {
 			version_ok = true;
 			if (check_bpftrace(diag, false)) {
