@@ -209,8 +209,9 @@ static const char *bpftrace_path(void)
  * else (a build of its own: trusted); -1 when it cannot be run. The
  * question costs 0.15 s of CPU (bpftrace loads LLVM to print a line), half
  * a second on a loaded machine, so run() asks it only once the tracing
- * bpftrace has attached its probes (asked beside it, it took a core from
- * its start-up) or has ended, and looks at the answer in its loop. A
+ * bpftrace has compiled its program ("attached_probes", printed before it
+ * attaches; asked beside its start, the question took a core from its
+ * compile) or has ended, and looks at the answer in its loop. A
  * bpftrace too old for the program is then stopped once its answer comes:
  * one that attached at all has rendered at most its first records.
  */
@@ -776,7 +777,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				reap_inst(&rs.v[k], true);
 		}
 		dt_free(pfd);
-		if (!m->stopped && !version_ok && m->r.started)
+		if (!m->stopped && !version_ok && m->r.attached_seen)
 			version_start();
 		if (!m->stopped && !version_ok && version_poll(false)) {
 			version_ok = true;

@@ -65,6 +65,21 @@ if [ "$(id -u)" = 0 ]; then
 	chmod +x "$T/oldbt"
 	BPFTRACE="$T/oldbt" err_case 1 "^dtrace: error: bpftrace 0.14.1 is too old: this dtrace needs 0.17 or later \(install a newer one, or name it in \\\$BPFTRACE\)$" -q -n 'BEGIN { exit(0); }'
 	one_line "an old bpftrace"
+	# one that runs the program is asked its version only once it has
+	# compiled it ("attached_probes"), not beside its start-up, and is
+	# stopped then
+	cat >"$T/oldrun" <<'SH'
+#!/bin/sh
+for a; do [ "$a" = --version ] && { echo "bpftrace v0.14.1"; exit 0; }; done
+echo '{"type": "attached_probes", "data": {"probes": 1}}'
+echo '{"type": "printf", "data": "\u001e0"}'
+exec sleep 60
+SH
+	chmod +x "$T/oldrun"
+	t0=$(date +%s)
+	BPFTRACE="$T/oldrun" err_case 1 "^dtrace: error: bpftrace 0.14.1 is too old: this dtrace needs 0.17 or later" -q -n 'BEGIN { }'
+	one_line "an old bpftrace that runs"
+	[ $(($(date +%s) - t0)) -lt $((20 * TIME_FACTOR)) ] || fail "an old bpftrace that runs: not stopped"
 	# bpftrace attached its probes, then failed before its BEGIN ran (a
 	# program the kernel's verifier refused): an error, never a silent 0.
 	cat >"$T/failbt" <<'SH'
