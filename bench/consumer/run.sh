@@ -73,13 +73,20 @@ QS=$!
 sleep 0.5
 D_PROG="quickstart\$target:::request-start { printf(\"%d %s\\n\", arg0, copyinstr(arg1)); } BEGIN { printf(\"go\\n\"); }"
 B_PROG="usdt:$Q:quickstart:request__start /pid == $QS/ { printf(\"%d %s\\n\", arg0, str(arg1)); } BEGIN { printf(\"go\\n\"); }"
-for i in $(seq "$RUNS"); do until_go "$DTRACE" -q -p "$QS" -n "$D_PROG"; done | median >"$W/d_start"
-# The same with bpftrace's own string size: DTrace's 256 bytes are read on
-# bpftrace 0.17 as chunks of 63 (dtrace/consumer/translate.c, long_string),
-# whose code doubles bpftrace's compile time; with -x strsize=64 dtrace
-# generates the hand-written program's one str().
-for i in $(seq "$RUNS"); do until_go "$DTRACE" -x strsize=64 -q -p "$QS" -n "$D_PROG"; done | median >"$W/d64_start"
-for i in $(seq "$RUNS"); do until_go bpftrace -e "$B_PROG"; done | median >"$W/b_start"
+# The commands take turns, run after run, so that a change in the shared
+# machine's load falls on all of them alike.
+# The second dtrace row uses bpftrace's own string size: DTrace's 256 bytes
+# are read on bpftrace 0.17 as chunks of 63 (dtrace/consumer/translate.c,
+# long_string), whose code doubles bpftrace's compile time; with
+# -x strsize=64 dtrace generates the hand-written program's one str().
+for i in $(seq "$RUNS"); do
+	until_go "$DTRACE" -q -p "$QS" -n "$D_PROG" >>"$W/d_starts"
+	until_go "$DTRACE" -x strsize=64 -q -p "$QS" -n "$D_PROG" >>"$W/d64_starts"
+	until_go bpftrace -e "$B_PROG" >>"$W/b_starts"
+done
+median <"$W/d_starts" >"$W/d_start"
+median <"$W/d64_starts" >"$W/d64_start"
+median <"$W/b_starts" >"$W/b_start"
 kill "$QS"
 QS=""
 
@@ -100,12 +107,10 @@ rate() { # CMD...: "whole-run-rate loop-rate" in events per second
 	echo "$((N * 1000000 / (t1 - t0))) $((N * 1000000000 / ns))"
 }
 for i in $(seq "$RUNS"); do
-	rate "$DTRACE" -q -c "$F $N $W/loop" -n 'quickstart$target:::request-start { @n = count(); }'
-done >"$W/d_rates"
-for i in $(seq "$RUNS"); do
-	rate bpftrace -c "$F $N $W/loop" -e "usdt:$F:quickstart:request__start /pid == cpid/ { @n = count(); }"
-done >"$W/b_rates"
-for i in $(seq "$RUNS"); do rate "$F" "$N" "$W/loop"; done >"$W/u_rates"
+	rate "$DTRACE" -q -c "$F $N $W/loop" -n 'quickstart$target:::request-start { @n = count(); }' >>"$W/d_rates"
+	rate bpftrace -c "$F $N $W/loop" -e "usdt:$F:quickstart:request__start /pid == cpid/ { @n = count(); }" >>"$W/b_rates"
+	rate "$F" "$N" "$W/loop" >>"$W/u_rates"
+done
 col() { cut -d' ' -f"$1" "$2" | median; }
 
 ds=$(cat "$W/d_start") bs=$(cat "$W/b_start") d64=$(cat "$W/d64_start")
