@@ -48,7 +48,10 @@
  * 100 ms by default: a program is held only as long as its environment
  * allows). Polling goes on beside it (files the daemon does not announce:
  * a lingering file mapped again, the -p/-c processes' maps); a daemon that
- * refuses WATCH (an older one, or not root) leaves polling alone.
+ * refuses WATCH (an older one, or not root) leaves polling alone. A watch
+ * that ends (the daemon restarted) is asked for again every LIST_MS; when
+ * tracing ends it is closed, so that nobody is held for an instance that
+ * will not start.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -91,7 +94,9 @@ struct dt_retain {
 	unsigned batch;
 	/* watching (see the theory): -1 when not */
 	int watch_fd;
-	struct covered *cov; /* which batch traces which file */
+	bool watched;	      /* the daemon took a WATCH once: ask again if it restarts */
+	long long last_watch; /* the last try */
+	struct covered *cov;  /* which batch traces which file */
 	size_t ncov;
 	struct held *held; /* notices answered once their batch started */
 	size_t nheld;
@@ -101,6 +106,7 @@ struct dt_retain {
 
 #define WATCH_SEQ 0x44545743u /* "CWTD": our WATCH's, echoed in its NOTICEs */
 #define WATCH_REPLY_MS 1000
+#define WATCH_RETRY_MS 50 /* while tracing: the loop must not wait long */
 
 struct covered {
 	uint64_t dev, ino; /* makedev(), as the listing says */
@@ -125,7 +131,7 @@ static long long now_ms(void)
  * A WATCH on the daemon's socket: its connection, or -1 (no daemon, an
  * older one, not root, a refusal): then polling alone, as before.
  */
-static int watch_open(const char *path)
+static int watch_open(const char *path, int reply_ms)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	struct usdt_msg_watch w;
@@ -149,8 +155,7 @@ static int watch_open(const char *path)
 	p.fd = fd;
 	p.events = POLLIN;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    send(fd, &w, sizeof(w), MSG_NOSIGNAL) != sizeof(w) ||
-	    poll(&p, 1, WATCH_REPLY_MS) != 1 ||
+	    send(fd, &w, sizeof(w), MSG_NOSIGNAL) != sizeof(w) || poll(&p, 1, reply_ms) != 1 ||
 	    (n = recv(fd, &r, sizeof(r), MSG_TRUNC)) != sizeof(r) ||
 	    usdt_answer_check(&r, (unsigned long)n, WATCH_SEQ) != USDT_ANSWER_REPLY || r.status) {
 		close(fd);
@@ -175,8 +180,10 @@ static void watch_close(struct dt_retain *rt)
 
 void dt_retain_unwatch(struct dt_retain *rt)
 {
-	if (rt)
+	if (rt) {
 		watch_close(rt);
+		rt->watched = false; /* for good */
+	}
 }
 
 static void send_ready(struct dt_retain *rt, uint32_t notice)
@@ -311,7 +318,8 @@ struct dt_retain *dt_retain_start(struct dt_program *prog)
 		DT_PUSH(rt->pids, rt->npids, o->pids[i]);
 	rt->maps_hash = dt_xmalloc((rt->npids + 1) * sizeof(uint64_t));
 	memset(rt->maps_hash, 0, (rt->npids + 1) * sizeof(uint64_t));
-	rt->watch_fd = watch_open(rt->socket);
+	rt->watch_fd = watch_open(rt->socket, WATCH_REPLY_MS);
+	rt->watched = rt->watch_fd >= 0;
 	return rt;
 }
 
@@ -507,6 +515,11 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 
 	if (!rt)
 		return 0;
+	/* the daemon restarted (the watch ended): watched again once it serves */
+	if (rt->watch_fd < 0 && rt->watched && now - rt->last_watch >= LIST_MS) {
+		rt->last_watch = now;
+		rt->watch_fd = watch_open(rt->socket, WATCH_RETRY_MS);
+	}
 	/* a NOTICE is answered at once: a program waits for it */
 	noticed = read_notices(rt);
 	if (!noticed && now - rt->last_poll < POLL_MS)
