@@ -102,6 +102,8 @@
  *   parser), for files mapped at paths matching GLOB if given;
  *   --test-no-seccomp runs the worker without its seccomp filter and
  *   address-space limit, which valgrind cannot run under;
+ *   --test-hold-ms MS bounds a hold (WATCH) at MS instead of
+ *   USDT_HOLD_MAX_MS, so that a test sees the bound in a second;
  *   --test-crash-after N makes the daemon SIGKILL itself right after its
  *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
  *   a registration or a removal). Only the command line sets them, that is
@@ -189,7 +191,8 @@ static unsigned nwatchers;
 static struct hold *holds; /* in creation order */
 static unsigned nholds;
 static uint32_t last_notice;
-static struct conn *held; /* answers waiting for a hold, by hnext */
+static struct conn *held;			/* answers waiting for a hold, by hnext */
+static unsigned hold_max_ms = USDT_HOLD_MAX_MS; /* --test-hold-ms */
 
 static struct hold *hold_find(uint32_t notice)
 {
@@ -801,7 +804,7 @@ uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
 	if (++last_notice == 0)
 		last_notice = 1;
 	h->notice = last_notice;
-	h->deadline = hd_now_ms() + USDT_HOLD_MAX_MS;
+	h->deadline = hd_now_ms() + hold_max_ms;
 	memset(&no, 0, sizeof(no));
 	no.notice = h->notice;
 	no.pid = (int32_t)pid;
@@ -844,13 +847,13 @@ uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
 	return h->notice;
 }
 
-/* Holds past USDT_HOLD_MAX_MS end (their watchers stay); returns the next deadline. */
+/* Holds past their bound end (their watchers stay); returns the next deadline. */
 static uint64_t holds_expire(uint64_t now)
 {
 	/* in creation order, all of one length: the first ends first */
 	while (holds && holds->deadline <= now) {
-		hd_dbg("notice %u: watchers not ready in %d ms: released", holds->notice,
-		       USDT_HOLD_MAX_MS);
+		hd_dbg("notice %u: watchers not ready in %u ms: released", holds->notice,
+		       hold_max_ms);
 		hold_end(holds);
 	}
 	return holds ? holds->deadline : UINT64_MAX;
@@ -1079,6 +1082,7 @@ int main(int argc, char **argv)
 	    {"test-worker-delay", required_argument, NULL, 'D'},
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"test-crash-after", required_argument, NULL, 'K'},
+	    {"test-hold-ms", required_argument, NULL, 'H'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -1176,6 +1180,11 @@ int main(int argc, char **argv)
 		}
 		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
 			hd_cfg.worker.test_no_seccomp = true;
+			break;
+		case 'H': /* tests only: the bound of a hold (at most USDT_HOLD_MAX_MS) */
+			hold_max_ms = (unsigned)strtoul(optarg, NULL, 10);
+			if (hold_max_ms == 0 || hold_max_ms > USDT_HOLD_MAX_MS)
+				hold_max_ms = USDT_HOLD_MAX_MS;
 			break;
 		case 'K': /* tests only: SIGKILL after the N-th write to uprobe_events */
 			crash_after = strtoul(optarg, NULL, 10);
