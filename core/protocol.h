@@ -49,11 +49,17 @@ enum usdt_msg_type {
 	USDT_MSG_UNREGISTER = 2,
 	/* struct usdt_msg_list: which modules of which processes are registered */
 	USDT_MSG_LIST = 3,
+	/* struct usdt_msg_watch: root only: hold new files' registrations for me */
+	USDT_MSG_WATCH = 4,
+	/* struct usdt_msg_ready: a watcher is done with a NOTICE */
+	USDT_MSG_READY = 5,
 	/* daemon -> client */
-	/* struct usdt_msg_reply: the answer to REGISTER/UNREGISTER/LIST */
+	/* struct usdt_msg_reply: the answer to REGISTER/UNREGISTER/LIST/WATCH */
 	USDT_MSG_REPLY = 0x81,
 	/* struct usdt_msg_list_entry: one per (process, module), before the REPLY */
-	USDT_MSG_LIST_ENTRY = 0x82
+	USDT_MSG_LIST_ENTRY = 0x82,
+	/* struct usdt_msg_notice: to a watcher: a new file's events now exist */
+	USDT_MSG_NOTICE = 0x83
 };
 
 struct usdt_msg_hdr {
@@ -75,6 +81,47 @@ struct usdt_msg_list {
 	struct usdt_msg_hdr hdr;
 	int32_t pid; /* 0: every registered process */
 	uint32_t pad;
+};
+
+/*
+ * WATCH, READY, NOTICE: retained enablings that lose no firing (DTrace
+ * enables a process's probes before the process goes on: illumos matches
+ * retained enablings inside the registering ioctl).
+ *
+ * A consumer (root only: anyone else is answered -EPERM) sends WATCH on a
+ * connection it then keeps open; the REPLY (status 0) makes it a watcher.
+ * Whenever a REGISTER creates the events of a file (a new file: a
+ * registration that finds them existing is answered at once, as always),
+ * the daemon sends every watcher a NOTICE, whose hdr.seq is the WATCH's and
+ * whose `notice` numbers it (1, 2, ...: never 0), and holds the REGISTER's
+ * REPLY until every watcher has answered READY with that number, or
+ * USDT_HOLD_MAX_MS have passed, or the watcher is gone. A watcher that
+ * sends anything else, a READY for a notice it was never sent, or does not
+ * read its socket (a NOTICE that does not fit in it) is dropped: the daemon
+ * never waits for it again. drti waits for the REPLY at most
+ * USDT_HELPER_TIMEOUT_ENV milliseconds (100 by default): the registrant is
+ * held no longer than its own environment allows.
+ */
+#define USDT_HOLD_MAX_MS USDT_HELPER_TIMEOUT_MAX_MS
+
+struct usdt_msg_watch {
+	struct usdt_msg_hdr hdr;
+	uint32_t flags; /* 0 */
+	uint32_t pad;
+};
+
+struct usdt_msg_ready {
+	struct usdt_msg_hdr hdr;
+	uint32_t notice; /* the NOTICE's */
+	uint32_t pad;
+};
+
+struct usdt_msg_notice {
+	struct usdt_msg_hdr hdr; /* seq: the WATCH's */
+	uint32_t notice;	 /* 1, 2, ...: answer READY with it */
+	int32_t pid;		 /* the (first) registrant */
+	uint64_t dev;		 /* the file as the registrant's maps shows it: */
+	uint64_t ino;		 /* major << 32 | minor, and the inode (the board's key) */
 };
 
 #define USDT_PROTO_PATH_MAX 4096
@@ -120,15 +167,23 @@ struct usdt_msg_reply {
  *                          LIST_ENTRY to `seq` whose path is empty, longer
  *                          than USDT_PROTO_PATH_MAX, not the rest of the
  *                          packet, not NUL-terminated, or whose pid is not
- *                          positive;
+ *                          positive; or a NOTICE to `seq` that is not
+ *                          exactly a struct usdt_msg_notice, or whose
+ *                          notice is 0 or pid not positive;
  *   USDT_ANSWER_OTHER      well formed, but for another seq or of a type
  *                          no client receives;
- *   USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY  valid, for `seq`.
+ *   USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY, USDT_ANSWER_NOTICE  valid, for `seq`.
  * `n` is the packet's real length (recv with MSG_TRUNC); `pkt` holds at
  * least min(n, what the caller's buffer holds) bytes, and a packet longer
  * than the buffer is rejected by the caller before this is called.
  */
-enum usdt_answer { USDT_ANSWER_MALFORMED, USDT_ANSWER_OTHER, USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY };
+enum usdt_answer {
+	USDT_ANSWER_MALFORMED,
+	USDT_ANSWER_OTHER,
+	USDT_ANSWER_REPLY,
+	USDT_ANSWER_ENTRY,
+	USDT_ANSWER_NOTICE
+};
 
 static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned long n, uint32_t seq)
 {
@@ -154,6 +209,13 @@ static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned l
 		    n != sizeof(*e) + e->path_len || path[e->path_len - 1] != '\0' || e->pid <= 0)
 			return USDT_ANSWER_MALFORMED;
 		return USDT_ANSWER_ENTRY;
+	}
+	if (h->type == USDT_MSG_NOTICE) {
+		const struct usdt_msg_notice *no = (const struct usdt_msg_notice *)pkt;
+
+		if (n != sizeof(*no) || no->notice == 0 || no->pid <= 0)
+			return USDT_ANSWER_MALFORMED;
+		return USDT_ANSWER_NOTICE;
 	}
 	return USDT_ANSWER_OTHER;
 }

@@ -193,11 +193,22 @@ int dt_bpftrace_version(void);
 /* NULL when nothing can appear later: no USDT description. */
 struct dt_retain *dt_retain_start(struct dt_program *prog);
 /*
- * Called every few milliseconds: when new files brought probes the program
- * matches, their bpftrace program is in *out, its tables in *t, a name for
- * them in *what, and 1 is returned; else 0.
+ * Called every few milliseconds, and whenever dt_retain_fd() is readable:
+ * when new files brought probes the program matches, their bpftrace
+ * program is in *out, its tables in *t, a name for them in *what, and the
+ * batch's number (1, 2, ...) is returned; else 0.
  */
 int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what);
+/* The daemon's WATCH connection (its NOTICEs wake the caller), or -1. */
+int dt_retain_fd(const struct dt_retain *rt);
+/*
+ * Batch `batch`'s instance has attached its probes (its BEGIN ran), or
+ * never will (it failed, it was not started): the registrations it held
+ * may go on.
+ */
+void dt_retain_started(struct dt_retain *rt, unsigned batch);
+/* Tracing ends: the daemon holds nothing more for us. */
+void dt_retain_unwatch(struct dt_retain *rt);
 
 /* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
 

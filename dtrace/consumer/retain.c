@@ -32,13 +32,36 @@
  * listed every LIST_MS. The -p/-c processes are also read directly (their
  * /proc/PID/maps, when it changes: a dlopen()) so that they need no
  * daemon.
+ *
+ * Watching so as to lose no firing. Polling finds a new file after its
+ * program went on, and bpftrace takes a second or more to attach: the
+ * program's first firings were lost (DTrace enables a process's probes
+ * before it goes on). So as root, when the daemon accepts it, a WATCH
+ * (core/protocol.h) is kept open: the daemon then holds each registration
+ * of a new file (its REGISTER's answer, which drti waits for) and sends a
+ * NOTICE naming the file. The daemon is listed at once; the instance for
+ * the new files is started, and READY is sent only when the instance of
+ * the batch that holds the file has run its BEGIN (bpftrace runs it once
+ * every probe is attached; run.c calls dt_retain_started), at once for a
+ * file no clause matches. The hold is bounded twice: by the daemon
+ * (USDT_HOLD_MAX_MS) and by drti's own timeout (USDTKIT_HELPER_TIMEOUT_MS,
+ * 100 ms by default: a program is held only as long as its environment
+ * allows). Polling goes on beside it (files the daemon does not announce:
+ * a lingering file mapped again, the -p/-c processes' maps); a daemon that
+ * refuses WATCH (an older one, or not root) leaves polling alone. A watch
+ * that ends (the daemon restarted) is asked for again every LIST_MS; when
+ * tracing ends it is closed, so that nobody is held for an instance that
+ * will not start.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include <sys/un.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -69,6 +92,31 @@ struct dt_retain {
 	size_t npids;
 	uint64_t *maps_hash;
 	unsigned batch;
+	/* watching (see the theory): -1 when not */
+	int watch_fd;
+	bool watched;	      /* the daemon took a WATCH once: ask again if it restarts */
+	long long last_watch; /* the last try */
+	struct covered *cov;  /* which batch traces which file */
+	size_t ncov;
+	struct held *held; /* notices answered once their batch started */
+	size_t nheld;
+	bool *started; /* [batch]: its instance attached (or will never) */
+	size_t nstarted;
+};
+
+#define WATCH_SEQ 0x44545743u /* "CWTD": our WATCH's, echoed in its NOTICEs */
+#define WATCH_REPLY_MS 1000
+#define WATCH_RETRY_MS 50 /* while tracing: the loop must not wait long */
+
+struct covered {
+	uint64_t dev, ino; /* makedev(), as the listing says */
+	unsigned batch;
+};
+
+struct held {
+	uint32_t notice;
+	uint64_t dev, ino; /* makedev() */
+	unsigned batch;	   /* 0: not known yet (a listing comes first) */
 };
 
 static long long now_ms(void)
@@ -77,6 +125,165 @@ static long long now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * A WATCH on the daemon's socket: its connection, or -1 (no daemon, an
+ * older one, not root, a refusal): then polling alone, as before.
+ */
+static int watch_open(const char *path, int reply_ms)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	struct usdt_msg_watch w;
+	struct usdt_msg_reply r;
+	struct pollfd p;
+	ssize_t n;
+	int fd;
+
+	if (geteuid() != 0 || strlen(path) >= sizeof(sa.sun_path))
+		return -1;
+	strcpy(sa.sun_path, path);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return -1;
+	memset(&w, 0, sizeof(w));
+	w.hdr.magic = USDT_PROTO_MAGIC;
+	w.hdr.version = USDT_PROTO_VERSION;
+	w.hdr.type = USDT_MSG_WATCH;
+	w.hdr.size = sizeof(w);
+	w.hdr.seq = WATCH_SEQ;
+	p.fd = fd;
+	p.events = POLLIN;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    send(fd, &w, sizeof(w), MSG_NOSIGNAL) != sizeof(w) || poll(&p, 1, reply_ms) != 1 ||
+	    (n = recv(fd, &r, sizeof(r), MSG_TRUNC)) != sizeof(r) ||
+	    usdt_answer_check(&r, (unsigned long)n, WATCH_SEQ) != USDT_ANSWER_REPLY || r.status) {
+		close(fd);
+		return -1;
+	}
+	fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK);
+	return fd;
+}
+
+int dt_retain_fd(const struct dt_retain *rt)
+{
+	return rt ? rt->watch_fd : -1;
+}
+
+static void watch_close(struct dt_retain *rt)
+{
+	if (rt->watch_fd >= 0)
+		close(rt->watch_fd);
+	rt->watch_fd = -1;
+	rt->nheld = 0; /* the daemon lets them go when the connection goes */
+}
+
+void dt_retain_unwatch(struct dt_retain *rt)
+{
+	if (rt) {
+		watch_close(rt);
+		rt->watched = false; /* for good */
+	}
+}
+
+static void send_ready(struct dt_retain *rt, uint32_t notice)
+{
+	struct usdt_msg_ready r;
+
+	memset(&r, 0, sizeof(r));
+	r.hdr.magic = USDT_PROTO_MAGIC;
+	r.hdr.version = USDT_PROTO_VERSION;
+	r.hdr.type = USDT_MSG_READY;
+	r.hdr.size = sizeof(r);
+	r.hdr.seq = WATCH_SEQ;
+	r.notice = notice;
+	/* a full socket (the daemon not reading): it drops us, we poll */
+	if (rt->watch_fd >= 0 &&
+	    send(rt->watch_fd, &r, sizeof(r), MSG_NOSIGNAL | MSG_DONTWAIT) != sizeof(r))
+		watch_close(rt);
+}
+
+static bool batch_started(const struct dt_retain *rt, unsigned b)
+{
+	return b < rt->nstarted && rt->started[b];
+}
+
+static unsigned covering_batch(const struct dt_retain *rt, uint64_t dev, uint64_t ino)
+{
+	size_t i;
+
+	for (i = 0; i < rt->ncov; i++)
+		if (rt->cov[i].dev == dev && rt->cov[i].ino == ino)
+			return rt->cov[i].batch;
+	return 0;
+}
+
+/*
+ * The held notices that can be answered: their batch started; or, with
+ * `listed` (a listing was just made), those whose file no batch traces.
+ */
+static void answer_held(struct dt_retain *rt, bool listed)
+{
+	size_t i = 0;
+
+	while (i < rt->nheld) {
+		struct held *h = &rt->held[i];
+
+		if (!h->batch)
+			h->batch = covering_batch(rt, h->dev, h->ino);
+		if ((h->batch && batch_started(rt, h->batch)) || (!h->batch && listed)) {
+			send_ready(rt, h->notice);
+			if (rt->watch_fd < 0)
+				return;
+			rt->held[i] = rt->held[--rt->nheld];
+			continue;
+		}
+		i++;
+	}
+}
+
+void dt_retain_started(struct dt_retain *rt, unsigned batch)
+{
+	if (!rt || !batch)
+		return;
+	while (rt->nstarted <= batch) {
+		bool f = false;
+
+		DT_PUSH(rt->started, rt->nstarted, f);
+	}
+	rt->started[batch] = true;
+	answer_held(rt, false);
+}
+
+/*
+ * The NOTICEs that came; true when one names a file no batch traces yet (a
+ * listing is due now). Anything not a NOTICE of ours ends the watch.
+ */
+static bool read_notices(struct dt_retain *rt)
+{
+	bool unknown = false;
+
+	while (rt->watch_fd >= 0) {
+		struct usdt_msg_notice no;
+		struct held h;
+		ssize_t n = recv(rt->watch_fd, &no, sizeof(no), MSG_TRUNC | MSG_DONTWAIT);
+
+		if (n < 0 && (errno == EAGAIN || errno == EINTR))
+			break;
+		if (n <= 0 || (size_t)n > sizeof(no) ||
+		    usdt_answer_check(&no, (unsigned long)n, WATCH_SEQ) != USDT_ANSWER_NOTICE) {
+			watch_close(rt); /* the daemon stopped, or is not one to trust */
+			break;
+		}
+		h.notice = no.notice;
+		h.dev = makedev((unsigned)(no.dev >> 32), (unsigned)no.dev);
+		h.ino = no.ino;
+		h.batch = covering_batch(rt, h.dev, h.ino);
+		unknown |= !h.batch;
+		DT_PUSH(rt->held, rt->nheld, h);
+	}
+	answer_held(rt, false);
+	return unknown;
 }
 
 struct dt_retain *dt_retain_start(struct dt_program *prog)
@@ -111,6 +318,8 @@ struct dt_retain *dt_retain_start(struct dt_program *prog)
 		DT_PUSH(rt->pids, rt->npids, o->pids[i]);
 	rt->maps_hash = dt_xmalloc((rt->npids + 1) * sizeof(uint64_t));
 	memset(rt->maps_hash, 0, (rt->npids + 1) * sizeof(uint64_t));
+	rt->watch_fd = watch_open(rt->socket, WATCH_REPLY_MS);
+	rt->watched = rt->watch_fd >= 0;
 	return rt;
 }
 
@@ -299,12 +508,21 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 {
 	long long now = now_ms();
 	struct dt_probes ps = {0};
-	bool list = false, maps = false, have_state, state, due;
+	bool list = false, maps = false, have_state, state, due, noticed;
 	unsigned char *b;
 	size_t n = 0, i;
 	long got;
 
-	if (!rt || now - rt->last_poll < POLL_MS)
+	if (!rt)
+		return 0;
+	/* the daemon restarted (the watch ended): watched again once it serves */
+	if (rt->watch_fd < 0 && rt->watched && now - rt->last_watch >= LIST_MS) {
+		rt->last_watch = now;
+		rt->watch_fd = watch_open(rt->socket, WATCH_RETRY_MS);
+	}
+	/* a NOTICE is answered at once: a program waits for it */
+	noticed = read_notices(rt);
+	if (!noticed && now - rt->last_poll < POLL_MS)
 		return 0;
 	rt->last_poll = now;
 	/*
@@ -338,6 +556,7 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 	if (due && (rt->pending || ((!rt->prev || !have_state) && !access(rt->socket, F_OK))))
 		list = true;
 	rt->last_poll_done = true;
+	list |= noticed;
 	if (rt->npids && now - rt->last_maps >= MAPS_MS) {
 		rt->last_maps = now;
 		for (i = 0; i < rt->npids; i++) {
@@ -362,8 +581,10 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 	}
 	if (maps && got > 0) /* listed from the daemon: read them again next time */
 		memset(rt->maps_hash, 0, rt->npids * sizeof(uint64_t));
-	if (got <= 0)
+	if (got <= 0) {
+		answer_held(rt, list); /* their files matched nothing */
 		return 0;
+	}
 	rt->burst_until = 0;
 	*t = dt_xmalloc(sizeof(**t));
 	memset(*t, 0, sizeof(**t));
@@ -382,12 +603,20 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 				ps.v[0].mod, (int)strcspn(q.text ? q.text : "", "\n"),
 				q.text ? q.text : "");
 			free(q.text);
+			answer_held(rt, true); /* not traced: nothing to wait for */
 			return 0;
 		}
 		free(q.text);
 	}
 	flush_block(*t, out);
 	rt->batch++;
+	for (i = 0; i < ps.n; i++) {
+		struct covered c = {ps.v[i].dev, ps.v[i].ino, rt->batch};
+
+		if (ps.v[i].kind == P_USDT && !covering_batch(rt, c.dev, c.ino))
+			DT_PUSH(rt->cov, rt->ncov, c);
+	}
+	answer_held(rt, true);
 	*what = dt_xstrdup(ps.v[0].bt);
-	return 1;
+	return (int)rt->batch;
 }

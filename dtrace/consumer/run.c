@@ -449,7 +449,8 @@ struct inst {
 	int status;
 	struct dt_buf line, errtext;
 	struct dt_render r;
-	char *what; /* retained: its first probe, for a failure */
+	char *what;	/* retained: its first probe, for a failure */
+	unsigned batch; /* retained: dt_retain_poll's number for it */
 };
 
 static int start_inst(const struct dt_consumer_opts *o, const struct dt_buf *prog, struct inst *in,
@@ -561,6 +562,7 @@ struct runstate {
 	struct usdt_diag *diag;
 	bool exit_req; /* a retained instance ran exit() */
 	int exit_status;
+	struct dt_retain *rt;
 };
 
 static void drain_retained(struct runstate *rs);
@@ -609,6 +611,9 @@ static void read_inst(struct runstate *rs, size_t k, int which)
 		/* the exit dump: the retained instances' aggregations first */
 		if (k == 0 && !was_dumping && in->r.dumping)
 			drain_retained(rs);
+		/* attached (BEGIN ran): the programs held for it go on */
+		if (k > 0 && !was_started && in->r.started)
+			dt_retain_started(rs->rt, in->batch);
 		if (k > 0 && in->r.have_exit && !rs->exit_req) {
 			rs->exit_req = true;
 			rs->exit_status = in->r.exit_status;
@@ -679,7 +684,7 @@ static void drain_retained(struct runstate *rs)
 
 /* A bpftrace for the probes of files that appeared (retain.c). */
 static void add_retained(struct runstate *rs, struct dt_tables *t, const struct dt_buf *prog,
-			 char *what, struct dt_merged *merged)
+			 char *what, struct dt_merged *merged, unsigned batch)
 {
 	struct inst x;
 
@@ -689,12 +694,16 @@ static void add_retained(struct runstate *rs, struct dt_tables *t, const struct 
 			"dtrace: %d bpftrace instances run already: %s is not traced (restart "
 			"dtrace to trace it from the start)\n",
 			DT_RETAIN_MAX, what);
+		dt_retain_started(rs->rt, batch); /* nothing to wait for */
 		return;
 	}
 	memset(&x, 0, sizeof(x));
 	x.what = what;
-	if (start_inst(rs->o, prog, &x, rs->diag))
+	x.batch = batch;
+	if (start_inst(rs->o, prog, &x, rs->diag)) {
+		dt_retain_started(rs->rt, batch);
 		return;
+	}
 	dt_render_init(&x.r, rs->o, t, stdout);
 	x.r.retained = true;
 	x.r.merged = merged;
@@ -738,6 +747,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 	first.r.merged = merged;
 	DT_PUSH(rs.v, rs.n, first);
 	rt = dt_retain_start(prog);
+	rs.rt = rt;
 	if (created > 0) {
 		struct watched x = {created, true, false};
 
@@ -749,7 +759,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		DT_PUSH(w, nw, x);
 	}
 	while (rs.v[0].out_open || rs.v[0].err_open) {
-		struct pollfd *pfd = dt_xmalloc(2 * rs.n * sizeof(*pfd));
+		struct pollfd *pfd = dt_xmalloc((2 * rs.n + 1) * sizeof(*pfd));
 		struct inst *m = &rs.v[0];
 		bool want_stop;
 
@@ -759,7 +769,9 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 			pfd[2 * k + 1] =
 			    (struct pollfd){rs.v[k].err_open ? rs.v[k].errfd : -1, POLLIN, 0};
 		}
-		if (poll(pfd, 2 * rs.n, rt ? 10 : 50) < 0 && errno != EINTR) {
+		/* the daemon's NOTICEs: a program is held until we answer */
+		pfd[2 * rs.n] = (struct pollfd){dt_retain_fd(rt), POLLIN, 0};
+		if (poll(pfd, 2 * rs.n + 1, rt ? 10 : 50) < 0 && errno != EINTR) {
 			dt_free(pfd);
 			break;
 		}
@@ -773,8 +785,11 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				read_inst(&rs, k, 1);
 			if (pfd[2 * k].revents)
 				read_inst(&rs, k, 0);
-			if (k > 0 && !rs.v[k].out_open && !rs.v[k].err_open)
+			if (k > 0 && !rs.v[k].out_open && !rs.v[k].err_open) {
 				reap_inst(&rs.v[k], true);
+				/* (one that failed to attach holds nobody any more) */
+				dt_retain_started(rt, rs.v[k].batch);
+			}
 		}
 		dt_free(pfd);
 		if (!m->stopped && !version_ok && m->r.attached_seen)
@@ -806,6 +821,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		 * aggregations.
 		 */
 		want_stop = interrupted || rs.exit_req || (gone_at && now_ms() - gone_at > 250);
+		if (want_stop)
+			dt_retain_unwatch(rt); /* no new instance now: hold nobody */
 		if (!m->stopped && want_stop) {
 			if (!ending_retained && retained_running(&rs)) {
 				for (k = 1; k < rs.n; k++)
@@ -823,8 +840,10 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 			struct dt_buf nprog = {0};
 			char *what;
 
-			if (dt_retain_poll(rt, &nt, &nprog, &what) == 1)
-				add_retained(&rs, nt, &nprog, what, merged);
+			int b = dt_retain_poll(rt, &nt, &nprog, &what);
+
+			if (b > 0)
+				add_retained(&rs, nt, &nprog, what, merged, (unsigned)b);
 			dt_free(nprog.s);
 		}
 	}

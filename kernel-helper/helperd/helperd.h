@@ -144,17 +144,18 @@ int hd_sandbox(const struct hd_worker_limits *lim);
 
 /* ---- msg.c: a client's packet, checked ---- */
 struct hd_request {
-	uint32_t seq;  /* the client's, echoed (set whenever a header was read) */
-	uint16_t type; /* USDT_MSG_REGISTER, _UNREGISTER or _LIST */
-	int32_t pid;   /* LIST: 0 or the process asked about */
-	uint64_t addr; /* REGISTER, UNREGISTER */
+	uint32_t seq;	 /* the client's, echoed (set whenever a header was read) */
+	uint16_t type;	 /* USDT_MSG_REGISTER, _UNREGISTER, _LIST, _WATCH or _READY */
+	int32_t pid;	 /* LIST: 0 or the process asked about */
+	uint32_t notice; /* READY: the NOTICE's number (not 0) */
+	uint64_t addr;	 /* REGISTER, UNREGISTER */
 };
 /*
  * Checks one packet of `len` bytes (the length the socket reported, so a
  * truncated one has len larger than what was read: callers pass the real
  * packet length). Returns 0 and *req; -EMSGSIZE: shorter than a header
  * (drop the connection); -EPROTO: not exactly as protocol.h defines it;
- * -EINVAL: a LIST of a negative pid.
+ * -EINVAL: a LIST of a negative pid, a WATCH with flags, a READY of notice 0.
  */
 int hd_msg_decode(const void *pkt, size_t len, struct hd_request *req);
 
@@ -472,8 +473,15 @@ bool hd_board_publish(uint64_t maps_dev, uint64_t ino, const char *path);
 void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
 
 /* ---- main.c ---- */
-/* main.c: the deferred answer of a REGISTER. */
-void hd_register_done(void *cookie, int status, uint32_t nprobes);
+/*
+ * main.c: a REGISTER created the events of the file maps_dev/ino (pid: the
+ * first registrant): the watchers are told (NOTICE), and the answers given
+ * with the returned hold (hd_register_done's `hold`) wait until they are
+ * ready (protocol.h, WATCH). 0: nobody watches, nothing is held.
+ */
+uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
+/* main.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
+void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
 /* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
 void hd_forget(void *obj);
 

@@ -57,6 +57,14 @@
  *   a file nobody maps loses its events. --linger 0 does that at once. --no-board publishes
  *   nothing: every process asks, as before the board (debugging, and the
  *   tests whose subject is the REGISTER path itself).
+ * - Holds (protocol.h, WATCH): a root client may watch new files (at most
+ *   WATCHERS_MAX at once). When a REGISTER's parse creates a file's events,
+ *   each watcher gets a NOTICE and the registrants' answers wait, in the
+ *   held list, until every watcher answered READY, or USDT_HOLD_MAX_MS
+ *   passed, or the watcher went; a watcher is never waited on otherwise: it
+ *   is sent to without blocking and dropped when its socket is full or it
+ *   says anything but a READY for a notice it was sent. A registration of
+ *   a known file, answered at once, is never held.
  * - Per-uid limits (root is exempt from the quotas, not from validation):
  *   request rate, all types (token bucket, --rate, default 10000/s, burst 2x), new
  *   modules (parses) per second (default 20/s), modules (256) and probe
@@ -94,6 +102,8 @@
  *   parser), for files mapped at paths matching GLOB if given;
  *   --test-no-seccomp runs the worker without its seccomp filter and
  *   address-space limit, which valgrind cannot run under;
+ *   --test-hold-ms MS bounds a hold (WATCH) at MS instead of
+ *   USDT_HOLD_MAX_MS, so that a test sees the bound in a second;
  *   --test-crash-after N makes the daemon SIGKILL itself right after its
  *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
  *   a registration or a removal). Only the command line sets them, that is
@@ -114,6 +124,7 @@
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
@@ -142,12 +153,54 @@ struct conn {
 	bool linked;  /* in the idle list (not while a REGISTER waits for its parse) */
 	bool waiting; /* a REGISTER waits for its parse: answered by hd_register_done */
 	uint32_t wait_seq;
-	uint64_t born; /* the loop iteration that accepted it */
+	/* the parse is done, the answer waits for the watchers (see "holds") */
+	uint32_t hold; /* the NOTICE's number; 0: not held */
+	int held_status;
+	uint32_t held_nprobes;
+	struct conn *hnext;  /* in the held list */
+	bool watcher;	     /* sent WATCH: in watchers[], never idle */
+	uint32_t watch_from; /* the first NOTICE it was sent */
+	uint32_t nsent;	     /* NOTICEs sent: watch_from .. watch_from + nsent - 1 */
+	uint64_t born;	     /* the loop iteration that accepted it */
 };
 
 struct tagged {
 	enum hd_tag tag;
 };
+
+/*
+ * Watchers and holds (protocol.h, WATCH): a REGISTER that created a file's
+ * events is answered only once every watcher (a `dtrace` with retained
+ * enablings) said READY for its NOTICE, or USDT_HOLD_MAX_MS passed, or the
+ * watcher went. Nothing waits in the loop: a held answer is a connection in
+ * the held list, a hold a bit per watcher still to answer. A few watchers
+ * (one per dtrace -Z run), a bounded number of holds (beyond: not held).
+ */
+#define WATCHERS_MAX 8
+#define HOLDS_MAX 256
+
+struct hold {
+	struct hold *next;
+	uint32_t notice;
+	uint32_t pending; /* bit w: watchers[w] has not answered */
+	uint64_t deadline;
+};
+
+static struct conn *watchers[WATCHERS_MAX];
+static unsigned nwatchers;
+static struct hold *holds; /* in creation order */
+static unsigned nholds;
+static uint32_t last_notice;
+static struct conn *held;			/* answers waiting for a hold, by hnext */
+static unsigned hold_max_ms = USDT_HOLD_MAX_MS; /* --test-hold-ms */
+
+static struct hold *hold_find(uint32_t notice)
+{
+	for (struct hold *h = holds; h; h = h->next)
+		if (h->notice == notice)
+			return h;
+	return NULL;
+}
 
 static int epfd;
 /* The epoll batch being dispatched: objects freed meanwhile are struck out of it. */
@@ -242,9 +295,16 @@ static void conn_touch(struct conn *c)
 	conn_append(c);
 }
 
+static void watcher_gone(struct conn *c);
+static void held_unlink(struct conn *c);
+
 static void conn_close(struct conn *c)
 {
 	hd_forget(c);
+	if (c->watcher)
+		watcher_gone(c);
+	if (c->hold)
+		held_unlink(c);
 	if (c->waiting)
 		hd_register_cancel(c);
 	if (c->linked)
@@ -545,6 +605,30 @@ static void list_one(const struct hd_list_entry *e, void *arg)
 		l->failed = true;
 }
 
+/* WATCH: c becomes a watcher (status 0), or is refused. */
+static int watch(struct conn *c, uint32_t seq)
+{
+	unsigned w;
+
+	if (c->uid != 0)
+		return -EPERM; /* it would hold every user's programs */
+	for (w = 0; w < WATCHERS_MAX && watchers[w]; w++)
+		;
+	if (w == WATCHERS_MAX)
+		return -EBUSY;
+	watchers[w] = c;
+	nwatchers++;
+	c->watcher = true;
+	c->wait_seq = seq;
+	c->watch_from = last_notice + 1 ? last_notice + 1 : 1;
+	c->nsent = 0;
+	/* its connection stays: never idle, read by watcher_read */
+	if (c->linked)
+		conn_unlink(c);
+	hd_dbg("pid %d watches new files", (int)c->pid);
+	return 0;
+}
+
 /* One packet from c: false when the connection is to be closed. */
 static bool handle(struct conn *c)
 {
@@ -581,6 +665,14 @@ static bool handle(struct conn *c)
 	switch (status ? 0 : rq.type) {
 	case 0:
 		break;
+	case USDT_MSG_WATCH:
+		status = watch(c, rq.seq);
+		break;
+	case USDT_MSG_READY:
+		/* only a watcher's (watcher_read): a misbehaving client */
+		c->closing = true;
+		status = -EPROTO;
+		break;
 	case USDT_MSG_REGISTER:
 		status = hd_register(c->pid, c->uid, c->pidfd, rq.addr, &nprobes, c);
 		if (status == -EINPROGRESS) {
@@ -614,15 +706,195 @@ static bool handle(struct conn *c)
 	return flush(c);
 }
 
-void hd_register_done(void *cookie, int status, uint32_t nprobes)
+static void answer_registrant(struct conn *c, int status, uint32_t nprobes)
 {
-	struct conn *c = cookie;
-
 	c->waiting = false;
 	conn_touch(c);
 	/* (flush re-arms EPOLLIN) */
 	if (!reply(c, c->wait_seq, status, nprobes) || !flush(c))
 		conn_close(c);
+}
+
+void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold)
+{
+	struct conn *c = cookie;
+
+	if (hold && hold_find(hold)) {
+		/* still waiting (only its hang-up watched), now for the watchers */
+		c->hold = hold;
+		c->held_status = status;
+		c->held_nprobes = nprobes;
+		c->hnext = held;
+		held = c;
+		return;
+	}
+	answer_registrant(c, status, nprobes);
+}
+
+/* The hold is over (every watcher ready, or gone, or the time is up): its answers go. */
+static void hold_end(struct hold *h)
+{
+	struct hold **hp = &holds;
+	struct conn **pp = &held;
+	uint32_t n = h->notice;
+
+	while (*hp != h)
+		hp = &(*hp)->next;
+	*hp = h->next;
+	nholds--;
+	free(h);
+	while (*pp) {
+		struct conn *c = *pp;
+
+		if (c->hold != n) {
+			pp = &c->hnext;
+			continue;
+		}
+		*pp = c->hnext;
+		c->hold = 0;
+		answer_registrant(c, c->held_status, c->held_nprobes);
+	}
+}
+
+/* Watcher w's turn on every hold is over: its bit is cleared, the holds it alone held end. */
+static void holds_release(unsigned w)
+{
+	for (struct hold *h = holds, *next; h; h = next) {
+		next = h->next;
+		h->pending &= ~(1u << w);
+		if (!h->pending)
+			hold_end(h);
+	}
+}
+
+static void watcher_gone(struct conn *c)
+{
+	unsigned w;
+
+	for (w = 0; w < WATCHERS_MAX && watchers[w] != c; w++)
+		;
+	c->watcher = false;
+	if (w == WATCHERS_MAX)
+		return;
+	hd_dbg("watcher pid %d gone: never waited on again", (int)c->pid);
+	watchers[w] = NULL;
+	nwatchers--;
+	holds_release(w);
+}
+
+/* A registrant that went away while held (drti's own timeout passed). */
+static void held_unlink(struct conn *c)
+{
+	struct conn **pp = &held;
+
+	while (*pp && *pp != c)
+		pp = &(*pp)->hnext;
+	if (*pp)
+		*pp = c->hnext;
+	c->hold = 0;
+}
+
+uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
+{
+	struct usdt_msg_notice no;
+	struct hold *h;
+
+	if (!nwatchers || nholds >= HOLDS_MAX || !(h = calloc(1, sizeof(*h))))
+		return 0;
+	if (++last_notice == 0)
+		last_notice = 1;
+	h->notice = last_notice;
+	h->deadline = hd_now_ms() + hold_max_ms;
+	memset(&no, 0, sizeof(no));
+	no.notice = h->notice;
+	no.pid = (int32_t)pid;
+	no.dev = (uint64_t)major((dev_t)maps_dev) << 32 | minor((dev_t)maps_dev);
+	no.ino = ino;
+	for (unsigned w = 0; w < WATCHERS_MAX; w++) {
+		struct conn *c = watchers[w];
+
+		if (!c)
+			continue;
+		fill_hdr(&no.hdr, USDT_MSG_NOTICE, sizeof(no), c->wait_seq);
+		/*
+		 * A watcher that does not read its socket is not waited for,
+		 * nor is its queue grown: a NOTICE that does not go at once
+		 * (its socket is full) drops it.
+		 */
+		if (!queue(c, &no, sizeof(no)) || !flush(c) || c->outlen) {
+			hd_warn("watcher pid %d does not read its notices: dropped", (int)c->pid);
+			conn_close(c);
+			continue;
+		}
+		h->pending |= 1u << w;
+		c->nsent++;
+	}
+	if (!h->pending) {
+		free(h);
+		return 0;
+	}
+	h->next = NULL;
+	{
+		struct hold **hp = &holds;
+
+		while (*hp)
+			hp = &(*hp)->next;
+		*hp = h;
+	}
+	nholds++;
+	hd_dbg("notice %u: pid %d's new file (dev %u:%u ino %" PRIu64 "): held", h->notice,
+	       (int)pid, major((dev_t)maps_dev), minor((dev_t)maps_dev), ino);
+	return h->notice;
+}
+
+/* Holds past their bound end (their watchers stay); returns the next deadline. */
+static uint64_t holds_expire(uint64_t now)
+{
+	/* in creation order, all of one length: the first ends first */
+	while (holds && holds->deadline <= now) {
+		hd_dbg("notice %u: watchers not ready in %u ms: released", holds->notice,
+		       hold_max_ms);
+		hold_end(holds);
+	}
+	return holds ? holds->deadline : UINT64_MAX;
+}
+
+/*
+ * A watcher's packets: READY for a NOTICE it was sent, nothing else. Any
+ * other packet, or its hang-up, drops it (false).
+ */
+static bool watcher_read(struct conn *c)
+{
+	unsigned w;
+
+	for (w = 0; w < WATCHERS_MAX && watchers[w] != c; w++)
+		;
+	/* a few at a time: the rest at the next turn (its socket stays readable) */
+	for (int k = 0; k < 64; k++) {
+		unsigned char raw[128];
+		ssize_t len = recv(c->fd, raw, sizeof(raw), MSG_TRUNC | MSG_DONTWAIT);
+		struct hd_request rq;
+
+		if (len < 0)
+			return errno == EAGAIN || errno == EINTR;
+		if (len == 0 || w == WATCHERS_MAX)
+			return false;
+		if (hd_msg_decode(raw, (size_t)len, &rq) != 0 || rq.type != USDT_MSG_READY ||
+		    rq.seq != c->wait_seq || rq.notice - c->watch_from >= c->nsent) {
+			hd_warn("watcher pid %d: not a READY for a notice it was sent: dropped",
+				(int)c->pid);
+			return false;
+		}
+		for (struct hold *h = holds; h; h = h->next)
+			if (h->notice == rq.notice) {
+				h->pending &= ~(1u << w);
+				if (!h->pending)
+					hold_end(h);
+				break;
+			}
+		/* (a hold that is over already: late, and harmless) */
+	}
+	return true;
 }
 
 static void expire_conns(uint64_t now)
@@ -810,13 +1082,15 @@ int main(int argc, char **argv)
 	    {"test-worker-delay", required_argument, NULL, 'D'},
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"test-crash-after", required_argument, NULL, 'K'},
+	    {"test-hold-ms", required_argument, NULL, 'H'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	struct usdt_tracefs t = {.fd = -1};
 	char state[4200];
 	bool foreground = false, stop = false, no_board = false;
-	uint64_t next_tick, next_rescan, next_parse = UINT64_MAX, last_background = 0;
+	uint64_t next_tick, next_rescan, next_parse = UINT64_MAX, next_hold = UINT64_MAX;
+	uint64_t last_background = 0;
 	const char *env = getenv(USDT_HELPER_SOCKET_ENV);
 	sigset_t mask;
 	int opt, lfd, sfd;
@@ -906,6 +1180,11 @@ int main(int argc, char **argv)
 		}
 		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
 			hd_cfg.worker.test_no_seccomp = true;
+			break;
+		case 'H': /* tests only: the bound of a hold (at most USDT_HOLD_MAX_MS) */
+			hold_max_ms = (unsigned)strtoul(optarg, NULL, 10);
+			if (hold_max_ms == 0 || hold_max_ms > USDT_HOLD_MAX_MS)
+				hold_max_ms = USDT_HOLD_MAX_MS;
 			break;
 		case 'K': /* tests only: SIGKILL after the N-th write to uprobe_events */
 			crash_after = strtoul(optarg, NULL, 10);
@@ -1005,6 +1284,8 @@ int main(int argc, char **argv)
 			wake = conns_head->deadline;
 		if (next_parse < wake)
 			wake = next_parse;
+		if (next_hold < wake)
+			wake = next_hold;
 		if (listen_paused_until && listen_paused_until < wake)
 			wake = listen_paused_until;
 		if (eager)
@@ -1039,6 +1320,15 @@ int main(int argc, char **argv)
 				struct conn *c = (struct conn *)tg;
 				bool keep = true;
 
+				if (c->watcher) {
+					if (events & EPOLLOUT)
+						keep = flush(c);
+					if (keep && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
+						keep = watcher_read(c);
+					if (!keep)
+						conn_close(c);
+					break;
+				}
 				if (c->waiting) {
 					/* Only a hang-up is watched: the client went away. */
 					if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))
@@ -1077,6 +1367,7 @@ int main(int argc, char **argv)
 			background_step();
 		}
 		expire_conns(now);
+		next_hold = holds_expire(now);
 		next_parse = hd_parses_expire(now);
 		if (now >= next_tick) {
 			hd_tick(now);

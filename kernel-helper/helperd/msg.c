@@ -28,6 +28,12 @@ int hd_msg_decode(const void *pkt, size_t len, struct hd_request *req)
 	case USDT_MSG_LIST:
 		want = sizeof(struct usdt_msg_list);
 		break;
+	case USDT_MSG_WATCH:
+		want = sizeof(struct usdt_msg_watch);
+		break;
+	case USDT_MSG_READY:
+		want = sizeof(struct usdt_msg_ready);
+		break;
 	default:
 		break;
 	}
@@ -42,6 +48,20 @@ int hd_msg_decode(const void *pkt, size_t len, struct hd_request *req)
 		if (l.pid < 0)
 			return -EINVAL;
 		req->pid = l.pid;
+	} else if (h.type == USDT_MSG_WATCH) {
+		struct usdt_msg_watch w;
+
+		/* flags: room for later modes; today's daemon knows none */
+		memcpy(&w, pkt, sizeof(w));
+		if (w.flags || w.pad)
+			return -EINVAL;
+	} else if (h.type == USDT_MSG_READY) {
+		struct usdt_msg_ready r;
+
+		memcpy(&r, pkt, sizeof(r));
+		if (!r.notice || r.pad)
+			return -EINVAL;
+		req->notice = r.notice;
 	} else {
 		struct usdt_msg_module m;
 

@@ -39,6 +39,7 @@ struct waiter {
 	uid_t uid;
 	int pidfd; /* a dup of the connection's, or -1 */
 	struct hd_mapping *mp;
+	int status; /* parse_end: the answer */
 };
 
 struct hd_parse {
@@ -239,7 +240,9 @@ static void parse_end(struct hd_parse *p, int why)
 	struct usdt_notes *n = NULL;
 	struct hd_module *m = NULL;
 	struct waiter *w = p->waiters, *next;
-	bool live = false;
+	bool live = false, created = false;
+	pid_t held_pid = 0;
+	uint32_t hold = 0;
 	char err[256];
 	int ret;
 
@@ -265,22 +268,30 @@ static void parse_end(struct hd_parse *p, int why)
 			usdt_notes_free(n); /* registered meanwhile (a /proc scan) */
 		else
 			ret = hd_mod_finish(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, &m);
+		created = !ret;
 	}
+	for (struct waiter *x = w; x; x = x->next) {
+		x->status = ret;
+		if (!x->status && !hd_peer_alive(x->pidfd))
+			x->status = -ESRCH;
+		if (!x->status)
+			x->status = hd_add_known(x->pid, x->uid, x->pidfd, x->mp, m);
+		hd_dbg("REGISTER pid %d uid %u: %s", (int)x->pid, (unsigned)x->uid,
+		       x->status ? strerror(-x->status) : x->mp->path);
+		if (!x->status && !held_pid)
+			held_pid = x->pid;
+	}
+	/*
+	 * The events are new: the watchers (retained enablings) are told once
+	 * the registrants are attached, so that a LIST then shows them, and
+	 * the answers wait for the watchers (main.c, hd_hold_begin).
+	 */
+	if (created && held_pid)
+		hold = hd_hold_begin(held_pid, m->mdev, m->mino);
 	for (; w; w = next) {
-		uint32_t np = 0;
-		int r = ret;
-
 		next = w->next;
-		if (!r && !hd_peer_alive(w->pidfd))
-			r = -ESRCH;
-		if (!r)
-			r = hd_add_known(w->pid, w->uid, w->pidfd, w->mp, m);
-		if (!r)
-			np = m->nprobes;
-		hd_dbg("REGISTER pid %d uid %u: %s", (int)w->pid, (unsigned)w->uid,
-		       r ? strerror(-r) : w->mp->path);
 		if (w->cookie)
-			hd_register_done(w->cookie, r, np);
+			hd_register_done(w->cookie, w->status, w->status ? 0 : m->nprobes, hold);
 		waiter_free(w);
 	}
 	if (m && m->nusers == 0 && !m->draining)

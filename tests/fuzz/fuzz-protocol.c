@@ -9,6 +9,8 @@
  *     unchanged): usdt_drti_read_reply reads the packets from a real
  *     SOCK_SEQPACKET socketpair, as it reads them from the daemon, then the
  *     debug line is built from the result (usdt_drti_report);
+ *   - a watcher's test of a NOTICE (usdt_answer_check, as dtrace's
+ *     retain.c reads them);
  *   - `dtrace -l`'s client (dtrace/list/list_source.c,
  *     usdt_list_daemon_modules): it connects to a listening socket of ours;
  *     a thread accepts, checks the LIST request with hd_msg_decode and
@@ -70,7 +72,7 @@ static struct {
 } fz;
 
 static volatile size_t sink;
-static const char *only; /* FUZZ_ONLY=daemon|drti|list: that reader alone (reproducers) */
+static const char *only; /* FUZZ_ONLY=daemon|drti|watcher|list: that reader alone (reproducers) */
 
 static void check(bool ok, const char *what)
 {
@@ -224,10 +226,36 @@ static void daemon_decode(const struct packet *pk, size_t n)
 		if (req.type == USDT_MSG_LIST)
 			check(pk[i].len == sizeof(struct usdt_msg_list) && req.pid >= 0,
 			      "bad LIST accepted");
+		else if (req.type == USDT_MSG_WATCH)
+			check(pk[i].len == sizeof(struct usdt_msg_watch), "bad WATCH accepted");
+		else if (req.type == USDT_MSG_READY)
+			check(pk[i].len == sizeof(struct usdt_msg_ready) && req.notice != 0,
+			      "bad READY accepted");
 		else
 			check((req.type == USDT_MSG_REGISTER || req.type == USDT_MSG_UNREGISTER) &&
 				  pk[i].len == sizeof(struct usdt_msg_module),
 			      "bad REGISTER/UNREGISTER accepted");
+	}
+}
+
+/*
+ * A watcher (dtrace's retain.c) takes a packet as a NOTICE only when the
+ * shared validator says so: then every field it uses is sound.
+ */
+static void watcher_reads(const struct packet *pk, size_t n, uint32_t seq)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct usdt_msg_notice no;
+
+		if (pk[i].len < sizeof(struct usdt_msg_hdr) ||
+		    usdt_answer_check(pk[i].p, pk[i].len, seq) != USDT_ANSWER_NOTICE)
+			continue;
+		check(pk[i].len == sizeof(no), "a NOTICE of the wrong size accepted");
+		memcpy(&no, pk[i].p, sizeof(no));
+		check(no.notice != 0 && no.pid > 0 && no.hdr.seq == seq &&
+			  no.hdr.type == USDT_MSG_NOTICE,
+		      "a bad NOTICE accepted");
+		sink += (size_t)(no.dev ^ no.ino);
 	}
 }
 
@@ -360,6 +388,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		daemon_decode(pk, n);
 	if (!only || strcmp(only, "drti") == 0)
 		drti_reads(pk, n, seq);
+	if (!only || strcmp(only, "watcher") == 0)
+		watcher_reads(pk, n, seq);
 	if (!only || strcmp(only, "list") == 0)
 		list_reads(pk, n);
 	for (size_t i = 0; i < n; i++)

@@ -16,7 +16,7 @@ import sys
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus-protocol")
 MAGIC, VERSION = 0x54445355, 1
-REGISTER, UNREGISTER, LIST, REPLY, LIST_ENTRY = 1, 2, 3, 0x81, 0x82
+REGISTER, UNREGISTER, LIST, WATCH, READY, REPLY, LIST_ENTRY, NOTICE = 1, 2, 3, 4, 5, 0x81, 0x82, 0x83
 FIX_MAGIC, FIX_SIZE, FIX_SEQ, FIX_MAPPING = 1, 2, 4, 8
 ENTRY = 72  # sizeof(struct usdt_msg_list_entry)
 
@@ -44,6 +44,18 @@ def entry(path=b"/usr/lib/libx.so\0", pid=1, nprobes=2, path_len=None, **kw):
     return hdr(LIST_ENTRY, ENTRY + len(path), **kw) + body + path
 
 
+def watch(flags=0, **kw):
+    return hdr(WATCH, 24, **kw) + struct.pack("<II", flags, 0)
+
+
+def ready(notice=1, **kw):
+    return hdr(READY, 24, **kw) + struct.pack("<II", notice, 0)
+
+
+def notice(n=1, pid=1, **kw):
+    return hdr(NOTICE, 40, **kw) + struct.pack("<IiQQ", n, pid, 254 << 32, 1234)
+
+
 def seq(*pkts):
     """pkts: (bytes, fixups) pairs."""
     out = b""
@@ -67,6 +79,10 @@ seeds = {
     "register-bad-version": seq((module(REGISTER, version=2), S)),
     "unknown-type": seq((hdr(9, 24) + b"\0" * 8, S)),
     "header-only": seq((hdr(REGISTER, 16), S)),
+    "watch": seq((watch(), S)),
+    "watch-flags": seq((watch(1), S)),
+    "ready": seq((ready(5), S)),
+    "ready-zero": seq((ready(0), S)),
     "empty-packet": seq((b"", 0)),
     # daemon -> drti
     "reply-ok": seq((reply(0, 3), S)),
@@ -91,6 +107,11 @@ seeds = {
     "list-entry-pid-zero": seq((entry(pid=0), S), (reply(0, 1), S)),
     "list-entry-short": seq((entry()[:ENTRY - 8], S | FIX_SIZE), (reply(0, 1), S)),
     "list-no-reply": seq((entry(), S)),
+    # daemon -> a watcher (dtrace -Z's retained enablings)
+    "notice": seq((reply(0, 0), S), (notice(1, 42), S), (notice(2, 43), S)),
+    "notice-zero": seq((notice(0, 42), S)),
+    "notice-pid-zero": seq((notice(3, 0), S)),
+    "notice-short": seq((notice(1, 42)[:32], S | FIX_SIZE)),
     "fixups-all": seq((b"\0" * ENTRY + b"/\0", 0x0f), (b"\0" * 24, 0x07)),
 }
 

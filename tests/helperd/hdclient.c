@@ -26,6 +26,10 @@
  *       N connections kept open: reopened when closed
  *   hdclient idle
  *       connects, sends nothing, waits for the close; prints "closed after MS"
+ *   hdclient watch ready|never|bad
+ *       WATCH; prints "ready status=S"; then, until killed or stdin EOF, prints
+ *       "notice N pid P" for each NOTICE and answers READY N (ready), nothing
+ *       (never), or READY N+1000 (bad: a notice it was never sent)
  *   hdclient bench N LIB
  *       dlopen LIB (drti off), then N x (connect, REGISTER, reply) and
  *       N x UNREGISTER; prints registrations per second
@@ -253,6 +257,62 @@ static int hold_renew(int n)
 	return 0;
 }
 
+static int watch(const char *mode)
+{
+	struct usdt_msg_watch w;
+	union {
+		struct usdt_msg_reply r;
+		struct usdt_msg_notice no;
+		unsigned char raw[256];
+	} in;
+	int fd = conn();
+	ssize_t n;
+
+	memset(&w, 0, sizeof(w));
+	proto_hdr(&w.hdr, USDT_MSG_WATCH, sizeof(w), 77);
+	if (send(fd, &w, sizeof(w), 0) != sizeof(w))
+		return 1;
+	n = get(fd, &in, sizeof(in));
+	if (!proto_is_reply(&in.r, n, 77)) {
+		printf("no reply\n");
+		return 1;
+	}
+	printf("ready status=%d\n", in.r.status);
+	fflush(stdout);
+	if (in.r.status)
+		return 0;
+	for (;;) {
+		struct pollfd p[2] = {{fd, POLLIN, 0}, {0, POLLIN, 0}};
+		struct usdt_msg_ready rd;
+		char c;
+
+		if (poll(p, 2, -1) < 0)
+			return 1;
+		if (p[1].revents && read(0, &c, 1) <= 0)
+			return 0;
+		if (!p[0].revents)
+			continue;
+		n = recv(fd, &in, sizeof(in), MSG_TRUNC);
+		if (n <= 0) {
+			printf("closed\n");
+			return 0;
+		}
+		if (usdt_answer_check(&in, (unsigned long)n, 77) != USDT_ANSWER_NOTICE) {
+			printf("not a notice\n");
+			return 1;
+		}
+		printf("notice %u pid %d\n", in.no.notice, in.no.pid);
+		fflush(stdout);
+		if (!strcmp(mode, "never"))
+			continue;
+		memset(&rd, 0, sizeof(rd));
+		proto_hdr(&rd.hdr, USDT_MSG_READY, sizeof(rd), 77);
+		rd.notice = in.no.notice + (!strcmp(mode, "bad") ? 1000 : 0);
+		if (send(fd, &rd, sizeof(rd), MSG_NOSIGNAL) != sizeof(rd))
+			return 1;
+	}
+}
+
 static double now_s(void)
 {
 	struct timespec ts;
@@ -317,6 +377,8 @@ int main(int argc, char **argv)
 	}
 	if (argc >= 3 && !strcmp(argv[1], "garbage"))
 		return garbage(argv[2]);
+	if (argc >= 3 && !strcmp(argv[1], "watch"))
+		return watch(argv[2]);
 	if (argc >= 2 && !strcmp(argv[1], "list"))
 		return list(argc >= 3 ? atoi(argv[2]) : 0);
 	if (argc >= 3 && !strcmp(argv[1], "hold")) {
