@@ -70,6 +70,17 @@ struct usdt_msg_hdr {
 	uint32_t seq;	  /* chosen by the client, echoed in every packet of the answer */
 };
 
+/* A request's or an answer's header: the one way every sender writes it. */
+static __inline__ void usdt_hdr_fill(struct usdt_msg_hdr *h, uint16_t type, uint32_t size,
+				     uint32_t seq)
+{
+	h->magic = USDT_PROTO_MAGIC;
+	h->version = USDT_PROTO_VERSION;
+	h->type = type;
+	h->size = size;
+	h->seq = seq;
+}
+
 /* REGISTER, UNREGISTER */
 struct usdt_msg_module {
 	struct usdt_msg_hdr hdr;

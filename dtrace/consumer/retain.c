@@ -147,11 +147,7 @@ static int watch_open(const char *path, int reply_ms)
 	if (fd < 0)
 		return -1;
 	memset(&w, 0, sizeof(w));
-	w.hdr.magic = USDT_PROTO_MAGIC;
-	w.hdr.version = USDT_PROTO_VERSION;
-	w.hdr.type = USDT_MSG_WATCH;
-	w.hdr.size = sizeof(w);
-	w.hdr.seq = WATCH_SEQ;
+	usdt_hdr_fill(&w.hdr, USDT_MSG_WATCH, sizeof(w), WATCH_SEQ);
 	p.fd = fd;
 	p.events = POLLIN;
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
@@ -191,11 +187,7 @@ static void send_ready(struct dt_retain *rt, uint32_t notice)
 	struct usdt_msg_ready r;
 
 	memset(&r, 0, sizeof(r));
-	r.hdr.magic = USDT_PROTO_MAGIC;
-	r.hdr.version = USDT_PROTO_VERSION;
-	r.hdr.type = USDT_MSG_READY;
-	r.hdr.size = sizeof(r);
-	r.hdr.seq = WATCH_SEQ;
+	usdt_hdr_fill(&r.hdr, USDT_MSG_READY, sizeof(r), WATCH_SEQ);
 	r.notice = notice;
 	/* a full socket (the daemon not reading): it drops us, we poll */
 	if (rt->watch_fd >= 0 &&

@@ -405,11 +405,7 @@ int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *d
 		goto out;
 	}
 	memset(&req, 0, sizeof(req));
-	req.hdr.magic = USDT_PROTO_MAGIC;
-	req.hdr.version = USDT_PROTO_VERSION;
-	req.hdr.type = USDT_MSG_LIST;
-	req.hdr.size = sizeof(req);
-	req.hdr.seq = seq;
+	usdt_hdr_fill(&req.hdr, USDT_MSG_LIST, sizeof(req), seq);
 	req.pid = 0;
 	if (send(fd, &req, sizeof(req), MSG_NOSIGNAL) != (ssize_t)sizeof(req)) {
 		usdt_error(diag, "cannot send to the usdtkit helper daemon at %s: %s", path,

@@ -532,21 +532,12 @@ static bool flush(struct conn *c)
 	return !c->closing;
 }
 
-static void fill_hdr(struct usdt_msg_hdr *h, uint16_t type, uint32_t size, uint32_t seq)
-{
-	h->magic = USDT_PROTO_MAGIC;
-	h->version = USDT_PROTO_VERSION;
-	h->type = type;
-	h->size = size;
-	h->seq = seq;
-}
-
 static bool reply(struct conn *c, uint32_t seq, int status, uint32_t nprobes)
 {
 	struct usdt_msg_reply r;
 
 	memset(&r, 0, sizeof(r));
-	fill_hdr(&r.hdr, USDT_MSG_REPLY, sizeof(r), seq);
+	usdt_hdr_fill(&r.hdr, USDT_MSG_REPLY, sizeof(r), seq);
 	r.status = status;
 	r.nprobes = nprobes;
 	return queue(c, &r, sizeof(r));
@@ -567,7 +558,7 @@ static void refuse(int fd, int status)
 	if (len <= 0 || hd_msg_decode(raw, (size_t)len, &rq) != 0)
 		return;
 	memset(&r, 0, sizeof(r));
-	fill_hdr(&r.hdr, USDT_MSG_REPLY, sizeof(r), rq.seq);
+	usdt_hdr_fill(&r.hdr, USDT_MSG_REPLY, sizeof(r), rq.seq);
 	r.status = status;
 	send(fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
 }
@@ -589,7 +580,7 @@ static void list_one(const struct hd_list_entry *e, void *arg)
 		plen = USDT_PROTO_PATH_MAX;
 	size = sizeof(le) + plen;
 	memset(&le, 0, sizeof(le));
-	fill_hdr(&le.hdr, USDT_MSG_LIST_ENTRY, (uint32_t)size, l->seq);
+	usdt_hdr_fill(&le.hdr, USDT_MSG_LIST_ENTRY, (uint32_t)size, l->seq);
 	le.pid = e->pid;
 	le.nprobes = e->nprobes;
 	le.dev = e->dev;
@@ -815,7 +806,7 @@ uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
 
 		if (!c)
 			continue;
-		fill_hdr(&no.hdr, USDT_MSG_NOTICE, sizeof(no), c->wait_seq);
+		usdt_hdr_fill(&no.hdr, USDT_MSG_NOTICE, sizeof(no), c->wait_seq);
 		/*
 		 * A watcher that does not read its socket is not waited for,
 		 * nor is its queue grown: a NOTICE that does not go at once
