@@ -43,16 +43,31 @@ static void reset(struct usdt_atomic_file *f)
 	f->tmpname = NULL;
 	f->fp = NULL;
 	f->fd = -1;
+	f->direct = 0;
 }
 
 int usdt_atomic_open(struct usdt_atomic_file *f, const char *path)
 {
+	struct stat st;
 	char *dir;
 	int err;
 
 	f->fd = -1;
 	f->fp = NULL;
 	f->tmpname = NULL;
+	f->direct = 0;
+	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
+		/* a device or a FIFO: written in place, never replaced */
+		f->path = strdup(path);
+		f->fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+		if (!f->path || f->fd < 0 || !(f->fp = fdopen(f->fd, "w"))) {
+			err = f->path ? -errno : -ENOMEM;
+			usdt_atomic_abort(f);
+			return err;
+		}
+		f->direct = 1;
+		return 0;
+	}
 	f->path = strdup(path);
 	dir = dir_of(path);
 	if (!f->path || !dir) {
@@ -133,6 +148,12 @@ int usdt_atomic_commit(struct usdt_atomic_file *f)
 
 	if (fflush(f->fp) != 0 || ferror(f->fp))
 		err = -(errno ? errno : EIO);
+	if (f->direct) {
+		if (fclose(f->fp) != 0 && !err)
+			err = -errno;
+		reset(f);
+		return err;
+	}
 	if (!err && !f->tmpname)
 		err = link_tmpfile(f);
 	if (!err && rename(f->tmpname, f->path) != 0)

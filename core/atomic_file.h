@@ -8,7 +8,10 @@
  * once it is complete, and renamed over the destination. Nothing named ever
  * holds partial output; an aborted write leaves nothing behind. Where the
  * filesystem lacks O_TMPFILE a unique mkstemp() name is used and removed on
- * abort.
+ * abort. A destination that exists and is not a regular file (/dev/null, a
+ * FIFO, a terminal) is written in place, as a compiler's -o does: renamed
+ * over, /dev/null would become a regular file for every program on the
+ * machine.
  */
 #ifndef USDT_ATOMIC_FILE_H
 #define USDT_ATOMIC_FILE_H
@@ -20,6 +23,7 @@ struct usdt_atomic_file {
 	int fd;
 	FILE *fp;      /* stdio stream on fd, for writers that want one */
 	char *tmpname; /* non-NULL only on the mkstemp() fallback */
+	int direct;    /* the destination itself is open: not a regular file */
 };
 
 /* Returns 0, or -errno (nothing created). */

@@ -124,3 +124,22 @@ wait $pid && fail "an interrupted run succeeded"
 expect_eq "$(listing)" "$before" "files left after an interrupted run"
 expect_eq "$(ls -A "$TMPDIR")" "" "temporary files left in TMPDIR after an interrupted run"
 echo "ok: failures leave nothing"
+
+# A destination that is not a regular file is written in place, never
+# renamed over: `-o /dev/null` once turned this machine's /dev/null into a
+# regular file. A FIFO (its reader gets the object) and a null device of
+# the test's own (mknod: the real one is not put at risk), for -G and -h.
+mkfifo fifo.o
+cat fifo.o >got.o &
+reader=$!
+"$DTRACE" -G -s a.d -o fifo.o ua.o || fail "dtrace -G -o FIFO failed"
+[ -p fifo.o ] || { kill "$reader"; fail "dtrace -G replaced a FIFO destination"; }
+wait "$reader"
+readelf -h got.o >/dev/null 2>&1 || fail "dtrace -G wrote no object into the FIFO"
+mknod null c 1 3 || fail "mknod (root) failed"
+"$DTRACE" -G -s a.d -o null ua.o || fail "dtrace -G -o a null device failed"
+[ -c null ] || fail "dtrace -G replaced a character device destination"
+"$DTRACE" -h -s a.d -o null || fail "dtrace -h -o a null device failed"
+[ -c null ] || fail "dtrace -h replaced a character device destination"
+rm -f null fifo.o got.o
+echo "ok: a FIFO or a device as -o is written, not replaced"
