@@ -235,13 +235,13 @@ rw_dtrace_c() { # TOOL SCRIPT EXPECTED
 # dtrace -l -p on a running php (a script that sleeps): the probes traced,
 # each with the module (php) and the function its sites are in.
 PHP_PID=""
+is_exe() { [ "$(readlink "/proc/$1/exe" 2>/dev/null)" = "$2" ]; } # PID FILE
 at_exit 'stop_bg "$PHP_PID" TERM 5'
 list_check() { # TOOL
 	local m='php php'
 	"$(php_of "$1")" -n -r 'sleep(60);' &
 	PHP_PID=$!
-	wait_until 10 "php $PHP_PID running" grep -q '/php$' "/proc/$PHP_PID/cmdline" 2>/dev/null || true
-	sleep 0.5
+	wait_until 10 "php to start (pid $PHP_PID)" is_exe "$PHP_PID" "$(php_of "$1")"
 	rw_check_list "$1" "$PHP_PID" "$m dtrace_execute_ex function-entry" \
 		"$m dtrace_execute_ex function-return" "$m dtrace_compile_file compile-file-entry" \
 		"$m zend_throw_exception_internal exception-thrown" "$m execute_ex exception-caught" \
