@@ -48,7 +48,7 @@ sdt_of() { # TOOL
 	local cmd
 	cmd=$(grep -m1 -- " -c $PW/$1/Zend/zend_dtrace\.c -o Zend/zend_dtrace\.lo" "$PW/$1.log")
 	cmd=${cmd#*--mode=compile }
-	cmd=${cmd%% -c $PW/$1/Zend/zend_dtrace.c *}
+	cmd=${cmd%% -c "$PW/$1"/Zend/zend_dtrace.c *}
 	(cd "$PW/$1" && bash -c "$cmd -M Zend/zend_dtrace.c") | tr ' ' '\n' | grep '/sys/sdt\.h$' | sort -u
 }
 for t in $TOOLS; do
