@@ -1,17 +1,19 @@
 #!/bin/sh
 # The fresh-machine check: the README's two commands, `sh scripts/demo.sh`
 # and then `sh scripts/test.sh`, in that order, on a fresh Debian 12 machine,
-# from a clone under /tmp, as a new user runs them: the demo must work and
+# from a clone under /tmp whose path has a space, `/tmp/usdt kit`, as a new
+# user runs them: the demo must work and
 # the tests must end with 0 failed. A machine that has been used for
 # development cannot show it: packages installed by hand hide the ones
 # deps.sh forgets, and its checkout is not under /tmp (a test that remounted
-# /tmp noexec failed only there).
+# /tmp noexec failed only there) nor under a path with a space (a #! line,
+# unquoted -I flags and node-gyp's Makefiles broke there).
 #
 # So, as root:
 #   1. debootstrap a minimal Debian 12 (bookworm, --variant=minbase: only
 #      the Essential and "required" packages and apt) into a scratch
 #      directory under /var/tmp, outside any checkout;
-#   2. `git clone` the repository into it at /tmp/usdtkit and check out the
+#   2. `git clone` the repository into it at `/tmp/usdt kit` and check out the
 #      commit under test (HEAD: uncommitted and ignored files cannot help);
 #   3. in a private mount namespace, with /proc, /dev and the host's /sys
 #      (the kernel's tracing: tracefs, BPF, perf, as on a real machine) and
@@ -83,9 +85,10 @@ step() {
 step "debootstrap --variant=minbase bookworm from $chroot_mirror"
 chroot_create "$root" || { echo "fresh-check: FAIL: debootstrap failed (log above)" >&2; exit 1; }
 
-git clone -q "$top" "$root/tmp/usdtkit" && git -C "$root/tmp/usdtkit" checkout -q --detach "$commit" ||
+clone="/tmp/usdt kit"
+git clone -q "$top" "$root$clone" && git -C "$root$clone" checkout -q --detach "$commit" ||
 	{ echo "fresh-check: FAIL: cannot clone $top at $commit" >&2; exit 1; }
-step "testing commit $commit in $root, at /tmp/usdtkit"
+step "testing commit $commit in $root, at '$clone'"
 
 # The chroot starts with an empty environment (chroot_run): what
 # in-chroot.sh reads of the caller's, by hand, goes in a file.
@@ -95,11 +98,11 @@ step "testing commit $commit in $root, at /tmp/usdtkit"
 } >"$root/tmp/usdtkit-fresh.env"
 
 rc=0
-CHROOT_SYS=1 chroot_run "$root" bash /tmp/usdtkit/tests/fresh/in-chroot.sh || rc=$?
+CHROOT_SYS=1 chroot_run "$root" bash "$clone/tests/fresh/in-chroot.sh" || rc=$?
 # scripts/test.sh under USDTKIT_PLAIN_IN_FRESH=1 (CI) counts the tests of
 # the plain run inside one by one: their log, out of the chroot.
 if [ -n "${USDTKIT_FRESH_TESTLOG:-}" ]; then
-	cp "$root/tmp/usdtkit/build/meson-logs/testlog.json" "$USDTKIT_FRESH_TESTLOG" ||
+	cp "$root$clone/build/meson-logs/testlog.json" "$USDTKIT_FRESH_TESTLOG" ||
 		echo "fresh-check: the plain run inside left no test log" >&2
 fi
 

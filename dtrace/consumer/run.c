@@ -16,6 +16,7 @@
  * line naming what to do. The exit status is exit()'s, else 0, else 1 for
  * an error.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -31,7 +32,17 @@
 #include "d.h"
 #include "list_create.h"
 
+/*
+ * 1: interrupted (end the run, with the exit dump); 2: interrupted again,
+ * at least DT_IMPATIENT_MS later (end now: bpftrace is killed, as DTrace's
+ * second Ctrl-C skips its dump). One kill of a wrapper reaches dtrace twice:
+ * timeout(1) signals its child and then its child's process group, a
+ * terminal's Ctrl-C reaches sudo, which relays it. Counted as two, that
+ * killed bpftrace in the middle of its END: the run lost its exit dump.
+ */
+#define DT_IMPATIENT_MS 1000
 static volatile sig_atomic_t interrupted;
+static long long first_signal_ms; /* only on_signal touches it (sa_mask) */
 
 static long long now_ms(void)
 {
@@ -43,8 +54,15 @@ static long long now_ms(void)
 
 static void on_signal(int sig)
 {
+	long long t = now_ms(); /* clock_gettime() is async-signal-safe */
+
 	(void)sig;
-	interrupted++;
+	if (!interrupted) {
+		first_signal_ms = t;
+		interrupted = 1;
+	} else if (t - first_signal_ms >= DT_IMPATIENT_MS) {
+		interrupted = 2;
+	}
 }
 
 static long parse_size(const char *v)
@@ -140,8 +158,16 @@ static void bpftrace_failed(const char *err, int status, const char *what)
 	while (p && *p && !best) {
 		const char *e = strchr(p, '\n');
 		size_t n = e ? (size_t)(e - p) : strlen(p);
-		const char *m = memmem(p, n, "ERROR", 5);
+		/*
+		 * bpftrace 0.17 as root says "ERROR: ... couldn't set
+		 * RLIMIT_MEMLOCK" at every start, harmless on this kernel; LLVM's
+		 * own errors (the BPF stack's 512 bytes exceeded) are "error:".
+		 */
+		bool memlock = memmem(p, n, "RLIMIT_MEMLOCK", 14) != NULL;
+		const char *m = memlock ? NULL : memmem(p, n, "ERROR", 5);
 
+		if (!m && !memlock && n > 7 && !strncmp(p, "error: ", 7))
+			m = p;
 		if (m)
 			best = m;
 		else if (!other && n && !memmem(p, n, "WARNING", 7) &&
@@ -154,7 +180,7 @@ static void bpftrace_failed(const char *err, int status, const char *what)
 	if (best) {
 		size_t n = strcspn(best, "\n");
 
-		if (!strncmp(best, "ERROR: ", 7))
+		if (!strncmp(best, "ERROR: ", 7) || !strncmp(best, "error: ", 7))
 			best += 7, n -= 7;
 		fprintf(stderr,
 			"dtrace: could not enable tracing%s: bpftrace: %.*s (see the program with "
@@ -412,6 +438,7 @@ struct inst {
 	bool out_open, err_open;
 	bool stopped, reaped;
 	long long stop_sent;
+	int fds_at_stop; /* its probes' descriptors when it was stopped */
 	int status;
 	struct dt_buf line, errtext;
 	struct dt_render r;
@@ -439,26 +466,82 @@ static int start_inst(const struct dt_consumer_opts *o, const struct dt_buf *pro
 	return 0;
 }
 
+/*
+ * The perf event and BPF link descriptors bpftrace holds: its perf buffers
+ * and one per attached probe (-1: unknown). They are closed together when it
+ * leaves its main loop, before its END.
+ */
+static int probe_fds(int pid)
+{
+	char path[64], link[64];
+	DIR *d;
+	struct dirent *e;
+	int n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%d/fd", pid);
+	d = opendir(path);
+	if (!d)
+		return -1;
+	while ((e = readdir(d))) {
+		ssize_t len = readlinkat(dirfd(d), e->d_name, link, sizeof(link) - 1);
+
+		if (len <= 0)
+			continue;
+		link[len] = '\0';
+		n += !strcmp(link, "anon_inode:[perf_event]") ||
+		     !strcmp(link, "anon_inode:bpf_link");
+	}
+	closedir(d);
+	return n;
+}
+
+/*
+ * bpftrace 0.17 ends at SIGINT: its handler sets a flag, its main loop
+ * (epoll_wait, 100 ms) returns when the signal interrupts it or when the
+ * next event comes; it detaches every probe, clears the flag, runs END and
+ * reads END's output until its buffers are empty. An instance that ran
+ * exit() is ending by itself: never signalled.
+ */
 static void stop_inst(struct inst *in)
 {
 	if (!in->stopped && !in->reaped) {
-		kill(in->pid, SIGINT);
 		in->stopped = true;
+		if (in->r.have_exit)
+			return;
+		in->fds_at_stop = probe_fds(in->pid);
+		kill(in->pid, SIGINT);
 		in->stop_sent = now_ms();
 	}
 }
 
-/* bpftrace 0.17 can lose a SIGINT that comes just after its BEGIN: again. */
+/*
+ * A SIGINT that comes while bpftrace is between two epoll_wait()s (writing
+ * the events it read: right after its BEGIN) sets the flag and wakes
+ * nothing: with no event after it, bpftrace waits forever. So a stopped
+ * instance gets SIGINT again every second, but only while it still holds
+ * every probe it held when stopped (still in its main loop): a SIGINT
+ * during its END makes 0.17 stop reading END's output (epoll_wait returns
+ * EINTR with the flag set, or its event callback drops every event) and
+ * the exit dump is lost. That was one cause of lost ends: a shutdown that
+ * took over a second (detaching many probes under load) got the SIGINT
+ * again in its END.
+ */
 static void restop_inst(struct inst *in, bool kill_it)
 {
+	int fds;
+
 	if (!in->stopped || in->reaped || (!in->out_open && !in->err_open))
 		return;
 	if (kill_it) {
 		kill(in->pid, SIGKILL);
-	} else if (now_ms() - in->stop_sent > 1000) {
-		kill(in->pid, SIGINT);
-		in->stop_sent = now_ms();
+		return;
 	}
+	if (in->r.have_exit || in->fds_at_stop <= 0 || now_ms() - in->stop_sent <= 1000)
+		return;
+	in->stop_sent = now_ms();
+	fds = probe_fds(in->pid);
+	if (fds >= in->fds_at_stop)
+		kill(in->pid, SIGINT);
 }
 
 struct runstate {
@@ -635,6 +718,10 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 	version_start();
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;
+	sigemptyset(&sa.sa_mask);
+	sigaddset(&sa.sa_mask, SIGINT);
+	sigaddset(&sa.sa_mask, SIGTERM);
+	sigaddset(&sa.sa_mask, SIGHUP);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGHUP, &sa, NULL);
@@ -670,6 +757,20 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 			dt_free(pfd);
 			break;
 		}
+		/*
+		 * What came is read before any instance is signalled: an
+		 * instance that ran exit() (its record is written before its
+		 * END, 100 ms or more) must not get SIGINT in its END.
+		 */
+		for (k = 0; k < rs.n; k++) {
+			if (pfd[2 * k + 1].revents)
+				read_inst(&rs, k, 1);
+			if (pfd[2 * k].revents)
+				read_inst(&rs, k, 0);
+			if (k > 0 && !rs.v[k].out_open && !rs.v[k].err_open)
+				reap_inst(&rs.v[k], true);
+		}
+		dt_free(pfd);
 		if (!m->stopped && !version_ok && version_poll(false)) {
 			version_ok = true;
 			if (check_bpftrace(diag, false)) {
@@ -709,16 +810,6 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		}
 		for (k = 0; k < rs.n; k++)
 			restop_inst(&rs.v[k], interrupted > 1);
-		for (k = 0; k < rs.n; k++) {
-			/* rs.v may move when an instance is added: by index */
-			if (pfd[2 * k + 1].revents)
-				read_inst(&rs, k, 1);
-			if (pfd[2 * k].revents)
-				read_inst(&rs, k, 0);
-			if (k > 0 && !rs.v[k].out_open && !rs.v[k].err_open)
-				reap_inst(&rs.v[k], true);
-		}
-		dt_free(pfd);
 		if (rt && !m->stopped && !want_stop && !rs.v[0].r.dumping) {
 			struct dt_tables *nt;
 			struct dt_buf nprog = {0};

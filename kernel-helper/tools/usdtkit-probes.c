@@ -308,7 +308,13 @@ int main(int argc, char **argv)
 	if (aliased && !strcmp(cmd, "register"))
 		printf("alias %s\n", path);
 	ret = do_sites(cmd, &t, n, path);
-	if (aliased && !strcmp(cmd, "unregister") && ret == 0)
+	/*
+	 * The alias goes with the file's events, whether the file was named
+	 * by its own path or by the alias that `register` printed (then the
+	 * alias is the trusted literal path; release checks the form).
+	 */
+	if (!strcmp(cmd, "unregister") && ret == 0 &&
+	    (aliased || !strncmp(path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR))))
 		usdt_tracefs_alias_release(path);
 out:
 	usdt_tracefs_close(&t);

@@ -77,6 +77,20 @@ SH
 	chmod +x "$T/failbt"
 	BPFTRACE="$T/failbt" err_case 1 "^dtrace: could not enable tracing: bpftrace: Error loading program: BEGIN \(try -v\)" -q -n 'BEGIN { exit(0); }'
 	one_line "bpftrace failing after its attach"
+	# bpftrace 0.17's real lines when LLVM refuses a program (a D clause
+	# past the BPF stack): its RLIMIT_MEMLOCK "ERROR" (every start, as
+	# root) is not the error to show
+	cat >"$T/stackbt" <<'SH'
+#!/bin/sh
+for a; do [ "$a" = --version ] && { echo "bpftrace v0.17.0"; exit 0; }; done
+echo 'ERROR: Unknown error -1: couldn'"'"'t set RLIMIT_MEMLOCK for bpftrace. If your program is not loading, you can try "ulimit -l 8192" to fix the problem' >&2
+echo 'WARNING: Addrspace is not set' >&2
+echo 'error: <unknown>:0:0: in function BEGIN i64 (i8*): Looks like the BPF stack limit of 512 bytes is exceeded. Please move large on stack variables into BPF per-cpu array map.' >&2
+exit 1
+SH
+	chmod +x "$T/stackbt"
+	BPFTRACE="$T/stackbt" err_case 1 "^dtrace: could not enable tracing: bpftrace: <unknown>:0:0: in function BEGIN i64 \(i8\*\): Looks like the BPF stack limit of 512 bytes is exceeded" -q -n 'BEGIN { exit(0); }'
+	one_line "bpftrace refusing a program past the BPF stack"
 	true &
 	gone=$!
 	wait "$gone"

@@ -101,12 +101,17 @@ at_exit "kill $QS 2>/dev/null"
 dt 5 -q -p "$QS" -n 'quickstart$target:::request-start { this->one = 1; n++; } quickstart$target:::request-start /n == 3 && this->one == 1/ { printf("third %d\n", n); exit(5); }'
 same "$T/out" "third 3\n\n" "-p, clause order, exit(5)"
 
-# 6. SIGINT: END runs and the aggregations are printed.
+# 6. SIGINT: END runs and the aggregations are printed. SIGTERM comes at
+# once after it, as one kill of timeout(1) reaches dtrace twice (the child,
+# then its process group): one interrupt, not a second, impatient one that
+# would kill bpftrace before its END (a lost exit dump; two signals, since
+# two SIGINTs pending at once are one).
 taskset -c 0 "$DTRACE" -p "$QS" -n 'quickstart$target:::request-done { @n["done"] = count(); } END { printf("end\n"); }' >"$T/out" 2>"$T/err" &
 DT=$!
 wait_until 20 "dtrace to attach" grep -q matched "$T/err"
 sleep 0.3
 kill -INT "$DT"
+kill -TERM "$DT"
 rc=0
 wait "$DT" || rc=$?
 [ "$rc" = 0 ] || { cat "$T/err" >&2; fail "dtrace interrupted exited $rc"; }

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Runs inside the fresh Debian 12 chroot that scripts/fresh-check.sh makes:
-# in a clone at /tmp/usdtkit, as root, with /proc, /dev and the host's /sys.
+# in a clone at `/tmp/usdt kit` (under /tmp, with a space), as root, with /proc, /dev and the host's /sys.
 # The README's two commands, in order, as a new user runs them:
 #
 #   1. `sh scripts/demo.sh`: installs what is missing (scripts/deps.sh, the
@@ -28,7 +28,7 @@
 # and USDTKIT_FRESH_SKIP_SUITES change the restriction (e.g. "plain san
 # fuzz" and "fresh" for the whole thing by hand).
 set -eu
-cd /tmp/usdtkit
+cd "$(dirname "$0")/../.."
 t0=$(date +%s)
 took() { echo "fresh: $1 took $(($(date +%s) - t0)) s"; t0=$(date +%s); }
 

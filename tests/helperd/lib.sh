@@ -78,15 +78,16 @@ at_exit dump_log
 # Lines of the running daemon's log so far matching PATTERN (an ERE).
 count_log() { grep -cE -- "$1" "$DLOG.new" 2>/dev/null || true; }
 _log_has() { [ "$(count_log "$1")" -ge "$2" ]; }
-# Waits (up to 10 s) until the daemon's log has a line matching PATTERN.
+# Waits (up to 10 s, scaled by TIME_FACTOR: an upper bound for something
+# that comes) until the daemon's log has a line matching PATTERN.
 wait_log() { # PATTERN what
-	poll_until 10 _log_has "$1" 1 && return 0
+	poll_until $((10 * TIME_FACTOR)) _log_has "$1" 1 && return 0
 	tail -30 "$DLOG.new" >&2
 	fail "$2: no daemon log line matches '$1'"
 }
-# Waits (up to 10 s) until the daemon's log has N lines matching PATTERN.
+# Waits (up to 10 s, scaled) until the daemon's log has N lines matching PATTERN.
 wait_log_count() { # PATTERN N what
-	poll_until 10 _log_has "$1" "$2" && return 0
+	poll_until $((10 * TIME_FACTOR)) _log_has "$1" "$2" && return 0
 	tail -30 "$DLOG.new" >&2
 	fail "$3: fewer than $2 daemon log lines match '$1'"
 }

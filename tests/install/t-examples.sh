@@ -11,6 +11,13 @@ need_bpftrace
 command -v gdb >/dev/null || fail "gdb is not installed (scripts/deps.sh installs it)"
 
 export USDTKIT="$USDTKIT_SRCDIR" DTRACE SDT_CFLAGS="-I$USDTKIT_SRCDIR/include"
+# SDT_CFLAGS is split on blanks, as CFLAGS is: from a checkout whose path
+# has one, the -I goes through a response file, as examples/README.md says.
+case $USDTKIT_SRCDIR in *[[:space:]]*)
+	printf -- '-I"%s/include"\n' "$USDTKIT_SRCDIR" >"$T/sdt.rsp"
+	SDT_CFLAGS="@$T/sdt.rsp"
+	;;
+esac
 # No helper daemon here: programs must run (silently) without one.
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
 

@@ -13,10 +13,10 @@ for tool in groff mandoc lexgrog man; do
 done
 M="$USDTKIT_BUILDDIR/man"
 name=$(basename "$DTRACE")
-pages="$M/$name.1 $M/usdtkit-helperd.8 $M/sdt.h.3 $M/usdtkit-probes.1 $M/usdtkit-runtime.3"
+pages=("$M/$name.1" "$M/usdtkit-helperd.8" "$M/sdt.h.3" "$M/usdtkit-probes.1" "$M/usdtkit-runtime.3")
 export LC_ALL=C.UTF-8 MANWIDTH=200
 
-for p in $pages; do
+for p in "${pages[@]}"; do
 	[ -s "$p" ] || fail "no man page $p"
 	! grep -q '@[A-Z_]*@' "$p" || fail "$p: an unconfigured @VARIABLE@ is left"
 	groff -man -Tutf8 -ww -z "$p" 2>"$T/groff.err" || fail "$p: groff failed"

@@ -30,8 +30,24 @@ skip() {
 # Extra cleanup can be registered with at_exit "command".
 _at_exit_cmds=""
 at_exit() { _at_exit_cmds="$1; $_at_exit_cmds"; }
+# The file aliases (kernel-helper/lib/tracefs.c: bind mounts at
+# /run/usdtkit/files/DEV-INO, shared by every daemon) that a test's daemons
+# made of its files and, killed on purpose or crashed, did not release:
+# they would outlive the test in the host's mount table, each pinning a
+# deleted file. After the test's own cleanup, when its daemons are gone.
+_release_aliases() {
+	local a ids
+	[ -n "$(ls -A /run/usdtkit/files 2>/dev/null)" ] || return 0
+	ids=$(find "$T" -xdev -type f -printf '%D-%i\n' 2>/dev/null) || return 0
+	for a in /run/usdtkit/files/*; do
+		printf '%s\n' "$ids" | grep -qFx "${a##*/}" || continue
+		while umount -l "$a" 2>/dev/null; do :; done
+		rm -f "$a"
+	done
+}
 _run_at_exit() {
 	eval "$_at_exit_cmds" || true
+	[ -n "${T:-}" ] && _release_aliases
 	if [ -n "${USDTKIT_SANITIZE:-}" ] && ! _sanitizer_check; then
 		[ -n "${T:-}" ] && rm -rf "$T"
 		exit 1

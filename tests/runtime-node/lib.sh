@@ -61,7 +61,8 @@ node_stop() {
 js() { # CODE
 	local line
 	printf '%s\n' "${1//$'\n'/ }" >&"$FD_NODEIN" # (one line: one command)
-	read -r -t 20 line <&"$FD_NODEOUT" || { cat "$T/node.err" >&2; fail "no answer to: $1"; }
+	# (an upper bound: scaled, as under the emulated arm64 machine, tests/arm64)
+	read -r -t $((20 * TIME_FACTOR)) line <&"$FD_NODEOUT" || { cat "$T/node.err" >&2; fail "no answer to: $1"; }
 	printf '%s\n' "$line"
 }
 

@@ -31,6 +31,22 @@ NODEDIR=$(node -p 'require("path").resolve(process.execPath, "../..")')
 # No user configuration, no network: npm's cache and config in $T.
 export HOME="$T" npm_config_cache="$T/npm-cache" npm_config_nodedir="$NODEDIR"
 export PKG_CONFIG_PATH="$USDTKIT_BUILDDIR/meson-uninstalled"
+# node-gyp's make generator writes cflags and libraries unquoted (gyp's
+# QuoteIfNecessary quotes only a string holding a '"'): no path with a blank
+# reaches the compiler through it, whatever pkg-config escapes. From a tree
+# under such a path the .pc files name the trees through blank-free links
+# (an installed usdtkit is under /usr).
+case $USDTKIT_BUILDDIR$USDTKIT_SRCDIR in *[[:space:]]*)
+	ln -s "$USDTKIT_BUILDDIR" "$T/builddir"
+	ln -s "$USDTKIT_SRCDIR" "$T/srcdir"
+	mkdir "$T/pc"
+	for f in "$PKG_CONFIG_PATH"/*.pc; do
+		sed -e "s|^prefix=.*|prefix=$T/builddir|" -e "s|^srcdir=.*|srcdir=$T/srcdir|" "$f" \
+			>"$T/pc/${f##*/}"
+	done
+	PKG_CONFIG_PATH="$T/pc"
+	;;
+esac
 
 cp -r "$NODE_PKG" "$T/pkg"
 rm -rf "$T/pkg/build"

@@ -2,8 +2,9 @@
 # configuration and check it with readelf, gdb and bpftrace. Source after common.sh.
 
 SDT_DIR="$USDTKIT_SRCDIR/tests/sdt"
-CHECK="python3 $SDT_DIR/check.py"
-SDT_SRCS="$SDT_DIR/probes.c $SDT_DIR/guarded.c $SDT_DIR/main.c"
+# (a function and an array: the checkout's path may hold a space)
+sdt_check() { python3 "$SDT_DIR/check.py" "$@"; }
+SDT_SRCS=("$SDT_DIR/probes.c" "$SDT_DIR/guarded.c" "$SDT_DIR/main.c")
 
 # require_stap_sdt: SystemTap's <sys/sdt.h>, the reference, is the one on the default include
 # path; STAP_SDT_H is its path.
@@ -25,9 +26,9 @@ build_probes() {
 	shift 3
 	mkdir -p "$dir"
 	case $kind in
-	pie) $cc -I"$SDT_INC" "$@" -fPIE -pie $SDT_SRCS -o "$dir/prog" ;;
-	nopie) $cc -I"$SDT_INC" "$@" -fno-pie -no-pie $SDT_SRCS -o "$dir/prog" ;;
-	static) $cc -I"$SDT_INC" "$@" -static $SDT_SRCS -o "$dir/prog" ;;
+	pie) $cc -I"$SDT_INC" "$@" -fPIE -pie "${SDT_SRCS[@]}" -o "$dir/prog" ;;
+	nopie) $cc -I"$SDT_INC" "$@" -fno-pie -no-pie "${SDT_SRCS[@]}" -o "$dir/prog" ;;
+	static) $cc -I"$SDT_INC" "$@" -static "${SDT_SRCS[@]}" -o "$dir/prog" ;;
 	shared)
 		$cc -I"$SDT_INC" "$@" -fPIC -shared "$SDT_DIR/probes.c" "$SDT_DIR/guarded.c" \
 			-o "$dir/libsdttest.so"
@@ -45,7 +46,7 @@ build_probes() {
 check_notes() {
 	local arch=$1 dir=$2
 	"$PROG" "$dir/exp" guarded || fail "$PROG exited with $?"
-	$CHECK notes "$arch" "$ELF" "$dir/exp" || fail "notes of $ELF (see above)"
+	sdt_check notes "$arch" "$ELF" "$dir/exp" || fail "notes of $ELF (see above)"
 }
 
 # check_gdb DIR: gdb stops at every probe; $_probe_argN equal what the program passed.
@@ -53,11 +54,11 @@ check_notes() {
 # under the emulated arm64 machine, tests/arm64, gdb alone takes minutes.)
 check_gdb() {
 	local dir=$1
-	$CHECK gen-gdb "$dir/exp" >"$dir/gdb.cmd"
+	sdt_check gen-gdb "$dir/exp" >"$dir/gdb.cmd"
 	# gdb writes the expectations of its own run (addresses differ from run to run).
 	timeout -k 10 $((120 * TIME_FACTOR)) gdb -batch -nx -x "$dir/gdb.cmd" --args "$PROG" "$dir/exp-gdb" \
 		>"$dir/gdb.out" 2>&1 || { cat "$dir/gdb.out" >&2; fail "gdb failed on $PROG"; }
-	$CHECK gdb "$dir/exp-gdb" "$dir/gdb.out" ||
+	sdt_check gdb "$dir/exp-gdb" "$dir/gdb.out" ||
 		{ cat "$dir/gdb.out" >&2; fail "gdb read wrong values"; }
 }
 
@@ -68,7 +69,7 @@ check_gdb() {
 # then is the program started.
 check_bpftrace() {
 	local dir=$1 bt i
-	$CHECK gen-bt "$ELF" "$dir/exp" >"$dir/probes.bt"
+	sdt_check gen-bt "$ELF" "$dir/exp" >"$dir/probes.bt"
 	echo 'BEGIN { printf("@@attached\n"); }' >>"$dir/probes.bt"
 	timeout -k 10 $((120 * TIME_FACTOR)) bpftrace "$dir/probes.bt" >"$dir/bt.out" 2>&1 &
 	bt=$!
@@ -88,7 +89,7 @@ check_bpftrace() {
 	# bounded: a signal can be lost on a loaded machine (a run hung here for 20 minutes)
 	stop_bg $bt INT 20
 	BT_PID=
-	$CHECK bt "$dir/exp-bt" "$dir/bt.out" ||
+	sdt_check bt "$dir/exp-bt" "$dir/bt.out" ||
 		{ cat "$dir/bt.out" >&2; fail "bpftrace read wrong values"; }
 	grep -qE '^#semaphore [1-9][0-9]* fired 1$' "$dir/exp-bt" ||
 		fail "guarded probe's semaphore not set under bpftrace: $(grep '^#sema' "$dir/exp-bt")"

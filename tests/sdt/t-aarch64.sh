@@ -14,7 +14,7 @@ for cfg in "aarch64-linux-gnu-gcc" "clang --target=aarch64-linux-gnu -fuse-ld=ll
 		dir="$T/a64-${cfg%% *}$opt"
 		build_probes "$cfg" pie "$dir" $opt
 		readelf -h "$ELF" | grep -q "Machine: *AArch64" || fail "$ELF is not an aarch64 program"
-		$CHECK notes aarch64 "$ELF" "$T/host/exp" || fail "$cfg $opt: aarch64 notes"
+		sdt_check notes aarch64 "$ELF" "$T/host/exp" || fail "$cfg $opt: aarch64 notes"
 		readelf -n "$ELF" | grep 'Arguments: .*@x' >/dev/null || fail "no x registers?"
 		echo "ok: $cfg $opt: $(readelf -n "$ELF" | grep -m1 -A2 'Name: twelve' | tail -1)"
 	done

@@ -22,9 +22,9 @@ for cc in gcc clang; do
 		# SystemTap's header, same source and flags: base 0, gdb sees nothing.
 		dir="$T/stap-$cc-$ld"
 		mkdir -p "$dir"
-		$cc $flags -fPIE -pie $SDT_SRCS -o "$dir/prog" || fail "$cc $ld: SystemTap build failed"
+		$cc $flags -fPIE -pie "${SDT_SRCS[@]}" -o "$dir/prog" || fail "$cc $ld: SystemTap build failed"
 		"$dir/prog" "$dir/exp" guarded
-		if $CHECK notes x86_64 "$dir/prog" "$dir/exp" 2>"$dir/notes.err"; then
+		if sdt_check notes x86_64 "$dir/prog" "$dir/exp" 2>"$dir/notes.err"; then
 			fail "$cc $ld: SystemTap's notes passed the base check: the test cannot fail"
 		fi
 		expect_grep 'note base is 0' "$dir/notes.err" "$cc $ld: SystemTap's base"

@@ -11,7 +11,7 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/sdt/lib.sh"
 require_stap_sdt
-OURS="-I$USDTKIT_SRCDIR/include"
+OURS=(-I"$USDTKIT_SRCDIR/include")
 
 # self_size CC FLAGS... SRC: GCC's size estimate of the first function in SRC.
 self_size() {
@@ -40,14 +40,14 @@ for target in gcc g++ aarch64-linux-gnu-gcc; do
 	[ $target = g++ ] && lang=c++
 	# The cross compiler does not search x86-64's multiarch directory, where SystemTap's
 	# header lives; the sources include nothing else.
-	stap_inc=""
-	[ $target = aarch64-linux-gnu-gcc ] && stap_inc="-I$(dirname "$(dirname "$STAP_SDT_H")")"
+	stap_inc=()
+	[ $target = aarch64-linux-gnu-gcc ] && stap_inc=(-I"$(dirname "$(dirname "$STAP_SDT_H")")")
 	for sem in no yes; do
 		for n in $(seq 0 12); do
 			src="$T/w$n.$lang"
 			probe_src "$n" $sem >"$src"
-			ours=$(self_size $target $OURS "$src")
-			stap=$(self_size $target $stap_inc "$src")
+			ours=$(self_size $target "${OURS[@]}" "$src")
+			stap=$(self_size $target "${stap_inc[@]}" "$src")
 			[ -n "$ours" ] && [ -n "$stap" ] || fail "$target: no size estimate for STAP_PROBE$n"
 			[ "$ours" -eq "$stap" ] ||
 				fail "$target STAP_PROBE$n (semaphores: $sem): GCC weighs the function $ours with our header, $stap with SystemTap's"
@@ -71,7 +71,7 @@ SRC
 sites() { readelf -n "$1" | grep -c 'NT_STAPSDT' || true; }
 for cc in gcc "g++ -x c++" clang "clang++ -x c++"; do
 	for opt in -O2 -O3 -Os; do
-		$cc $opt $OURS -c "$T/callers.c" -o "$T/ours.o" || fail "$cc $opt: ours failed to build"
+		$cc $opt "${OURS[@]}" -c "$T/callers.c" -o "$T/ours.o" || fail "$cc $opt: ours failed to build"
 		$cc $opt -c "$T/callers.c" -o "$T/stap.o" || fail "$cc $opt: SystemTap's failed to build"
 		o=$(sites "$T/ours.o")
 		s=$(sites "$T/stap.o")

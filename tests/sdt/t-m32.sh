@@ -22,7 +22,7 @@ for cc in gcc clang; do
 				check_notes i386 "$dir"
 			else
 				: >"$dir/exp-none"
-				$CHECK notes i386 "$ELF" "$dir/exp-none" || fail "notes of $ELF (see above)"
+				sdt_check notes i386 "$ELF" "$dir/exp-none" || fail "notes of $ELF (see above)"
 			fi
 			# 4-byte address fields: a 3-address note with "stapsdt\0" is 12+8+12 bytes + strings
 			readelf -n "$ELF" | grep -A1 'NT_STAPSDT' | grep -q 'Provider: sdttest' ||
@@ -40,7 +40,7 @@ done
 for c in "gcc -std=c89" "clang -std=c89" "g++ -x c++ -std=c++98" "clang++ -x c++ -std=c++11"; do
 	$c -m32 -O2 -I"$SDT_INC" -Wall -Wextra -Wpedantic -Werror -c "$SDT_DIR/std.c" -o "$T/std.o" ||
 		fail "$c -m32: std.c"
-	$CHECK forms i386 "$T/std.o" || fail "$c -m32: operand forms"
+	sdt_check forms i386 "$T/std.o" || fail "$c -m32: operand forms"
 done
 # The "(%esp)" a compiler prints for a zero displacement is written "0(%esp)".
 printf '#include <sys/sdt.h>\nvoid f(int a) { STAP_PROBE1(z, d, a); }\n' >"$T/zero.c"

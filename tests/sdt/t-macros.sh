@@ -15,8 +15,8 @@ compare() { # what cc src flags...
 		{ cat "$T/ours.err" >&2; fail "$what: does not build with usdtkit's header"; }
 	$cc -c "$src" "$@" -o "$T/stap.o" 2>/dev/null ||
 		fail "$what: does not build with SystemTap's header"
-	$CHECK summary "$T/ours.o" >"$T/ours.txt"
-	$CHECK summary "$T/stap.o" >"$T/stap.txt"
+	sdt_check summary "$T/ours.o" >"$T/ours.txt"
+	sdt_check summary "$T/stap.o" >"$T/stap.txt"
 	[ -s "$T/stap.txt" ] || fail "$what: no notes from SystemTap's header"
 	diff -u "$T/stap.txt" "$T/ours.txt" >&2 || fail "$what: notes differ from SystemTap's (- theirs, + ours)"
 	echo "ok: $what ($(wc -l <"$T/ours.txt") notes)"
@@ -37,7 +37,7 @@ for cc in gcc clang; do
 	compare "$cxx macros.c" $cxx -x c++ "$SDT_DIR/macros.c" -O2 -std=gnu++17 -DNO_ASM_MACROS
 	$cxx -I"$SDT_INC" -x c++ -std=c++11 -c "$SDT_DIR/macros.c" -o "$T/cxx.o" ||
 		fail "$cxx: the in-asm macros do not build in C++11 with usdtkit's header"
-	[ "$($CHECK summary "$T/cxx.o" | wc -l)" -eq 36 ] || fail "$cxx: expected 36 notes in C++11"
+	[ "$(sdt_check summary "$T/cxx.o" | wc -l)" -eq 36 ] || fail "$cxx: expected 36 notes in C++11"
 done
 # The comparison can fail: SystemTap records a double as "8f", usdtkit as raw bits "8".
 printf '#include <sys/sdt.h>\nvoid f(double d) { STAP_PROBE1(x, d, d); }\n' >"$T/dbl.c"

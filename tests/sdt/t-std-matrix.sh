@@ -26,7 +26,7 @@ for cc in gcc clang; do
 				-c "$SDT_DIR/std.c" -o "$T/std.o" || fail "$cc -std=$std $opt"
 			n=$((n + 1))
 		done
-		$CHECK forms x86_64 "$T/std.o" || fail "$cc -std=$std: operand forms"
+		sdt_check forms x86_64 "$T/std.o" || fail "$cc -std=$std: operand forms"
 	done
 	for std in c++98 gnu++98 c++03 c++11 c++14 c++17 c++20 c++2b; do
 		for opt in -O0 -O2; do
@@ -35,7 +35,7 @@ for cc in gcc clang; do
 				$(sysw $std) -c "$SDT_DIR/std.c" -o "$T/std.o" || fail "$cxx -std=$std $opt"
 			n=$((n + 1))
 		done
-		$CHECK forms x86_64 "$T/std.o" || fail "$cxx -std=$std: operand forms"
+		sdt_check forms x86_64 "$T/std.o" || fail "$cxx -std=$std: operand forms"
 	done
 	for opt in -O0 -O1 -O2 -O3 -Os -Og; do
 		build_probes $cc pie "$T/$cc$opt" $opt -Wall -Wextra -Wpedantic -Werror -std=gnu11
