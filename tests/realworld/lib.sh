@@ -312,15 +312,21 @@ rw_dtrace() { # TOOL PID SCRIPT WORKLOAD EXPECTED
 	# (blank lines at the end aside; the records must be exact. A lost exit
 	# dump here was timeout(1)'s relay of the one SIGINT, counted twice:
 	# dtrace/consumer/README.md)
-	if [ "$rc" = 0 ] && [ "$(cat "$out")" = "$(cat "$expected")" ] && [ ! -s "$out.err" ]; then
-		eval "d_$tool=ok"
+	rw_d_result "$tool" "$rc" "$out" "$expected" "dtrace -n"
+}
+
+# A D consumer run's verdict, d_TOOL for the table: exit 0, the output
+# exactly EXPECTED, nothing on stderr; else both shown and the check failed.
+rw_d_result() { # TOOL RC OUT EXPECTED WHAT
+	if [ "$2" = 0 ] && [ "$(cat "$3")" = "$(cat "$4")" ] && [ ! -s "$3.err" ]; then
+		eval "d_$1=ok"
 	else
-		echo "--- dtrace -n exited $rc; stdout ($out), then stderr:" >&2
-		cat -A "$out" "$out.err" >&2
-		echo "--- expected ($expected):" >&2
-		cat -A "$expected" >&2
-		eval "d_$tool=WRONG"
-		rw_fail "$tool: dtrace -n's output differs"
+		echo "--- $5 exited $2; stdout ($3), then stderr:" >&2
+		cat -A "$3" "$3.err" >&2
+		echo "--- expected ($4):" >&2
+		cat -A "$4" >&2
+		eval "d_$1=WRONG"
+		rw_fail "$1: $5's output differs"
 	fi
 }
 

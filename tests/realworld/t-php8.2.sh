@@ -220,16 +220,7 @@ rw_dtrace_c() { # TOOL SCRIPT EXPECTED
 	local tool=$1 out=$PW/$1.d rc=0
 	USE_ZEND_DTRACE=1 timeout 60 "$DTRACE" -q -c "$(php_of "$tool") -n $T/rw.php" -n "$2" \
 		>"$out" 2>"$out.err" || rc=$?
-	if [ "$rc" = 0 ] && [ "$(cat "$out")" = "$(cat "$3")" ] && [ ! -s "$out.err" ]; then
-		eval "d_$tool=ok"
-	else
-		echo "--- dtrace -c exited $rc; stdout ($out), then stderr:" >&2
-		cat -A "$out" "$out.err" >&2
-		echo "--- expected ($3):" >&2
-		cat -A "$3" >&2
-		eval "d_$tool=WRONG"
-		rw_fail "$tool: dtrace -c -n's output differs"
-	fi
+	rw_d_result "$tool" "$rc" "$out" "$3" "dtrace -c -n"
 }
 
 # dtrace -l -p on a running php (a script that sleeps): the probes traced,
