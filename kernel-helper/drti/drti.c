@@ -470,11 +470,7 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 	}
 	for (i = 0; i < sizeof(msg); i++)
 		((unsigned char *)&msg)[i] = 0;
-	msg.hdr.magic = USDT_PROTO_MAGIC;
-	msg.hdr.version = USDT_PROTO_VERSION;
-	msg.hdr.type = type;
-	msg.hdr.size = (uint32_t)sizeof(msg);
-	msg.hdr.seq = ++usdt_drti_seq;
+	usdt_hdr_fill(&msg.hdr, type, (uint32_t)sizeof(msg), ++usdt_drti_seq);
 	msg.addr = (uint64_t)(unsigned long)USDT_DRTI_NOTE;
 	/* One deadline bounds every connect, send, answer and retry of the request. */
 	if (usdt_drti_clock(&deadline) != 0) {
