@@ -323,6 +323,13 @@ size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
 int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
 		 struct dt_buf *out, struct usdt_diag *diag);
 
+/*
+ * bpftrace's string size for these options (BPFTRACE_STRLEN): DTrace's
+ * strsize up to 200, bpftrace 0.17's most; 64 (bpftrace's default) when
+ * strsize is not set or is larger, its strings then read in chunks of 63.
+ */
+long dt_bt_strlen(const struct dt_consumer_opts *o);
+
 /* ---- rendering (render.c) ---- */
 struct dt_render {
 	const struct dt_consumer_opts *o;

@@ -346,7 +346,7 @@ static int spawn_bpftrace(const struct dt_consumer_opts *o, int progfd, int *out
 		dup2(po[1], 1);
 		dup2(pe[1], 2);
 		if (o->strsize) {
-			snprintf(env, sizeof(env), "%ld", o->strsize > 200 ? 200 : o->strsize);
+			snprintf(env, sizeof(env), "%ld", dt_bt_strlen(o));
 			setenv("BPFTRACE_STRLEN", env, 1);
 		}
 		if (o->bufsize) {

@@ -113,7 +113,8 @@ struct tr {
 	size_t nblk;
 	size_t block_keys; /* the block being written's */
 	size_t key_room;   /* bytes of the block's BPF stack keys' long strings may still take */
-	size_t key_maps;   /* maps the key being written is used with */
+	char *arg_int[USDT_SDT_MAX_ARGS]; /* the block's $__aK: args[K] as an int64 */
+	size_t key_maps;		  /* maps the key being written is used with */
 };
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
@@ -196,7 +197,9 @@ static void ctype_size(const char *ty, unsigned *size, bool *is_unsigned)
 
 /*
  * An integer constant: bpftrace 0.17 keeps 32 bits of a literal, so a
- * larger one is built from 30-bit parts.
+ * larger one is built from 30-bit parts. No cast: a cast anywhere in a
+ * program makes bpftrace 0.17 run its C parser (clang) before compiling,
+ * 0.15 s of CPU at every start; literals are int64 already.
  */
 static void emit_i64(struct dt_buf *o, int64_t v)
 {
@@ -207,8 +210,8 @@ static void emit_i64(struct dt_buf *o, int64_t v)
 		return;
 	}
 	u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
-	dt_buf_printf(o, "(%s(((int64)%u << 60) + ((int64)%u << 30) + (int64)%u))",
-		      v < 0 ? "-" : "", (unsigned)(u >> 60), (unsigned)((u >> 30) & 0x3fffffff),
+	dt_buf_printf(o, "(%s((%u << 60) + (%u << 30) + %u))", v < 0 ? "-" : "",
+		      (unsigned)(u >> 60), (unsigned)((u >> 30) & 0x3fffffff),
 		      (unsigned)(u & 0x3fffffff));
 }
 
@@ -476,7 +479,7 @@ static bool site_arg(const struct psites *ps, const struct usdt_site *site, unsi
 		s = usdt_argspec_next(i ? e : s, &e);
 		if (!s) {
 			/* the site passes fewer arguments: DTrace reads 0 */
-			dt_buf_printf(out, "(int64)0");
+			dt_buf_printf(out, "0");
 			return true;
 		}
 	}
@@ -628,7 +631,7 @@ static void emit_usdt_arg(struct tr *t, struct dt_node *n, unsigned k, struct dt
 		return;
 	}
 	if (t->infer || !strcmp(p->bt, "usdt:unmatched")) {
-		dt_buf_printf(o, k <= 5 ? "arg%u" : "(int64)0", k);
+		dt_buf_printf(o, k <= 5 ? "arg%u" : "0", k);
 		return;
 	}
 	if (k <= 5) {
@@ -827,6 +830,49 @@ static const char *bt_cast(const char *ty)
 	}
 }
 
+/*
+ * args[K] of an integer type. bpftrace's own argK (a uint64) narrowed by
+ * masks and, signed, sign-extended by (v ^ m) - m, in $__aK: a variable
+ * whose first value is 0 is an int64, so what it is given next compares
+ * and divides signed. No cast (a cast runs bpftrace 0.17's C parser:
+ * emit_i64()). emit_probe() sets $__aK at the block's start. An argument
+ * the note's operand gives (decode_operand()) is cast as its type says.
+ */
+static void emit_typed_arg(struct tr *t, struct dt_node *n, const char *ty, struct dt_buf *o)
+{
+	static const char *const mask[] = {"", "0xff", "0xffff", "", "0xffffffff"};
+	static const char *const sign[] = {"", "0x80", "0x8000", "", "0x80000000"};
+	unsigned k = (unsigned)n->ival, size = n->size;
+	struct dt_buf x = {0};
+	char own[8];
+
+	emit_usdt_arg(t, n, k, &x);
+	snprintf(own, sizeof(own), "arg%u", k);
+	if (!x.s || strcmp(x.s, own) || !*bt_cast(ty) ||
+	    (size != 1 && size != 2 && size != 4 && size != 8)) {
+		const char *c = bt_cast(ty);
+
+		dt_buf_printf(o, "%s(%s)", c, x.s ? x.s : "0");
+	} else if (n->is_unsigned && size == 8) {
+		dt_buf_printf(o, "%s", own);
+	} else if (n->is_unsigned) {
+		dt_buf_printf(o, "(%s & %s)", own, mask[size]);
+	} else {
+		if (!t->arg_int[k]) {
+			struct dt_buf v = {0};
+
+			if (size == 8)
+				dt_buf_printf(&v, "%s", own);
+			else
+				dt_buf_printf(&v, "((%s & %s) ^ %s) - %s", own, mask[size],
+					      sign[size], sign[size]);
+			t->arg_int[k] = v.s;
+		}
+		dt_buf_printf(o, "$__a%u", k);
+	}
+	dt_free(x.s);
+}
+
 static void emit_call(struct tr *t, struct dt_node *n, struct dt_buf *o)
 {
 	const char *f = n->name;
@@ -1003,13 +1049,10 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		}
 		ctype_size(ty, &n->size, &n->is_unsigned);
 		n->type = TY_INT;
-		if (ty) {
-			dt_buf_printf(o, "%s(", bt_cast(ty));
+		if (ty)
+			emit_typed_arg(t, n, ty, o);
+		else
 			emit_usdt_arg(t, n, (unsigned)n->ival, o);
-			dt_buf_add(o, ")", 1);
-		} else {
-			emit_usdt_arg(t, n, (unsigned)n->ival, o);
-		}
 		return;
 	}
 	case N_UNARY:
@@ -1134,10 +1177,14 @@ static struct dt_recipe *recipe(enum dt_rop op)
  * its key on the stack: their long strings take at most 320 bytes of a
  * block's stack, later ones get one chunk (STRLEN - 1 bytes).
  */
-static long bt_strlen(const struct dt_consumer_opts *o)
+long dt_bt_strlen(const struct dt_consumer_opts *o)
 {
-	/* run.c's rule for BPFTRACE_STRLEN */
-	return o->strsize ? (o->strsize > 200 ? 200 : o->strsize) : 64;
+	/*
+	 * Past 200, chunks of 199 would take the BPF stack's 512 bytes with
+	 * two strings (the test of a first chunk and the chunk): chunks of
+	 * 63 read any length bpftrace 0.17 can.
+	 */
+	return o->strsize && o->strsize <= 200 ? o->strsize : 64;
 }
 
 static long d_strsize(const struct dt_consumer_opts *o)
@@ -1198,16 +1245,33 @@ static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int
  * $__f<sn> = 1 when the first chunk (n bytes at $__s<sn>) holds no NUL, else
  * 0, and the later chunks are then read at the string's start again: past a
  * short string's end is whatever memory follows, whose bytes (a comma,
- * \037) would break the key or the record they are sent in. The words are
- * read once each; a word has a zero byte when (w - 0x01..01) & ~w &
- * 0x80..80 (bytes past n set to 0xff; a word that cannot be read is 0).
- * No branch: each would double the paths the verifier walks, so
- * (h | -h) >> 63 is 1 for any h but 0. Every word read takes 8 bytes of the
- * BPF stack: in a block with at most four long strings (pass 1 counts
- * them) every word of the first chunk is tested, else its last 8 bytes
- * only (a short string with 8 bytes of other data there sends them). A string longer than one chunk
+ * \037) would break the key or the record they are sent in. No branch: each
+ * would double the paths the verifier walks. A string longer than one chunk
  * may still send what follows its end in its later chunks (one test per
  * string keeps the program small).
+ *
+ * Where the block's stack has room (pass 1 counts its keys' bytes and long
+ * strings), the first n - 1 and the first n bytes are read as strings:
+ * they differ exactly when the n bytes hold no NUL, and strncmp() says so
+ * as 0 or 1. Each test takes two strings of the stack, and no cast (a cast
+ * runs bpftrace 0.17's C parser: emit_i64()).
+ */
+static void first_full_str(struct dt_buf *o, unsigned sn, size_t n)
+{
+	/* $v = 0 first: the variable is int64, as $__s<sn> is */
+	dt_buf_printf(o,
+		      "$__f%u = 0;\n$__f%u = strncmp(str($__s%u, %zu), str($__s%u, %zu), %zu);\n",
+		      sn, sn, sn, n - 1, sn, n, n);
+}
+
+/*
+ * Else the n bytes are read as words, each once; a word has a zero byte
+ * when (w - 0x01..01) & ~w & 0x80..80 (bytes past n set to 0xff; a word
+ * that cannot be read is 0), and (h | -h) >> 63 is 1 for any h but 0.
+ * Every word read takes 8 bytes of the BPF stack: in a block with at most
+ * four long strings every word of the first chunk is tested, else its last
+ * 8 bytes only (a short string with 8 bytes of other data there sends
+ * them).
  */
 static void first_full(struct dt_buf *o, unsigned sn, size_t n, bool all)
 {
@@ -1233,7 +1297,7 @@ static void first_full(struct dt_buf *o, unsigned sn, size_t n, bool all)
 static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct leaves *l,
 				     struct dt_value *v)
 {
-	long chunk = bt_strlen(t->prog->o) - 1;
+	long chunk = dt_bt_strlen(t->prog->o) - 1;
 	int64_t max = d_strsize(t->prog->o) - 1;
 	struct dt_buf ptr = {0};
 	struct dt_recipe *r;
@@ -1267,8 +1331,10 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	 * keep a pointer into the context for it, which the verifier refuses
 	 */
 	sn = t->nscratch++;
-	dt_buf_printf(&l->pre, "$__s%u = (int64)(%s);\n", sn, ptr.s ? ptr.s : "0");
-	if (nk > 1)
+	dt_buf_printf(&l->pre, "$__s%u = 0;\n$__s%u = %s;\n", sn, sn, ptr.s ? ptr.s : "0");
+	if (nk > 1 && t->block_keys + 2 * (size_t)(chunk + 1) * t->block_long <= 448)
+		first_full_str(&l->pre, sn, (size_t)chunk);
+	else if (nk > 1)
 		first_full(&l->pre, sn, (size_t)chunk, t->block_long <= 4);
 	t->nlong++;
 	for (k = 0; k < nk; k++) {
@@ -1289,7 +1355,7 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	if (limit) {
 		struct dt_buf b = {0};
 
-		dt_buf_printf(&b, "(int64)(%s)", limit);
+		dt_buf_printf(&b, "(%s)", limit);
 		r->limit = add_leaf(l, &b, TY_INT);
 	}
 	dt_free(ptr.s);
@@ -1441,7 +1507,7 @@ static void emit_record(struct tr *t, size_t act, const struct leaves *l, struct
 	 * LLVM gives each map update's key its own stack, and the record
 	 * shares what is left (bounds found by trying bpftrace 0.17)
 	 */
-	if (nstr * (size_t)bt_strlen(t->prog->o) + (l->n - nstr + 1) * 8 + t->block_keys > 352) {
+	if (nstr * (size_t)dt_bt_strlen(t->prog->o) + (l->n - nstr + 1) * 8 + t->block_keys > 352) {
 		/*
 		 * more strings than the BPF stack holds at once: every field an
 		 * event of its own, then the record, each with the CPU (bpftrace
@@ -1695,7 +1761,8 @@ static void emit_agg_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, c
 		emit(t, f->args[0], &v);
 		if (!t->failed && f->args[0]->type == TY_STR)
 			err(t, f, "%s() of a string", f->name);
-		dt_buf_printf(o, "%s$__v = (int64)(%s);\n", ind, v.s ? v.s : "0");
+		/* $__v = 0 first: an int64 (no cast: emit_i64()) */
+		dt_buf_printf(o, "%s$__v = 0;\n%s$__v = %s;\n", ind, ind, v.s ? v.s : "0");
 		dt_free(v.s);
 		if (t->failed)
 			goto out;
@@ -2203,6 +2270,10 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 	t->probe = p;
 	t->key_room = 320; /* LLVM gives each map update's key its own stack */
 	t->nscratch = 0;
+	for (i = 0; i < USDT_SDT_MAX_ARGS; i++) {
+		dt_free(t->arg_int[i]);
+		t->arg_int[i] = NULL;
+	}
 	t->nlong = 0;
 	t->block_long = 1000;
 	t->block_keys = 320;
@@ -2251,7 +2322,7 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 		snprintf(ref, sizeof(ref), "$t_%s", v->key + 2);
 		if (body.s && strstr(body.s, ref))
 			dt_buf_printf(o, "\t$t_%s = %s;\n", v->key + 2,
-				      v->type == TY_STR ? "\"\"" : "(int64)0");
+				      v->type == TY_STR ? "\"\"" : "0");
 	}
 	/* the registers the note's operands read (emit_usdt_arg) */
 	if (body.s) {
@@ -2267,6 +2338,10 @@ static void emit_probe(struct tr *t, const struct dt_probe *p, struct dt_buf *o,
 				dt_buf_printf(o, "\t%s = reg(\"%s\");\n", ref, regs[i]);
 		}
 	}
+	/* args[K] as int64s (emit_typed_arg), read once for the block */
+	for (i = 0; i < USDT_SDT_MAX_ARGS; i++)
+		if (t->arg_int[i])
+			dt_buf_printf(o, "\t$__a%zu = 0;\n\t$__a%zu = %s;\n", i, i, t->arg_int[i]);
 	if (body.s)
 		dt_buf_add(o, body.s, body.n);
 	dt_free(body.s);
@@ -2392,7 +2467,7 @@ static void init_unset_vars(struct tr *t, struct dt_buf *out)
 
 	for (i = 0; out->s && i < t->nvars; i++) {
 		const struct var *v = &t->vars[i];
-		const char *z = v->type == TY_STR ? "\"\"" : "(int64)0";
+		const char *z = v->type == TY_STR ? "\"\"" : "0";
 
 		if ((v->key[0] != 'g' && v->key[0] != 's') || v->keyed || !map_used(out, v) ||
 		    map_assigned(out->s, v))
@@ -2531,6 +2606,8 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	}
 	dt_free(t.ps);
 	dt_free(t.blk);
+	for (i = 0; i < USDT_SDT_MAX_ARGS; i++)
+		dt_free(t.arg_int[i]);
 	if (t.failed)
 		free_tables(tables);
 	return t.failed ? -1 : 0;
