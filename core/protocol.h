@@ -37,6 +37,13 @@
 #define USDT_HELPER_TIMEOUT_ENV "USDTKIT_HELPER_TIMEOUT_MS"
 #define USDT_HELPER_TIMEOUT_DEFAULT_MS 100
 #define USDT_HELPER_TIMEOUT_MAX_MS 5000
+/*
+ * How much longer drti waits when the daemon says a tracer holds the
+ * registration (HELD, below), in milliseconds (default; the cap is
+ * USDT_HOLD_MAX_MS; 0: never wait for a hold).
+ */
+#define USDT_HELPER_HOLD_ENV "USDTKIT_HELPER_HOLD_MS"
+#define USDT_HELPER_HOLD_DEFAULT_MS 2000
 
 #define USDT_PROTO_MAGIC 0x54445355u /* "USDT" in little-endian bytes */
 #define USDT_PROTO_VERSION 1
@@ -59,7 +66,9 @@ enum usdt_msg_type {
 	/* struct usdt_msg_list_entry: one per (process, module), before the REPLY */
 	USDT_MSG_LIST_ENTRY = 0x82,
 	/* struct usdt_msg_notice: to a watcher: a new file's events now exist */
-	USDT_MSG_NOTICE = 0x83
+	USDT_MSG_NOTICE = 0x83,
+	/* struct usdt_msg_held: to a registrant: a watcher holds the answer */
+	USDT_MSG_HELD = 0x84
 };
 
 struct usdt_msg_hdr {
@@ -109,9 +118,17 @@ struct usdt_msg_list {
  * USDT_HOLD_MAX_MS have passed, or the watcher is gone. A watcher that
  * sends anything else, a READY for a notice it was never sent, or does not
  * read its socket (a NOTICE that does not fit in it) is dropped: the daemon
- * never waits for it again. drti waits for the REPLY at most
- * USDT_HELPER_TIMEOUT_ENV milliseconds (100 by default): the registrant is
- * held no longer than its own environment allows.
+ * never waits for it again.
+ *
+ * A registrant waits for its REPLY at most USDT_HELPER_TIMEOUT_ENV
+ * milliseconds (100 by default), too little for a tracer to start. So when
+ * a REGISTER needs a parse while a watcher is there, the daemon first sends
+ * the registrant a HELD (hdr.seq: the REGISTER's) saying how long the
+ * answer may take (`ms`, at most USDT_HOLD_MAX_MS); drti then waits up to
+ * that long, and at most USDT_HELPER_HOLD_ENV milliseconds (2000 by
+ * default, 0: not at all), from the HELD on. Only the first HELD of a
+ * request counts: a registrant waits at most its timeout plus its hold.
+ * A client that does not know HELD skips it as a packet not its answer.
  */
 #define USDT_HOLD_MAX_MS USDT_HELPER_TIMEOUT_MAX_MS
 
@@ -124,6 +141,12 @@ struct usdt_msg_watch {
 struct usdt_msg_ready {
 	struct usdt_msg_hdr hdr;
 	uint32_t notice; /* the NOTICE's */
+	uint32_t pad;
+};
+
+struct usdt_msg_held {
+	struct usdt_msg_hdr hdr; /* seq: the REGISTER's */
+	uint32_t ms;		 /* 1..USDT_HOLD_MAX_MS: the REPLY comes within it */
 	uint32_t pad;
 };
 
@@ -180,10 +203,14 @@ struct usdt_msg_reply {
  *                          packet, not NUL-terminated, or whose pid is not
  *                          positive; or a NOTICE to `seq` that is not
  *                          exactly a struct usdt_msg_notice, or whose
- *                          notice is 0 or pid not positive;
+ *                          notice is 0 or pid not positive; or a HELD to
+ *                          `seq` that is not exactly a struct
+ *                          usdt_msg_held, or whose ms is 0 or above
+ *                          USDT_HOLD_MAX_MS;
  *   USDT_ANSWER_OTHER      well formed, but for another seq or of a type
  *                          no client receives;
- *   USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY, USDT_ANSWER_NOTICE  valid, for `seq`.
+ *   USDT_ANSWER_REPLY, USDT_ANSWER_ENTRY, USDT_ANSWER_NOTICE, USDT_ANSWER_HELD
+ *                          valid, for `seq`.
  * `n` is the packet's real length (recv with MSG_TRUNC); `pkt` holds at
  * least min(n, what the caller's buffer holds) bytes, and a packet longer
  * than the buffer is rejected by the caller before this is called.
@@ -193,7 +220,8 @@ enum usdt_answer {
 	USDT_ANSWER_OTHER,
 	USDT_ANSWER_REPLY,
 	USDT_ANSWER_ENTRY,
-	USDT_ANSWER_NOTICE
+	USDT_ANSWER_NOTICE,
+	USDT_ANSWER_HELD
 };
 
 static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned long n, uint32_t seq)
@@ -227,6 +255,13 @@ static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned l
 		if (n != sizeof(*no) || no->notice == 0 || no->pid <= 0)
 			return USDT_ANSWER_MALFORMED;
 		return USDT_ANSWER_NOTICE;
+	}
+	if (h->type == USDT_MSG_HELD) {
+		const struct usdt_msg_held *he = (const struct usdt_msg_held *)pkt;
+
+		if (n != sizeof(*he) || he->ms == 0 || he->ms > USDT_HOLD_MAX_MS)
+			return USDT_ANSWER_MALFORMED;
+		return USDT_ANSWER_HELD;
 	}
 	return USDT_ANSWER_OTHER;
 }

@@ -53,9 +53,15 @@
  * program's behaviour):
  *   - bounded: every wait is a poll() against one deadline per request,
  *     USDTKIT_HELPER_TIMEOUT_MS (default 100, at most 5000, 0 = send and do
- *     not wait). The socket is non-blocking from socket() on, so a daemon
- *     whose listen backlog is full (or that is SIGSTOPped) costs at most
- *     the deadline, never a blocked connect() or send(). A connection the
+ *     not wait). One thing moves it: when root runs a tracer with retained
+ *     enablings (dtrace -Z) and this registration needs the daemon's parse,
+ *     the daemon says HELD (core/protocol.h) and the deadline moves to the
+ *     HELD's `ms` from then, at most USDTKIT_HELPER_HOLD_MS (default 2000,
+ *     at most 5000, 0 = never), once per request: the program's first
+ *     firings then reach the tracer, as DTrace's would. The socket is
+ *     non-blocking from socket() on, so a daemon whose listen backlog is
+ *     full (or that is SIGSTOPped) costs at most the deadline, never a
+ *     blocked connect() or send(). A connection the
  *     daemon sheds (full backlog, closed unread) is retried with backoff
  *     within the same deadline;
  *   - silent: any failure (no socket, refused, timeout, garbage) just leaves
@@ -120,6 +126,7 @@ static const void *usdt_drti_lib_note;
 static int usdt_drti_enabled;
 static int usdt_drti_debug_on;
 static int usdt_drti_timeout_ms = USDT_HELPER_TIMEOUT_DEFAULT_MS;
+static int usdt_drti_hold_ms = USDT_HELPER_HOLD_DEFAULT_MS;
 static struct sockaddr_un usdt_drti_sun;
 static socklen_t usdt_drti_sun_len;
 /* The daemon's board: the socket path + USDT_BOARD_SUFFIX. */
@@ -256,6 +263,7 @@ struct usdt_drti_result {
 	int busy;	   /* the daemon shed the connection: worth retrying */
 	unsigned attempts; /* connections tried */
 	int answered;	   /* a valid REPLY came back */
+	int held;	   /* a HELD moved the deadline */
 	int32_t status;	   /* its status */
 	uint32_t nprobes;  /* its probe count */
 };
@@ -301,12 +309,37 @@ static int usdt_drti_wait(int fd, short events, const struct timespec *deadline)
 	}
 }
 
+/*
+ * A HELD: the deadline moves to `ms` from now, at most the hold the
+ * environment allows, and never earlier. Once per request (res->held).
+ */
+static void usdt_drti_hold(uint32_t ms, struct timespec *deadline, struct usdt_drti_result *res)
+{
+	struct timespec until;
+
+	if (res->held || usdt_drti_hold_ms == 0 || usdt_drti_clock(&until) != 0)
+		return;
+	res->held = 1;
+	if (ms > (uint32_t)usdt_drti_hold_ms)
+		ms = (uint32_t)usdt_drti_hold_ms;
+	until.tv_sec += (time_t)(ms / 1000);
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	if (until.tv_sec > deadline->tv_sec ||
+	    (until.tv_sec == deadline->tv_sec && until.tv_nsec > deadline->tv_nsec))
+		*deadline = until;
+}
+
 /* Reads packets until the REPLY to `seq` comes; fills res. */
-static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *deadline,
+static void usdt_drti_read_reply(int fd, uint32_t seq, struct timespec *deadline,
 				 struct usdt_drti_result *res)
 {
 	union {
 		struct usdt_msg_reply reply;
+		struct usdt_msg_held held;
 		char bytes[sizeof(struct usdt_msg_list_entry) + 64];
 	} in;
 	unsigned others = 0;
@@ -352,6 +385,10 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
 			res->nprobes = in.reply.nprobes;
 			return;
 		}
+		if (kind == USDT_ANSWER_HELD) {
+			usdt_drti_hold(in.held.ms, deadline, res);
+			continue;
+		}
 		/* A well-formed packet that is not our answer: skip a few, no more. */
 		if (++others > 8) {
 			res->fail = "no answer among the helper's packets";
@@ -364,8 +401,8 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, const struct timespec *de
  * One connection: connect, send `msg`, and when `wait`, read the REPLY; all
  * before the deadline. Returns 1 when the message was sent.
  */
-static int usdt_drti_attempt(const struct usdt_msg_module *msg, int wait,
-			     const struct timespec *deadline, struct usdt_drti_result *res)
+static int usdt_drti_attempt(const struct usdt_msg_module *msg, int wait, struct timespec *deadline,
+			     struct usdt_drti_result *res)
 {
 	int fd, r, sent = 0;
 	ssize_t n;
@@ -454,6 +491,7 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 	res->err = 0;
 	res->at_connect = 0;
 	res->attempts = 0;
+	res->held = 0;
 	if (usdt_drti_sun_len == 0) {
 		res->fail = "the socket path is too long";
 		return 0;
@@ -530,6 +568,8 @@ static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_re
 		usdt_drti_put_num(l, res->nprobes);
 		usdt_drti_put(l, " probes");
 	}
+	if (res->held)
+		usdt_drti_put(l, " (held for a tracer)");
 	if (res->attempts > 1) {
 		usdt_drti_put(l, " (after ");
 		usdt_drti_put_num(l, res->attempts);
@@ -684,11 +724,27 @@ static void usdt_drti_at_exit(void)
 }
 #endif
 
+/* Decimal milliseconds, capped at max, into *ms; anything else keeps *ms. */
+static void usdt_drti_ms(const char *t, int *ms, long max)
+{
+	unsigned i;
+	long v = 0;
+
+	if (!t || !t[0])
+		return;
+	for (i = 0; t[i] >= '0' && t[i] <= '9'; i++)
+		if (v <= max)
+			v = v * 10 + (t[i] - '0');
+	if (!t[i])
+		*ms = (int)(v > max ? max : v);
+}
+
 /* Reads the environment; 0 when registration is off. */
 static int usdt_drti_configure(void)
 {
 	const char *path = usdt_drti_getenv(USDT_HELPER_SOCKET_ENV);
 	const char *t = usdt_drti_getenv(USDT_HELPER_TIMEOUT_ENV);
+	const char *h = usdt_drti_getenv(USDT_HELPER_HOLD_ENV);
 	unsigned i;
 
 	/*
@@ -704,7 +760,7 @@ static int usdt_drti_configure(void)
 	if (usdt_drti_flag("USDTKIT_DISABLE") || usdt_drti_getenv("DTRACE_DOF_INIT_DISABLE"))
 		return 0;
 	if (secure)
-		path = t = 0;
+		path = t = h = 0;
 	if (!path || !path[0])
 		path = USDT_HELPER_SOCKET_PATH;
 	usdt_drti_sun.sun_family = AF_UNIX;
@@ -721,17 +777,8 @@ static int usdt_drti_configure(void)
 		for (k = 0; k < sizeof(USDT_BOARD_SUFFIX); k++)
 			usdt_drti_board[i + k] = USDT_BOARD_SUFFIX[k];
 	}
-	/* Decimal milliseconds, capped; anything else keeps the default. */
-	if (t && t[0]) {
-		long v = 0;
-
-		for (i = 0; t[i] >= '0' && t[i] <= '9'; i++)
-			if (v <= USDT_HELPER_TIMEOUT_MAX_MS)
-				v = v * 10 + (t[i] - '0');
-		if (!t[i])
-			usdt_drti_timeout_ms =
-			    (int)(v > USDT_HELPER_TIMEOUT_MAX_MS ? USDT_HELPER_TIMEOUT_MAX_MS : v);
-	}
+	usdt_drti_ms(t, &usdt_drti_timeout_ms, USDT_HELPER_TIMEOUT_MAX_MS);
+	usdt_drti_ms(h, &usdt_drti_hold_ms, USDT_HOLD_MAX_MS);
 	return 1;
 }
 

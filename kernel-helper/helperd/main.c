@@ -596,6 +596,25 @@ static void list_one(const struct hd_list_entry *e, void *arg)
 		l->failed = true;
 }
 
+/*
+ * HELD (protocol.h): a REGISTER that needs a parse while a watcher is
+ * there may be held, so its registrant is told how long the answer may
+ * take (the parse, then the hold's bound) and waits that long if its
+ * environment allows. Sent directly and not queued: nothing else is
+ * pending on a connection whose request was just read, and a registrant
+ * that cannot take it only goes on at its own timeout, as without it.
+ */
+static void held_tell(struct conn *c)
+{
+	struct usdt_msg_held m;
+
+	memset(&m, 0, sizeof(m));
+	usdt_hdr_fill(&m.hdr, USDT_MSG_HELD, sizeof(m), c->wait_seq);
+	m.ms = hold_max_ms < USDT_HOLD_MAX_MS ? hold_max_ms : USDT_HOLD_MAX_MS;
+	if (!c->out)
+		(void)send(c->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
+}
+
 /* WATCH: c becomes a watcher (status 0), or is refused. */
 static int watch(struct conn *c, uint32_t seq)
 {
@@ -678,6 +697,8 @@ static bool handle(struct conn *c)
 			c->wait_seq = rq.seq;
 			conn_unlink(c);
 			epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
+			if (nwatchers)
+				held_tell(c);
 			return true;
 		}
 		break;

@@ -16,7 +16,7 @@ import sys
 
 OUT = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "corpus-protocol")
 MAGIC, VERSION = 0x54445355, 1
-REGISTER, UNREGISTER, LIST, WATCH, READY, REPLY, LIST_ENTRY, NOTICE = 1, 2, 3, 4, 5, 0x81, 0x82, 0x83
+REGISTER, UNREGISTER, LIST, WATCH, READY, REPLY, LIST_ENTRY, NOTICE, HELD = 1, 2, 3, 4, 5, 0x81, 0x82, 0x83, 0x84
 FIX_MAGIC, FIX_SIZE, FIX_SEQ, FIX_MAPPING = 1, 2, 4, 8
 ENTRY = 72  # sizeof(struct usdt_msg_list_entry)
 
@@ -54,6 +54,10 @@ def ready(notice=1, **kw):
 
 def notice(n=1, pid=1, **kw):
     return hdr(NOTICE, 40, **kw) + struct.pack("<IiQQ", n, pid, 254 << 32, 1234)
+
+
+def held(ms=2000, **kw):
+    return hdr(HELD, 24, **kw) + struct.pack("<II", ms, 0)
 
 
 def seq(*pkts):
@@ -112,6 +116,13 @@ seeds = {
     "notice-zero": seq((notice(0, 42), S)),
     "notice-pid-zero": seq((notice(3, 0), S)),
     "notice-short": seq((notice(1, 42)[:32], S | FIX_SIZE)),
+    # daemon -> a held registrant (drti moves its deadline once)
+    "held": seq((held(2000), S), (reply(0, 3), S)),
+    "held-twice": seq((held(1), S), (held(5000), S), (reply(0, 3), S)),
+    "held-zero": seq((held(0), S), (reply(0, 3), S)),
+    "held-over-max": seq((held(5001), S), (reply(0, 3), S)),
+    "held-short": seq((held()[:20], S | FIX_SIZE), (reply(0, 3), S)),
+    "held-foreign-seq": seq((held(2000), FIX_MAGIC | FIX_SIZE), (reply(0, 3), S)),
     "fixups-all": seq((b"\0" * ENTRY + b"/\0", 0x0f), (b"\0" * 24, 0x07)),
 }
 

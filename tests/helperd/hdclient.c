@@ -82,7 +82,10 @@ static int module_msg(uint16_t type, uint64_t addr, uint32_t *nprobes)
 	proto_module(&m, type, addr, 42);
 	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
 		return -1000;
-	n = get(fd, &r, sizeof(r));
+	/* a HELD (a watcher holds the answer) is skipped, as drti waits on */
+	while ((n = get(fd, &r, sizeof(r))) == (ssize_t)sizeof(struct usdt_msg_held) &&
+	       usdt_answer_check(&r, (unsigned long)n, 42) == USDT_ANSWER_HELD)
+		;
 	close(fd);
 	if (!proto_is_reply(&r, n, 42))
 		return -1001;

@@ -1,10 +1,12 @@
 #!/bin/bash
 # WATCH (core/protocol.h): a watcher holds the registrations of new files
-# until it says READY. Only root may watch. A registrant whose watcher never
-# answers goes on after its own timeout (drti's USDTKIT_HELPER_TIMEOUT_MS),
-# or at the daemon's bound; one whose watcher answers, or dies, or
-# misbehaves goes on at once. A
-# process of a file already registered is not held (no new events).
+# until it says READY. Only root may watch. The daemon tells a held
+# registrant so (HELD), and drti then waits past its timeout
+# (USDTKIT_HELPER_TIMEOUT_MS) up to its hold (USDTKIT_HELPER_HOLD_MS,
+# default 2000) or the daemon's bound, whichever comes first; with a hold of
+# 0, its timeout. One whose watcher answers, or dies, or misbehaves goes on
+# at once. A process of a file already registered is not held (no new
+# events).
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 need_tracefs
@@ -13,13 +15,14 @@ eperm=$(python3 -c 'import errno; print(-errno.EPERM)')
 ms_now() { echo $(($(date +%s%N) / 1000000)); }
 start_daemon --test-hold-ms 2000
 
-# A new file (a copy: a new inode), started with drti's timeout MS; sets
-# START_MS to how long it took to be ready (its constructor registered it).
-start_new() { # NAME TIMEOUT_MS
+# A new file (a copy: a new inode), started with drti's timeout MS and hold
+# (empty: drti's defaults, 100 and 2000); sets START_MS to how long it took
+# to be ready (its constructor registered it).
+start_new() { # NAME TIMEOUT_MS [HOLD_MS]
 	local t0
 	cp "$PROG" "$T/$1"
 	t0=$(ms_now)
-	USDTKIT_HELPER_TIMEOUT_MS=$2 prog_start "$1" "$T/$1"
+	USDTKIT_HELPER_TIMEOUT_MS=$2 USDTKIT_HELPER_HOLD_MS=${3-} prog_start "$1" "$T/$1"
 	START_MS=$(($(ms_now) - t0))
 }
 
@@ -36,16 +39,17 @@ prog_wait w1 "^notice 1 pid $PID_a\$"
 [ "$START_MS" -le "$(bound_ms 2000)" ] || fail "held $START_MS ms by a watcher that answered"
 prog_stop w1
 
-# 3. A watcher that never answers: a program is held until drti's own
-# timeout (not scaled: a lower bound), then goes on, its probes registered;
-# a client that waits longer is answered at the daemon's bound
-# (--test-hold-ms 2000; beside it, so that it costs no time of its own).
+# 3. A watcher that never answers: a program that allows no hold
+# (USDTKIT_HELPER_HOLD_MS=0) is held until drti's own timeout (not scaled: a
+# lower bound), then goes on, its probes registered; a client that waits
+# longer is answered at the daemon's bound (--test-hold-ms 2000; beside it,
+# so that it costs no time of its own).
 prog_start w2 "$HDCLIENT" watch never
 cp "$LIB" "$T/libheld.so"
 t_held=$(ms_now)
 HDCLIENT_WAIT_MS=8000 "$HDCLIENT" dlreg "$T/libheld.so" >"$T/held.out" &
 HELD=$!
-start_new b 1000
+start_new b 1000 0
 [ "$START_MS" -ge 950 ] || fail "not held: ready after $START_MS ms"
 [ "$START_MS" -le "$(bound_ms 3000)" ] || fail "held $START_MS ms, beyond drti's 1000 ms"
 prog_wait w2 " pid $PID_b\$"
@@ -63,6 +67,15 @@ ms=$(($(ms_now) - t_held))
 expect_grep '^status=0 nprobes=1$' "$T/held.out" "the held registration's answer"
 [ "$ms" -ge 1950 ] || fail "the daemon's bound: answered after $ms ms, not 2000"
 [ "$ms" -le "$(bound_ms 4000)" ] || fail "the daemon's bound: answered after $ms ms"
+# 3b. With drti's defaults (a timeout of 100 ms, a hold of 2000) the HELD keeps
+# it waiting until the daemon's bound (2000 ms); with a hold of 500, 500 ms
+# from the HELD.
+start_new e ""
+[ "$START_MS" -ge 1900 ] || fail "drti's defaults: ready after $START_MS ms, not held until the daemon's 2000"
+[ "$START_MS" -le "$(bound_ms 4000)" ] || fail "drti's defaults: held $START_MS ms"
+start_new f "" 500
+[ "$START_MS" -ge 450 ] || fail "a hold of 500 ms: ready after $START_MS ms"
+[ "$START_MS" -le "$(bound_ms 1500)" ] || fail "a hold of 500 ms: held $START_MS ms"
 
 # 4. Killing the watcher mid-hold lets the registrant go at once (unscaled:
 # it must tell the kill from the daemon's 2000 ms bound).
@@ -88,6 +101,6 @@ prog_wait w3 '^closed$'
 [ "$START_MS" -le "$(bound_ms 2000)" ] || fail "held $START_MS ms by a watcher that was dropped"
 expect_grep "watcher pid $PID_w3: not a READY for a notice it was sent: dropped" "$DLOG.new" \
 	"the misbehaving watcher"
-for n in a b d; do prog_stop "$n"; done
+for n in a b d e f; do prog_stop "$n"; done
 daemon_healthy
 HD_OK=1
