@@ -1269,9 +1269,10 @@ static void first_full_str(struct dt_buf *o, unsigned sn, size_t n)
  * when (w - 0x01..01) & ~w & 0x80..80 (bytes past n set to 0xff; a word
  * that cannot be read is 0), and (h | -h) >> 63 is 1 for any h but 0.
  * Every word read takes 8 bytes of the BPF stack: in a block with at most
- * four long strings every word of the first chunk is tested, else its last
- * 8 bytes only (a short string with 8 bytes of other data there sends
- * them).
+ * four long strings, whose words fit beside its keys (a printed string, its
+ * strlen() and a key of it took 512 bytes), every word of the first chunk
+ * is tested, else its last 8 bytes only (a short string with 8 bytes of
+ * other data there sends them).
  */
 static void first_full(struct dt_buf *o, unsigned sn, size_t n, bool all)
 {
@@ -1335,7 +1336,9 @@ static struct dt_recipe *long_string(struct tr *t, struct dt_node *n, struct lea
 	if (nk > 1 && t->block_keys + 2 * (size_t)(chunk + 1) * t->block_long <= 448)
 		first_full_str(&l->pre, sn, (size_t)chunk);
 	else if (nk > 1)
-		first_full(&l->pre, sn, (size_t)chunk, t->block_long <= 4);
+		first_full(&l->pre, sn, (size_t)chunk,
+			   t->block_long <= 4 &&
+			       t->block_keys + (size_t)(chunk + 1) * t->block_long <= 448);
 	t->nlong++;
 	for (k = 0; k < nk; k++) {
 		struct dt_buf b = {0};

@@ -243,9 +243,10 @@ dt 0 -x strsize=100 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
 want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 say:text "${big:0:99}")\n\n"
 same "$T/out" "$want" "trace() with -x strsize=100"
 # strsize set past bpftrace 0.17's 200 (a script's `#pragma D option
-# strsize=256`, or more): read in chunks of 63 as by default, printed and as
-# a key in one block (chunks of 199 took the BPF stack's 512 bytes).
+# strsize=256`, or more): read in chunks of 63 as by default, printed, its
+# strlen() and as a key in one block (chunks of 199 took the BPF stack's 512
+# bytes).
 for ss in 256 1024; do
-	dt 0 -x strsize=$ss -q -c './lang 1' -n 'langt$target:::text { printf("[%s]\n", copyinstr(arg0)); @[copyinstr(arg0)] = count(); }'
-	same "$T/out" "[$big]\n\n$(printf '  %-50s %16d' "$big" 1)\n" "-x strsize=$ss: a 255-byte string printed and as a key"
+	dt 0 -x strsize=$ss -q -c './lang 1' -n 'langt$target:::text { printf("[%s] %d\n", copyinstr(arg0), strlen(copyinstr(arg0))); @[copyinstr(arg0)] = count(); }'
+	same "$T/out" "[$big] 255\n\n$(printf '  %-50s %16d' "$big" 1)\n" "-x strsize=$ss: a 255-byte string printed, its strlen, and as a key"
 done
