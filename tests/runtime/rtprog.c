@@ -5,16 +5,20 @@
  * inside the process (check.h) and printing what the scripts compare with
  * what the tracers saw.
  *
- *   rtprog fire [SECONDS]   provider $RTPROG_NAME (default "rtc"), probes "all-types" (12
- * arguments, every type) and "hit" (int32, string), loaded; prints "pid N", then "ready", then
- * fires both every 10 ms with fixed values until stdin ends (or SECONDS), printing "enabled 0|1"
- * whenever "hit" changes, then "unloaded" after an unload (also when stdin says "unload"), and
- * exits rtprog errors           every misuse, with its errno and message rtprog many             64
- * providers of 20 probes and one of 1,000 rtprog threads [N]      4 threads fire while the main
- * thread loads and unloads N (300) times rtprog fork             the loaded provider fires in a fork
- * child rtprog load             loads once and prints the error if it fails rtprog nomemfd loads
- * with memfd_create refused (seccomp) rtprog cycle N          create, add, load, fire, unload,
- * destroy N times
+ *   rtprog fire [SECONDS]
+ *	provider $RTPROG_NAME (default "rtc"), probes "all-types" (12 arguments,
+ *	every type) and "hit" (int32, string), loaded; prints "pid N", then
+ *	"ready", then fires both every 10 ms with fixed values until stdin ends
+ *	(or SECONDS), printing "enabled 0|1" whenever "hit" changes, then
+ *	"unloaded" after an unload (also when stdin says "unload"), and exits
+ *   rtprog errors         every misuse, with its errno and message
+ *   rtprog many           64 providers of 20 probes and one of 1,000
+ *   rtprog threads [N]    4 threads fire while the main thread loads and
+ *	unloads N (300) times
+ *   rtprog fork           the loaded provider fires in a fork child
+ *   rtprog load           loads once and prints the error if it fails
+ *   rtprog nomemfd        loads with memfd_create refused (seccomp)
+ *   rtprog cycle N        create, add, load, fire, unload, destroy N times
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -244,7 +248,7 @@ static int mode_many(void)
 
 struct firer {
 	const usdtkit_probe *q;
-	volatile int *stop;
+	int *stop; /* read and written with __atomic builtins: threads share it */
 	unsigned long fired, refused, bad;
 };
 
@@ -252,7 +256,7 @@ static void *fire_thread(void *arg)
 {
 	struct firer *f = arg;
 
-	while (!*f->stop) {
+	while (!__atomic_load_n(f->stop, __ATOMIC_ACQUIRE)) {
 		int r;
 
 		errno = 0;
@@ -273,7 +277,7 @@ static int mode_threads(int n)
 	usdtkit_probe *q = usdtkit_probe_add(p, "hit", 2, USDTKIT_INT32, USDTKIT_STRING);
 	struct firer f[4];
 	pthread_t t[4];
-	volatile int stop = 0;
+	int stop = 0;
 	int i, loads = 0;
 
 	CHECK(p && q);
@@ -296,7 +300,7 @@ static int mode_threads(int n)
 			CHECK(usdtkit_probe_add(p, name, 0) != NULL);
 		}
 	}
-	stop = 1;
+	__atomic_store_n(&stop, 1, __ATOMIC_RELEASE);
 	for (i = 0; i < 4; i++) {
 		pthread_join(t[i], NULL);
 		CHECKF(f[i].bad == 0, "thread %d: %lu fires failed unexpectedly", i, f[i].bad);
