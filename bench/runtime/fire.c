@@ -23,8 +23,8 @@
 
 #include <usdtkit/runtime.h>
 
-__attribute__((visibility("hidden"), section(".probes"))) volatile unsigned short
-    benchc_hit_semaphore;
+__attribute__((visibility("hidden"),
+	       section(".probes"))) volatile unsigned short benchc_hit_semaphore;
 #define BENCHC_HIT_ENABLED() __builtin_expect(benchc_hit_semaphore != 0, 0)
 
 static usdtkit_probe *rt_hit;

@@ -22,7 +22,7 @@ __attribute__((visibility("hidden"), section(".probes"))) unsigned short bench_g
 /* A volatile read, as usdtkit's `dtrace -h` writes it: with SystemTap's plain
  * __builtin_expect(sem, 0) gcc hoists the load out of this loop, and a tracer attaching while
  * the loop runs would never be seen. */
-#define BENCH_GUARD_ENABLED() \
+#define BENCH_GUARD_ENABLED()                                                                      \
 	__builtin_expect(*(volatile unsigned short *)&bench_guard_semaphore != 0, 0)
 #endif
 

@@ -8,7 +8,7 @@
 
 #include "quickstart_probes.h"
 
-static const char *const paths[] = { "/index.html", "/api/users", "/static/app.js" };
+static const char *const paths[] = {"/index.html", "/api/users", "/static/app.js"};
 
 static long elapsed_us(const struct timespec *a, const struct timespec *b)
 {
@@ -19,7 +19,7 @@ int main(int argc, char **argv)
 {
 	int n = argc > 1 ? atoi(argv[1]) : 5;
 	int delay_ms = argc > 2 ? atoi(argv[2]) : 200;
-	struct timespec pause = { delay_ms / 1000, (delay_ms % 1000) * 1000000L };
+	struct timespec pause = {delay_ms / 1000, (delay_ms % 1000) * 1000000L};
 	int id;
 
 	for (id = 1; id <= n; id++) {

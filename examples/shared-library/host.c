@@ -10,7 +10,7 @@
 
 int main(int argc, char **argv)
 {
-	static const char *const dflt[] = { "alpha", "beta", "gamma" };
+	static const char *const dflt[] = {"alpha", "beta", "gamma"};
 	const char *const *items = dflt;
 	int nitems = 3, rounds, delay_ms, r;
 	struct timespec pause;

@@ -129,7 +129,8 @@ const char *usdtkit_provider_error(const usdtkit_provider *p);
  * ESRCH when the provider is not loaded.
  */
 int usdtkit_probe_fire(const usdtkit_probe *q, ...);
-/* The same with `argc` values already widened to 64 bits (bindings); extra ones are ignored, missing ones are 0. */
+/* The same with `argc` values already widened to 64 bits (bindings); extra ones are ignored,
+ * missing ones are 0. */
 int usdtkit_probe_fire_argv(const usdtkit_probe *q, int argc, const uint64_t *argv);
 
 /* Whether a tracer is attached: one load of the semaphore the kernel counts. 0 when not loaded. */

@@ -33,9 +33,11 @@ static size_t walk(const struct usdt_program *prog)
 			free(m);
 			free(d);
 			for (k = 0; k < p->nargs; k++)
-				sum += strlen(p->args[k].type.spelling) +
-				       (p->args[k].type.c_spelling ? strlen(p->args[k].type.c_spelling) : 0) +
-				       (p->args[k].name ? strlen(p->args[k].name) : 0);
+				sum +=
+				    strlen(p->args[k].type.spelling) +
+				    (p->args[k].type.c_spelling ? strlen(p->args[k].type.c_spelling)
+								: 0) +
+				    (p->args[k].name ? strlen(p->args[k].name) : 0);
 			for (k = 0; k < p->nxargs; k++) {
 				/* argmap must point into the native list. */
 				if (p->nargs && p->argmap[k] >= p->nargs)

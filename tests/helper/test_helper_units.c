@@ -216,7 +216,8 @@ static void test_definitions(void)
 	       "group not an identifier refused");
 	p.sema_off = 0;
 	for (unsigned i = 0; i < p.nargs; i++)
-		free(p.arg[i].name); /* set_arg_hint's copies (the sanitizer run checks for leaks) */
+		free(
+		    p.arg[i].name); /* set_arg_hint's copies (the sanitizer run checks for leaks) */
 	memset(p.arg, 0, sizeof(p.arg));
 	p.nargs = 0;
 	n = usdt_uprobe_def(line, sizeof(line), "sdt_app", "go", "/bin/x", &p);

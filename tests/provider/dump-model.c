@@ -54,7 +54,8 @@ static int translated(const struct usdt_probe *p)
 	if (p->nxargs != p->nargs)
 		return 1;
 	for (i = 0; i < p->nargs; i++) {
-		if (p->argmap[i] != i || strcmp(p->args[i].type.spelling, p->xargs[i].type.spelling))
+		if (p->argmap[i] != i ||
+		    strcmp(p->args[i].type.spelling, p->xargs[i].type.spelling))
 			return 1;
 		if ((p->args[i].name == NULL) != (p->xargs[i].name == NULL) ||
 		    (p->args[i].name && strcmp(p->args[i].name, p->xargs[i].name)))
@@ -69,10 +70,11 @@ static void print_program(const struct usdt_program *prog)
 
 	for (i = 0; i < prog->nproviders; i++) {
 		const struct usdt_provider *pv = &prog->providers[i];
-		static const char *const which[] = { "provider", "module", "function", "name",
-						     "args" };
+		static const char *const which[] = {"provider", "module", "function", "name",
+						    "args"};
 
-		printf("provider %s @%s:%u:%u\n", pv->name, pv->loc.file, pv->loc.line, pv->loc.col);
+		printf("provider %s @%s:%u:%u\n", pv->name, pv->loc.file, pv->loc.line,
+		       pv->loc.col);
 		printf("  attr");
 		for (k = 0; k < USDT_ATTR_COUNT; k++)
 			printf(" %s=%s/%s/%s", which[k], usdt_stability_name(pv->attr[k].name_stab),

@@ -40,7 +40,8 @@ static void test_names_outlive_inputs(void)
 	unsigned errors;
 
 	usdt_program_init(&prog);
-	CHECK(parse(&prog, file, "provider p { probe a(int x); };\n# 7 \"marker.d\"\nprovider q { probe b(); };",
+	CHECK(parse(&prog, file,
+		    "provider p { probe a(int x); };\n# 7 \"marker.d\"\nprovider q { probe b(); };",
 		    &msgs, &errors) == 0);
 	memset(file, 'X', strlen(file));
 	free(file);
@@ -72,7 +73,8 @@ static void test_error_then_success(void)
 	CHECK(msgs && strstr(msgs, "bad.d:1:24: error: unknown type 'nosuch_t'\n"
 				   "    1 | provider bad { probe a(nosuch_t) probe b(int); };\n"
 				   "      |                        ^\n"));
-	CHECK(msgs && strstr(msgs, "bad.d:1:33: error: expected ';' after the declaration of probe 'a'\n"));
+	CHECK(msgs &&
+	      strstr(msgs, "bad.d:1:33: error: expected ';' after the declaration of probe 'a'\n"));
 	free(msgs);
 	/* Both probes are in the model despite the errors. */
 	CHECK(prog.nproviders == 1 && prog.providers[0].nprobes == 2);
@@ -94,9 +96,12 @@ static void test_caret_under_tab(void)
 	CHECK(parse(&prog, "tab.d", "provider t {\n\tprobe a(void, int);\n};\n", &msgs, &errors) ==
 	      -1);
 	/* The caret line keeps the tab so that it lines up under the source. */
-	CHECK(msgs && strstr(msgs, "tab.d:2:10: error: 'void' must be the only parameter of probe 'a' and unnamed\n"
-				   "    2 | \tprobe a(void, int);\n"
-				   "      | \t        ^\n"));
+	CHECK(
+	    msgs &&
+	    strstr(msgs,
+		   "tab.d:2:10: error: 'void' must be the only parameter of probe 'a' and unnamed\n"
+		   "    2 | \tprobe a(void, int);\n"
+		   "      | \t        ^\n"));
 	free(msgs);
 	usdt_program_free(&prog);
 }
@@ -124,7 +129,7 @@ static const char *needs(const char *text, unsigned *line, unsigned *col)
 {
 	size_t n = strlen(text);
 	char *buf = malloc(n ? n : 1);
-	struct usdt_cpp_need need = { 0, 0, NULL };
+	struct usdt_cpp_need need = {0, 0, NULL};
 	bool yes;
 
 	memcpy(buf, text, n);
@@ -138,18 +143,18 @@ static const char *needs(const char *text, unsigned *line, unsigned *col)
 static void test_needs_cpp(void)
 {
 	static const char *const no[] = {
-		"provider p { probe a(); };",
-		("# 1 \"x.d\"\n# 3 \"/usr/include/y.h\" 1 3 4\n#line 9\n#pragma D attributes "
-		 "Stable/Stable/Common provider p args\n#pragma once\n"),
-		"# file: x.c\n#!/usr/sbin/dtrace -s\nprovider p { probe a(); # if x\n};\n",
-		"/*\n#include <x.h>\n*/ // #ifdef X\nprovider p { probe a(char *s = \"#if\"); };",
-		"#define UNUSED 1\n#undef UNUSED\n#error stop\n#warning w\n#ident \"x\"\n",
-		/* a macro undefined before its use, and one used only before it is defined */
-		"#define T int\n#undef T\nprovider p { probe a(T); };\nU\n#define U long\n",
-		/* a use in a directive is cpp's business there, not here */
-		"#define P p\n#pragma D attributes Stable/Stable/Common provider P args\n",
-		"#define\n#undef\n# define\n#",
-		"",
+	    "provider p { probe a(); };",
+	    ("# 1 \"x.d\"\n# 3 \"/usr/include/y.h\" 1 3 4\n#line 9\n#pragma D attributes "
+	     "Stable/Stable/Common provider p args\n#pragma once\n"),
+	    "# file: x.c\n#!/usr/sbin/dtrace -s\nprovider p { probe a(); # if x\n};\n",
+	    "/*\n#include <x.h>\n*/ // #ifdef X\nprovider p { probe a(char *s = \"#if\"); };",
+	    "#define UNUSED 1\n#undef UNUSED\n#error stop\n#warning w\n#ident \"x\"\n",
+	    /* a macro undefined before its use, and one used only before it is defined */
+	    "#define T int\n#undef T\nprovider p { probe a(T); };\nU\n#define U long\n",
+	    /* a use in a directive is cpp's business there, not here */
+	    "#define P p\n#pragma D attributes Stable/Stable/Common provider P args\n",
+	    "#define\n#undef\n# define\n#",
+	    "",
 	};
 	unsigned line, col;
 	const char *d;

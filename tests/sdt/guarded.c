@@ -9,8 +9,8 @@
 
 #include <time.h>
 
-__attribute__((visibility("hidden"))) __attribute__((section(".probes")))
-unsigned short sdttest_guarded_semaphore;
+__attribute__((visibility("hidden")))
+__attribute__((section(".probes"))) unsigned short sdttest_guarded_semaphore;
 
 unsigned short sdttest_guarded_state(void);
 int sdttest_fire_guarded(long value);
@@ -25,7 +25,7 @@ unsigned short sdttest_guarded_state(void)
 /* Fires the probe if enabled (returns 1), then sleeps 10 ms. */
 int sdttest_fire_guarded(long value)
 {
-	struct timespec ts = { 0, 10 * 1000 * 1000 };
+	struct timespec ts = {0, 10 * 1000 * 1000};
 	int fired = 0;
 
 	if (SDTTEST_GUARDED_ENABLED()) {

@@ -12,9 +12,9 @@
 #include <sys/sdt.h>
 
 __extension__ extern unsigned short sem_req__start_semaphore __attribute__((unused))
-	__attribute__((section(".probes"))) __attribute__((visibility("hidden")));
+__attribute__((section(".probes"))) __attribute__((visibility("hidden")));
 __extension__ extern unsigned short sem_done_semaphore __attribute__((unused))
-	__attribute__((section(".probes"))) __attribute__((visibility("hidden")));
+__attribute__((section(".probes"))) __attribute__((visibility("hidden")));
 unsigned short sem_req__start_semaphore, sem_done_semaphore;
 
 #define SEM_REQ_START_ENABLED() __builtin_expect(sem_req__start_semaphore, 0)

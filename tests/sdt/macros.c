@@ -14,18 +14,18 @@
 #include <stdint.h>
 
 /* Macros that programs test for or call directly; each header must define them all. */
-#if !defined _SYS_SDT_H || !defined STAP_PROBE || !defined STAP_PROBE1 || !defined STAP_PROBE12 \
-	|| !defined DTRACE_PROBE || !defined DTRACE_PROBE1 || !defined DTRACE_PROBE12 \
-	|| !defined STAP_PROBEV || !defined STAP_PROBE_ASM || !defined STAP_PROBE_ASM_TEMPLATE \
-	|| (!defined STAP_PROBE_ASM_OPERANDS && !defined NO_ASM_MACROS) || !defined _SDT_NARG \
-	|| !defined _SDT_PROBE || !defined _SDT_PROBE_N || !defined _SDT_ARGARRAY \
-	|| !defined _SDT_ASM_BODY || !defined _SDT_ASM_BASE || !defined _SDT_ARG \
-	|| !defined _SDT_ASM_TEMPLATE_3 || !defined _SDT_ASM_OPERANDS_3 || !defined _SDT_ASM_ADDR \
-	|| !defined _SDT_NOP || !defined _SDT_NOTE_NAME || !defined _SDT_NOTE_TYPE \
-	|| !defined _SDT_ASM_AUTOGROUP || !defined _SDT_ASM_SECTION_AUTOGROUP_SUPPORT \
-	|| !defined _SDT_ASM_1 || !defined _SDT_ASM_STRING || !defined _SDT_ASM_SUBSTR \
-	|| !defined _SDT_ARGSIGNED || !defined _SDT_ARGSIZE || !defined _SDT_ARGVAL \
-	|| !defined _SDT_SEMAPHORE || !defined _SDT_NOTE_SEMAPHORE_USE || !defined _SDT_S
+#if !defined _SYS_SDT_H || !defined STAP_PROBE || !defined STAP_PROBE1 || !defined STAP_PROBE12 || \
+    !defined DTRACE_PROBE || !defined DTRACE_PROBE1 || !defined DTRACE_PROBE12 ||                  \
+    !defined STAP_PROBEV || !defined STAP_PROBE_ASM || !defined STAP_PROBE_ASM_TEMPLATE ||         \
+    (!defined STAP_PROBE_ASM_OPERANDS && !defined NO_ASM_MACROS) || !defined _SDT_NARG ||          \
+    !defined _SDT_PROBE || !defined _SDT_PROBE_N || !defined _SDT_ARGARRAY ||                      \
+    !defined _SDT_ASM_BODY || !defined _SDT_ASM_BASE || !defined _SDT_ARG ||                       \
+    !defined _SDT_ASM_TEMPLATE_3 || !defined _SDT_ASM_OPERANDS_3 || !defined _SDT_ASM_ADDR ||      \
+    !defined _SDT_NOP || !defined _SDT_NOTE_NAME || !defined _SDT_NOTE_TYPE ||                     \
+    !defined _SDT_ASM_AUTOGROUP || !defined _SDT_ASM_SECTION_AUTOGROUP_SUPPORT ||                  \
+    !defined _SDT_ASM_1 || !defined _SDT_ASM_STRING || !defined _SDT_ASM_SUBSTR ||                 \
+    !defined _SDT_ARGSIGNED || !defined _SDT_ARGSIZE || !defined _SDT_ARGVAL ||                    \
+    !defined _SDT_SEMAPHORE || !defined _SDT_NOTE_SEMAPHORE_USE || !defined _SDT_S
 #error "a macro of SystemTap's sys/sdt.h is missing"
 #endif
 
@@ -49,7 +49,7 @@ int macros_run(int a, long b, const char *s, unsigned char c)
 	int8_t i8 = (int8_t)a;
 	size_t sz = (size_t)b;
 	void *vp = &sh;
-	int arr[3] = { a, a + 1, a + 2 };
+	int arr[3] = {a, a + 1, a + 2};
 
 	STAP_PROBE(mac, p0);
 	STAP_PROBE1(mac, p1, a);
@@ -89,11 +89,14 @@ int macros_run(int a, long b, const char *s, unsigned char c)
 
 #ifndef NO_ASM_MACROS
 	/* Inside an extended asm: literal operand text (note the %%) and the template form. */
+	/* The operand text as users write it, which clang-format would split. */
+	/* clang-format off */
 	__asm__ __volatile__("nop\n" STAP_PROBE_ASM(inasm, literal, -4@%%eax 8@8(%%rsp)) "nop\n");
 	__asm__ __volatile__("nop\n" STAP_PROBE_ASM(inasm, tmpl, STAP_PROBE_ASM_TEMPLATE(3)) "nop\n"
 			     :: STAP_PROBE_ASM_OPERANDS(3, a, b, c));
 	__asm__ __volatile__(LIBC_PROBE_ASM(lll_lock, STAP_PROBE_ASM_TEMPLATE(1))
 			     :: LIBC_PROBE_ASM_OPERANDS(1, vp));
+	/* clang-format on */
 #endif
 	/* Through the internals, as SystemTap spells them. */
 	_SDT_PROBE(inner, direct, 2, (a, b));

@@ -3,9 +3,16 @@
 #define SDT_USE_VARIADIC 1
 #include <sys/sdt.h>
 
-struct pair { int a, b, c; } g_pair;
-union either { int i; double d; } g_either;
-struct flags { unsigned ready : 3; } g_flags;
+struct pair {
+	int a, b, c;
+} g_pair;
+union either {
+	int i;
+	double d;
+} g_either;
+struct flags {
+	unsigned ready : 3;
+} g_flags;
 
 void misuse(void);
 void misuse(void)

@@ -150,7 +150,7 @@ static void probe_consts(void)
 {
 	expect_begin("consts");
 	EI(-5), EU((uint8_t)250), EI((int16_t)-30000), EU(4294967280u), EI(-70000LL),
-		EU(18446744073709551615ULL);
+	    EU(18446744073709551615ULL);
 	expect_end();
 	STAP_PROBE6(sdttest, consts, -5, (uint8_t)250, (int16_t)-30000, 4294967280u, -70000LL,
 		    18446744073709551615ULL);
@@ -261,7 +261,8 @@ int sdttest_main(int argc, char **argv)
 				sdttest_fire_guarded(4242);
 			off = !sdttest_guarded_state();
 		}
-		fprintf(out, "semaphore-initial %d\nsemaphore-on %d\nsemaphore-off-after-detach %d\n",
+		fprintf(out,
+			"semaphore-initial %d\nsemaphore-on %d\nsemaphore-off-after-detach %d\n",
 			initial, on, off);
 		fclose(out);
 		return !initial && on && off ? 0 : 1;

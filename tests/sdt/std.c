@@ -51,8 +51,11 @@ int std_probed(int a, long b, const char *s, unsigned char c, double d)
 	STAP_PROBEV(stdp, v2, a, s);
 	STAP_PROBEV(stdp, v12, a, b, s, c, sh, ul, d, f, arr, counter, buffer, 42);
 #ifdef STAP_PROBE_ASM_OPERANDS
+	/* The operands laid out as users write them. */
+	/* clang-format off */
 	__asm__ __volatile__(STAP_PROBE_ASM(stdp, inasm, STAP_PROBE_ASM_TEMPLATE(2))
 			     :: STAP_PROBE_ASM_OPERANDS(2, a, b));
+	/* clang-format on */
 #endif
 #if defined __cplusplus && __cplusplus >= 201103L
 	{

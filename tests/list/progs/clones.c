@@ -73,7 +73,7 @@ __attribute__((noinline)) int cold_fn(int x)
 
 int main(int argc, char **argv)
 {
-	struct big b = { argc, argc, argc, argc, argc, argc, argc, argc };
+	struct big b = {argc, argc, argc, argc, argc, argc, argc, argc};
 	int fd;
 
 	sink = isra_fn(&b, 3);
