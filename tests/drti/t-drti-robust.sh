@@ -24,13 +24,27 @@ same_as_base() { # what [env...]
 	[ ! -s "$T/err" ] || { cat "$T/err" >&2; fail "$what: stderr not empty"; }
 }
 
+# Upper bounds on a run's wall time hold for drti, not for a loaded
+# machine's scheduler: a run over its bound is tried again, three runs in
+# all, and fails only if all three are over (a drti that waits too long
+# does so every time). Lower bounds (a wait did happen) need no retry.
+within_ms() { # MAX WHAT ENV... : same_as_base until ELAPSED_MS <= MAX
+	local max=$1 what=$2 try
+	shift 2
+	for try in 1 2 3; do
+		same_as_base "$what" "$@"
+		[ "$ELAPSED_MS" -le "$max" ] && return 0
+		echo "$what: run $try took $ELAPSED_MS ms, over $max" >&2
+	done
+	fail "$what: the run took $ELAPSED_MS ms, over $max three times"
+}
+
 # 4 requests wait for an answer in this run: program, library, dlclose, fork child.
 TMO=300
 for mode in noreply close garbage badmagic badseq big flood refuse stream; do
 	start_fake "$mode"
-	same_as_base "$mode" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
-	[ "$ELAPSED_MS" -le $((4 * TMO + $(bound_ms 1500))) ] ||
-		fail "$mode: the run took $ELAPSED_MS ms (4 waits of $TMO ms at most)"
+	within_ms $((4 * TMO + $(bound_ms 1500))) "$mode (4 waits of $TMO ms at most)" \
+		USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
 	[ "$mode" = stream ] || [ "$(nmsgs)" -ge 1 ] || [ "$mode" = close ] ||
 		fail "$mode: the server received nothing (the case was not exercised)"
 	echo "ok: server mode $mode: unchanged behaviour, $ELAPSED_MS ms"
@@ -63,13 +77,17 @@ start_ms() { # env... : ms from exec to exit of a program doing nothing
 	[ ! -s "$T/err" ] || fail "stopped server: stderr not empty ($*)"
 	echo $(((t1 - t0) / 1000000))
 }
-check_delay() { # min max env...
-	local min=$1 max=$2 ms
+check_delay() { # min max env... (over max: tried again, as within_ms)
+	local min=$1 max=$2 ms try
 	shift 2
-	ms=$(start_ms "$@")
-	echo "stopped server, $*: $ms ms"
 	max=$(bound_ms "$max")
-	[ "$ms" -ge "$min" ] && [ "$ms" -le "$max" ] || fail "stopped server, $*: $ms ms, not in [$min, $max]"
+	for try in 1 2 3; do
+		ms=$(start_ms "$@")
+		echo "stopped server, $*: $ms ms"
+		[ "$ms" -ge "$min" ] || fail "stopped server, $*: $ms ms, under $min: no wait"
+		[ "$ms" -le "$max" ] && return 0
+	done
+	fail "stopped server, $*: $ms ms, over $max three times"
 }
 check_delay 95 600 USDTKIT_HELPER_SOCKET="$SOCK"
 check_delay 480 1000 USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=500
@@ -121,9 +139,9 @@ for i in $(seq 200); do [ -s "$T/holder.ready" ] && break; sleep 0.01; done
 # drti retries a full backlog (the daemon sheds load) until the deadline:
 # 4 waiting requests of 300 ms at most, where a blocking connect would hang
 # until the holder goes (60 s).
-same_as_base "full backlog" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
+within_ms $((4 * TMO + $(bound_ms 1500))) "full backlog (4 waits of $TMO ms at most)" \
+	USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO
 echo "full backlog: $ELAPSED_MS ms (4 waits of $TMO ms at most)"
-[ "$ELAPSED_MS" -le $((4 * TMO + $(bound_ms 1500))) ] || fail "a full backlog delayed the program by $ELAPSED_MS ms"
 run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO USDTKIT_DEBUG=1 -- say x
 expect_grep "^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: connect: EAGAIN \($SOCK\) \(after [0-9]+ attempts\)\$" \
 	"$T/err" "full backlog: retried, then given up"

@@ -11,7 +11,7 @@
 . "$USDTKIT_SRCDIR/tests/runtime-python/lib.sh"
 need_bpftrace
 
-py_start "$T/py" "$USDTKIT_SRCDIR/tests/runtime-python/tracee.py" "$PROV" trace
+py_start "$T/py" "$USDTKIT_SRCDIR/tests/runtime-python/tracee.py" "$PROV" trace "$T/go"
 py_wait "$T/py" "enabled-before"
 F='False False False False False False False False'
 expect_grep "^enabled-before $F\$" "$T/py" "enabled before bpftrace"
@@ -27,6 +27,8 @@ $u:pointers { printf(\"pointers %lx %lx %lx\\n\", arg0, arg1, arg2); }
 $u:strings { printf(\"strings %s|%s|%s|%s|%ld\\n\", str(arg0), str(arg1), str(arg2), str(arg3), arg4); }
 $u:request__start { printf(\"request-start %s %ld\\n\", str(arg0), arg1); }
 "
+# bpftrace has attached every probe (bt_start saw its BEGIN): fire.
+touch "$T/go"
 py_wait "$T/py" "fired"
 bt_stop '^(ints|masked|pointers|strings|request)' 8
 py_wait "$T/py" "unmapped"

@@ -14,7 +14,14 @@ bpftrace -p "$PYPID" "$EX/worker.bt" >"$T/bt" 2>&1 &
 BT_PID=$!
 BT_OUT="$T/bt"
 wait_until 30 "worker.bt to attach" grep -q "^tracing the worker's requests; Ctrl-C to stop\$" "$T/bt"
-bt_stop '^done ' 3
+# Two requests seen whole (a start, then its done): the first done may be
+# of a request already under way when bpftrace attached, and on a loaded or
+# sanitized run a request takes longer, so count pairs, not done lines.
+pairs_seen() {
+	awk '$1 == "start" { s[$2] = 1; next } $1 == "done" && s[$2] { n++ } END { exit n < 2 }' "$T/bt"
+}
+wait_until 60 "two request-start/request-done pairs" pairs_seen
+bt_stop '^done ' 2
 stop_bg "$PYPID" TERM
 PYPID=""
 
@@ -27,7 +34,7 @@ awk '
 	$1 == "start" { started[$2] = $3; seen = 1; next }
 	$1 == "done" && seen {
 		if (started[$2] != $3) { print "done " $2 " " $3 " without its start"; bad = 1 }
-		if ($4 < 40 || $4 > 1000) { print "done " $2 ": " $4 " ms"; bad = 1 }
+		if ($4 < 40 || $4 > 5000) { print "done " $2 ": " $4 " ms"; bad = 1 }
 		pairs++
 	}
 	END { if (pairs < 2) { print "only " pairs + 0 " start/done pairs"; bad = 1 } exit bad }

@@ -1,9 +1,12 @@
 # SPDX-License-Identifier: MIT
 """The traced program of the runtime-python tests.
 
-    tracee.py PROVIDER trace   probes of every type; prints "ready PID" and
-        whether each is enabled, waits until a tracer enables them all,
-        fires each once with the values of VALUES, waits until the tracer
+    tracee.py PROVIDER trace [GOFILE]   probes of every type; prints "ready
+        PID" and whether each is enabled, waits until a tracer enables them
+        all (and GOFILE exists, when given: a probe's semaphore is raised
+        when its uprobe is, a moment before bpftrace's program is attached
+        to it, so the test says when bpftrace is ready), fires each once
+        with the values of VALUES, waits until the tracer
         has gone (all disabled again), and leaves the provider's `with`
         block: "unmapped" if its object is then gone from /proc/self/maps.
     tracee.py PROVIDER hold GOFILE   loads the probes and waits until
@@ -61,6 +64,8 @@ def main():
         print("enabled-before", *[q.enabled for q in probes], flush=True)
         wait_for(lambda: all(q.enabled for q in probes), "a tracer to enable every probe")
         print("enabled", *[q.enabled for q in probes], flush=True)
+        if len(sys.argv) > 3:
+            wait_for(lambda: os.path.exists(sys.argv[3]), "the go file", 120)
         print("fired", *[q.fire(*PROBES[q.name][1]) for q in probes], flush=True)
         wait_for(lambda: not any(q.enabled for q in probes), "the tracer to go")
         print("disabled", *[q.enabled for q in probes], flush=True)

@@ -45,14 +45,21 @@ held_wait() { # NAME N
 	expect_grep "^held $2\$" "$T/hold-$1.out" "$2 connections of holder $1"
 }
 
+# A run not registered within DRTI_MS is tried again, three runs in all:
+# how long the daemon takes to answer depends on the machine's load, which
+# a test's verdict must not; a daemon that stopped serving fails all three.
 served_run() { # WHAT
-	local t0
-	t0=$(date +%s%N)
-	USDTKIT_DEBUG=1 USDTKIT_HELPER_TIMEOUT_MS=$DRTI_MS run_prog >"$T/got"
-	RUN_MS=$((($(date +%s%N) - t0) / 1000000))
-	cmp -s "$T/expected" "$T/got" || { diff "$T/expected" "$T/got" >&2; fail "$1: output differs"; }
-	grep -q 'done, 2 probes' "$T/prog.err" ||
-		{ cat "$T/prog.err" >&2; fail "$1: not registered within $DRTI_MS ms"; }
+	local t0 try
+	for try in 1 2 3; do
+		t0=$(date +%s%N)
+		USDTKIT_DEBUG=1 USDTKIT_HELPER_TIMEOUT_MS=$DRTI_MS run_prog >"$T/got"
+		RUN_MS=$((($(date +%s%N) - t0) / 1000000))
+		cmp -s "$T/expected" "$T/got" || { diff "$T/expected" "$T/got" >&2; fail "$1: output differs"; }
+		grep -q 'done, 2 probes' "$T/prog.err" && return 0
+		echo "$1: run $try not registered within $DRTI_MS ms ($RUN_MS ms)" >&2
+	done
+	cat "$T/prog.err" >&2
+	fail "$1: not registered within $DRTI_MS ms, three runs in a row"
 }
 
 hold_end() { # NAME...
