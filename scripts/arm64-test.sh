@@ -17,6 +17,9 @@
 #   sh scripts/arm64-test.sh            the arm64 tests (ARM64_TESTS below)
 #   sh scripts/arm64-test.sh --smoke    the smoke subset CI runs
 #   sh scripts/arm64-test.sh --bench    bench/arm64/run.sh (instruction counts)
+#   sh scripts/arm64-test.sh --check    the first step only (scripts/arm64-vm.sh
+#                                       check: tools, binfmt_misc, packages),
+#                                       what the fresh-machine check runs
 #   sh scripts/arm64-test.sh TEST...    these meson tests (names as in
 #                                       `meson test --list`)
 #
@@ -54,8 +57,12 @@ case ${1:-} in
 	: "${A64_SDT_CONFIGS:=ours:gcc:-O2 ours-nor:gcc:-O0 ours-nor:gcc:-O2 stap:clang:-O2}"
 	;;
 --bench) bench=1; tests="" ;;
+--check)
+	sh scripts/deps.sh
+	exec sh scripts/arm64-vm.sh check
+	;;
 "") tests=$ARM64_TESTS ;;
--*) echo "usage: $0 [--smoke | --bench | TEST...]" >&2; exit 2 ;;
+-*) echo "usage: $0 [--smoke | --bench | --check | TEST...]" >&2; exit 2 ;;
 *) tests=$* ;;
 esac
 # One line: the names go into the guest's job as one command's arguments

@@ -37,6 +37,8 @@
 # a change in how the machine is used never costs a rebuild.
 #
 #   scripts/arm64-vm.sh build          build the cached machine if missing
+#   scripts/arm64-vm.sh check          its first step only: tools, binfmt_misc,
+#                                      and its packages resolved (simulated)
 #   scripts/arm64-vm.sh run JOB [OUT]  boot it, run the shell script JOB
 #                                      in it (as /out/job.sh, from /src), exit
 #                                      with its status; OUT (default: a
@@ -168,11 +170,7 @@ build() {
 	if [ -f "$dir/ok" ]; then
 		return 0
 	fi
-	for t in mmdebstrap qemu-aarch64-static mke2fs aarch64-linux-gnu-gcc cpio; do
-		command -v $t >/dev/null ||
-			{ echo "arm64-vm: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
-	done
-	binfmt
+	preflight
 	start=$(date +%s)
 	mkdir -p "$cache_root"
 	work="$cache_root/.build-$(key)-$$"
@@ -282,6 +280,39 @@ sysroot() {
 	echo "$dir/sysroot"
 }
 
+# What a build needs of this machine, checked before its half hour starts:
+# the tools (scripts/deps.sh installs them; mmdebstrap also needs arch-test
+# to run a foreign architecture) and binfmt_misc for qemu-user-static.
+preflight() {
+	for t in mmdebstrap arch-test qemu-aarch64-static mke2fs aarch64-linux-gnu-gcc cpio; do
+		command -v $t >/dev/null ||
+			{ echo "arm64-vm: $t missing (scripts/deps.sh installs it)" >&2; exit 1; }
+	done
+	binfmt
+}
+
+# `check`: the build's first real step without its half hour: the
+# preflight, then mmdebstrap's own set-up and package resolution for the
+# machine's package list from the mirror (--simulate: nothing is unpacked).
+# The fresh-machine check runs it, so a tool a fresh machine lacks shows in
+# CI, not on a contributor's first `sh scripts/arm64-test.sh`.
+check() {
+	preflight
+	sim=$(mktemp -d /tmp/usdtkit-arm64-check.XXXXXX)
+	# shellcheck disable=SC2086
+	if ! mmdebstrap --simulate --mode=root --arch=arm64 --variant=apt \
+		--aptopt='APT::Install-Recommends "false"' \
+		--include="$(echo $GUEST_PKGS | tr ' ' ',')" \
+		bookworm "$sim/rootfs" "deb $(mirror) bookworm main" >"$sim/log" 2>&1; then
+		tail -20 "$sim/log" >&2
+		rm -rf "$sim"
+		echo "arm64-vm: mmdebstrap --simulate failed (above)" >&2
+		exit 1
+	fi
+	rm -rf "$sim"
+	echo "arm64-vm: check passed: tools, binfmt_misc and the machine's packages resolve" >&2
+}
+
 # mmdebstrap runs arm64 maintainer scripts: binfmt_misc must hand arm64
 # ELF files to qemu-user-static. In a container binfmt_misc may be
 # unmounted and the entry unregistered (no systemd-binfmt ran): do both.
@@ -327,9 +358,10 @@ run() {
 
 case ${1:-} in
 build) build ;;
+check) check ;;
 run) shift; run "$@" ;;
 path) cachedir ;;
 sysroot) sysroot ;;
 initrd) shift; work=$(mktemp -d); initrd "$@"; rm -rf "$work" ;;
-*) echo "usage: $0 build | run JOB [OUTDIR] | path" >&2; exit 2 ;;
+*) echo "usage: $0 build | check | run JOB [OUTDIR] | path | sysroot" >&2; exit 2 ;;
 esac

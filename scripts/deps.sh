@@ -20,7 +20,9 @@ set -eu
 # rpm, rpmlint, cpio: the packaging suite (packaging/README.md). clang-format: the
 # style check (tests/style). autoconf, automake, libtool: the Autotools example
 # (tests/install/t-buildsys.sh). qemu-system-arm, qemu-user-static, mmdebstrap,
-# e2fsprogs: the emulated arm64 machine (scripts/arm64-vm.sh, suite arm64).
+# e2fsprogs, arch-test (mmdebstrap's test of a foreign architecture, only
+# recommended by it): the emulated arm64 machine (scripts/arm64-vm.sh, suite
+# arm64).
 # ca-certificates: npm's https (t-node-upstream packs dtrace-provider from
 # the npm registry), only recommended by npm.
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
@@ -29,7 +31,7 @@ gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
 man-db groff-base mandoc systemd procps file strace debootstrap
 dpkg-dev debhelper dh-python lintian rpm rpmlint cpio clang-format
-autoconf automake libtool qemu-system-arm qemu-user-static mmdebstrap e2fsprogs
+autoconf automake libtool qemu-system-arm qemu-user-static mmdebstrap e2fsprogs arch-test
 ca-certificates"
 
 # Node.js for bindings/node: Node's headers (node_api.h) for the addon, npm

@@ -36,12 +36,10 @@
 # missing package. Mirror: USDTKIT_FRESH_MIRROR (default the first deb.debian
 # style URI of the host's apt sources, else http://deb.debian.org/debian);
 # the chroot gets the host's apt sources (main, updates, security) when they
-# exist. USDTKIT_FRESH_TESTLOG=FILE: the plain run's testlog.json copied
-# there (scripts/test.sh sets it under USDTKIT_PLAIN_IN_FRESH=1). Exit 0
-# when the demo worked and no test failed, 1 otherwise. Its
-# cost is in tests/fresh/in-chroot.sh; meson runs it as the test
-# fresh/fresh-debian12 in the plain run of scripts/test.sh (README.md,
-# "Building by hand").
+# exist. USDTKIT_FRESH_TESTLOG=FILE: the quick run's test log copied there
+# (scripts/test.sh --fresh sets it). Exit 0 when the demo worked and no test
+# failed, 1 otherwise. Its cost is in tests/README.md; meson runs it as the
+# test fresh/fresh-debian12 (suite fresh: `sh scripts/test.sh --fresh`).
 set -eu
 if [ "$(id -u)" -ne 0 ]; then
 	echo "fresh-check: needs root (debootstrap, chroot, mount)" >&2
@@ -93,16 +91,15 @@ step "testing commit $commit in $root, at '$clone'"
 # The chroot starts with an empty environment (chroot_run): what
 # in-chroot.sh reads of the caller's, by hand, goes in a file.
 {
-	[ -z "${USDTKIT_FRESH_RUNS+x}" ] || printf 'USDTKIT_FRESH_RUNS=%s\n' "$USDTKIT_FRESH_RUNS"
-	[ -z "${USDTKIT_FRESH_SKIP_SUITES+x}" ] || printf 'USDTKIT_FRESH_SKIP_SUITES=%s\n' "$USDTKIT_FRESH_SKIP_SUITES"
+	[ -z "${USDTKIT_FRESH_ARGS+x}" ] || printf 'USDTKIT_FRESH_ARGS=%s\n' "$USDTKIT_FRESH_ARGS"
 } >"$root/tmp/usdtkit-fresh.env"
 
 rc=0
 CHROOT_SYS=1 chroot_run "$root" bash "$clone/tests/fresh/in-chroot.sh" || rc=$?
-# scripts/test.sh under USDTKIT_PLAIN_IN_FRESH=1 (CI) counts the tests of
-# the plain run inside one by one: their log, out of the chroot.
+# scripts/test.sh --fresh (CI's --ci) counts the tests of the quick run
+# inside one by one: their log, out of the chroot.
 if [ -n "${USDTKIT_FRESH_TESTLOG:-}" ]; then
-	cp "$root$clone/build/meson-logs/testlog.json" "$USDTKIT_FRESH_TESTLOG" ||
+	cp "$root$clone/build/meson-logs/testlog-plain.json" "$USDTKIT_FRESH_TESTLOG" ||
 		echo "fresh-check: the plain run inside left no test log" >&2
 fi
 

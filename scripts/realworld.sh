@@ -7,6 +7,10 @@
 # then "N passed, N failed".
 #
 #   sh scripts/realworld.sh [PROJECT...]    default: every project
+#   sh scripts/realworld.sh --check [PROJECT...]
+#       each project only as far as its first real step: the private source
+#       lists updated and the source package found (the fresh-machine check
+#       runs it: tests/fresh/in-chroot.sh)
 #
 # PROJECT is a test under tests/realworld/ (t-PROJECT.sh): memcached,
 # glib2.0, postgresql-15, php8.2. Everything it fetches and builds stays under
@@ -28,6 +32,10 @@ bdir=$(cd "$builddir" && pwd)
 rw=$bdir/realworld
 mkdir -p "$rw/results"
 
+if [ "${1:-}" = --check ]; then
+	export RW_CHECK=1
+	shift
+fi
 projects=${*:-$(ls tests/realworld/t-*.sh | sed 's|.*/t-||; s|\.sh$||' | sort)}
 passed=0
 failed=0
@@ -46,6 +54,12 @@ for p in $projects; do
 		grep '^FAIL' "$rw/results/$p.log" >&2 || tail -20 "$rw/results/$p.log" >&2
 	fi
 done
+
+if [ "${RW_CHECK:-}" = 1 ]; then
+	echo "realworld: check: $passed passed, $failed failed"
+	[ "$failed" -eq 0 ]
+	exit
+fi
 
 # One table: each project's rows, SystemTap's column beside usdtkit's.
 {

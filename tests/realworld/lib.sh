@@ -98,6 +98,12 @@ rw_fetch() { # SOURCE-PACKAGE
 	RW_VERSION=$(rw_apt apt-cache showsrc --only-source "$pkg" | sed -n 's/^Version: //p' |
 		sort -V | tail -1)
 	[ -n "$RW_VERSION" ] || fail "no source package $pkg in the private lists"
+	# scripts/realworld.sh --check: this far, the first real step (the
+	# private lists updated, the source package found), and no further.
+	if [ "${RW_CHECK:-}" = 1 ]; then
+		echo "realworld: check: Debian source $pkg $RW_VERSION is available"
+		exit 0
+	fi
 	RW_SRC=$RW/src/$pkg-$RW_VERSION
 	if [ ! -f "$RW_SRC.ok" ]; then
 		dl=$RW/src/download-$pkg
