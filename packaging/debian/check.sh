@@ -28,6 +28,18 @@ USDTKIT_DEB_SCRATCH=$scratch/tmp-other-longer-path sh "$top/packaging/debian/bui
 	>"$scratch/b.log" 2>&1 || { cat "$scratch/b.log" >&2; fail "build.sh (second build)"; }
 version=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 arch=$(dpkg --print-architecture)
+# USDTKIT_DEB_SHARE=DIR (tests/packaging/meson.build): the first build's
+# packages kept in DIR/COMMIT/v1 for test-lifecycle.sh's version 1, which
+# would otherwise build the same commit a third time (a build is minutes).
+if [ -n "${USDTKIT_DEB_SHARE:-}" ]; then
+	. "$top/scripts/lib/head.sh"
+	commit=$(head_commit check.sh "$top" 2>/dev/null) || commit=""
+	if [ -n "$commit" ]; then
+		rm -rf "${USDTKIT_DEB_SHARE:?}/$commit"
+		mkdir -p "$USDTKIT_DEB_SHARE/$commit/v1"
+		cp "$scratch"/a/*.deb "$USDTKIT_DEB_SHARE/$commit/v1/"
+	fi
+fi
 
 # 1. Reproducible: every .deb (dbgsym too) and the source tarball.
 n=0

@@ -25,7 +25,8 @@
 #      chroot's files are those before the install (apt's and dpkg's own
 #      state aside; python3-usdtkit's bytecode gone too); the program ran on
 #      unharmed.
-# Root. About 3 minutes (debootstrap 40 s, two package builds).
+# Root. About 3 minutes (debootstrap 40 s, two package builds: one when
+# deb-check has left this commit's, USDTKIT_DEB_SHARE).
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 [ "$(id -u)" -eq 0 ] || { echo "test-lifecycle: needs root (debootstrap, namespaces, tracefs)" >&2; exit 1; }
@@ -65,12 +66,23 @@ fail() {
 v1=$(dpkg-parsechangelog -l "$top/debian/changelog" -S Version)
 v2=$v1+lifecycle1
 # USDTKIT_LIFECYCLE_DEBS=DIR: packages built before, in DIR/v1 and DIR/v2.
+# USDTKIT_DEB_SHARE=DIR: version 1 as packaging/debian/check.sh built it from
+# this commit (DIR/COMMIT/v1), when it did; version 2 is built here.
 debs=${USDTKIT_LIFECYCLE_DEBS:-}
 if [ -z "$debs" ]; then
 	debs=$scratch
-	step "building the packages, $v1 and $v2"
-	DEB_BUILD_OPTIONS=nocheck sh "$top/packaging/debian/build.sh" "$scratch/v1" >"$scratch/b1.log" 2>&1 ||
-		{ cat "$scratch/b1.log" >&2; fail "build.sh ($v1)"; }
+	. "$top/scripts/lib/head.sh"
+	commit=$(head_commit test-lifecycle.sh "$top" 2>/dev/null) || commit=""
+	shared=""
+	[ -z "${USDTKIT_DEB_SHARE:-}" ] || [ -z "$commit" ] || shared=$USDTKIT_DEB_SHARE/$commit/v1
+	if [ -n "$shared" ] && ls "$shared"/usdtkit-dtrace_"$v1"_*.deb >/dev/null 2>&1; then
+		step "the packages of $v1 from the deb-check of this commit; building $v2"
+		cp -r "$shared" "$scratch/v1"
+	else
+		step "building the packages, $v1 and $v2"
+		DEB_BUILD_OPTIONS=nocheck sh "$top/packaging/debian/build.sh" "$scratch/v1" >"$scratch/b1.log" 2>&1 ||
+			{ cat "$scratch/b1.log" >&2; fail "build.sh ($v1)"; }
+	fi
 	DEB_BUILD_OPTIONS=nocheck USDTKIT_DEB_VERSION=$v2 sh "$top/packaging/debian/build.sh" "$scratch/v2" \
 		>"$scratch/b2.log" 2>&1 || { cat "$scratch/b2.log" >&2; fail "build.sh ($v2)"; }
 fi

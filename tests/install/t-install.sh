@@ -15,8 +15,8 @@
 #  4. examples/meson-project, cmake-project and autotools-project, built
 #     with the commands of their READMEs against the installed usdtkit only
 #     (PKG_CONFIG_PATH, CMAKE_PREFIX_PATH, ACLOCAL_PATH into the prefix; no
-#     -I into this tree), with gcc and
-#     clang: run, probes checked in readelf, gdb and bpftrace.
+#     -I into this tree), with clang (t-buildsys.sh: the same with gcc):
+#     run, probes checked in readelf, gdb and bpftrace.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/install/lib.sh"
 need_bpftrace
@@ -184,7 +184,10 @@ expect_grep '^usdtkit-dtrace \\- ' "$D2$P/share/man/man1/usdtkit-dtrace.1" "man 
 export USDTKIT="$USDTKIT_SRCDIR" CMAKE_PREFIX_PATH="$P" ACLOCAL_PATH="$P/share/aclocal"
 unset DTRACE SDT_CFLAGS
 # The examples must not find sdt.h in this tree: check they use the prefix's.
-for cc in $COMPILERS; do
+# With clang: t-buildsys.sh builds the same three projects with the system's
+# cc (gcc) against its own prefix, so each compiler builds each project once
+# (both here doubled this test's time for builds the suite already has).
+for cc in clang; do
 	PATH="$(compiler_shims "$cc"):$PATH"
 	for proj in meson-project cmake-project autotools-project; do
 		d="$T/$cc-$proj"

@@ -42,15 +42,21 @@ for cc in $COMPILERS; do
 	[ ! -s "$T/base.err" ] || fail "$cc: a disabled run wrote to stderr"
 	for mode in $modes; do
 		start_fake "$mode"
-		t0=$(date +%s%N)
-		run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO \
-			-- "${cmds[@]}" && rc=0 || rc=$?
-		ms=$((($(date +%s%N) - t0) / 1000000))
-		expect_eq "$rc" "$brc" "$cc $mode: exit status (141 would be SIGPIPE)"
-		cmp -s "$T/base.out" "$T/out" || { diff "$T/base.out" "$T/out" >&2; fail "$cc $mode: stdout differs"; }
-		[ ! -s "$T/err" ] || { cat "$T/err" >&2; fail "$cc $mode: stderr not empty"; }
-		[ "$ms" -le $((REQS * TMO + $(bound_ms 1500))) ] ||
-			fail "$cc $mode: the run took $ms ms ($REQS waits of $TMO ms at most)"
+		# A run over the wall-clock bound is run again, three in all: a
+		# loaded machine can slow one run, a drti that waits too long
+		# waits too long every time (tests/README.md, load).
+		for try in 1 2 3; do
+			t0=$(date +%s%N)
+			run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=$TMO \
+				-- "${cmds[@]}" && rc=0 || rc=$?
+			ms=$((($(date +%s%N) - t0) / 1000000))
+			expect_eq "$rc" "$brc" "$cc $mode: exit status (141 would be SIGPIPE)"
+			cmp -s "$T/base.out" "$T/out" || { diff "$T/base.out" "$T/out" >&2; fail "$cc $mode: stdout differs"; }
+			[ ! -s "$T/err" ] || { cat "$T/err" >&2; fail "$cc $mode: stderr not empty"; }
+			[ "$ms" -le $((REQS * TMO + $(bound_ms 1500))) ] && break
+			echo "$cc $mode: run $try took $ms ms" >&2
+			[ "$try" -lt 3 ] || fail "$cc $mode: the run took $ms ms ($REQS waits of $TMO ms at most), three times"
+		done
 		[ "$(nmsgs)" -ge 1 ] || fail "$cc $mode: the server received nothing (not exercised)"
 		stop_fake
 

@@ -61,8 +61,10 @@ intact() { # file index...
 # LIST's probe count of the module FILE (empty: not registered).
 list_count() { list_entries | awk -v f="$1" '$7 == f {print $3}'; }
 
+# t-fault-notes-outside.sh [CC...]: meson runs one test per compiler, which
+# run side by side (the 22 mutations of each take half a minute).
 nruns=0
-for cc in $COMPILERS; do
+for cc in ${*:-$COMPILERS}; do
 	build_progs "$cc"
 	build_mlib "$cc"
 	served_ok "$cc: at start"
