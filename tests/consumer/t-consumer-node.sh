@@ -10,17 +10,31 @@
 need_bpftrace
 need_node_addon
 
+# The program fires once its probe is enabled, and bpftrace raises the
+# semaphore a moment before its program is attached to the probe: on a
+# loaded machine a firing can fall in between and is not traced, which is
+# bpftrace's window, not what this test checks. So a run whose output lacks
+# firings is tried again, three runs in all; a wrong line fails at once.
 P=$(node_unique dtnode)
-node_start
-js_expect "D.p = d.createDTraceProvider('$P', '${P}mod');
+want="/n1 10\n/n2 20\n/n3 30\n\n$(printf ' %16d\\n' 60)"
+for try in 1 2 3; do
+	node_start
+	js_expect "D.p = d.createDTraceProvider('$P', '${P}mod');
 	D.r = D.p.addProbe('request-start', 'char *', 'int');
 	D.p.enable(); D.n = 0;
 	D.t = setInterval(() => {
 		D.r.fire(() => { D.n++; return ['/n' + D.n, D.n * 10]; });
 		if (D.n >= 3) { clearInterval(D.t); process.exit(0); }
 	}, 5); 1" 'ok 1'
-dt 0 -q -p "$NODE_PID" -n "$P\$target:::request-start { printf(\"%s %d\\n\", copyinstr(arg0), arg1); @s = sum(arg1); }"
-same "$T/out" "/n1 10\n/n2 20\n/n3 30\n\n$(printf ' %16d\\n' 60)" "a Node provider under dtrace -p"
-[ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
+	dt 0 -q -p "$NODE_PID" -n "$P\$target:::request-start { printf(\"%s %d\\n\", copyinstr(arg0), arg1); @s = sum(arg1); }"
+	[ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
+	printf '%b' "$want" | cmp -s - "$T/out" && break
+	grep -vxE '/n[1-3] [123]0|| +[0-9]+' "$T/out" >&2 && { same "$T/out" "$want" "a Node provider under dtrace -p"; }
+	echo "run $try: a firing before dtrace attached was not traced:" >&2
+	cat "$T/out" >&2
+	stop_bg "$NODE_PID" TERM 5
+	NODE_PID=""
+	[ "$try" -lt 3 ] || same "$T/out" "$want" "a Node provider under dtrace -p (three runs)"
+done
 NODE_PID=""
 exit 0
