@@ -1,6 +1,6 @@
 #!/bin/bash
-# The arm64 suites, run from the x86-64 host (suite arm64, in the plain run
-# of scripts/test.sh with USDTKIT_ARM64=1 or =cached only): scripts/arm64-test.sh boots the emulated arm64
+# The arm64 suites, run from the x86-64 host (suite arm64: `sh
+# scripts/test.sh --arm64`, USDTKIT_ARM64=1, or --arm64=cached): scripts/arm64-test.sh boots the emulated arm64
 # machine (built and cached by scripts/arm64-vm.sh on first use), builds
 # this checkout in it and runs the arm64 tests there. USDTKIT_ARM64_FULL=1
 # runs the whole list; otherwise the smoke subset (see that script), which
