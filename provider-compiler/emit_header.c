@@ -566,13 +566,14 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, b
 		     " * (a NOP and a SystemTap .note.stapsdt entry) and PROV_NAME_ENABLED() is\n"
 		     " * non-zero while a tracer is attached. Argument counts are checked at\n"
 		     " * compile time, argument types too ");
-	usdt_sb_puts(out, type_checks ? "(made with -x typecheck; define\n"
-					" * USDTKIT_NO_TYPE_CHECKS to turn them off)"
-				      : "if USDTKIT_TYPE_CHECKS is defined\n"
-					" * before the include (or with dtrace -h -x typecheck)");
-	usdt_sb_puts(out, "; every argument is evaluated\n"
-			  " * exactly once.\n"
-			  " */\n");
+	usdt_sb_puts(out, type_checks
+			      ? "(made with -x typecheck; define\n"
+				" * USDTKIT_NO_TYPE_CHECKS to turn them off); every argument is\n"
+				" * evaluated exactly once.\n"
+			      : "if USDTKIT_TYPE_CHECKS is defined\n"
+				" * before the include (or with dtrace -h -x typecheck); every\n"
+				" * argument is evaluated exactly once.\n");
+	usdt_sb_puts(out, " */\n");
 	PUT(out, "#ifndef ", guard, "\n#define ", guard, "\n\n");
 	usdt_sb_puts(out, prologue);
 	usdt_put_type_checks(out);
