@@ -185,22 +185,24 @@ static const char type_checks_c_ptr[] =
 
 /*
  * A header made without -x typecheck calls the checks through these, which
- * check only when the program asked (USDTKIT_TYPE_CHECKS): a build written
+ * check only when the program asked (USDTKIT_TYPE_CHECKS, or
+ * USDTKIT_TYPE_CHECK_ERRORS, which asks for more): a build written
  * for SystemTap's dtrace gains no diagnostic. Guarded on their own, so that
  * a header from an older usdtkit included first does not leave them out.
  */
-static const char type_checks_switch[] = "#ifndef __usdt_hdr_num_if\n"
-					 "#if defined USDTKIT_TYPE_CHECKS\n"
-					 "#define __usdt_hdr_ptr_if __usdt_hdr_ptr\n"
-					 "#define __usdt_hdr_vptr_if __usdt_hdr_vptr\n"
-					 "#define __usdt_hdr_num_if __usdt_hdr_num\n"
-					 "#else\n"
-					 "#define __usdt_hdr_ptr_if(T, a, probe, n) ((void)0)\n"
-					 "#define __usdt_hdr_vptr_if(T, a, probe, n) ((void)0)\n"
-					 "#define __usdt_hdr_num_if(T, a, probe, n) ((void)0)\n"
-					 "#endif\n"
-					 "#endif\n"
-					 "\n";
+static const char type_checks_switch[] =
+    "#ifndef __usdt_hdr_num_if\n"
+    "#if defined USDTKIT_TYPE_CHECKS || defined USDTKIT_TYPE_CHECK_ERRORS\n"
+    "#define __usdt_hdr_ptr_if __usdt_hdr_ptr\n"
+    "#define __usdt_hdr_vptr_if __usdt_hdr_vptr\n"
+    "#define __usdt_hdr_num_if __usdt_hdr_num\n"
+    "#else\n"
+    "#define __usdt_hdr_ptr_if(T, a, probe, n) ((void)0)\n"
+    "#define __usdt_hdr_vptr_if(T, a, probe, n) ((void)0)\n"
+    "#define __usdt_hdr_num_if(T, a, probe, n) ((void)0)\n"
+    "#endif\n"
+    "#endif\n"
+    "\n";
 
 void usdt_put_type_checks(struct usdt_sbuf *out)
 {

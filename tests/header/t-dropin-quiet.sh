@@ -7,7 +7,8 @@
 # -Werror -Wall -Wextra -pedantic against our <sys/sdt.h> with no output at
 # all, and against SystemTap's with no diagnostic SystemTap's own header
 # does not give. The count check stays (an error, as with SystemTap's
-# header). USDTKIT_TYPE_CHECKS turns the type checks on; a plain header
+# header). USDTKIT_TYPE_CHECKS turns the type checks on (and
+# USDTKIT_TYPE_CHECK_ERRORS, as errors); a plain header
 # and one made with -x typecheck in one translation unit each keep theirs.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/header/lib.sh"
@@ -108,6 +109,13 @@ for lang in c c++; do
 			"q:wide argument 1 does not match the declared type 'uint64_t'"; do
 			expect_grep "warning: .*$want" q.err "$drv: USDTKIT_TYPE_CHECKS: $want"
 		done
+		# USDTKIT_TYPE_CHECK_ERRORS asks for the checks too, as errors.
+		# shellcheck disable=SC2046
+		if $drv -DUSDTKIT_TYPE_CHECK_ERRORS $(sdt_flags ours) -I. -c q.$ext -o q.o 2>q.err; then
+			fail "$drv: USDTKIT_TYPE_CHECK_ERRORS compiled a plain header's mismatches"
+		fi
+		expect_grep "error: .*q:handle argument 1 does not match the declared type 'int'" q.err \
+			"$drv: USDTKIT_TYPE_CHECK_ERRORS: the error names the probe"
 	done
 done
 [ $n = 24 ] || fail "only $n configurations compiled"

@@ -211,7 +211,9 @@ int main(int argc, char **argv)
 	CHECKF(!strstr(hdr, "\t__usdt_hdr_num(") && !strstr(hdr, "\t__usdt_hdr_ptr(") &&
 		   !strstr(hdr, "\t__usdt_hdr_vptr("),
 	       "without -x typecheck, no probe calls a check unconditionally");
-	CHECKF(strstr(hdr, "#if defined USDTKIT_TYPE_CHECKS\n"), "the switch is in the header");
+	CHECKF(
+	    strstr(hdr, "#if defined USDTKIT_TYPE_CHECKS || defined USDTKIT_TYPE_CHECK_ERRORS\n"),
+	    "the switch is in the header");
 	CHECKF(strstr(hdr, "STAP_PROBE2(hand, plain__probe, arg1, arg2);"),
 	       "without -x typecheck, the same probe sites");
 	check_define_lines(hdr);
