@@ -205,7 +205,7 @@ rw_check_warnings() { # HEADER-NAME...
 	for t in $TOOLS; do
 		n=$(wc -l <"$PW/$t.warnings")
 		tc=$(grep -c '^typecheck' "$PW/$t.warnings" || true)
-		all=$(grep -cE '^[^ :]+:[0-9]+:([0-9]+:)? warning: ' "$PW/$t.log" || true)
+		all=$(sed 's/\x1b\[[0-9;]*[mK]//g' "$PW/$t.log" | grep -cE '^[^ :]+:[0-9]+:([0-9]+:)? warning: ' || true)
 		eval "w_$t=\$n tc_$t=\$tc all_$t=\$all"
 	done
 	# shellcheck disable=SC2154
