@@ -18,7 +18,10 @@
  * --types. -x unusedprobes turns on -G's warning for a declared probe with no
  * site (off by default: DTrace's and SystemTap's -G say nothing of them, and
  * a drop-in must not add lines to build logs; USDTKIT_WARN_UNUSED=1 does the
- * same for builds whose command lines are not ours to change). Any other -x
+ * same for builds whose command lines are not ours to change). For the same
+ * reason -h's argument type checks are off unless -x typecheck is given (or
+ * the program defines USDTKIT_TYPE_CHECKS): SystemTap's header checks no
+ * types, and real .d files declare types their code does not pass. Any other -x
  * option is accepted with a warning. -D/-I/-U matter
  * whenever cpp runs: with -C, or for a file that needs it (read_source()).
  *
@@ -45,6 +48,7 @@
 
 #include "atomic_file.h"
 #include "cpp.h"
+#include "usage.h"
 #include "diag.h"
 #include "emit_header.h"
 #include "link.h"
@@ -78,6 +82,7 @@ struct list_options {
 struct options {
 	bool header, object, cpp, keep;
 	bool warn_unused; /* -x unusedprobes: -G warns about probes without a site */
+	bool type_checks; /* -x typecheck: -h's type checks on unless the program says no */
 	struct list_options l;
 	struct dt_consumer_opts c; /* -n/-s without -l, -h or -G: tracing */
 	struct dt_source *csrc;	   /* every -n and -s, in order */
@@ -89,60 +94,6 @@ struct options {
 	struct strv cpp_args; /* owned: "-Idir", "-DX", "-UX" */
 	struct strv objects;
 };
-
-static const char usage_text[] =
-    "Usage: dtrace -h -s PROVIDER.d [-o HEADER.h] [options]\n"
-    "       dtrace -G -s PROVIDER.d [-o OBJECT.o] [options] [OBJECT.o|ARCHIVE.a ...]\n"
-    "       dtrace -l [-v] [-c CMD | -p PID]... [-n|-P|-m|-f DESCRIPTION]...\n"
-    "\n"
-    "  -h          generate a C/C++ header with the provider's probe macros\n"
-    "  -G          generate an object defining the provider's semaphores and metadata\n"
-    "  -s FILE     a D provider file (repeatable)\n"
-    "  -o FILE     the output (default: the first .d's basename with .h or .o,\n"
-    "              in the current directory)\n"
-    "  -C          run the C preprocessor ($CPP, default \"cc -E\") over the .d files\n"
-    "              (a file with #if or #include gets it anyway, with a warning)\n"
-    "  -I DIR      add DIR to the preprocessor's include path\n"
-    "  -D NAME[=V] define NAME for the preprocessor\n"
-    "  -U NAME     undefine NAME for the preprocessor\n"
-    "  -32, -64    the data model of the -G object (default: the compiler's)\n"
-    "  -k          keep the -G object's generated source\n"
-    "  -x OPT[=V]  DTrace compiler option: nolibs is accepted, others are ignored;\n"
-    "              -x unusedprobes: -G warns about declared probes without a site\n"
-    "  -Z          accepted for compatibility (no effect)\n"
-    "  -V          print the version\n"
-    "  -l          list the USDT probes of live processes (all the helper daemon\n"
-    "              knows, or those of -p PID read directly):\n"
-    "              ID PROVIDER(+pid) MODULE FUNCTION NAME\n"
-    "  -v          with -l: argument types and stability attributes\n"
-    "              (with -l, -o FILE appends the listing to FILE)\n"
-    "  -p PID      with -l: list this process's probes, without the daemon\n"
-    "  -c CMD      with -l: run CMD (split at spaces, no shell) to its main,\n"
-    "              list its probes, kill it; $target in a DESCRIPTION is its pid\n"
-    "  -n DESC     with -l: only probes matching [[[provider:]module:]function:]name\n"
-    "  -P PROVIDER, -m [provider:]MODULE, -f [[provider:]module:]FUNCTION\n"
-    "              with -l: the same, aligned on that field; fields are globs\n"
-    "\n"
-    "Tracing (dtrace(1), TRACING): a D program run with bpftrace as the engine:\n"
-    "  dtrace [-qZweC] [-x OPT[=V]] [-c CMD | -p PID]... {-n PROGRAM | -s SCRIPT.d}... [ARG]...\n"
-    "  -n PROGRAM  probe descriptions, predicates and actions: 'prov*:::probe { ... }'\n"
-    "  -s FILE     a D script (without -h/-G); ARGs are $1, $2...\n"
-    "  -q          quiet: only what the program prints\n"
-    "  -Z          a description may match no probe\n"
-    "  -w          allow destructive actions\n"
-    "  -e          compile and match, trace nothing\n"
-    "  -p PID      trace this process ($target); repeatable\n"
-    "  -c CMD      run CMD ($target) and trace it until it exits\n"
-    "  -x bpftrace print the generated bpftrace program instead of running it\n"
-    "  -x OPT=V    strsize, bufsize, dynvarsize, quiet, destructive, defaultargs\n"
-    "  -F          (flowindent) is accepted with -h/-G only\n"
-    "  --help      print this help\n"
-    "\n"
-    "Object files and archives after the options are read by -G to cross-check\n"
-    "probe use; they are never modified. Environment: CC and CFLAGS (for -G),\n"
-    "CPP (for -C).\n"
-    "Exit status: 0 success, 1 error (no output file is left; -l: nothing matched),\n"
-    "2 usage error.\n";
 
 static int strv_push(struct strv *s, char *str)
 {
@@ -191,7 +142,8 @@ static int push_cpp_arg(struct options *o, char letter, const char *val)
 
 /*
  * -x nolibs and friends: accept every DTrace option, warn about the unknown.
- * -x unusedprobes is ours: -G's warning for a declared probe without a site.
+ * -x unusedprobes is ours: -G's warning for a declared probe without a site;
+ * so is -x typecheck: -h's argument type checks on by default.
  */
 static void dtrace_x_option(struct options *o, const char *val, struct usdt_diag *diag)
 {
@@ -201,6 +153,10 @@ static void dtrace_x_option(struct options *o, const char *val, struct usdt_diag
 		return;
 	if (!strcmp(val, "unusedprobes")) {
 		o->warn_unused = true;
+		return;
+	}
+	if (!strcmp(val, "typecheck")) {
+		o->type_checks = true;
 		return;
 	}
 	usdt_warning(diag, "ignoring unsupported option -x %s", val);
@@ -338,7 +294,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			continue;
 		}
 		if (!strcmp(a, "--help")) {
-			fputs(usage_text, stdout);
+			fputs(usdt_dtrace_usage, stdout);
 			return EXIT_OK;
 		}
 		if (!strcmp(a, "-32") || !strcmp(a, "-64")) {
@@ -616,7 +572,8 @@ static bool declares_provider(const char *s)
 	return !strncmp(s, "provider", 8) && (s[8] == ' ' || s[8] == '\t' || s[8] == '\n');
 }
 
-static int write_header(const struct usdt_program *prog, const char *output, struct usdt_diag *diag)
+static int write_header(const struct usdt_program *prog, const char *output, bool type_checks,
+			struct usdt_diag *diag)
 {
 	struct usdt_atomic_file f;
 	int err;
@@ -626,7 +583,7 @@ static int write_header(const struct usdt_program *prog, const char *output, str
 		usdt_error(diag, "cannot create '%s': %s", output, strerror(-err));
 		return -1;
 	}
-	if (usdt_emit_header(prog, output, f.fp, diag)) {
+	if (usdt_emit_header(prog, output, type_checks, f.fp, diag)) {
 		usdt_atomic_abort(&f);
 		return -1;
 	}
@@ -769,7 +726,7 @@ int main(int argc, char **argv)
 		goto out;
 
 	if (o.header) {
-		if (write_header(&prog, output, &diag))
+		if (write_header(&prog, output, o.type_checks, &diag))
 			goto out;
 	} else {
 		const char *cc = getenv("CC"), *cflags = getenv("CFLAGS");

@@ -35,8 +35,17 @@
  *    that none of the conversion errors GCC 14 and clang made default can
  *    reach, since the check converts nothing. C++ chooses between ok(T) and a
  *    deprecated ok(...) by overload resolution; C computes its assignment
- *    rules with GNU builtins (see type_checks_c). USDTKIT_NO_TYPE_CHECKS
- *    turns the checks off, USDTKIT_TYPE_CHECK_ERRORS makes them errors.
+ *    rules with GNU builtins (see emit_checks.c). The type checks are on in
+ *    a header made with `dtrace -h -x typecheck` (what usdtkit's CMake,
+ *    Autotools and Meson rules run) and off in one made by plain `dtrace
+ *    -h`, i.e. by build rules written for SystemTap's tool, whose header
+ *    checks no types: real .d files declare types their code does not pass
+ *    (libvirt, GLib), and a drop-in must not add a diagnostic to a build
+ *    (-Werror builds would stop). Off, each check goes through a switch
+ *    (__usdt_hdr_num_if...) that USDTKIT_TYPE_CHECKS, defined before the
+ *    first usdtkit header, turns on. USDTKIT_NO_TYPE_CHECKS turns every
+ *    check off, USDTKIT_TYPE_CHECK_ERRORS makes them errors. The count check
+ *    stays on: SystemTap's header also fails to compile a wrong count.
  *    Arguments whose type C cannot spell (c_spelling NULL, structs,
  *    function pointers) are left unchecked. Each argument is evaluated
  *    once, by the probe site itself.
@@ -312,7 +321,7 @@ static void put_params(struct usdt_sbuf *out, size_t n)
 }
 
 static int emit_probe(struct usdt_sbuf *out, const struct usdt_provider *pv,
-		      const struct usdt_probe *p, struct usdt_diag *diag)
+		      const struct usdt_probe *p, bool type_checks, struct usdt_diag *diag)
 {
 	char *macro = usdt_probe_macro_name(pv->name, p->name);
 	char *sem = usdt_probe_semaphore_name(pv->name, p->name);
@@ -350,7 +359,8 @@ static int emit_probe(struct usdt_sbuf *out, const struct usdt_provider *pv,
 
 			if (!t)
 				continue;
-			PUT(out, "\t", check_helper(&p->args[i], t), "(", t, ", arg");
+			PUT(out, "\t", check_helper(&p->args[i], t), type_checks ? "(" : "_if(", t,
+			    ", arg");
 			put_uint(out, i + 1);
 			PUT(out, ", \"", pv->name, ":", dname ? dname : p->name, "\", ");
 			put_uint(out, i + 1);
@@ -518,176 +528,6 @@ static const char prologue[] =
     "#endif\n"
     "\n";
 
-/* The type checks (see the theory), split to keep each string under 4095 characters. */
-static const char type_checks[] =
-    "/*\n"
-    " * Type checks: unevaluated, they cost nothing at run time. A mismatch is\n"
-    " * reported as the use of something deprecated whose message names the\n"
-    " * probe, the argument and its declared type: a warning, which none of the\n"
-    " * conversion errors GCC 14 and clang make default can turn into an error.\n"
-    " * Define USDTKIT_NO_TYPE_CHECKS to turn the checks off, or\n"
-    " * USDTKIT_TYPE_CHECK_ERRORS to make a mismatch an error, before the first\n"
-    " * usdtkit header is included.\n"
-    " */\n"
-    "#ifndef __usdt_hdr_ptr\n"
-    "#define __usdt_hdr_msg(T, probe, n) \\\n"
-    "\tprobe \" argument \" #n \" does not match the declared type '\" #T \"'\"\n"
-    "#if defined USDTKIT_NO_TYPE_CHECKS\n"
-    "#define __usdt_hdr_ptr(T, a, probe, n) ((void)0)\n"
-    "#define __usdt_hdr_vptr(T, a, probe, n) ((void)0)\n"
-    "#define __usdt_hdr_num(T, a, probe, n) ((void)0)\n"
-    "#else\n"
-    "#if defined __has_attribute\n"
-    "#if __has_attribute(__unavailable__)\n"
-    "#define __usdt_hdr_has_unavailable 1\n"
-    "#endif\n"
-    "#endif\n"
-    "#if !defined USDTKIT_TYPE_CHECK_ERRORS\n"
-    "#define __usdt_hdr_bad(msg) __attribute__((__deprecated__(msg)))\n"
-    "#elif defined __usdt_hdr_has_unavailable\n"
-    "#define __usdt_hdr_bad(msg) __attribute__((__unavailable__(msg)))\n"
-    "#endif\n"
-    "#ifdef __cplusplus\n"
-    "/* C++: overload resolution is the conversion test. */\n"
-    "#ifdef __usdt_hdr_bad\n"
-    "#define __usdt_hdr_cxx(T, a, msg) \\\n"
-    "\tdo { \\\n"
-    "\t\tstruct __usdt_hdr_check { \\\n"
-    "\t\t\tstatic char ok(T); \\\n"
-    "\t\t\t__usdt_hdr_bad(msg) static char ok(...); \\\n"
-    "\t\t}; \\\n"
-    "\t\tstatic_cast<void>(sizeof(__usdt_hdr_check::ok(a))); \\\n"
-    "\t} while (0)\n"
-    "#else /* errors wanted, and no unavailable attribute (g++ < 12) */\n"
-    "#define __usdt_hdr_cxx(T, a, msg) \\\n"
-    "\tdo { \\\n"
-    "\t\tstruct __usdt_hdr_check { \\\n"
-    "\t\t\tstatic char ok(T); \\\n"
-    "\t\t\tstatic long ok(...); \\\n"
-    "\t\t}; \\\n"
-    "\t\t__usdt_hdr_assert(sizeof(__usdt_hdr_check::ok(a)) == 1, msg); \\\n"
-    "\t} while (0)\n"
-    "#if __cplusplus >= 201103L\n"
-    "#define __usdt_hdr_assert(ok, msg) static_assert(ok, msg)\n"
-    "#else\n"
-    "#define __usdt_hdr_assert(ok, msg) \\\n"
-    "\ttypedef char __usdt_probe_argument_type_mismatch[(ok) ? 1 : -1] "
-    "__attribute__((__unused__))\n"
-    "#endif\n"
-    "#endif\n"
-    "#define __usdt_hdr_ptr(T, a, probe, n) __usdt_hdr_cxx(T, a, __usdt_hdr_msg(T, probe, n))\n"
-    "#define __usdt_hdr_vptr(T, a, probe, n) __usdt_hdr_cxx(T, a, __usdt_hdr_msg(T, probe, n))\n"
-    "#define __usdt_hdr_num(T, a, probe, n) __usdt_hdr_cxx(T, a, __usdt_hdr_msg(T, probe, n))\n"
-    "#else\n";
-
-static const char type_checks_c[] =
-    "#ifdef __usdt_hdr_bad\n"
-    "/*\n"
-    " * Only the member of the struct chosen is looked up, so only a mismatch\n"
-    " * warns. Declared, not defined in the cast, for C++-compatible C.\n"
-    " */\n"
-    "struct __usdt_hdr_match {\n"
-    "\tchar __usdt_probe_argument;\n"
-    "};\n"
-    "#define __usdt_hdr_report(ok, msg) \\\n"
-    "\tdo { \\\n"
-    "\t\tstruct __usdt_hdr_mismatch { \\\n"
-    "\t\t\tchar __usdt_probe_argument __usdt_hdr_bad(msg); \\\n"
-    "\t\t}; \\\n"
-    "\t\t(void)sizeof(__builtin_choose_expr(ok, (struct __usdt_hdr_match *)0, \\\n"
-    "\t\t\t\t\t\t   (struct __usdt_hdr_mismatch *)0) \\\n"
-    "\t\t\t\t->__usdt_probe_argument); \\\n"
-    "\t} while (0)\n"
-    "#else /* errors wanted, and no unavailable attribute (gcc < 12) */\n"
-    "#define __usdt_hdr_report(ok, msg) \\\n"
-    "\tdo { \\\n"
-    "\t\t__extension__ _Static_assert(ok, msg); \\\n"
-    "\t} while (0)\n"
-    "#endif\n"
-    "/*\n"
-    " * C has no overloading: C's assignment rules for an argument, from GNU C\n"
-    " * builtins that diagnose nothing themselves. Any operand that could upset\n"
-    " * the compiler is first swapped, by __builtin_choose_expr, for a harmless\n"
-    " * one. Each step is bound to a block-scope enum or typedef (no code, no\n"
-    " * storage), so the argument is copied three times, not hundreds.\n"
-    " * __usdt_hdr_k: the argument's type class; t1: the argument's type if it is\n"
-    " * a pointer (or decays to one), else T; t2: t1 unless it points to void;\n"
-    " * t3: t2 unless it points to a function.\n"
-    " */\n"
-    "#define __usdt_hdr_v(t) (*(t *)0)\n"
-    "#define __usdt_hdr_tc(x, T) __builtin_types_compatible_p(__typeof__(x), T)\n"
-    "/* integer, char, enum, bool, real, complex, _BitInt */\n"
-    "#define __usdt_hdr_knum \\\n"
-    "\t(__usdt_hdr_k == 1 || __usdt_hdr_k == 2 || __usdt_hdr_k == 3 || __usdt_hdr_k == 4 || \\\n"
-    "\t __usdt_hdr_k == 8 || __usdt_hdr_k == 9 || __usdt_hdr_k == 18)\n"
-    "/* a null pointer constant: (void *)(long)(a != 0) is one exactly when a is */\n"
-    "#define __usdt_hdr_null(a) \\\n"
-    "\t(__usdt_hdr_knum && \\\n"
-    "\t __usdt_hdr_tc(1 ? (void *)(long)(__builtin_choose_expr(__usdt_hdr_knum, (a), 1) != 0) \\\n"
-    "\t\t\t: (int *)8, int *))\n"
-    "#define __usdt_hdr_is_vp(t) \\\n"
-    "\t(__builtin_types_compatible_p(t, void *) || __builtin_types_compatible_p(t, const void *) "
-    "|| \\\n"
-    "\t __builtin_types_compatible_p(t, volatile void *) || \\\n"
-    "\t __builtin_types_compatible_p(t, const volatile void *))\n"
-    "#define __usdt_hdr_steps(T, a) \\\n"
-    "\tenum { __usdt_hdr_k = __builtin_classify_type(a) }; \\\n"
-    "\ttypedef __typeof__(__builtin_choose_expr(__usdt_hdr_k == 5, (a), (T)0)) __usdt_hdr_t1; \\\n"
-    "\tenum { __usdt_hdr_vp = __usdt_hdr_is_vp(__usdt_hdr_t1) }; \\\n"
-    "\ttypedef __typeof__(__builtin_choose_expr(__usdt_hdr_vp, (char *)0, \\\n"
-    "\t\t\t\t\t\t __usdt_hdr_v(__usdt_hdr_t1))) __usdt_hdr_t2; \\\n"
-    "\t/* a function type, as a parameter, becomes the pointer it was reached by */ \\\n"
-    "\tenum { \\\n"
-    "\t\t__usdt_hdr_fn = __builtin_types_compatible_p( \\\n"
-    "\t\t\tvoid (*)(__typeof__(*__usdt_hdr_v(__usdt_hdr_t2))), void (*)(__usdt_hdr_t2)) \\\n"
-    "\t};\n"
-    "/* ?: merges the pointees' qualifiers, which must come out as T's */\n"
-    "#define __usdt_hdr_quals(T, p) __usdt_hdr_tc(1 ? (p) : (T)1, T)\n"
-    "#define __usdt_hdr_vt(T) __typeof__(1 ? (T)0 : (void *)1)\n";
-
-static const char type_checks_c_ptr[] =
-    "/* T points to something other than void */\n"
-    "#define __usdt_hdr_ptr(T, a, probe, n) \\\n"
-    "\tdo { \\\n"
-    "\t\t__usdt_hdr_steps(T, a) \\\n"
-    "\t\ttypedef __typeof__(__builtin_choose_expr(__usdt_hdr_fn, (char *)0, \\\n"
-    "\t\t\t\t\t\t\t __usdt_hdr_v(__usdt_hdr_t2))) __usdt_hdr_t3; \\\n"
-    "\t\tenum { \\\n"
-    "\t\t\t__usdt_hdr_same = !__usdt_hdr_vp && !__usdt_hdr_fn && \\\n"
-    "\t\t\t\t\t  __usdt_hdr_tc(*__usdt_hdr_v(__usdt_hdr_t3), __typeof__(*(T)0)) \\\n"
-    "\t\t}; \\\n"
-    "\t\t__usdt_hdr_report( \\\n"
-    "\t\t\t__usdt_hdr_null(a) || \\\n"
-    "\t\t\t\t(__usdt_hdr_k == 5 && \\\n"
-    "\t\t\t\t (__usdt_hdr_vp ? __usdt_hdr_quals(__usdt_hdr_vt(T), \\\n"
-    "\t\t\t\t\t\t\t\t    __builtin_choose_expr(__usdt_hdr_vp, \\\n"
-    "\t\t\t\t\t\t\t\t\t__usdt_hdr_v(__usdt_hdr_t1), (__usdt_hdr_vt(T))2)) \\\n"
-    "\t\t\t\t\t\t : __usdt_hdr_same && \\\n"
-    "\t\t\t\t\t\t\t   __usdt_hdr_quals(T, __builtin_choose_expr(__usdt_hdr_same, \\\n"
-    "\t\t\t\t\t\t\t\t__usdt_hdr_v(__usdt_hdr_t3), (T)2)))), \\\n"
-    "\t\t\t__usdt_hdr_msg(T, probe, n)); \\\n"
-    "\t} while (0)\n"
-    "/* T points to void: any object pointer, or a function (GNU C allows it) */\n"
-    "#define __usdt_hdr_vptr(T, a, probe, n) \\\n"
-    "\tdo { \\\n"
-    "\t\t__usdt_hdr_steps(T, a) \\\n"
-    "\t\t__usdt_hdr_report(__usdt_hdr_null(a) || \\\n"
-    "\t\t\t\t\t  (__usdt_hdr_k == 5 && \\\n"
-    "\t\t\t\t\t   (__usdt_hdr_fn || \\\n"
-    "\t\t\t\t\t    __usdt_hdr_quals(T, __builtin_choose_expr(__usdt_hdr_fn, (T)2, \\\n"
-    "\t\t\t\t\t\t\t\t\t\t      __usdt_hdr_v(__usdt_hdr_t1))))), \\\n"
-    "\t\t\t\t  __usdt_hdr_msg(T, probe, n)); \\\n"
-    "\t} while (0)\n"
-    "#define __usdt_hdr_num(T, a, probe, n) \\\n"
-    "\tdo { \\\n"
-    "\t\tenum { __usdt_hdr_k = __builtin_classify_type(a) }; \\\n"
-    "\t\t__usdt_hdr_report(__usdt_hdr_knum, __usdt_hdr_msg(T, probe, n)); \\\n"
-    "\t} while (0)\n"
-    "#endif\n"
-    "#endif\n"
-    "#endif\n"
-    "\n";
-
 static const char prologue_end[] = "#ifdef __cplusplus\n"
 				   "extern \"C\" {\n"
 				   "#endif\n";
@@ -697,8 +537,8 @@ static const char epilogue[] = "\n"
 			       "}\n"
 			       "#endif\n";
 
-int usdt_emit_header(const struct usdt_program *prog, const char *output_name, FILE *fp,
-		     struct usdt_diag *diag)
+int usdt_emit_header(const struct usdt_program *prog, const char *output_name, bool type_checks,
+		     FILE *fp, struct usdt_diag *diag)
 {
 	/*
 	 * The header is built in memory and written with one fwrite: for a
@@ -724,14 +564,19 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 		     " *\n"
 		     " * For each probe NAME of provider PROV: PROV_NAME(args...) fires the probe\n"
 		     " * (a NOP and a SystemTap .note.stapsdt entry) and PROV_NAME_ENABLED() is\n"
-		     " * non-zero while a tracer is attached. Argument counts and types are\n"
-		     " * checked at compile time; every argument is evaluated exactly once.\n"
-		     " */\n");
+		     " * non-zero while a tracer is attached. Argument counts are checked at\n"
+		     " * compile time, argument types too ");
+	usdt_sb_puts(out, type_checks
+			      ? "(made with -x typecheck; define\n"
+				" * USDTKIT_NO_TYPE_CHECKS to turn them off); every argument is\n"
+				" * evaluated exactly once.\n"
+			      : "if USDTKIT_TYPE_CHECKS is defined\n"
+				" * before the include (or with dtrace -h -x typecheck); every\n"
+				" * argument is evaluated exactly once.\n");
+	usdt_sb_puts(out, " */\n");
 	PUT(out, "#ifndef ", guard, "\n#define ", guard, "\n\n");
 	usdt_sb_puts(out, prologue);
-	usdt_sb_puts(out, type_checks);
-	usdt_sb_puts(out, type_checks_c);
-	usdt_sb_puts(out, type_checks_c_ptr);
+	usdt_put_type_checks(out);
 	usdt_sb_puts(out, prologue_end);
 
 	for (i = 0; i < prog->nproviders; i++) {
@@ -750,7 +595,7 @@ int usdt_emit_header(const struct usdt_program *prog, const char *output_name, F
 				    "carry at most %d, so its macro fails to compile where "
 				    "it is used",
 				    pv->name, p->name, p->nargs, USDT_SDT_MAX_ARGS);
-			if (emit_probe(out, pv, p, diag)) {
+			if (emit_probe(out, pv, p, type_checks, diag)) {
 				free(guard);
 				free(ob.s);
 				return -1;

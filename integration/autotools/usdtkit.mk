@@ -15,6 +15,9 @@
 # linked into the program or library whose objects hold the sites; for a
 # static library, link it into the programs that link the library.
 #
+# With usdtkit's dtrace, NAME_probes.h checks argument types (-x typecheck,
+# USDTKIT_HFLAGS); -DUSDTKIT_NO_TYPE_CHECKS in CPPFLAGS turns that off.
+#
 # With --disable-dtrace (USDTKIT_ENABLE=no), NAME_probes.h has the same
 # macros as no-ops (arguments evaluated once, cast to void; _ENABLED() 0)
 # and NAME_provider.o is an empty object, so the Makefile.am is the same.
@@ -29,7 +32,7 @@ ifeq ($(USDTKIT_ENABLE),yes)
 AM_CPPFLAGS += $(USDTKIT_CFLAGS)
 
 %_probes.h: %.d
-	$(USDTKIT_V_DTRACE)$(DTRACE) $(DTRACEFLAGS) -h -s $< -o $@
+	$(USDTKIT_V_DTRACE)$(DTRACE) $(USDTKIT_HFLAGS) $(DTRACEFLAGS) -h -s $< -o $@
 
 # (CC and CFLAGS: -G compiles its object with the project's compiler.)
 %_provider.o: %.d

@@ -1,8 +1,10 @@
 #!/bin/bash
 # What the generated macros check at compile time, in C and C++, with gcc
 # and clang, against both <sys/sdt.h>: a wrong argument count is an error; an
-# argument of an incompatible type is a warning (an error under -Werror),
-# compatible ones are silent; every argument is evaluated exactly once; a
+# argument of an incompatible type is a warning (an error under -Werror) in
+# a header made with -x typecheck or where USDTKIT_TYPE_CHECKS is defined,
+# and nothing at all in a plain `dtrace -h` header (as SystemTap's), whose
+# count check stays; compatible ones are silent; every argument is evaluated exactly once; a
 # probe with 13 arguments compiles as long as it is unused, and using it is
 # an error naming the probe.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
@@ -18,8 +20,9 @@ provider chk {
 	probe thirteen(int, int, int, int, int, int, int, int, int, int, int, int, int);
 };
 D
-"$DTRACE" -h -s chk.d -o chk.h 2>dtrace.err || { cat dtrace.err >&2; fail "dtrace -h failed"; }
+"$DTRACE" -h -x typecheck -s chk.d -o chk.h 2>dtrace.err || { cat dtrace.err >&2; fail "dtrace -h failed"; }
 expect_grep "chk:thirteen.*13 arguments" dtrace.err "dtrace -h warns about the 13-argument probe"
+"$DTRACE" -h -s chk.d -o chk-plain.h 2>/dev/null || fail "plain dtrace -h failed"
 
 hdrtest semaphores chk.d >chk-sem.c
 cat >prog.c <<'P'
@@ -66,6 +69,8 @@ int main(void)
 }
 P
 cp prog.c prog.cc
+sed 's/"chk.h"/"chk-plain.h"/' prog.c >plain.c
+cp plain.c plain.cc
 
 for lang in c c++; do
 	ext=$(src_ext $lang)
@@ -97,6 +102,26 @@ for lang in c c++; do
 				if $drv $WFLAGS $(sdt_flags $sdt) -D$bad -I. -c prog.$ext -o bad.o 2>/dev/null; then
 					fail "$what: $bad compiled under -Werror"
 				fi
+				# A plain dtrace -h header: silent, unless the program asks
+				# (-Wpedantic with ours: SystemTap's sdt.h fails clang's).
+				ped=""
+				[ $sdt = ours ] && ped=-Wpedantic
+				# shellcheck disable=SC2046
+				$drv $WFLAGS $ped $(sdt_flags $sdt) -D$bad -I. -c plain.$ext -o bad.o 2>bad.err ||
+					{ cat bad.err >&2; fail "$what: $bad diagnosed in a plain dtrace -h header"; }
+				[ ! -s bad.err ] || { cat bad.err >&2; fail "$what: $bad: output from a plain header"; }
+				# shellcheck disable=SC2046
+				$drv -Wall $(sdt_flags $sdt) -DUSDTKIT_TYPE_CHECKS -D$bad -I. -c plain.$ext \
+					-o bad.o 2>bad.err || { cat bad.err >&2; fail "$what: $bad with USDTKIT_TYPE_CHECKS"; }
+				expect_grep 'warning.*does not match the declared type' bad.err \
+					"$what: USDTKIT_TYPE_CHECKS turns a plain header's check of $bad on"
+			done
+			for bad in BAD_COUNT BAD_COUNT_MORE USE_THIRTEEN; do
+				# shellcheck disable=SC2046
+				if $drv $(sdt_flags $sdt) -D$bad -I. -c plain.$ext -o bad.o 2>bad.err; then
+					fail "$what: $bad compiled with a plain dtrace -h header"
+				fi
+				grep -q 'error' bad.err || fail "$what: $bad gave no error with a plain header"
 			done
 		done
 	done

@@ -12,7 +12,7 @@ cd "$T"
 
 for d in "$PROVIDERS"/*.d; do
 	name=$(basename "$d" .d)
-	"$DTRACE" -h -s "$d" -o "$name.h" || fail "dtrace -h -s $name.d failed"
+	"$DTRACE" -h -x typecheck -s "$d" -o "$name.h" || fail "dtrace -h -s $name.d failed"
 	[ -s "$name.h" ] || fail "$name.h is empty"
 	hdrtest semaphores "$d" >"$name-sem.c"
 	for lang in c c++; do

@@ -21,7 +21,7 @@ provider glib {
 	probe opaque(struct GSource *src);
 };
 D
-"$DTRACE" -h -s tc.d -o tc.h || fail "dtrace -h failed"
+"$DTRACE" -h -x typecheck -s tc.d -o tc.h || fail "dtrace -h failed"
 
 # Mismatches, one per case, each named for the warning it must give.
 cat >bad.c <<'P'

@@ -7,6 +7,7 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include "emit_header.h"
@@ -78,7 +79,8 @@ static void free_program(struct usdt_program *prog)
 	free(prog->providers);
 }
 
-static char *emit(const struct usdt_program *prog, const char *output, int *rc, unsigned *errors)
+static char *emit_checked(const struct usdt_program *prog, const char *output, bool type_checks,
+			  int *rc, unsigned *errors)
 {
 	struct usdt_diag diag;
 	char *buf = NULL;
@@ -86,10 +88,16 @@ static char *emit(const struct usdt_program *prog, const char *output, int *rc, 
 	FILE *f = open_memstream(&buf, &len);
 
 	usdt_diag_init(&diag, stderr, "test");
-	*rc = usdt_emit_header(prog, output, f, &diag);
+	*rc = usdt_emit_header(prog, output, type_checks, f, &diag);
 	fclose(f);
 	*errors = diag.errors;
 	return buf;
+}
+
+/* As `dtrace -h -x typecheck` makes it: the checks on unless turned off. */
+static char *emit(const struct usdt_program *prog, const char *output, int *rc, unsigned *errors)
+{
+	return emit_checked(prog, output, true, rc, errors);
 }
 
 static void build_hand_model(struct usdt_program *prog)
@@ -185,6 +193,30 @@ int main(int argc, char **argv)
 
 		CHECKF(f && fputs(hdr, f) >= 0 && fclose(f) == 0, "cannot write %s", argv[1]);
 	}
+	free(hdr);
+
+	/*
+	 * As plain `dtrace -h` makes it: every check through the switch that
+	 * only USDTKIT_TYPE_CHECKS turns on, the rest the same.
+	 */
+	hdr = emit_checked(&prog, "some/dir/probes.h.tmp", false, &rc, &errors);
+	CHECKF(rc == 0 && errors == 0, "emit without checks failed: rc %d, %u errors", rc, errors);
+	CHECKF(strstr(hdr, "\t__usdt_hdr_num_if(int, arg1, \"hand:plain-probe\", 1);"),
+	       "without -x typecheck, int checked only if asked");
+	CHECKF(strstr(hdr, "\t__usdt_hdr_ptr_if(char *, arg2, \"hand:plain-probe\", 2);"),
+	       "without -x typecheck, char * checked only if asked, spelled with a space");
+	CHECKF(strstr(hdr,
+		      "\t__usdt_hdr_vptr_if(const volatile void *, arg2, \"hand:unchecked\", 2);"),
+	       "without -x typecheck, void * checked only if asked");
+	CHECKF(!strstr(hdr, "\t__usdt_hdr_num(") && !strstr(hdr, "\t__usdt_hdr_ptr(") &&
+		   !strstr(hdr, "\t__usdt_hdr_vptr("),
+	       "without -x typecheck, no probe calls a check unconditionally");
+	CHECKF(
+	    strstr(hdr, "#if defined USDTKIT_TYPE_CHECKS || defined USDTKIT_TYPE_CHECK_ERRORS\n"),
+	    "the switch is in the header");
+	CHECKF(strstr(hdr, "STAP_PROBE2(hand, plain__probe, arg1, arg2);"),
+	       "without -x typecheck, the same probe sites");
+	check_define_lines(hdr);
 	free(hdr);
 	free_program(&prog);
 

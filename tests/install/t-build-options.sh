@@ -161,7 +161,7 @@ project('usesub', 'c')
 subproject('usdtkit', default_options : ['helper=disabled', 'libdwarf=disabled'])
 dtrace = find_program('dtrace')
 hdr = custom_target('p.h', input : 'p.d', output : 'p.h',
-  command : [dtrace, '-h', '-s', '@INPUT@', '-o', '@OUTPUT@'])
+  command : [dtrace, '-h', '-x', 'typecheck', '-s', '@INPUT@', '-o', '@OUTPUT@'])
 objs = static_library('objs', 'm.c', hdr, dependencies : dependency('usdtkit'))
 prov = custom_target('p.o', input : ['p.d', objs.extract_all_objects(recursive : false)],
   output : 'p.o', command : [dtrace, '-G', '-o', '@OUTPUT@', '-s', '@INPUT@'])

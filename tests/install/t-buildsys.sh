@@ -6,7 +6,9 @@
 #     share/usdtkit/usdtkit.mk and its awk script;
 #  2. examples/cmake-project, autotools-project and meson-project built with
 #     the commands of their READMEs against the prefix only, run, and traced
-#     with bpftrace (the autotools one: a libtool library's probe too);
+#     with bpftrace (the autotools one: a libtool library's probe too); their
+#     headers check argument types (dtrace -h -x typecheck), unlike a plain
+#     `dtrace -h`'s;
 #  3. tests/install/cmake-matrix with the Ninja and the Makefile generators,
 #     out of tree, -j2: an executable with two providers, a shared library
 #     sharing one .d with it, a static library whose provider object the
@@ -53,6 +55,17 @@ for proj in cmake-project autotools-project meson-project; do
 	prog=$(find "$d" -name greeter -type f -perm -u+x ! -path '*/.libs/*' | head -1)
 	[ -n "$prog" ] || fail "$proj: no greeter program"
 	readelf -S "$prog" | grep -q '\.note\.usdtkit' || fail "$proj: no provider object linked into greeter"
+	# A build that chose usdtkit gets the type checks (dtrace -h -x typecheck):
+	# the integration's header reports an int passed for the name.
+	hdr=$(find "$d" -name greeter_probes.h -type f | head -1)
+	[ -n "$hdr" ] || fail "$proj: no greeter_probes.h"
+	printf '#include "%s"\nvoid f(int i);\nvoid f(int i) { GREETER_GREET(i, i); }\n' "$hdr" >"$T/tc.c"
+	cc -Wall -I"$P/include" -c "$T/tc.c" -o "$T/tc.o" 2>"$T/tc.err" ||
+		{ cat "$T/tc.err" >&2; fail "$proj: a mismatched argument is an error"; }
+	expect_grep "greeter:greet argument 1 does not match the declared type 'char \*'" "$T/tc.err" \
+		"$proj: the integration's header checks argument types"
+	cc -Wall -Werror -DUSDTKIT_NO_TYPE_CHECKS -I"$P/include" -c "$T/tc.c" -o "$T/tc.o" ||
+		fail "$proj: USDTKIT_NO_TYPE_CHECKS does not turn the integration's checks off"
 	script="usdt:$prog:greeter:greet { printf(\"greet %d %s\n\", arg1, str(arg0)); }
 usdt:$prog:greeter:done { printf(\"done %d %d\n\", arg0, arg1); }"
 	lib=""

@@ -46,6 +46,26 @@ for c in gcc clang; do
 done
 echo "ok: instrumentation dropped"
 
+# The object is compiled at -O0 -g0 after the user's flags (it holds little
+# code, and optimising drti was most of -G's time: bench/dtrace-G), with the
+# flags that choose the target and the ABI kept, in their order.
+cat >logcc <<'S'
+#!/bin/sh
+printf '%s\n' "$@" >"${0%/*}/cc.args"
+exec gcc "$@"
+S
+chmod +x logcc
+CC=$PWD/logcc CFLAGS="-m32 -O3 -g3 -march=x86-64 -fsanitize=thread -mno-red-zone -fcf-protection" \
+	"$DTRACE" -G -s p.d -o flags.o || fail "-G with a logging compiler"
+args=$(tr '\n' ' ' <cc.args)
+case $args in
+*"-m32 -O3 -g3 -march=x86-64 -fsanitize=thread -mno-red-zone -fcf-protection "*"-O0 -g0 "*) ;;
+*) fail "the compiler's arguments ($args): the user's flags, then -O0 -g0, expected" ;;
+esac
+expect_eq "$(machine_of flags.o)" "ELF32 Intel 80386" "-m32 kept with -O0"
+readelf -n flags.o | grep -q 'IBT' || fail "-fcf-protection lost: no IBT property in the object"
+echo "ok: -O0 -g0 after the user's flags, the target's flags kept"
+
 # The class of the input objects decides when nothing else does.
 "$DTRACE" -h -s p.d -o p.h
 cat >site.c <<'C'

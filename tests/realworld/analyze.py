@@ -32,12 +32,16 @@ EXPANSION = re.compile(r"in expansion of macro ['\u2018`]([A-Za-z0-9_]+)['\u2019
 TYPECHECK = re.compile(r"__usdt_hdr_|probe argument does not convert|usdt_check_")
 
 
+# Colours (meson passes -fdiagnostics-color=always to gcc and clang).
+ANSI = re.compile(r"\x1b\[[0-9;]*[mK]")
+
+
 def blocks(lines):
     """Splits a build log into diagnostic blocks: lists of lines."""
     block = []
     head = []  # "In file included from" lines waiting for their diagnostic
     for line in lines:
-        line = line.rstrip("\n")
+        line = ANSI.sub("", line.rstrip("\n"))
         m = DIAG.match(line)
         if INCLUDED.match(line) or IN_FUNCTION.match(line):
             if block:
