@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Between the code generator's files: codegen.c (clauses, statements,
+ * aggregations, programs), codegen_expr.c (expressions) and
+ * codegen_args.c (a site's arguments from its argument specs).
+ */
+#ifndef DT_CODEGEN_H
+#define DT_CODEGEN_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "model.h"
+
+/* Where a string value comes from. */
+enum sv_kind { SV_CONST, SV_USER, SV_COMM };
+
+/* A value: an integer's C expression, or a string's source. */
+struct cv {
+	enum dt_type type;
+	unsigned size;
+	bool is_unsigned;
+	enum sv_kind skind;
+	char *text; /* the integer's expression; the constant; the user address */
+};
+
+struct cg {
+	struct dt_program *prog;
+	struct dt_tables *t;
+	struct eg_prog *out;
+	struct usdt_diag *diag;
+	const struct dt_probe *probe;
+	long strsize;
+	bool failed;
+	/* the arguments the probe's clauses read, and where (for an error) */
+	const struct dt_node *arg_used[USDT_SDT_MAX_ARGS];
+	unsigned scratch; /* the largest key */
+};
+
+void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
+void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
+void cv_free(struct cv *v);
+void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
+		  const char *ind);
+void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
+
+/*
+ * The probe's sites (codegen_args.c): for each, `ARG(k)`'s definition for
+ * the arguments the clauses read, then `body` as the site's program,
+ * and the site to attach. Returns 0 or -1 (reported).
+ */
+int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct dt_buf *o);
+
+#endif /* DT_CODEGEN_H */

@@ -1,0 +1,319 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D expressions as BPF C (the layer under codegen.c's clauses): an integer
+ * is a C expression of type __s64; a string is where it comes from (a
+ * constant the code generator knows, a user address copyinstr() reads,
+ * the task's comm) and is written by cg_store_str() into a STRSIZE area
+ * (a record's field, a key's part), never onto the stack. An argument is
+ * ARG(k): each site's program defines it from the site's argument spec.
+ * What this engine does not do yet is one error at the construct.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "codegen.h"
+
+void cg_err(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (g->failed)
+		return;
+	g->failed = true;
+	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
+}
+
+static void set_int(struct cv *v, unsigned size, bool is_unsigned)
+{
+	v->type = TY_INT;
+	v->size = size;
+	v->is_unsigned = is_unsigned;
+}
+
+static void cv_printf(struct cv *v, const char *fmt, ...) USDT_PRINTF(2, 3);
+static void cv_printf(struct cv *v, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dt_free(v->text);
+	v->text = dt_xstrdup(buf);
+}
+
+void cv_free(struct cv *v)
+{
+	dt_free(v->text);
+	v->text = NULL;
+}
+
+/* A value as declared C type `ty` has it (a cast, a typed args[N]). */
+static void typed(struct cg *g, struct cv *v, const char *ty)
+{
+	unsigned size;
+	bool is_unsigned;
+	char *in = v->text;
+
+	(void)g;
+	dt_ctype_size(ty, &size, &is_unsigned);
+	v->text = NULL;
+	cv_printf(v, "%s((__u64)(%s), %u)", is_unsigned ? "zx" : "sx", in, size);
+	dt_free(in);
+	set_int(v, size, is_unsigned);
+}
+
+static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	const struct dt_probe *p = g->probe;
+	const char *s = n->name;
+
+	if (!strcmp(s, "timestamp")) {
+		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
+		set_int(v, 8, true);
+	} else if (!strcmp(s, "pid")) {
+		cv_printf(v, "(__s64)(bpf_get_current_pid_tgid() >> 32)");
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "tid")) {
+		cv_printf(v, "(__s64)(__u32)bpf_get_current_pid_tgid()");
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "uid") || !strcmp(s, "gid")) {
+		cv_printf(v, "(__s64)(__u32)(bpf_get_current_uid_gid() >> %d)",
+			  s[0] == 'g' ? 32 : 0);
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "cpu")) {
+		cv_printf(v, "(__s64)bpf_get_smp_processor_id()");
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "epid") || !strcmp(s, "id")) {
+		cv_printf(v, "%uLL", p->id);
+		set_int(v, 4, true);
+	} else if (!strcmp(s, "NULL")) {
+		cv_printf(v, "0LL");
+		set_int(v, 8, true);
+	} else if (!strcmp(s, "execname")) {
+		v->type = TY_STR;
+		v->skind = SV_COMM;
+	} else if (!strcmp(s, "probename") || !strcmp(s, "probefunc") || !strcmp(s, "probemod") ||
+		   !strcmp(s, "probeprov")) {
+		const char *c = !strcmp(s, "probename")	  ? p->name
+				: !strcmp(s, "probefunc") ? p->func
+				: !strcmp(s, "probemod")  ? p->mod
+							  : p->prov;
+
+		if (!strcmp(s, "probeprov") && p->kind == P_USDT) {
+			cg_err(g, n, "probeprov of a USDT probe (its provider with the pid)");
+			return true;
+		}
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		cv_printf(v, "%s", c ? c : "");
+	} else if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' &&
+		   (!s[4] || (s[4] >= '0' && s[4] <= '9' && !s[5]))) {
+		unsigned k = (unsigned)atoi(s + 3);
+
+		if (k >= USDT_SDT_MAX_ARGS) {
+			cg_err(g, n, "an argument past arg11");
+			return true;
+		}
+		cg_use_arg(g, n, k);
+		cv_printf(v, "ARG(%u)", k);
+		set_int(v, 8, false);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static const char *const binops[] = {"+",  "-",	 "*", "/", "%",	 "<<", ">>", "&",  "|",	 "^",
+				     "==", "!=", "<", ">", "<=", ">=", "&&", "||", "^^", NULL};
+
+static bool is_cmp(const char *op)
+{
+	return !strcmp(op, "==") || !strcmp(op, "!=") || op[0] == '<' || op[0] == '>' ||
+	       !strcmp(op, "&&") || !strcmp(op, "||") || !strcmp(op, "^^");
+}
+
+static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	struct cv a = {0}, b = {0};
+	bool un;
+	size_t i;
+
+	for (i = 0; binops[i] && strcmp(binops[i], n->op); i++)
+		;
+	if (!binops[i]) {
+		cg_err(g, n, "this operator");
+		return;
+	}
+	cg_int(g, n->a, &a);
+	cg_int(g, n->b, &b);
+	if (g->failed)
+		goto out;
+	un = a.is_unsigned || b.is_unsigned;
+	if (!strcmp(n->op, "/") || !strcmp(n->op, "%"))
+		cv_printf(v, un ? "(__s64)((__u64)(%s) %s ((__u64)(%s) ?: 1))" : "s%s(%s, %s)",
+			  un		    ? a.text
+			  : n->op[0] == '/' ? "div"
+					    : "mod",
+			  un ? n->op : a.text, b.text);
+	else if (!strcmp(n->op, "^^"))
+		cv_printf(v, "(__s64)(!(%s) != !(%s))", a.text, b.text);
+	else if (!strcmp(n->op, ">>") && un)
+		cv_printf(v, "(__s64)((__u64)(%s) >> (%s))", a.text, b.text);
+	else if (un && (n->op[0] == '<' || n->op[0] == '>') && strcmp(n->op, "<<"))
+		cv_printf(v, "(__s64)((__u64)(%s) %s (__u64)(%s))", a.text, n->op, b.text);
+	else
+		cv_printf(v, "(__s64)((%s) %s (%s))", a.text, n->op, b.text);
+	if (is_cmp(n->op))
+		set_int(v, 4, false);
+	else
+		set_int(v, 8, un);
+out:
+	cv_free(&a);
+	cv_free(&b);
+}
+
+void cg_int(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (g->failed)
+		return;
+	cg_value(g, n, v);
+	if (!g->failed && v->type != TY_INT)
+		cg_err(g, n, "a string where an integer is wanted (string comparisons)");
+}
+
+void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	struct cv a = {0}, b = {0}, c = {0};
+
+	memset(v, 0, sizeof(*v));
+	if (g->failed)
+		return;
+	switch (n->kind) {
+	case N_INT:
+		if (n->ival == INT64_MIN)
+			cv_printf(v, "(-9223372036854775807LL - 1)");
+		else
+			cv_printf(v, "%" PRId64 "LL", n->ival);
+		set_int(v, n->ival > INT32_MAX || n->ival < INT32_MIN ? 8 : 4, false);
+		return;
+	case N_STR:
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		v->text = dt_xmalloc(n->slen + 1);
+		memcpy(v->text, n->str, n->slen);
+		v->text[n->slen] = '\0';
+		return;
+	case N_IDENT:
+		if (!builtin(g, n, v))
+			cg_err(g, n, "a variable");
+		return;
+	case N_ARGS: {
+		unsigned k = (unsigned)n->ival;
+		const char *ty = k < g->probe->ntypes ? g->probe->types[k] : NULL;
+
+		if (n->a && n->a->kind == N_INT)
+			k = (unsigned)n->a->ival;
+		if (k >= USDT_SDT_MAX_ARGS || g->probe->kind != P_USDT) {
+			cg_err(g, n, "this args[] element");
+			return;
+		}
+		ty = k < g->probe->ntypes ? g->probe->types[k] : NULL;
+		cg_use_arg(g, n, k);
+		cv_printf(v, "ARG(%u)", k);
+		if (dt_ctype_is_string(ty)) {
+			v->type = TY_STR;
+			v->skind = SV_USER;
+			return;
+		}
+		set_int(v, 8, false);
+		if (ty)
+			typed(g, v, ty);
+		return;
+	}
+	case N_CALL:
+		if (!strcmp(n->name, "copyinstr") && (n->nargs == 1 || n->nargs == 2)) {
+			cg_int(g, n->args[0], &a);
+			if (n->nargs == 2) {
+				cg_err(g, n, "copyinstr() with a length");
+				cv_free(&a);
+				return;
+			}
+			v->type = TY_STR;
+			v->skind = SV_USER;
+			v->text = a.text;
+			return;
+		}
+		cg_err(g, n, "this function");
+		return;
+	case N_UNARY:
+		cg_int(g, n->a, &a);
+		if (!g->failed)
+			cv_printf(v, "(__s64)(%s(%s))", n->op[0] == '+' ? "" : n->op, a.text);
+		set_int(v, n->op[0] == '!' ? 4 : a.size < 4 ? 4 : a.size, a.is_unsigned);
+		cv_free(&a);
+		return;
+	case N_BINARY:
+		binary(g, n, v);
+		return;
+	case N_TERNARY:
+		cg_int(g, n->a, &a);
+		cg_int(g, n->b, &b);
+		cg_int(g, n->c, &c);
+		if (!g->failed)
+			cv_printf(v, "((%s) ? (%s) : (%s))", a.text, b.text, c.text);
+		set_int(v, b.size > c.size ? b.size : c.size, b.is_unsigned || c.is_unsigned);
+		cv_free(&a);
+		cv_free(&b);
+		cv_free(&c);
+		return;
+	case N_CAST:
+		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
+			cg_err(g, n, "a cast to a string");
+			return;
+		}
+		cg_int(g, n->a, v);
+		if (!g->failed)
+			typed(g, v, n->name);
+		return;
+	default:
+		cg_err(g, n, "this expression");
+		return;
+	}
+}
+
+/*
+ * A string written into the STRSIZE area at `dst` (a byte pointer
+ * expression). `zeroed`: the area is clear already (a key's), so a
+ * constant needs only its own words.
+ */
+void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
+		  const char *ind)
+{
+	size_t len, i;
+
+	switch (v->skind) {
+	case SV_USER:
+		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
+			      dst, v->text);
+		return;
+	case SV_COMM:
+		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
+		return;
+	case SV_CONST:
+		len = strlen(v->text);
+		if (len > (size_t)g->strsize - 1)
+			len = (size_t)g->strsize - 1;
+		for (i = 0; i < len + 1; i += 8) {
+			uint64_t w = 0;
+			size_t k;
+
+			for (k = 0; k < 8 && i + k < len; k++)
+				w |= (uint64_t)(unsigned char)v->text[i + k] << (8 * k);
+			if (w || !zeroed)
+				dt_buf_printf(o, "%s*(__u64 *)(%s + %zu) = 0x%" PRIx64 "ULL;\n",
+					      ind, dst, i, w);
+		}
+		return;
+	}
+}
