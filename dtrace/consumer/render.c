@@ -1410,10 +1410,10 @@ void dt_render_finish(struct dt_render *r)
 
 /* ---- the BPF engine's values (dtrace/engine/records.c) ---- */
 
+/* (The caller flushes r->out: after each batch of records, not each record.) */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf)
 {
 	record(r, act, f, nf);
-	fflush(r->out);
 }
 
 void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,

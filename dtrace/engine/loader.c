@@ -84,8 +84,8 @@ static int compile(const char *src, const char *obj, struct usdt_diag *diag)
 		if (pid < 0)
 			break;
 		if (pid == 0) {
-			execlp(names[i], names[i], "-O2", "-g", "-target", "bpf",
-			       "-Wno-unused-value", "-c", src, "-o", obj, (char *)NULL);
+			execlp(names[i], names[i], "-O2", "-g", "-target", "bpf", "-w", "-c", src,
+			       "-o", obj, (char *)NULL);
 			_exit(127);
 		}
 		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)

@@ -118,6 +118,8 @@ int eg_reader_poll(struct eg_reader *rd, int timeout_ms)
 {
 	int n = ring_buffer__poll(rd->rb, timeout_ms);
 
+	if (n > 0)
+		fflush(rd->r->out);
 	return n < 0 && n != -EINTR ? -1 : n < 0 ? 0 : n;
 }
 
@@ -205,6 +207,7 @@ void eg_reader_dump(struct eg_reader *rd)
 		read_agg(rd, i);
 		dt_render_record(rd->r, act + 1, NULL, 0);
 	}
+	fflush(rd->r->out);
 }
 
 void eg_reader_free(struct eg_reader *rd)
