@@ -389,9 +389,8 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
 
 		dt_error_at(g->diag, &c->descs[0].pos,
-			    "probe %s is not supported by -x engine=bpf yet (USDT, BEGIN and END "
-			    "are)",
-			    p->bt);
+			    "%s: -x engine=bpf traces USDT probes, BEGIN and END only (yet)",
+			    c->descs[0].text);
 		return -1;
 	}
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");

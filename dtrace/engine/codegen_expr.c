@@ -144,8 +144,11 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_err(g, n, "this operator");
 		return;
 	}
-	cg_int(g, n->a, &a);
-	cg_int(g, n->b, &b);
+	cg_value(g, n->a, &a);
+	if (!g->failed)
+		cg_value(g, n->b, &b);
+	if (!g->failed && (a.type != TY_INT || b.type != TY_INT))
+		cg_err(g, n, "an operator on strings (a comparison of strings)");
 	if (g->failed)
 		goto out;
 	un = a.is_unsigned || b.is_unsigned;
