@@ -284,6 +284,70 @@ out:
 	cv_free(&arg);
 }
 
+/* The aggregation an action names (@name), which some earlier clause must assign. */
+static long agg_named(struct cg *g, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n || n->kind != N_AGG || n->nargs) {
+		cg_err(g, n, "this argument where an aggregation is wanted");
+		return -1;
+	}
+	for (i = 0; i < g->t->naggs; i++)
+		if (!strcmp(g->t->aggs[i].name, n->name))
+			return (long)i;
+	if (!g->failed)
+		dt_error_at(g->diag, &n->pos,
+			    "@%s: no clause before this one assigns it (-x engine=bpf writes END's "
+			    "clauses last)",
+			    n->name);
+	g->failed = true;
+	return -1;
+}
+
+/* printa, normalize, denormalize, clear: records the reader acts on (records.c). */
+static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	const char *f = n->name;
+	bool printa = !strcmp(f, "printa"), norm = !strcmp(f, "normalize");
+	size_t want = printa ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act;
+	long ai;
+
+	if (n->nargs != want || (printa && n->nargs == 2 && n->args[0]->kind != N_STR)) {
+		cg_err(g, n, "these arguments of an aggregation action");
+		return;
+	}
+	ai = agg_named(g, n->args[printa && n->nargs == 2 ? 1 : 0]);
+	if (ai < 0)
+		return;
+	act = new_action(g, printa	  ? A_PRINTA
+			    : norm	  ? A_NORMALIZE
+			    : f[0] == 'd' ? A_DENORMALIZE
+					  : A_CLEAR);
+	g->t->acts[act].agg = (size_t)ai;
+	g->t->acts[act].clause = g->clause;
+	if (printa && n->nargs == 2)
+		g->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+	item_begin(w, act);
+	if (norm) {
+		struct cv v;
+		struct dt_value dv;
+
+		cg_int(g, n->args[1], &v);
+		if (g->failed)
+			return;
+		dt_buf_printf(w->o, "\t\tif (rec) {\n");
+		put_value(g, w, &v, &dv);
+		dt_buf_printf(w->o, "\t\t}\n");
+		cv_free(&v);
+	}
+	if (printa) {
+		act = new_action(g, A_PRINTA_END);
+		g->t->acts[act].agg = (size_t)ai;
+		item_begin(w, act);
+	}
+}
+
 static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 {
 	const struct dt_node *n = s->e;
@@ -299,10 +363,14 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r &&
+		   (!strcmp(n->name, "printa") || !strcmp(n->name, "normalize") ||
+		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear"))) {
+		agg_action(g, w, n);
 	} else if (n->kind == N_CALL) {
 		cg_err(g, n, "this action");
-	} else {
-		cg_err(g, n, "this statement (variables, assignments)");
+	} else if (!cg_var_stmt(g, n, w->o, "\t\t")) {
+		cg_err(g, n, "this statement (associative arrays, assignments as values)");
 	}
 }
 
@@ -329,6 +397,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	size_t k;
 
 	rec.size = 8; /* the record's number, its CPU */
+	g->clause = pc->clause;
 	if (!pc->any_pid) {
 		dt_buf_add(&cond, "(", 1);
 		for (k = 0; k < pc->npids; k++)
@@ -393,6 +462,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 			    c->descs[0].text);
 		return -1;
 	}
+	cg_vars_body_top(g, &body);
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
 	for (i = 0; i < p->npc && !g->failed; i++)
@@ -460,11 +530,16 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
 	out->started_act = new_action(&g, A_STARTED);
-	for (i = 0; i < probes->n && !g.failed; i++) {
-		g.probe = &probes->v[i];
-		if (probe(&g, i, &progs))
-			g.failed = true;
-	}
+	cg_vars_scan(&g, probes);
+	if (g.scratch < 8 * g.nvars)
+		g.scratch = 8 * (unsigned)g.nvars; /* a thread's variables start from zeroes */
+	/* END last: its printa()s name what the other clauses aggregate */
+	for (int end = 0; end < 2; end++)
+		for (i = 0; i < probes->n && !g.failed; i++) {
+			g.probe = &probes->v[i];
+			if ((g.probe->kind == P_END) == end && probe(&g, i, &progs))
+				g.failed = true;
+		}
 	if (g.failed) {
 		dt_free(progs.s);
 		return -1;
@@ -482,6 +557,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	agg_maps(&g, &out->c);
+	cg_vars_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);
 	dt_free(progs.s);
 	return 0;

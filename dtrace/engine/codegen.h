@@ -26,6 +26,15 @@ struct cv {
 	char *text; /* the integer's expression; the constant; the user address */
 };
 
+/* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */
+struct cg_var {
+	char kind;
+	char *name;
+	unsigned size;
+	bool is_unsigned;
+	bool typed;
+};
+
 struct cg {
 	struct dt_program *prog;
 	struct dt_tables *t;
@@ -37,6 +46,10 @@ struct cg {
 	/* the arguments the probe's clauses read, and where (for an error) */
 	const struct dt_node *arg_used[USDT_SDT_MAX_ARGS];
 	unsigned scratch; /* the largest key */
+	struct cg_var *vars;
+	size_t nvars;
+	bool scanning; /* cg_vars_scan(): typing, nothing emitted */
+	size_t clause; /* the clause being written */
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
@@ -46,6 +59,15 @@ void cv_free(struct cv *v);
 void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
 		  const char *ind);
 void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
+
+/* Variables (codegen_vars.c). */
+void cg_vars_scan(struct cg *g, struct dt_probes *ps);
+void cg_vars_maps(const struct cg *g, struct dt_buf *o);
+void cg_vars_body_top(const struct cg *g, struct dt_buf *o);
+/* n is a variable (self->x, this->x, a global): its value in v. */
+bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v);
+/* An assignment or ++/-- statement to a variable: true when n is one (emitted or refused). */
+bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 
 /*
  * The probe's sites (codegen_args.c): for each, `ARG(k)`'s definition for

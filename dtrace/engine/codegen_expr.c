@@ -18,6 +18,8 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	if (g->failed)
 		return;
 	g->failed = true;
+	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
+		return;
 	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
 }
 
@@ -209,7 +211,11 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	case N_IDENT:
 		if (!builtin(g, n, v))
-			cg_err(g, n, "a variable");
+			cg_var_read(g, n, v);
+		return;
+	case N_SELF:
+	case N_THIS:
+		cg_var_read(g, n, v);
 		return;
 	case N_ARGS: {
 		unsigned k = (unsigned)n->ival;

@@ -60,6 +60,9 @@ static char *field_text(const struct eg_field *f, const unsigned char *base, siz
 	return dt_xstrdup(buf);
 }
 
+static void read_agg(struct eg_reader *rd, size_t ai);
+static void clear_agg(struct eg_reader *rd, size_t ai);
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct eg_reader *rd = ctx;
@@ -81,7 +84,15 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		for (k = 0; k < it->n; k++)
 			f[k] = field_text(&rec->f[it->first + k], d, size);
+		const struct dt_action *a = &rd->r->t->acts[it->act];
+
 		dt_render_record(rd->r, it->act, f, it->n);
+		/* printa() prints the aggregation as it is when its record is read, as DTrace's
+		 * does */
+		if (a->kind == A_PRINTA)
+			read_agg(rd, a->agg);
+		else if (a->kind == A_CLEAR)
+			clear_agg(rd, a->agg);
 		for (k = 0; k < it->n; k++)
 			dt_free(f[k]);
 		dt_free(f);
@@ -193,6 +204,27 @@ static void read_agg(struct eg_reader *rd, size_t ai)
 	dt_free(next);
 	dt_free(vals);
 	dt_free(b);
+}
+
+/* clear(): every value zeroed, the keys kept (DTrace's). */
+static void clear_agg(struct eg_reader *rd, size_t ai)
+{
+	const struct eg_agg *e = &rd->p->aggs[ai];
+	size_t vs = ((e->val_size + 7) & ~7u) * (size_t)rd->ncpus;
+	unsigned char *key = dt_xmalloc(e->key_size), *next = dt_xmalloc(e->key_size);
+	void *zero = dt_xmalloc(vs);
+	int fd = eg_map_fd(rd->l, e->map);
+	bool first = true;
+
+	memset(zero, 0, vs);
+	while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		first = false;
+		memcpy(key, next, e->key_size);
+		bpf_map_update_elem(fd, key, zero, BPF_EXIST);
+	}
+	dt_free(key);
+	dt_free(next);
+	dt_free(zero);
 }
 
 void eg_reader_dump(struct eg_reader *rd)
