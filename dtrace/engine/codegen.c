@@ -446,6 +446,24 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	dt_free(body.s);
 }
 
+/* match.c's "interval:UNIT:N" as nanoseconds. */
+static uint64_t tick_period(const char *bt)
+{
+	const char *unit = strchr(bt, ':'), *num = unit ? strchr(unit + 1, ':') : NULL;
+	uint64_t n = num ? strtoull(num + 1, NULL, 10) : 1;
+
+	if (!unit || !num || !n)
+		return 1000000000ull;
+	unit++;
+	if (!strncmp(unit, "hz", 2))
+		return 1000000000ull / n;
+	if (!strncmp(unit, "ms", 2))
+		return n * 1000000ull;
+	if (!strncmp(unit, "us", 2))
+		return n * 1000ull;
+	return n * 1000000000ull;
+}
+
 static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 {
 	const struct dt_probe *p = g->probe;
@@ -454,12 +472,13 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	int rc = 0;
 
 	memset(g->arg_used, 0, sizeof(g->arg_used));
-	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT) {
+	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT && p->kind != P_TICK) {
 		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
 
-		dt_error_at(g->diag, &c->descs[0].pos,
-			    "%s: -x engine=bpf traces USDT probes, BEGIN and END only (yet)",
-			    c->descs[0].text);
+		dt_error_at(
+		    g->diag, &c->descs[0].pos,
+		    "%s: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)",
+		    c->descs[0].text);
 		return -1;
 	}
 	cg_vars_body_top(g, &body);
@@ -473,6 +492,14 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	}
 	if (p->kind == P_USDT) {
 		rc = cg_site_programs(g, pi, body.s, o);
+	} else if (p->kind == P_TICK) {
+		struct eg_timer tm = {{0}, tick_period(p->bt)};
+
+		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
+		DT_PUSH(g->out->timers, g->out->ntimers, tm);
+		dt_buf_printf(o, "#define ARG(k) 0LL\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
+			      tm.prog, body.s);
+		dt_buf_printf(o, "\treturn 0;\n}\n#undef ARG\n");
 	} else {
 		bool begin = p->kind == P_BEGIN;
 

@@ -2,8 +2,8 @@
 /*
  * The BPF engine's driver (`-x engine=bpf`; README.md here is the theory):
  * the matched program is generated (codegen), compiled, loaded and attached
- * (loader), BEGIN is fired, then the notices are printed and a `-c`
- * process let go, as with the bpftrace backend. Records are read as they
+ * (loader), the notices printed, BEGIN fired and its records read, then a
+ * `-c` process let go, as with the bpftrace backend. Records are read as they
  * come, drops reported each second. The run ends with exit(), a signal
  * (SIGINT, SIGTERM, SIGHUP) or the `-c`/`-p` processes gone; then END is
  * fired, its records read, and the exit dump printed from the maps. The
@@ -92,9 +92,10 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 		eg_unload(l);
 		return 1;
 	}
+	/* as DTrace: the notices, BEGIN's output, then the -c process goes on */
+	dt_notices(o, ps);
 	eg_fire_begin(l);
 	drain(rd);
-	dt_notices(o, ps);
 	if (*created > 0)
 		usdt_list_release(*created);
 	while (!interrupted && !r.have_exit) {

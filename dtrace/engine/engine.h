@@ -57,6 +57,12 @@ struct eg_site {
 	uint64_t off, sema_off;
 };
 
+/* A tick-N probe's program: a CPU clock on one CPU every period_ns. */
+struct eg_timer {
+	char prog[32];
+	uint64_t period_ns;
+};
+
 struct eg_prog {
 	struct dt_buf c; /* the BPF C source */
 	struct eg_rec *recs;
@@ -64,6 +70,8 @@ struct eg_prog {
 	struct eg_agg *aggs; /* beside the tables' aggregations, same index */
 	struct eg_site *sites;
 	size_t nsites;
+	struct eg_timer *timers;
+	size_t ntimers;
 	bool has_begin, has_end;
 	size_t started_act, dump_act;
 	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include <bpf/libbpf.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 
 #include "engine.h"
 
@@ -172,6 +174,34 @@ static struct bpf_link *attach_self(struct bpf_object *obj, const char *prog, vo
 	return attach(obj, prog, getpid(), path, off, 0, diag);
 }
 
+/* tick-N: a CPU clock on CPU 0 (the tick fires on one CPU, as DTrace's does). */
+static struct bpf_link *attach_timer(struct bpf_object *obj, const struct eg_timer *t,
+				     struct usdt_diag *diag)
+{
+	struct perf_event_attr a;
+	struct bpf_program *p = bpf_object__find_program_by_name(obj, t->prog);
+	struct bpf_link *l;
+	int fd;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = PERF_COUNT_SW_CPU_CLOCK;
+	a.sample_period = t->period_ns;
+	fd = p ? (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC) : -1;
+	if (fd < 0) {
+		usdt_error(diag, "cannot start a timer of %llu ns: %s",
+			   (unsigned long long)t->period_ns, strerror(errno));
+		return NULL;
+	}
+	l = bpf_program__attach_perf_event(p, fd);
+	if (!l) {
+		usdt_error(diag, "cannot attach a timer program: %s", strerror(errno));
+		close(fd);
+	}
+	return l; /* the link owns fd */
+}
+
 static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct usdt_diag *diag)
 {
 	struct eg_loaded *l = dt_xmalloc(sizeof(*l));
@@ -217,6 +247,15 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 		const struct eg_site *s = &p->sites[i];
 		struct bpf_link *k =
 		    attach(l->obj, s->prog, -1, s->path, s->off, s->sema_off, diag);
+
+		if (!k) {
+			eg_unload(l);
+			return NULL;
+		}
+		DT_PUSH(l->links, l->nlinks, k);
+	}
+	for (i = 0; do_attach && i < p->ntimers; i++) {
+		struct bpf_link *k = attach_timer(l->obj, &p->timers[i], diag);
 
 		if (!k) {
 			eg_unload(l);

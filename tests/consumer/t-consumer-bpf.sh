@@ -36,7 +36,7 @@ refused() { # column message program
 refused 14 "this statement (associative arrays, assignments as values) is not supported" 'BEGIN { a[1] = 2; }'
 refused 11 "a string variable is not supported by -x engine=bpf yet" 'BEGIN { x = "a"; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
-refused 1 "tick-1s: -x engine=bpf traces USDT probes, BEGIN and END only (yet)" 'tick-1s { exit(0); }'
+refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
 refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", strjoin("a", "b")); }'
 refused 17 "an operator on strings (a comparison of strings) is not supported" 'BEGIN /execname == "x"/ { exit(0); }'
 refused 23 "this action is not supported by -x engine=bpf yet" 'BEGIN { @a = count(); trunc(@a); }'
@@ -46,6 +46,21 @@ refused 13 "if/else is not supported by -x engine=bpf yet" 'BEGIN { if (1) { exi
 export TZ=UTC
 ebpf 7 -q -n 'BEGIN { printf("%Y|%-6s|%6s|%*s|%x|%X|%o|%c|%u|%i|%5.2s|%%|%-4d|%04d\n", 0, "ab", "cd", 5, "e", 255, 255, 8, 65, -1, 42, "xyz", 7, 7); exit(7); }'
 same "$T/out" "1970 Jan  1 00:00:00|ab    |    cd|    e|ff|FF|10|A|4294967295|42|   xy|%|7   |0007\n\n" "printf conversions"
+
+# t-consumer-begin's others: BEGIN's default record and notice, tick-N,
+# macros, -e, several BEGIN clauses in order with a global, END.
+ebpf 0 -n 'BEGIN { exit(0); }'
+same "$T/out" "$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s ' 0 1 :BEGIN)\n\n" "BEGIN's default record"
+same "$T/err" "dtrace: description 'BEGIN ' matched 1 probe\n" "BEGIN's notice"
+ebpf 0 -q -n 'tick-10ms { n++; } tick-10ms /n == 5/ { printf("five %d\n", n); exit(0); }'
+same "$T/out" "five 5\n\n" "tick-10ms, two clauses"
+ebpf 0 -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
+same "$T/out" "hello 42 \$3\n\n" "macro arguments"
+ebpf 0 -e -n 'BEGIN { exit(0); }'
+[ -s "$T/out" ] && fail "-e printed output"
+same "$T/err" "dtrace: description 'BEGIN ' matched 1 probe\n" "-e notice"
+ebpf 3 -q -n 'BEGIN { x = 1; } BEGIN /x == 1/ { printf("two\n"); } BEGIN { exit(3); } END { printf("end\n"); }'
+same "$T/out" "two\nend\n\n" "several BEGIN clauses, END"
 
 build_quickstart "$T/qs"
 cd "$T/qs"
