@@ -139,11 +139,40 @@ static void exit_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	cv_free(&v);
 }
 
-static const char *const fnames[] = {"count", "sum", "avg", "min", "max", "quantize", NULL};
-static const enum dt_afn fns[] = {F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_QUANTIZE};
+static const char *const fnames[] = {"count", "sum",	  "avg",       "min",
+				     "max",   "quantize", "lquantize", NULL};
+static const enum dt_afn fns[] = {F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_QUANTIZE, F_LQUANTIZE};
+
+/* lquantize(x, base, limit[, step]): constants, as DTrace wants them. */
+static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
+{
+	size_t i;
+
+	lq[2] = 1;
+	if (fn->nargs < 3 || fn->nargs > 4) {
+		cg_err(g, fn, "these arguments of lquantize()");
+		return false;
+	}
+	for (i = 1; i < fn->nargs; i++) {
+		const struct dt_node *a = fn->args[i];
+		bool neg = a->kind == N_UNARY && a->op[0] == '-' && !a->op[1] && a->a;
+
+		if ((neg ? a->a : a)->kind != N_INT) {
+			cg_err(g, a, "a parameter of lquantize() other than a constant");
+			return false;
+		}
+		lq[i - 1] = neg ? -a->a->ival : a->ival;
+	}
+	if (lq[2] <= 0 || lq[1] <= lq[0] || (lq[1] - lq[0]) / lq[2] > 4096) {
+		cg_err(g, fn, "these lquantize() parameters");
+		return false;
+	}
+	return true;
+}
 
 /* The aggregation `name`, created at its first use with this shape. */
-static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys)
+static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
+		    const int64_t lq[3])
 {
 	size_t i, k;
 	struct dt_agg a;
@@ -154,7 +183,8 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 
 		if (strcmp(x->name, lhs->name))
 			continue;
-		if (x->fn != fn || x->nkeys != lhs->nargs) {
+		if (x->fn != fn || x->nkeys != lhs->nargs ||
+		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq)))) {
 			cg_err(g, lhs, "an aggregation used with two functions or key shapes");
 			return -1;
 		}
@@ -191,7 +221,15 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	e.nkeys = a.nkeys;
 	if (!e.key_size)
 		e.key_size = 8;
-	e.val_size = fn == F_QUANTIZE ? 16 + 8 * EG_NQ : 16;
+	e.val_size = 16;
+	if (fn == F_QUANTIZE)
+		e.val_size += 8 * EG_NQ;
+	if (fn == F_LQUANTIZE) {
+		memcpy(a.lq, lq, sizeof(a.lq));
+		e.val_size += 8 * (unsigned)((lq[1] - lq[0]) / lq[2] + 2);
+	}
+	if (e.val_size > g->scratch)
+		g->scratch = e.val_size; /* the zero value a new key starts from */
 	snprintf(e.map, sizeof(e.map), "agg_%zu", g->t->naggs);
 	DT_PUSH(g->t->aggs, g->t->naggs, a);
 	g->out->aggs = dt_xrealloc(g->out->aggs, g->t->naggs * sizeof(e));
@@ -205,6 +243,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 {
 	const struct dt_node *lhs = n->a, *fn = n->b;
 	struct cv keys[16], arg = {0};
+	int64_t lq[3] = {0, 0, 0};
 	struct eg_agg *e;
 	size_t i, nk = 0;
 	long ai;
@@ -221,7 +260,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		return;
 	}
 	f = fns[i];
-	if ((f == F_COUNT) != (fn->nargs == 0) || fn->nargs > 1) {
+	if (f == F_LQUANTIZE ? !lq_params(g, fn, lq)
+			     : (f == F_COUNT) != (fn->nargs == 0) || fn->nargs > 1) {
 		cg_err(g, fn, "these arguments of an aggregating function");
 		return;
 	}
@@ -235,7 +275,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		cg_int(g, fn->args[0], &arg);
 	if (g->failed)
 		goto out;
-	ai = agg_get(g, lhs, f, keys);
+	ai = agg_get(g, lhs, f, keys, lq);
 	if (ai < 0)
 		goto out;
 	e = &g->out->aggs[ai];
@@ -254,12 +294,12 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 	}
 	dt_buf_printf(w->o, "\t\t\t\t__s64 x = %s;\n", fn->nargs ? arg.text : "1");
 	dt_buf_printf(w->o,
-		      "\t\t\t\tstruct %s *v = bpf_map_lookup_elem(&%s, k);\n"
+		      "\t\t\t\tstruct v_%s *v = bpf_map_lookup_elem(&%s, k);\n"
 		      "\t\t\t\tif (!v) {\n"
 		      "\t\t\t\t\tbpf_map_update_elem(&%s, k, zv, 1);\n"
 		      "\t\t\t\t\tv = bpf_map_lookup_elem(&%s, k);\n"
 		      "\t\t\t\t}\n",
-		      f == F_QUANTIZE ? "aggq" : "aggv", e->map, e->map, e->map);
+		      e->map, e->map, e->map, e->map);
 	switch (f) {
 	case F_COUNT:
 	case F_SUM:
@@ -272,8 +312,21 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			      "\t\t\t\tif (v) { if (!v->n || x %c v->v) v->v = x; v->n++; }\n",
 			      f == F_MIN ? '<' : '>');
 		break;
+	case F_LQUANTIZE: {
+		int64_t nb = (lq[1] - lq[0]) / lq[2] + 2;
+
+		/* render.c's layout: 0 below base, 1..levels, nb - 1 at or past the limit */
+		dt_buf_printf(w->o,
+			      "\t\t\t\t__u32 b = x < %lldLL ? 0 : x >= %lldLL ? %lld : "
+			      "(__u32)((__u64)(x - %lldLL) / %lldULL) + 1;\n"
+			      "\t\t\t\tBOUNDED(b);\n"
+			      "\t\t\t\tif (v && b < %lld) { v->b[b]++; v->n++; }\n",
+			      (long long)lq[0], (long long)lq[1], (long long)nb - 1,
+			      (long long)lq[0], (long long)lq[2], (long long)nb);
+		break;
+	}
 	default:
-		dt_buf_printf(w->o, "\t\t\t\t__u32 b = qidx(x);\n"
+		dt_buf_printf(w->o, "\t\t\t\t__u32 b = qidx(x);\n\t\t\t\tBOUNDED(b);\n"
 				    "\t\t\t\tif (v && b < 128) { v->b[b]++; v->n++; }\n");
 		break;
 	}
@@ -524,13 +577,17 @@ static void agg_maps(struct cg *g, struct dt_buf *o)
 		const struct eg_agg *e = &g->out->aggs[i];
 
 		dt_buf_printf(o, "struct k_%s { __u8 b[%u]; };\n", e->map, e->key_size);
+		if (e->val_size > 16)
+			dt_buf_printf(o, "struct v_%s { __s64 v, n, b[%u]; };\n", e->map,
+				      (e->val_size - 16) / 8);
+		else
+			dt_buf_printf(o, "struct v_%s { __s64 v, n; };\n", e->map);
 		/* per-CPU hash, allocated as keys come (BPF_F_NO_PREALLOC) */
 		dt_buf_printf(o,
 			      "struct { __uint(type, 5); __uint(max_entries, %u); "
 			      "__uint(map_flags, 1); __type(key, struct k_%s); __type(value, "
-			      "struct %s); } %s SEC(\".maps\");\n",
-			      g->t->aggs[i].fn == F_QUANTIZE ? 4096u : 16384u, e->map,
-			      e->val_size > 16 ? "aggq" : "aggv", e->map);
+			      "struct v_%s); } %s SEC(\".maps\");\n",
+			      e->val_size > 16 ? 4096u : 16384u, e->map, e->map, e->map);
 	}
 }
 

@@ -29,6 +29,11 @@ static const char prelude[] =
 #endif
     "#define SEC(n) __attribute__((section(n), used))\n"
     "#define INLINE static inline __attribute__((always_inline))\n"
+    /*
+     * An index clang knows to be in range still needs its test for the
+     * verifier: this hides the range from clang, so the test stays.
+     */
+    "#define BOUNDED(x) __asm__ volatile(\"\" : \"+r\"(x))\n"
     "#define __uint(n, v) int (*n)[v]\n"
     "#define __type(n, v) typeof(v) *n\n"
     "static void *(*bpf_map_lookup_elem)(void *m, const void *k) = (void *)1;\n"
@@ -55,8 +60,6 @@ static const char prelude[] =
     "__type(value, struct scratch); } scratch SEC(\".maps\");\n"
     "struct { __uint(type, 2); __uint(max_entries, 1); __type(key, __u32); "
     "__type(value, struct scratch); } zeroes SEC(\".maps\");\n"
-    "struct aggv { __s64 v, n; };\n"
-    "struct aggq { __s64 v, n, b[128]; };\n"
     /* A record could not be written: counted per CPU, reported by dtrace. */
     "INLINE void drop(void) {\n"
     "\t__u32 z = 0; __u64 *d = bpf_map_lookup_elem(&drops, &z);\n"

@@ -49,7 +49,7 @@ static struct dt_buf libbpf_log;
 
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	char buf[4096];
+	static char buf[1 << 16]; /* the verifier's log comes as one message */
 
 	if (level == LIBBPF_DEBUG)
 		return 0;

@@ -157,7 +157,7 @@ static void read_agg(struct eg_reader *rd, size_t ai)
 {
 	const struct eg_agg *e = &rd->p->aggs[ai];
 	const struct dt_agg *a = &rd->r->t->aggs[ai];
-	size_t vs = (e->val_size + 7) & ~7u, nb = e->val_size > 16 ? EG_NQ : 0, i;
+	size_t vs = (e->val_size + 7) & ~7u, nb = (e->val_size - 16) / 8, i;
 	unsigned char *key = dt_xmalloc(e->key_size), *next = dt_xmalloc(e->key_size);
 	int64_t *vals = dt_xmalloc(vs * (size_t)rd->ncpus), *b = dt_xmalloc((nb + 1) * 8);
 	int fd = eg_map_fd(rd->l, e->map);

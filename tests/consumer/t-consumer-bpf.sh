@@ -89,8 +89,8 @@ pid=$(sed -n 's/^dtrace: pid \([0-9]*\) has exited$/\1/p' "$T/err")
 [ -n "$pid" ] || fail "no 'pid N has exited' notice"
 same "$T/err" "dtrace: description 'quickstart*:::request-start ' matched 1 probe\ndtrace: pid $pid has exited\n" "notices"
 
-# t-consumer-usdt 3 (without lquantize): the exit dump.
-ebpf 0 -q -c './quickstart 4 1' -n 'quickstart$target:::request-done { @c[args[1]] = count(); @s["sum"] = sum(args[0]); @q = quantize(args[0]); @mx = max(args[0]); @mn = min(args[0]); @av = avg(args[0]); }'
+# t-consumer-usdt 3: the exit dump.
+ebpf 0 -q -c './quickstart 4 1' -n 'quickstart$target:::request-done { @c[args[1]] = count(); @s["sum"] = sum(args[0]); @q = quantize(args[0]); @l = lquantize(args[0], 0, 4, 1); @mx = max(args[0]); @mn = min(args[0]); @av = avg(args[0]); }'
 strip_served
 dist=$(printf '%16s %41s %-9s' value '------------- Distribution -------------' count)
 row() { printf '%16s |%-40s %-9s' "$1" "$2" "$3"; }
@@ -99,6 +99,7 @@ want="\n"
 want+=$(printf ' %8d %16d' 404 1)'\n'$(printf ' %8d %16d' 200 3)'\n'
 want+=$(printf '  %-50s %16d' sum 10)'\n'
 want+="\n$dist\n$(row 0 '' 0)\n$(row 1 $at10 1)\n$(row 2 $at10$at10 2)\n$(row 4 $at10 1)\n$(row 8 '' 0)\n\n"
+want+="\n$dist\n$(row 0 '' 0)\n$(row 1 $at10 1)\n$(row 2 $at10 1)\n$(row 3 $at10 1)\n$(row '>= 4' $at10 1)\n\n"
 want+=$(printf ' %16d' 4)'\n'$(printf ' %16d' 1)'\n'$(printf ' %16d' 2)'\n'
 same "$T/out" "$want" "the exit dump"
 
