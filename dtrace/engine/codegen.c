@@ -615,8 +615,8 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
 	out->started_act = new_action(&g, A_STARTED);
 	cg_vars_scan(&g, probes);
-	if (g.scratch < 8 * g.nvars)
-		g.scratch = 8 * (unsigned)g.nvars; /* a thread's variables start from zeroes */
+	if (g.scratch < cg_vars_size(&g))
+		g.scratch = cg_vars_size(&g); /* a thread's variables start from zeroes */
 	/* END last: its printa()s name what the other clauses aggregate */
 	for (int end = 0; end < 2; end++)
 		for (i = 0; i < probes->n && !g.failed; i++) {

@@ -15,7 +15,12 @@
 #include "model.h"
 
 /* Where a string value comes from. */
-enum sv_kind { SV_CONST, SV_USER, SV_COMM };
+enum sv_kind {
+	SV_CONST, /* text: the string */
+	SV_USER,  /* text: the process's address */
+	SV_COMM,  /* the task's comm */
+	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
+};
 
 /* A value: an integer's C expression, or a string's source. */
 struct cv {
@@ -33,6 +38,7 @@ struct cg_var {
 	unsigned size;
 	bool is_unsigned;
 	bool typed;
+	bool is_str;
 };
 
 struct cg {
@@ -53,6 +59,7 @@ struct cg {
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
 void cv_free(struct cv *v);
@@ -63,6 +70,7 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 /* Variables (codegen_vars.c). */
 void cg_vars_scan(struct cg *g, struct dt_probes *ps);
 void cg_vars_maps(const struct cg *g, struct dt_buf *o);
+unsigned cg_vars_size(const struct cg *g);
 void cg_vars_body_top(const struct cg *g, struct dt_buf *o);
 /* n is a variable (self->x, this->x, a global): its value in v. */
 bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v);

@@ -23,6 +23,16 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
 }
 
+/* An error of the program itself (a type clash): reported as it is. */
+void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (g->failed)
+		return;
+	g->failed = true;
+	if (!g->scanning)
+		dt_error_at(g->diag, &n->pos, "%s", what);
+}
+
 static void set_int(struct cv *v, unsigned size, bool is_unsigned)
 {
 	v->type = TY_INT;
@@ -134,6 +144,26 @@ static bool is_cmp(const char *op)
 	       !strcmp(op, "&&") || !strcmp(op, "||") || !strcmp(op, "^^");
 }
 
+/*
+ * Two strings compared: each copied into a per-CPU slot (a statement
+ * expression: the copies are statements), then compared by a bounded loop.
+ */
+static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *a,
+			const struct cv *b, struct cv *v)
+{
+	struct dt_buf o = {0};
+
+	dt_buf_printf(&o, "({ __s64 r = 0; __u8 *s1 = strtmp(0), *s2 = strtmp(1);\n");
+	dt_buf_printf(&o, "\t\tif (s1 && s2) {\n");
+	cg_store_str(g, a, "s1", false, &o, "\t\t\t");
+	cg_store_str(g, b, "s2", false, &o, "\t\t\t");
+	dt_buf_printf(&o, "\t\t\tr = dstrcmp(s1, s2) %s 0;\n\t\t}\n\t\tr; })", n->op);
+	v->text = o.s;
+	v->type = TY_INT;
+	v->size = 4;
+	v->is_unsigned = false;
+}
+
 static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	struct cv a = {0}, b = {0};
@@ -149,8 +179,13 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 	cg_value(g, n->a, &a);
 	if (!g->failed)
 		cg_value(g, n->b, &b);
+	if (!g->failed && a.type == TY_STR && b.type == TY_STR && is_cmp(n->op) &&
+	    n->op[0] != '&' && n->op[0] != '|' && n->op[0] != '^') {
+		str_compare(g, n, &a, &b, v);
+		goto out;
+	}
 	if (!g->failed && (a.type != TY_INT || b.type != TY_INT))
-		cg_err(g, n, "an operator on strings (a comparison of strings)");
+		cg_err(g, n, "an operator on a string and an integer, or this one on strings");
 	if (g->failed)
 		goto out;
 	un = a.is_unsigned || b.is_unsigned;
@@ -308,6 +343,10 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 		return;
 	case SV_COMM:
 		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
+		return;
+	case SV_MEM:
+		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,
+			      v->text);
 		return;
 	case SV_CONST:
 		len = strlen(v->text);

@@ -47,6 +47,7 @@ static const char prelude[] =
     "static long (*bpf_probe_read_user)(void *d, __u32 n, const void *s) = (void *)112;\n"
     "static long (*bpf_probe_read_kernel)(void *d, __u32 n, const void *s) = (void *)113;\n"
     "static long (*bpf_probe_read_user_str)(void *d, __u32 n, const void *s) = (void *)114;\n"
+    "static long (*bpf_probe_read_kernel_str)(void *d, __u32 n, const void *s) = (void *)115;\n"
     "static void *(*bpf_ringbuf_reserve)(void *rb, __u64 n, __u64 f) = (void *)131;\n"
     "static void (*bpf_ringbuf_submit)(void *d, __u64 f) = (void *)132;\n"
     "char LICENSE[] SEC(\"license\") = \"GPL\";\n"
@@ -60,6 +61,10 @@ static const char prelude[] =
     "__type(value, struct scratch); } scratch SEC(\".maps\");\n"
     "struct { __uint(type, 2); __uint(max_entries, 1); __type(key, __u32); "
     "__type(value, struct scratch); } zeroes SEC(\".maps\");\n"
+    "";
+
+/* The functions every program may call (no format: written as they are). */
+static const char functions[] =
     /* A record could not be written: counted per CPU, reported by dtrace. */
     "INLINE void drop(void) {\n"
     "\t__u32 z = 0; __u64 *d = bpf_map_lookup_elem(&drops, &z);\n"
@@ -85,7 +90,7 @@ static const char prelude[] =
     "}\n"
     "INLINE __s64 smod(__s64 a, __s64 b) {\n"
     "\tif (!b) return 0;\n"
-    "\t__u64 r = (__u64)(a < 0 ? -a : a) %% (__u64)(b < 0 ? -b : b);\n"
+    "\t__u64 r = (__u64)(a < 0 ? -a : a) % (__u64)(b < 0 ? -b : b);\n"
     "\treturn a < 0 ? -(__s64)r : (__s64)r;\n"
     "}\n"
     /* DTrace's quantize bucket: 64 is 0, 64+1+k holds [2^k, 2^(k+1)). */
@@ -113,6 +118,22 @@ static const char prelude[] =
     "\tbpf_probe_read_kernel(s, SCRATCH, zs);\n"
     "\treturn s;\n"
     "}\n"
+    /* Two strings to compare, per CPU (not the stack). */
+    "struct strtmp { __u8 s[2][(STRSIZE + 7) & ~7]; };\n"
+    "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
+    "__type(value, struct strtmp); } strtmps SEC(\".maps\");\n"
+    "INLINE __u8 *strtmp(int i) {\n"
+    "\t__u32 z = 0; struct strtmp *t = bpf_map_lookup_elem(&strtmps, &z);\n"
+    "\treturn t ? t->s[i & 1] : 0;\n"
+    "}\n"
+    /* strcmp() over at most STRSIZE bytes: a bounded loop the verifier walks. */
+    "INLINE int dstrcmp(const __u8 *a, const __u8 *b) {\n"
+    "\tfor (int i = 0; i < STRSIZE; i++) {\n"
+    "\t\tif (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;\n"
+    "\t\tif (!a[i]) return 0;\n"
+    "\t}\n"
+    "\treturn 0;\n"
+    "}\n"
     "INLINE void *zero_value(void) {\n"
     "\t__u32 z = 0; return bpf_map_lookup_elem(&zeroes, &z);\n"
     "}\n";
@@ -120,4 +141,5 @@ static const char prelude[] =
 void eg_prelude(struct dt_buf *o, long strsize, unsigned scratch_size)
 {
 	dt_buf_printf(o, prelude, strsize, scratch_size);
+	dt_buf_add(o, functions, sizeof(functions) - 1);
 }

@@ -6,8 +6,10 @@
  * read as 0 while the thread has none), a clause-local `this->x` a C local
  * of the probe's body, shared by the clauses of one firing as D shares it.
  * A variable's type is its first assignment's in script order (found by
- * cg_vars_scan() before any code is written); integers only: a string
- * variable is refused at its assignment.
+ * cg_vars_scan() before any code is written). A string variable is a
+ * STRSIZE array in the same places, except this->'s, which live in a
+ * per-CPU map (`tvars`) rather than on the 512-byte stack; it is read as a
+ * pointer (SV_MEM) and copied up to its NUL where it goes.
  */
 #include <string.h>
 
@@ -44,7 +46,7 @@ static bool is_builtin(const char *s)
 
 static struct cg_var *add(struct cg *g, char kind, const char *name)
 {
-	struct cg_var v = {kind, dt_xstrdup(name), 8, false, false};
+	struct cg_var v = {kind, dt_xstrdup(name), 8, false, false, false};
 	struct cg_var *x = find(g, kind, name);
 
 	if (x)
@@ -72,6 +74,7 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 				v->size = t.size < 4 ? 4 : t.size;
 				v->is_unsigned = t.is_unsigned;
 			}
+			v->is_str = !g->failed && t.type == TY_STR;
 			cv_free(&t);
 			g->failed = false; /* reported when the code is written */
 		}
@@ -118,28 +121,56 @@ void cg_vars_scan(struct cg *g, struct dt_probes *ps)
 	memset(g->arg_used, 0, sizeof(g->arg_used));
 }
 
+static int kinds(const struct cg *g)
+{
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < g->nvars; i++)
+		k |= g->vars[i].kind == 'g'   ? 1
+		     : g->vars[i].kind == 's' ? 2
+		     : g->vars[i].is_str      ? 4
+					      : 0;
+	return k;
+}
+
+/* The bytes a thread's variables take (their zero value is the zeroes map's). */
+unsigned cg_vars_size(const struct cg *g)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < g->nvars; i++)
+		n += g->vars[i].is_str ? ((unsigned)g->strsize + 7u) & ~7u : 8u;
+	return n;
+}
+
 void cg_vars_maps(const struct cg *g, struct dt_buf *o)
 {
 	size_t i;
-	int kinds = 0;
+	int ks = kinds(g);
 
-	for (i = 0; i < g->nvars; i++)
-		kinds |= g->vars[i].kind == 'g' ? 1 : g->vars[i].kind == 's' ? 2 : 0;
-	for (int k = 0; k < 2; k++) {
-		char kind = k ? 's' : 'g';
+	for (int k = 0; k < 3; k++) {
+		char kind = "gst"[k];
 
-		if (!(kinds & (1 << k)))
+		if (!(ks & (1 << k)))
 			continue;
 		dt_buf_printf(o, "struct %cvars {\n", kind);
 		for (i = 0; i < g->nvars; i++)
-			if (g->vars[i].kind == kind)
+			if (g->vars[i].kind == kind && g->vars[i].is_str)
+				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].name,
+					      (g->strsize + 7) & ~7L);
+			else if (g->vars[i].kind == kind && kind != 't')
 				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].name);
 		dt_buf_printf(o, "};\n");
 	}
-	if (kinds & 1)
+	if (ks & 4)
+		dt_buf_printf(o, "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, "
+				 "__u32); __type(value, struct tvars); } tvars SEC(\".maps\");\n");
+	if (ks & 1)
 		dt_buf_printf(o, "struct { __uint(type, 2); __uint(max_entries, 1); __type(key, "
 				 "__u32); __type(value, struct gvars); } gvars SEC(\".maps\");\n");
-	if (kinds & 2)
+	if (ks & 2)
 		dt_buf_printf(o, "struct { __uint(type, 1); __uint(max_entries, 65536); "
 				 "__uint(map_flags, 1); __type(key, __u32); __type(value, struct "
 				 "svars); } svars SEC(\".maps\");\n");
@@ -153,9 +184,13 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
 	for (i = 0; i < g->nvars; i++) {
 		gl |= g->vars[i].kind == 'g';
 		sl |= g->vars[i].kind == 's';
-		if (g->vars[i].kind == 't')
+		if (g->vars[i].kind == 't' && !g->vars[i].is_str)
 			dt_buf_printf(o, "\t__s64 t_%s = 0;\n", g->vars[i].name);
 	}
+	if (kinds(g) & 4)
+		dt_buf_printf(o,
+			      "\t__u32 tz = 0;\n\tstruct tvars *tv = bpf_map_lookup_elem(&tvars, "
+			      "&tz);\n\tif (!tv)\n\t\treturn 0;\n");
 	if (gl)
 		dt_buf_printf(o,
 			      "\t__u32 gz = 0;\n\tstruct gvars *gv = bpf_map_lookup_elem(&gvars, "
@@ -171,6 +206,8 @@ static void ref(const struct cg_var *v, char *buf, size_t n)
 		snprintf(buf, n, "gv->g_%s", v->name);
 	else if (v->kind == 's')
 		snprintf(buf, n, "sv->s_%s", v->name);
+	else if (v->is_str)
+		snprintf(buf, n, "tv->t_%s", v->name);
 	else
 		snprintf(buf, n, "t_%s", v->name);
 }
@@ -182,6 +219,17 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 
 	if (!k)
 		return false;
+	if (x && x->is_str) {
+		char e[340];
+
+		ref(x, buf, sizeof(buf));
+		snprintf(e, sizeof(e), k == 's' ? "(sv ? (void *)%s : zero_value())" : "(void *)%s",
+			 buf);
+		v->type = TY_STR;
+		v->skind = SV_MEM;
+		v->text = dt_xstrdup(e);
+		return true;
+	}
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
@@ -211,7 +259,7 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 	if ((n->kind != N_ASSIGN && n->kind != N_INCDEC) || !k)
 		return false;
 	if (k == 'g' && is_builtin(lhs->name)) {
-		cg_err(g, lhs, "assigning to a built-in variable");
+		cg_fail(g, lhs, "a built-in variable cannot be assigned to");
 		return true;
 	}
 	x = find(g, k, lhs->name);
@@ -221,11 +269,19 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 	}
 	if (n->kind == N_ASSIGN) {
 		cg_value(g, n->b, &val);
-		if (!g->failed && val.type != TY_INT) {
-			cg_err(g, n, "a string variable");
+		if (!g->failed && x->is_str && n->b->kind == N_INT && n->b->ival == 0) {
+			/* D frees a variable given 0: read as "" from then on */
 			cv_free(&val);
-			return true;
+			val.type = TY_STR;
+			val.skind = SV_CONST;
+			val.text = dt_xstrdup("");
 		}
+		if (!g->failed && (val.type == TY_STR) != x->is_str)
+			cg_fail(g, n, "a variable is given a string and an integer");
+		if (!g->failed && x->is_str && strcmp(n->op, "="))
+			cg_fail(g, n, "this operator does not apply to a string");
+	} else if (x->is_str) {
+		cg_fail(g, n, "++ and -- do not apply to a string");
 	}
 	if (g->failed)
 		return true;
@@ -236,7 +292,16 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 			      "%s\tif (zv)\n%s\t\tbpf_map_update_elem(&svars, &stid, zv, 1);\n"
 			      "%s\tsv = bpf_map_lookup_elem(&svars, &stid);\n%s}\n%sif (sv)\n",
 			      ind, ind, ind, ind, ind, ind, ind);
-	if (n->kind == N_INCDEC) {
+	if (x->is_str) {
+		char dst[340];
+
+		snprintf(dst, sizeof(dst), "(__u8 *)%s", buf);
+		if (k == 's')
+			dt_buf_printf(o, "%sif (sv) {\n", ind);
+		cg_store_str(g, &val, dst, false, o, k == 's' ? "\t\t\t" : ind);
+		if (k == 's')
+			dt_buf_printf(o, "%s}\n", ind);
+	} else if (n->kind == N_INCDEC) {
 		dt_buf_printf(o, "%s%s%s %s= 1;\n", ind, k == 's' ? "\t" : "", buf,
 			      n->op[0] == '+' ? "+" : "-");
 	} else if (!strcmp(n->op, "/=") || !strcmp(n->op, "%=")) {

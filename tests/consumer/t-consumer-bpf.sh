@@ -34,11 +34,11 @@ refused() { # column message program
 	[ "$(grep -c error: "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "'$3': more than one error"; }
 }
 refused 14 "this statement (associative arrays, assignments as values) is not supported" 'BEGIN { a[1] = 2; }'
-refused 11 "a string variable is not supported by -x engine=bpf yet" 'BEGIN { x = "a"; }'
+refused 20 "a variable is given a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
 refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
 refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", strjoin("a", "b")); }'
-refused 17 "an operator on strings (a comparison of strings) is not supported" 'BEGIN /execname == "x"/ { exit(0); }'
+refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 23 "this action is not supported by -x engine=bpf yet" 'BEGIN { @a = count(); trunc(@a); }'
 refused 13 "if/else is not supported by -x engine=bpf yet" 'BEGIN { if (1) { exit(0); } }'
 
@@ -148,6 +148,23 @@ want="$(printf '%b' "$want" | sort)\n"
 want+="done 4\n\n"$(printf ' %8d %16d' 404 0)'\n'$(printf ' %8d %16d' 200 1)'\n'$(printf ' %16d' 1)'\n'
 # (printa's entries of equal counts come in key order: sorted here as DTrace sorts them)
 same "$T/out" "$want" "a script with self->, printa, normalize, a global"
+
+# String variables (self->, this->) and comparisons: a string read into a
+# thread's variable, compared with "" and with a constant, freed with 0; a
+# this-> string as a key beside a comparison's result.
+ebpf 0 -q -c './quickstart 4 1' -n 'quickstart$target:::request-start { self->path = copyinstr(arg1); this->p = self->path; @[this->p, execname == "quickstart"] = count(); } quickstart$target:::request-done /self->path != ""/ { printf("%s %d\n", self->path, args[1]); self->path = 0; } quickstart$target:::request-done /self->path == ""/ { printf("unset\n"); } quickstart$target:::request-start /copyinstr(arg1) == "/api/users?id=4"/ { printf("four\n"); }'
+strip_served
+want=""
+for i in 1 2 3 4; do
+	case $((i % 3)) in 0) p=/index.html ;; 1) p=/api/users ;; 2) p=/static/app.js ;; esac
+	s=200; [ "$i" = 4 ] && s=404 && want+="four\n"
+	want+="$p?id=$i $s\nunset\n"
+done
+want+="\n"
+for k in /api/users?id=1 /api/users?id=4 /index.html?id=3 /static/app.js?id=2; do
+	want+=$(printf '  %-50s %8d %16d' "$k" 1 1)'\n'
+done
+same "$T/out" "$want" "string variables and comparisons"
 
 # t-consumer-usdt 6: SIGINT then SIGTERM: one interrupt; END and the dump.
 ./quickstart 100000 20 >/dev/null &
