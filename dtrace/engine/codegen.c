@@ -50,12 +50,27 @@ static size_t new_action(struct cg *g, enum dt_akind kind)
 struct recw {
 	struct eg_rec *r; /* NULL: the clause writes none */
 	struct dt_buf *o;
+	struct cg *g;
+	const struct dt_clause *c;
 };
 
+/*
+ * An action of the record: its bit in the record's mask is set where its
+ * code runs, so that one in a branch not taken is skipped by the reader.
+ */
 static void item_begin(struct recw *w, size_t act)
 {
 	struct eg_item it = {act, w->r->nf, 0};
 
+	if (w->r->nitems >= 64) {
+		if (!w->g->failed)
+			dt_error_at(w->g->diag, &w->c->pos,
+				    "a clause of more than 64 actions (-x engine=bpf)");
+		w->g->failed = true;
+		return;
+	}
+	dt_buf_printf(w->o, "\t\tif (rec)\n\t\t\t*(__u64 *)(rec + 8) |= 1ULL << %zu;\n",
+		      w->r->nitems);
 	DT_PUSH(w->r->items, w->r->nitems, it);
 }
 
@@ -406,7 +421,20 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	const struct dt_node *n = s->e;
 
 	if (s->is_if) {
-		cg_err(g, n, "if/else");
+		struct cv c;
+		size_t i;
+
+		cg_int(g, n, &c);
+		if (g->failed)
+			return;
+		dt_buf_printf(w->o, "\t\tif (%s) {\n", c.text);
+		cv_free(&c);
+		for (i = 0; i < s->nthen && !g->failed; i++)
+			statement(g, w, s->then[i]);
+		dt_buf_printf(w->o, "\t\t} else {\n");
+		for (i = 0; i < s->nels && !g->failed; i++)
+			statement(g, w, s->els[i]);
+		dt_buf_printf(w->o, "\t\t}\n");
 		return;
 	}
 	if (n->kind == N_ASSIGN && n->a && n->a->kind == N_AGG) {
@@ -446,10 +474,10 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	bool quiet = g->prog->o->quiet, recs = !only_aggs(c);
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
-	struct recw w = {recs ? &rec : NULL, &body};
+	struct recw w = {recs ? &rec : NULL, &body, g, c};
 	size_t k;
 
-	rec.size = 8; /* the record's number, its CPU */
+	rec.size = 16; /* the record's number, its CPU, the mask of its actions that ran */
 	g->clause = pc->clause;
 	if (!pc->any_pid) {
 		dt_buf_add(&cond, "(", 1);
@@ -485,7 +513,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			      "\t\t__u8 *rec = bpf_ringbuf_reserve(&events, %u, 0);\n"
 			      "\t\tif (!rec) {\n\t\t\tdrop();\n\t\t} else {\n"
 			      "\t\t\t*(__u32 *)rec = %zu;\n"
-			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n\t\t}\n",
+			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n"
+			      "\t\t\t*(__u64 *)(rec + 8) = 0;\n\t\t}\n",
 			      rec.size, g->out->nrecs);
 	}
 	if (body.n)

@@ -6,8 +6,10 @@
  * avg divides the summed total by the summed count, histograms add bucket
  * by bucket). Both are handed to the renderer as the bpftrace backend's
  * values are, as text fields, so that render.c prints every byte as it
- * does there. A record the ring buffer had no room for is counted per CPU
- * by the program and reported here as DTrace reports drops.
+ * does there. A record's mask says which of its actions ran (those in an
+ * if's branch not taken wrote nothing). A record the ring buffer had no
+ * room for is counted per CPU by the program and reported here as DTrace
+ * reports drops.
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -68,20 +70,25 @@ static int on_record(void *ctx, void *data, size_t size)
 	struct eg_reader *rd = ctx;
 	const unsigned char *d = data;
 	const struct eg_rec *rec;
+	uint64_t ran;
 	uint32_t id;
 	size_t i, k;
 
-	if (size < 8)
+	if (size < 16)
 		return 0;
 	memcpy(&id, d, 4);
+	memcpy(&ran, d + 8, 8);
 	if (id >= rd->p->nrecs)
 		return 0;
 	rec = &rd->p->recs[id];
 	rd->records++;
 	for (i = 0; i < rec->nitems; i++) {
 		const struct eg_item *it = &rec->items[i];
-		char **f = dt_xmalloc((it->n + 1) * sizeof(*f));
+		char **f;
 
+		if (!(ran & (UINT64_C(1) << i)))
+			continue; /* in a branch not taken */
+		f = dt_xmalloc((it->n + 1) * sizeof(*f));
 		for (k = 0; k < it->n; k++)
 			f[k] = field_text(&rec->f[it->first + k], d, size);
 		const struct dt_action *a = &rd->r->t->acts[it->act];

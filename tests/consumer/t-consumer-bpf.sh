@@ -40,7 +40,7 @@ refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N o
 refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", strjoin("a", "b")); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 23 "this action is not supported by -x engine=bpf yet" 'BEGIN { @a = count(); trunc(@a); }'
-refused 13 "if/else is not supported by -x engine=bpf yet" 'BEGIN { if (1) { exit(0); } }'
+refused 18 "a built-in variable cannot be assigned to" 'BEGIN { if (1) { pid = 1; } }'
 
 # t-consumer-begin 1: printf's conversions, exit(7), the record's end.
 export TZ=UTC
@@ -165,6 +165,17 @@ for k in /api/users?id=1 /api/users?id=4 /index.html?id=3 /static/app.js?id=2; d
 	want+=$(printf '  %-50s %8d %16d' "$k" 1 1)'\n'
 done
 same "$T/out" "$want" "string variables and comparisons"
+
+# if/else, nested, with records in both branches (the reader skips the
+# actions of the branch not taken) and exit() in one.
+ebpf 0 -c './quickstart 8 1' -n 'quickstart$target:::request-done { if (args[1] == 404) { printf("miss %d", args[0]); } else { printf("hit %d", args[0]); if (args[0] == 5) { exit(0); } } }'
+strip_served
+want="$hdr\n"
+for i in 1 2 3 4 5; do
+	r="hit $i"; [ $i = 4 ] && r="miss $i"
+	want+="$(printf '%3d %6d %32s ' 0 4 main:request-done)$r\n"
+done
+same "$T/out" "$want\n" "if/else"
 
 # t-consumer-usdt 6: SIGINT then SIGTERM: one interrupt; END and the dump.
 ./quickstart 100000 20 >/dev/null &
