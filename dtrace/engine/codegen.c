@@ -11,6 +11,7 @@
  * translate.c fills them, so render.c prints both engines' output.
  */
 #include <string.h>
+#include <time.h>
 
 #include "codegen.h"
 
@@ -378,7 +379,8 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 {
 	const char *f = n->name;
 	bool printa = !strcmp(f, "printa"), norm = !strcmp(f, "normalize");
-	size_t want = printa ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act;
+	bool trunc = !strcmp(f, "trunc");
+	size_t want = printa || trunc ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act;
 	long ai;
 
 	if (n->nargs != want || (printa && n->nargs == 2 && n->args[0]->kind != N_STR)) {
@@ -390,6 +392,7 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		return;
 	act = new_action(g, printa	  ? A_PRINTA
 			    : norm	  ? A_NORMALIZE
+			    : trunc	  ? A_TRUNC
 			    : f[0] == 'd' ? A_DENORMALIZE
 					  : A_CLEAR);
 	g->t->acts[act].agg = (size_t)ai;
@@ -397,7 +400,7 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	if (printa && n->nargs == 2)
 		g->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
 	item_begin(w, act);
-	if (norm) {
+	if (norm || (trunc && n->nargs == 2)) {
 		struct cv v;
 		struct dt_value dv;
 
@@ -446,7 +449,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		exit_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printa") || !strcmp(n->name, "normalize") ||
-		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear"))) {
+		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
+		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
 	} else if (n->kind == N_CALL) {
 		cg_err(g, n, "this action");
@@ -639,6 +643,14 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
 		;
 	rb = (long)i;
+	{
+		struct timespec rt, mono;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		t->wall_offset =
+		    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	}
 	out->strsize = g.strsize;
 	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */

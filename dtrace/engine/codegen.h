@@ -20,6 +20,7 @@ enum sv_kind {
 	SV_USER,  /* text: the process's address */
 	SV_COMM,  /* the task's comm */
 	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
+	SV_COND,  /* text: a condition choosing between sub[0] and sub[1] */
 };
 
 /* A value: an integer's C expression, or a string's source. */
@@ -29,6 +30,7 @@ struct cv {
 	bool is_unsigned;
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
+	struct cv *sub;
 };
 
 /* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */

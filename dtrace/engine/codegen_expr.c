@@ -57,6 +57,12 @@ void cv_free(struct cv *v)
 {
 	dt_free(v->text);
 	v->text = NULL;
+	if (v->sub) {
+		cv_free(&v->sub[0]);
+		cv_free(&v->sub[1]);
+		dt_free(v->sub);
+		v->sub = NULL;
+	}
 }
 
 /* A value as declared C type `ty` has it (a cast, a typed args[N]). */
@@ -81,6 +87,10 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 
 	if (!strcmp(s, "timestamp")) {
 		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
+		set_int(v, 8, true);
+	} else if (!strcmp(s, "walltimestamp")) {
+		/* the monotonic clock plus the wall clock's offset, taken at the start */
+		cv_printf(v, "((__s64)bpf_ktime_get_ns() + %" PRId64 "LL)", g->t->wall_offset);
 		set_int(v, 8, true);
 	} else if (!strcmp(s, "pid")) {
 		cv_printf(v, "(__s64)(bpf_get_current_pid_tgid() >> 32)");
@@ -302,8 +312,20 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	case N_TERNARY:
 		cg_int(g, n->a, &a);
-		cg_int(g, n->b, &b);
-		cg_int(g, n->c, &c);
+		cg_value(g, n->b, &b);
+		cg_value(g, n->c, &c);
+		if (!g->failed && b.type != c.type)
+			cg_fail(g, n, "the two values of ?: are a string and an integer");
+		if (!g->failed && b.type == TY_STR) {
+			/* a string chosen: stored by cg_store_str() under the condition */
+			v->type = TY_STR;
+			v->skind = SV_COND;
+			v->text = a.text;
+			v->sub = dt_xmalloc(2 * sizeof(*v->sub));
+			v->sub[0] = b;
+			v->sub[1] = c;
+			return;
+		}
 		if (!g->failed)
 			cv_printf(v, "((%s) ? (%s) : (%s))", a.text, b.text, c.text);
 		set_int(v, b.size > c.size ? b.size : c.size, b.is_unsigned || c.is_unsigned);
@@ -348,6 +370,17 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,
 			      v->text);
 		return;
+	case SV_COND: {
+		char in[64];
+
+		snprintf(in, sizeof(in), "%s\t", ind);
+		dt_buf_printf(o, "%sif (%s) {\n", ind, v->text);
+		cg_store_str(g, &v->sub[0], dst, zeroed, o, in);
+		dt_buf_printf(o, "%s} else {\n", ind);
+		cg_store_str(g, &v->sub[1], dst, zeroed, o, in);
+		dt_buf_printf(o, "%s}\n", ind);
+		return;
+	}
 	case SV_CONST:
 		len = strlen(v->text);
 		if (len > (size_t)g->strsize - 1)

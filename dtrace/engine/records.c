@@ -64,6 +64,28 @@ static char *field_text(const struct eg_field *f, const unsigned char *base, siz
 
 static void read_agg(struct eg_reader *rd, size_t ai);
 static void clear_agg(struct eg_reader *rd, size_t ai);
+static void trunc_agg(struct eg_reader *rd, size_t ai, int64_t keep);
+
+/*
+ * One action of a record. printa() prints the aggregation as it is when its
+ * record is read (DTrace's consumer prints its snapshot too); clear() and
+ * trunc() change the map then. trunc() is the reader's alone: the renderer
+ * would hide later entries.
+ */
+static void act_on(struct eg_reader *rd, size_t act, char **f, size_t nf)
+{
+	const struct dt_action *a = &rd->r->t->acts[act];
+
+	if (a->kind == A_TRUNC) {
+		trunc_agg(rd, a->agg, nf ? strtoll(f[0], NULL, 10) : 0);
+		return;
+	}
+	dt_render_record(rd->r, act, f, nf);
+	if (a->kind == A_PRINTA)
+		read_agg(rd, a->agg);
+	else if (a->kind == A_CLEAR)
+		clear_agg(rd, a->agg);
+}
 
 static int on_record(void *ctx, void *data, size_t size)
 {
@@ -91,15 +113,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		f = dt_xmalloc((it->n + 1) * sizeof(*f));
 		for (k = 0; k < it->n; k++)
 			f[k] = field_text(&rec->f[it->first + k], d, size);
-		const struct dt_action *a = &rd->r->t->acts[it->act];
-
-		dt_render_record(rd->r, it->act, f, it->n);
-		/* printa() prints the aggregation as it is when its record is read, as DTrace's
-		 * does */
-		if (a->kind == A_PRINTA)
-			read_agg(rd, a->agg);
-		else if (a->kind == A_CLEAR)
-			clear_agg(rd, a->agg);
+		act_on(rd, it->act, f, it->n);
 		for (k = 0; k < it->n; k++)
 			dt_free(f[k]);
 		dt_free(f);
@@ -159,8 +173,12 @@ void eg_reader_drops(struct eg_reader *rd)
 	dt_free(v);
 }
 
-/* One aggregation's entries, merged across CPUs, to the renderer's printa. */
-static void read_agg(struct eg_reader *rd, size_t ai)
+/* An entry merged across CPUs: its key's bytes, value, count, buckets. */
+typedef void (*entry_fn)(struct eg_reader *rd, size_t ai, const unsigned char *key, int64_t v,
+			 int64_t n, const int64_t *b, size_t nb, void *arg);
+
+/* Every entry of aggregation ai, merged across CPUs. */
+static void each_entry(struct eg_reader *rd, size_t ai, entry_fn fn, void *arg)
 {
 	const struct eg_agg *e = &rd->p->aggs[ai];
 	const struct dt_agg *a = &rd->r->t->aggs[ai];
@@ -171,7 +189,6 @@ static void read_agg(struct eg_reader *rd, size_t ai)
 	bool first = true;
 
 	while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
-		char **f = dt_xmalloc((e->nkeys + 1) * sizeof(*f));
 		int64_t v = 0, n = 0;
 		bool set = false;
 		int c;
@@ -200,17 +217,86 @@ static void read_agg(struct eg_reader *rd, size_t ai)
 		}
 		if (a->fn == F_AVG && n)
 			v /= n;
-		for (i = 0; i < e->nkeys; i++)
-			f[i] = field_text(&e->keys[i], key, e->key_size);
-		dt_render_agg_entry(rd->r, f, e->nkeys, v, nb ? b : NULL, nb);
-		for (i = 0; i < e->nkeys; i++)
-			dt_free(f[i]);
-		dt_free(f);
+		fn(rd, ai, key, v, n, b, nb, arg);
 	}
 	dt_free(key);
 	dt_free(next);
 	dt_free(vals);
 	dt_free(b);
+}
+
+static void render_entry(struct eg_reader *rd, size_t ai, const unsigned char *key, int64_t v,
+			 int64_t n, const int64_t *b, size_t nb, void *arg)
+{
+	const struct eg_agg *e = &rd->p->aggs[ai];
+	char **f = dt_xmalloc((e->nkeys + 1) * sizeof(*f));
+	size_t i;
+
+	(void)n;
+	(void)arg;
+	for (i = 0; i < e->nkeys; i++)
+		f[i] = field_text(&e->keys[i], key, e->key_size);
+	dt_render_agg_entry(rd->r, f, e->nkeys, v, nb ? b : NULL, nb);
+	for (i = 0; i < e->nkeys; i++)
+		dt_free(f[i]);
+	dt_free(f);
+}
+
+/* One aggregation's entries, to the renderer's printa. */
+static void read_agg(struct eg_reader *rd, size_t ai)
+{
+	each_entry(rd, ai, render_entry, NULL);
+}
+
+/* trunc(): the keys, ordered by value (a histogram's by its count). */
+struct ranked {
+	unsigned char *key;
+	int64_t v;
+};
+struct ranking {
+	struct ranked *v;
+	size_t n;
+};
+
+static void rank_entry(struct eg_reader *rd, size_t ai, const unsigned char *key, int64_t v,
+		       int64_t n, const int64_t *b, size_t nb, void *arg)
+{
+	struct ranking *rk = arg;
+	struct ranked x = {dt_xmalloc(rd->p->aggs[ai].key_size), nb ? n : v};
+
+	(void)b;
+	memcpy(x.key, key, rd->p->aggs[ai].key_size);
+	DT_PUSH(rk->v, rk->n, x);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	return x->v < y->v ? 1 : x->v > y->v ? -1 : 0;
+}
+
+/*
+ * trunc(@a, n): the n largest entries kept (n < 0: the -n smallest), the
+ * others deleted from the map; trunc(@a): every entry.
+ */
+static void trunc_agg(struct eg_reader *rd, size_t ai, int64_t keep)
+{
+	struct ranking rk = {NULL, 0};
+	int fd = eg_map_fd(rd->l, rd->p->aggs[ai].map);
+	size_t i, k = (size_t)(keep < 0 ? -keep : keep);
+
+	each_entry(rd, ai, rank_entry, &rk);
+	if (rk.n)
+		qsort(rk.v, rk.n, sizeof(*rk.v), by_value);
+	for (i = 0; i < rk.n; i++) {
+		bool kept = keep >= 0 ? i < k : i >= (rk.n > k ? rk.n - k : 0);
+
+		if (!kept)
+			bpf_map_delete_elem(fd, rk.v[i].key);
+		dt_free(rk.v[i].key);
+	}
+	dt_free(rk.v);
 }
 
 /* clear(): every value zeroed, the keys kept (DTrace's). */
