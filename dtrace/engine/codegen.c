@@ -676,7 +676,9 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 		size_t a = new_action(&g, A_PRINTA);
 
 		t->acts[a].agg = i;
-		t->acts[new_action(&g, A_PRINTA_END)].agg = i;
+		size_t end = new_action(&g, A_PRINTA_END); /* (it moves t->acts) */
+
+		t->acts[end].agg = i;
 		out->dump_printa[i] = a;
 	}
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);

@@ -47,6 +47,8 @@ static double now_ms(void)
 /* libbpf's messages: kept, shown only when loading fails (the verifier's log). */
 static struct dt_buf libbpf_log;
 
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral" /* libbpf's own formats */
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
 	static char buf[1 << 16]; /* the verifier's log comes as one message */
@@ -58,6 +60,7 @@ static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_li
 		dt_buf_add(&libbpf_log, buf, strlen(buf));
 	return 0;
 }
+#pragma GCC diagnostic pop
 
 static void show_log(void)
 {
@@ -146,10 +149,13 @@ __attribute__((noinline)) void eg_end_trigger(void)
 static struct bpf_link *attach(struct bpf_object *obj, const char *prog, int pid, const char *path,
 			       uint64_t off, uint64_t sema, struct usdt_diag *diag)
 {
-	LIBBPF_OPTS(bpf_uprobe_opts, uo, .ref_ctr_offset = sema);
 	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
+	struct bpf_uprobe_opts uo; /* (LIBBPF_OPTS is a GNU statement expression) */
 	struct bpf_link *l;
 
+	memset(&uo, 0, sizeof(uo));
+	uo.sz = sizeof(uo);
+	uo.ref_ctr_offset = (size_t)sema;
 	if (!p) {
 		usdt_error(diag, "the generated object has no program %s", prog);
 		return NULL;
