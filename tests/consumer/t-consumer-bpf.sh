@@ -315,4 +315,21 @@ got=$(grep -c . "$T/out")
 grep -q drop "$T/err" && { cat "$T/err" >&2; fail "saturation: drops reported"; }
 dt 0 -q -c "./mO2 $n sat" -n 'engt$target:::two { printf("%s\n", copyinstr(arg1)); }'
 echo "saturation: $n firings, engine=bpf $got records, bpftrace $(grep -c . "$T/out")"
+# A ring buffer of one page: most records find no room. Each firing either
+# wrote its record or was counted, so what arrived and the drops reported
+# ("dtrace: N drops on CPU C", DTrace's words) add up to the firings.
+n=50000
+ebpf 0 -q -x bufsize=4k -c "./mO2 $n sat" -n 'engt$target:::two { printf("%s\n", copyinstr(arg1)); }'
+got=$(grep -c . "$T/out")
+grep -vqE '^dtrace: [0-9]+ drops? on CPU [0-9]+$' "$T/err" && { cat "$T/err" >&2; fail "drops: other messages"; }
+drops=$(sed -n 's/^dtrace: \([0-9]*\) drops\{0,1\} on CPU [0-9]*$/\1/p' "$T/err" | awk '{ s += $1 } END { print s + 0 }')
+[ "$drops" -gt 0 ] || fail "drops: none reported with a one-page ring buffer"
+[ $((got + drops)) = "$n" ] || { cat "$T/err" >&2; fail "drops: $got records + $drops drops, not $n"; }
+echo "one page: $got records, $drops drops"
+
+# The generated C needs no header: -x bpfc prints it, and it includes nothing.
+"$DTRACE" -x bpfc -c './mO2 1' -n 'engt$target:::two { @[copyinstr(arg0)] = count(); }' >"$T/out" 2>"$T/err" ||
+	{ cat "$T/err" >&2; fail "-x bpfc"; }
+grep -q 'SEC("uprobe")' "$T/out" || fail "-x bpfc: no uprobe program"
+grep -q '#include' "$T/out" && fail "-x bpfc: the generated C includes a header"
 echo "ok: -x engine=bpf"
