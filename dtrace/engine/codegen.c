@@ -685,6 +685,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
+	cg_strfn_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);
 	dt_free(progs.s);
 	return 0;

@@ -56,8 +56,9 @@ struct cg {
 	unsigned scratch; /* the largest key */
 	struct cg_var *vars;
 	size_t nvars;
-	bool scanning; /* cg_vars_scan(): typing, nothing emitted */
-	size_t clause; /* the clause being written */
+	bool scanning;	 /* cg_vars_scan(): typing, nothing emitted */
+	size_t clause;	 /* the clause being written */
+	unsigned nstrfn; /* string function calls: a slot each */
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
@@ -68,6 +69,10 @@ void cv_free(struct cv *v);
 void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
 		  const char *ind);
 void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
+
+/* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
+bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
 
 /* Variables (codegen_vars.c). */
 void cg_vars_scan(struct cg *g, struct dt_probes *ps);

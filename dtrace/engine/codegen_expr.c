@@ -298,7 +298,8 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->text = a.text;
 			return;
 		}
-		cg_err(g, n, "this function");
+		if (!cg_strfn(g, n, v))
+			cg_err(g, n, "this function");
 		return;
 	case N_UNARY:
 		cg_int(g, n->a, &a);

@@ -37,7 +37,7 @@ refused 14 "this statement (associative arrays, assignments as values) is not su
 refused 20 "a variable is given a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
 refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
-refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", strjoin("a", "b")); }'
+refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", strstr("a", "b")); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "this action is not supported by -x engine=bpf yet" 'BEGIN { ustack(); }'
 refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = stddev(1); }'
@@ -208,6 +208,56 @@ strip_served
 want=$(printf ' %8d %16d' 7 7)'\n'$(printf ' %8d %16d' 8 8)'\n\n'
 want+=$(printf '  %-50s %8d %16d' error 404 2)'\n'$(printf '  %-50s %8d %16d' ok 200 6)'\n'
 same "$T/out" "$want" "a string ?: key, trunc"
+
+# t-consumer-usdt 4: a script: #pragma, self->, a predicate, printa with a format in END (then
+# not in the dump), dirname() keys merged by the renderer, normalize(),
+# strjoin() printed.
+cat >"$T/s4.d" <<'D'
+#!/usr/sbin/dtrace -s
+#pragma D option quiet
+quickstart$target:::request-start
+{
+	self->path = copyinstr(arg1);
+	@dirs[dirname(self->path)] = count();
+}
+quickstart$target:::request-done
+/self->path != ""/
+{
+	printf("%s %d\n", strjoin(strjoin("done:", self->path), "!"), args[1]);
+	@st[args[1]] = count();
+	self->path = 0;
+}
+END
+{
+	printa("%-20s %@5d\n", @dirs);
+	normalize(@st, 2);
+}
+D
+ebpf 0 -s "$T/s4.d" -c './quickstart 4 1'
+strip_served
+want=""
+for i in 1 2 3 4; do
+	case $((i % 3)) in 0) p=/index.html ;; 1) p=/api/users ;; 2) p=/static/app.js ;; esac
+	s=200; [ "$i" = 4 ] && s=404
+	want+="done:$p?id=$i! $s\n"
+done
+want+=$(printf '%-20s %5d' / 1)'\n'$(printf '%-20s %5d' /static 1)'\n'$(printf '%-20s %5d' /api 2)'\n'
+want+="\n"$(printf ' %8d %16d' 404 0)'\n'$(printf ' %8d %16d' 200 1)'\n'
+same "$T/out" "$want" "a script with printa, normalize, strjoin, dirname"
+
+# examples/d-scripts/reqstat.d, as t-consumer-scripts checks it: two printa with formats, then the exit dump of the histogram.
+dt 0 -x engine=bpf -s "$USDTKIT_SRCDIR/examples/d-scripts/reqstat.d" -c './quickstart 8 1'
+strip_served
+want="$(printf '%-12s %6s %8s' RESULT STATUS COUNT)\n"
+want+="$(printf '%-12s %6d %8d' error 404 2)\n$(printf '%-12s %6d %8d' ok 200 6)\n"
+want+="\n$(printf '%-20s %8s' DIRECTORY COUNT)\n"
+want+="$(printf '%-20s %8d' / 2)\n$(printf '%-20s %8d' /api 3)\n$(printf '%-20s %8d' /static 3)\n"
+want+="\nlatency (us):\n\n$(printf '%16s %41s %-9s' value '------------- Distribution -------------' count)\n"
+printf '%b' "$want" >"$T/want"
+head -c "$(stat -c %s "$T/want")" "$T/out" | cmp -s - "$T/want" || { cat -A "$T/out" >&2; fail "reqstat.d"; }
+tail -n +15 "$T/out" | head -n -1 | grep -vqE '^ {0,15}[0-9]+ \|[@ ]{40} [0-9 ]{9}$' &&
+	{ cat -A "$T/out" >&2; fail "reqstat.d: histogram rows"; }
+[ "$(tail -n 1 "$T/out")" = "" ] || fail "reqstat.d: the histogram's last line"
 
 # t-consumer-usdt 6: SIGINT then SIGTERM: one interrupt; END and the dump.
 ./quickstart 100000 20 >/dev/null &
