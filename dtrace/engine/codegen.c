@@ -454,7 +454,7 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		agg_action(g, w, n);
 	} else if (n->kind == N_CALL) {
 		cg_err(g, n, "this action");
-	} else if (!cg_var_stmt(g, n, w->o, "\t\t")) {
+	} else if (!cg_array_stmt(g, n, w->o, "\t\t") && !cg_var_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
 	}
 }
@@ -686,6 +686,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);
+	cg_arrays_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);
 	dt_free(progs.s);
 	return 0;

@@ -43,6 +43,19 @@ struct cg_var {
 	bool is_str;
 };
 
+/* An associative array: global ('g') or a thread's ('s'). */
+struct cg_array {
+	char kind;
+	char *name;
+	size_t nkeys;
+	enum dt_type ktype[8];
+	unsigned off[8];
+	unsigned key_size;
+	bool is_str;
+	unsigned size;
+	bool is_unsigned;
+};
+
 struct cg {
 	struct dt_program *prog;
 	struct dt_tables *t;
@@ -59,6 +72,9 @@ struct cg {
 	bool scanning;	 /* cg_vars_scan(): typing, nothing emitted */
 	size_t clause;	 /* the clause being written */
 	unsigned nstrfn; /* string function calls: a slot each */
+	struct cg_array *arrays;
+	size_t narrays;
+	bool in_array_key; /* an array's key is being built */
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
@@ -73,6 +89,12 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
+
+/* Associative arrays (codegen_arrays.c). */
+void cg_array_scan(struct cg *g, const struct dt_node *n);
+void cg_arrays_maps(const struct cg *g, struct dt_buf *o);
+bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v);
+bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 
 /* Variables (codegen_vars.c). */
 void cg_vars_scan(struct cg *g, struct dt_probes *ps);

@@ -262,6 +262,9 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	case N_THIS:
 		cg_var_read(g, n, v);
 		return;
+	case N_INDEX:
+		cg_array_read(g, n, v);
+		return;
 	case N_ARGS: {
 		unsigned k = (unsigned)n->ival;
 		const char *ty = k < g->probe->ntypes ? g->probe->types[k] : NULL;

@@ -37,6 +37,7 @@ static const char prelude[] =
     "#define __uint(n, v) int (*n)[v]\n"
     "#define __type(n, v) typeof(v) *n\n"
     "static void *(*bpf_map_lookup_elem)(void *m, const void *k) = (void *)1;\n"
+    "static long (*bpf_map_delete_elem)(void *m, const void *k) = (void *)3;\n"
     "static long (*bpf_map_update_elem)(void *m, const void *k, const void *v, __u64 f) = "
     "(void *)2;\n"
     "static __u64 (*bpf_ktime_get_ns)(void) = (void *)5;\n"

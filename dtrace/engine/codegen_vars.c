@@ -62,6 +62,8 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 
 	if (!n)
 		return;
+	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX)
+		cg_array_scan(g, n);
 	k = (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a ? var_kind(n->a) : 0;
 	if (k && !(k == 'g' && is_builtin(n->a->name))) {
 		struct cg_var *v = add(g, k, n->a->name);
