@@ -101,8 +101,9 @@ static int compile(const char *src, const char *obj, struct usdt_diag *diag)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
 		return 0;
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		usdt_error(diag, "clang was not found: -x engine=bpf compiles with it (Debian: "
-				 "apt-get install clang) or name it in $USDTKIT_CLANG");
+		usdt_error(diag, "-x engine=bpf compiles with clang, which is not installed: "
+				 "install the clang package (apt-get install clang, dnf install "
+				 "clang) or name a clang in $USDTKIT_CLANG");
 	else
 		usdt_error(diag, "clang could not compile the generated program (a bug of "
 				 "dtrace: -x bpfc prints it)");

@@ -17,6 +17,15 @@ command -v clang >/dev/null || command -v clang-14 >/dev/null ||
 "$DTRACE" -x engine=bpf -e -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err" >&2; fail "-x engine=bpf -e of BEGIN { exit(0); }"; }
 
+# Without clang (the dtrace package only recommends it: build machines
+# install it for -h and -G): one error naming the package, exit 1.
+rc=0
+env PATH=/nonexistent USDTKIT_CLANG=/nonexistent/clang "$DTRACE" -x engine=bpf -n 'BEGIN { exit(0); }' \
+	>"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 1 ] || fail "-x engine=bpf without clang exited $rc, expected 1"
+same "$T/err" "dtrace: error: -x engine=bpf compiles with clang, which is not installed: install the clang package (apt-get install clang, dnf install clang) or name a clang in \$USDTKIT_CLANG\n" "without clang"
+[ -s "$T/out" ] && fail "-x engine=bpf without clang printed output"
+
 # dt with the engine: the option first, as a user would give it.
 ebpf() {
 	local want=$1
