@@ -89,6 +89,10 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
+/* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */
+bool cg_is_strfn2(const char *f);
+bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
+void cg_strfn2_functions(struct dt_buf *o);
 
 /* Associative arrays (codegen_arrays.c). */
 void cg_array_scan(struct cg *g, const struct dt_node *n);

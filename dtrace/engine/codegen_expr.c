@@ -174,6 +174,31 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 	v->is_unsigned = false;
 }
 
+/*
+ * A string compared with NULL (or 0): a string from the process is null
+ * where its address is (copyinstr(NULL)), strstr()'s where nothing was
+ * found; a constant, execname and a variable's are never null.
+ */
+static void null_compare(struct cg *g, const struct dt_node *n, const struct cv *s,
+			 const struct dt_node *other, struct cv *v)
+{
+	bool eq = n->op[0] == '=';
+
+	if (!((other->kind == N_IDENT && !strcmp(other->name, "NULL")) ||
+	      (other->kind == N_INT && other->ival == 0))) {
+		cg_fail(g, n,
+			"a string compared with an integer (only NULL compares with a string)");
+		return;
+	}
+	if (s->skind == SV_USER || s->skind == SV_MEM)
+		cv_printf(v, "(__s64)((__u64)(%s) %s 0)", s->text, eq ? "==" : "!=");
+	else if (s->skind == SV_COND)
+		cg_err(g, n, "a string ?: compared with NULL");
+	else
+		cv_printf(v, "%dLL", eq ? 0 : 1);
+	set_int(v, 4, false);
+}
+
 static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	struct cv a = {0}, b = {0};
@@ -192,6 +217,11 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 	if (!g->failed && a.type == TY_STR && b.type == TY_STR && is_cmp(n->op) &&
 	    n->op[0] != '&' && n->op[0] != '|' && n->op[0] != '^') {
 		str_compare(g, n, &a, &b, v);
+		goto out;
+	}
+	if (!g->failed && (a.type == TY_STR) != (b.type == TY_STR) &&
+	    (!strcmp(n->op, "==") || !strcmp(n->op, "!="))) {
+		null_compare(g, n, a.type == TY_STR ? &a : &b, a.type == TY_STR ? n->b : n->a, v);
 		goto out;
 	}
 	if (!g->failed && (a.type != TY_INT || b.type != TY_INT))

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * D's string functions as BPF: strjoin(), basename(), dirname(), strlen().
+ * D's string functions as BPF: strjoin(), basename(), dirname(), strlen()
+ * (the others in codegen_strfn2.c).
  * Each call has a slot of its own in a per-CPU map (`strfns`, two STRSIZE
  * areas a slot: the argument, then the result), never the stack; its value
  * is a pointer to the result (SV_MEM), computed by a statement expression
@@ -78,6 +79,7 @@ void cg_strfn_maps(const struct cg *g, struct dt_buf *o)
 		      "\treturn f && j < %u ? f->s[j][half & 1] : 0;\n}\n",
 		      g->nstrfn ? g->nstrfn : 1, g->nstrfn ? g->nstrfn : 1);
 	dt_buf_add(o, functions, sizeof(functions) - 1);
+	cg_strfn2_functions(o);
 }
 
 /* The slot's two areas as C expressions. */
@@ -99,8 +101,14 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct dt_buf o = {0};
 	unsigned j;
 
-	if (!join && !len && !base && !dir)
-		return false;
+	if (!join && !len && !base && !dir) {
+		if (!cg_is_strfn2(f))
+			return false;
+		j = slot(g, n);
+		if (!g->failed)
+			cg_strfn2(g, n, v, j);
+		return true;
+	}
 	if (n->nargs != (join ? 2u : 1u)) {
 		cg_fail(g, n,
 			join ? "strjoin() takes two strings" : "this function takes one string");

@@ -47,7 +47,7 @@ refused 21 "an array read in another array's key is not supported" 'BEGIN { a[1]
 refused 20 "a variable is given a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
 refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
-refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", strstr("a", "b")); }'
+refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "this action is not supported by -x engine=bpf yet" 'BEGIN { ustack(); }'
 refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = stddev(1); }'
@@ -396,6 +396,51 @@ drops=$(sed -n 's/^dtrace: \([0-9]*\) drops\{0,1\} on CPU [0-9]*$/\1/p' "$T/err"
 [ "$drops" -gt 0 ] || fail "drops: none reported with a one-page ring buffer"
 [ $((got + drops)) = "$n" ] || { cat "$T/err" >&2; fail "drops: $got records + $drops drops, not $n"; }
 echo "one page: $got records, $drops drops"
+
+# D's string functions on a program's strings: strstr (NULL when not
+# found), index, rindex (-1 when not found), substr, toupper, tolower,
+# lltostr; a string compared with NULL (copyinstr of a null pointer is NULL,
+# and && does not evaluate its right side then). The probe has two sites,
+# in two functions.
+mkdir -p "$T/s" && cd "$T/s" || fail "no scratch directory"
+cat >s.d <<'D'
+provider strt {
+	probe req(char *, char *, long);
+};
+D
+cat >s.c <<'C'
+#include <stddef.h>
+#include "s_probes.h"
+
+__attribute__((noinline)) static void from_a(char *p, char *q, long n)
+{
+	STRT_REQ(p, q, n);
+}
+
+__attribute__((noinline)) static void from_b(char *p, char *q, long n)
+{
+	STRT_REQ(p, q, n);
+}
+
+int main(void)
+{
+	from_a((char *)"/usr/lib/Foo/bar.rb", (char *)"FooBar", -7);
+	from_a((char *)"/tmp/x", NULL, 0);
+	from_b((char *)"/usr/lib/Foo/bar.rb", (char *)"Baz", 123456789012L);
+	return 0;
+}
+C
+"$DTRACE" -h -s s.d -o s_probes.h && gcc -O2 -I"$SDT_INC" -I. -c s.c -o s.o && "$DTRACE" -G -s s.d -o p.o s.o &&
+	gcc -o s s.o p.o || fail "building s"
+ebpf 0 -q -c ./s -n 'strt$target:::req /copyinstr(arg1) != NULL && strstr(copyinstr(arg1), "Foo") != NULL/ { printf("foo %s %s\n", copyinstr(arg1), strstr(copyinstr(arg0), "Foo")); } strt$target:::req /copyinstr(arg1) == NULL/ { printf("null %s\n", copyinstr(arg0)); } strt$target:::req { printf("%d %d %s %s %s %s\n", index(copyinstr(arg0), "/"), rindex(copyinstr(arg0), "/"), substr(copyinstr(arg0), rindex(copyinstr(arg0), "/") + 1), toupper(copyinstr(arg0)), tolower("MiXeD"), lltostr(arg2)); }'
+want="foo FooBar Foo/bar.rb\n0 12 bar.rb /USR/LIB/FOO/BAR.RB mixed -7\n"
+want+="null /tmp/x\n0 4 x /TMP/X mixed 0\n0 12 bar.rb /USR/LIB/FOO/BAR.RB mixed 123456789012\n\n"
+same "$T/out" "$want" "strstr, index, rindex, substr, toupper, tolower, lltostr, NULL"
+# DTrace's edge cases: substr's negative index and length, past the end;
+# index from a start, rindex up to one, an empty string; not found.
+ebpf 0 -q -n 'BEGIN { printf("%s|%s|%s|%s|%s|%s|\n", substr("hello world", 6), substr("hello world", 0, 5), substr("hello", -3), substr("hello", 1, -1), substr("hello", 10), substr("hello", -9, 6)); printf("%d %d %d %d %d %d %d %s|%s|%s|\n", index("hello", "l"), rindex("hello", "l"), index("hello", "z"), index("hello", "l", 3), rindex("hello", "l", 2), index("abc", ""), rindex("abc", ""), strstr("hello world", "o w"), strstr("abc", "x"), lltostr(-9223372036854775807 - 1)); exit(0); }'
+same "$T/out" "world|hello|llo|ell||he|\n2 3 -1 3 2 0 3 o world||-9223372036854775808|\n\n" "string functions' edge cases"
+cd "$T/m" || fail "no scratch directory"
 
 # The generated C needs no header: -x bpfc prints it, and it includes nothing.
 "$DTRACE" -x bpfc -c './mO2 1' -n 'engt$target:::two { @[copyinstr(arg0)] = count(); }' >"$T/out" 2>"$T/err" ||
