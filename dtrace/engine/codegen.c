@@ -574,6 +574,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 		clause(g, &p->pc[i], &body);
 	if (g->failed) {
 		dt_free(body.s);
+		cg_site_funcs_free(g);
 		return -1;
 	}
 	if (p->kind == P_USDT) {
@@ -599,6 +600,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 			g->out->has_end = true;
 	}
 	dt_free(body.s);
+	cg_site_funcs_free(g);
 	return rc;
 }
 

@@ -75,6 +75,10 @@ struct cg {
 	struct cg_array *arrays;
 	size_t narrays;
 	bool in_array_key; /* an array's key is being built */
+	/* the functions of g->probe's sites, in program order (probefunc), once read */
+	const struct dt_probe *funcs_of;
+	char **site_func;
+	size_t nsite_func;
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
@@ -116,5 +120,12 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
  * and the site to attach. Returns 0 or -1 (reported).
  */
 int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct dt_buf *o);
+/*
+ * g->probe's sites' functions (from the one symbol reader, dtrace/list's
+ * usdt_sym_functions()), read once per probe into g->site_func; NULL
+ * names where a site's function is unknown. Freed by cg_site_funcs_free().
+ */
+void cg_site_funcs(struct cg *g);
+void cg_site_funcs_free(struct cg *g);
 
 #endif /* DT_CODEGEN_H */

@@ -17,6 +17,7 @@
 
 #include "codegen.h"
 #include "notes.h"
+#include "symbols.h"
 
 void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k)
 {
@@ -168,11 +169,12 @@ int cg_site_programs(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 		site.off = s->pc_off;
 		site.sema_off = s->sema_off;
 		DT_PUSH(g->out->sites, g->out->nsites, site);
-		dt_buf_printf(o, "#define ARG(k) arg_%zu_%zu(ctx, k)\n", pi, nsites);
+		dt_buf_printf(o, "#define ARG(k) arg_%zu_%zu(ctx, k)\n#define SITE %zu\n", pi,
+			      nsites, nsites);
 		dt_buf_printf(
 		    o, "SEC(\"uprobe\") int p%zu_s%zu(struct pt_regs *ctx)\n{\n%s\treturn 0;\n}\n",
 		    pi, nsites, body);
-		dt_buf_printf(o, "#undef ARG\n");
+		dt_buf_printf(o, "#undef ARG\n#undef SITE\n");
 		nsites++;
 	}
 	if (!nsites) {
@@ -185,4 +187,57 @@ out:
 		usdt_notes_free(notes);
 	dt_free(path);
 	return rc;
+}
+
+void cg_site_funcs_free(struct cg *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->nsite_func; i++)
+		free(g->site_func[i]);
+	dt_free(g->site_func);
+	g->site_func = NULL;
+	g->nsite_func = 0;
+	g->funcs_of = NULL;
+}
+
+void cg_site_funcs(struct cg *g)
+{
+	const struct dt_probe *p = g->probe;
+	struct usdt_notes *notes = NULL;
+	const char *prov, *name, *why = NULL;
+	char *path;
+	uint64_t *pcs = NULL;
+	size_t i, n = 0;
+	int fd;
+
+	if (g->funcs_of == p)
+		return;
+	cg_site_funcs_free(g);
+	g->funcs_of = p;
+	path = split_bt(p->bt, &prov, &name);
+	if (!prov || !name || read_notes(g, p, path, &notes))
+		goto out;
+	pcs = dt_xmalloc((notes->nsites + 1) * sizeof(*pcs));
+	for (i = 0; i < notes->nsites; i++) {
+		const struct usdt_site *s = &notes->sites[i];
+
+		/* cg_site_programs()'s sites, in its order */
+		if (s->reject || !s->provider || !s->name || strcmp(s->provider, prov) ||
+		    strcmp(s->name, name))
+			continue;
+		pcs[n++] = s->pc;
+	}
+	g->site_func = dt_xmalloc((n + 1) * sizeof(*g->site_func));
+	memset(g->site_func, 0, (n + 1) * sizeof(*g->site_func));
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && n && usdt_sym_functions(fd, pcs, n, g->site_func, &why) == 0)
+		g->nsite_func = n;
+	if (fd >= 0)
+		close(fd);
+out:
+	if (notes)
+		usdt_notes_free(notes);
+	dt_free(pcs);
+	dt_free(path);
 }

@@ -419,14 +419,14 @@ __attribute__((noinline)) static void from_a(char *p, char *q, long n)
 
 __attribute__((noinline)) static void from_b(char *p, char *q, long n)
 {
-	STRT_REQ(p, q, n);
+	STRT_REQ(p, q, n * 2); /* not from_a's code: gcc would fold the two */
 }
 
 int main(void)
 {
 	from_a((char *)"/usr/lib/Foo/bar.rb", (char *)"FooBar", -7);
 	from_a((char *)"/tmp/x", NULL, 0);
-	from_b((char *)"/usr/lib/Foo/bar.rb", (char *)"Baz", 123456789012L);
+	from_b((char *)"/usr/lib/Foo/bar.rb", (char *)"Baz", 61728394506L);
 	return 0;
 }
 C
@@ -436,6 +436,12 @@ ebpf 0 -q -c ./s -n 'strt$target:::req /copyinstr(arg1) != NULL && strstr(copyin
 want="foo FooBar Foo/bar.rb\n0 12 bar.rb /USR/LIB/FOO/BAR.RB mixed -7\n"
 want+="null /tmp/x\n0 4 x /TMP/X mixed 0\n0 12 bar.rb /USR/LIB/FOO/BAR.RB mixed 123456789012\n\n"
 same "$T/out" "$want" "strstr, index, rindex, substr, toupper, tolower, lltostr, NULL"
+# probefunc per site: each site's function (the symbol table), in a
+# record, a key and a comparison.
+ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
+want="from_a -7\nfrom_a 0\nfrom_b 123456789012\nb\n\n"
+want+=$(printf '  %-50s %16d' from_b 1)'\n'$(printf '  %-50s %16d' from_a 2)'\n'
+same "$T/out" "$want" "probefunc per site"
 # DTrace's edge cases: substr's negative index and length, past the end;
 # index from a start, rindex up to one, an empty string; not found.
 ebpf 0 -q -n 'BEGIN { printf("%s|%s|%s|%s|%s|%s|\n", substr("hello world", 6), substr("hello world", 0, 5), substr("hello", -3), substr("hello", 1, -1), substr("hello", 10), substr("hello", -9, 6)); printf("%d %d %d %d %d %d %d %s|%s|%s|\n", index("hello", "l"), rindex("hello", "l"), index("hello", "z"), index("hello", "l", 3), rindex("hello", "l", 2), index("abc", ""), rindex("abc", ""), strstr("hello world", "o w"), strstr("abc", "x"), lltostr(-9223372036854775807 - 1)); exit(0); }'
