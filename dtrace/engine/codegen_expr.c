@@ -299,6 +299,40 @@ out:
 	cv_free(&b);
 }
 
+/*
+ * An assignment, ++ or -- where a value is wanted (`a = b = 0`,
+ * `/(this->p = copyinstr(arg1)) != NULL/`, `x = n++`): the statement, then
+ * the variable read again (a postfix ++/-- answers the value before), in
+ * one statement expression. A variable's string is never null.
+ */
+static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	bool post = n->kind == N_INCDEC && n->ival == 1;
+	struct dt_buf o = {0};
+	struct cv old = {0};
+
+	if (!n->a || n->a->kind == N_INDEX) {
+		cg_err(g, n, "an assignment to an array used as a value");
+		return;
+	}
+	dt_buf_printf(&o, "({\n");
+	if (post && cg_var_read(g, n->a, &old) && !g->failed)
+		dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);
+	if (!cg_var_stmt(g, n, &o, "\t\t") && !g->failed)
+		cg_err(g, n, "this assignment used as a value");
+	if (!g->failed && !cg_var_read(g, n->a, v))
+		cg_err(g, n, "this assignment used as a value");
+	if (!g->failed && post)
+		dt_buf_printf(&o, "\t\told_; })");
+	else if (!g->failed)
+		dt_buf_printf(&o, "\t\t%s; })", v->text);
+	cv_free(&old);
+	dt_free(v->text);
+	v->text = g->failed ? NULL : o.s;
+	if (g->failed)
+		dt_free(o.s);
+}
+
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	memset(v, 0, sizeof(*v));
@@ -390,6 +424,10 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	case N_BINARY:
 		binary(g, n, v);
+		return;
+	case N_ASSIGN:
+	case N_INCDEC:
+		assign_value(g, n, v);
 		return;
 	case N_TERNARY:
 		cg_int(g, n->a, &a);

@@ -62,6 +62,9 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 
 	if (!n)
 		return;
+	/* a = b = …: b first, so that a is typed by b's value */
+	if (n->kind == N_ASSIGN && n->b && (n->b->kind == N_ASSIGN || n->b->kind == N_INCDEC))
+		scan_node(g, n->b);
 	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX)
 		cg_array_scan(g, n);
 	k = (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a ? var_kind(n->a) : 0;

@@ -436,6 +436,12 @@ ebpf 0 -q -c ./s -n 'strt$target:::req /copyinstr(arg1) != NULL && strstr(copyin
 want="foo FooBar Foo/bar.rb\n0 12 bar.rb /USR/LIB/FOO/BAR.RB mixed -7\n"
 want+="null /tmp/x\n0 4 x /TMP/X mixed 0\n0 12 bar.rb /USR/LIB/FOO/BAR.RB mixed 123456789012\n\n"
 same "$T/out" "$want" "strstr, index, rindex, substr, toupper, tolower, lltostr, NULL"
+# Assignments as values: chained, in a predicate (a string and an
+# integer), ++ and -- before and after.
+ebpf 0 -q -c ./s -n 'strt$target:::req /(this->p = copyinstr(arg0)) != NULL && (this->n = strlen(this->p)) > 6/ { printf("%s %d %d\n", this->p, this->n, ++cnt); }'
+same "$T/out" "/usr/lib/Foo/bar.rb 19 1\n/usr/lib/Foo/bar.rb 19 2\n\n" "assignments in a predicate"
+ebpf 0 -q -n 'BEGIN { a = b = 5; self->x = this->y = "str"; n = 0; m = n++; k = ++n; j = n--; printf("%d %d %s %s %d %d %d %d\n", a, b, self->x, this->y, m, k, j, n); exit(0); }'
+same "$T/out" "5 5 str str 0 2 2 1\n\n" "chained assignments, ++ and -- as values"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
