@@ -412,6 +412,15 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->text = a.text;
 			return;
 		}
+		if (!strcmp(n->name, "stringof") && n->nargs == 1) {
+			/* a string already (copyin()'s bytes are one here) */
+			cg_value(g, n->args[0], v);
+			if (!g->failed && v->type != TY_STR)
+				cg_err(g, n,
+				       "stringof() of an integer (copyinstr() reads a string "
+				       "of the process)");
+			return;
+		}
 		if (!cg_strfn(g, n, v))
 			cg_err(g, n, "this function");
 		return;

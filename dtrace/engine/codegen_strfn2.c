@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * D's searching and cutting string functions as BPF: strstr(), index(),
- * rindex(), substr(), toupper(), tolower(), lltostr(). Like
+ * rindex(), substr(), toupper(), tolower(), lltostr(), and copyin() (its
+ * bytes NUL-terminated: stringof() makes it a string). Like
  * codegen_strfn.c's, each call has a slot of two STRSIZE areas in the
  * per-CPU `strfns` map: the first argument is copied into the first, a
  * second string argument into the second. Lengths and searches are
@@ -112,8 +113,8 @@ void cg_strfn2_functions(struct dt_buf *o)
 
 static int which(const char *f)
 {
-	static const char *const names[] = {"strstr",  "index",	  "rindex",  "substr",
-					    "toupper", "tolower", "lltostr", NULL};
+	static const char *const names[] = {"strstr",  "index",	  "rindex", "substr", "toupper",
+					    "tolower", "lltostr", "copyin", NULL};
 	int i;
 
 	for (i = 0; names[i]; i++)
@@ -122,13 +123,15 @@ static int which(const char *f)
 	return -1;
 }
 
-enum { F_STRSTR, F_INDEX, F_RINDEX, F_SUBSTR, F_TOUPPER, F_TOLOWER, F_LLTOSTR };
+enum { F_STRSTR, F_INDEX, F_RINDEX, F_SUBSTR, F_TOUPPER, F_TOLOWER, F_LLTOSTR, F_COPYIN };
 
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
 	int f = which(n->name);
-	size_t lo = f == F_STRSTR ? 2 : f == F_INDEX || f == F_RINDEX || f == F_SUBSTR ? 2 : 1;
-	size_t hi = f == F_STRSTR ? 2 : f == F_INDEX || f == F_RINDEX || f == F_SUBSTR ? 3 : 1;
+	size_t lo = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_SUBSTR || f == F_COPYIN
+			? 2
+			: 1;
+	size_t hi = f == F_STRSTR || f == F_COPYIN ? 2 : lo == 2 ? 3 : 1;
 	bool two_str = f == F_STRSTR || f == F_INDEX || f == F_RINDEX;
 	struct cv a = {0}, b = {0}, c = {0};
 	struct dt_buf o = {0};
@@ -137,7 +140,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		cg_fail(g, n, "this function is given a wrong number of arguments");
 		return true;
 	}
-	if (f == F_LLTOSTR) {
+	if (f == F_LLTOSTR || f == F_COPYIN) {
 		cg_int(g, n->args[0], &a);
 		if (!g->failed && g->strsize < 32)
 			cg_fail(g, n, "lltostr() with a strsize below 32");
@@ -163,7 +166,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		      j, j, f == F_INDEX || f == F_RINDEX ? "__s64" : "__u8 *",
 		      f == F_INDEX || f == F_RINDEX ? "-1" : "0");
 	dt_buf_printf(&o, "\t\tif (t && r) {\n");
-	if (f != F_LLTOSTR)
+	if (f != F_LLTOSTR && f != F_COPYIN)
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
 	if (two_str) {
 		cg_store_str(g, &b, "r", false, &o, "\t\t\t");
@@ -195,6 +198,16 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			      "\t\t\tstruct scase p = {t, %d};\n"
 			      "\t\t\tbpf_loop(STRSIZE, scase_cb, &p, 0);\n\t\t\tres = t;\n",
 			      f == F_TOUPPER);
+		break;
+	case F_COPYIN:
+		/* the bytes, NUL-terminated (for stringof), cut at STRSIZE - 1 */
+		dt_buf_printf(&o,
+			      "\t\t\t__u64 n = (__u64)(%s);\n"
+			      "\t\t\tif (n > STRSIZE - 1) n = STRSIZE - 1;\n"
+			      "\t\t\tBOUNDED(n);\n\t\t\tif (n < STRSIZE) {\n"
+			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s))) n = 0;\n"
+			      "\t\t\t\tput(t, n, 0);\n\t\t\t}\n\t\t\tres = t;\n",
+			      b.text, a.text);
 		break;
 	case F_LLTOSTR:
 		dt_buf_printf(&o, "\t\t\tres = dlltostr(r, %s);\n", a.text);

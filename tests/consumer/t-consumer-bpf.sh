@@ -442,6 +442,9 @@ ebpf 0 -q -c ./s -n 'strt$target:::req /(this->p = copyinstr(arg0)) != NULL && (
 same "$T/out" "/usr/lib/Foo/bar.rb 19 1\n/usr/lib/Foo/bar.rb 19 2\n\n" "assignments in a predicate"
 ebpf 0 -q -n 'BEGIN { a = b = 5; self->x = this->y = "str"; n = 0; m = n++; k = ++n; j = n--; printf("%d %d %s %s %d %d %d %d\n", a, b, self->x, this->y, m, k, j, n); exit(0); }'
 same "$T/out" "5 5 str str 0 2 2 1\n\n" "chained assignments, ++ and -- as values"
+# copyin's bytes as a string (stringof), a string's stringof.
+ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", stringof(copyin(arg0, 4)), stringof(copyin(arg0, 0)), stringof(copyinstr(arg0))); }'
+same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "stringof(copyin())"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
