@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * D's searching and cutting string functions as BPF: strstr(), index(),
- * rindex(), substr(), toupper(), tolower(), lltostr(), and copyin() (its
+ * rindex(), substr(), toupper(), tolower(), lltostr(), strtok(), and copyin() (its
  * bytes NUL-terminated: stringof() makes it a string). Like
  * codegen_strfn.c's, each call has a slot of two STRSIZE areas in the
  * per-CPU `strfns` map: the first argument is copied into the first, a
@@ -106,15 +106,77 @@ static const char functions[] =
     "\treturn r + k;\n"
     "}\n";
 
+static const char tok_functions[] =
+    /*
+     * strtok(): the string being cut and where it is (per CPU, a map: it
+     * outlives the call), the delimiters as a 256-bit set, and a scan that
+     * skips delimiters, then finds the token's end.
+     */
+    "struct tokst { __u8 s[(STRSIZE + 7) & ~7]; __u64 bits[4]; long pos, cur, start, end, phase; "
+    "};\n"
+    "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
+    "__type(value, struct tokst); } toks SEC(\".maps\");\n"
+    "struct tokc { const __u8 *d; struct tokst *st; };\n"
+    "static __attribute__((noinline)) long tokset_cb(__u32 i, void *arg) {\n"
+    "\tstruct tokc *p = arg;\n"
+    "\tif (i >= STRSIZE) return 1;\n"
+    "\t__u8 c = p->d[i];\n"
+    "\tif (!c) return 1;\n"
+    "\tp->st->bits[(c >> 6) & 3] |= 1ULL << (c & 63);\n"
+    "\treturn 0;\n"
+    "}\n"
+    "static __attribute__((noinline)) long tokscan_cb(__u32 i, void *arg) {\n"
+    "\tstruct tokc *p = arg;\n"
+    "\tstruct tokst *st = p->st;\n"
+    "\t__u64 at = (__u64)st->cur;\n"
+    "\tBOUNDED(at);\n"
+    "\tif (at >= STRSIZE) { st->end = STRSIZE - 1; if (!st->phase) st->start = -1; return 1; }\n"
+    "\t__u8 c = st->s[at];\n"
+    "\tint delim = (st->bits[(c >> 6) & 3] >> (c & 63)) & 1;\n"
+    "\tif (!st->phase) {\n"
+    "\t\tif (!c) { st->start = -1; st->end = at; return 1; }\n"
+    "\t\tif (!delim) { st->start = at; st->phase = 1; }\n"
+    "\t} else if (!c || delim) {\n"
+    "\t\tst->end = at;\n"
+    "\t\treturn 1;\n"
+    "\t}\n"
+    "\tst->cur++;\n"
+    "\treturn 0;\n"
+    "}\n"
+    /* the next token into t, or null; from s when fresh (s copied into the state first) */
+    "INLINE __u8 *dstrtok(__u8 *t, const __u8 *d) {\n"
+    "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
+    "\tif (!st) return 0;\n"
+    "\tst->bits[0] = st->bits[1] = st->bits[2] = st->bits[3] = 0;\n"
+    "\tstruct tokc p = {d, st};\n"
+    "\tbpf_loop(STRSIZE, tokset_cb, &p, 0);\n"
+    "\tst->bits[0] &= ~1ULL;\n"
+    "\tst->cur = st->pos; st->phase = 0; st->start = -1; st->end = st->pos;\n"
+    "\tbpf_loop(STRSIZE, tokscan_cb, &p, 0);\n"
+    "\tst->pos = st->end;\n"
+    "\tlong b = st->start, e = st->end;\n"
+    "\tif (b < 0 || b >= STRSIZE || e < b) return 0;\n"
+    "\tbpf_probe_read_kernel_str(t, STRSIZE, st->s + b);\n"
+    "\tput(t, (__u32)(e - b), 0);\n"
+    "\treturn t;\n"
+    "}\n"
+    "INLINE __u8 *tokstate(void) {\n"
+    "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
+    "\tif (!st) return 0;\n"
+    "\tst->pos = 0;\n"
+    "\treturn st->s;\n"
+    "}\n";
+
 void cg_strfn2_functions(struct dt_buf *o)
 {
 	dt_buf_add(o, functions, sizeof(functions) - 1);
+	dt_buf_add(o, tok_functions, sizeof(tok_functions) - 1);
 }
 
 static int which(const char *f)
 {
 	static const char *const names[] = {"strstr",  "index",	  "rindex", "substr", "toupper",
-					    "tolower", "lltostr", "copyin", NULL};
+					    "tolower", "lltostr", "copyin", "strtok", NULL};
 	int i;
 
 	for (i = 0; names[i]; i++)
@@ -123,16 +185,21 @@ static int which(const char *f)
 	return -1;
 }
 
-enum { F_STRSTR, F_INDEX, F_RINDEX, F_SUBSTR, F_TOUPPER, F_TOLOWER, F_LLTOSTR, F_COPYIN };
+enum { F_STRSTR, F_INDEX, F_RINDEX, F_SUBSTR, F_TOUPPER, F_TOLOWER, F_LLTOSTR, F_COPYIN, F_STRTOK };
 
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
 	int f = which(n->name);
-	size_t lo = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_SUBSTR || f == F_COPYIN
+	size_t lo = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_SUBSTR ||
+			    f == F_COPYIN || f == F_STRTOK
 			? 2
 			: 1;
-	size_t hi = f == F_STRSTR || f == F_COPYIN ? 2 : lo == 2 ? 3 : 1;
-	bool two_str = f == F_STRSTR || f == F_INDEX || f == F_RINDEX;
+	size_t hi = f == F_STRSTR || f == F_COPYIN || f == F_STRTOK ? 2 : lo == 2 ? 3 : 1;
+	const struct dt_node *a0 = n->nargs ? n->args[0] : NULL;
+	bool tok_next = f == F_STRTOK && a0 &&
+			((a0->kind == N_IDENT && !strcmp(a0->name, "NULL")) ||
+			 (a0->kind == N_INT && a0->ival == 0));
+	bool two_str = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_STRTOK;
 	struct cv a = {0}, b = {0}, c = {0};
 	struct dt_buf o = {0};
 
@@ -140,7 +207,12 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		cg_fail(g, n, "this function is given a wrong number of arguments");
 		return true;
 	}
-	if (f == F_LLTOSTR || f == F_COPYIN) {
+	if (f == F_STRTOK) {
+		if (n->nargs == 2 && !tok_next)
+			cg_value(g, a0, &a);
+		if (!g->failed && n->nargs == 2 && !tok_next && a.type != TY_STR)
+			cg_fail(g, n, "a string function's argument is not a string");
+	} else if (f == F_LLTOSTR || f == F_COPYIN) {
 		cg_int(g, n->args[0], &a);
 		if (!g->failed && g->strsize < 32)
 			cg_fail(g, n, "lltostr() with a strsize below 32");
@@ -166,9 +238,19 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		      j, j, f == F_INDEX || f == F_RINDEX ? "__s64" : "__u8 *",
 		      f == F_INDEX || f == F_RINDEX ? "-1" : "0");
 	dt_buf_printf(&o, "\t\tif (t && r) {\n");
-	if (f != F_LLTOSTR && f != F_COPYIN)
+	if (f == F_STRTOK) {
+		/* strtok(s, d): s into the state first; strtok(NULL, d): where it was */
+		if (!tok_next) {
+			dt_buf_printf(&o, "\t\t\t__u8 *ts = tokstate();\n\t\t\tif (ts) {\n");
+			cg_store_str(g, &a, "ts", false, &o, "\t\t\t\t");
+			dt_buf_printf(&o, "\t\t\t}\n");
+		}
+		cg_store_str(g, &b, "r", false, &o, "\t\t\t");
+		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r);\n");
+	} else if (f != F_LLTOSTR && f != F_COPYIN) {
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
-	if (two_str) {
+	}
+	if (two_str && f != F_STRTOK) {
 		cg_store_str(g, &b, "r", false, &o, "\t\t\t");
 		dt_buf_printf(&o, "\t\t\tlong la = dlen(t), lb = dlen(r);\n");
 	}
@@ -208,6 +290,8 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s))) n = 0;\n"
 			      "\t\t\t\tput(t, n, 0);\n\t\t\t}\n\t\t\tres = t;\n",
 			      b.text, a.text);
+		break;
+	case F_STRTOK: /* written above */
 		break;
 	case F_LLTOSTR:
 		dt_buf_printf(&o, "\t\t\tres = dlltostr(r, %s);\n", a.text);

@@ -445,6 +445,10 @@ same "$T/out" "5 5 str str 0 2 2 1\n\n" "chained assignments, ++ and -- as value
 # copyin's bytes as a string (stringof), a string's stringof.
 ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", stringof(copyin(arg0, 4)), stringof(copyin(arg0, 0)), stringof(copyinstr(arg0))); }'
 same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "stringof(copyin())"
+# strtok: the first token of a string, the next ones from NULL, NULL at
+# the end; a set of delimiters.
+ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%d|", strtok(copyinstr(arg0), "/"), strtok(NULL, "/"), strtok(NULL, "/") == NULL); printf("%s|%s|%s|\n", strtok("x.y;z", ";,"), strtok("//x,y;z", "/;,"), strtok(NULL, ".;,")); }'
+same "$T/out" "usr|lib|0|x.y|x|y|\ntmp|x|1|x.y|x|y|\nusr|lib|0|x.y|x|y|\n\n" "strtok"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
