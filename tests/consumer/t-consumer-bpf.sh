@@ -449,6 +449,13 @@ same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar
 # the end; a set of delimiters.
 ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%d|", strtok(copyinstr(arg0), "/"), strtok(NULL, "/"), strtok(NULL, "/") == NULL); printf("%s|%s|%s|\n", strtok("x.y;z", ";,"), strtok("//x,y;z", "/;,"), strtok(NULL, ".;,")); }'
 same "$T/out" "usr|lib|0|x.y|x|y|\ntmp|x|1|x.y|x|y|\nusr|lib|0|x.y|x|y|\n\n" "strtok"
+# The string functions where values stand: an aggregation's key (index()
+# is an int: DTrace's 8-wide key), a thread's variable, an array's key and
+# value.
+ebpf 0 -q -c ./s -n 'strt$target:::req { @[toupper(substr(copyinstr(arg0), 1, 3)), index(copyinstr(arg0), "b")] = count(); self->t = strtok(copyinstr(arg0), "/"); x[rindex(copyinstr(arg0), "/")] = lltostr(arg2); printf("%s %s\n", self->t, x[12]); }'
+want="usr -7\ntmp -7\nusr 123456789012\n\n"
+want+=$(printf '  %-50s %8d %16d' TMP -1 1)'\n'$(printf '  %-50s %8d %16d' USR 7 2)'\n'
+same "$T/out" "$want" "string functions in a key, a variable, an array"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
