@@ -311,16 +311,18 @@ static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct dt_buf o = {0};
 	struct cv old = {0};
 
-	if (!n->a || n->a->kind == N_INDEX) {
-		cg_err(g, n, "an assignment to an array used as a value");
+	bool arr = n->a && n->a->kind == N_INDEX;
+
+	if (!n->a) {
+		cg_err(g, n, "this assignment used as a value");
 		return;
 	}
 	dt_buf_printf(&o, "({\n");
-	if (post && cg_var_read(g, n->a, &old) && !g->failed)
+	if (post && (arr ? cg_array_read(g, n->a, &old) : cg_var_read(g, n->a, &old)) && !g->failed)
 		dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);
-	if (!cg_var_stmt(g, n, &o, "\t\t") && !g->failed)
+	if (!g->failed && !(arr ? cg_array_stmt(g, n, &o, "\t\t") : cg_var_stmt(g, n, &o, "\t\t")))
 		cg_err(g, n, "this assignment used as a value");
-	if (!g->failed && !cg_var_read(g, n->a, v))
+	if (!g->failed && !(arr ? cg_array_read(g, n->a, v) : cg_var_read(g, n->a, v)))
 		cg_err(g, n, "this assignment used as a value");
 	if (!g->failed && post)
 		dt_buf_printf(&o, "\t\told_; })");

@@ -442,6 +442,8 @@ ebpf 0 -q -c ./s -n 'strt$target:::req /(this->p = copyinstr(arg0)) != NULL && (
 same "$T/out" "/usr/lib/Foo/bar.rb 19 1\n/usr/lib/Foo/bar.rb 19 2\n\n" "assignments in a predicate"
 ebpf 0 -q -n 'BEGIN { a = b = 5; self->x = this->y = "str"; n = 0; m = n++; k = ++n; j = n--; printf("%d %d %s %s %d %d %d %d\n", a, b, self->x, this->y, m, k, j, n); exit(0); }'
 same "$T/out" "5 5 str str 0 2 2 1\n\n" "chained assignments, ++ and -- as values"
+ebpf 0 -q -n 'BEGIN { a = x[1] = 4; b = x[1]++; c = ++x[2]; s["k"] = t = "v"; printf("%d %d %d %d %d %s %s\n", a, b, c, x[1], x[2], s["k"], t); exit(0); }'
+same "$T/out" "4 4 1 5 1 v v\n\n" "assignments to arrays, ++ on arrays, as values"
 # copyin's bytes as a string (stringof), a string's stringof.
 ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", stringof(copyin(arg0, 4)), stringof(copyin(arg0, 0)), stringof(copyinstr(arg0))); }'
 same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "stringof(copyin())"
