@@ -377,7 +377,8 @@ struct dt_merged *dt_merged_new(void);
  * The BPF engine's way in (dtrace/engine/records.c): one action with its
  * fields as text, as a bpftrace record carries them; and, between an
  * A_PRINTA and its A_PRINTA_END, one aggregation entry (key fields as
- * text, the value merged across CPUs, a quantize()'s buckets).
+ * text, the value merged across CPUs, a quantize()'s buckets; a stddev()'s
+ * v is its sum and its two "buckets" its count and sum of squares).
  */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf);
 void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,

@@ -1428,6 +1428,12 @@ void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t
 	a = &r->t->aggs[r->printa_agg];
 	memset(&e, 0, sizeof(e));
 	e.v = v;
+	if (a->fn == F_STDDEV && nbuckets == 2) { /* v the sum, then count, sum of squares */
+		e.st[0] = buckets[0];
+		e.st[1] = v;
+		e.st[2] = buckets[1];
+		nbuckets = 0;
+	}
 	if (nbuckets) {
 		e.buckets = dt_xmalloc(nbuckets * sizeof(int64_t));
 		memcpy(e.buckets, buckets, nbuckets * sizeof(int64_t));

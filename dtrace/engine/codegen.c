@@ -155,9 +155,10 @@ static void exit_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	cv_free(&v);
 }
 
-static const char *const fnames[] = {"count", "sum",	  "avg",       "min",
-				     "max",   "quantize", "lquantize", NULL};
-static const enum dt_afn fns[] = {F_COUNT, F_SUM, F_AVG, F_MIN, F_MAX, F_QUANTIZE, F_LQUANTIZE};
+static const char *const fnames[] = {"count",	 "sum",	      "avg",	"min", "max",
+				     "quantize", "lquantize", "stddev", NULL};
+static const enum dt_afn fns[] = {F_COUNT, F_SUM,      F_AVG,	    F_MIN,
+				  F_MAX,   F_QUANTIZE, F_LQUANTIZE, F_STDDEV};
 
 /* lquantize(x, base, limit[, step]): constants, as DTrace wants them. */
 static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
@@ -240,6 +241,8 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	e.val_size = 16;
 	if (fn == F_QUANTIZE)
 		e.val_size += 8 * EG_NQ;
+	if (fn == F_STDDEV)
+		e.val_size += 8; /* the sum of squares */
 	if (fn == F_LQUANTIZE) {
 		memcpy(a.lq, lq, sizeof(a.lq));
 		e.val_size += 8 * (unsigned)((lq[1] - lq[0]) / lq[2] + 2);
@@ -321,6 +324,9 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 	case F_SUM:
 	case F_AVG:
 		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; }\n");
+		break;
+	case F_STDDEV:
+		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; v->b[0] += x * x; }\n");
 		break;
 	case F_MIN:
 	case F_MAX:

@@ -232,11 +232,16 @@ static void render_entry(struct eg_reader *rd, size_t ai, const unsigned char *k
 	char **f = dt_xmalloc((e->nkeys + 1) * sizeof(*f));
 	size_t i;
 
-	(void)n;
 	(void)arg;
 	for (i = 0; i < e->nkeys; i++)
 		f[i] = field_text(&e->keys[i], key, e->key_size);
-	dt_render_agg_entry(rd->r, f, e->nkeys, v, nb ? b : NULL, nb);
+	if (rd->r->t->aggs[ai].fn == F_STDDEV) {
+		int64_t st[2] = {n, nb ? b[0] : 0};
+
+		dt_render_agg_entry(rd->r, f, e->nkeys, v, st, 2);
+	} else {
+		dt_render_agg_entry(rd->r, f, e->nkeys, v, nb ? b : NULL, nb);
+	}
 	for (i = 0; i < e->nkeys; i++)
 		dt_free(f[i]);
 	dt_free(f);

@@ -50,7 +50,7 @@ refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N o
 refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "this action is not supported by -x engine=bpf yet" 'BEGIN { ustack(); }'
-refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = stddev(1); }'
+refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = llquantize(1, 10, 0, 2, 10); }'
 refused 18 "a built-in variable cannot be assigned to" 'BEGIN { if (1) { pid = 1; } }'
 
 # t-consumer-begin 1: printf's conversions, exit(7), the record's end.
@@ -458,6 +458,14 @@ ebpf 0 -q -c ./s -n 'strt$target:::req { @[toupper(substr(copyinstr(arg0), 1, 3)
 want="usr -7\ntmp -7\nusr 123456789012\n\n"
 want+=$(printf '  %-50s %8d %16d' TMP -1 1)'\n'$(printf '  %-50s %8d %16d' USR 7 2)'\n'
 same "$T/out" "$want" "string functions in a key, a variable, an array"
+# stddev: DTrace's integer arithmetic (the mean and the mean of the squares
+# divided first): lengths 19, 6, 19 make 14 and 252, sqrt(56) is 7; per
+# function 19 and 6 make 12 and 198, sqrt(54) is 7; 19 alone is 0.
+ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = stddev(strlen(copyinstr(arg0))); @all = stddev(strlen(copyinstr(arg0))); }'
+want="\n"$(printf '  %-50s %16d' from_b 0)'\n'$(printf '  %-50s %16d' from_a 7)'\n'$(printf ' %16d' 7)'\n'
+same "$T/out" "$want" "stddev"
+ebpf 0 -q -n 'BEGIN { @s = stddev(2); @s = stddev(4); @s = stddev(4); @s = stddev(4); @s = stddev(5); @s = stddev(5); @s = stddev(7); @s = stddev(9); exit(0); }'
+same "$T/out" "\n$(printf ' %16d' 2)\n" "stddev of 2 4 4 4 5 5 7 9"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
