@@ -155,10 +155,34 @@ static void exit_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	cv_free(&v);
 }
 
-static const char *const fnames[] = {"count",	 "sum",	      "avg",	"min", "max",
-				     "quantize", "lquantize", "stddev", NULL};
-static const enum dt_afn fns[] = {F_COUNT, F_SUM,      F_AVG,	    F_MIN,
-				  F_MAX,   F_QUANTIZE, F_LQUANTIZE, F_STDDEV};
+static const char *const fnames[] = {"count",	 "sum",	      "avg",	"min",	      "max",
+				     "quantize", "lquantize", "stddev", "llquantize", NULL};
+static const enum dt_afn fns[] = {F_COUNT,    F_SUM,	   F_AVG,    F_MIN,	  F_MAX,
+				  F_QUANTIZE, F_LQUANTIZE, F_STDDEV, F_LLQUANTIZE};
+
+/* llquantize(x, factor, low, high, nsteps): constants DTrace accepts. */
+static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
+{
+	int64_t lb[1024];
+	size_t i;
+
+	if (fn->nargs != 5) {
+		cg_err(g, fn, "these arguments of llquantize()");
+		return false;
+	}
+	for (i = 1; i < 5; i++) {
+		if (fn->args[i]->kind != N_INT) {
+			cg_err(g, fn->args[i], "a parameter of llquantize() other than a constant");
+			return false;
+		}
+		llq[i - 1] = fn->args[i]->ival;
+	}
+	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
+		cg_fail(g, fn, "llquantize(): DTrace refuses these parameters");
+		return false;
+	}
+	return true;
+}
 
 /* lquantize(x, base, limit[, step]): constants, as DTrace wants them. */
 static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
@@ -189,7 +213,7 @@ static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
 
 /* The aggregation `name`, created at its first use with this shape. */
 static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
-		    const int64_t lq[3])
+		    const int64_t lq[4])
 {
 	size_t i, k;
 	struct dt_agg a;
@@ -201,7 +225,8 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 		if (strcmp(x->name, lhs->name))
 			continue;
 		if (x->fn != fn || x->nkeys != lhs->nargs ||
-		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq)))) {
+		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq))) ||
+		    (fn == F_LLQUANTIZE && memcmp(x->llq, lq, sizeof(x->llq)))) {
 			cg_err(g, lhs, "an aggregation used with two functions or key shapes");
 			return -1;
 		}
@@ -241,6 +266,12 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	e.val_size = 16;
 	if (fn == F_QUANTIZE)
 		e.val_size += 8 * EG_NQ;
+	if (fn == F_LLQUANTIZE) {
+		int64_t lb[1024];
+
+		memcpy(a.llq, lq, sizeof(a.llq));
+		e.val_size += 8 * (unsigned)dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
+	}
 	if (fn == F_STDDEV)
 		e.val_size += 8; /* the sum of squares */
 	if (fn == F_LQUANTIZE) {
@@ -258,11 +289,27 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	return (long)g->t->naggs - 1;
 }
 
+/* x's llquantize bucket, knowing x >= lb[lo]: the last k in [lo, hi] with x >= lb[k], as ?: */
+static void llq_search(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi)
+{
+	size_t mid = (lo + hi + 1) / 2;
+
+	if (lo >= hi) {
+		dt_buf_printf(o, "%zu", lo);
+		return;
+	}
+	dt_buf_printf(o, "(x < %lldLL ? ", (long long)lb[mid]);
+	llq_search(o, lb, lo, mid - 1);
+	dt_buf_printf(o, " : ");
+	llq_search(o, lb, mid, hi);
+	dt_buf_printf(o, ")");
+}
+
 static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 {
 	const struct dt_node *lhs = n->a, *fn = n->b;
 	struct cv keys[16], arg = {0};
-	int64_t lq[3] = {0, 0, 0};
+	int64_t lq[4] = {0, 0, 0, 0};
 	struct eg_agg *e;
 	size_t i, nk = 0;
 	long ai;
@@ -279,8 +326,11 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		return;
 	}
 	f = fns[i];
-	if (f == F_LQUANTIZE ? !lq_params(g, fn, lq)
-			     : (f == F_COUNT) != (fn->nargs == 0) || fn->nargs > 1) {
+	if (f == F_LLQUANTIZE) {
+		if (!llq_params(g, fn, lq))
+			return;
+	} else if (f == F_LQUANTIZE ? !lq_params(g, fn, lq)
+				    : (f == F_COUNT) != (fn->nargs == 0) || fn->nargs > 1) {
 		cg_err(g, fn, "these arguments of an aggregating function");
 		return;
 	}
@@ -345,6 +395,19 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			      "\t\t\t\tif (v && b < %lld) { v->b[b]++; v->n++; }\n",
 			      (long long)lq[0], (long long)lq[1], (long long)nb - 1,
 			      (long long)lq[0], (long long)lq[2], (long long)nb);
+		break;
+	}
+	case F_LLQUANTIZE: {
+		int64_t lb[1024];
+		size_t nb = dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
+
+		/* bucket 0 below lb[1], k for [lb[k], lb[k + 1]), nb - 1 at or past lb[nb - 1] */
+		dt_buf_printf(w->o, "\t\t\t\t__u32 b = x < %lldLL ? 0 : ", (long long)lb[1]);
+		llq_search(w->o, lb, 1, nb - 1);
+		dt_buf_printf(w->o,
+			      ";\n\t\t\t\tBOUNDED(b);\n"
+			      "\t\t\t\tif (v && b < %zu) { v->b[b]++; v->n++; }\n",
+			      nb);
 		break;
 	}
 	default:

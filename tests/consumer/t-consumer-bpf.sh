@@ -50,7 +50,7 @@ refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N o
 refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "this action is not supported by -x engine=bpf yet" 'BEGIN { ustack(); }'
-refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = llquantize(1, 10, 0, 2, 10); }'
+refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = lmin(1); }'
 refused 18 "a built-in variable cannot be assigned to" 'BEGIN { if (1) { pid = 1; } }'
 
 # t-consumer-begin 1: printf's conversions, exit(7), the record's end.
@@ -466,6 +466,23 @@ want="\n"$(printf '  %-50s %16d' from_b 0)'\n'$(printf '  %-50s %16d' from_a 7)'
 same "$T/out" "$want" "stddev"
 ebpf 0 -q -n 'BEGIN { @s = stddev(2); @s = stddev(4); @s = stddev(4); @s = stddev(4); @s = stddev(5); @s = stddev(5); @s = stddev(7); @s = stddev(9); exit(0); }'
 same "$T/out" "\n$(printf ' %16d' 2)\n" "stddev of 2 4 4 4 5 5 7 9"
+# llquantize(x, 10, 0, 2, 10): below 1, then 1..9, 10..90, 100..900 by
+# their steps, then 1000 and up; every bucket from the first used to the
+# last, 40 @ for the whole.
+ebpf 0 -q -n 'BEGIN { @ = llquantize(0, 10, 0, 2, 10); @ = llquantize(5, 10, 0, 2, 10); @ = llquantize(5, 10, 0, 2, 10); @ = llquantize(15, 10, 0, 2, 10); @ = llquantize(2000, 10, 0, 2, 10); exit(0); }'
+row() { printf '%16s |%-40s %-9d\n' "$1" "$(printf '@%.0s' $(seq "$((8 * $2))") | head -c $((8 * $2)))" "$2"; }
+{
+	printf '\n\n%16s %41s %-9s\n' value '------------- Distribution -------------' count
+	row '< 1' 1
+	for v in 1 2 3 4; do row $v 0; done
+	row 5 2
+	for v in 6 7 8 9; do row $v 0; done
+	row 10 1
+	for v in 20 30 40 50 60 70 80 90 100 200 300 400 500 600 700 800 900; do row $v 0; done
+	row '>= 1000' 1
+	printf '\n'
+} >"$T/llq"
+cmp -s "$T/out" "$T/llq" || { diff "$T/llq" "$T/out" >&2; fail "llquantize"; }
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
