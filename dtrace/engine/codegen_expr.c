@@ -402,13 +402,8 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	}
 	case N_CALL:
-		if (!strcmp(n->name, "copyinstr") && (n->nargs == 1 || n->nargs == 2)) {
+		if (!strcmp(n->name, "copyinstr") && n->nargs == 1) {
 			cg_int(g, n->args[0], &a);
-			if (n->nargs == 2) {
-				cg_err(g, n, "copyinstr() with a length");
-				cv_free(&a);
-				return;
-			}
 			v->type = TY_STR;
 			v->skind = SV_USER;
 			v->text = a.text;

@@ -175,8 +175,9 @@ void cg_strfn2_functions(struct dt_buf *o)
 
 static int which(const char *f)
 {
-	static const char *const names[] = {"strstr",  "index",	  "rindex", "substr", "toupper",
-					    "tolower", "lltostr", "copyin", "strtok", NULL};
+	static const char *const names[] = {"strstr",  "index",	    "rindex",  "substr",
+					    "toupper", "tolower",   "lltostr", "copyin",
+					    "strtok",  "copyinstr", NULL};
 	int i;
 
 	for (i = 0; names[i]; i++)
@@ -185,7 +186,18 @@ static int which(const char *f)
 	return -1;
 }
 
-enum { F_STRSTR, F_INDEX, F_RINDEX, F_SUBSTR, F_TOUPPER, F_TOLOWER, F_LLTOSTR, F_COPYIN, F_STRTOK };
+enum {
+	F_STRSTR,
+	F_INDEX,
+	F_RINDEX,
+	F_SUBSTR,
+	F_TOUPPER,
+	F_TOLOWER,
+	F_LLTOSTR,
+	F_COPYIN,
+	F_STRTOK,
+	F_COPYINSTR
+};
 
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
@@ -194,7 +206,9 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			    f == F_COPYIN || f == F_STRTOK
 			? 2
 			: 1;
-	size_t hi = f == F_STRSTR || f == F_COPYIN || f == F_STRTOK ? 2 : lo == 2 ? 3 : 1;
+	size_t hi = f == F_STRSTR || f == F_COPYIN || f == F_STRTOK || f == F_COPYINSTR ? 2
+		    : lo == 2								? 3
+											: 1;
 	const struct dt_node *a0 = n->nargs ? n->args[0] : NULL;
 	bool tok_next = f == F_STRTOK && a0 &&
 			((a0->kind == N_IDENT && !strcmp(a0->name, "NULL")) ||
@@ -212,7 +226,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			cg_value(g, a0, &a);
 		if (!g->failed && n->nargs == 2 && !tok_next && a.type != TY_STR)
 			cg_fail(g, n, "a string function's argument is not a string");
-	} else if (f == F_LLTOSTR || f == F_COPYIN) {
+	} else if (f == F_LLTOSTR || f == F_COPYIN || f == F_COPYINSTR) {
 		cg_int(g, n->args[0], &a);
 		if (!g->failed && g->strsize < 32)
 			cg_fail(g, n, "lltostr() with a strsize below 32");
@@ -247,7 +261,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		}
 		cg_store_str(g, &b, "r", false, &o, "\t\t\t");
 		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r);\n");
-	} else if (f != F_LLTOSTR && f != F_COPYIN) {
+	} else if (f != F_LLTOSTR && f != F_COPYIN && f != F_COPYINSTR) {
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
 	}
 	if (two_str && f != F_STRTOK) {
@@ -290,6 +304,16 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s))) n = 0;\n"
 			      "\t\t\t\tput(t, n, 0);\n\t\t\t}\n\t\t\tres = t;\n",
 			      b.text, a.text);
+		break;
+	case F_COPYINSTR:
+		/* copyinstr(addr, maxlength): at most maxlength bytes of the string */
+		dt_buf_printf(
+		    &o,
+		    "\t\t\tbpf_probe_read_user_str(t, STRSIZE, (void *)(%s));\n"
+		    "\t\t\t__s64 n = (__s64)(%s);\n"
+		    "\t\t\tput(t, n < 0 ? 0 : n > STRSIZE - 1 ? STRSIZE - 1 : (__u32)n, 0);\n"
+		    "\t\t\tres = t;\n",
+		    a.text, b.text);
 		break;
 	case F_STRTOK: /* written above */
 		break;

@@ -483,6 +483,9 @@ row() { printf '%16s |%-40s %-9d\n' "$1" "$(printf '@%.0s' $(seq "$((8 * $2))") 
 	printf '\n'
 } >"$T/llq"
 cmp -s "$T/out" "$T/llq" || { diff "$T/llq" "$T/out" >&2; fail "llquantize"; }
+# copyinstr(addr, maxlength): at most maxlength bytes.
+ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", copyinstr(arg0, 4), copyinstr(arg0, 0), copyinstr(arg0, 100)); }'
+same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "copyinstr with a length"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
