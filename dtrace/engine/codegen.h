@@ -93,6 +93,7 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
+void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v);
 /* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */
 bool cg_is_strfn2(const char *f);
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);

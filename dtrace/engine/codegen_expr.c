@@ -167,7 +167,7 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 							  : p->prov;
 
 		if (!strcmp(s, "probeprov") && p->kind == P_USDT) {
-			cg_err(g, n, "probeprov of a USDT probe (its provider with the pid)");
+			cg_usdt_probeprov(g, n, c ? c : "", v);
 			return true;
 		}
 		if (!strcmp(s, "probefunc") && p->kind == P_USDT)

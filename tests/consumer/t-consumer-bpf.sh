@@ -486,6 +486,10 @@ cmp -s "$T/out" "$T/llq" || { diff "$T/llq" "$T/out" >&2; fail "llquantize"; }
 # copyinstr(addr, maxlength): at most maxlength bytes.
 ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", copyinstr(arg0, 4), copyinstr(arg0, 0), copyinstr(arg0, 100)); }'
 same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "copyinstr with a length"
+# probeprov of a USDT probe: the provider and the firing process's pid.
+ebpf 0 -q -c ./s -n 'strt$target:::req { @[probeprov, probename] = count(); } END { printf("%d\n", $target); }'
+pid=$(head -1 "$T/out")
+same "$T/out" "$pid\n\n$(printf '  %-50s  %-50s %16d' "strt$pid" req 3)\n" "probeprov"
 # probefunc per site: each site's function (the symbol table), in a
 # record, a key and a comparison.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probefunc] = count(); printf("%s %d\n", probefunc, arg2); } strt$target:::req /probefunc == "from_b"/ { printf("b\n"); }'
