@@ -228,7 +228,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			cg_fail(g, n, "a string function's argument is not a string");
 	} else if (f == F_LLTOSTR || f == F_COPYIN || f == F_COPYINSTR) {
 		cg_int(g, n->args[0], &a);
-		if (!g->failed && g->strsize < 32)
+		if (!g->failed && f == F_LLTOSTR && g->strsize < 32)
 			cg_fail(g, n, "lltostr() with a strsize below 32");
 	} else {
 		cg_value(g, n->args[0], &a);

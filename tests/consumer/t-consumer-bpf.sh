@@ -486,6 +486,9 @@ cmp -s "$T/out" "$T/llq" || { diff "$T/llq" "$T/out" >&2; fail "llquantize"; }
 # copyinstr(addr, maxlength): at most maxlength bytes.
 ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", copyinstr(arg0, 4), copyinstr(arg0, 0), copyinstr(arg0, 100)); }'
 same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "copyinstr with a length"
+# The string functions at -x strsize=16: the string cut at 15 bytes first.
+ebpf 0 -q -x strsize=16 -c ./s -n 'strt$target:::req /strstr(copyinstr(arg0), "Foo") != NULL/ { printf("%s %d %s %s %s\n", substr(copyinstr(arg0), 1, 3), rindex(copyinstr(arg0), "/"), strtok(copyinstr(arg0), "/"), toupper(copyinstr(arg0)), stringof(copyin(arg0, 3))); }'
+same "$T/out" "usr 12 usr /USR/LIB/FOO/BA /us\nusr 12 usr /USR/LIB/FOO/BA /us\n\n" "string functions at strsize 16"
 # probeprov of a USDT probe: the provider and the firing process's pid.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probeprov, probename] = count(); } END { printf("%d\n", $target); }'
 pid=$(head -1 "$T/out")
