@@ -7,7 +7,10 @@
 # stack memory), a count() keyed by two 255-byte strings; a saturation run
 # whose records all arrive (the ring buffer) where bpftrace loses some;
 # what the engine does not do yet refused at file:line:col; SIGINT ends the
-# run with END and the exit dump.
+# run with END and the exit dump; without clang, one error naming the
+# package; D's string functions (strstr index rindex substr strtok toupper
+# tolower lltostr copyin/stringof, copyinstr with a length, NULL), assignments
+# and ++/-- as values, probefunc per site, probeprov, stddev, llquantize.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 need_bpftrace
