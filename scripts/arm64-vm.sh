@@ -67,7 +67,7 @@ cache_root=${USDTKIT_ARM64_CACHE:-/var/cache/usdtkit-arm64}
 # builder for it.
 GUEST_PKGS="linux-image-arm64 initramfs-tools kmod udev
 gcc g++ clang lld binutils make meson ninja-build pkg-config python3
-libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev
+libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev libbpf-dev
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 systemd procps file strace util-linux
 nodejs libnode-dev"

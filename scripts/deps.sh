@@ -12,6 +12,8 @@ set -eu
 # only recommended by gcc-aarch64-linux-gnu; without it every aarch64 link
 # fails. libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (the
 # sanitizer run, the fuzz targets), only recommended by clang.
+# libbpf-dev: dtrace -x engine=bpf loads its programs with libbpf (and
+# compiles them with clang); bpftool: looking at what it loaded.
 # python3-pyparsing: SystemTap's dtrace parses .d files with it when it is
 # there, and with a weaker fallback, which drops probes, when it is not; the
 # tests compare against the former. systemd: systemd-socket-activate;
@@ -26,7 +28,7 @@ set -eu
 # ca-certificates: npm's https (t-node-upstream packs dtrace-provider from
 # the npm registry), only recommended by npm.
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
-libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev
+libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev libbpf-dev bpftool
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
 man-db groff-base mandoc systemd procps file strace debootstrap

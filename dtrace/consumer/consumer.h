@@ -26,7 +26,8 @@ struct dt_consumer_opts {
 	bool zero_ok;	   /* -Z */
 	bool destructive;  /* -w */
 	bool compile_only; /* -e */
-	bool show_program; /* -x bpftrace: print the program, run nothing */
+	bool show_program; /* -x bpftrace (-x bpfc): print the program, run nothing */
+	bool engine_bpf;   /* -x engine=bpf: BPF C, clang, libbpf (dtrace/engine) */
 	bool defaultargs;
 	const int *pids; /* -p */
 	size_t npids;

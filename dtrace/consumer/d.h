@@ -373,6 +373,27 @@ void dt_render_finish(struct dt_render *r);
 /* The aggregations retained instances hand to the first one. */
 struct dt_merged *dt_merged_new(void);
 
-/* A DTrace printf conversion list applied to values (render.c). */
+/*
+ * The BPF engine's way in (dtrace/engine/records.c): one action with its
+ * fields as text, as a bpftrace record carries them; and, between an
+ * A_PRINTA and its A_PRINTA_END, one aggregation entry (key fields as
+ * text, the value merged across CPUs, a quantize()'s buckets; a stddev()'s
+ * v is its sum and its two "buckets" its count and sum of squares).
+ */
+void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf);
+void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,
+			 const int64_t *buckets, size_t nbuckets);
+
+/* ---- shared with the BPF engine (dtrace/engine) ---- */
+/* C type names as D sizes them (translate.c). */
+void dt_ctype_size(const char *ty, unsigned *size, bool *is_unsigned);
+bool dt_ctype_is_string(const char *ty);
+/* "dtrace: description '...' matched N probes" (run.c). */
+void dt_notices(const struct dt_consumer_opts *o, const struct dt_probes *ps);
+/* The process is gone (child: ours, reaped), said as DTrace says it (run.c). */
+bool dt_pid_gone(int pid, bool child, bool quiet);
+/* The BPF engine: runs the matched program (dtrace/engine/engine.c). */
+int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
+		  int created, struct usdt_diag *diag);
 
 #endif /* DT_D_H */

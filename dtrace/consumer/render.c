@@ -354,6 +354,7 @@ static uint64_t as_unsigned(const struct val *v)
 }
 
 static void print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
+static void bucket_sum(const struct dt_agg *a, struct dt_entry *e);
 
 /*
  * A user stack as DTrace prints it (libdtrace dt_print_ustack): a newline,
@@ -656,7 +657,14 @@ static void read_buckets(const struct dt_agg *a, const struct dt_json *arr, stru
 		if (k < nb)
 			e->buckets[k] += cnt;
 	}
-	/* the value the entries are sorted by: DTrace sums bucket * count */
+	bucket_sum(a, e);
+}
+
+/* The value a histogram's entries are sorted by: DTrace sums bucket * count. */
+static void bucket_sum(const struct dt_agg *a, struct dt_entry *e)
+{
+	size_t i, nb = e->nbuckets;
+
 	e->v = 0;
 	for (i = 0; i < nb; i++) {
 		int64_t bv = a->fn == F_QUANTIZE ? quantize_value(i)
@@ -1398,4 +1406,45 @@ void dt_render_finish(struct dt_render *r)
 		x->printed = true;
 	}
 	fflush(r->out);
+}
+
+/* ---- the BPF engine's values (dtrace/engine/records.c) ---- */
+
+/* (The caller flushes r->out: after each batch of records, not each record.) */
+void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf)
+{
+	record(r, act, f, nf);
+}
+
+void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,
+			 const int64_t *buckets, size_t nbuckets)
+{
+	const struct dt_agg *a;
+	struct dt_entry e;
+	size_t k;
+
+	if (r->printa_agg < 0)
+		return;
+	a = &r->t->aggs[r->printa_agg];
+	memset(&e, 0, sizeof(e));
+	e.v = v;
+	if (a->fn == F_STDDEV && nbuckets == 2) { /* v the sum, then count, sum of squares */
+		e.st[0] = buckets[0];
+		e.st[1] = v;
+		e.st[2] = buckets[1];
+		nbuckets = 0;
+	}
+	if (nbuckets) {
+		e.buckets = dt_xmalloc(nbuckets * sizeof(int64_t));
+		memcpy(e.buckets, buckets, nbuckets * sizeof(int64_t));
+		e.nbuckets = nbuckets;
+		bucket_sum(a, &e);
+	}
+	if (a->keyed) {
+		e.nkeys = a->nkeys;
+		e.keys = dt_xmalloc((a->nkeys + 1) * sizeof(*e.keys));
+		for (k = 0; k < a->nkeys; k++)
+			eval(a->keys[k].r, &a->keys[k], keys, nkeys, &e.keys[k]);
+	}
+	add_entry(&r->ents, &r->nents, a, &e, !a->keyed);
 }

@@ -107,6 +107,12 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->defaultargs = true;
 	} else if (!strcmp(opt, "bpftrace")) {
 		o->show_program = true;
+	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpf")) {
+		o->engine_bpf = true;
+	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpftrace")) {
+		o->engine_bpf = false;
+	} else if (!strcmp(opt, "bpfc")) {
+		o->engine_bpf = o->show_program = true;
 	} else if (!strcmp(opt, "strsize") && val) {
 		o->strsize = parse_size(val);
 	} else if (!strcmp(opt, "bufsize") && val) {
@@ -429,6 +435,18 @@ static bool all_gone(struct watched *w, size_t n, bool quiet)
 		gone += w[i].gone;
 	}
 	return n && gone == n;
+}
+
+bool dt_pid_gone(int pid, bool child, bool quiet)
+{
+	struct watched w = {pid, child, false};
+
+	return all_gone(&w, 1, quiet);
+}
+
+void dt_notices(const struct dt_consumer_opts *o, const struct dt_probes *ps)
+{
+	notices(o, ps);
 }
 
 /*
@@ -942,6 +960,11 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		fprintf(stderr, "dtrace: allowing destructive actions\n");
 	if (dt_match(&prog, &probes, diag) || diag->errors)
 		goto out;
+	if (o->engine_bpf) {
+		rc = dt_engine_run(o, &prog, &probes, created, diag);
+		created = -1; /* the engine let it go, or destroyed it */
+		goto out;
+	}
 	if (dt_translate(&prog, &probes, &tables, &out, diag) || diag->errors)
 		goto out;
 	if (o->show_program) {

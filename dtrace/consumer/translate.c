@@ -2615,3 +2615,13 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 		free_tables(tables);
 	return t.failed ? -1 : 0;
 }
+
+void dt_ctype_size(const char *ty, unsigned *size, bool *is_unsigned)
+{
+	ctype_size(ty, size, is_unsigned);
+}
+
+bool dt_ctype_is_string(const char *ty)
+{
+	return is_string_type(ty);
+}

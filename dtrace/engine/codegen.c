@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The D program as one BPF C file (README.md here is the theory). Every
+ * probe's clauses, in script order, make one body; a USDT probe gets a
+ * program per site (codegen_args.c), BEGIN and END one each. A clause
+ * that prints writes one record into the ring buffer: a header (the
+ * record's number, the CPU) and its actions' fields at offsets fixed here;
+ * eg_rec says which renderer action reads which fields. An aggregation is
+ * a per-CPU hash map whose key is built in the per-CPU scratch area,
+ * cleared first. The renderer's tables (dt_tables) are filled as
+ * translate.c fills them, so render.c prints both engines' output.
+ */
+#include <string.h>
+#include <time.h>
+
+#include "codegen.h"
+
+#define ROUND8(n) (((n) + 7u) & ~7u)
+
+static struct dt_recipe *field_recipe(size_t field)
+{
+	struct dt_recipe *r = dt_xmalloc(sizeof(*r));
+
+	memset(r, 0, sizeof(*r));
+	r->op = R_FIELD;
+	r->field = field;
+	return r;
+}
+
+static struct dt_recipe *const_recipe(const char *s)
+{
+	struct dt_recipe *r = field_recipe(0);
+
+	r->op = R_CONST;
+	r->str = dt_xstrdup(s);
+	return r;
+}
+
+static size_t new_action(struct cg *g, enum dt_akind kind)
+{
+	struct dt_action a;
+
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.clause = (size_t)-1;
+	DT_PUSH(g->t->acts, g->t->nacts, a);
+	return g->t->nacts - 1;
+}
+
+/* The record a clause is writing. */
+struct recw {
+	struct eg_rec *r; /* NULL: the clause writes none */
+	struct dt_buf *o;
+	struct cg *g;
+	const struct dt_clause *c;
+};
+
+/*
+ * An action of the record: its bit in the record's mask is set where its
+ * code runs, so that one in a branch not taken is skipped by the reader.
+ */
+static void item_begin(struct recw *w, size_t act)
+{
+	struct eg_item it = {act, w->r->nf, 0};
+
+	if (w->r->nitems >= 64) {
+		if (!w->g->failed)
+			dt_error_at(w->g->diag, &w->c->pos,
+				    "a clause of more than 64 actions (-x engine=bpf)");
+		w->g->failed = true;
+		return;
+	}
+	dt_buf_printf(w->o, "\t\tif (rec)\n\t\t\t*(__u64 *)(rec + 8) |= 1ULL << %zu;\n",
+		      w->r->nitems);
+	DT_PUSH(w->r->items, w->r->nitems, it);
+}
+
+/* A value written as the current item's next field; its dt_value for the renderer. */
+static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
+{
+	struct eg_item *it = &w->r->items[w->r->nitems - 1];
+	struct eg_field f = {v->type, w->r->size, 8};
+	char dst[64];
+
+	dv->type = v->type;
+	dv->size = v->size;
+	dv->is_unsigned = v->is_unsigned;
+	if (v->type == TY_STR && v->skind == SV_CONST) {
+		dv->r = const_recipe(v->text);
+		return;
+	}
+	dv->r = field_recipe(it->n);
+	if (v->type == TY_STR)
+		f.size = ROUND8((unsigned)g->strsize);
+	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
+	if (v->type == TY_STR)
+		cg_store_str(g, v, dst, false, w->o, "\t\t\t");
+	else
+		dt_buf_printf(w->o, "\t\t\t*(__s64 *)%s = %s;\n", dst, v->text);
+	DT_PUSH(w->r->f, w->r->nf, f);
+	it->n++;
+	w->r->size += f.size;
+}
+
+static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	bool is_printf = !strcmp(n->name, "printf");
+	size_t i, first = is_printf ? 1 : 0, act;
+	struct dt_action *a;
+
+	if (is_printf && (!n->nargs || n->args[0]->kind != N_STR)) {
+		cg_err(g, n, "printf() without a constant format");
+		return;
+	}
+	if (!is_printf && n->nargs != 1) {
+		cg_err(g, n, "trace() of other than one value");
+		return;
+	}
+	act = new_action(g, is_printf ? A_PRINTF : A_TRACE);
+	item_begin(w, act);
+	dt_buf_printf(w->o, "\t\tif (rec) {\n");
+	for (i = first; i < n->nargs && !g->failed; i++) {
+		struct cv v;
+		struct dt_value dv;
+
+		cg_value(g, n->args[i], &v);
+		if (g->failed)
+			break;
+		put_value(g, w, &v, &dv);
+		cv_free(&v);
+		a = &g->t->acts[act];
+		DT_PUSH(a->args, a->nargs, dv);
+	}
+	dt_buf_printf(w->o, "\t\t}\n");
+	if (is_printf)
+		g->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+}
+
+static void exit_action(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	struct cv v;
+	struct dt_value dv;
+
+	if (n->nargs != 1) {
+		cg_err(g, n, "exit() without one status");
+		return;
+	}
+	cg_int(g, n->args[0], &v);
+	if (g->failed)
+		return;
+	item_begin(w, new_action(g, A_EXIT));
+	dt_buf_printf(w->o, "\t\tif (rec) {\n");
+	put_value(g, w, &v, &dv);
+	dt_buf_printf(w->o, "\t\t}\n");
+	cv_free(&v);
+}
+
+static const char *const fnames[] = {"count",	 "sum",	      "avg",	"min",	      "max",
+				     "quantize", "lquantize", "stddev", "llquantize", NULL};
+static const enum dt_afn fns[] = {F_COUNT,    F_SUM,	   F_AVG,    F_MIN,	  F_MAX,
+				  F_QUANTIZE, F_LQUANTIZE, F_STDDEV, F_LLQUANTIZE};
+
+/* llquantize(x, factor, low, high, nsteps): constants DTrace accepts. */
+static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
+{
+	int64_t lb[1024];
+	size_t i;
+
+	if (fn->nargs != 5) {
+		cg_err(g, fn, "these arguments of llquantize()");
+		return false;
+	}
+	for (i = 1; i < 5; i++) {
+		if (fn->args[i]->kind != N_INT) {
+			cg_err(g, fn->args[i], "a parameter of llquantize() other than a constant");
+			return false;
+		}
+		llq[i - 1] = fn->args[i]->ival;
+	}
+	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
+		cg_fail(g, fn, "llquantize(): DTrace refuses these parameters");
+		return false;
+	}
+	return true;
+}
+
+/* lquantize(x, base, limit[, step]): constants, as DTrace wants them. */
+static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
+{
+	size_t i;
+
+	lq[2] = 1;
+	if (fn->nargs < 3 || fn->nargs > 4) {
+		cg_err(g, fn, "these arguments of lquantize()");
+		return false;
+	}
+	for (i = 1; i < fn->nargs; i++) {
+		const struct dt_node *a = fn->args[i];
+		bool neg = a->kind == N_UNARY && a->op[0] == '-' && !a->op[1] && a->a;
+
+		if ((neg ? a->a : a)->kind != N_INT) {
+			cg_err(g, a, "a parameter of lquantize() other than a constant");
+			return false;
+		}
+		lq[i - 1] = neg ? -a->a->ival : a->ival;
+	}
+	if (lq[2] <= 0 || lq[1] <= lq[0] || (lq[1] - lq[0]) / lq[2] > 4096) {
+		cg_err(g, fn, "these lquantize() parameters");
+		return false;
+	}
+	return true;
+}
+
+/* The aggregation `name`, created at its first use with this shape. */
+static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
+		    const int64_t lq[4])
+{
+	size_t i, k;
+	struct dt_agg a;
+	struct eg_agg e;
+
+	for (i = 0; i < g->t->naggs; i++) {
+		struct dt_agg *x = &g->t->aggs[i];
+
+		if (strcmp(x->name, lhs->name))
+			continue;
+		if (x->fn != fn || x->nkeys != lhs->nargs ||
+		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq))) ||
+		    (fn == F_LLQUANTIZE && memcmp(x->llq, lq, sizeof(x->llq)))) {
+			cg_err(g, lhs, "an aggregation used with two functions or key shapes");
+			return -1;
+		}
+		for (k = 0; k < x->nkeys; k++)
+			if (x->keys[k].type != keys[k].type) {
+				cg_err(g, lhs, "an aggregation with keys of two types");
+				return -1;
+			}
+		return (long)i;
+	}
+	memset(&a, 0, sizeof(a));
+	memset(&e, 0, sizeof(e));
+	a.name = dt_xstrdup(lhs->name);
+	a.fn = fn;
+	a.fn_set = true;
+	a.keyed = lhs->nargs > 0;
+	a.nkeys = a.nfields = lhs->nargs;
+	a.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*a.keys));
+	a.field_type = dt_xmalloc((a.nkeys + 1) * sizeof(*a.field_type));
+	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
+	for (k = 0; k < a.nkeys; k++) {
+		struct eg_field f = {keys[k].type, e.key_size, 8};
+
+		if (keys[k].type == TY_STR)
+			f.size = ROUND8((unsigned)g->strsize);
+		a.keys[k].r = field_recipe(k);
+		a.keys[k].type = keys[k].type;
+		a.keys[k].size = keys[k].size;
+		a.keys[k].is_unsigned = keys[k].is_unsigned;
+		a.field_type[k] = keys[k].type;
+		e.keys[k] = f;
+		e.key_size += f.size;
+	}
+	e.nkeys = a.nkeys;
+	if (!e.key_size)
+		e.key_size = 8;
+	e.val_size = 16;
+	if (fn == F_QUANTIZE)
+		e.val_size += 8 * EG_NQ;
+	if (fn == F_LLQUANTIZE) {
+		int64_t lb[1024];
+
+		memcpy(a.llq, lq, sizeof(a.llq));
+		e.val_size += 8 * (unsigned)dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
+	}
+	if (fn == F_STDDEV)
+		e.val_size += 8; /* the sum of squares */
+	if (fn == F_LQUANTIZE) {
+		memcpy(a.lq, lq, sizeof(a.lq));
+		e.val_size += 8 * (unsigned)((lq[1] - lq[0]) / lq[2] + 2);
+	}
+	if (e.val_size > g->scratch)
+		g->scratch = e.val_size; /* the zero value a new key starts from */
+	snprintf(e.map, sizeof(e.map), "agg_%zu", g->t->naggs);
+	DT_PUSH(g->t->aggs, g->t->naggs, a);
+	g->out->aggs = dt_xrealloc(g->out->aggs, g->t->naggs * sizeof(e));
+	g->out->aggs[g->t->naggs - 1] = e;
+	if (e.key_size > g->scratch)
+		g->scratch = e.key_size;
+	return (long)g->t->naggs - 1;
+}
+
+/* x's llquantize bucket, knowing x >= lb[lo]: the last k in [lo, hi] with x >= lb[k], as ?: */
+static void llq_search(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi)
+{
+	size_t mid = (lo + hi + 1) / 2;
+
+	if (lo >= hi) {
+		dt_buf_printf(o, "%zu", lo);
+		return;
+	}
+	dt_buf_printf(o, "(x < %lldLL ? ", (long long)lb[mid]);
+	llq_search(o, lb, lo, mid - 1);
+	dt_buf_printf(o, " : ");
+	llq_search(o, lb, mid, hi);
+	dt_buf_printf(o, ")");
+}
+
+static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	const struct dt_node *lhs = n->a, *fn = n->b;
+	struct cv keys[16], arg = {0};
+	int64_t lq[4] = {0, 0, 0, 0};
+	struct eg_agg *e;
+	size_t i, nk = 0;
+	long ai;
+	enum dt_afn f;
+
+	if (strcmp(n->op, "=") || !fn || fn->kind != N_CALL) {
+		cg_err(g, n, "this aggregation statement");
+		return;
+	}
+	for (i = 0; fnames[i] && strcmp(fnames[i], fn->name); i++)
+		;
+	if (!fnames[i]) {
+		cg_err(g, fn, "this aggregating function");
+		return;
+	}
+	f = fns[i];
+	if (f == F_LLQUANTIZE) {
+		if (!llq_params(g, fn, lq))
+			return;
+	} else if (f == F_LQUANTIZE ? !lq_params(g, fn, lq)
+				    : (f == F_COUNT) != (fn->nargs == 0) || fn->nargs > 1) {
+		cg_err(g, fn, "these arguments of an aggregating function");
+		return;
+	}
+	if (lhs->nargs > 16) {
+		cg_err(g, lhs, "a key of more than 16 parts");
+		return;
+	}
+	for (nk = 0; nk < lhs->nargs && !g->failed; nk++)
+		cg_value(g, lhs->args[nk], &keys[nk]);
+	if (fn->nargs)
+		cg_int(g, fn->args[0], &arg);
+	if (g->failed)
+		goto out;
+	ai = agg_get(g, lhs, f, keys, lq);
+	if (ai < 0)
+		goto out;
+	e = &g->out->aggs[ai];
+	e->used = true;
+	dt_buf_printf(w->o,
+		      "\t\t{\n\t\t\t__u8 *k = scratch_zeroed();\n\t\t\tvoid *zv = zero_value();\n");
+	dt_buf_printf(w->o, "\t\t\tif (k && zv) {\n");
+	for (i = 0; i < nk; i++) {
+		char dst[48];
+
+		snprintf(dst, sizeof(dst), "(k + %u)", e->keys[i].off);
+		if (keys[i].type == TY_STR)
+			cg_store_str(g, &keys[i], dst, true, w->o, "\t\t\t\t");
+		else
+			dt_buf_printf(w->o, "\t\t\t\t*(__s64 *)%s = %s;\n", dst, keys[i].text);
+	}
+	dt_buf_printf(w->o, "\t\t\t\t__s64 x = %s;\n", fn->nargs ? arg.text : "1");
+	dt_buf_printf(w->o,
+		      "\t\t\t\tstruct v_%s *v = bpf_map_lookup_elem(&%s, k);\n"
+		      "\t\t\t\tif (!v) {\n"
+		      "\t\t\t\t\tbpf_map_update_elem(&%s, k, zv, 1);\n"
+		      "\t\t\t\t\tv = bpf_map_lookup_elem(&%s, k);\n"
+		      "\t\t\t\t}\n",
+		      e->map, e->map, e->map, e->map);
+	switch (f) {
+	case F_COUNT:
+	case F_SUM:
+	case F_AVG:
+		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; }\n");
+		break;
+	case F_STDDEV:
+		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; v->b[0] += x * x; }\n");
+		break;
+	case F_MIN:
+	case F_MAX:
+		dt_buf_printf(w->o,
+			      "\t\t\t\tif (v) { if (!v->n || x %c v->v) v->v = x; v->n++; }\n",
+			      f == F_MIN ? '<' : '>');
+		break;
+	case F_LQUANTIZE: {
+		int64_t nb = (lq[1] - lq[0]) / lq[2] + 2;
+
+		/* render.c's layout: 0 below base, 1..levels, nb - 1 at or past the limit */
+		dt_buf_printf(w->o,
+			      "\t\t\t\t__u32 b = x < %lldLL ? 0 : x >= %lldLL ? %lld : "
+			      "(__u32)((__u64)(x - %lldLL) / %lldULL) + 1;\n"
+			      "\t\t\t\tBOUNDED(b);\n"
+			      "\t\t\t\tif (v && b < %lld) { v->b[b]++; v->n++; }\n",
+			      (long long)lq[0], (long long)lq[1], (long long)nb - 1,
+			      (long long)lq[0], (long long)lq[2], (long long)nb);
+		break;
+	}
+	case F_LLQUANTIZE: {
+		int64_t lb[1024];
+		size_t nb = dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
+
+		/* bucket 0 below lb[1], k for [lb[k], lb[k + 1]), nb - 1 at or past lb[nb - 1] */
+		dt_buf_printf(w->o, "\t\t\t\t__u32 b = x < %lldLL ? 0 : ", (long long)lb[1]);
+		llq_search(w->o, lb, 1, nb - 1);
+		dt_buf_printf(w->o,
+			      ";\n\t\t\t\tBOUNDED(b);\n"
+			      "\t\t\t\tif (v && b < %zu) { v->b[b]++; v->n++; }\n",
+			      nb);
+		break;
+	}
+	default:
+		dt_buf_printf(w->o, "\t\t\t\t__u32 b = qidx(x);\n\t\t\t\tBOUNDED(b);\n"
+				    "\t\t\t\tif (v && b < 128) { v->b[b]++; v->n++; }\n");
+		break;
+	}
+	dt_buf_printf(w->o, "\t\t\t}\n\t\t}\n");
+out:
+	for (i = 0; i < nk; i++)
+		cv_free(&keys[i]);
+	cv_free(&arg);
+}
+
+/* The aggregation an action names (@name), which some earlier clause must assign. */
+static long agg_named(struct cg *g, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n || n->kind != N_AGG || n->nargs) {
+		cg_err(g, n, "this argument where an aggregation is wanted");
+		return -1;
+	}
+	for (i = 0; i < g->t->naggs; i++)
+		if (!strcmp(g->t->aggs[i].name, n->name))
+			return (long)i;
+	if (!g->failed)
+		dt_error_at(g->diag, &n->pos,
+			    "@%s: no clause before this one assigns it (-x engine=bpf writes END's "
+			    "clauses last)",
+			    n->name);
+	g->failed = true;
+	return -1;
+}
+
+/* printa, normalize, denormalize, clear: records the reader acts on (records.c). */
+static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	const char *f = n->name;
+	bool printa = !strcmp(f, "printa"), norm = !strcmp(f, "normalize");
+	bool trunc = !strcmp(f, "trunc");
+	size_t want = printa || trunc ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act;
+	long ai;
+
+	if (n->nargs != want || (printa && n->nargs == 2 && n->args[0]->kind != N_STR)) {
+		cg_err(g, n, "these arguments of an aggregation action");
+		return;
+	}
+	ai = agg_named(g, n->args[printa && n->nargs == 2 ? 1 : 0]);
+	if (ai < 0)
+		return;
+	act = new_action(g, printa	  ? A_PRINTA
+			    : norm	  ? A_NORMALIZE
+			    : trunc	  ? A_TRUNC
+			    : f[0] == 'd' ? A_DENORMALIZE
+					  : A_CLEAR);
+	g->t->acts[act].agg = (size_t)ai;
+	g->t->acts[act].clause = g->clause;
+	if (printa && n->nargs == 2)
+		g->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+	item_begin(w, act);
+	if (norm || (trunc && n->nargs == 2)) {
+		struct cv v;
+		struct dt_value dv;
+
+		cg_int(g, n->args[1], &v);
+		if (g->failed)
+			return;
+		dt_buf_printf(w->o, "\t\tif (rec) {\n");
+		put_value(g, w, &v, &dv);
+		dt_buf_printf(w->o, "\t\t}\n");
+		cv_free(&v);
+	}
+	if (printa) {
+		act = new_action(g, A_PRINTA_END);
+		g->t->acts[act].agg = (size_t)ai;
+		item_begin(w, act);
+	}
+}
+
+static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
+{
+	const struct dt_node *n = s->e;
+
+	if (s->is_if) {
+		struct cv c;
+		size_t i;
+
+		cg_int(g, n, &c);
+		if (g->failed)
+			return;
+		dt_buf_printf(w->o, "\t\tif (%s) {\n", c.text);
+		cv_free(&c);
+		for (i = 0; i < s->nthen && !g->failed; i++)
+			statement(g, w, s->then[i]);
+		dt_buf_printf(w->o, "\t\t} else {\n");
+		for (i = 0; i < s->nels && !g->failed; i++)
+			statement(g, w, s->els[i]);
+		dt_buf_printf(w->o, "\t\t}\n");
+		return;
+	}
+	if (n->kind == N_ASSIGN && n->a && n->a->kind == N_AGG) {
+		agg_update(g, w, n);
+	} else if (n->kind == N_CALL && w->r &&
+		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace"))) {
+		print_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
+		exit_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r &&
+		   (!strcmp(n->name, "printa") || !strcmp(n->name, "normalize") ||
+		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
+		    !strcmp(n->name, "trunc"))) {
+		agg_action(g, w, n);
+	} else if (n->kind == N_CALL) {
+		cg_err(g, n, "this action");
+	} else if (!cg_array_stmt(g, n, w->o, "\t\t") && !cg_var_stmt(g, n, w->o, "\t\t")) {
+		cg_err(g, n, "this statement (associative arrays, assignments as values)");
+	}
+}
+
+static bool only_aggs(const struct dt_clause *c)
+{
+	size_t i;
+
+	if (!c->nbody)
+		return false;
+	for (i = 0; i < c->nbody; i++)
+		if (c->body[i]->is_if || c->body[i]->e->kind != N_ASSIGN ||
+		    c->body[i]->e->a->kind != N_AGG)
+			return false;
+	return true;
+}
+
+static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
+{
+	const struct dt_clause *c = g->prog->clauses[pc->clause];
+	bool quiet = g->prog->o->quiet, recs = !only_aggs(c);
+	struct dt_buf cond = {0}, body = {0};
+	struct eg_rec rec = {0};
+	struct recw w = {recs ? &rec : NULL, &body, g, c};
+	size_t k;
+
+	rec.size = 16; /* the record's number, its CPU, the mask of its actions that ran */
+	g->clause = pc->clause;
+	if (!pc->any_pid) {
+		dt_buf_add(&cond, "(", 1);
+		for (k = 0; k < pc->npids; k++)
+			dt_buf_printf(&cond, "%spid == %d", k ? " || " : "", pc->pids[k]);
+		dt_buf_add(&cond, pc->npids ? ")" : "0)", pc->npids ? 1 : 2);
+	}
+	if (c->pred) {
+		struct cv p;
+
+		cg_int(g, c->pred, &p);
+		if (!g->failed)
+			dt_buf_printf(&cond, "%s(%s)", cond.n ? " && " : "", p.text);
+		cv_free(&p);
+	}
+	if (recs && !quiet) {
+		struct eg_field f = {TY_INT, 4, 4};
+		size_t act = new_action(g, A_CLAUSE);
+
+		g->t->acts[act].probe = g->probe;
+		g->t->acts[act].clause = pc->clause;
+		item_begin(&w, act);
+		DT_PUSH(rec.f, rec.nf, f);
+		rec.items[rec.nitems - 1].n = 1;
+	}
+	for (k = 0; k < c->nbody && !g->failed; k++)
+		statement(g, &w, c->body[k]);
+	if (recs && !quiet)
+		item_begin(&w, new_action(g, A_CLAUSE_END));
+	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
+	if (recs) {
+		dt_buf_printf(o,
+			      "\t\t__u8 *rec = bpf_ringbuf_reserve(&events, %u, 0);\n"
+			      "\t\tif (!rec) {\n\t\t\tdrop();\n\t\t} else {\n"
+			      "\t\t\t*(__u32 *)rec = %zu;\n"
+			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n"
+			      "\t\t\t*(__u64 *)(rec + 8) = 0;\n\t\t}\n",
+			      rec.size, g->out->nrecs);
+	}
+	if (body.n)
+		dt_buf_add(o, body.s, body.n);
+	if (recs) {
+		dt_buf_printf(o, "\t\tif (rec)\n\t\t\tbpf_ringbuf_submit(rec, 0);\n");
+		DT_PUSH(g->out->recs, g->out->nrecs, rec);
+	}
+	dt_buf_printf(o, "\t}\n");
+	dt_free(cond.s);
+	dt_free(body.s);
+}
+
+/* match.c's "interval:UNIT:N" as nanoseconds. */
+static uint64_t tick_period(const char *bt)
+{
+	const char *unit = strchr(bt, ':'), *num = unit ? strchr(unit + 1, ':') : NULL;
+	uint64_t n = num ? strtoull(num + 1, NULL, 10) : 1;
+
+	if (!unit || !num || !n)
+		return 1000000000ull;
+	unit++;
+	if (!strncmp(unit, "hz", 2))
+		return 1000000000ull / n;
+	if (!strncmp(unit, "ms", 2))
+		return n * 1000000ull;
+	if (!strncmp(unit, "us", 2))
+		return n * 1000ull;
+	return n * 1000000000ull;
+}
+
+static int probe(struct cg *g, size_t pi, struct dt_buf *o)
+{
+	const struct dt_probe *p = g->probe;
+	struct dt_buf body = {0};
+	size_t i;
+	int rc = 0;
+
+	memset(g->arg_used, 0, sizeof(g->arg_used));
+	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT && p->kind != P_TICK) {
+		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
+
+		dt_error_at(
+		    g->diag, &c->descs[0].pos,
+		    "%s: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)",
+		    c->descs[0].text);
+		return -1;
+	}
+	cg_vars_body_top(g, &body);
+	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
+	dt_buf_printf(&body, "\t(void)pid;\n");
+	for (i = 0; i < p->npc && !g->failed; i++)
+		clause(g, &p->pc[i], &body);
+	if (g->failed) {
+		dt_free(body.s);
+		cg_site_funcs_free(g);
+		return -1;
+	}
+	if (p->kind == P_USDT) {
+		rc = cg_site_programs(g, pi, body.s, o);
+	} else if (p->kind == P_TICK) {
+		struct eg_timer tm = {{0}, tick_period(p->bt)};
+
+		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
+		DT_PUSH(g->out->timers, g->out->ntimers, tm);
+		dt_buf_printf(o, "#define ARG(k) 0LL\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
+			      tm.prog, body.s);
+		dt_buf_printf(o, "\treturn 0;\n}\n#undef ARG\n");
+	} else {
+		bool begin = p->kind == P_BEGIN;
+
+		dt_buf_printf(
+		    o, "#define ARG(k) 0LL\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
+		    begin ? "dt_begin" : "dt_end");
+		dt_buf_printf(o, "%s\treturn 0;\n}\n#undef ARG\n", body.s);
+		if (begin)
+			g->out->has_begin = true;
+		else
+			g->out->has_end = true;
+	}
+	dt_free(body.s);
+	cg_site_funcs_free(g);
+	return rc;
+}
+
+static void agg_maps(struct cg *g, struct dt_buf *o)
+{
+	size_t i;
+
+	for (i = 0; i < g->t->naggs; i++) {
+		const struct eg_agg *e = &g->out->aggs[i];
+
+		dt_buf_printf(o, "struct k_%s { __u8 b[%u]; };\n", e->map, e->key_size);
+		if (e->val_size > 16)
+			dt_buf_printf(o, "struct v_%s { __s64 v, n, b[%u]; };\n", e->map,
+				      (e->val_size - 16) / 8);
+		else
+			dt_buf_printf(o, "struct v_%s { __s64 v, n; };\n", e->map);
+		/* per-CPU hash, allocated as keys come (BPF_F_NO_PREALLOC) */
+		dt_buf_printf(o,
+			      "struct { __uint(type, 5); __uint(max_entries, %u); "
+			      "__uint(map_flags, 1); __type(key, struct k_%s); __type(value, "
+			      "struct v_%s); } %s SEC(\".maps\");\n",
+			      e->val_size > 16 ? 4096u : 16384u, e->map, e->map, e->map);
+	}
+}
+
+int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
+	       struct eg_prog *out, struct usdt_diag *diag)
+{
+	struct cg g = {.prog = prog, .t = t, .out = out, .diag = diag};
+	struct dt_buf progs = {0};
+	long rb = prog->o->bufsize > 0 ? prog->o->bufsize : 4L << 20;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	g.strsize = prog->o->strsize > 0 ? prog->o->strsize : EG_STRSIZE_DEFAULT;
+	if (g.strsize > EG_STRSIZE_MAX) {
+		usdt_error(diag, "strsize %ld: -x engine=bpf reads strings of %d bytes at most",
+			   g.strsize, EG_STRSIZE_MAX);
+		return -1;
+	}
+	/* the ring buffer: a power of two pages */
+	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
+		;
+	rb = (long)i;
+	{
+		struct timespec rt, mono;
+
+		clock_gettime(CLOCK_REALTIME, &rt);
+		clock_gettime(CLOCK_MONOTONIC, &mono);
+		t->wall_offset =
+		    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	}
+	out->strsize = g.strsize;
+	t->strsize = g.strsize;
+	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
+	out->started_act = new_action(&g, A_STARTED);
+	cg_vars_scan(&g, probes);
+	if (g.scratch < cg_vars_size(&g))
+		g.scratch = cg_vars_size(&g); /* a thread's variables start from zeroes */
+	/* END last: its printa()s name what the other clauses aggregate */
+	for (int end = 0; end < 2; end++)
+		for (i = 0; i < probes->n && !g.failed; i++) {
+			g.probe = &probes->v[i];
+			if ((g.probe->kind == P_END) == end && probe(&g, i, &progs))
+				g.failed = true;
+		}
+	if (g.failed) {
+		dt_free(progs.s);
+		return -1;
+	}
+	/* the exit dump: every aggregation, in order */
+	out->dump_act = new_action(&g, A_DUMP);
+	out->dump_printa = dt_xmalloc((t->naggs + 1) * sizeof(size_t));
+	for (i = 0; i < t->naggs; i++) {
+		size_t a = new_action(&g, A_PRINTA);
+
+		t->acts[a].agg = i;
+		size_t end = new_action(&g, A_PRINTA_END); /* (it moves t->acts) */
+
+		t->acts[end].agg = i;
+		out->dump_printa[i] = a;
+	}
+	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
+	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
+	agg_maps(&g, &out->c);
+	cg_vars_maps(&g, &out->c);
+	cg_strfn_maps(&g, &out->c);
+	cg_arrays_maps(&g, &out->c);
+	dt_buf_add(&out->c, progs.s, progs.n);
+	dt_free(progs.s);
+	return 0;
+}

@@ -1,0 +1,132 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Between the code generator's files: codegen.c (clauses, statements,
+ * aggregations, programs), codegen_expr.c (expressions) and
+ * codegen_args.c (a site's arguments from its argument specs).
+ */
+#ifndef DT_CODEGEN_H
+#define DT_CODEGEN_H
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "engine.h"
+#include "model.h"
+
+/* Where a string value comes from. */
+enum sv_kind {
+	SV_CONST, /* text: the string */
+	SV_USER,  /* text: the process's address */
+	SV_COMM,  /* the task's comm */
+	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
+	SV_COND,  /* text: a condition choosing between sub[0] and sub[1] */
+};
+
+/* A value: an integer's C expression, or a string's source. */
+struct cv {
+	enum dt_type type;
+	unsigned size;
+	bool is_unsigned;
+	enum sv_kind skind;
+	char *text; /* the integer's expression; the constant; the user address */
+	struct cv *sub;
+};
+
+/* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */
+struct cg_var {
+	char kind;
+	char *name;
+	unsigned size;
+	bool is_unsigned;
+	bool typed;
+	bool is_str;
+};
+
+/* An associative array: global ('g') or a thread's ('s'). */
+struct cg_array {
+	char kind;
+	char *name;
+	size_t nkeys;
+	enum dt_type ktype[8];
+	unsigned off[8];
+	unsigned key_size;
+	bool is_str;
+	unsigned size;
+	bool is_unsigned;
+};
+
+struct cg {
+	struct dt_program *prog;
+	struct dt_tables *t;
+	struct eg_prog *out;
+	struct usdt_diag *diag;
+	const struct dt_probe *probe;
+	long strsize;
+	bool failed;
+	/* the arguments the probe's clauses read, and where (for an error) */
+	const struct dt_node *arg_used[USDT_SDT_MAX_ARGS];
+	unsigned scratch; /* the largest key */
+	struct cg_var *vars;
+	size_t nvars;
+	bool scanning;	 /* cg_vars_scan(): typing, nothing emitted */
+	size_t clause;	 /* the clause being written */
+	unsigned nstrfn; /* string function calls: a slot each */
+	struct cg_array *arrays;
+	size_t narrays;
+	bool in_array_key; /* an array's key is being built */
+	/* the functions of g->probe's sites, in program order (probefunc), once read */
+	const struct dt_probe *funcs_of;
+	char **site_func;
+	size_t nsite_func;
+};
+
+void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
+void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
+void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
+void cv_free(struct cv *v);
+void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
+		  const char *ind);
+void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
+
+/* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
+bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
+void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v);
+/* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */
+bool cg_is_strfn2(const char *f);
+bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
+void cg_strfn2_functions(struct dt_buf *o);
+
+/* Associative arrays (codegen_arrays.c). */
+void cg_array_scan(struct cg *g, const struct dt_node *n);
+void cg_arrays_maps(const struct cg *g, struct dt_buf *o);
+bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v);
+bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+
+/* Variables (codegen_vars.c). */
+void cg_vars_scan(struct cg *g, struct dt_probes *ps);
+void cg_vars_maps(const struct cg *g, struct dt_buf *o);
+unsigned cg_vars_size(const struct cg *g);
+void cg_vars_body_top(const struct cg *g, struct dt_buf *o);
+/* n is a variable (self->x, this->x, a global): its value in v. */
+bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v);
+/* An assignment or ++/-- statement to a variable: true when n is one (emitted or refused). */
+bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+
+/*
+ * The probe's sites (codegen_args.c): for each, `ARG(k)`'s definition for
+ * the arguments the clauses read, then `body` as the site's program,
+ * and the site to attach. Returns 0 or -1 (reported).
+ */
+int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct dt_buf *o);
+/*
+ * g->probe's sites' functions (from the one symbol reader, dtrace/list's
+ * usdt_sym_functions()), read once per probe into g->site_func; NULL
+ * names where a site's function is unknown. Freed by cg_site_funcs_free().
+ */
+void cg_site_funcs(struct cg *g);
+void cg_site_funcs_free(struct cg *g);
+
+#endif /* DT_CODEGEN_H */

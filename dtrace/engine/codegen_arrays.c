@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D's associative arrays: `name[k, ...]` (global) and `self->name[k, ...]`
+ * (a thread's: the thread ID leads the key), each a hash map whose key is
+ * built as an aggregation's is (integers in 8 bytes, strings in STRSIZE),
+ * in a per-CPU area of its own (`akeys`, cleared first), so that an array
+ * read inside an aggregation's key does not disturb that key. Assigning 0
+ * (or "") deletes the element, as D does; reading a missing one gives 0 or
+ * "". The value is computed before the key is built; a key that reads
+ * another array is refused (the two would share the key area). Types come
+ * from the first assignment in script order (cg_vars_scan()).
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+#define ROUND8(n) (((n) + 7u) & ~7u)
+
+static char akind(const struct dt_node *ix)
+{
+	return !ix->a ? 'g' : ix->a->kind == N_SELF ? 's' : 0;
+}
+
+static struct cg_array *find(struct cg *g, char kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->narrays; i++)
+		if (g->arrays[i].kind == kind && !strcmp(g->arrays[i].name, name))
+			return &g->arrays[i];
+	return NULL;
+}
+
+/* cg_vars_scan(): an assignment to an array element types the array. */
+void cg_array_scan(struct cg *g, const struct dt_node *n)
+{
+	const struct dt_node *ix = n->a;
+	struct cg_array a, *x;
+	size_t k;
+	char kind = akind(ix);
+
+	if (!kind || find(g, kind, ix->name) || ix->nargs > 8)
+		return;
+	memset(&a, 0, sizeof(a));
+	a.kind = kind;
+	a.name = dt_xstrdup(ix->name);
+	a.nkeys = ix->nargs;
+	a.key_size = kind == 's' ? 8 : 0;
+	for (k = 0; k < ix->nargs; k++) {
+		struct cv t;
+
+		cg_value(g, ix->args[k], &t);
+		a.ktype[k] = g->failed ? TY_INT : t.type;
+		a.off[k] = a.key_size;
+		a.key_size += a.ktype[k] == TY_STR ? ROUND8((unsigned)g->strsize) : 8;
+		cv_free(&t);
+		g->failed = false;
+	}
+	if (!a.key_size)
+		a.key_size = 8;
+	if (n->kind == N_ASSIGN && n->b) {
+		struct cv t;
+
+		cg_value(g, n->b, &t);
+		a.is_str = !g->failed && t.type == TY_STR;
+		if (!g->failed && t.type == TY_INT)
+			a.size = t.size < 4 ? 4 : t.size, a.is_unsigned = t.is_unsigned;
+		cv_free(&t);
+		g->failed = false;
+	}
+	if (!a.size)
+		a.size = 8;
+	DT_PUSH(g->arrays, g->narrays, a);
+	x = &g->arrays[g->narrays - 1];
+	if (x->key_size > g->scratch)
+		g->scratch = x->key_size; /* the key area is cleared from the zeroes map */
+}
+
+void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
+{
+	unsigned most = 8;
+	size_t i;
+
+	for (i = 0; i < g->narrays; i++) {
+		const struct cg_array *a = &g->arrays[i];
+
+		most = a->key_size > most ? a->key_size : most;
+		dt_buf_printf(o, "struct ak_%zu { __u8 b[%u]; };\n", i, a->key_size);
+		if (a->is_str)
+			dt_buf_printf(o, "struct av_%zu { __u8 s[%u]; };\n", i,
+				      ROUND8((unsigned)g->strsize));
+		dt_buf_printf(o,
+			      "struct { __uint(type, 1); __uint(max_entries, 16384); "
+			      "__uint(map_flags, 1); __type(key, struct ak_%zu); __type(value, ",
+			      i);
+		if (a->is_str)
+			dt_buf_printf(o, "struct av_%zu", i);
+		else
+			dt_buf_printf(o, "__s64");
+		dt_buf_printf(o, "); } arr_%zu SEC(\".maps\");\n", i);
+		if (a->is_str && ROUND8((unsigned)g->strsize) > most)
+			most = ROUND8((unsigned)g->strsize); /* akey(1): a string value's area */
+	}
+	dt_buf_printf(o,
+		      "struct akey { __u8 b[%u]; };\n"
+		      "struct { __uint(type, 6); __uint(max_entries, 2); __type(key, __u32); "
+		      "__type(value, struct akey); } akeys SEC(\".maps\");\n"
+		      "INLINE __u8 *akey(__u32 i, int zeroed) {\n"
+		      "\tvoid *s = bpf_map_lookup_elem(&akeys, &i), *zs = zero_value();\n"
+		      "\tif (s && zs && zeroed) bpf_probe_read_kernel(s, %u, zs);\n"
+		      "\treturn s;\n}\n",
+		      most, most);
+}
+
+/* The element's key, built into k (a C byte pointer) from ix's arguments. */
+static void fill_key(struct cg *g, const struct cg_array *a, const struct dt_node *ix,
+		     struct dt_buf *o, const char *ind)
+{
+	size_t i;
+
+	if (ix->nargs != a->nkeys) {
+		cg_fail(g, ix, "an array's element named with another number of keys");
+		return;
+	}
+	if (a->kind == 's')
+		dt_buf_printf(o, "%s*(__u64 *)k = (__u32)bpf_get_current_pid_tgid();\n", ind);
+	g->in_array_key = true;
+	for (i = 0; i < a->nkeys && !g->failed; i++) {
+		struct cv v;
+		char dst[48];
+
+		cg_value(g, ix->args[i], &v);
+		if (!g->failed && v.type != a->ktype[i])
+			cg_fail(g, ix->args[i], "an array's key of another type than before");
+		snprintf(dst, sizeof(dst), "(k + %u)", a->off[i]);
+		if (!g->failed && v.type == TY_STR)
+			cg_store_str(g, &v, dst, true, o, ind);
+		else if (!g->failed)
+			dt_buf_printf(o, "%s*(__s64 *)%s = %s;\n", ind, dst, v.text);
+		cv_free(&v);
+	}
+	g->in_array_key = false;
+}
+
+bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	const struct cg_array *a;
+	struct dt_buf o = {0};
+	char kind;
+
+	if (n->kind != N_INDEX)
+		return false;
+	kind = akind(n);
+	a = kind ? find(g, kind, n->name) : NULL;
+	if (!a) {
+		cg_err(g, n, kind ? "an array no clause assigns" : "this-> arrays");
+		return true;
+	}
+	if (g->in_array_key) {
+		cg_err(g, n, "an array read in another array's key");
+		return true;
+	}
+	dt_buf_printf(&o, "({ %s r = %s; __u8 *k = akey(0, 1);\n\t\tif (k) {\n",
+		      a->is_str ? "void *" : "__s64", a->is_str ? "zero_value()" : "0");
+	fill_key(g, a, n, &o, "\t\t\t");
+	dt_buf_printf(&o, "\t\t\tvoid *e = bpf_map_lookup_elem(&arr_%zu, k);\n", a - g->arrays);
+	dt_buf_printf(&o, "\t\t\tif (e)\n\t\t\t\tr = %s;\n\t\t}\n\t\tr; })",
+		      a->is_str ? "e" : "*(__s64 *)e");
+	v->text = o.s;
+	v->type = a->is_str ? TY_STR : TY_INT;
+	v->skind = SV_MEM;
+	v->size = a->size;
+	v->is_unsigned = a->is_unsigned;
+	return true;
+}
+
+bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	const struct dt_node *ix = n->a;
+	const struct cg_array *a;
+	struct cv val = {0};
+	bool del0;
+	char kind;
+
+	if ((n->kind != N_ASSIGN && n->kind != N_INCDEC) || !ix || ix->kind != N_INDEX)
+		return false;
+	kind = akind(ix);
+	a = kind ? find(g, kind, ix->name) : NULL;
+	if (!a) {
+		cg_err(g, ix, kind ? "this array" : "this-> arrays");
+		return true;
+	}
+	if (n->kind == N_ASSIGN)
+		cg_value(g, n->b, &val);
+	del0 = n->kind == N_ASSIGN && n->b->kind == N_INT && n->b->ival == 0;
+	if (!g->failed && n->kind == N_ASSIGN && !del0 && (val.type == TY_STR) != a->is_str)
+		cg_fail(g, n, "an array is given a string and an integer");
+	if (!g->failed && a->is_str && (n->kind != N_ASSIGN || strcmp(n->op, "=")))
+		cg_fail(g, n, "this operator does not apply to a string");
+	if (g->failed) {
+		cv_free(&val);
+		return true;
+	}
+	dt_buf_printf(o, "%s{\n", ind);
+	/* the value first: it may read arrays, whose key area the key below takes */
+	if (a->is_str && !del0) {
+		dt_buf_printf(o, "%s\t__u8 *x = akey(1, 0);\n%s\tif (x) {\n", ind, ind);
+		cg_store_str(g, &val, "x", false, o, "\t\t\t\t");
+		dt_buf_printf(o, "%s\t}\n", ind);
+	} else if (!a->is_str) {
+		dt_buf_printf(o, "%s\t__s64 x = %s;\n", ind,
+			      n->kind == N_INCDEC ? "1"
+			      : del0		  ? "0"
+						  : val.text);
+	}
+	dt_buf_printf(o, "%s\t__u8 *k = akey(0, 1);\n%s\tif (k) {\n", ind, ind);
+	fill_key(g, a, ix, o, "\t\t\t\t");
+	if (!a->is_str && (n->kind == N_INCDEC || strcmp(n->op, "="))) {
+		const char *op = n->kind == N_INCDEC ? (n->op[0] == '+' ? "+" : "-") : n->op;
+		char opc[4] = {0};
+
+		memcpy(opc, op, strlen(op) - (n->kind == N_INCDEC ? 0 : 1)); /* "+=" -> "+" */
+		dt_buf_printf(
+		    o, "%s\t\t__s64 *e = bpf_map_lookup_elem(&arr_%zu, k), old = e ? *e : 0;\n",
+		    ind, a - g->arrays);
+		if (!strcmp(opc, "/") || !strcmp(opc, "%"))
+			dt_buf_printf(o, "%s\t\tx = s%s(old, x);\n", ind,
+				      opc[0] == '/' ? "div" : "mod");
+		else
+			dt_buf_printf(o, "%s\t\tx = old %s x;\n", ind, opc);
+	}
+	if (a->is_str && !del0)
+		dt_buf_printf(o, "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, x, 0);\n",
+			      ind, ind, a - g->arrays);
+	else if (a->is_str)
+		dt_buf_printf(o, "%s\t\tbpf_map_delete_elem(&arr_%zu, k);\n", ind, a - g->arrays);
+	else
+		dt_buf_printf(o,
+			      "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, &x, 0);\n"
+			      "%s\t\telse\n%s\t\t\tbpf_map_delete_elem(&arr_%zu, k);\n",
+			      ind, ind, a - g->arrays, ind, ind, a - g->arrays);
+	dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
+	cv_free(&val);
+	return true;
+}

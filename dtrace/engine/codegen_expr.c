@@ -1,0 +1,525 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D expressions as BPF C (the layer under codegen.c's clauses): an integer
+ * is a C expression of type __s64; a string is where it comes from (a
+ * constant the code generator knows, a user address copyinstr() reads,
+ * the task's comm) and is written by cg_store_str() into a STRSIZE area
+ * (a record's field, a key's part), never onto the stack. An argument is
+ * ARG(k): each site's program defines it from the site's argument spec.
+ * What this engine does not do yet is one error at the construct.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "codegen.h"
+
+void cg_err(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (g->failed)
+		return;
+	g->failed = true;
+	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
+		return;
+	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
+}
+
+/* An error of the program itself (a type clash): reported as it is. */
+void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (g->failed)
+		return;
+	g->failed = true;
+	if (!g->scanning)
+		dt_error_at(g->diag, &n->pos, "%s", what);
+}
+
+static void set_int(struct cv *v, unsigned size, bool is_unsigned)
+{
+	v->type = TY_INT;
+	v->size = size;
+	v->is_unsigned = is_unsigned;
+}
+
+static void cv_printf(struct cv *v, const char *fmt, ...) USDT_PRINTF(2, 3);
+static void cv_printf(struct cv *v, const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	dt_free(v->text);
+	v->text = dt_xstrdup(buf);
+}
+
+void cv_free(struct cv *v)
+{
+	dt_free(v->text);
+	v->text = NULL;
+	if (v->sub) {
+		cv_free(&v->sub[0]);
+		cv_free(&v->sub[1]);
+		dt_free(v->sub);
+		v->sub = NULL;
+	}
+}
+
+/* A value as declared C type `ty` has it (a cast, a typed args[N]). */
+static void typed(struct cg *g, struct cv *v, const char *ty)
+{
+	unsigned size;
+	bool is_unsigned;
+	char *in = v->text;
+
+	(void)g;
+	dt_ctype_size(ty, &size, &is_unsigned);
+	v->text = NULL;
+	cv_printf(v, "%s((__u64)(%s), %u)", is_unsigned ? "zx" : "sx", in, size);
+	dt_free(in);
+	set_int(v, size, is_unsigned);
+}
+
+/*
+ * probefunc of a USDT probe: each site's own function. Sites in different
+ * functions make a chain of ?: on SITE (a constant of each site's program,
+ * so clang keeps one branch).
+ */
+static bool site_func(struct cg *g, struct cv *v, const char *dflt)
+{
+	size_t i, k;
+	struct cv *at = v;
+
+	cg_site_funcs(g);
+	for (i = 1; i < g->nsite_func; i++)
+		if (strcmp(g->site_func[i] ? g->site_func[i] : "",
+			   g->site_func[0] ? g->site_func[0] : ""))
+			break;
+	if (i >= g->nsite_func) {
+		const char *f = g->nsite_func && g->site_func[0] ? g->site_func[0] : dflt;
+
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		cv_printf(v, "%s", f ? f : "");
+		return true;
+	}
+	for (k = 0; k < g->nsite_func; k++) {
+		const char *f = g->site_func[k] ? g->site_func[k] : "";
+		struct cv *c = at;
+
+		c->type = TY_STR;
+		if (k + 1 == g->nsite_func) {
+			c->skind = SV_CONST;
+			cv_printf(c, "%s", f);
+			break;
+		}
+		c->skind = SV_COND;
+		cv_printf(c, "SITE == %zu", k);
+		c->sub = dt_xmalloc(2 * sizeof(*c->sub));
+		memset(c->sub, 0, 2 * sizeof(*c->sub));
+		c->sub[0].type = TY_STR;
+		c->sub[0].skind = SV_CONST;
+		cv_printf(&c->sub[0], "%s", f);
+		at = &c->sub[1];
+	}
+	return true;
+}
+
+static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	const struct dt_probe *p = g->probe;
+	const char *s = n->name;
+
+	if (!strcmp(s, "timestamp")) {
+		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
+		set_int(v, 8, true);
+	} else if (!strcmp(s, "walltimestamp")) {
+		/* the monotonic clock plus the wall clock's offset, taken at the start */
+		cv_printf(v, "((__s64)bpf_ktime_get_ns() + %" PRId64 "LL)", g->t->wall_offset);
+		set_int(v, 8, true);
+	} else if (!strcmp(s, "pid")) {
+		cv_printf(v, "(__s64)(bpf_get_current_pid_tgid() >> 32)");
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "tid")) {
+		cv_printf(v, "(__s64)(__u32)bpf_get_current_pid_tgid()");
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "uid") || !strcmp(s, "gid")) {
+		cv_printf(v, "(__s64)(__u32)(bpf_get_current_uid_gid() >> %d)",
+			  s[0] == 'g' ? 32 : 0);
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "cpu")) {
+		cv_printf(v, "(__s64)bpf_get_smp_processor_id()");
+		set_int(v, 4, false);
+	} else if (!strcmp(s, "epid") || !strcmp(s, "id")) {
+		cv_printf(v, "%uLL", p->id);
+		set_int(v, 4, true);
+	} else if (!strcmp(s, "NULL")) {
+		cv_printf(v, "0LL");
+		set_int(v, 8, true);
+	} else if (!strcmp(s, "execname")) {
+		v->type = TY_STR;
+		v->skind = SV_COMM;
+	} else if (!strcmp(s, "probename") || !strcmp(s, "probefunc") || !strcmp(s, "probemod") ||
+		   !strcmp(s, "probeprov")) {
+		const char *c = !strcmp(s, "probename")	  ? p->name
+				: !strcmp(s, "probefunc") ? p->func
+				: !strcmp(s, "probemod")  ? p->mod
+							  : p->prov;
+
+		if (!strcmp(s, "probeprov") && p->kind == P_USDT) {
+			cg_usdt_probeprov(g, n, c ? c : "", v);
+			return true;
+		}
+		if (!strcmp(s, "probefunc") && p->kind == P_USDT)
+			return site_func(g, v, c);
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		cv_printf(v, "%s", c ? c : "");
+	} else if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9' &&
+		   (!s[4] || (s[4] >= '0' && s[4] <= '9' && !s[5]))) {
+		unsigned k = (unsigned)atoi(s + 3);
+
+		if (k >= USDT_SDT_MAX_ARGS) {
+			cg_err(g, n, "an argument past arg11");
+			return true;
+		}
+		cg_use_arg(g, n, k);
+		cv_printf(v, "ARG(%u)", k);
+		set_int(v, 8, false);
+	} else {
+		return false;
+	}
+	return true;
+}
+
+static const char *const binops[] = {"+",  "-",	 "*", "/", "%",	 "<<", ">>", "&",  "|",	 "^",
+				     "==", "!=", "<", ">", "<=", ">=", "&&", "||", "^^", NULL};
+
+static bool is_cmp(const char *op)
+{
+	return !strcmp(op, "==") || !strcmp(op, "!=") || op[0] == '<' || op[0] == '>' ||
+	       !strcmp(op, "&&") || !strcmp(op, "||") || !strcmp(op, "^^");
+}
+
+/*
+ * Two strings compared: each copied into a per-CPU slot (a statement
+ * expression: the copies are statements), then compared by a bounded loop.
+ */
+static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *a,
+			const struct cv *b, struct cv *v)
+{
+	struct dt_buf o = {0};
+
+	dt_buf_printf(&o, "({ __s64 r = 0; __u8 *s1 = strtmp(0), *s2 = strtmp(1);\n");
+	dt_buf_printf(&o, "\t\tif (s1 && s2) {\n");
+	cg_store_str(g, a, "s1", false, &o, "\t\t\t");
+	cg_store_str(g, b, "s2", false, &o, "\t\t\t");
+	dt_buf_printf(&o, "\t\t\tr = dstrcmp(s1, s2) %s 0;\n\t\t}\n\t\tr; })", n->op);
+	v->text = o.s;
+	v->type = TY_INT;
+	v->size = 4;
+	v->is_unsigned = false;
+}
+
+/*
+ * A string compared with NULL (or 0): a string from the process is null
+ * where its address is (copyinstr(NULL)), strstr()'s where nothing was
+ * found; a constant, execname and a variable's are never null.
+ */
+static void null_compare(struct cg *g, const struct dt_node *n, const struct cv *s,
+			 const struct dt_node *other, struct cv *v)
+{
+	bool eq = n->op[0] == '=';
+
+	if (!((other->kind == N_IDENT && !strcmp(other->name, "NULL")) ||
+	      (other->kind == N_INT && other->ival == 0))) {
+		cg_fail(g, n,
+			"a string compared with an integer (only NULL compares with a string)");
+		return;
+	}
+	if (s->skind == SV_USER || s->skind == SV_MEM)
+		cv_printf(v, "(__s64)((__u64)(%s) %s 0)", s->text, eq ? "==" : "!=");
+	else if (s->skind == SV_COND)
+		cg_err(g, n, "a string ?: compared with NULL");
+	else
+		cv_printf(v, "%dLL", eq ? 0 : 1);
+	set_int(v, 4, false);
+}
+
+static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	struct cv a = {0}, b = {0};
+	bool un;
+	size_t i;
+
+	for (i = 0; binops[i] && strcmp(binops[i], n->op); i++)
+		;
+	if (!binops[i]) {
+		cg_err(g, n, "this operator");
+		return;
+	}
+	cg_value(g, n->a, &a);
+	if (!g->failed)
+		cg_value(g, n->b, &b);
+	if (!g->failed && a.type == TY_STR && b.type == TY_STR && is_cmp(n->op) &&
+	    n->op[0] != '&' && n->op[0] != '|' && n->op[0] != '^') {
+		str_compare(g, n, &a, &b, v);
+		goto out;
+	}
+	if (!g->failed && (a.type == TY_STR) != (b.type == TY_STR) &&
+	    (!strcmp(n->op, "==") || !strcmp(n->op, "!="))) {
+		null_compare(g, n, a.type == TY_STR ? &a : &b, a.type == TY_STR ? n->b : n->a, v);
+		goto out;
+	}
+	if (!g->failed && (a.type != TY_INT || b.type != TY_INT))
+		cg_err(g, n, "an operator on a string and an integer, or this one on strings");
+	if (g->failed)
+		goto out;
+	un = a.is_unsigned || b.is_unsigned;
+	if (!strcmp(n->op, "/") || !strcmp(n->op, "%"))
+		cv_printf(v, un ? "(__s64)((__u64)(%s) %s ((__u64)(%s) ?: 1))" : "s%s(%s, %s)",
+			  un		    ? a.text
+			  : n->op[0] == '/' ? "div"
+					    : "mod",
+			  un ? n->op : a.text, b.text);
+	else if (!strcmp(n->op, "^^"))
+		cv_printf(v, "(__s64)(!(%s) != !(%s))", a.text, b.text);
+	else if (!strcmp(n->op, ">>") && un)
+		cv_printf(v, "(__s64)((__u64)(%s) >> (%s))", a.text, b.text);
+	else if (un && (n->op[0] == '<' || n->op[0] == '>') && strcmp(n->op, "<<"))
+		cv_printf(v, "(__s64)((__u64)(%s) %s (__u64)(%s))", a.text, n->op, b.text);
+	else
+		cv_printf(v, "(__s64)((%s) %s (%s))", a.text, n->op, b.text);
+	if (is_cmp(n->op))
+		set_int(v, 4, false);
+	else
+		set_int(v, 8, un);
+out:
+	cv_free(&a);
+	cv_free(&b);
+}
+
+/*
+ * An assignment, ++ or -- where a value is wanted (`a = b = 0`,
+ * `/(this->p = copyinstr(arg1)) != NULL/`, `x = n++`): the statement, then
+ * the variable read again (a postfix ++/-- answers the value before), in
+ * one statement expression. A variable's string is never null.
+ */
+static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	bool post = n->kind == N_INCDEC && n->ival == 1;
+	struct dt_buf o = {0};
+	struct cv old = {0};
+
+	bool arr = n->a && n->a->kind == N_INDEX;
+
+	if (!n->a) {
+		cg_err(g, n, "this assignment used as a value");
+		return;
+	}
+	dt_buf_printf(&o, "({\n");
+	if (post && (arr ? cg_array_read(g, n->a, &old) : cg_var_read(g, n->a, &old)) && !g->failed)
+		dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);
+	if (!g->failed && !(arr ? cg_array_stmt(g, n, &o, "\t\t") : cg_var_stmt(g, n, &o, "\t\t")))
+		cg_err(g, n, "this assignment used as a value");
+	if (!g->failed && !(arr ? cg_array_read(g, n->a, v) : cg_var_read(g, n->a, v)))
+		cg_err(g, n, "this assignment used as a value");
+	if (!g->failed && post)
+		dt_buf_printf(&o, "\t\told_; })");
+	else if (!g->failed)
+		dt_buf_printf(&o, "\t\t%s; })", v->text);
+	cv_free(&old);
+	dt_free(v->text);
+	v->text = g->failed ? NULL : o.s;
+	if (g->failed)
+		dt_free(o.s);
+}
+
+void cg_int(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (g->failed)
+		return;
+	cg_value(g, n, v);
+	if (!g->failed && v->type != TY_INT)
+		cg_err(g, n, "a string where an integer is wanted (string comparisons)");
+}
+
+void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	struct cv a = {0}, b = {0}, c = {0};
+
+	memset(v, 0, sizeof(*v));
+	if (g->failed)
+		return;
+	switch (n->kind) {
+	case N_INT:
+		if (n->ival == INT64_MIN)
+			cv_printf(v, "(-9223372036854775807LL - 1)");
+		else
+			cv_printf(v, "%" PRId64 "LL", n->ival);
+		set_int(v, n->ival > INT32_MAX || n->ival < INT32_MIN ? 8 : 4, false);
+		return;
+	case N_STR:
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		v->text = dt_xmalloc(n->slen + 1);
+		memcpy(v->text, n->str, n->slen);
+		v->text[n->slen] = '\0';
+		return;
+	case N_IDENT:
+		if (!builtin(g, n, v))
+			cg_var_read(g, n, v);
+		return;
+	case N_SELF:
+	case N_THIS:
+		cg_var_read(g, n, v);
+		return;
+	case N_INDEX:
+		cg_array_read(g, n, v);
+		return;
+	case N_ARGS: {
+		unsigned k = (unsigned)n->ival;
+		const char *ty = k < g->probe->ntypes ? g->probe->types[k] : NULL;
+
+		if (n->a && n->a->kind == N_INT)
+			k = (unsigned)n->a->ival;
+		if (k >= USDT_SDT_MAX_ARGS || g->probe->kind != P_USDT) {
+			cg_err(g, n, "this args[] element");
+			return;
+		}
+		ty = k < g->probe->ntypes ? g->probe->types[k] : NULL;
+		cg_use_arg(g, n, k);
+		cv_printf(v, "ARG(%u)", k);
+		if (dt_ctype_is_string(ty)) {
+			v->type = TY_STR;
+			v->skind = SV_USER;
+			return;
+		}
+		set_int(v, 8, false);
+		if (ty)
+			typed(g, v, ty);
+		return;
+	}
+	case N_CALL:
+		if (!strcmp(n->name, "copyinstr") && n->nargs == 1) {
+			cg_int(g, n->args[0], &a);
+			v->type = TY_STR;
+			v->skind = SV_USER;
+			v->text = a.text;
+			return;
+		}
+		if (!strcmp(n->name, "stringof") && n->nargs == 1) {
+			/* a string already (copyin()'s bytes are one here) */
+			cg_value(g, n->args[0], v);
+			if (!g->failed && v->type != TY_STR)
+				cg_err(g, n,
+				       "stringof() of an integer (copyinstr() reads a string "
+				       "of the process)");
+			return;
+		}
+		if (!cg_strfn(g, n, v))
+			cg_err(g, n, "this function");
+		return;
+	case N_UNARY:
+		cg_int(g, n->a, &a);
+		if (!g->failed)
+			cv_printf(v, "(__s64)(%s(%s))", n->op[0] == '+' ? "" : n->op, a.text);
+		set_int(v, n->op[0] == '!' ? 4 : a.size < 4 ? 4 : a.size, a.is_unsigned);
+		cv_free(&a);
+		return;
+	case N_BINARY:
+		binary(g, n, v);
+		return;
+	case N_ASSIGN:
+	case N_INCDEC:
+		assign_value(g, n, v);
+		return;
+	case N_TERNARY:
+		cg_int(g, n->a, &a);
+		cg_value(g, n->b, &b);
+		cg_value(g, n->c, &c);
+		if (!g->failed && b.type != c.type)
+			cg_fail(g, n, "the two values of ?: are a string and an integer");
+		if (!g->failed && b.type == TY_STR) {
+			/* a string chosen: stored by cg_store_str() under the condition */
+			v->type = TY_STR;
+			v->skind = SV_COND;
+			v->text = a.text;
+			v->sub = dt_xmalloc(2 * sizeof(*v->sub));
+			v->sub[0] = b;
+			v->sub[1] = c;
+			return;
+		}
+		if (!g->failed)
+			cv_printf(v, "((%s) ? (%s) : (%s))", a.text, b.text, c.text);
+		set_int(v, b.size > c.size ? b.size : c.size, b.is_unsigned || c.is_unsigned);
+		cv_free(&a);
+		cv_free(&b);
+		cv_free(&c);
+		return;
+	case N_CAST:
+		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
+			cg_err(g, n, "a cast to a string");
+			return;
+		}
+		cg_int(g, n->a, v);
+		if (!g->failed)
+			typed(g, v, n->name);
+		return;
+	default:
+		cg_err(g, n, "this expression");
+		return;
+	}
+}
+
+/*
+ * A string written into the STRSIZE area at `dst` (a byte pointer
+ * expression). `zeroed`: the area is clear already (a key's), so a
+ * constant needs only its own words.
+ */
+void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
+		  const char *ind)
+{
+	size_t len, i;
+
+	switch (v->skind) {
+	case SV_USER:
+		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
+			      dst, v->text);
+		return;
+	case SV_COMM:
+		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
+		return;
+	case SV_MEM:
+		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,
+			      v->text);
+		return;
+	case SV_COND: {
+		char in[64];
+
+		snprintf(in, sizeof(in), "%s\t", ind);
+		dt_buf_printf(o, "%sif (%s) {\n", ind, v->text);
+		cg_store_str(g, &v->sub[0], dst, zeroed, o, in);
+		dt_buf_printf(o, "%s} else {\n", ind);
+		cg_store_str(g, &v->sub[1], dst, zeroed, o, in);
+		dt_buf_printf(o, "%s}\n", ind);
+		return;
+	}
+	case SV_CONST:
+		len = strlen(v->text);
+		if (len > (size_t)g->strsize - 1)
+			len = (size_t)g->strsize - 1;
+		for (i = 0; i < len + 1; i += 8) {
+			uint64_t w = 0;
+			size_t k;
+
+			for (k = 0; k < 8 && i + k < len; k++)
+				w |= (uint64_t)(unsigned char)v->text[i + k] << (8 * k);
+			if (w || !zeroed)
+				dt_buf_printf(o, "%s*(__u64 *)(%s + %zu) = 0x%" PRIx64 "ULL;\n",
+					      ind, dst, i, w);
+		}
+		return;
+	}
+}

@@ -1,0 +1,321 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D's variables in BPF: a global is a field of the one element of an array
+ * map (`gvars`: shared by every CPU, racy as DTrace's are), a thread-local
+ * `self->x` a field of a hash map's value keyed by the thread ID (`svars`;
+ * read as 0 while the thread has none), a clause-local `this->x` a C local
+ * of the probe's body, shared by the clauses of one firing as D shares it.
+ * A variable's type is its first assignment's in script order (found by
+ * cg_vars_scan() before any code is written). A string variable is a
+ * STRSIZE array in the same places, except this->'s, which live in a
+ * per-CPU map (`tvars`) rather than on the 512-byte stack; it is read as a
+ * pointer (SV_MEM) and copied up to its NUL where it goes.
+ */
+#include <string.h>
+
+#include "codegen.h"
+
+static struct cg_var *find(struct cg *g, char kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < g->nvars; i++)
+		if (g->vars[i].kind == kind && !strcmp(g->vars[i].name, name))
+			return &g->vars[i];
+	return NULL;
+}
+
+static char var_kind(const struct dt_node *n)
+{
+	return n->kind == N_SELF ? 's' : n->kind == N_THIS ? 't' : n->kind == N_IDENT ? 'g' : 0;
+}
+
+static bool is_builtin(const char *s)
+{
+	static const char *const b[] = {"timestamp", "pid",	  "tid",       "uid",
+					"gid",	     "cpu",	  "epid",      "id",
+					"NULL",	     "execname",  "probename", "probefunc",
+					"probemod",  "probeprov", NULL};
+	size_t i;
+
+	for (i = 0; b[i]; i++)
+		if (!strcmp(b[i], s))
+			return true;
+	return !strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9';
+}
+
+static struct cg_var *add(struct cg *g, char kind, const char *name)
+{
+	struct cg_var v = {kind, dt_xstrdup(name), 8, false, false, false};
+	struct cg_var *x = find(g, kind, name);
+
+	if (x)
+		return x;
+	DT_PUSH(g->vars, g->nvars, v);
+	return &g->vars[g->nvars - 1];
+}
+
+static void scan_node(struct cg *g, const struct dt_node *n)
+{
+	size_t i;
+	char k;
+
+	if (!n)
+		return;
+	/* a = b = …: b first, so that a is typed by b's value */
+	if (n->kind == N_ASSIGN && n->b && (n->b->kind == N_ASSIGN || n->b->kind == N_INCDEC))
+		scan_node(g, n->b);
+	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX)
+		cg_array_scan(g, n);
+	k = (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a ? var_kind(n->a) : 0;
+	if (k && !(k == 'g' && is_builtin(n->a->name))) {
+		struct cg_var *v = add(g, k, n->a->name);
+
+		if (!v->typed && n->kind == N_ASSIGN && !strcmp(n->op, "=") && n->b) {
+			struct cv t;
+
+			cg_value(g, n->b, &t);
+			if (!g->failed && t.type == TY_INT) {
+				v->size = t.size < 4 ? 4 : t.size;
+				v->is_unsigned = t.is_unsigned;
+			}
+			v->is_str = !g->failed && t.type == TY_STR;
+			cv_free(&t);
+			g->failed = false; /* reported when the code is written */
+		}
+		v->typed = true;
+	}
+	scan_node(g, n->a);
+	scan_node(g, n->b);
+	scan_node(g, n->c);
+	for (i = 0; i < n->nargs; i++)
+		scan_node(g, n->args[i]);
+}
+
+static void scan_stmts(struct cg *g, struct dt_stmt **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		scan_node(g, v[i]->e);
+		scan_stmts(g, v[i]->then, v[i]->nthen);
+		scan_stmts(g, v[i]->els, v[i]->nels);
+	}
+}
+
+void cg_vars_scan(struct cg *g, struct dt_probes *ps)
+{
+	size_t c, i, k;
+	g->scanning = true;
+	for (c = 0; c < g->prog->nclauses; c++) {
+		const struct dt_clause *cl = g->prog->clauses[c];
+
+		/* the clause's first probe types its args[] */
+		g->probe = NULL;
+		for (i = 0; i < ps->n && !g->probe; i++)
+			for (k = 0; k < ps->v[i].npc; k++)
+				if (ps->v[i].pc[k].clause == c)
+					g->probe = &ps->v[i];
+		if (!g->probe)
+			continue;
+		scan_node(g, cl->pred);
+		scan_stmts(g, cl->body, cl->nbody);
+	}
+	g->scanning = false;
+	g->failed = false;
+	memset(g->arg_used, 0, sizeof(g->arg_used));
+}
+
+static int kinds(const struct cg *g)
+{
+	size_t i;
+	int k = 0;
+
+	for (i = 0; i < g->nvars; i++)
+		k |= g->vars[i].kind == 'g'   ? 1
+		     : g->vars[i].kind == 's' ? 2
+		     : g->vars[i].is_str      ? 4
+					      : 0;
+	return k;
+}
+
+/* The bytes a thread's variables take (their zero value is the zeroes map's). */
+unsigned cg_vars_size(const struct cg *g)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < g->nvars; i++)
+		n += g->vars[i].is_str ? ((unsigned)g->strsize + 7u) & ~7u : 8u;
+	return n;
+}
+
+void cg_vars_maps(const struct cg *g, struct dt_buf *o)
+{
+	size_t i;
+	int ks = kinds(g);
+
+	for (int k = 0; k < 3; k++) {
+		char kind = "gst"[k];
+
+		if (!(ks & (1 << k)))
+			continue;
+		dt_buf_printf(o, "struct %cvars {\n", kind);
+		for (i = 0; i < g->nvars; i++)
+			if (g->vars[i].kind == kind && g->vars[i].is_str)
+				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].name,
+					      (g->strsize + 7) & ~7L);
+			else if (g->vars[i].kind == kind && kind != 't')
+				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].name);
+		dt_buf_printf(o, "};\n");
+	}
+	if (ks & 4)
+		dt_buf_printf(o, "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, "
+				 "__u32); __type(value, struct tvars); } tvars SEC(\".maps\");\n");
+	if (ks & 1)
+		dt_buf_printf(o, "struct { __uint(type, 2); __uint(max_entries, 1); __type(key, "
+				 "__u32); __type(value, struct gvars); } gvars SEC(\".maps\");\n");
+	if (ks & 2)
+		dt_buf_printf(o, "struct { __uint(type, 1); __uint(max_entries, 65536); "
+				 "__uint(map_flags, 1); __type(key, __u32); __type(value, struct "
+				 "svars); } svars SEC(\".maps\");\n");
+}
+
+void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
+{
+	bool gl = false, sl = false;
+	size_t i;
+
+	for (i = 0; i < g->nvars; i++) {
+		gl |= g->vars[i].kind == 'g';
+		sl |= g->vars[i].kind == 's';
+		if (g->vars[i].kind == 't' && !g->vars[i].is_str)
+			dt_buf_printf(o, "\t__s64 t_%s = 0;\n", g->vars[i].name);
+	}
+	if (kinds(g) & 4)
+		dt_buf_printf(o,
+			      "\t__u32 tz = 0;\n\tstruct tvars *tv = bpf_map_lookup_elem(&tvars, "
+			      "&tz);\n\tif (!tv)\n\t\treturn 0;\n");
+	if (gl)
+		dt_buf_printf(o,
+			      "\t__u32 gz = 0;\n\tstruct gvars *gv = bpf_map_lookup_elem(&gvars, "
+			      "&gz);\n\tif (!gv)\n\t\treturn 0;\n");
+	if (sl)
+		dt_buf_printf(o, "\t__u32 stid = (__u32)bpf_get_current_pid_tgid();\n"
+				 "\tstruct svars *sv = bpf_map_lookup_elem(&svars, &stid);\n");
+}
+
+static void ref(const struct cg_var *v, char *buf, size_t n)
+{
+	if (v->kind == 'g')
+		snprintf(buf, n, "gv->g_%s", v->name);
+	else if (v->kind == 's')
+		snprintf(buf, n, "sv->s_%s", v->name);
+	else if (v->is_str)
+		snprintf(buf, n, "tv->t_%s", v->name);
+	else
+		snprintf(buf, n, "t_%s", v->name);
+}
+
+bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	char k = var_kind(n), buf[300];
+	const struct cg_var *x = k ? find(g, k, n->name) : NULL;
+
+	if (!k)
+		return false;
+	if (x && x->is_str) {
+		char e[340];
+
+		ref(x, buf, sizeof(buf));
+		snprintf(e, sizeof(e), k == 's' ? "(sv ? (void *)%s : zero_value())" : "(void *)%s",
+			 buf);
+		v->type = TY_STR;
+		v->skind = SV_MEM;
+		v->text = dt_xstrdup(e);
+		return true;
+	}
+	v->type = TY_INT;
+	v->size = x ? x->size : 8;
+	v->is_unsigned = x && x->is_unsigned;
+	if (!x) { /* never assigned: D reads it as 0 */
+		v->text = dt_xstrdup("0LL");
+		return true;
+	}
+	ref(x, buf, sizeof(buf));
+	if (k == 's') {
+		char e[340];
+
+		snprintf(e, sizeof(e), "(sv ? %s : 0LL)", buf);
+		v->text = dt_xstrdup(e);
+	} else {
+		v->text = dt_xstrdup(buf);
+	}
+	return true;
+}
+
+bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	const struct dt_node *lhs = n->a;
+	char k = lhs ? var_kind(lhs) : 0, buf[300];
+	const struct cg_var *x;
+	struct cv val = {0};
+
+	if ((n->kind != N_ASSIGN && n->kind != N_INCDEC) || !k)
+		return false;
+	if (k == 'g' && is_builtin(lhs->name)) {
+		cg_fail(g, lhs, "a built-in variable cannot be assigned to");
+		return true;
+	}
+	x = find(g, k, lhs->name);
+	if (!x) {
+		cg_err(g, lhs, "this variable");
+		return true;
+	}
+	if (n->kind == N_ASSIGN) {
+		cg_value(g, n->b, &val);
+		if (!g->failed && x->is_str && n->b->kind == N_INT && n->b->ival == 0) {
+			/* D frees a variable given 0: read as "" from then on */
+			cv_free(&val);
+			val.type = TY_STR;
+			val.skind = SV_CONST;
+			val.text = dt_xstrdup("");
+		}
+		if (!g->failed && (val.type == TY_STR) != x->is_str)
+			cg_fail(g, n, "a variable is given a string and an integer");
+		if (!g->failed && x->is_str && strcmp(n->op, "="))
+			cg_fail(g, n, "this operator does not apply to a string");
+	} else if (x->is_str) {
+		cg_fail(g, n, "++ and -- do not apply to a string");
+	}
+	if (g->failed)
+		return true;
+	ref(x, buf, sizeof(buf));
+	if (k == 's')
+		dt_buf_printf(o,
+			      "%sif (!sv) {\n%s\tvoid *zv = zero_value();\n"
+			      "%s\tif (zv)\n%s\t\tbpf_map_update_elem(&svars, &stid, zv, 1);\n"
+			      "%s\tsv = bpf_map_lookup_elem(&svars, &stid);\n%s}\n%sif (sv)\n",
+			      ind, ind, ind, ind, ind, ind, ind);
+	if (x->is_str) {
+		char dst[340];
+
+		snprintf(dst, sizeof(dst), "(__u8 *)%s", buf);
+		if (k == 's')
+			dt_buf_printf(o, "%sif (sv) {\n", ind);
+		cg_store_str(g, &val, dst, false, o, k == 's' ? "\t\t\t" : ind);
+		if (k == 's')
+			dt_buf_printf(o, "%s}\n", ind);
+	} else if (n->kind == N_INCDEC) {
+		dt_buf_printf(o, "%s%s%s %s= 1;\n", ind, k == 's' ? "\t" : "", buf,
+			      n->op[0] == '+' ? "+" : "-");
+	} else if (!strcmp(n->op, "/=") || !strcmp(n->op, "%=")) {
+		dt_buf_printf(o, "%s%s%s = s%s(%s, %s);\n", ind, k == 's' ? "\t" : "", buf,
+			      n->op[0] == '/' ? "div" : "mod", buf, val.text);
+	} else {
+		dt_buf_printf(o, "%s%s%s %s (%s);\n", ind, k == 's' ? "\t" : "", buf, n->op,
+			      val.text);
+	}
+	cv_free(&val);
+	return true;
+}

@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The BPF engine's layers (README.md in this directory is the theory):
+ * codegen (the D program to BPF C and the layouts of what it writes),
+ * loader (clang, libbpf: load, attach, BEGIN/END), records (the ring
+ * buffer's records and the aggregation maps, handed to the renderer) and
+ * the driver (engine.c) on top. Each layer calls only the ones below it.
+ */
+#ifndef DT_ENGINE_H
+#define DT_ENGINE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "d.h"
+
+/* Strings past this are cut (-x strsize); DTrace's default is 256. */
+#define EG_STRSIZE_MAX 1024
+#define EG_STRSIZE_DEFAULT 256
+#define EG_NQ 128 /* quantize buckets, as render.c draws them (index 64: zero) */
+
+/* One value in a record or an aggregation key: where it is and what it is. */
+struct eg_field {
+	enum dt_type type; /* TY_INT (8 bytes, or 4: the record's CPU) or TY_STR */
+	unsigned off, size;
+};
+
+/* One action of a record: its renderer action and its fields. */
+struct eg_item {
+	size_t act;
+	size_t first, n; /* in the record's fields */
+};
+
+/* A record: what one clause writes when it fires on one probe. */
+struct eg_rec {
+	struct eg_item *items;
+	size_t nitems;
+	struct eg_field *f;
+	size_t nf;
+	unsigned size;
+};
+
+/* An aggregation's BPF map: the key's parts, the value's size. */
+struct eg_agg {
+	struct eg_field *keys;
+	size_t nkeys;
+	unsigned key_size, val_size;
+	char map[24];
+	bool used; /* some clause updates it: the map exists */
+};
+
+/* A uprobe to attach: a program of the object at one site of a file. */
+struct eg_site {
+	char prog[32];
+	char *path;
+	uint64_t off, sema_off;
+};
+
+/* A tick-N probe's program: a CPU clock on one CPU every period_ns. */
+struct eg_timer {
+	char prog[32];
+	uint64_t period_ns;
+};
+
+struct eg_prog {
+	struct dt_buf c; /* the BPF C source */
+	struct eg_rec *recs;
+	size_t nrecs;
+	struct eg_agg *aggs; /* beside the tables' aggregations, same index */
+	struct eg_site *sites;
+	size_t nsites;
+	struct eg_timer *timers;
+	size_t ntimers;
+	bool has_begin, has_end;
+	size_t started_act, dump_act;
+	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */
+	long strsize;
+};
+
+/* codegen.c: the program, its layouts and the renderer's tables. 0 or -1 (reported). */
+int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
+	       struct eg_prog *out, struct usdt_diag *diag);
+/* codegen_prelude.c: what every generated file starts with. */
+void eg_prelude(struct dt_buf *o, long strsize, unsigned scratch_size);
+
+/* loader.c */
+struct eg_loaded;
+/* Compiles, loads and attaches: NULL on failure (reported). */
+struct eg_loaded *eg_load(const struct eg_prog *p, struct usdt_diag *diag);
+/* Compiles and loads (the verifier runs) without attaching: -e. */
+struct eg_loaded *eg_check(const struct eg_prog *p, struct usdt_diag *diag);
+/* Runs BEGIN or END in this process (their uprobes are on a function of ours). */
+void eg_fire_begin(struct eg_loaded *l);
+void eg_fire_end(struct eg_loaded *l);
+/* A map's descriptor by name, or -1. */
+int eg_map_fd(const struct eg_loaded *l, const char *name);
+/* Detaches and closes everything. */
+void eg_unload(struct eg_loaded *l);
+/* Milliseconds clang took, and load plus attach (USDTKIT_ENGINE_TIMES prints them). */
+void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms);
+
+/* records.c */
+struct eg_reader;
+struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, struct dt_render *r,
+				struct usdt_diag *diag);
+/* Reads what is there, waiting up to timeout_ms. Returns records read, or -1. */
+int eg_reader_poll(struct eg_reader *rd, int timeout_ms);
+/* New drops since the last call, reported as DTrace does. */
+void eg_reader_drops(struct eg_reader *rd);
+/* The exit dump: every aggregation no printa() printed. */
+void eg_reader_dump(struct eg_reader *rd);
+void eg_reader_free(struct eg_reader *rd);
+
+#endif /* DT_ENGINE_H */

@@ -1,0 +1,350 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What the programs write, read back: the ring buffer's binary records
+ * (eg_rec says where each action's fields are) and the aggregations' per-CPU
+ * hash maps, merged across CPUs (counts and sums add, min and max compare,
+ * avg divides the summed total by the summed count, histograms add bucket
+ * by bucket). Both are handed to the renderer as the bpftrace backend's
+ * values are, as text fields, so that render.c prints every byte as it
+ * does there. A record's mask says which of its actions ran (those in an
+ * if's branch not taken wrote nothing). A record the ring buffer had no
+ * room for is counted per CPU by the program and reported here as DTrace
+ * reports drops.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <bpf/bpf.h>
+#include <bpf/libbpf.h>
+
+#include "engine.h"
+
+struct eg_reader {
+	const struct eg_prog *p;
+	struct eg_loaded *l;
+	struct dt_render *r;
+	struct ring_buffer *rb;
+	int drops_fd;
+	int ncpus;
+	uint64_t *drops_seen;
+	size_t records;
+};
+
+/* A field as the renderer reads it: an integer in decimal, a string up to its NUL. */
+static char *field_text(const struct eg_field *f, const unsigned char *base, size_t avail)
+{
+	char buf[32], *s;
+	size_t n;
+
+	if (f->off + f->size > avail)
+		return dt_xstrdup("");
+	if (f->type == TY_STR) {
+		n = strnlen((const char *)base + f->off, f->size);
+		s = dt_xmalloc(n + 1);
+		memcpy(s, base + f->off, n);
+		s[n] = '\0';
+		return s;
+	}
+	if (f->size == 4) {
+		uint32_t v;
+
+		memcpy(&v, base + f->off, 4);
+		snprintf(buf, sizeof(buf), "%" PRIu32, v);
+	} else {
+		int64_t v;
+
+		memcpy(&v, base + f->off, 8);
+		snprintf(buf, sizeof(buf), "%" PRId64, v);
+	}
+	return dt_xstrdup(buf);
+}
+
+static void read_agg(struct eg_reader *rd, size_t ai);
+static void clear_agg(struct eg_reader *rd, size_t ai);
+static void trunc_agg(struct eg_reader *rd, size_t ai, int64_t keep);
+
+/*
+ * One action of a record. printa() prints the aggregation as it is when its
+ * record is read (DTrace's consumer prints its snapshot too); clear() and
+ * trunc() change the map then. trunc() is the reader's alone: the renderer
+ * would hide later entries.
+ */
+static void act_on(struct eg_reader *rd, size_t act, char **f, size_t nf)
+{
+	const struct dt_action *a = &rd->r->t->acts[act];
+
+	if (a->kind == A_TRUNC) {
+		trunc_agg(rd, a->agg, nf ? strtoll(f[0], NULL, 10) : 0);
+		return;
+	}
+	dt_render_record(rd->r, act, f, nf);
+	if (a->kind == A_PRINTA)
+		read_agg(rd, a->agg);
+	else if (a->kind == A_CLEAR)
+		clear_agg(rd, a->agg);
+}
+
+static int on_record(void *ctx, void *data, size_t size)
+{
+	struct eg_reader *rd = ctx;
+	const unsigned char *d = data;
+	const struct eg_rec *rec;
+	uint64_t ran;
+	uint32_t id;
+	size_t i, k;
+
+	if (size < 16)
+		return 0;
+	memcpy(&id, d, 4);
+	memcpy(&ran, d + 8, 8);
+	if (id >= rd->p->nrecs)
+		return 0;
+	rec = &rd->p->recs[id];
+	rd->records++;
+	for (i = 0; i < rec->nitems; i++) {
+		const struct eg_item *it = &rec->items[i];
+		char **f;
+
+		if (!(ran & (UINT64_C(1) << i)))
+			continue; /* in a branch not taken */
+		f = dt_xmalloc((it->n + 1) * sizeof(*f));
+		for (k = 0; k < it->n; k++)
+			f[k] = field_text(&rec->f[it->first + k], d, size);
+		act_on(rd, it->act, f, it->n);
+		for (k = 0; k < it->n; k++)
+			dt_free(f[k]);
+		dt_free(f);
+	}
+	return 0;
+}
+
+struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, struct dt_render *r,
+				struct usdt_diag *diag)
+{
+	struct eg_reader *rd = dt_xmalloc(sizeof(*rd));
+	int fd = eg_map_fd(l, "events");
+
+	memset(rd, 0, sizeof(*rd));
+	rd->p = p;
+	rd->l = l;
+	rd->r = r;
+	rd->drops_fd = eg_map_fd(l, "drops");
+	rd->ncpus = libbpf_num_possible_cpus();
+	if (rd->ncpus < 1)
+		rd->ncpus = 1;
+	rd->drops_seen = dt_xmalloc((size_t)rd->ncpus * sizeof(uint64_t));
+	memset(rd->drops_seen, 0, (size_t)rd->ncpus * sizeof(uint64_t));
+	rd->rb = fd >= 0 ? ring_buffer__new(fd, on_record, rd, NULL) : NULL;
+	if (!rd->rb) {
+		usdt_error(diag, "cannot read the ring buffer: %s", strerror(errno));
+		eg_reader_free(rd);
+		return NULL;
+	}
+	return rd;
+}
+
+int eg_reader_poll(struct eg_reader *rd, int timeout_ms)
+{
+	int n = ring_buffer__poll(rd->rb, timeout_ms);
+
+	if (n > 0)
+		fflush(rd->r->out);
+	return n < 0 && n != -EINTR ? -1 : n < 0 ? 0 : n;
+}
+
+void eg_reader_drops(struct eg_reader *rd)
+{
+	uint64_t *v = dt_xmalloc((size_t)rd->ncpus * sizeof(uint64_t));
+	uint32_t zero = 0;
+	int c;
+
+	if (rd->drops_fd >= 0 && !bpf_map_lookup_elem(rd->drops_fd, &zero, v))
+		for (c = 0; c < rd->ncpus; c++)
+			if (v[c] > rd->drops_seen[c]) {
+				fflush(stdout);
+				fprintf(stderr, "dtrace: %" PRIu64 " drop%s on CPU %d\n",
+					v[c] - rd->drops_seen[c],
+					v[c] - rd->drops_seen[c] == 1 ? "" : "s", c);
+				rd->drops_seen[c] = v[c];
+			}
+	dt_free(v);
+}
+
+/* An entry merged across CPUs: its key's bytes, value, count, buckets. */
+typedef void (*entry_fn)(struct eg_reader *rd, size_t ai, const unsigned char *key, int64_t v,
+			 int64_t n, const int64_t *b, size_t nb, void *arg);
+
+/* Every entry of aggregation ai, merged across CPUs. */
+static void each_entry(struct eg_reader *rd, size_t ai, entry_fn fn, void *arg)
+{
+	const struct eg_agg *e = &rd->p->aggs[ai];
+	const struct dt_agg *a = &rd->r->t->aggs[ai];
+	size_t vs = (e->val_size + 7) & ~7u, nb = (e->val_size - 16) / 8, i;
+	unsigned char *key = dt_xmalloc(e->key_size), *next = dt_xmalloc(e->key_size);
+	int64_t *vals = dt_xmalloc(vs * (size_t)rd->ncpus), *b = dt_xmalloc((nb + 1) * 8);
+	int fd = eg_map_fd(rd->l, e->map);
+	bool first = true;
+
+	while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		int64_t v = 0, n = 0;
+		bool set = false;
+		int c;
+
+		first = false;
+		memcpy(key, next, e->key_size);
+		if (bpf_map_lookup_elem(fd, key, vals))
+			continue;
+		memset(b, 0, (nb + 1) * 8);
+		for (c = 0; c < rd->ncpus; c++) {
+			const int64_t *cv =
+			    (const int64_t *)((unsigned char *)vals + vs * (size_t)c);
+
+			if (!cv[1])
+				continue;
+			if (a->fn == F_MIN)
+				v = !set || cv[0] < v ? cv[0] : v;
+			else if (a->fn == F_MAX)
+				v = !set || cv[0] > v ? cv[0] : v;
+			else
+				v += cv[0];
+			n += cv[1];
+			set = true;
+			for (i = 0; i < nb; i++)
+				b[i] += cv[2 + i];
+		}
+		if (a->fn == F_AVG && n)
+			v /= n;
+		fn(rd, ai, key, v, n, b, nb, arg);
+	}
+	dt_free(key);
+	dt_free(next);
+	dt_free(vals);
+	dt_free(b);
+}
+
+static void render_entry(struct eg_reader *rd, size_t ai, const unsigned char *key, int64_t v,
+			 int64_t n, const int64_t *b, size_t nb, void *arg)
+{
+	const struct eg_agg *e = &rd->p->aggs[ai];
+	char **f = dt_xmalloc((e->nkeys + 1) * sizeof(*f));
+	size_t i;
+
+	(void)arg;
+	for (i = 0; i < e->nkeys; i++)
+		f[i] = field_text(&e->keys[i], key, e->key_size);
+	if (rd->r->t->aggs[ai].fn == F_STDDEV) {
+		int64_t st[2] = {n, nb ? b[0] : 0};
+
+		dt_render_agg_entry(rd->r, f, e->nkeys, v, st, 2);
+	} else {
+		dt_render_agg_entry(rd->r, f, e->nkeys, v, nb ? b : NULL, nb);
+	}
+	for (i = 0; i < e->nkeys; i++)
+		dt_free(f[i]);
+	dt_free(f);
+}
+
+/* One aggregation's entries, to the renderer's printa. */
+static void read_agg(struct eg_reader *rd, size_t ai)
+{
+	each_entry(rd, ai, render_entry, NULL);
+}
+
+/* trunc(): the keys, ordered by value (a histogram's by its count). */
+struct ranked {
+	unsigned char *key;
+	int64_t v;
+};
+struct ranking {
+	struct ranked *v;
+	size_t n;
+};
+
+static void rank_entry(struct eg_reader *rd, size_t ai, const unsigned char *key, int64_t v,
+		       int64_t n, const int64_t *b, size_t nb, void *arg)
+{
+	struct ranking *rk = arg;
+	struct ranked x = {dt_xmalloc(rd->p->aggs[ai].key_size), nb ? n : v};
+
+	(void)b;
+	memcpy(x.key, key, rd->p->aggs[ai].key_size);
+	DT_PUSH(rk->v, rk->n, x);
+}
+
+static int by_value(const void *a, const void *b)
+{
+	const struct ranked *x = a, *y = b;
+
+	return x->v < y->v ? 1 : x->v > y->v ? -1 : 0;
+}
+
+/*
+ * trunc(@a, n): the n largest entries kept (n < 0: the -n smallest), the
+ * others deleted from the map; trunc(@a): every entry.
+ */
+static void trunc_agg(struct eg_reader *rd, size_t ai, int64_t keep)
+{
+	struct ranking rk = {NULL, 0};
+	int fd = eg_map_fd(rd->l, rd->p->aggs[ai].map);
+	size_t i, k = (size_t)(keep < 0 ? -keep : keep);
+
+	each_entry(rd, ai, rank_entry, &rk);
+	if (rk.n)
+		qsort(rk.v, rk.n, sizeof(*rk.v), by_value);
+	for (i = 0; i < rk.n; i++) {
+		bool kept = keep >= 0 ? i < k : i >= (rk.n > k ? rk.n - k : 0);
+
+		if (!kept)
+			bpf_map_delete_elem(fd, rk.v[i].key);
+		dt_free(rk.v[i].key);
+	}
+	dt_free(rk.v);
+}
+
+/* clear(): every value zeroed, the keys kept (DTrace's). */
+static void clear_agg(struct eg_reader *rd, size_t ai)
+{
+	const struct eg_agg *e = &rd->p->aggs[ai];
+	size_t vs = ((e->val_size + 7) & ~7u) * (size_t)rd->ncpus;
+	unsigned char *key = dt_xmalloc(e->key_size), *next = dt_xmalloc(e->key_size);
+	void *zero = dt_xmalloc(vs);
+	int fd = eg_map_fd(rd->l, e->map);
+	bool first = true;
+
+	memset(zero, 0, vs);
+	while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
+		first = false;
+		memcpy(key, next, e->key_size);
+		bpf_map_update_elem(fd, key, zero, BPF_EXIST);
+	}
+	dt_free(key);
+	dt_free(next);
+	dt_free(zero);
+}
+
+void eg_reader_dump(struct eg_reader *rd)
+{
+	size_t i;
+
+	dt_render_record(rd->r, rd->p->dump_act, NULL, 0);
+	for (i = 0; i < rd->r->t->naggs; i++) {
+		size_t act = rd->p->dump_printa[i];
+
+		dt_render_record(rd->r, act, NULL, 0);
+		read_agg(rd, i);
+		dt_render_record(rd->r, act + 1, NULL, 0);
+	}
+	fflush(rd->r->out);
+}
+
+void eg_reader_free(struct eg_reader *rd)
+{
+	if (!rd)
+		return;
+	ring_buffer__free(rd->rb);
+	dt_free(rd->drops_seen);
+	dt_free(rd);
+}
