@@ -391,8 +391,15 @@ extern bool hd_state_dirty;
 extern uint64_t hd_state_dirty_since, hd_state_retry_at;
 /* Recovery waits for tracefs (and the state file is then left as it is). */
 extern bool hd_recovery_pending;
+/* ownfiles.c: the daemon's own files (its head comment has the rules). */
+/* Makes the socket's directories, then refuses (logged, -EPERM) unsafe ones. */
+int hd_dirs_prepare(const char *socket_path, const char *state_path);
 /* A file of ours to read (regular, our uid, writable by us alone), else NULL (logged). */
 FILE *hd_open_own(const char *path);
+/* The same as a descriptor opened with flags (O_RDONLY, O_RDWR...), else -errno. */
+int hd_open_own_fd(const char *path, int flags);
+/* A new file of ours at path (O_EXCL temporary renamed into place), else -errno. */
+int hd_create_own(const char *path, int flags);
 /* Marks the state file to be written in the background. */
 void hd_save_state(void);
 /* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */

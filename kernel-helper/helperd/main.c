@@ -920,22 +920,6 @@ static void expire_conns(uint64_t now)
 
 /* --- set-up --- */
 
-static int mkdir_parents(const char *path)
-{
-	char tmp[sizeof(((struct sockaddr_un *)0)->sun_path)];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
-
 /*
  * The socket file this daemon bound itself (not one systemd passed: that
  * one is systemd's to keep), by identity: at exit it is removed only if the
@@ -980,11 +964,6 @@ static int listen_socket(const char *path)
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
-	ret = mkdir_parents(path);
-	if (ret) {
-		hd_err("cannot create the directory of %s: %s", path, strerror(-ret));
-		return ret;
-	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -1236,8 +1215,8 @@ int main(int argc, char **argv)
 			    rl.rlim_cur / 4 > 1u << 30 ? 1u << 30 : (unsigned)(rl.rlim_cur / 4);
 	}
 	/* tracefs is opened by the registry (hd_tracefs_ready): the daemon serves without it. */
-	lfd = listen_socket(hd_cfg.socket_path);
-	if (lfd < 0)
+	if (hd_dirs_prepare(hd_cfg.socket_path, hd_cfg.state_path) != 0 ||
+	    (lfd = listen_socket(hd_cfg.socket_path)) < 0)
 		return 1;
 	/*
 	 * The descriptor accept() takes back when there is none left (see

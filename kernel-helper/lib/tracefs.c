@@ -515,8 +515,20 @@ int usdt_tracefs_alias(int fd, char *out, size_t outlen)
 	ret = trusted_walk(USDT_ALIAS_DIR, NULL);
 	if (ret)
 		return ret == -EPERM || ret == -ELOOP ? -EPERM : ret;
-	/* The mount point: an empty root-owned file in a root-only directory. */
-	afd = open(out, O_WRONLY | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/*
+	 * The mount point: an empty root-owned file in a root-only directory,
+	 * new (O_EXCL), or one left by an earlier caller: then a regular file
+	 * of ours, opened without following or blocking (never a FIFO's wait).
+	 */
+	afd = open(out, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (afd < 0 && errno == EEXIST) {
+		afd = open(out, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+		if (afd >= 0 && (fstat(afd, &have) != 0 || !S_ISREG(have.st_mode) ||
+				 have.st_uid != geteuid())) {
+			close(afd);
+			return -EPERM;
+		}
+	}
 	if (afd < 0)
 		return -errno;
 	close(afd);
