@@ -128,6 +128,8 @@ struct usdt_msg_list {
  * that long, and at most USDT_HELPER_HOLD_ENV milliseconds (2000 by
  * default, 0: not at all), from the HELD on. Only the first HELD of a
  * request counts: a registrant waits at most its timeout plus its hold.
+ * drti counts a HELD only from a peer whose SO_PEERCRED uid is 0 or its
+ * own effective uid (anyone else's ends the request: no daemon).
  * A client that does not know HELD skips it as a packet not its answer.
  */
 #define USDT_HOLD_MAX_MS USDT_HELPER_TIMEOUT_MAX_MS

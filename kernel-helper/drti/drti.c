@@ -58,10 +58,21 @@
  *     the daemon says HELD (core/protocol.h) and the deadline moves to the
  *     HELD's `ms` from then, at most USDTKIT_HELPER_HOLD_MS (default 2000,
  *     at most 5000, 0 = never), once per request: the program's first
- *     firings then reach the tracer, as DTrace's would. The socket is
- *     non-blocking from socket() on, so a daemon whose listen backlog is
- *     full (or that is SIGSTOPped) costs at most the deadline, never a
- *     blocked connect() or send(). A connection the
+ *     firings then reach the tracer, as DTrace's would. A HELD counts
+ *     only from a peer whose SO_PEERCRED uid (the listening socket's
+ *     creator) is 0 or this program's effective uid; from anyone else the
+ *     request ends at once, as with no daemon. Root: a squatter on the
+ *     socket path (a USDTKIT_HELPER_SOCKET in a directory others can write,
+ *     a container's bind mount) must not delay every probed program's
+ *     start (issue 33, item 4). Our own uid: such a peer can stop or slow
+ *     this program anyway (same uid: signals, ptrace), so trusting it gives
+ *     nothing away, and a daemon a user runs for its own programs (tests,
+ *     a developer's non-root daemon) keeps its holds. The effective uid,
+ *     not the real one: a set-user-ID program does not trust its caller.
+ *     The check costs one getsockopt, made only when a HELD arrives.
+ *     The socket is non-blocking from socket() on, so a daemon whose
+ *     listen backlog is full (or that is SIGSTOPped) costs at most the
+ *     deadline, never a blocked connect() or send(). A connection the
  *     daemon sheds (full backlog, closed unread) is retried with backoff
  *     within the same deadline;
  *   - silent: any failure (no socket, refused, timeout, garbage) just leaves
@@ -257,15 +268,16 @@ static void usdt_drti_begin(struct usdt_drti_line *l, const char *what, int with
  * string), the errno if any, and the daemon's answer.
  */
 struct usdt_drti_result {
-	const char *fail;  /* 0: the request was sent */
-	int err;	   /* errno of the failing call, or 0 */
-	int at_connect;	   /* it failed reaching the socket: name it */
-	int busy;	   /* the daemon shed the connection: worth retrying */
-	unsigned attempts; /* connections tried */
-	int answered;	   /* a valid REPLY came back */
-	int held;	   /* a HELD moved the deadline */
-	int32_t status;	   /* its status */
-	uint32_t nprobes;  /* its probe count */
+	const char *fail;	     /* 0: the request was sent */
+	int err;		     /* errno of the failing call, or 0 */
+	int at_connect;		     /* it failed reaching the socket: name it */
+	int busy;		     /* the daemon shed the connection: worth retrying */
+	unsigned attempts;	     /* connections tried */
+	int answered;		     /* a valid REPLY came back */
+	int held;		     /* a HELD moved the deadline */
+	unsigned long untrusted_uid; /* 1 + the uid of a peer whose HELD was refused */
+	int32_t status;		     /* its status */
+	uint32_t nprobes;	     /* its probe count */
 };
 
 /* The longest wait between two retries of a shed connection. */
@@ -333,6 +345,29 @@ static void usdt_drti_hold(uint32_t ms, struct timespec *deadline, struct usdt_d
 		*deadline = until;
 }
 
+/*
+ * Whether the peer may make us wait past the plain timeout (a HELD): the
+ * uid that created the listening socket (SO_PEERCRED) is root's or ours.
+ * Anyone else is no daemon: the request ends here (res->fail says why).
+ */
+static int usdt_drti_peer_trusted(int fd, struct usdt_drti_result *res)
+{
+	struct ucred cred;
+	socklen_t len = sizeof(cred);
+
+	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || len != sizeof(cred)) {
+		res->fail = "a HELD from a peer of unknown uid: not a daemon";
+		res->err = errno;
+		return 0;
+	}
+	if (cred.uid != 0 && cred.uid != geteuid()) {
+		res->fail = "a HELD from a peer neither root nor ours: not a daemon";
+		res->untrusted_uid = (unsigned long)cred.uid + 1;
+		return 0;
+	}
+	return 1;
+}
+
 /* Reads packets until the REPLY to `seq` comes; fills res. */
 static void usdt_drti_read_reply(int fd, uint32_t seq, struct timespec *deadline,
 				 struct usdt_drti_result *res)
@@ -386,6 +421,8 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, struct timespec *deadline
 			return;
 		}
 		if (kind == USDT_ANSWER_HELD) {
+			if (!usdt_drti_peer_trusted(fd, res))
+				return;
 			usdt_drti_hold(in.held.ms, deadline, res);
 			continue;
 		}
@@ -492,6 +529,7 @@ static int usdt_drti_request(uint16_t type, int wait, struct usdt_drti_result *r
 	res->at_connect = 0;
 	res->attempts = 0;
 	res->held = 0;
+	res->untrusted_uid = 0;
 	if (usdt_drti_sun_len == 0) {
 		res->fail = "the socket path is too long";
 		return 0;
@@ -567,6 +605,11 @@ static void usdt_drti_report(struct usdt_drti_line *l, const struct usdt_drti_re
 		usdt_drti_put(l, "done, ");
 		usdt_drti_put_num(l, res->nprobes);
 		usdt_drti_put(l, " probes");
+	}
+	if (res->untrusted_uid) {
+		usdt_drti_put(l, " (uid ");
+		usdt_drti_put_num(l, res->untrusted_uid - 1);
+		usdt_drti_put(l, ")");
 	}
 	if (res->held)
 		usdt_drti_put(l, " (held for a tracer)");

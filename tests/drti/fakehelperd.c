@@ -13,6 +13,8 @@
  *   refuse     a REPLY with status -EPERM
  *   delay:MS   the REPLY after MS milliseconds (the whole server waits)
  *   noreply    reads and logs, never answers, keeps the connection open
+ *   held:MS    a HELD {ms MS} to each request, then never a REPLY (a
+ *              squatter making clients wait: tests/security/t-sec-held-squat)
  *   close      accepts and closes at once, reading nothing
  *   closefirst:K  closes the first K connections at once, then as reply
  *   garbage    answers 16 bytes of 0xa5
@@ -208,6 +210,13 @@ static void answer(int fd, const struct usdt_msg_hdr *h)
 		for (i = 0; i < 100; i++)
 			if (send(fd, &e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				break;
+	} else if (!strncmp(mode, "held:", 5)) {
+		struct usdt_msg_held m;
+
+		memset(&m, 0, sizeof(m));
+		usdt_hdr_fill(&m.hdr, USDT_MSG_HELD, sizeof(m), h->seq);
+		m.ms = (uint32_t)atol(mode + 5);
+		(void)!send(fd, &m, sizeof(m), MSG_NOSIGNAL);
 	}
 	/* noreply: nothing */
 }
