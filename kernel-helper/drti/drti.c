@@ -73,8 +73,9 @@
  *     The socket is non-blocking from socket() on, so a daemon whose
  *     listen backlog is full (or that is SIGSTOPped) costs at most the
  *     deadline, never a blocked connect() or send(). A connection the
- *     daemon sheds (full backlog, closed unread) is retried with backoff
- *     within the same deadline;
+ *     daemon sheds (full backlog, closed unread), and a request it refuses
+ *     for now (-EAGAIN: the user's share of the parse queue, or a rate,
+ *     full), is retried with backoff within the same deadline;
  *   - silent: any failure (no socket, refused, timeout, garbage) just leaves
  *     the module unregistered. With USDTKIT_DEBUG=1 (or DTrace's
  *     DTRACE_DOF_INIT_DEBUG) each action prints one line to stderr with a
@@ -418,6 +419,8 @@ static void usdt_drti_read_reply(int fd, uint32_t seq, struct timespec *deadline
 			res->answered = 1;
 			res->status = in.reply.status;
 			res->nprobes = in.reply.nprobes;
+			/* Refused for now (its queue share, a rate): worth retrying. */
+			res->busy = in.reply.status == -EAGAIN;
 			return;
 		}
 		if (kind == USDT_ANSWER_HELD) {
@@ -507,7 +510,8 @@ out:
  *
  * A daemon that is overloaded sheds connections: a full listen backlog
  * (EAGAIN at connect) or a connection closed unread (it caps connections per
- * user). Those are retried, when we wait, after 1, 2, 4... ms, at most
+ * user), or answers -EAGAIN (the user's share of the parse queue, or its
+ * rate, is full for now). Those are retried, when we wait, after 1, 2, 4... ms, at most
  * USDT_DRTI_BACKOFF_MAX_MS apart, until the deadline: a burst of process
  * starts still gets registered, and the whole timeout is used (doubling
  * without a cap gave up after half of it, while a flood of other

@@ -17,6 +17,8 @@
  *              squatter making clients wait: tests/security/t-sec-held-squat)
  *   close      accepts and closes at once, reading nothing
  *   closefirst:K  closes the first K connections at once, then as reply
+ *   eagainfirst:K  answers the first K requests -EAGAIN (its queue share
+ *              full), then as reply
  *   garbage    answers 16 bytes of 0xa5
  *   badmagic   a REPLY with a wrong magic
  *   badseq     a REPLY to another seq, then nothing
@@ -65,7 +67,7 @@
 
 static FILE *logfile;
 static const char *mode;
-static long closefirst;
+static long closefirst, eagainfirst = -1;
 static uint32_t nprobes;
 
 static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
@@ -172,7 +174,10 @@ static int answer_fault(int fd, const struct usdt_msg_hdr *h, const unsigned cha
 
 static void answer(int fd, const struct usdt_msg_hdr *h)
 {
-	if (!strcmp(mode, "reply")) {
+	if (eagainfirst > 0) {
+		eagainfirst--;
+		send_reply(fd, h->seq, USDT_PROTO_MAGIC, -EAGAIN);
+	} else if (!strcmp(mode, "reply") || eagainfirst == 0) {
 		send_reply(fd, h->seq, USDT_PROTO_MAGIC, 0);
 	} else if (!strcmp(mode, "refuse")) {
 		send_reply(fd, h->seq, USDT_PROTO_MAGIC, -EPERM);
@@ -256,6 +261,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(mode, "stream"))
 		type = SOCK_STREAM;
+	if (!strncmp(mode, "eagainfirst:", 12))
+		eagainfirst = atol(mode + 12);
 	if (!strncmp(mode, "closefirst:", 11)) {
 		closefirst = atol(mode + 11);
 		mode = "reply";
