@@ -77,8 +77,10 @@ static int dir_check(const char *path, char *msg, size_t msglen)
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
-	if (!slash)
+	if (dir[0] != '/' || !slash) {
+		snprintf(msg, msglen, "%s: not an absolute path", path);
 		return -EINVAL;
+	}
 	if (slash == dir)
 		slash[1] = '\0';
 	else
