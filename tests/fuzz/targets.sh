@@ -63,7 +63,7 @@ target_files() {
 		echo "$co/metadata.c"
 		;;
 	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $kh/drti/drti_conn.c $top/dtrace/list/list_source.c" ;;
-	worker) echo "$kh/helperd/worker.c $kh/helperd/sandbox.c $kh/lib/tracefs.c" ;;
+	worker) echo "$kh/helperd/worker.c $kh/helperd/sandbox.c $kh/lib/uprobe_line.c" ;;
 	esac
 }
 
