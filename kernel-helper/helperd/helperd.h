@@ -479,15 +479,18 @@ void hd_board_close(void);
 bool hd_board_publish(uint64_t maps_dev, uint64_t ino, const char *path);
 void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
 
-/* ---- main.c ---- */
 /*
- * main.c: a REGISTER created the events of the file maps_dev/ino (pid: the
+ * ---- serve.c and main.c (the layer above: the registry calls up into it
+ * by these three names only) ----
+ */
+/*
+ * serve.c: a REGISTER created the events of the file maps_dev/ino (pid: the
  * first registrant): the watchers are told (NOTICE), and the answers given
  * with the returned hold (hd_register_done's `hold`) wait until they are
  * ready (protocol.h, WATCH). 0: nobody watches, nothing is held.
  */
 uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
-/* main.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
+/* serve.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
 void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
 /* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
 void hd_forget(void *obj);

@@ -6,7 +6,7 @@
  * The worker's pipe is in the epoll set (HD_TAG_PARSE): the REGISTER's
  * answer waits for the parse while the loop serves everyone else. Every
  * REGISTER of the same (dev, ino) meanwhile joins the same parse as one more
- * waiter: a process (its own pidfd) and the connection to answer (main.c's
+ * waiter: a process (its own pidfd) and the connection to answer (serve.c's
  * cookie). A connection that closes meanwhile (drti gave up after its
  * 100 ms; hd_register_cancel) leaves the waiter without an answer to send
  * but still to be registered, as the synchronous parse did; once every
@@ -49,7 +49,7 @@
 
 struct waiter {
 	struct waiter *next;
-	void *cookie; /* main.c's connection; NULL once it closed */
+	void *cookie; /* serve.c's connection; NULL once it closed */
 	pid_t pid;
 	uid_t uid;
 	int pidfd; /* a dup of the connection's, or -1 */
@@ -307,7 +307,7 @@ static void parse_end(struct hd_parse *p, int why)
 	/*
 	 * The events are new: the watchers (retained enablings) are told once
 	 * the registrants are attached, so that a LIST then shows them, and
-	 * the answers wait for the watchers (main.c, hd_hold_begin).
+	 * the answers wait for the watchers (serve.c, hd_hold_begin).
 	 */
 	if (created && held_pid)
 		hold = hd_hold_begin(held_pid, m->mdev, m->mino);
