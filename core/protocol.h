@@ -295,7 +295,9 @@ static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned l
  * when the daemon dies, however it dies. A client that finds the board but
  * no lock on it (F_OFD_GETLK) knows its daemon is gone, and that the socket
  * beside it is a crashed daemon's, which would refuse the connection: it
- * asks nothing, and pays neither the maps query nor the refused connect.
+ * asks nothing, and pays no refused connect. A client needs to know only
+ * when its file is not on the board (drti looks at the lock on a miss
+ * only): a file on it has its events, a SIGKILL leaves them.
  * The next daemon registers what runs by its start-up scan of /proc.
  * (Version 1 boards had no lock: a version-1 client ignores this one's board
  * and asks, as it always could.)

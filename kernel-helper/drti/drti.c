@@ -27,9 +27,11 @@
  *     board (protocol.h) lists the file mapped at our note's address, as
  *     PROCMAP_QUERY names it (device, inode, path), its events exist
  *     already: nothing is sent, no round trip (about 4 system calls).
- *     A board whose daemon is gone (no liveness lock: a crashed daemon's,
- *     its socket left behind) sends nothing either: the connection would be
- *     refused, and the next daemon finds us by its start-up scan.
+ *     A file not on a board whose daemon is gone (no liveness lock: a
+ *     crashed daemon's, its socket left behind) sends nothing either: the
+ *     connection would be refused, and the next daemon finds us by its
+ *     start-up scan. The lock is looked at on such a miss only: a hit
+ *     needs no daemon (drti_board.c).
  *     Else REGISTER, and wait for the REPLY so that the probes exist before
  *     the program goes on (a first-seen file);
  *   - fork child: nothing. The child maps the same file, whose events the

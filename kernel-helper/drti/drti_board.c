@@ -38,6 +38,16 @@ struct usdt_drti_pmq {
  * Returns 1 (known: nothing to ask), 0 (ask), or -1: the board has no
  * daemon, its liveness lock is gone, so the socket beside it is a crashed
  * daemon's and would refuse the connection: nothing to ask either.
+ *
+ * The liveness lock is looked at on a miss only (issue 33, item 7): a hit
+ * needs no live daemon, so the common start, a known file beside a live
+ * daemon, spends no fcntl on it. A hit on a crashed daemon's board is as
+ * true as on a live one's: a SIGKILL leaves the file's events in place (the
+ * next daemon adopts them, or removes them once nobody maps the file, and
+ * its start-up scan finds this process, which mapped the file before it
+ * read the board), and either way nothing is sent. So a stale board costs
+ * a start a few system calls, never a connect or a wait: on a hit the
+ * maps query, on a miss the maps query and the fcntl.
  */
 static int usdt_drti_known(void)
 {
@@ -61,30 +71,17 @@ static int usdt_drti_known(void)
 	if (bfd < 0)
 		return 0;
 	/*
-	 * Then the liveness lock (core/protocol.h): a crashed daemon's board
-	 * costs a pread and an fcntl, and spares the maps query and the
-	 * refused connect. Only a version-2 board has the lock (an older
-	 * daemon's never does: then ask). Nothing else of the file is used for
-	 * it, so who owns it does not matter yet: the worst a board not to
-	 * trust can do here is what a missing daemon does, leave this module
-	 * unregistered.
+	 * Only a version-2 board is read, and only it has the liveness lock
+	 * (an older daemon's never does: then ask).
 	 */
 	r = 0;
 	if (pread(bfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != USDT_BOARD_MAGIC ||
 	    h.version != USDT_BOARD_VERSION)
 		goto out;
-	for (i = 0; i < sizeof(lk); i++)
-		((unsigned char *)&lk)[i] = 0;
-	lk.l_type = F_WRLCK;
-	lk.l_whence = SEEK_SET;
-	if (fcntl(bfd, F_OFD_GETLK, &lk) == 0 && lk.l_type == F_UNLCK) {
-		r = -1;
-		goto out;
-	}
 	if (fstat(bfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
 	    (st.st_mode & 022) != 0 || h.hdr_size != sizeof(h) || h.slot_size != sizeof(s[0]) ||
 	    h.nslots == 0 || h.nslots > USDT_BOARD_SLOTS_MAX)
-		goto out;
+		goto miss;
 	/*
 	 * The name buffer too, not only the query: the kernel fills it, but
 	 * checkers that do not know this ioctl (valgrind 3.19, MemorySanitizer
@@ -103,23 +100,37 @@ static int usdt_drti_known(void)
 	q.vma_name_addr = (uint64_t)(unsigned long)name;
 	fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		goto out;
+		goto miss;
 	r = ioctl(fd, USDT_DRTI_PROCMAP_QUERY, &q);
 	close(fd);
-	if (r != 0 || q.inode == 0 || q.vma_name_size == 0 || q.vma_name_size > sizeof(name)) {
-		r = 0;
-		goto out;
-	}
+	if (r != 0 || q.inode == 0 || q.vma_name_size == 0 || q.vma_name_size > sizeof(name))
+		goto miss;
 	name[q.vma_name_size - 1] = '\0';
 	dev = ((uint64_t)q.dev_major << 32) | q.dev_minor;
 	hash = usdt_board_path_hash(name);
 	off = sizeof(h) + (uint64_t)usdt_board_index(dev, q.inode, h.nslots) * sizeof(s[0]);
 	if ((uint64_t)st.st_size < off + sizeof(s) ||
 	    pread(bfd, s, sizeof(s), (off_t)off) != (ssize_t)sizeof(s))
-		goto out;
+		goto miss;
 	for (i = 0; i < USDT_BOARD_WINDOW && !r; i++)
 		r = s[i].dev == dev && s[i].ino == q.inode && s[i].path_hash == hash &&
 		    s[i].check == usdt_board_check(dev, q.inode, hash);
+	if (r)
+		goto out;
+miss:
+	/*
+	 * Not known (or not to be read): is there a daemon to ask? A board
+	 * without its liveness lock (core/protocol.h) is a crashed daemon's,
+	 * and the socket beside it would refuse the connection. Nothing else
+	 * of the file is used for it, so who owns it does not matter here: the
+	 * worst a board not to trust can do is what a missing daemon does,
+	 * leave this module unregistered.
+	 */
+	for (i = 0; i < sizeof(lk); i++)
+		((unsigned char *)&lk)[i] = 0;
+	lk.l_type = F_WRLCK;
+	lk.l_whence = SEEK_SET;
+	r = fcntl(bfd, F_OFD_GETLK, &lk) == 0 && lk.l_type == F_UNLCK ? -1 : 0;
 out:
 	close(bfd);
 	return r < 0 ? -1 : r != 0;
