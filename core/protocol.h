@@ -128,6 +128,8 @@ struct usdt_msg_list {
  * that long, and at most USDT_HELPER_HOLD_ENV milliseconds (2000 by
  * default, 0: not at all), from the HELD on. Only the first HELD of a
  * request counts: a registrant waits at most its timeout plus its hold.
+ * drti counts a HELD only from a peer whose SO_PEERCRED uid is 0 or its
+ * own effective uid (anyone else's ends the request: no daemon).
  * A client that does not know HELD skips it as a packet not its answer.
  */
 #define USDT_HOLD_MAX_MS USDT_HELPER_TIMEOUT_MAX_MS
@@ -293,7 +295,9 @@ static __inline__ enum usdt_answer usdt_answer_check(const void *pkt, unsigned l
  * when the daemon dies, however it dies. A client that finds the board but
  * no lock on it (F_OFD_GETLK) knows its daemon is gone, and that the socket
  * beside it is a crashed daemon's, which would refuse the connection: it
- * asks nothing, and pays neither the maps query nor the refused connect.
+ * asks nothing, and pays no refused connect. A client needs to know only
+ * when its file is not on the board (drti looks at the lock on a miss
+ * only): a file on it has its events, a SIGKILL leaves them.
  * The next daemon registers what runs by its start-up scan of /proc.
  * (Version 1 boards had no lock: a version-1 client ignores this one's board
  * and asks, as it always could.)

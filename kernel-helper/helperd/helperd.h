@@ -391,8 +391,15 @@ extern bool hd_state_dirty;
 extern uint64_t hd_state_dirty_since, hd_state_retry_at;
 /* Recovery waits for tracefs (and the state file is then left as it is). */
 extern bool hd_recovery_pending;
+/* ownfiles.c: the daemon's own files (its head comment has the rules). */
+/* Makes the socket's directories, then refuses (logged, -EPERM) unsafe ones. */
+int hd_dirs_prepare(const char *socket_path, const char *state_path);
 /* A file of ours to read (regular, our uid, writable by us alone), else NULL (logged). */
 FILE *hd_open_own(const char *path);
+/* The same as a descriptor opened with flags (O_RDONLY, O_RDWR...), else -errno. */
+int hd_open_own_fd(const char *path, int flags);
+/* A new file of ours at path (O_EXCL temporary renamed into place), else -errno. */
+int hd_create_own(const char *path, int flags);
 /* Marks the state file to be written in the background. */
 void hd_save_state(void);
 /* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */
@@ -472,15 +479,18 @@ void hd_board_close(void);
 bool hd_board_publish(uint64_t maps_dev, uint64_t ino, const char *path);
 void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
 
-/* ---- main.c ---- */
 /*
- * main.c: a REGISTER created the events of the file maps_dev/ino (pid: the
+ * ---- serve.c and main.c (the layer above: the registry calls up into it
+ * by these three names only) ----
+ */
+/*
+ * serve.c: a REGISTER created the events of the file maps_dev/ino (pid: the
  * first registrant): the watchers are told (NOTICE), and the answers given
  * with the returned hold (hd_register_done's `hold`) wait until they are
  * ready (protocol.h, WATCH). 0: nobody watches, nothing is held.
  */
 uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
-/* main.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
+/* serve.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
 void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
 /* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
 void hd_forget(void *obj);

@@ -313,7 +313,9 @@ void hd_journal_replay(const char *state_path, uint64_t tag,
 
 	snprintf(jpath, sizeof(jpath), "%s.journal", state_path);
 	snprintf(want_hdr, sizeof(want_hdr), JOURNAL_HEADER " %" PRIu64 " %s\n", tag, hd_boot_id());
-	f = hd_open_own(jpath);
+	/* Ours already (then appended to, cut to its last whole record), else made anew. */
+	jfd = hd_open_own_fd(jpath, O_RDWR | O_APPEND);
+	f = jfd >= 0 ? fdopen(fcntl(jfd, F_DUPFD_CLOEXEC, 0), "r") : NULL;
 	if (f && fgets(line, sizeof(line), f) && !strcmp(line, want_hdr)) {
 		valid = true;
 		pos = end = (off_t)strlen(line);
@@ -398,15 +400,19 @@ void hd_journal_replay(const char *state_path, uint64_t tag,
 	jrec_clear(&r);
 	if (f)
 		fclose(f);
-	jfd = open(jpath, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (jfd < 0) {
-		hd_warn("cannot open the state journal %s: %s (going on; a restart after a crash "
-			"may leave events behind)",
-			jpath, strerror(errno));
+	if (jfd >= 0 && valid && ftruncate(jfd, end) == 0) {
+		jsize = end;
 		return;
 	}
-	if (valid && ftruncate(jfd, end) == 0) {
-		jsize = end;
+	if (jfd >= 0)
+		close(jfd);
+	/* Never what stood at the name (a FIFO, somebody's file): a new one replaces it. */
+	jfd = hd_create_own(jpath, O_WRONLY | O_APPEND);
+	if (jfd < 0) {
+		hd_warn("cannot create the state journal %s: %s (going on; a restart after a "
+			"crash may leave events behind)",
+			jpath, strerror(-jfd));
+		jfd = -1;
 		return;
 	}
 	if (ftruncate(jfd, 0) != 0 || !write_header(tag)) {

@@ -9,7 +9,8 @@
  *                   [--linger S] [--linger-max N] [--no-board]
  *
  * How it works (the daemon's theory statement, with the whole design, is
- * kernel-helper/README.md, "The daemon"; this is main.c's part):
+ * kernel-helper/README.md, "The daemon"; this is main.c's part, with
+ * conn.c's and serve.c's, the connections and the protocol it serves):
  *
  * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
  *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean
@@ -32,7 +33,7 @@
  *   connection is closed. Connections idle for more than 1 s are closed; at
  *   most 1024 are open, at most 64 per uid. At a cap the newcomer wins: the
  *   oldest idle connection (of its uid, for the per-uid cap) is closed for
- *   it (victim()), so a process holding connections locks out neither other
+ *   it (conn.c, victim()), so a process holding connections locks out neither other
  *   users nor the other processes of its own uid, and exhausts neither fds
  *   nor memory.
  * - REGISTER resolves the address in the caller's own maps (users.c,
@@ -72,7 +73,7 @@
  *   and descriptors held for its registrations (--max-fds-per-uid, a
  *   quarter of the descriptor limit): over those, REGISTER is -EDQUOT.
  *   Out of descriptors altogether, accept() is answered with a reserve
- *   descriptor (shed()), never retried in a spin.
+ *   descriptor (conn.c, shed()), never retried in a spin.
  * - Start-up: a previous instance's state file says which events were ours;
  *   /proc is scanned for processes mapping a -G module (a `.note.usdtkit`
  *   section; with --all any `.note.stapsdt`), which are registered again
@@ -112,103 +113,25 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <inttypes.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
-#include <sys/ioctl.h>
-#include <sys/pidfd.h>
 #include <sys/resource.h>
 #include <sys/signalfd.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "helperd.h"
+#include "conn.h"
 #include "protocol.h"
-
-#ifndef SO_PEERPIDFD
-#define SO_PEERPIDFD 77
-#endif
-
-#define CONN_IDLE_MS 1000
-#define CONN_MAX 1024
-#define CONN_PER_UID_MAX 64
-#define OUT_MAX (16u << 20)
-
-struct conn {
-	enum hd_tag tag; /* HD_TAG_CONN */
-	struct conn *prev, *next;
-	int fd, pidfd;
-	pid_t pid;
-	uid_t uid;
-	uint64_t deadline;
-	unsigned char *out; /* queued packets: u32 length + bytes each */
-	size_t outlen, outpos;
-	bool closing; /* close once the queue is sent */
-	bool linked;  /* in the idle list (not while a REGISTER waits for its parse) */
-	bool waiting; /* a REGISTER waits for its parse: answered by hd_register_done */
-	uint32_t wait_seq;
-	/* the parse is done, the answer waits for the watchers (see "holds") */
-	uint32_t hold; /* the NOTICE's number; 0: not held */
-	int held_status;
-	uint32_t held_nprobes;
-	struct conn *hnext;  /* in the held list */
-	bool watcher;	     /* sent WATCH: in watchers[], never idle */
-	uint32_t watch_from; /* the first NOTICE it was sent */
-	uint32_t nsent;	     /* NOTICEs sent: watch_from .. watch_from + nsent - 1 */
-	uint64_t born;	     /* the loop iteration that accepted it */
-};
-
-struct tagged {
-	enum hd_tag tag;
-};
-
-/*
- * Watchers and holds (protocol.h, WATCH): a REGISTER that created a file's
- * events is answered only once every watcher (a `dtrace` with retained
- * enablings) said READY for its NOTICE, or USDT_HOLD_MAX_MS passed, or the
- * watcher went. Nothing waits in the loop: a held answer is a connection in
- * the held list, a hold a bit per watcher still to answer. A few watchers
- * (one per dtrace -Z run), a bounded number of holds (beyond: not held).
- */
-#define WATCHERS_MAX 8
-#define HOLDS_MAX 256
-
-struct hold {
-	struct hold *next;
-	uint32_t notice;
-	uint32_t pending; /* bit w: watchers[w] has not answered */
-	uint64_t deadline;
-};
-
-static struct conn *watchers[WATCHERS_MAX];
-static unsigned nwatchers;
-static struct hold *holds; /* in creation order */
-static unsigned nholds;
-static uint32_t last_notice;
-static struct conn *held;			/* answers waiting for a hold, by hnext */
-static unsigned hold_max_ms = USDT_HOLD_MAX_MS; /* --test-hold-ms */
-
-static struct hold *hold_find(uint32_t notice)
-{
-	for (struct hold *h = holds; h; h = h->next)
-		if (h->notice == notice)
-			return h;
-	return NULL;
-}
 
 static int epfd;
 /* The epoll batch being dispatched: objects freed meanwhile are struck out of it. */
 static struct epoll_event *batch;
 static int batch_n, batch_i;
-static struct conn *conns_head, *conns_tail; /* in deadline order */
-static unsigned nconns;
-static uint64_t loop_iter;
 
 /* Under a steady stream of clients, background work still gets a step this often. */
 #define BACKGROUND_STARVE_MS 10
@@ -236,8 +159,7 @@ static void crash_hook(void)
 		raise(SIGKILL);
 }
 
-static struct tagged listen_tag = {HD_TAG_LISTEN}, signal_tag = {HD_TAG_SIGNAL},
-		     none_tag = {HD_TAG_NONE};
+static struct tagged signal_tag = {HD_TAG_SIGNAL}, none_tag = {HD_TAG_NONE};
 
 static void usage(FILE *out)
 {
@@ -259,682 +181,7 @@ void hd_forget(void *obj)
 		}
 }
 
-/* --- connections --- */
-
-static void conn_unlink(struct conn *c)
-{
-	if (c->prev)
-		c->prev->next = c->next;
-	else
-		conns_head = c->next;
-	if (c->next)
-		c->next->prev = c->prev;
-	else
-		conns_tail = c->prev;
-	c->prev = c->next = NULL;
-	c->linked = false;
-}
-
-static void conn_append(struct conn *c)
-{
-	c->prev = conns_tail;
-	c->next = NULL;
-	if (conns_tail)
-		conns_tail->next = c;
-	else
-		conns_head = c;
-	conns_tail = c;
-	c->linked = true;
-}
-
-static void conn_touch(struct conn *c)
-{
-	c->deadline = hd_now_ms() + CONN_IDLE_MS;
-	if (c->linked)
-		conn_unlink(c);
-	conn_append(c);
-}
-
-static void watcher_gone(struct conn *c);
-static void held_unlink(struct conn *c);
-
-static void conn_close(struct conn *c)
-{
-	hd_forget(c);
-	if (c->watcher)
-		watcher_gone(c);
-	if (c->hold)
-		held_unlink(c);
-	if (c->waiting)
-		hd_register_cancel(c);
-	if (c->linked)
-		conn_unlink(c);
-	epoll_ctl(epfd, EPOLL_CTL_DEL, c->fd, NULL);
-	close(c->fd);
-	if (c->pidfd >= 0)
-		close(c->pidfd);
-	free(c->out);
-	free(c);
-	nconns--;
-}
-
-static unsigned conns_of(uid_t uid)
-{
-	unsigned n = 0;
-
-	for (struct conn *c = conns_head; c; c = c->next)
-		n += c->uid == uid;
-	return n;
-}
-
-/*
- * At a cap the newcomer wins: the connection closed instead is the oldest
- * idle one (of the newcomer's uid for the per-uid cap, of anyone for the
- * global one). Idle means: in the idle list (not waiting for a parse), no
- * packet queued to read, and accepted in an earlier loop iteration, so it
- * has had its turn to be read (accepts are done after the batch's reads).
- * drti sends its request as soon as it connects, so an honest client is
- * never the oldest idle connection for long; one that holds connections
- * only ever loses its own oldest. NULL: nobody to close (the newcomer is).
- */
-static struct conn *victim(bool any_uid, uid_t uid)
-{
-	for (struct conn *c = conns_head; c; c = c->next) {
-		int queued = 0;
-
-		if ((!any_uid && c->uid != uid) || c->born >= loop_iter)
-			continue;
-		if (ioctl(c->fd, FIONREAD, &queued) == 0 && queued > 0)
-			continue;
-		return c;
-	}
-	return NULL;
-}
-
-/*
- * Out of descriptors (EMFILE, ENFILE), accept() fails and leaves the
- * connection queued, so the listening socket stays readable: a loop that
- * only retried would spin at full CPU while nothing can be served. Instead
- * the reserve descriptor (/dev/null, opened at start) is closed, the
- * connection taken with it and refused at once (its request, if already
- * there, answered -EMFILE, which drti takes silently: the program goes on
- * as without a daemon), and the reserve opened again. If even that fails,
- * the listening socket leaves the epoll set for LISTEN_PAUSE_MS. Either way
- * the loop sleeps until a client, an exit or a timer wakes it, and each
- * wake-up costs a few system calls: measured by tests/crash/t-crash-caps.
- */
-#define LISTEN_PAUSE_MS 100
-static int reserve_fd = -1;
-static int listen_fd = -1;
-static uint64_t listen_paused_until; /* 0: the listening socket is watched */
-static uint64_t nshed;		     /* connections refused for lack of descriptors */
-
-static void listen_pause(void)
-{
-	struct epoll_event ev = {.events = 0, .data.ptr = &listen_tag};
-
-	if (listen_paused_until)
-		return;
-	epoll_ctl(epfd, EPOLL_CTL_MOD, listen_fd, &ev);
-	listen_paused_until = hd_now_ms() + LISTEN_PAUSE_MS;
-}
-
-static void listen_resume(uint64_t now)
-{
-	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &listen_tag};
-
-	if (!listen_paused_until || now < listen_paused_until)
-		return;
-	epoll_ctl(epfd, EPOLL_CTL_MOD, listen_fd, &ev);
-	listen_paused_until = 0;
-}
-
-static void refuse(int fd, int status);
-
-/* accept() said EMFILE/ENFILE: take the connection with the reserve and refuse it. */
-static bool shed(int lfd)
-{
-	int fd;
-
-	if (reserve_fd >= 0) {
-		close(reserve_fd);
-		reserve_fd = -1;
-	}
-	fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-	if (fd >= 0) {
-		refuse(fd, -EMFILE);
-		close(fd);
-		/* Once per 1,000: the log must not cost what the shedding saves. */
-		if (nshed++ % 1000 == 0)
-			hd_warn(
-			    "out of descriptors: connections refused (%" PRIu64 " so far); "
-			    "raise the descriptor limit (LimitNOFILE=) or lower the per-uid caps "
-			    "(--max-procs-per-uid, --max-fds-per-uid)",
-			    nshed);
-	}
-	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (fd < 0 || reserve_fd < 0) {
-		listen_pause();
-		return false;
-	}
-	return true;
-}
-
-/* Accepts one connection; false when there is none left to accept (or none can be). */
-static bool accept_one(int lfd)
-{
-	struct epoll_event ev = {.events = EPOLLIN};
-	struct ucred cred;
-	socklen_t len = sizeof(cred);
-	struct conn *c;
-	int fd = accept4(lfd, NULL, NULL, SOCK_NONBLOCK | SOCK_CLOEXEC);
-
-	if (fd < 0) {
-		if (errno == EMFILE || errno == ENFILE)
-			return shed(lfd);
-		if (errno == ECONNABORTED || errno == EINTR || errno == EPROTO)
-			return true;
-		if (errno != EAGAIN && errno != EWOULDBLOCK)
-			listen_pause(); /* ENOMEM, ENOBUFS...: not in a loop */
-		return false;
-	}
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.pid <= 0) {
-		close(fd);
-		return true;
-	}
-	if (conns_of(cred.uid) >= CONN_PER_UID_MAX || nconns >= CONN_MAX) {
-		bool global = conns_of(cred.uid) < CONN_PER_UID_MAX;
-		struct conn *v = victim(global, cred.uid);
-
-		if (!v) {
-			hd_dbg("connection from pid %d uid %u refused: too many open, none idle",
-			       (int)cred.pid, (unsigned)cred.uid);
-			close(fd);
-			return true;
-		}
-		hd_dbg("at the %s connection cap: the oldest idle one (pid %d uid %u) closed for "
-		       "pid %d",
-		       global ? "global" : "per-uid", (int)v->pid, (unsigned)v->uid, (int)cred.pid);
-		conn_close(v);
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		close(fd);
-		return true;
-	}
-	c->tag = HD_TAG_CONN;
-	c->fd = fd;
-	c->pid = cred.pid;
-	c->uid = cred.uid;
-	len = sizeof(c->pidfd);
-	/* The peer itself (Linux 6.5+); else a pidfd opened now, racy but the best there is. */
-	if (getsockopt(fd, SOL_SOCKET, SO_PEERPIDFD, &c->pidfd, &len) != 0)
-		c->pidfd = (int)pidfd_open(cred.pid, 0);
-	ev.data.ptr = c;
-	if (epoll_ctl(epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		if (c->pidfd >= 0)
-			close(c->pidfd);
-		close(fd);
-		free(c);
-		return true;
-	}
-	nconns++;
-	c->born = loop_iter;
-	c->deadline = hd_now_ms() + CONN_IDLE_MS;
-	conn_append(c);
-	return true;
-}
-
-static bool queue(struct conn *c, const void *pkt, size_t len)
-{
-	uint32_t l = (uint32_t)len;
-	unsigned char *n;
-
-	if (c->outlen + len + 4 > OUT_MAX)
-		return false;
-	n = realloc(c->out, c->outlen + len + 4);
-	if (!n)
-		return false;
-	c->out = n;
-	memcpy(c->out + c->outlen, &l, 4);
-	memcpy(c->out + c->outlen + 4, pkt, len);
-	c->outlen += len + 4;
-	return true;
-}
-
-/* Sends what is queued; false when the connection is to be closed. */
-static bool flush(struct conn *c)
-{
-	struct epoll_event ev = {.data.ptr = c};
-
-	while (c->outpos < c->outlen) {
-		uint32_t l;
-		ssize_t w;
-
-		memcpy(&l, c->out + c->outpos, 4);
-		w = send(c->fd, c->out + c->outpos + 4, l, MSG_DONTWAIT | MSG_NOSIGNAL);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-			ev.events = EPOLLIN | EPOLLOUT;
-			epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
-			return true;
-		}
-		if (w != (ssize_t)l)
-			return false;
-		c->outpos += 4 + l;
-	}
-	free(c->out);
-	c->out = NULL;
-	c->outlen = c->outpos = 0;
-	ev.events = EPOLLIN;
-	epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
-	return !c->closing;
-}
-
-static bool reply(struct conn *c, uint32_t seq, int status, uint32_t nprobes)
-{
-	struct usdt_msg_reply r;
-
-	memset(&r, 0, sizeof(r));
-	usdt_hdr_fill(&r.hdr, USDT_MSG_REPLY, sizeof(r), seq);
-	r.status = status;
-	r.nprobes = nprobes;
-	return queue(c, &r, sizeof(r));
-}
-
-/*
- * Refuses a connection accepted only to be closed: its request, when it is
- * already there (drti sends it as it connects), is answered `status`, so
- * the client stops at once instead of retrying until its timeout.
- */
-static void refuse(int fd, int status)
-{
-	unsigned char raw[128];
-	ssize_t len = recv(fd, raw, sizeof(raw), MSG_TRUNC | MSG_DONTWAIT);
-	struct hd_request rq;
-	struct usdt_msg_reply r;
-
-	if (len <= 0 || hd_msg_decode(raw, (size_t)len, &rq) != 0)
-		return;
-	memset(&r, 0, sizeof(r));
-	usdt_hdr_fill(&r.hdr, USDT_MSG_REPLY, sizeof(r), rq.seq);
-	r.status = status;
-	send(fd, &r, sizeof(r), MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
-struct list_ctx {
-	struct conn *c;
-	uint32_t seq;
-	bool failed;
-};
-
-static void list_one(const struct hd_list_entry *e, void *arg)
-{
-	struct list_ctx *l = arg;
-	size_t plen = strlen(e->path) + 1, size;
-	unsigned char buf[sizeof(struct usdt_msg_list_entry) + USDT_PROTO_PATH_MAX];
-	struct usdt_msg_list_entry le;
-
-	if (plen > USDT_PROTO_PATH_MAX)
-		plen = USDT_PROTO_PATH_MAX;
-	size = sizeof(le) + plen;
-	memset(&le, 0, sizeof(le));
-	usdt_hdr_fill(&le.hdr, USDT_MSG_LIST_ENTRY, (uint32_t)size, l->seq);
-	le.pid = e->pid;
-	le.nprobes = e->nprobes;
-	le.dev = e->dev;
-	le.ino = e->ino;
-	le.start = e->start;
-	le.end = e->end;
-	le.load_bias = e->load_bias;
-	le.path_len = (uint32_t)plen;
-	memcpy(buf, &le, sizeof(le));
-	memcpy(buf + sizeof(le), e->path, plen - 1);
-	buf[size - 1] = '\0';
-	if (!l->failed && !queue(l->c, buf, size))
-		l->failed = true;
-}
-
-/*
- * HELD (protocol.h): a REGISTER that needs a parse while a watcher is
- * there may be held, so its registrant is told how long the answer may
- * take (the parse, then the hold's bound) and waits that long if its
- * environment allows. Sent directly and not queued: nothing else is
- * pending on a connection whose request was just read, and a registrant
- * that cannot take it only goes on at its own timeout, as without it.
- */
-static void held_tell(struct conn *c)
-{
-	struct usdt_msg_held m;
-
-	memset(&m, 0, sizeof(m));
-	usdt_hdr_fill(&m.hdr, USDT_MSG_HELD, sizeof(m), c->wait_seq);
-	m.ms = hold_max_ms < USDT_HOLD_MAX_MS ? hold_max_ms : USDT_HOLD_MAX_MS;
-	if (!c->out)
-		(void)send(c->fd, &m, sizeof(m), MSG_DONTWAIT | MSG_NOSIGNAL);
-}
-
-/* WATCH: c becomes a watcher (status 0), or is refused. */
-static int watch(struct conn *c, uint32_t seq)
-{
-	unsigned w;
-
-	if (c->uid != 0)
-		return -EPERM; /* it would hold every user's programs */
-	for (w = 0; w < WATCHERS_MAX && watchers[w]; w++)
-		;
-	if (w == WATCHERS_MAX)
-		return -EBUSY;
-	watchers[w] = c;
-	nwatchers++;
-	c->watcher = true;
-	c->wait_seq = seq;
-	c->watch_from = last_notice + 1 ? last_notice + 1 : 1;
-	c->nsent = 0;
-	/* its connection stays: never idle, read by watcher_read */
-	if (c->linked)
-		conn_unlink(c);
-	hd_dbg("pid %d watches new files", (int)c->pid);
-	return 0;
-}
-
-/* One packet from c: false when the connection is to be closed. */
-static bool handle(struct conn *c)
-{
-	/* Larger than any request, so an oversized one is seen whole enough to refuse. */
-	unsigned char raw[128];
-	ssize_t len = recv(c->fd, raw, sizeof(raw), MSG_TRUNC | MSG_DONTWAIT);
-	struct hd_request rq;
-	uint32_t nprobes = 0;
-	int status;
-
-	if (len < 0)
-		return errno == EAGAIN || errno == EINTR;
-	if (len == 0)
-		return false; /* the peer closed */
-	conn_touch(c);
-	status = hd_msg_decode(raw, (size_t)len, &rq);
-	if (status == -EMSGSIZE) {
-		hd_dbg("pid %d: a %zd-byte packet: dropped", (int)c->pid, len);
-		return false;
-	}
-	if (status == -EPROTO) {
-		struct usdt_msg_hdr h;
-
-		memcpy(&h, raw, sizeof(h));
-		hd_dbg("pid %d uid %u: malformed message (%zd bytes, magic 0x%x, version %u, "
-		       "type %u, size %u): refused",
-		       (int)c->pid, (unsigned)c->uid, len, h.magic, h.version, h.type, h.size);
-		c->closing = true;
-		reply(c, rq.seq, -EPROTO, 0);
-		return flush(c);
-	}
-	if (!status)
-		status = hd_rate_ok(c->uid, c->pid);
-	switch (status ? 0 : rq.type) {
-	case 0:
-		break;
-	case USDT_MSG_WATCH:
-		status = watch(c, rq.seq);
-		break;
-	case USDT_MSG_READY:
-		/* only a watcher's (watcher_read): a misbehaving client */
-		c->closing = true;
-		status = -EPROTO;
-		break;
-	case USDT_MSG_REGISTER:
-		status = hd_register(c->pid, c->uid, c->pidfd, rq.addr, &nprobes, c);
-		if (status == -EINPROGRESS) {
-			/*
-			 * A new file is parsed: the answer waits, the connection is
-			 * neither idle (no deadline) nor read (its next request would
-			 * come before this answer); only its hang-up is watched.
-			 */
-			struct epoll_event ev = {.events = EPOLLRDHUP, .data.ptr = c};
-
-			c->waiting = true;
-			c->wait_seq = rq.seq;
-			conn_unlink(c);
-			epoll_ctl(epfd, EPOLL_CTL_MOD, c->fd, &ev);
-			if (nwatchers)
-				held_tell(c);
-			return true;
-		}
-		break;
-	case USDT_MSG_UNREGISTER:
-		status = hd_unregister(c->pid, c->uid, c->pidfd, rq.addr);
-		break;
-	default: {
-		struct list_ctx l = {c, rq.seq, false};
-
-		nprobes = (uint32_t)hd_list(rq.pid, c->uid, list_one, &l);
-		status = l.failed ? -EFBIG : 0;
-		break;
-	}
-	}
-	if (!reply(c, rq.seq, status, nprobes))
-		return false;
-	return flush(c);
-}
-
-static void answer_registrant(struct conn *c, int status, uint32_t nprobes)
-{
-	c->waiting = false;
-	conn_touch(c);
-	/* (flush re-arms EPOLLIN) */
-	if (!reply(c, c->wait_seq, status, nprobes) || !flush(c))
-		conn_close(c);
-}
-
-void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold)
-{
-	struct conn *c = cookie;
-
-	if (hold && hold_find(hold)) {
-		/* still waiting (only its hang-up watched), now for the watchers */
-		c->hold = hold;
-		c->held_status = status;
-		c->held_nprobes = nprobes;
-		c->hnext = held;
-		held = c;
-		return;
-	}
-	answer_registrant(c, status, nprobes);
-}
-
-/* The hold is over (every watcher ready, or gone, or the time is up): its answers go. */
-static void hold_end(struct hold *h)
-{
-	struct hold **hp = &holds;
-	struct conn **pp = &held;
-	uint32_t n = h->notice;
-
-	while (*hp != h)
-		hp = &(*hp)->next;
-	*hp = h->next;
-	nholds--;
-	free(h);
-	while (*pp) {
-		struct conn *c = *pp;
-
-		if (c->hold != n) {
-			pp = &c->hnext;
-			continue;
-		}
-		*pp = c->hnext;
-		c->hold = 0;
-		answer_registrant(c, c->held_status, c->held_nprobes);
-	}
-}
-
-/* Watcher w's turn on every hold is over: its bit is cleared, the holds it alone held end. */
-static void holds_release(unsigned w)
-{
-	for (struct hold *h = holds, *next; h; h = next) {
-		next = h->next;
-		h->pending &= ~(1u << w);
-		if (!h->pending)
-			hold_end(h);
-	}
-}
-
-static void watcher_gone(struct conn *c)
-{
-	unsigned w;
-
-	for (w = 0; w < WATCHERS_MAX && watchers[w] != c; w++)
-		;
-	c->watcher = false;
-	if (w == WATCHERS_MAX)
-		return;
-	hd_dbg("watcher pid %d gone: never waited on again", (int)c->pid);
-	watchers[w] = NULL;
-	nwatchers--;
-	holds_release(w);
-}
-
-/* A registrant that went away while held (drti's own timeout passed). */
-static void held_unlink(struct conn *c)
-{
-	struct conn **pp = &held;
-
-	while (*pp && *pp != c)
-		pp = &(*pp)->hnext;
-	if (*pp)
-		*pp = c->hnext;
-	c->hold = 0;
-}
-
-uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
-{
-	struct usdt_msg_notice no;
-	struct hold *h;
-
-	if (!nwatchers || nholds >= HOLDS_MAX || !(h = calloc(1, sizeof(*h))))
-		return 0;
-	if (++last_notice == 0)
-		last_notice = 1;
-	h->notice = last_notice;
-	h->deadline = hd_now_ms() + hold_max_ms;
-	memset(&no, 0, sizeof(no));
-	no.notice = h->notice;
-	no.pid = (int32_t)pid;
-	no.dev = (uint64_t)major((dev_t)maps_dev) << 32 | minor((dev_t)maps_dev);
-	no.ino = ino;
-	for (unsigned w = 0; w < WATCHERS_MAX; w++) {
-		struct conn *c = watchers[w];
-
-		if (!c)
-			continue;
-		usdt_hdr_fill(&no.hdr, USDT_MSG_NOTICE, sizeof(no), c->wait_seq);
-		/*
-		 * A watcher that does not read its socket is not waited for,
-		 * nor is its queue grown: a NOTICE that does not go at once
-		 * (its socket is full) drops it.
-		 */
-		if (!queue(c, &no, sizeof(no)) || !flush(c) || c->outlen) {
-			hd_warn("watcher pid %d does not read its notices: dropped", (int)c->pid);
-			conn_close(c);
-			continue;
-		}
-		h->pending |= 1u << w;
-		c->nsent++;
-	}
-	if (!h->pending) {
-		free(h);
-		return 0;
-	}
-	h->next = NULL;
-	{
-		struct hold **hp = &holds;
-
-		while (*hp)
-			hp = &(*hp)->next;
-		*hp = h;
-	}
-	nholds++;
-	hd_dbg("notice %u: pid %d's new file (dev %u:%u ino %" PRIu64 "): held", h->notice,
-	       (int)pid, major((dev_t)maps_dev), minor((dev_t)maps_dev), ino);
-	return h->notice;
-}
-
-/* Holds past their bound end (their watchers stay); returns the next deadline. */
-static uint64_t holds_expire(uint64_t now)
-{
-	/* in creation order, all of one length: the first ends first */
-	while (holds && holds->deadline <= now) {
-		hd_dbg("notice %u: watchers not ready in %u ms: released", holds->notice,
-		       hold_max_ms);
-		hold_end(holds);
-	}
-	return holds ? holds->deadline : UINT64_MAX;
-}
-
-/*
- * A watcher's packets: READY for a NOTICE it was sent, nothing else. Any
- * other packet, or its hang-up, drops it (false).
- */
-static bool watcher_read(struct conn *c)
-{
-	unsigned w;
-
-	for (w = 0; w < WATCHERS_MAX && watchers[w] != c; w++)
-		;
-	/* a few at a time: the rest at the next turn (its socket stays readable) */
-	for (int k = 0; k < 64; k++) {
-		unsigned char raw[128];
-		ssize_t len = recv(c->fd, raw, sizeof(raw), MSG_TRUNC | MSG_DONTWAIT);
-		struct hd_request rq;
-
-		if (len < 0)
-			return errno == EAGAIN || errno == EINTR;
-		if (len == 0 || w == WATCHERS_MAX)
-			return false;
-		if (hd_msg_decode(raw, (size_t)len, &rq) != 0 || rq.type != USDT_MSG_READY ||
-		    rq.seq != c->wait_seq || rq.notice - c->watch_from >= c->nsent) {
-			hd_warn("watcher pid %d: not a READY for a notice it was sent: dropped",
-				(int)c->pid);
-			return false;
-		}
-		for (struct hold *h = holds; h; h = h->next)
-			if (h->notice == rq.notice) {
-				h->pending &= ~(1u << w);
-				if (!h->pending)
-					hold_end(h);
-				break;
-			}
-		/* (a hold that is over already: late, and harmless) */
-	}
-	return true;
-}
-
-static void expire_conns(uint64_t now)
-{
-	while (conns_head && conns_head->deadline <= now) {
-		hd_dbg("pid %d: connection idle for %d ms: closed", (int)conns_head->pid,
-		       CONN_IDLE_MS);
-		conn_close(conns_head);
-	}
-}
-
 /* --- set-up --- */
-
-static int mkdir_parents(const char *path)
-{
-	char tmp[sizeof(((struct sockaddr_un *)0)->sun_path)];
-
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) != 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return 0;
-}
 
 /*
  * The socket file this daemon bound itself (not one systemd passed: that
@@ -980,11 +227,6 @@ static int listen_socket(const char *path)
 		return -ENAMETOOLONG;
 	}
 	strcpy(sa.sun_path, path);
-	ret = mkdir_parents(path);
-	if (ret) {
-		hd_err("cannot create the directory of %s: %s", path, strerror(-ret));
-		return ret;
-	}
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
 		return -errno;
@@ -1194,9 +436,7 @@ int main(int argc, char **argv)
 			hd_cfg.worker.test_no_seccomp = true;
 			break;
 		case 'H': /* tests only: the bound of a hold (at most USDT_HOLD_MAX_MS) */
-			hold_max_ms = (unsigned)strtoul(optarg, NULL, 10);
-			if (hold_max_ms == 0 || hold_max_ms > USDT_HOLD_MAX_MS)
-				hold_max_ms = USDT_HOLD_MAX_MS;
+			serve_hold_bound((unsigned)strtoul(optarg, NULL, 10));
 			break;
 		case 'K': /* tests only: SIGKILL after the N-th write to uprobe_events */
 			crash_after = strtoul(optarg, NULL, 10);
@@ -1236,15 +476,15 @@ int main(int argc, char **argv)
 			    rl.rlim_cur / 4 > 1u << 30 ? 1u << 30 : (unsigned)(rl.rlim_cur / 4);
 	}
 	/* tracefs is opened by the registry (hd_tracefs_ready): the daemon serves without it. */
-	lfd = listen_socket(hd_cfg.socket_path);
-	if (lfd < 0)
+	if (hd_dirs_prepare(hd_cfg.socket_path, hd_cfg.state_path) != 0 ||
+	    (lfd = listen_socket(hd_cfg.socket_path)) < 0)
 		return 1;
 	/*
 	 * The descriptor accept() takes back when there is none left (see
 	 * shed()); after the socket, so that a daemon started by hand has its
 	 * socket at descriptor 3, as systemd's is.
 	 */
-	reserve_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	conns_reserve_open();
 	if (!foreground && daemonize() != 0)
 		return 1;
 	sigemptyset(&mask);
@@ -1259,10 +499,8 @@ int main(int argc, char **argv)
 		own_socket_remove(hd_cfg.socket_path);
 		return 1;
 	}
+	conns_init(epfd, lfd, serve_conn_closing);
 	ev.events = EPOLLIN;
-	ev.data.ptr = &listen_tag;
-	epoll_ctl(epfd, EPOLL_CTL_ADD, lfd, &ev);
-	listen_fd = lfd;
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
 	hd_registry_init(&t, epfd);
@@ -1292,14 +530,12 @@ int main(int argc, char **argv)
 		bool eager = background && hd_parses_running() == 0;
 		int n;
 
-		if (conns_head && conns_head->deadline < wake)
-			wake = conns_head->deadline;
+		if (conns_next_wake() < wake)
+			wake = conns_next_wake();
 		if (next_parse < wake)
 			wake = next_parse;
 		if (next_hold < wake)
 			wake = next_hold;
-		if (listen_paused_until && listen_paused_until < wake)
-			wake = listen_paused_until;
 		if (eager)
 			wake = now;
 		else if (background && last_background + BACKGROUND_STARVE_MS < wake)
@@ -1328,33 +564,9 @@ int main(int argc, char **argv)
 						stop = true;
 				break;
 			}
-			case HD_TAG_CONN: {
-				struct conn *c = (struct conn *)tg;
-				bool keep = true;
-
-				if (c->watcher) {
-					if (events & EPOLLOUT)
-						keep = flush(c);
-					if (keep && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-						keep = watcher_read(c);
-					if (!keep)
-						conn_close(c);
-					break;
-				}
-				if (c->waiting) {
-					/* Only a hang-up is watched: the client went away. */
-					if (events & (EPOLLHUP | EPOLLRDHUP | EPOLLERR))
-						conn_close(c);
-					break;
-				}
-				if (events & EPOLLOUT)
-					keep = flush(c);
-				if (keep && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
-					keep = handle(c);
-				if (!keep)
-					conn_close(c);
+			case HD_TAG_CONN:
+				serve_conn_event((struct conn *)tg, events);
 				break;
-			}
 			case HD_TAG_PROC:
 				hd_process_exited(tg);
 				break;
@@ -1367,19 +579,19 @@ int main(int argc, char **argv)
 		}
 		batch_n = 0;
 		if (accept_now)
-			for (int k = 0; k < 64 && accept_one(lfd); k++)
+			for (int k = 0; k < 64 && conn_accept_one(lfd); k++)
 				;
-		loop_iter++;
+		conns_turn_end();
 		now = hd_now_ms();
-		listen_resume(now);
+		conns_listen_resume(now);
 		/* Idle, or held back long enough: one step of what nobody waits for. */
 		if (background &&
 		    ((eager && n == 0) || now - last_background >= BACKGROUND_STARVE_MS)) {
 			last_background = now;
 			background_step();
 		}
-		expire_conns(now);
-		next_hold = holds_expire(now);
+		conns_expire(now);
+		next_hold = serve_holds_expire(now);
 		next_parse = hd_parses_expire(now);
 		if (now >= next_tick) {
 			hd_tick(now);
@@ -1398,8 +610,7 @@ int main(int argc, char **argv)
 	 * daemon was started with only 0, 1 and 2 open: by hand.)
 	 */
 	own_socket_remove(hd_cfg.socket_path);
-	while (conns_head)
-		conn_close(conns_head);
+	conns_close_all();
 	/* First: a process starting now must not skip a registration we undo. */
 	hd_board_close();
 	hd_registry_shutdown();

@@ -6,7 +6,7 @@
  * The worker's pipe is in the epoll set (HD_TAG_PARSE): the REGISTER's
  * answer waits for the parse while the loop serves everyone else. Every
  * REGISTER of the same (dev, ino) meanwhile joins the same parse as one more
- * waiter: a process (its own pidfd) and the connection to answer (main.c's
+ * waiter: a process (its own pidfd) and the connection to answer (serve.c's
  * cookie). A connection that closes meanwhile (drti gave up after its
  * 100 ms; hd_register_cancel) leaves the waiter without an answer to send
  * but still to be registered, as the synchronous parse did; once every
@@ -16,11 +16,24 @@
  * gone; each live waiter is attached as a user and answered. At its
  * deadline (--parse-timeout) the worker is killed and every waiter
  * answered -ETIMEDOUT. At most PARSES_MAX workers run, PARSES_PER_UID per
- * uid: other parses are queued in arrival order and started by
- * hd_parses_expire, which the loop calls after every batch.
+ * uid: other parses are queued and started by hd_parses_expire, which the
+ * loop calls after every batch.
+ *
+ * Fair shares (issue 33, item 2): one user flooding the queue with slow
+ * hostile files must not keep root's or anyone else's new files from being
+ * parsed. So a uid other than root holds at most PARSES_QUEUED_PER_UID
+ * parses, running or queued (an eighth of the PARSES_QUEUED_MAX all such
+ * uids share), and is refused -EAGAIN beyond (drti retries that within its
+ * deadline); root has PARSES_QUEUED_ROOT of its own beside them, so a full
+ * queue never refuses root. Of the workers one uid runs at most
+ * PARSES_PER_UID of the PARSES_MAX; a free worker goes to the queued parse
+ * of the uid that runs the fewest (root first), in arrival order among
+ * equals, so a uid with work queued behind a flood waits for one worker to
+ * finish, not for the flood.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/epoll.h>
@@ -28,13 +41,15 @@
 
 #include "helperd.h"
 
-#define PARSES_MAX 16	      /* running, all uids: each is a forked worker */
-#define PARSES_PER_UID 4      /* running per uid other than root */
-#define PARSES_QUEUED_MAX 256 /* running or queued, all uids (beyond: -EAGAIN) */
+#define PARSES_MAX 16		 /* running, all uids: each is a forked worker */
+#define PARSES_PER_UID 4	 /* running per uid other than root */
+#define PARSES_QUEUED_MAX 256	 /* running or queued, all uids but root (beyond: -EAGAIN) */
+#define PARSES_QUEUED_PER_UID 32 /* running or queued, per uid other than root */
+#define PARSES_QUEUED_ROOT 64	 /* running or queued, root's, beside the others' */
 
 struct waiter {
 	struct waiter *next;
-	void *cookie; /* main.c's connection; NULL once it closed */
+	void *cookie; /* serve.c's connection; NULL once it closed */
 	pid_t pid;
 	uid_t uid;
 	int pidfd; /* a dup of the connection's, or -1 */
@@ -171,7 +186,15 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 	struct hd_parse *p, **tail = &parses;
 	int ret;
 
-	if (nparses >= PARSES_QUEUED_MAX) {
+	unsigned mine = hd_parses_of(uid), roots = uid == 0 ? mine : hd_parses_of(0);
+
+	if (uid != 0 && mine >= PARSES_QUEUED_PER_UID) {
+		/* (debug only: a user's flood must not flood the log either) */
+		hd_dbg("uid %u: %u parses running or queued, its share: %s refused", (unsigned)uid,
+		       mine, mp->path);
+		return -EAGAIN;
+	}
+	if (uid == 0 ? mine >= PARSES_QUEUED_ROOT : nparses - roots >= PARSES_QUEUED_MAX) {
 		hd_warn("%u parses running or queued: %s refused", nparses, mp->path);
 		return -EAGAIN;
 	}
@@ -284,7 +307,7 @@ static void parse_end(struct hd_parse *p, int why)
 	/*
 	 * The events are new: the watchers (retained enablings) are told once
 	 * the registrants are attached, so that a LIST then shows them, and
-	 * the answers wait for the watchers (main.c, hd_hold_begin).
+	 * the answers wait for the watchers (serve.c, hd_hold_begin).
 	 */
 	if (created && held_pid)
 		hold = hd_hold_begin(held_pid, m->mdev, m->mino);
@@ -325,16 +348,31 @@ uint64_t hd_parses_expire(uint64_t now)
 	uint64_t next = UINT64_MAX;
 
 	hd_parse_reap(false);
-	/* Queued parses start as workers finish (parse_end answers only its own waiters). */
-	for (struct hd_parse *p = parses, *pn; p; p = pn) {
+	/*
+	 * Queued parses start as workers finish (parse_end answers only its
+	 * own waiters), the least served uid's first (the head comment).
+	 */
+	while (running(true, 0) < PARSES_MAX) {
+		struct hd_parse *best = NULL;
+		unsigned best_n = UINT_MAX;
 		int ret;
 
-		pn = p->next;
-		if (p->job.pid > 0 || !may_run(p->uid) || !parse_wanted(p))
-			continue;
-		ret = parse_run(p);
+		for (struct hd_parse *p = parses; p; p = p->next) {
+			unsigned n;
+
+			if (p->job.pid > 0 || !may_run(p->uid))
+				continue;
+			n = p->uid == 0 ? 0 : running(false, p->uid) + 1;
+			if (n < best_n && parse_wanted(p)) {
+				best = p;
+				best_n = n;
+			}
+		}
+		if (!best)
+			break;
+		ret = parse_run(best);
 		if (ret)
-			parse_end(p, ret);
+			parse_end(best, ret);
 	}
 	for (struct hd_parse *p = parses, *pn; p; p = pn) {
 		pn = p->next;

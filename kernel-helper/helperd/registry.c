@@ -131,7 +131,7 @@ int hd_rate_ok(uid_t uid, pid_t pid)
  * The caps on what one uid's registrations hold (issue 21, item 3): the
  * processes watched (a pidfd and an epoll item each) and the descriptors
  * (those pidfds, the pidfds of REGISTERs waiting for a parse, a parse's
- * file and worker socket). Connections have their own caps (main.c). root
+ * file and worker socket). Connections have their own caps (conn.c). root
  * is counted, never refused.
  */
 static bool over_cap(const struct uidacct *a, unsigned fds, unsigned procs)

@@ -148,32 +148,6 @@ void hd_registry_flush(void)
 	hd_state_dirty = false;
 }
 
-/*
- * The state file and its journal name events to remove and aliases to
- * unmount: read only one we could have written, a regular file of our own
- * uid that no one else may write (a --socket in a directory others can
- * write puts them there too).
- */
-FILE *hd_open_own(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-	struct stat st;
-	FILE *f;
-
-	if (fd < 0)
-		return NULL;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		hd_warn("%s: not a regular file of ours writable by us alone: ignored", path);
-		close(fd);
-		return NULL;
-	}
-	f = fdopen(fd, "r");
-	if (!f)
-		close(fd);
-	return f;
-}
-
 static bool old_add(uint64_t dev, uint64_t ino, const char *path, const struct hd_site *s)
 {
 	struct old_site o = {.s = *s, .dev = dev, .ino = ino}, *no;

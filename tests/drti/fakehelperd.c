@@ -13,8 +13,12 @@
  *   refuse     a REPLY with status -EPERM
  *   delay:MS   the REPLY after MS milliseconds (the whole server waits)
  *   noreply    reads and logs, never answers, keeps the connection open
+ *   held:MS    a HELD {ms MS} to each request, then never a REPLY (a
+ *              squatter making clients wait: tests/security/t-sec-held-squat)
  *   close      accepts and closes at once, reading nothing
  *   closefirst:K  closes the first K connections at once, then as reply
+ *   eagainfirst:K  answers the first K requests -EAGAIN (its queue share
+ *              full), then as reply
  *   garbage    answers 16 bytes of 0xa5
  *   badmagic   a REPLY with a wrong magic
  *   badseq     a REPLY to another seq, then nothing
@@ -63,7 +67,7 @@
 
 static FILE *logfile;
 static const char *mode;
-static long closefirst;
+static long closefirst, eagainfirst = -1;
 static uint32_t nprobes;
 
 static void send_reply(int fd, uint32_t seq, uint32_t magic, int32_t status)
@@ -170,7 +174,10 @@ static int answer_fault(int fd, const struct usdt_msg_hdr *h, const unsigned cha
 
 static void answer(int fd, const struct usdt_msg_hdr *h)
 {
-	if (!strcmp(mode, "reply")) {
+	if (eagainfirst > 0) {
+		eagainfirst--;
+		send_reply(fd, h->seq, USDT_PROTO_MAGIC, -EAGAIN);
+	} else if (!strcmp(mode, "reply") || eagainfirst == 0) {
 		send_reply(fd, h->seq, USDT_PROTO_MAGIC, 0);
 	} else if (!strcmp(mode, "refuse")) {
 		send_reply(fd, h->seq, USDT_PROTO_MAGIC, -EPERM);
@@ -208,6 +215,13 @@ static void answer(int fd, const struct usdt_msg_hdr *h)
 		for (i = 0; i < 100; i++)
 			if (send(fd, &e, sizeof(e), MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 				break;
+	} else if (!strncmp(mode, "held:", 5)) {
+		struct usdt_msg_held m;
+
+		memset(&m, 0, sizeof(m));
+		usdt_hdr_fill(&m.hdr, USDT_MSG_HELD, sizeof(m), h->seq);
+		m.ms = (uint32_t)atol(mode + 5);
+		(void)!send(fd, &m, sizeof(m), MSG_NOSIGNAL);
 	}
 	/* noreply: nothing */
 }
@@ -247,6 +261,8 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (!strcmp(mode, "stream"))
 		type = SOCK_STREAM;
+	if (!strncmp(mode, "eagainfirst:", 12))
+		eagainfirst = atol(mode + 12);
 	if (!strncmp(mode, "closefirst:", 11)) {
 		closefirst = atol(mode + 11);
 		mode = "reply";

@@ -159,9 +159,28 @@ expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: done,
 	"$T/err" "closefirst: registered at the 4th attempt"
 expect_eq "$(grep -c closed-at-accept "$FLOG")" 3 "connections shed"
 stop_fake
+# A daemon refusing for now (-EAGAIN: the user's share of its parse queue
+# full, issue 33), then answering: drti retries within the deadline.
+start_fake eagainfirst:3
+run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=3000 USDTKIT_DEBUG=1 -- say x ||
+	fail "eagainfirst: the program failed"
+expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: done, 3 probes \(after 4 attempts\)$' \
+	"$T/err" "eagainfirst: registered at the 4th attempt"
+stop_fake
+# and within the deadline only: always -EAGAIN costs the timeout, no more
+start_fake eagainfirst:1000000
+t0=$(_now_us)
+run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$SOCK" USDTKIT_HELPER_TIMEOUT_MS=300 USDTKIT_DEBUG=1 -- say x ||
+	fail "eagain: the program failed"
+ms=$((($(_now_us) - t0) / 1000))
+expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: (refused by the helper: EAGAIN|no answer before the timeout) \(after [0-9]+ attempts\)$' \
+	"$T/err" "eagain: refused after retries (the last one may be cut by the deadline)"
+[ "$ms" -ge 300 ] || fail "eagain: gave up after $ms ms, before its 300 ms deadline"
+[ "$ms" -lt "$(bound_ms 3000)" ] || fail "eagain: $ms ms, far past its 300 ms deadline"
+stop_fake
 # but a stale socket (nobody listening) is not retried: one attempt
 python3 -c 'import socket, sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/stale2.sock"
 run_prog "$T/out" "$T/err" USDTKIT_HELPER_SOCKET="$T/stale2.sock" USDTKIT_DEBUG=1 -- say x
 expect_grep '^usdtkit drti: register module, metadata note at 0x[0-9a-f]+: connect: ECONNREFUSED \([^)]*\)$' "$T/err" \
 	"stale socket: one attempt"
-echo "ok: shed connections are retried within the deadline, refused ones are not"
+echo "ok: shed connections and -EAGAIN are retried within the deadline, refused ones are not"

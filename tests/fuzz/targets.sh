@@ -62,8 +62,8 @@ target_files() {
 		echo "$co/notes.c $co/argspec.c $co/names.c $kh/helperd/proc.c $co/maps.c"
 		echo "$co/metadata.c"
 		;;
-	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $top/dtrace/list/list_source.c" ;;
-	worker) echo "$kh/helperd/worker.c $kh/helperd/sandbox.c $kh/lib/tracefs.c" ;;
+	protocol) echo "$kh/helperd/msg.c $kh/drti/drti.c $kh/drti/drti_conn.c $top/dtrace/list/list_source.c" ;;
+	worker) echo "$kh/helperd/worker.c $kh/helperd/sandbox.c $kh/lib/uprobe_line.c" ;;
 	esac
 }
 

@@ -85,7 +85,7 @@ run_variant() {
 			"$TRACEFS/uprobe_events" "$v: the string argument fetched as ustring"
 	# Registering again changes nothing and says so.
 	# shellcheck disable=SC2086
-	"$PROBES" register $strarg "$PFILE" >"$T/$v.reg2" || fail "$v: second register"
+	"$PROBES" register $strarg "$PFILE" >"$T/$v.reg2" || { cat "$T/$v.reg2"; fail "$v: second register"; }
 	expect_no_grep '^\+ ' "$T/$v.reg2" "$v: second register created something"
 	if readelf -h "$PROG" | grep -q 'Class: *ELF32' && ! can_exec_m32; then
 		"$PROBES" unregister "$PFILE" >"$T/$v.unreg" || { cat "$T/$v.unreg"; fail "$v: unregister"; }

@@ -11,10 +11,17 @@
 #   3. a crash (SIGKILL) leaves it; the next daemon replaces it, serves on
 #      it, and removes it when it stops;
 #   4. a crash leaves the board too, but not its liveness lock
-#      (core/protocol.h): a probed program that starts meanwhile sees the
-#      board without a daemon and asks nothing: no maps query, no refused
-#      connect (strace counts its connect calls: none), while with the live
-#      daemon the same program finds its file on the board.
+#      (core/protocol.h). A probed program that starts meanwhile must be
+#      neither slowed nor misled by it: it connects to nothing (strace
+#      counts its connect calls: none) and waits for nothing, whether its
+#      file is on the crashed daemon's board (a hit: its events are still
+#      there, a SIGKILL leaves them, so "known" is true) or not (a miss:
+#      drti then looks at the liveness lock and sees no daemon to ask).
+#      Which system calls a start makes before it knows is not the
+#      property: drti reads the lock on a miss only (issue 33, item 7), so
+#      that a known file beside a live daemon, the common start, pays no
+#      fcntl for it (checked: no F_OFD_GETLK on the live daemon's hit); a
+#      stale board lasts until the next daemon starts.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 # A daemon test like the others of its suite (helperd+kernel): on a machine
@@ -83,17 +90,28 @@ build_progs gcc
 # (the file's events stay after the first start ends: the second finds them)
 HD_LINGER=60 start_daemon
 USDTKIT_DEBUG=1 "$SHORT" 2>"$T/live1.err" || fail "the probed program failed (live daemon)"
-USDTKIT_DEBUG=1 "$SHORT" 2>"$T/live2.err" || fail "the probed program failed (live daemon)"
+USDTKIT_DEBUG=1 strace -f -qq -e trace=fcntl,connect -o "$T/live2.strace" "$SHORT" 2>"$T/live2.err" ||
+	fail "the probed program failed (live daemon)"
 expect_grep 'known to the helper' "$T/live2.err" "a second start with the live daemon finds its file on the board"
+# (issue 33, item 7: the liveness lock is looked at on a miss only)
+if grep -hE '^[0-9]+ +(connect\(|fcntl\(.*F_OFD_GETLK)' "$T/live2.strace"; then
+	fail "a known file's start beside a live daemon connected or looked at the liveness lock (above)"
+fi
 daemon_stop KILL 10
 [ -S "$SOCK" ] && [ -f "$SOCK.known" ] || fail "SIGKILL left no socket or no board (the test expects a crash to leave both)"
-USDTKIT_DEBUG=1 strace -f -qq -e trace=connect,ioctl -o "$T/stale.strace" "$SHORT" 2>"$T/stale.err" ||
+[ -n "$(our_events)" ] || fail "SIGKILL left no events (the test expects a crash to leave them)"
+# A hit: short's file is on the board, and its events exist.
+USDTKIT_DEBUG=1 strace -f -qq -e trace=connect -o "$T/stale-hit.strace" "$SHORT" 2>"$T/stale-hit.err" ||
 	fail "the probed program failed beside a crashed daemon's socket"
-expect_grep "board has no daemon" "$T/stale.err" "drti sees the crashed daemon's board"
-if grep -E '^[0-9]+ +(connect|ioctl)\(' "$T/stale.strace" | grep -vE 'TCGETS|TIOCGWINSZ'; then
-	fail "beside a crashed daemon's board, the program still queried its maps or connected (above)"
+expect_grep 'known to the helper' "$T/stale-hit.err" "drti finds its file on the crashed daemon's board"
+# A miss: prog's file was never registered.
+USDTKIT_DEBUG=1 strace -f -qq -e trace=connect -o "$T/stale-miss.strace" "$PROG" </dev/null \
+	>/dev/null 2>"$T/stale-miss.err" || fail "the probed program failed beside a crashed daemon's socket"
+expect_grep "board has no daemon" "$T/stale-miss.err" "drti sees the crashed daemon's board has no daemon"
+if grep -hE '^[0-9]+ +connect\(' "$T/stale-hit.strace" "$T/stale-miss.strace"; then
+	fail "beside a crashed daemon's board, a program still connected (above)"
 fi
 cleanup_events
 rm -f "$SOCK" "$SOCK.known"
-echo "ok: a crashed daemon's board costs a start neither the maps query nor a refused connect"
+echo "ok: a crashed daemon's board costs a start no connect, on a hit or a miss"
 exit 0

@@ -1,9 +1,9 @@
 #!/bin/bash
 # The state file names events for the daemon to remove at start and aliases
-# to unmount and unlink. A daemon started on a socket in a directory others
-# can write (--socket /tmp/x.sock: its state file is /tmp/x.sock.state) must
-# not take orders from a file someone else put there, and no line of any
-# state file may name a file outside the alias directory.
+# to unmount and unlink. The daemon must not take orders from a file
+# someone else put there (a directory others could write once; the daemon
+# now refuses to start in one: t-sec-own-files), and no line of any state
+# file may name a file outside the alias directory.
 #  1. A state file owned by nobody, naming a foreign event: ignored, the
 #     event kept.
 #  2. A root-owned state file whose alias path climbs out of
