@@ -25,9 +25,10 @@ set -eu
 # e2fsprogs, arch-test (mmdebstrap's test of a foreign architecture, only
 # recommended by it): the emulated arm64 machine (scripts/arm64-vm.sh, suite
 # arm64).
-# ca-certificates: npm's https (t-node-upstream packs dtrace-provider from
+# git: the style check lists the files git tracks (tests/style), and the
+# package builds take the committed tree (git archive). ca-certificates: npm's https (t-node-upstream packs dtrace-provider from
 # the npm registry), only recommended by npm.
-PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3
+PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3 git
 libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev libbpf-dev bpftool
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
 gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake

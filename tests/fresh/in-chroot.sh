@@ -51,6 +51,12 @@ if [ "$rc" -ne 0 ] || [ -z "$summary" ] || ! echo "$summary" | grep -q ' 0 faile
 	echo "fresh: FAIL: scripts/test.sh did not end with 0 failed" >&2
 	rc=1
 fi
+# A test that skips here skips on every fresh machine: what it needs is
+# missing from deps.sh (git, once, for the style check).
+if [ -n "$summary" ] && ! echo "$summary" | grep -q ' 0 skipped'; then
+	echo "fresh: FAIL: tests skipped on a fresh machine (above): deps.sh misses what they need" >&2
+	rc=1
+fi
 
 for cmd in "scripts/arm64-test.sh --check" "scripts/realworld.sh --check"; do
 	echo "fresh: sh $cmd"
