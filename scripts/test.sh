@@ -1,7 +1,7 @@
 #!/bin/sh
 # usdtkit's tests. With no argument, the README's test command: the quick
 # run, every component's tests on the normal build, on the real kernel and
-# the real tracers (every suite but the heavy parts below), in about ten
+# the real tracers (every suite but the heavy parts below), in about six to fifteen
 # minutes on a 2-core machine (tests/README.md has the measured times).
 # The heavier parts are one flag away, each selectable alone or together:
 #
