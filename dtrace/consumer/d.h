@@ -127,6 +127,11 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 	     struct usdt_diag *diag);
 void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *fmt, ...)
     USDT_PRINTF(3, 4);
+/*
+ * True when a clause holds only aggregating statements (@x = f(...), no
+ * if): DTrace prints no record for its firing, whichever engine runs it.
+ */
+bool dt_clause_only_aggs(const struct dt_clause *c);
 
 /* ---- probes a description matched (match.c) ---- */
 enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT };

@@ -707,3 +707,16 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 	dt_free(ps.inl);
 	return ps.failed || ps.lx.err ? -1 : 0;
 }
+
+bool dt_clause_only_aggs(const struct dt_clause *c)
+{
+	size_t i;
+
+	if (!c->nbody)
+		return false;
+	for (i = 0; i < c->nbody; i++)
+		if (c->body[i]->is_if || c->body[i]->e->kind != N_ASSIGN ||
+		    c->body[i]->e->a->kind != N_AGG)
+			return false;
+	return true;
+}

@@ -2189,19 +2189,6 @@ static void emit_stmts(struct tr *t, struct dt_stmt **v, size_t n, struct dt_buf
 		emit_stmt(t, v[i], o, ind);
 }
 
-static bool only_aggs(const struct dt_clause *c)
-{
-	size_t i;
-
-	if (!c->nbody)
-		return false;
-	for (i = 0; i < c->nbody; i++)
-		if (c->body[i]->is_if || c->body[i]->e->kind != N_ASSIGN ||
-		    c->body[i]->e->a->kind != N_AGG)
-			return false;
-	return true;
-}
-
 static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = t->prog->clauses[pc->clause];
@@ -2228,13 +2215,13 @@ static void emit_clause(struct tr *t, const struct dt_pclause *pc, struct dt_buf
 	}
 	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
 	dt_free(cond.s);
-	if (!t->prog->o->quiet && !only_aggs(c)) {
+	if (!t->prog->o->quiet && !dt_clause_only_aggs(c)) {
 		size_t act = new_action(t, A_CLAUSE);
 
 		dt_buf_printf(o, "\t\tprintf(\"\\036%zu\\037%%d\", cpu);\n", act);
 	}
 	emit_stmts(t, c->body, c->nbody, o, "\t\t");
-	if (!t->prog->o->quiet && !only_aggs(c)) {
+	if (!t->prog->o->quiet && !dt_clause_only_aggs(c)) {
 		size_t act = new_action(t, A_CLAUSE_END);
 
 		dt_buf_printf(o, "\t\tprintf(\"\\036%zu\");\n", act);

@@ -528,23 +528,10 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	}
 }
 
-static bool only_aggs(const struct dt_clause *c)
-{
-	size_t i;
-
-	if (!c->nbody)
-		return false;
-	for (i = 0; i < c->nbody; i++)
-		if (c->body[i]->is_if || c->body[i]->e->kind != N_ASSIGN ||
-		    c->body[i]->e->a->kind != N_AGG)
-			return false;
-	return true;
-}
-
 static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = g->prog->clauses[pc->clause];
-	bool quiet = g->prog->o->quiet, recs = !only_aggs(c);
+	bool quiet = g->prog->o->quiet, recs = !dt_clause_only_aggs(c);
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
