@@ -42,14 +42,18 @@ check_perf() { # name what
 	perf probe -l "sdt_${P}app:*" >"$T/probe-l.$1" 2>&1 || { cat "$T/probe-l.$1" >&2; fail "$2: perf probe -l"; }
 	expect_grep "sdt_${P}app:start" "$T/probe-l.$1" "$2: perf probe -l lists start"
 	expect_grep "sdt_${P}app:tick" "$T/probe-l.$1" "$2: perf probe -l lists tick"
-	rm -f "$T/perf.ready"
+	rm -f "$T/perf.ready" "$T/perf.done"
+	# perf records until the firings are done (at most 120 s), not for a
+	# fixed 3 s, which a loaded machine's firings once came after.
 	perf record -q -e "sdt_${P}app:start" -a -o "$T/perf.data" -- \
-		sh -c "echo on >'$T/perf.ready'; sleep 3" >"$T/perf.out" 2>&1 &
+		sh -c "echo on >'$T/perf.ready'; i=0; while [ ! -e '$T/perf.done' ] && [ \$i -lt 2400 ]; do sleep 0.05; i=\$((i + 1)); done" \
+		>"$T/perf.out" 2>&1 &
 	local perf_pid=$!
 	at_exit "kill $perf_pid 2>/dev/null"
 	wait_until 20 "perf record to start" test -e "$T/perf.ready"
 	prog_cmd "$1" "fire 3"
 	prog_wait "$1" 'fired 3'
+	touch "$T/perf.done"
 	wait "$perf_pid" || { cat "$T/perf.out" >&2; fail "$2: perf record failed"; }
 	perf script -i "$T/perf.data" >"$T/perf.txt" 2>"$T/perf.err" || { cat "$T/perf.err" >&2; fail "$2: perf script"; }
 	for i in 1 2 3; do
