@@ -7,10 +7,12 @@ anything failed, a log is missing (its build failed) or nothing ran.
 
 --prefix=P puts P before the names of the following logs' tests
 (scripts/test.sh passes --prefix=asan/ for the sanitizer run). A skipped test is never counted
-as passed; each skip is listed with its reason (the last line it printed)."""
+as passed; each skip is listed with its reason (the last line it printed),
+each failure with the last lines it printed."""
 import json
 import sys
 
+TAIL = 15  # lines of a failed test's output printed at the end
 passed = failed = skipped = 0
 skips, fails = [], []
 prefix = ""
@@ -22,7 +24,7 @@ for arg in sys.argv[1:]:
         f = open(arg, encoding="utf-8")
     except OSError as e:
         failed += 1
-        fails.append((f"{prefix}{arg}", f"no test log: {e.strerror}"))
+        fails.append((f"{prefix}{arg}", f"no test log: {e.strerror}", []))
         continue
     with f:
         for line in f:
@@ -39,10 +41,16 @@ for arg in sys.argv[1:]:
                 skips.append((name, out[-1] if out else ""))
             else:
                 failed += 1
-                fails.append((name, r))
+                out = ((t.get("stdout") or "") + "\n" + (t.get("stderr") or "")).strip()
+                fails.append((name, r, out.splitlines()[-TAIL:]))
 for name, why in skips:
     print(f"skipped: {name}: {why}")
-for name, r in fails:
+for name, r, tail in fails:
+    # The last lines each failed test printed, here beside the verdict: a
+    # CI log is often read only at its end.
+    for line in tail:
+        print(f"  {name} | {line[:300]}")
+for name, r, _ in fails:
     print(f"failed: {name} ({r})")
 print(f"{passed} passed, {failed} failed, {skipped} skipped")
 sys.exit(1 if failed or passed == 0 else 0)
