@@ -27,7 +27,10 @@ set -eu
 # arm64).
 # git: the style check lists the files git tracks (tests/style), and the
 # package builds take the committed tree (git archive). ca-certificates: npm's https (t-node-upstream packs dtrace-provider from
-# the npm registry), only recommended by npm.
+# the npm registry), only recommended by npm. python3.11 and
+# libpython3.11-testsuite: CPython's own DTrace test run with our dtrace
+# (tests/clients); gawk: the .r.p filters of DTrace's unit tests
+# (tests/conformance).
 PKGS="gcc clang lld binutils make meson ninja-build pkg-config python3 git
 libelf-dev libdwarf-dev libseccomp-dev zlib1g-dev libclang-rt-14-dev libbpf-dev bpftool
 gdb valgrind bpftrace linux-perf systemtap-sdt-dev python3-pyparsing
@@ -35,7 +38,7 @@ gcc-12-multilib gcc-aarch64-linux-gnu libc6-dev-arm64-cross g++ cmake
 man-db groff-base mandoc systemd procps file strace debootstrap
 dpkg-dev debhelper dh-python lintian rpm rpmlint cpio clang-format
 autoconf automake libtool qemu-system-arm qemu-user-static mmdebstrap e2fsprogs arch-test
-ca-certificates"
+ca-certificates python3.11 libpython3.11-testsuite gawk"
 
 # Node.js for bindings/node: Node's headers (node_api.h) for the addon, npm
 # and node-gyp for the package's own build (tests/runtime-node). A nodejs
