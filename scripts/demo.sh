@@ -136,7 +136,11 @@ usdt:./quickstart:quickstart:request__summary { printf("summary: %s\n", str(arg0
 # bpftrace 0.17 warns about RLIMIT_MEMLOCK needlessly on kernels >= 5.11.
 grep -v 'RLIMIT_MEMLOCK' trace.out || true
 
-say "6. Clean up: stopping the daemon removes the events it created."
+say "6. And the loop DTrace's talks end with: a D script, compiled by usdtkit's" \
+	"dtrace to BPF and run against the program it starts (examples/d-scripts)."
+step "$DTRACE" -s "$top/examples/d-scripts/reqstat.d" -c "./quickstart 8 1" || rc=1
+
+say "7. Clean up: stopping the daemon removes the events it created."
 step kill "$daemon"
 wait "$daemon" 2>/dev/null || true
 daemon=""
