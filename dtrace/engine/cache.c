@@ -21,8 +21,9 @@
  * The cache is the user's and nobody else's: an object in it is loaded
  * into the kernel as this user (root, for tracing), so anyone who can write
  * it runs code as root. The directory ($USDTKIT_CACHE_DIR, else
- * $XDG_CACHE_HOME/usdtkit/dtrace, else ~/.cache/usdtkit/dtrace) is made
- * 0700; it is used only if it is a directory (not a symbolic link) that
+ * $XDG_CACHE_HOME/usdtkit/dtrace, else ~/.cache/usdtkit/dtrace, each only
+ * where that directory is this user's: under sudo, HOME may be the
+ * caller's, and root's cache is not made in it) is made 0700; it is used only if it is a directory (not a symbolic link) that
  * this user owns and that neither its group nor others may write, checked
  * on the open directory itself, and every file in it is opened relative to
  * that descriptor and checked the same way (a regular file, this user's,
@@ -79,6 +80,14 @@ static int make_dirs(const char *path)
 	return rc;
 }
 
+/* A directory of this user's: sudo may leave HOME (or XDG_CACHE_HOME) the caller's. */
+static bool own_dir(const char *path)
+{
+	struct stat st;
+
+	return path && *path == '/' && !stat(path, &st) && st.st_uid == geteuid();
+}
+
 static void default_dir(char *out, size_t n)
 {
 	const char *env = getenv("USDTKIT_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME");
@@ -90,11 +99,11 @@ static void default_dir(char *out, size_t n)
 		snprintf(out, n, "%s", env);
 		return;
 	}
-	if (xdg && *xdg == '/') {
+	if (own_dir(xdg)) {
 		snprintf(out, n, "%s/usdtkit/dtrace", xdg);
 		return;
 	}
-	if ((!home || *home != '/') && (pw = getpwuid(geteuid())))
+	if (!own_dir(home) && (pw = getpwuid(geteuid())))
 		home = pw->pw_dir;
 	if (home && *home == '/')
 		snprintf(out, n, "%s/.cache/usdtkit/dtrace", home);
