@@ -95,7 +95,7 @@ USDTKIT_CACHE_DIR=$W/warm "$DTRACE" -x engine=bpf -q -p "$BG" -n "$D_PROG" -n 'B
 	>/dev/null 2>&1 || true
 USDTKIT_CACHE_DIR=$W/warm until_go "$DTRACE" -x engine=bpf -q -p "$BG" -n "$D_PROG" >/dev/null
 # The commands take turns, run after run: the shared machine's load falls on each alike.
-for i in $(seq "$RUNS"); do
+for _ in $(seq "$RUNS"); do
 	rm -f "$W/cold"/*.bpfo
 	USDTKIT_CACHE_DIR=$W/cold until_go "$DTRACE" -x engine=bpf -q -p "$BG" -n "$D_PROG" >>"$W/cold_t"
 	USDTKIT_CACHE_DIR=$W/warm until_go "$DTRACE" -x engine=bpf -q -p "$BG" -n "$D_PROG" >>"$W/warm_t"
