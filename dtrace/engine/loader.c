@@ -294,6 +294,38 @@ static struct bpf_link *attach_timer(struct bpf_object *obj, const struct eg_tim
 	return l; /* the link owns fd */
 }
 
+/*
+ * -e: what the start will attach to is there, short of attaching (which
+ * would enable the probes): each site's program and file, BEGIN's and
+ * END's function in dtrace's own file.
+ */
+static int check_targets(struct bpf_object *obj, const struct eg_prog *p, struct usdt_diag *diag)
+{
+	char path[4096];
+	uint64_t off;
+	size_t i;
+
+	for (i = 0; i < p->nsites; i++) {
+		const struct eg_site *s = &p->sites[i];
+
+		if (!bpf_object__find_program_by_name(obj, s->prog)) {
+			usdt_error(diag, "the generated object has no program %s", s->prog);
+			return -1;
+		}
+		if (access(s->path, R_OK)) {
+			usdt_error(diag, "cannot read %s, where a probe is: %s", s->path,
+				   strerror(errno));
+			return -1;
+		}
+	}
+	if ((p->has_begin || p->has_end) &&
+	    self_offset((uintptr_t)eg_begin_trigger, path, sizeof(path), &off)) {
+		usdt_error(diag, "cannot find dtrace's own file in /proc/self/maps");
+		return -1;
+	}
+	return 0;
+}
+
 static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct usdt_diag *diag)
 {
 	struct eg_loaded *l = dt_xmalloc(sizeof(*l));
@@ -357,6 +389,10 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 	}
 	if (do_attach && p->has_end &&
 	    !(l->end = attach_self(l->obj, "dt_end", eg_end_trigger, diag))) {
+		eg_unload(l);
+		return NULL;
+	}
+	if (!do_attach && check_targets(l->obj, p, diag)) {
 		eg_unload(l);
 		return NULL;
 	}
