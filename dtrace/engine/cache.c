@@ -18,15 +18,16 @@
  * inode, size and modification time, symbolic links followed): a new clang
  * is a new file, asked again.
  *
- * The cache is the user's and nobody else's: an object in it is loaded
- * into the kernel as this user (root, for tracing), so anyone who can write
- * it runs code as root. The directory ($USDTKIT_CACHE_DIR, else
+ * The cache is the user's and nobody else's: an object in it is loaded into
+ * the kernel as this user (root, for tracing), so anyone who can write it
+ * runs code as root. The directory ($USDTKIT_CACHE_DIR, else
  * $XDG_CACHE_HOME/usdtkit/dtrace, else ~/.cache/usdtkit/dtrace, each only
  * where that directory is this user's: under sudo, HOME may be the
- * caller's, and root's cache is not made in it) is made 0700; it is used only if it is a directory (not a symbolic link) that
- * this user owns and that neither its group nor others may write, checked
- * on the open directory itself, and every file in it is opened relative to
- * that descriptor and checked the same way (a regular file, this user's,
+ * caller's, and root's cache is not made in it) is made 0700; it is used
+ * only if it is a directory (not a symbolic link) that this user owns and
+ * that neither its group nor others may write, checked on the open
+ * directory itself, and every file in it is opened relative to that
+ * descriptor and checked the same way (a regular file, this user's,
  * writable by nobody else). A directory that fails the check is not used
  * (one warning: the start compiles as if there were no cache). An entry is
  * written under a unique name and renamed into place, so a reader sees a
@@ -232,9 +233,9 @@ static int clang_version(struct eg_cache *c, const char *clang, struct dt_buf *o
 
 	if (stat(clang, &st))
 		return -1;
-	dt_buf_printf(&id, "%s %" PRIu64 " %" PRIu64 " %lld %lld.%09ld", clang,
-		      (uint64_t)st.st_dev, (uint64_t)st.st_ino, (long long)st.st_size,
-		      (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	dt_buf_printf(&id, "%s %" PRIu64 " %" PRIu64 " %lld %lld.%09ld", clang, (uint64_t)st.st_dev,
+		      (uint64_t)st.st_ino, (long long)st.st_size, (long long)st.st_mtim.tv_sec,
+		      st.st_mtim.tv_nsec);
 	snprintf(name, sizeof(name), "clang-%016" PRIx64, fnv64(id.s, id.n, 0xcbf29ce484222325ull));
 	if (!read_entry(c, name, &ver) && ver.n > id.n + 1 && !memcmp(ver.s, id.s, id.n) &&
 	    ver.s[id.n] == '\n') {

@@ -86,11 +86,11 @@ void eg_prelude(struct dt_buf *o, long strsize, unsigned scratch_size);
 
 /* cache.c: compiled objects by source, clang and kernel (its head comment is the theory). */
 struct eg_cache {
-	int dfd;	    /* the trusted directory, or -1 (no cache: why says) */
-	bool warn;	    /* why is worth a warning: a directory not trusted */
-	bool hit;	    /* eg_cache_get() found the object */
-	struct dt_buf key;  /* what an entry must hold to be used */
-	char name[32];	    /* the entry's file name */
+	int dfd;	   /* the trusted directory, or -1 (no cache: why says) */
+	bool warn;	   /* why is worth a warning: a directory not trusted */
+	bool hit;	   /* eg_cache_get() found the object */
+	struct dt_buf key; /* what an entry must hold to be used */
+	char name[32];	   /* the entry's file name */
 	char why[4400];
 };
 /* Finds clang as execvp() would (a name with a slash as it is): 0, or -1. */

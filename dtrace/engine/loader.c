@@ -155,8 +155,9 @@ static int compile(const char *clang, const struct dt_buf *c, struct dt_buf *obj
 	unlink(src);
 	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || read_file(out, obj)) {
 		unlink(out);
-		usdt_error(diag, "clang (%s) could not compile the generated program (a bug of "
-				 "dtrace: -x bpfc prints it)",
+		usdt_error(diag,
+			   "clang (%s) could not compile the generated program (a bug of "
+			   "dtrace: -x bpfc prints it)",
 			   clang);
 		return -1;
 	}
@@ -168,8 +169,7 @@ static int compile(const char *clang, const struct dt_buf *c, struct dt_buf *obj
  * The object for the generated C: from the cache (cache.c) when this clang
  * compiled this source for this kernel before, else from clang, then kept.
  */
-static int object(const struct eg_prog *p, struct dt_buf *obj, bool *cached,
-		  struct usdt_diag *diag)
+static int object(const struct eg_prog *p, struct dt_buf *obj, bool *cached, struct usdt_diag *diag)
 {
 	static bool warned;
 	struct eg_cache c;
