@@ -323,9 +323,15 @@ int eg_cache_get(struct eg_cache *c, struct dt_buf *obj)
 }
 
 /* Removes the least recently used entries past EG_CACHE_MAX. */
+struct entry_age {
+	struct timespec t;
+	char name[24];
+};
+
 static int by_age(const void *a, const void *b)
 {
-	const struct timespec *x = a, *y = b;
+	const struct timespec *x = &((const struct entry_age *)a)->t;
+	const struct timespec *y = &((const struct entry_age *)b)->t;
 
 	return x->tv_sec != y->tv_sec ? (x->tv_sec < y->tv_sec ? -1 : 1)
 				      : (x->tv_nsec > y->tv_nsec) - (x->tv_nsec < y->tv_nsec);
@@ -335,8 +341,8 @@ static void prune(struct eg_cache *c)
 {
 	int fd = dup(c->dfd);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct timespec *ages = NULL;
-	size_t n = 0;
+	struct entry_age *v = NULL;
+	size_t n = 0, i;
 	struct dirent *e;
 
 	if (!d) {
@@ -345,29 +351,23 @@ static void prune(struct eg_cache *c)
 		return;
 	}
 	while ((e = readdir(d))) {
+		struct entry_age a;
 		struct stat st;
 
-		if (strlen(e->d_name) == 21 && strstr(e->d_name, ".bpfo") &&
-		    !fstatat(c->dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
-			DT_PUSH(ages, n, st.st_mtim);
+		if (strlen(e->d_name) != 21 || strcmp(e->d_name + 16, ".bpfo") ||
+		    fstatat(c->dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		a.t = st.st_mtim;
+		memcpy(a.name, e->d_name, 22);
+		DT_PUSH(v, n, a);
 	}
-	if (n > EG_CACHE_MAX) {
-		struct timespec cut;
-
-		qsort(ages, n, sizeof(*ages), by_age);
-		cut = ages[n - EG_CACHE_MAX - 1];
-		rewinddir(d);
-		while ((e = readdir(d))) {
-			struct stat st;
-
-			if (strlen(e->d_name) == 21 && strstr(e->d_name, ".bpfo") &&
-			    !fstatat(c->dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) &&
-			    by_age(&st.st_mtim, &cut) <= 0)
-				unlinkat(c->dfd, e->d_name, 0);
-		}
-	}
-	dt_free(ages);
 	closedir(d);
+	if (n > EG_CACHE_MAX) {
+		qsort(v, n, sizeof(*v), by_age);
+		for (i = 0; i < n - EG_CACHE_MAX; i++)
+			unlinkat(c->dfd, v[i].name, 0);
+	}
+	dt_free(v);
 }
 
 void eg_cache_put(struct eg_cache *c, const struct dt_buf *obj)

@@ -5,7 +5,8 @@
 # directory is made 0700 and its entries 0600; a directory that is a
 # symbolic link, that its group or others may write, or that another user
 # owns is not used (one warning, clang runs every time), as root and as
-# nobody (setpriv); an entry others may write is not used, and is replaced.
+# nobody (setpriv); an entry others may write is not used, and is replaced;
+# past 256 entries the least recently used are removed.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 need_tracefs
@@ -73,6 +74,21 @@ run_cached "$T/cache" 3 "the first clang again" -n "$PROG"
 for f in "$T/cache"/*.bpfo; do chmod 0666 "$f"; done
 run_cached "$T/cache" 4 "an entry others may write" -n "$PROG"
 run_cached "$T/cache" 4 "the entry replaced" -n "$PROG"
+
+# Past 256 entries the least recently used go: 300 old ones, one new start.
+mkdir -m 0700 "$T/full"
+for i in $(seq 1000 1299); do
+	: >"$T/full/000000000000$i.bpfo"
+	chmod 0600 "$T/full/000000000000$i.bpfo"
+done
+touch -d '2020-01-01' "$T/full"/*.bpfo
+touch -d '2021-01-01' "$T/full/0000000000001299.bpfo"
+before=$(compiles)
+run_cached "$T/full" $((before + 1)) "a full cache" -n "$PROG"
+[ "$(find "$T/full" -name '*.bpfo' | wc -l)" = 256 ] ||
+	fail "a full cache holds $(find "$T/full" -name '*.bpfo' | wc -l) entries, not 256"
+[ -e "$T/full/0000000000001299.bpfo" ] || fail "a full cache lost its most recently used old entry"
+run_cached "$T/full" $((before + 1)) "a full cache, the new entry kept" -n "$PROG"
 
 # refused DIR WHY: the directory is not used (one warning naming why); clang
 # runs every time; nothing is written into it.
