@@ -130,11 +130,39 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 	return r.have_exit ? r.exit_status : 0;
 }
 
+static bool node_uses_args(const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n)
+		return false;
+	if (n->kind == N_ARGS || node_uses_args(n->a) || node_uses_args(n->b) ||
+	    node_uses_args(n->c))
+		return true;
+	for (i = 0; i < n->nargs; i++)
+		if (node_uses_args(n->args[i]))
+			return true;
+	return false;
+}
+
+static bool stmts_use_args(struct dt_stmt *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (node_uses_args(v[i]->e) || stmts_use_args(v[i]->then, v[i]->nthen) ||
+		    stmts_use_args(v[i]->els, v[i]->nels))
+			return true;
+	return false;
+}
+
 /*
  * -e compiles every clause, as DTrace's does, matched or not (-Z): a clause
  * that matched no probe is given a stand-in, a probe of no file whose
  * arguments are 0 (no note types them), loaded with the rest and never
- * attached. Its code goes through clang and the verifier all the same.
+ * attached. Its code goes through clang and the verifier all the same. A
+ * clause that uses args[] has none: their types are the probe's, and there
+ * is no probe to give them.
  */
 static void stand_ins(struct dt_program *prog, struct dt_probes *ps)
 {
@@ -149,7 +177,8 @@ static void stand_ins(struct dt_program *prog, struct dt_probes *ps)
 		for (i = 0; i < ps->n && !used; i++)
 			for (k = 0; k < ps->v[i].npc && !used; k++)
 				used = ps->v[i].pc[k].clause == c;
-		if (used)
+		if (used || node_uses_args(prog->clauses[c]->pred) ||
+		    stmts_use_args(prog->clauses[c]->body, prog->clauses[c]->nbody))
 			continue;
 		memset(&p, 0, sizeof(p));
 		memset(&pc, 0, sizeof(pc));

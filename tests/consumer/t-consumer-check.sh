@@ -89,6 +89,8 @@ same "$T/err" "$NOTE\ndtrace: description 'nosuch*:::a ' matched 0 probes\n" "-e
 dt 1 -x engine=bpf -Z -e -n 'nosuch*:::a { printa(@b); }'
 grep -qF "<command line>:1:22: error: @b: no clause before this one assigns it" "$T/err" ||
 	{ cat "$T/err" >&2; fail "-e -Z: an unmatched clause's error not found"; }
+# (args[] has no stand-in: its types are the probe's; the clause is accepted)
+dt 0 -x engine=bpf -Z -e -n 'nosuch*:::a { @[copyinstr(arg0), args[1]] = count(); }'
 # -e without -Z: DTrace's no-match error, not the daemon's
 dt 1 -x engine=bpf -e -n 'nosuch*:::a { }'
 same "$T/err" "dtrace: invalid probe specifier nosuch*:::a { }: probe description nosuch*:::a does not match any probes\n" \
