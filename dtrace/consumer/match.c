@@ -335,6 +335,29 @@ static int copy_probe(const struct usdt_list_probe *lp, void *arg)
 	return 0;
 }
 
+/*
+ * Without the daemon, -Z and -e go on with what can be listed (the -p/-c
+ * processes: for -e, to compile; for -Z, to trace them and wait): -Z says
+ * once what is missing. Anything else needs the daemon's listing (its
+ * error names the daemon). True when the daemon is not to be asked.
+ */
+static bool without_daemon(const struct dt_consumer_opts *o)
+{
+	static bool said;
+	const char *path;
+
+	if (usdt_list_daemon_running(&path))
+		return false;
+	if (o->zero_ok && !said) {
+		said = true;
+		fprintf(stderr,
+			"dtrace: the usdtkit helper daemon is not running (nothing listens on %s): "
+			"processes started later are seen only with usdtkit-helperd\n",
+			path);
+	}
+	return o->zero_ok || o->compile_only || o->npids || o->cmd;
+}
+
 /* The probes of -p/-c processes and of the daemon's, read once. */
 static int load_usdt(struct matcher *m)
 {
@@ -358,7 +381,7 @@ static int load_usdt(struct matcher *m)
 		if (rc)
 			return -1;
 		/* and the daemon's processes, when one runs (globs see them all) */
-		{
+		if (!without_daemon(o)) {
 			char *junk = NULL;
 			size_t junklen = 0;
 			FILE *sink = open_memstream(&junk, &junklen);
@@ -375,6 +398,8 @@ static int load_usdt(struct matcher *m)
 		}
 		return 0;
 	}
+	if (without_daemon(o))
+		return 0;
 	return usdt_list_each(NULL, 0, copy_probe, m, m->diag) ? -1 : 0;
 }
 

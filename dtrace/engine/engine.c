@@ -130,6 +130,72 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 	return r.have_exit ? r.exit_status : 0;
 }
 
+static bool node_uses_args(const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n)
+		return false;
+	if (n->kind == N_ARGS || node_uses_args(n->a) || node_uses_args(n->b) ||
+	    node_uses_args(n->c))
+		return true;
+	for (i = 0; i < n->nargs; i++)
+		if (node_uses_args(n->args[i]))
+			return true;
+	return false;
+}
+
+static bool stmts_use_args(struct dt_stmt *const *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (node_uses_args(v[i]->e) || stmts_use_args(v[i]->then, v[i]->nthen) ||
+		    stmts_use_args(v[i]->els, v[i]->nels))
+			return true;
+	return false;
+}
+
+/*
+ * -e compiles every clause, as DTrace's does, matched or not (-Z): a clause
+ * that matched no probe is given a stand-in, a probe of no file whose
+ * arguments are 0 (no note types them), loaded with the rest and never
+ * attached. Its code goes through clang and the verifier all the same. A
+ * clause that uses args[] has none: their types are the probe's, and there
+ * is no probe to give them.
+ */
+static void stand_ins(struct dt_program *prog, struct dt_probes *ps)
+{
+	size_t c, i, k;
+
+	for (c = 0; c < prog->nclauses; c++) {
+		const struct dt_pdesc *d = &prog->clauses[c]->descs[0];
+		struct dt_pclause pc;
+		struct dt_probe p;
+		bool used = false;
+
+		for (i = 0; i < ps->n && !used; i++)
+			for (k = 0; k < ps->v[i].npc && !used; k++)
+				used = ps->v[i].pc[k].clause == c;
+		if (used || node_uses_args(prog->clauses[c]->pred) ||
+		    stmts_use_args(prog->clauses[c]->body, prog->clauses[c]->nbody))
+			continue;
+		memset(&p, 0, sizeof(p));
+		memset(&pc, 0, sizeof(pc));
+		p.kind = P_TICK; /* a program of its own, attached to nothing under -e */
+		p.bt = dt_xstrdup("interval:s:1");
+		p.prov = dt_xstrdup(d->field[0] ? d->field[0] : "");
+		p.mod = dt_xstrdup(d->field[1] ? d->field[1] : "");
+		p.func = dt_xstrdup(d->field[2] ? d->field[2] : "");
+		p.name = dt_xstrdup(d->field[3] ? d->field[3] : "");
+		p.id = ++ps->next_id;
+		pc.clause = c;
+		pc.any_pid = true;
+		DT_PUSH(p.pc, p.npc, pc);
+		DT_PUSH(ps->v, ps->n, p);
+	}
+}
+
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
 		  int created, struct usdt_diag *diag)
 {
@@ -138,6 +204,8 @@ int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt
 	int rc = 1;
 
 	memset(&t, 0, sizeof(t));
+	if (o->compile_only && !o->show_program)
+		stand_ins(prog, ps);
 	if (eg_codegen(prog, ps, &t, &p, diag) || diag->errors)
 		goto out;
 	if (o->show_program) {
@@ -146,6 +214,7 @@ int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt
 		goto out;
 	}
 	if (o->compile_only) {
+		/* (as a user, the load says root is needed: after the cache, which is theirs) */
 		struct eg_loaded *l = eg_check(&p, diag);
 
 		if (!l)

@@ -84,6 +84,24 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 /* codegen_prelude.c: what every generated file starts with. */
 void eg_prelude(struct dt_buf *o, long strsize, unsigned scratch_size);
 
+/* cache.c: compiled objects by source, clang and kernel (its head comment is the theory). */
+struct eg_cache {
+	int dfd;	   /* the trusted directory, or -1 (no cache: why says) */
+	bool warn;	   /* why is worth a warning: a directory not trusted */
+	bool hit;	   /* eg_cache_get() found the object */
+	struct dt_buf key; /* what an entry must hold to be used */
+	char name[32];	   /* the entry's file name */
+	char why[4400];
+};
+/* Finds clang as execvp() would (a name with a slash as it is): 0, or -1. */
+int eg_cache_find_clang(const char *name, char *out, size_t n);
+/* Opens the user's cache for this source, compiled by that clang. */
+void eg_cache_open(struct eg_cache *c, const char *clang, const char *src, size_t n);
+/* The object for the key: 0, or -1 (a miss). */
+int eg_cache_get(struct eg_cache *c, struct dt_buf *obj);
+void eg_cache_put(struct eg_cache *c, const struct dt_buf *obj);
+void eg_cache_close(struct eg_cache *c);
+
 /* loader.c */
 struct eg_loaded;
 /* Compiles, loads and attaches: NULL on failure (reported). */

@@ -34,6 +34,8 @@ struct eg_loaded {
 	size_t nlinks;
 	struct bpf_link *begin, *end;
 	double clang_ms, load_ms;
+	struct dt_buf objbuf; /* the object, from clang or the cache */
+	bool cached;	      /* clang was not run */
 };
 
 static double now_ms(void)
@@ -44,20 +46,38 @@ static double now_ms(void)
 	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-/* libbpf's messages: kept, shown only when loading fails (the verifier's log). */
+/*
+ * libbpf's messages: kept, shown only when loading fails. The verifier's log
+ * comes as one message, and its verdict is at its end: of a long one, the
+ * end is kept.
+ */
 static struct dt_buf libbpf_log;
 
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wformat-nonliteral" /* libbpf's own formats */
 static int on_libbpf_print(enum libbpf_print_level level, const char *fmt, va_list ap)
 {
-	static char buf[1 << 16]; /* the verifier's log comes as one message */
+	const size_t keep = 1u << 16;
+	char *m;
+	va_list aq;
+	int n;
 
 	if (level == LIBBPF_DEBUG)
 		return 0;
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	if (libbpf_log.n < (1u << 20))
-		dt_buf_add(&libbpf_log, buf, strlen(buf));
+	va_copy(aq, ap);
+	n = vsnprintf(NULL, 0, fmt, aq);
+	va_end(aq);
+	if (n <= 0)
+		return 0;
+	m = dt_xmalloc((size_t)n + 1);
+	vsnprintf(m, (size_t)n + 1, fmt, ap);
+	if (libbpf_log.n > 4 * keep) /* the end is what is shown */
+		libbpf_log.n = 0;
+	if ((size_t)n > keep)
+		dt_buf_add(&libbpf_log, m + n - keep, keep);
+	else
+		dt_buf_add(&libbpf_log, m, (size_t)n);
+	dt_free(m);
 	return 0;
 }
 #pragma GCC diagnostic pop
@@ -75,39 +95,104 @@ static void show_log(void)
 		fprintf(stderr, "%s", s + n + (n ? 1 : 0));
 }
 
-/* clang's path: $USDTKIT_CLANG, else clang, else clang-14 (Debian 12). */
-static int compile(const char *src, const char *obj, struct usdt_diag *diag)
+/* clang: $USDTKIT_CLANG, else clang, else clang-14 (Debian 12), found on PATH. */
+static int find_clang(char *out, size_t n, struct usdt_diag *diag)
 {
 	const char *env = getenv("USDTKIT_CLANG");
 	const char *const names[] = {env && *env ? env : "clang", "clang-14", NULL};
-	int status = -1;
 	size_t i;
 
-	for (i = 0; names[i]; i++) {
-		pid_t pid = fork();
-
-		if (pid < 0)
-			break;
-		if (pid == 0) {
-			execlp(names[i], names[i], "-O2", "-g", "-target", "bpf", "-w", "-c", src,
-			       "-o", obj, (char *)NULL);
-			_exit(127);
-		}
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-		if (!WIFEXITED(status) || WEXITSTATUS(status) != 127)
-			break;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		return 0;
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 127)
-		usdt_error(diag, "-x engine=bpf compiles with clang, which is not installed: "
-				 "install the clang package (apt-get install clang, dnf install "
-				 "clang) or name a clang in $USDTKIT_CLANG");
-	else
-		usdt_error(diag, "clang could not compile the generated program (a bug of "
-				 "dtrace: -x bpfc prints it)");
+	for (i = 0; names[i]; i++)
+		if (!eg_cache_find_clang(names[i], out, n))
+			return 0;
+	usdt_error(diag, "-x engine=bpf compiles with clang, which is not installed: "
+			 "install the clang package (apt-get install clang, dnf install "
+			 "clang) or name a clang in $USDTKIT_CLANG");
 	return -1;
+}
+
+static int read_file(const char *path, struct dt_buf *out)
+{
+	char buf[65536];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n = -1;
+
+	while (fd >= 0 && (n = read(fd, buf, sizeof(buf))) > 0)
+		dt_buf_add(out, buf, (size_t)n);
+	if (fd >= 0)
+		close(fd);
+	return n == 0 ? 0 : -1;
+}
+
+/* The generated C to an object in obj: clang on a file of $TMPDIR. */
+static int compile(const char *clang, const struct dt_buf *c, struct dt_buf *obj,
+		   struct usdt_diag *diag)
+{
+	const char *tmp = getenv("TMPDIR");
+	char src[4096], out[4096];
+	int fd, status = -1;
+	pid_t pid;
+
+	snprintf(src, sizeof(src), "%s/usdtkit-dtrace-XXXXXX.c", tmp && *tmp ? tmp : "/tmp");
+	fd = mkstemps(src, 2);
+	if (fd < 0 || write(fd, c->s, c->n) != (ssize_t)c->n) {
+		usdt_error(diag, "cannot write the generated program (%s): %s", src,
+			   strerror(errno));
+		if (fd >= 0)
+			close(fd), unlink(src);
+		return -1;
+	}
+	close(fd);
+	snprintf(out, sizeof(out), "%.*s.o", (int)strlen(src) - 2, src);
+	pid = fork();
+	if (pid == 0) {
+		execl(clang, clang, "-O2", "-g", "-target", "bpf", "-w", "-c", src, "-o", out,
+		      (char *)NULL);
+		_exit(127);
+	}
+	while (pid > 0 && waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	unlink(src);
+	if (pid < 0 || !WIFEXITED(status) || WEXITSTATUS(status) || read_file(out, obj)) {
+		unlink(out);
+		usdt_error(diag,
+			   "clang (%s) could not compile the generated program (a bug of "
+			   "dtrace: -x bpfc prints it)",
+			   clang);
+		return -1;
+	}
+	unlink(out);
+	return 0;
+}
+
+/*
+ * The object for the generated C: from the cache (cache.c) when this clang
+ * compiled this source for this kernel before, else from clang, then kept.
+ */
+static int object(const struct eg_prog *p, struct dt_buf *obj, bool *cached, struct usdt_diag *diag)
+{
+	static bool warned;
+	struct eg_cache c;
+	char clang[4096];
+	int rc = 0;
+
+	if (find_clang(clang, sizeof(clang), diag))
+		return -1;
+	eg_cache_open(&c, clang, p->c.s, p->c.n);
+	if (c.warn && !warned) {
+		warned = true;
+		fprintf(stderr, "dtrace: warning: compiled programs are not cached: %s\n", c.why);
+	}
+	*cached = !eg_cache_get(&c, obj);
+	if (!*cached) {
+		rc = compile(clang, &p->c, obj, diag);
+		if (!rc)
+			eg_cache_put(&c, obj);
+	}
+	if (getenv("USDTKIT_ENGINE_TIMES") && c.dfd < 0)
+		fprintf(stderr, "dtrace: no cache: %s\n", c.why);
+	eg_cache_close(&c);
+	return rc;
 }
 
 /* Where a function of this process is in its file: path and offset. */
@@ -209,44 +294,71 @@ static struct bpf_link *attach_timer(struct bpf_object *obj, const struct eg_tim
 	return l; /* the link owns fd */
 }
 
+/*
+ * -e: what the start will attach to is there, short of attaching (which
+ * would enable the probes): each site's program and file, BEGIN's and
+ * END's function in dtrace's own file.
+ */
+static int check_targets(struct bpf_object *obj, const struct eg_prog *p, struct usdt_diag *diag)
+{
+	char path[4096];
+	uint64_t off;
+	size_t i;
+
+	for (i = 0; i < p->nsites; i++) {
+		const struct eg_site *s = &p->sites[i];
+
+		if (!bpf_object__find_program_by_name(obj, s->prog)) {
+			usdt_error(diag, "the generated object has no program %s", s->prog);
+			return -1;
+		}
+		if (access(s->path, R_OK)) {
+			usdt_error(diag, "cannot read %s, where a probe is: %s", s->path,
+				   strerror(errno));
+			return -1;
+		}
+	}
+	if ((p->has_begin || p->has_end) &&
+	    self_offset((uintptr_t)eg_begin_trigger, path, sizeof(path), &off)) {
+		usdt_error(diag, "cannot find dtrace's own file in /proc/self/maps");
+		return -1;
+	}
+	return 0;
+}
+
 static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct usdt_diag *diag)
 {
 	struct eg_loaded *l = dt_xmalloc(sizeof(*l));
-	const char *tmp = getenv("TMPDIR");
-	char src[4096], obj[4096];
+	struct bpf_object_open_opts oo; /* (LIBBPF_OPTS is a GNU statement expression) */
 	double t0;
 	size_t i;
-	int fd;
 
 	memset(l, 0, sizeof(*l));
-	snprintf(src, sizeof(src), "%s/usdtkit-dtrace-XXXXXX.c", tmp && *tmp ? tmp : "/tmp");
-	fd = mkstemps(src, 2);
-	if (fd < 0 || write(fd, p->c.s, p->c.n) != (ssize_t)p->c.n) {
-		usdt_error(diag, "cannot write the generated program (%s): %s", src,
-			   strerror(errno));
-		if (fd >= 0)
-			close(fd), unlink(src);
-		dt_free(l);
-		return NULL;
-	}
-	close(fd);
-	snprintf(obj, sizeof(obj), "%.*s.o", (int)strlen(src) - 2, src);
 	t0 = now_ms();
-	if (compile(src, obj, diag)) {
-		unlink(src);
-		unlink(obj);
-		dt_free(l);
+	if (object(p, &l->objbuf, &l->cached, diag)) {
+		eg_unload(l);
 		return NULL;
 	}
-	unlink(src);
 	l->clang_ms = now_ms() - t0;
 	t0 = now_ms();
 	libbpf_set_print(on_libbpf_print);
-	l->obj = bpf_object__open_file(obj, NULL);
-	unlink(obj);
+	memset(&oo, 0, sizeof(oo));
+	oo.sz = sizeof(oo);
+	oo.object_name = "dtrace";
+	l->obj = bpf_object__open_mem(l->objbuf.s, l->objbuf.n, &oo);
 	if (!l->obj || bpf_object__load(l->obj)) {
-		show_log();
-		usdt_error(diag, "the kernel refused the generated program (%s)", strerror(errno));
+		int e = errno;
+
+		if (e != EPERM || geteuid() == 0)
+			show_log();
+		if (e == EPERM && geteuid() != 0)
+			usdt_error(diag, "loading BPF programs needs root: run dtrace as root, "
+					 "e.g. with sudo");
+		else
+			usdt_error(diag,
+				   "the kernel refused the generated program (%s): the "
+				   "verifier's last words are above",
+				   strerror(e));
 		eg_unload(l);
 		return NULL;
 	}
@@ -280,10 +392,14 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 		eg_unload(l);
 		return NULL;
 	}
+	if (!do_attach && check_targets(l->obj, p, diag)) {
+		eg_unload(l);
+		return NULL;
+	}
 	l->load_ms = now_ms() - t0;
 	if (getenv("USDTKIT_ENGINE_TIMES"))
-		fprintf(stderr, "dtrace: clang %.1f ms, load and attach %.1f ms (%zu uprobes)\n",
-			l->clang_ms, l->load_ms, l->nlinks);
+		fprintf(stderr, "dtrace: %s %.1f ms, load and attach %.1f ms (%zu uprobes)\n",
+			l->cached ? "cached object" : "clang", l->clang_ms, l->load_ms, l->nlinks);
 	return l;
 }
 
@@ -332,6 +448,7 @@ void eg_unload(struct eg_loaded *l)
 	bpf_link__destroy(l->end);
 	bpf_object__close(l->obj);
 	dt_free(l->links);
+	dt_free(l->objbuf.s);
 	dt_free(libbpf_log.s);
 	memset(&libbpf_log, 0, sizeof(libbpf_log));
 	dt_free(l);

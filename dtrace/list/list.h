@@ -70,4 +70,10 @@ int usdt_list_each(const int *pids, size_t npids,
 		   int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
 		   struct usdt_diag *diag);
 
+/*
+ * Whether the helper daemon listens (nothing at its socket, or a socket
+ * nobody listens on: false); *path is the socket's path.
+ */
+bool usdt_list_daemon_running(const char **path);
+
 #endif /* USDT_LIST_H */

@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "protocol.h"
+#include "list.h"
 #include "list_source.h"
 
 #define DAEMON_TIMEOUT_MS 5000
@@ -302,6 +303,24 @@ static const char *socket_path(void)
 	const char *p = getenv(USDT_HELPER_SOCKET_ENV);
 
 	return p && *p ? p : USDT_HELPER_SOCKET_PATH;
+}
+
+bool usdt_list_daemon_running(const char **path)
+{
+	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+	int fd, e = 0;
+
+	*path = socket_path();
+	if (strlen(*path) >= sizeof(sa.sun_path))
+		return true; /* usdt_list_daemon_modules() reports it */
+	memcpy(sa.sun_path, *path, strlen(*path) + 1);
+	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (fd < 0)
+		return true;
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)))
+		e = errno;
+	close(fd);
+	return e != ENOENT && e != ECONNREFUSED;
 }
 
 static int64_t now_ms(void)
