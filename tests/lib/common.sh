@@ -67,6 +67,9 @@ trap _run_at_exit EXIT
 unset USDTKIT_DISABLE USDTKIT_DEBUG USDTKIT_HELPER_TIMEOUT_MS DTRACE_DOF_INIT_DISABLE \
 	DTRACE_DOF_INIT_DEBUG
 export USDTKIT_HELPER_SOCKET="$T/no-daemon.sock"
+# dtrace's cache of compiled BPF objects (dtrace/engine/cache.c): the test's
+# own, not the user's, so no test starts warm from another's run.
+export USDTKIT_CACHE_DIR="$T/dtrace-cache"
 
 # The sanitizer run (meson -Db_sanitize=address,undefined, which sets
 # USDTKIT_SANITIZE and the *SAN_OPTIONS defaults in tests/meson.build): every
