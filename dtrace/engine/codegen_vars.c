@@ -238,7 +238,14 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
-	if (!x) { /* never assigned: D reads it as 0 */
+	if (!x && k == 'g') { /* no clause assigns it: D knows no such name */
+		char msg[300];
+
+		snprintf(msg, sizeof(msg),
+			 "'%s' is not a variable or a builtin this D consumer knows", n->name);
+		cg_fail(g, n, msg);
+	}
+	if (!x) { /* this-> or self-> never assigned: D reads it as 0 */
 		v->text = dt_xstrdup("0LL");
 		return true;
 	}

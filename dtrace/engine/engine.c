@@ -130,16 +130,41 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 	return r.have_exit ? r.exit_status : 0;
 }
 
+/*
+ * Code generation; with may_decline its messages go nowhere (the bpftrace
+ * backend then runs the program and reports its own). 0, or -1.
+ */
+static int generate(struct dt_program *prog, struct dt_probes *ps, struct dt_tables *t,
+		    struct eg_prog *p, bool may_decline, struct usdt_diag *diag)
+{
+	struct usdt_diag quiet;
+	FILE *null;
+	int rc;
+
+	if (!may_decline)
+		return eg_codegen(prog, ps, t, p, diag) || diag->errors ? -1 : 0;
+	null = fopen("/dev/null", "w");
+	if (!null)
+		return -1;
+	usdt_diag_init(&quiet, null, diag->progname);
+	rc = eg_codegen(prog, ps, t, p, &quiet) || quiet.errors ? -1 : 0;
+	fclose(null);
+	return rc;
+}
+
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
-		  int created, struct usdt_diag *diag)
+		  int created, bool may_decline, struct usdt_diag *diag)
 {
 	struct dt_tables t;
 	struct eg_prog p;
 	int rc = 1;
 
 	memset(&t, 0, sizeof(t));
-	if (eg_codegen(prog, ps, &t, &p, diag) || diag->errors)
+	if (generate(prog, ps, &t, &p, may_decline, diag)) {
+		if (may_decline)
+			return DT_ENGINE_DECLINED;
 		goto out;
+	}
 	if (o->show_program) {
 		fwrite(p.c.s, 1, p.c.n, stdout);
 		rc = 0;
