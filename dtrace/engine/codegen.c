@@ -178,7 +178,10 @@ static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 		llq[i - 1] = fn->args[i]->ival;
 	}
 	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
-		cg_fail(g, fn, "llquantize(): DTrace refuses these parameters");
+		cg_fail(
+		    g, fn,
+		    "llquantize(): the factor must be at least 2, the low magnitude below the high "
+		    "one, the steps a multiple of the factor that divides each power of it");
 		return false;
 	}
 	return true;
@@ -224,7 +227,15 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 
 		if (strcmp(x->name, lhs->name))
 			continue;
-		if (x->fn != fn || x->nkeys != lhs->nargs ||
+		if (x->fn != fn) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg),
+				 "@%s is used with two different aggregating functions", lhs->name);
+			cg_fail(g, lhs, msg);
+			return -1;
+		}
+		if (x->nkeys != lhs->nargs ||
 		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq))) ||
 		    (fn == F_LLQUANTIZE && memcmp(x->llq, lq, sizeof(x->llq)))) {
 			cg_err(g, lhs, "an aggregation used with two functions or key shapes");
@@ -522,8 +533,9 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
 	} else if (n->kind == N_CALL) {
-		cg_err(g, n, "this action");
-	} else if (!cg_array_stmt(g, n, w->o, "\t\t") && !cg_var_stmt(g, n, w->o, "\t\t")) {
+		cg_unknown_call(g, n, "this action");
+	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
+		   !cg_var_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
 	}
 }

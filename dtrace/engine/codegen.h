@@ -82,6 +82,8 @@ struct cg {
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+/* A call of a function the engine has no code for: its error. */
+void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
@@ -114,6 +116,8 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o);
 bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v);
 /* An assignment or ++/-- statement to a variable: true when n is one (emitted or refused). */
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+/* `this->s[i] = '\0'` on a string: false when n is not that. */
+bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 
 /*
  * The probe's sites (codegen_args.c): for each, `ARG(k)`'s definition for

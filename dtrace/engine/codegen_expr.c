@@ -23,6 +23,24 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
 }
 
+/*
+ * A call the engine has no code for: what the bpftrace backend runs
+ * (ustack) is "not supported by -x engine=bpf yet"; the rest is not
+ * supported at all, in the bpftrace backend's words.
+ */
+void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what)
+{
+	char msg[200];
+
+	if (!strcmp(n->name, "ustack")) {
+		cg_err(g, n, what);
+		return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s() is not supported by this D consumer (README: what is supported)", n->name);
+	cg_fail(g, n, msg);
+}
+
 /* An error of the program itself (a type clash): reported as it is. */
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 {
@@ -412,14 +430,20 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (!strcmp(n->name, "stringof") && n->nargs == 1) {
 			/* a string already (copyin()'s bytes are one here) */
 			cg_value(g, n->args[0], v);
-			if (!g->failed && v->type != TY_STR)
-				cg_err(g, n,
-				       "stringof() of an integer (copyinstr() reads a string "
-				       "of the process)");
+			if (!g->failed && v->type != TY_STR) {
+				/* an integer: its decimal digits, as lltostr() */
+				struct dt_node ll = *n;
+
+				cv_free(v);
+				memset(v, 0, sizeof(*v));
+				ll.name = "lltostr";
+				if (!cg_strfn(g, &ll, v))
+					cg_err(g, n, "stringof() of an integer");
+			}
 			return;
 		}
 		if (!cg_strfn(g, n, v))
-			cg_err(g, n, "this function");
+			cg_unknown_call(g, n, "this function");
 		return;
 	case N_UNARY:
 		cg_int(g, n->a, &a);
@@ -460,7 +484,11 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	case N_CAST:
 		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
-			cg_err(g, n, "a cast to a string");
+			/* (char *)copyin(...): the bytes are a string here already */
+			cg_value(g, n->a, v);
+			if (!g->failed && v->type != TY_STR)
+				cg_err(g, n,
+				       "a cast of an integer to a string (copyinstr() reads one)");
 			return;
 		}
 		cg_int(g, n->a, v);

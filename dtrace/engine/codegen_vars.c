@@ -261,6 +261,41 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	return true;
 }
 
+/*
+ * `this->s[i] = '\0'` on a string this->s: copyin()'s idiom (HotSpot's
+ * scripts: a buffer, then its NUL), the byte written if i is inside the
+ * string's STRSIZE. Any other byte is refused: D's strings here are values.
+ */
+bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	const struct dt_node *ix = n->a;
+	const struct cg_var *x;
+	char buf[300];
+	struct cv i;
+
+	if (n->kind != N_ASSIGN || !ix || ix->kind != N_INDEX || !ix->a || ix->a->kind != N_THIS)
+		return false;
+	x = find(g, 't', ix->name);
+	if (!x || !x->is_str)
+		return false;
+	if (ix->nargs != 1 || strcmp(n->op, "=") || !n->b || n->b->kind != N_INT || n->b->ival) {
+		cg_fail(g, n,
+			"only '\\0' can be stored into a byte of a string (copyin()'s idiom)");
+		return true;
+	}
+	cg_int(g, ix->args[0], &i);
+	if (g->failed)
+		return true;
+	ref(x, buf, sizeof(buf));
+	dt_buf_printf(o,
+		      "%s{\n%s\t__u64 bi = (__u64)(%s);\n%s\tif (bi < STRSIZE) {\n"
+		      "%s\t\tBOUNDED(bi);\n%s\t\tif (bi < STRSIZE)\n%s\t\t\t((__u8 *)%s)[bi] = 0;\n"
+		      "%s\t}\n%s}\n",
+		      ind, ind, i.text, ind, ind, ind, ind, buf, ind, ind);
+	cv_free(&i);
+	return true;
+}
+
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
 {
 	const struct dt_node *lhs = n->a;
@@ -288,8 +323,12 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 			val.skind = SV_CONST;
 			val.text = dt_xstrdup("");
 		}
-		if (!g->failed && (val.type == TY_STR) != x->is_str)
-			cg_fail(g, n, "a variable is given a string and an integer");
+		if (!g->failed && (val.type == TY_STR) != x->is_str) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "'%s' holds a string and an integer", lhs->name);
+			cg_fail(g, n, msg);
+		}
 		if (!g->failed && x->is_str && strcmp(n->op, "="))
 			cg_fail(g, n, "this operator does not apply to a string");
 	} else if (x->is_str) {

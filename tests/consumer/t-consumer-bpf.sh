@@ -47,10 +47,10 @@ refused() { # column message program
 }
 refused 9 "this-> arrays is not supported by -x engine=bpf yet" 'BEGIN { this->a[1] = 2; }'
 refused 21 "an array read in another array's key is not supported" 'BEGIN { a[1] = 2; b[a[1]] = 3; }'
-refused 20 "a variable is given a string and an integer" 'BEGIN { x = "a"; x = 1; }'
+refused 20 "'x' holds a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
 refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
-refused 22 "this function is not supported by -x engine=bpf yet" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
+refused 22 "inet_ntop() is not supported by this D consumer" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "this action is not supported by -x engine=bpf yet" 'BEGIN { ustack(); }'
 refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = lmin(1); }'
@@ -90,6 +90,12 @@ for i in 1 2 3 4; do
 done
 same "$T/out" "$want\n" "-q printf records"
 [ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
+
+# copyin()'s idiom (HotSpot's scripts): a (char *) cast of its bytes, a NUL
+# stored into them; stringof() of an integer.
+ebpf 0 -q -c './quickstart 2 1' -n 'quickstart$target:::request-start { this->s = (char *)copyin(arg1, 8); this->s[4] = '"'\\0'"'; printf("%s|%s|%s\n", stringof(this->s), stringof(arg0), stringof(-12)); }'
+strip_served
+same "$T/out" "/api|1|-12\n/sta|2|-12\n\n" "copyin(), a NUL stored, stringof()"
 
 # t-consumer-usdt 2: the header, the record prefixes, trace() of an int and
 # of a string, the notices.
