@@ -27,6 +27,15 @@ static struct dt_recipe *field_recipe(size_t field)
 	return r;
 }
 
+/* A stack field: the renderer prints it as DTrace's frames. */
+static struct dt_recipe *stack_recipe(size_t field)
+{
+	struct dt_recipe *r = field_recipe(field);
+
+	r->op = R_USTACK;
+	return r;
+}
+
 static struct dt_recipe *const_recipe(const char *s)
 {
 	struct dt_recipe *r = field_recipe(0);
@@ -79,7 +88,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8};
+	struct eg_field f = {v->type, w->r->size, 8, false};
 	char dst[64];
 
 	dv->type = v->type;
@@ -89,9 +98,13 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 		dv->r = const_recipe(v->text);
 		return;
 	}
-	dv->r = field_recipe(it->n);
+	dv->r = v->skind == SV_STACK ? stack_recipe(it->n) : field_recipe(it->n);
 	if (v->type == TY_STR)
 		f.size = ROUND8((unsigned)g->strsize);
+	if (v->skind == SV_STACK) {
+		f.size = cg_stack_bytes(v);
+		f.is_stack = true;
+	}
 	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
 	if (v->type == TY_STR)
 		cg_store_str(g, v, dst, false, w->o, "\t\t\t");
@@ -123,7 +136,8 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		struct cv v;
 		struct dt_value dv;
 
-		cg_value(g, n->args[i], &v);
+		if (!cg_ustack(g, n->args[i], &v))
+			cg_value(g, n->args[i], &v);
 		if (g->failed)
 			break;
 		put_value(g, w, &v, &dv);
@@ -259,11 +273,15 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.field_type = dt_xmalloc((a.nkeys + 1) * sizeof(*a.field_type));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8};
+		struct eg_field f = {keys[k].type, e.key_size, 8, false};
 
 		if (keys[k].type == TY_STR)
 			f.size = ROUND8((unsigned)g->strsize);
-		a.keys[k].r = field_recipe(k);
+		if (keys[k].skind == SV_STACK) {
+			f.size = cg_stack_bytes(&keys[k]);
+			f.is_stack = true;
+		}
+		a.keys[k].r = keys[k].skind == SV_STACK ? stack_recipe(k) : field_recipe(k);
 		a.keys[k].type = keys[k].type;
 		a.keys[k].size = keys[k].size;
 		a.keys[k].is_unsigned = keys[k].is_unsigned;
@@ -350,7 +368,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		return;
 	}
 	for (nk = 0; nk < lhs->nargs && !g->failed; nk++)
-		cg_value(g, lhs->args[nk], &keys[nk]);
+		if (!cg_ustack(g, lhs->args[nk], &keys[nk]))
+			cg_value(g, lhs->args[nk], &keys[nk]);
 	if (fn->nargs)
 		cg_int(g, fn->args[0], &arg);
 	if (g->failed)
@@ -527,6 +546,17 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "ustack")) {
+		struct cv v;
+		struct dt_value dv;
+
+		if (cg_ustack(g, n, &v) && !g->failed) {
+			item_begin(w, new_action(g, A_USTACK));
+			dt_buf_printf(w->o, "\t\tif (rec) {\n");
+			put_value(g, w, &v, &dv);
+			dt_buf_printf(w->o, "\t\t}\n");
+		}
+		cv_free(&v);
 	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printa") || !strcmp(n->name, "normalize") ||
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
@@ -566,7 +596,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4};
+		struct eg_field f = {TY_INT, 4, 4, false};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;

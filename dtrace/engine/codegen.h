@@ -21,6 +21,7 @@ enum sv_kind {
 	SV_COMM,  /* the task's comm */
 	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
 	SV_COND,  /* text: a condition choosing between sub[0] and sub[1] */
+	SV_STACK, /* ustack(): size is its frames (codegen_stack.c) */
 };
 
 /* A value: an integer's C expression, or a string's source. */
@@ -94,6 +95,12 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */
+bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
+/* The bytes a stack value takes in a record or a key. */
+unsigned cg_stack_bytes(const struct cv *v);
+/* Writes a stack value at dst: {pid, bytes, return addresses}. */
+void cg_store_stack(const struct cv *v, const char *dst, struct dt_buf *o, const char *ind);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
 void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v);
 /* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */

@@ -24,16 +24,18 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 }
 
 /*
- * A call the engine has no code for: what the bpftrace backend runs
- * (ustack) is "not supported by -x engine=bpf yet"; the rest is not
- * supported at all, in the bpftrace backend's words.
+ * A call the engine has no code for: not supported at all, in the bpftrace
+ * backend's words (ustack() where D allows no stack too).
  */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what)
 {
 	char msg[200];
 
+	(void)what;
 	if (!strcmp(n->name, "ustack")) {
-		cg_err(g, n, what);
+		cg_fail(g, n,
+			"ustack() is supported as an action, an aggregation key or printf's %k "
+			"argument");
 		return;
 	}
 	snprintf(msg, sizeof(msg),
@@ -512,6 +514,9 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 	size_t len, i;
 
 	switch (v->skind) {
+	case SV_STACK:
+		cg_store_stack(v, dst, o, ind);
+		return;
 	case SV_USER:
 		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
 			      dst, v->text);

@@ -45,6 +45,7 @@ static const char prelude[] =
     "static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;\n"
     "static __u64 (*bpf_get_current_uid_gid)(void) = (void *)15;\n"
     "static long (*bpf_get_current_comm)(void *b, __u32 n) = (void *)16;\n"
+    "static long (*bpf_get_stack)(void *c, void *b, __u32 n, __u64 f) = (void *)67;\n"
     "static long (*bpf_probe_read_user)(void *d, __u32 n, const void *s) = (void *)112;\n"
     "static long (*bpf_probe_read_kernel)(void *d, __u32 n, const void *s) = (void *)113;\n"
     "static long (*bpf_probe_read_user_str)(void *d, __u32 n, const void *s) = (void *)114;\n"

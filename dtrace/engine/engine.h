@@ -24,6 +24,7 @@
 struct eg_field {
 	enum dt_type type; /* TY_INT (8 bytes, or 4: the record's CPU) or TY_STR */
 	unsigned off, size;
+	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
 };
 
 /* One action of a record: its renderer action and its fields. */
@@ -99,6 +100,9 @@ int eg_map_fd(const struct eg_loaded *l, const char *name);
 void eg_unload(struct eg_loaded *l);
 /* Milliseconds clang took, and load plus attach (USDTKIT_ENGINE_TIMES prints them). */
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms);
+
+/* ustack.c: a recorded user stack as the renderer reads stacks (bpftrace's perf text). */
+char *eg_ustack_text(const unsigned char *p, size_t size);
 
 /* records.c */
 struct eg_reader;

@@ -41,6 +41,8 @@ static char *field_text(const struct eg_field *f, const unsigned char *base, siz
 
 	if (f->off + f->size > avail)
 		return dt_xstrdup("");
+	if (f->is_stack)
+		return eg_ustack_text(base + f->off, f->size);
 	if (f->type == TY_STR) {
 		n = strnlen((const char *)base + f->off, f->size);
 		s = dt_xmalloc(n + 1);

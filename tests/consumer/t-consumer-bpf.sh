@@ -52,7 +52,8 @@ refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); pri
 refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
 refused 22 "inet_ntop() is not supported by this D consumer" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
-refused 9 "this action is not supported by -x engine=bpf yet" 'BEGIN { ustack(); }'
+refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
+refused 13 "ustack() is supported as an action, an aggregation key or printf's %k argument" 'BEGIN { x = ustack(); }'
 refused 14 "this aggregating function is not supported by -x engine=bpf yet" 'BEGIN { @a = lmin(1); }'
 refused 18 "a built-in variable cannot be assigned to" 'BEGIN { if (1) { pid = 1; } }'
 
