@@ -200,7 +200,11 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		unsigned k = (unsigned)atoi(s + 3);
 
 		if (k >= USDT_SDT_MAX_ARGS) {
-			cg_err(g, n, "an argument past arg11");
+			char msg[80];
+
+			snprintf(msg, sizeof(msg), "arg%u: a USDT probe has at most %d arguments", k,
+				 USDT_SDT_MAX_ARGS);
+			cg_fail(g, n, msg);
 			return true;
 		}
 		cg_use_arg(g, n, k);
