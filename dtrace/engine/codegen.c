@@ -656,13 +656,14 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	int rc = 0;
 
 	memset(g->arg_used, 0, sizeof(g->arg_used));
-	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT && p->kind != P_TICK) {
+	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT && p->kind != P_TICK &&
+	    p->kind != P_PROFILE) {
 		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
 
-		dt_error_at(
-		    g->diag, &c->descs[0].pos,
-		    "%s: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)",
-		    c->descs[0].text);
+		dt_error_at(g->diag, &c->descs[0].pos,
+			    "%s: -x engine=bpf traces USDT probes, BEGIN, END, tick-N and "
+			    "profile-N only (yet)",
+			    c->descs[0].text);
 		return -1;
 	}
 	cg_vars_body_top(g, &body);
@@ -677,12 +678,14 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	}
 	if (p->kind == P_USDT) {
 		rc = cg_site_programs(g, pi, body.s, o);
-	} else if (p->kind == P_TICK) {
-		struct eg_timer tm = {{0}, tick_period(p->bt)};
+	} else if (p->kind == P_TICK || p->kind == P_PROFILE) {
+		struct eg_timer tm = {{0}, tick_period(p->bt), p->kind == P_PROFILE};
 
 		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
 		DT_PUSH(g->out->timers, g->out->ntimers, tm);
-		dt_buf_printf(o, "#define ARG(k) 0LL\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
+		/* profile's arg0: the kernel's pc (0 in user mode); arg1: the user's */
+		dt_buf_printf(o, "#define ARG(k) %s\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
+			      p->kind == P_TICK ? "0LL" : "profile_arg((struct pt_regs *)ctx, k)",
 			      tm.prog, body.s);
 		dt_buf_printf(o, "\treturn 0;\n}\n#undef ARG\n");
 	} else {

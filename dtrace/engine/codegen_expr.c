@@ -202,8 +202,8 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (k >= USDT_SDT_MAX_ARGS) {
 			char msg[80];
 
-			snprintf(msg, sizeof(msg), "arg%u: a USDT probe has at most %d arguments", k,
-				 USDT_SDT_MAX_ARGS);
+			snprintf(msg, sizeof(msg), "arg%u: a USDT probe has at most %d arguments",
+				 k, USDT_SDT_MAX_ARGS);
 			cg_fail(g, n, msg);
 			return true;
 		}

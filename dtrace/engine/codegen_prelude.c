@@ -84,6 +84,15 @@ static const char functions[] =
     "\t__u64 v = 0; bpf_probe_read_user(&v, size & 15, (void *)addr);\n"
     "\treturn sign ? sx(v, size) : zx(v, size);\n"
     "}\n"
+    /* profile-N's arg0 (the kernel's pc, 0 in user mode) and arg1 (the user's pc) */
+    "INLINE __s64 profile_arg(struct pt_regs *r, int k) {\n"
+#if defined(__x86_64__)
+    "\tint user = (r->cs & 3) != 0; __s64 ip = (__s64)r->ip;\n"
+#else
+    "\tint user = (r->pstate & 0xf) == 0; __s64 ip = (__s64)r->pc;\n"
+#endif
+    "\treturn k == 0 ? (user ? 0 : ip) : k == 1 ? (user ? ip : 0) : 0;\n"
+    "}\n"
     /* BPF before v4 divides unsigned only; D divides signed, and x/0 is 0 here. */
     "INLINE __s64 sdiv(__s64 a, __s64 b) {\n"
     "\tif (!b) return 0;\n"

@@ -58,10 +58,11 @@ struct eg_site {
 	uint64_t off, sema_off;
 };
 
-/* A tick-N probe's program: a CPU clock on one CPU every period_ns. */
+/* A tick-N probe's program: a CPU clock on one CPU every period_ns (profile-N: on every CPU). */
 struct eg_timer {
 	char prog[32];
 	uint64_t period_ns;
+	bool every_cpu;
 };
 
 struct eg_prog {

@@ -49,7 +49,7 @@ refused 9 "this-> arrays is not supported by -x engine=bpf yet" 'BEGIN { this->a
 refused 21 "an array read in another array's key is not supported" 'BEGIN { a[1] = 2; b[a[1]] = 3; }'
 refused 20 "'x' holds a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
-refused 1 "profile-97: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)" 'profile-97 { exit(0); }'
+refused 1 "syscall::read:entry: -x engine=bpf traces USDT probes, BEGIN, END, tick-N and profile-N only (yet)" 'syscall::read:entry { exit(0); }'
 refused 22 "inet_ntop() is not supported by this D consumer" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
@@ -69,6 +69,12 @@ same "$T/out" "$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d 
 same "$T/err" "dtrace: description 'BEGIN ' matched 1 probe\n" "BEGIN's notice"
 ebpf 0 -q -n 'tick-10ms { n++; } tick-10ms /n == 5/ { printf("five %d\n", n); exit(0); }'
 same "$T/out" "five 5\n\n" "tick-10ms, two clauses"
+# profile-N: on every CPU (dtrace is pinned to CPU 0; CPU 1's clock fires
+# too where there is one), arg0 or arg1 the pc, the kernel's or the user's
+ebpf 0 -q -n 'profile-100 { @c[cpu] = count(); n += (arg0 != 0) + (arg1 != 0); } tick-1s { printa("%d %@d\n", @c); printf("%d\n", n > 0); exit(0); }'
+ncpu=$(grep -c '^processor' /proc/cpuinfo)
+[ "$(grep -c '^[0-9]* [1-9][0-9]*$' "$T/out")" = "$ncpu" ] || { cat "$T/out" >&2; fail "profile-100: not a count for each of $ncpu CPUs"; }
+grep -qx 1 "$T/out" || { cat "$T/out" >&2; fail "profile-100: no pc in arg0 or arg1"; }
 ebpf 0 -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
 same "$T/out" "hello 42 \$3\n\n" "macro arguments"
 ebpf 0 -e -n 'BEGIN { exit(0); }'
