@@ -630,24 +630,6 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	dt_free(body.s);
 }
 
-/* match.c's "interval:UNIT:N" as nanoseconds. */
-static uint64_t tick_period(const char *bt)
-{
-	const char *unit = strchr(bt, ':'), *num = unit ? strchr(unit + 1, ':') : NULL;
-	uint64_t n = num ? strtoull(num + 1, NULL, 10) : 1;
-
-	if (!unit || !num || !n)
-		return 1000000000ull;
-	unit++;
-	if (!strncmp(unit, "hz", 2))
-		return 1000000000ull / n;
-	if (!strncmp(unit, "ms", 2))
-		return n * 1000000ull;
-	if (!strncmp(unit, "us", 2))
-		return n * 1000ull;
-	return n * 1000000000ull;
-}
-
 static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 {
 	const struct dt_probe *p = g->probe;
@@ -656,14 +638,14 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	int rc = 0;
 
 	memset(g->arg_used, 0, sizeof(g->arg_used));
-	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT && p->kind != P_TICK &&
-	    p->kind != P_PROFILE) {
+	if (p->kind == P_TRACEPOINT && strncmp(p->bt, "tracepoint:syscalls:", 20)) {
 		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
 
-		dt_error_at(g->diag, &c->descs[0].pos,
-			    "%s: -x engine=bpf traces USDT probes, BEGIN, END, tick-N and "
-			    "profile-N only (yet)",
-			    c->descs[0].text);
+		dt_error_at(
+		    g->diag, &c->descs[0].pos,
+		    "%s: -x engine=bpf traces USDT probes, BEGIN, END, tick-N, profile-N and "
+		    "syscall:: only (yet)",
+		    c->descs[0].text);
 		return -1;
 	}
 	cg_vars_body_top(g, &body);
@@ -678,27 +660,8 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	}
 	if (p->kind == P_USDT) {
 		rc = cg_site_programs(g, pi, body.s, o);
-	} else if (p->kind == P_TICK || p->kind == P_PROFILE) {
-		struct eg_timer tm = {{0}, tick_period(p->bt), p->kind == P_PROFILE};
-
-		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
-		DT_PUSH(g->out->timers, g->out->ntimers, tm);
-		/* profile's arg0: the kernel's pc (0 in user mode); arg1: the user's */
-		dt_buf_printf(o, "#define ARG(k) %s\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
-			      p->kind == P_TICK ? "0LL" : "profile_arg((struct pt_regs *)ctx, k)",
-			      tm.prog, body.s);
-		dt_buf_printf(o, "\treturn 0;\n}\n#undef ARG\n");
 	} else {
-		bool begin = p->kind == P_BEGIN;
-
-		dt_buf_printf(
-		    o, "#define ARG(k) 0LL\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
-		    begin ? "dt_begin" : "dt_end");
-		dt_buf_printf(o, "%s\treturn 0;\n}\n#undef ARG\n", body.s);
-		if (begin)
-			g->out->has_begin = true;
-		else
-			g->out->has_end = true;
+		rc = cg_other_program(g, pi, body.s, o);
 	}
 	dt_free(body.s);
 	cg_site_funcs_free(g);

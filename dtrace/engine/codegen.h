@@ -95,6 +95,8 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_progs.c: BEGIN, END, tick-N, profile-N and syscall:: programs. 0 or -1. */
+int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o);
 /* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */
 bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
 /* The bytes a stack value takes in a record or a key. */

@@ -65,6 +65,13 @@ struct eg_timer {
 	bool every_cpu;
 };
 
+/* A syscall:: probe's program: a tracepoint (syscalls/sys_enter_read). */
+struct eg_tracepoint {
+	char prog[32];
+	char category[32];
+	char name[96];
+};
+
 struct eg_prog {
 	struct dt_buf c; /* the BPF C source */
 	struct eg_rec *recs;
@@ -74,6 +81,8 @@ struct eg_prog {
 	size_t nsites;
 	struct eg_timer *timers;
 	size_t ntimers;
+	struct eg_tracepoint *tps;
+	size_t ntps;
 	bool has_begin, has_end;
 	size_t started_act, dump_act;
 	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */

@@ -287,6 +287,20 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 			DT_PUSH(l->links, l->nlinks, k);
 		}
 	}
+	for (i = 0; do_attach && i < p->ntps; i++) {
+		struct bpf_program *pg = bpf_object__find_program_by_name(l->obj, p->tps[i].prog);
+		struct bpf_link *k =
+		    pg ? bpf_program__attach_tracepoint(pg, p->tps[i].category, p->tps[i].name)
+		       : NULL;
+
+		if (!k) {
+			usdt_error(diag, "cannot attach to the tracepoint %s/%s: %s",
+				   p->tps[i].category, p->tps[i].name, strerror(errno));
+			eg_unload(l);
+			return NULL;
+		}
+		DT_PUSH(l->links, l->nlinks, k);
+	}
 	if (do_attach && p->has_begin &&
 	    !(l->begin = attach_self(l->obj, "dt_begin", eg_begin_trigger, diag))) {
 		eg_unload(l);

@@ -49,7 +49,7 @@ refused 9 "this-> arrays is not supported by -x engine=bpf yet" 'BEGIN { this->a
 refused 21 "an array read in another array's key is not supported" 'BEGIN { a[1] = 2; b[a[1]] = 3; }'
 refused 20 "'x' holds a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
-refused 1 "syscall::read:entry: -x engine=bpf traces USDT probes, BEGIN, END, tick-N and profile-N only (yet)" 'syscall::read:entry { exit(0); }'
+refused 1 "proc:::exec-success: -x engine=bpf traces USDT probes, BEGIN, END, tick-N, profile-N and syscall:: only (yet)" 'proc:::exec-success { exit(0); }'
 refused 22 "inet_ntop() is not supported by this D consumer" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
@@ -75,6 +75,12 @@ ebpf 0 -q -n 'profile-100 { @c[cpu] = count(); n += (arg0 != 0) + (arg1 != 0); }
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 [ "$(grep -c '^[0-9]* [1-9][0-9]*$' "$T/out")" = "$ncpu" ] || { cat "$T/out" >&2; fail "profile-100: not a count for each of $ncpu CPUs"; }
 grep -qx 1 "$T/out" || { cat "$T/out" >&2; fail "profile-100: no pc in arg0 or arg1"; }
+# syscall:: (the syscalls tracepoints, argN their fields): a file opened,
+# its name a string of the process; exit_group's status; the return probe
+printf 'x\n' >"$T/marker-file"
+printf 'cat "$1" >/dev/null\nexit 3\n' >"$T/cat-exit.sh"
+ebpf 0 -q -c "/bin/sh $T/cat-exit.sh $T/marker-file" -n 'syscall::openat:entry /strstr(copyinstr(arg1), "marker-file") != NULL/ { printf("%s %s %s\n", probefunc, probename, basename(copyinstr(arg1))); } syscall::exit_group:entry /pid == $target/ { printf("%s %d\n", probefunc, arg0); } syscall::openat:return /strstr(execname, "cat") != NULL && arg0 > 2/ { n++; } END { printf("%d\n", n > 0); }'
+same "$T/out" "openat entry marker-file\nexit_group 3\n1\n\n" "syscall:: probes"
 ebpf 0 -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
 same "$T/out" "hello 42 \$3\n\n" "macro arguments"
 ebpf 0 -e -n 'BEGIN { exit(0); }'
