@@ -638,16 +638,6 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	int rc = 0;
 
 	memset(g->arg_used, 0, sizeof(g->arg_used));
-	if (p->kind == P_TRACEPOINT && strncmp(p->bt, "tracepoint:syscalls:", 20)) {
-		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
-
-		dt_error_at(
-		    g->diag, &c->descs[0].pos,
-		    "%s: -x engine=bpf traces USDT probes, BEGIN, END, tick-N, profile-N and "
-		    "syscall:: only (yet)",
-		    c->descs[0].text);
-		return -1;
-	}
 	cg_vars_body_top(g, &body);
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
@@ -731,6 +721,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 			if ((g.probe->kind == P_END) == end && probe(&g, i, &progs))
 				g.failed = true;
 		}
+	cg_btf_free(&g);
 	if (g.failed) {
 		dt_free(progs.s);
 		return -1;

@@ -57,6 +57,8 @@ struct cg_array {
 	bool is_unsigned;
 };
 
+struct btf;
+
 struct cg {
 	struct dt_program *prog;
 	struct dt_tables *t;
@@ -80,6 +82,7 @@ struct cg {
 	const struct dt_probe *funcs_of;
 	char **site_func;
 	size_t nsite_func;
+	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
@@ -95,6 +98,9 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
+int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
+void cg_btf_free(struct cg *g);
 /* codegen_progs.c: BEGIN, END, tick-N, profile-N and syscall:: programs. 0 or -1. */
 int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o);
 /* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */

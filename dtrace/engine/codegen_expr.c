@@ -157,6 +157,36 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		/* the monotonic clock plus the wall clock's offset, taken at the start */
 		cv_printf(v, "((__s64)bpf_ktime_get_ns() + %" PRId64 "LL)", g->t->wall_offset);
 		set_int(v, 8, true);
+	} else if (!strcmp(s, "ppid") || !strcmp(s, "vtimestamp")) {
+		/* the task's, by the kernel's BTF: real_parent->tgid; se.sum_exec_runtime */
+		bool pp = s[0] == 'p';
+		unsigned a, b = 0;
+
+		if (cg_btf_offset(g, "task_struct", pp ? "real_parent" : "se.sum_exec_runtime",
+				  &a) ||
+		    (pp && cg_btf_offset(g, "task_struct", "tgid", &b))) {
+			cg_fail(g, n,
+				"the kernel's BTF (/sys/kernel/btf/vmlinux) does not say where "
+				"a task's parent and run time are");
+			return true;
+		}
+		if (pp)
+			cv_printf(
+			    v,
+			    "({ __u64 pt = 0; int tg = 0; bpf_probe_read_kernel(&pt, 8, (void "
+			    "*)(bpf_get_current_task() + %u)); bpf_probe_read_kernel(&tg, 4, "
+			    "(void *)(pt + %u)); (__s64)tg; })",
+			    a, b);
+		else
+			cv_printf(v,
+				  "({ __u64 rt = 0; bpf_probe_read_kernel(&rt, 8, (void "
+				  "*)(bpf_get_current_task() + %u)); (__s64)rt; })",
+				  a);
+		set_int(v, pp ? 4 : 8, !pp);
+	} else if (!strcmp(s, "zonename")) {
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		cv_printf(v, "global");
 	} else if (!strcmp(s, "pid")) {
 		cv_printf(v, "(__s64)(bpf_get_current_pid_tgid() >> 32)");
 		set_int(v, 4, false);
@@ -431,6 +461,11 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->type = TY_STR;
 			v->skind = SV_USER;
 			v->text = a.text;
+			return;
+		}
+		if (!strcmp(n->name, "rand") && !n->nargs) {
+			cv_printf(v, "(__s64)bpf_get_prandom_u32()");
+			set_int(v, 4, false);
 			return;
 		}
 		if (!strcmp(n->name, "stringof") && n->nargs == 1) {

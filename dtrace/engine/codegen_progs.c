@@ -2,10 +2,11 @@
 /*
  * The programs of the probes that are not USDT sites (codegen_args.c has
  * those): BEGIN and END (uprobes on two functions of dtrace itself),
- * tick-N (a CPU clock on CPU 0) and profile-N (on every CPU), and
- * syscall:: (the syscalls tracepoints: argN is the event's Nth field after
+ * tick-N (a CPU clock on CPU 0) and profile-N (on every CPU), syscall::
+ * (the syscalls tracepoints: argN is the event's Nth field after
  * __syscall_nr, read from the tracepoint's record at the offset its
- * tracefs format gives, as the bpftrace backend reads `args->field`).
+ * tracefs format gives, as the bpftrace backend reads `args->field`) and
+ * proc::: (sched's process tracepoints, match.c's: no argument).
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -109,8 +110,14 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 		snprintf(tp.category, sizeof(tp.category), "%.*s", (int)(name - cat), cat);
 		snprintf(tp.name, sizeof(tp.name), "%s", name + 1);
 		snprintf(event, sizeof(event), "%s/%s", tp.category, tp.name);
-		if (tp_args(g, pi, event, o))
+		/* proc::: (sched's process events): no argument, as on the bpftrace backend */
+		if (!strcmp(tp.category, "syscalls") && tp_args(g, pi, event, o))
 			return -1;
+		if (strcmp(tp.category, "syscalls"))
+			dt_buf_printf(o,
+				      "INLINE __s64 tparg_%zu(void *ctx, int k)\n{\n"
+				      "\t(void)ctx;\n\t(void)k;\n\treturn 0;\n}\n",
+				      pi);
 		DT_PUSH(g->out->tps, g->out->ntps, tp);
 		dt_buf_printf(
 		    o,

@@ -49,7 +49,6 @@ refused 9 "this-> arrays is not supported by -x engine=bpf yet" 'BEGIN { this->a
 refused 21 "an array read in another array's key is not supported" 'BEGIN { a[1] = 2; b[a[1]] = 3; }'
 refused 20 "'x' holds a string and an integer" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
-refused 1 "proc:::exec-success: -x engine=bpf traces USDT probes, BEGIN, END, tick-N, profile-N and syscall:: only (yet)" 'proc:::exec-success { exit(0); }'
 refused 22 "inet_ntop() is not supported by this D consumer" 'BEGIN { printf("%s", inet_ntop(2, 0)); }'
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
@@ -81,6 +80,11 @@ printf 'x\n' >"$T/marker-file"
 printf 'cat "$1" >/dev/null\nexit 3\n' >"$T/cat-exit.sh"
 ebpf 0 -q -c "/bin/sh $T/cat-exit.sh $T/marker-file" -n 'syscall::openat:entry /strstr(copyinstr(arg1), "marker-file") != NULL/ { printf("%s %s %s\n", probefunc, probename, basename(copyinstr(arg1))); } syscall::exit_group:entry /pid == $target/ { printf("%s %d\n", probefunc, arg0); } syscall::openat:return /strstr(execname, "cat") != NULL && arg0 > 2/ { n++; } END { printf("%d\n", n > 0); }'
 same "$T/out" "openat entry marker-file\nexit_group 3\n1\n\n" "syscall:: probes"
+# proc::: (sched's tracepoints), ppid and vtimestamp (the kernel's task by
+# its BTF), zonename, rand()
+printf '/bin/true\n/bin/echo hi >/dev/null\n' >"$T/two.sh"
+ebpf 0 -q -c "/bin/sh $T/two.sh" -n 'proc:::exec-success /ppid == $target/ { printf("exec %s %d %s\n", execname, arg0, zonename); } proc:::create /pid == $target/ { @c[probename] = count(); } proc:::exit /ppid == $target/ { printf("exit %s %d %d\n", execname, vtimestamp > 0, rand() >= 0); }'
+same "$T/out" "exec true 0 global\nexit true 1 1\nexec echo 0 global\nexit echo 1 1\n\n$(printf '  %-50s %16d' create 2)\n" "proc::: probes, ppid, vtimestamp, zonename, rand()"
 ebpf 0 -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
 same "$T/out" "hello 42 \$3\n\n" "macro arguments"
 ebpf 0 -e -n 'BEGIN { exit(0); }'
