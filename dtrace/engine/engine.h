@@ -111,8 +111,14 @@ void eg_unload(struct eg_loaded *l);
 /* Milliseconds clang took, and load plus attach (USDTKIT_ENGINE_TIMES prints them). */
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms);
 
-/* ustack.c: a recorded user stack as the renderer reads stacks (bpftrace's perf text). */
-char *eg_ustack_text(const unsigned char *p, size_t size);
+/*
+ * ustack.c: a recorded user stack as the renderer reads stacks (bpftrace's
+ * perf text), its files' symbols kept in an eg_syms between calls.
+ */
+struct eg_syms;
+struct eg_syms *eg_syms_new(void);
+void eg_syms_free(struct eg_syms *s);
+char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
 
 /* records.c */
 struct eg_reader;
