@@ -711,6 +711,8 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
 	out->started_act = new_action(&g, A_STARTED);
+	if (cg_check_unmatched(&g, probes))
+		return -1;
 	cg_vars_scan(&g, probes);
 	if (g.scratch < cg_vars_size(&g))
 		g.scratch = cg_vars_size(&g); /* a thread's variables start from zeroes */

@@ -101,6 +101,11 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
 int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
 void cg_btf_free(struct cg *g);
+/*
+ * codegen_vars.c: what can be checked in a clause no probe matched (-Z),
+ * for which no code is written: argN past arg11. 0, or -1 (reported).
+ */
+int cg_check_unmatched(struct cg *g, struct dt_probes *ps);
 /* codegen_progs.c: BEGIN, END, tick-N, profile-N and syscall:: programs. 0 or -1. */
 int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o);
 /* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */

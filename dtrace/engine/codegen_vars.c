@@ -104,6 +104,60 @@ static void scan_stmts(struct cg *g, struct dt_stmt **v, size_t n)
 	}
 }
 
+/* argN past arg11 anywhere under n: an error (a clause no probe runs is checked so too). */
+static void check_args(struct cg *g, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n || g->failed)
+		return;
+	if (n->kind == N_IDENT && !strncmp(n->name, "arg", 3) && n->name[3] >= '0' &&
+	    n->name[3] <= '9' && atoi(n->name + 3) >= USDT_SDT_MAX_ARGS &&
+	    strspn(n->name + 3, "0123456789") == strlen(n->name + 3)) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "arg%d: a USDT probe has at most %d arguments",
+			 atoi(n->name + 3), USDT_SDT_MAX_ARGS);
+		cg_fail(g, n, msg);
+		return;
+	}
+	check_args(g, n->a);
+	check_args(g, n->b);
+	check_args(g, n->c);
+	for (i = 0; i < n->nargs; i++)
+		check_args(g, n->args[i]);
+}
+
+static void check_stmts(struct cg *g, struct dt_stmt **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		check_args(g, v[i]->e);
+		check_stmts(g, v[i]->then, v[i]->nthen);
+		check_stmts(g, v[i]->els, v[i]->nels);
+	}
+}
+
+int cg_check_unmatched(struct cg *g, struct dt_probes *ps)
+{
+	size_t c, i, k;
+
+	for (c = 0; c < g->prog->nclauses && !g->failed; c++) {
+		const struct dt_clause *cl = g->prog->clauses[c];
+		bool matched = false;
+
+		for (i = 0; i < ps->n && !matched; i++)
+			for (k = 0; k < ps->v[i].npc; k++)
+				matched = matched || ps->v[i].pc[k].clause == c;
+		if (matched)
+			continue;
+		check_args(g, cl->pred);
+		check_stmts(g, cl->body, cl->nbody);
+	}
+	return g->failed ? -1 : 0;
+}
+
 void cg_vars_scan(struct cg *g, struct dt_probes *ps)
 {
 	size_t c, i, k;
