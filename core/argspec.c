@@ -336,6 +336,38 @@ unsigned usdt_argspec_count(const char *s)
 	return n;
 }
 
+int usdt_argspec_rip_symbol(const char *s, const char *e, char *sym, size_t n, int64_t *add)
+{
+	const char *at = memchr(s, '@', (size_t)(e - s)), *op, *end, *q;
+	static const char rip[] = "(%rip)";
+	size_t len;
+
+	*add = 0;
+	if (!at || (size_t)(e - at - 1) <= sizeof(rip) - 1 ||
+	    memcmp(e - (sizeof(rip) - 1), rip, sizeof(rip) - 1))
+		return -EINVAL;
+	op = at + 1;
+	end = e - (sizeof(rip) - 1);
+	/* the symbol: up to a '+' or '-' past its first character */
+	for (q = op + 1; q < end && *q != '+' && *q != '-'; q++)
+		;
+	len = (size_t)(q - op);
+	if (!len || len >= n || (*op >= '0' && *op <= '9') || *op == '-')
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
+		char c = op[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_' || c == '.' || c == '$'))
+			return -EINVAL;
+	}
+	if (q < end && parse_int(*q == '+' ? q + 1 : q, end, add) != 0)
+		return -EINVAL;
+	memcpy(sym, op, len);
+	sym[len] = '\0';
+	return 0;
+}
+
 int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_site *p)
 {
 	const char *e;

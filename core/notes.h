@@ -103,6 +103,22 @@ const char *usdt_argspec_next(const char *s, const char **end);
 unsigned usdt_argspec_count(const char *s);
 
 /*
+ * An x86-64 spec [s, e) whose operand is a symbol's address relative to
+ * %rip (`-8@g_var(%rip)`, `4@tab+8(%rip)`: gcc's operand for a global, which
+ * usdt_parse_args() keeps as USDT_ARG_UNSUPPORTED, tracefs having no way to
+ * fetch it): the symbol into sym (n bytes) and the offset added to it.
+ * Returns 0, or -EINVAL for any other operand.
+ */
+int usdt_argspec_rip_symbol(const char *s, const char *e, char *sym, size_t n, int64_t *add);
+
+/*
+ * The value (link-time address) of a defined symbol `name` of the ELF file
+ * open on fd: .symtab first (it has the static ones), then .dynsym.
+ * Returns 0, or -ENOENT (no such symbol) or -EINVAL (not ELF).
+ */
+int usdt_elf_symbol(int fd, const char *name, uint64_t *value);
+
+/*
  * The argument-string parser (argspec.c), exposed for tests: parses `s` (a
  * note's argument string) for `arch` into p->arg[] and p->nargs. Returns 0, or
  * -E2BIG for more than USDT_SDT_MAX_ARGS arguments. Unparsable arguments are kept

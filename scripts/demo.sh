@@ -3,8 +3,9 @@
 # missing, build usdtkit, build the C example (examples/quickstart) with
 # `dtrace -h` and `dtrace -G`, start the helper daemon, run the program, list
 # its probes with `dtrace -l`, watch them fire with decoded arguments in perf
-# (through the tracefs events the helper registered) and in bpftrace, and
-# clean up. Every command it runs is printed first, so it can be copied.
+# (through the tracefs events the helper registered) and in bpftrace, trace
+# them with a D program as DTrace users do (`dtrace -n`, on dtrace's own BPF
+# engine), and clean up. Every command it runs is printed first, so it can be copied.
 #   BUILDDIR  build directory (default: build)
 #   USDTKIT_DEMO_NO_BUILD=1  skip scripts/deps.sh and the build (the build must exist)
 set -eu
@@ -136,9 +137,11 @@ usdt:./quickstart:quickstart:request__summary { printf("summary: %s\n", str(arg0
 # bpftrace 0.17 warns about RLIMIT_MEMLOCK needlessly on kernels >= 5.11.
 grep -v 'RLIMIT_MEMLOCK' trace.out || true
 
-say "6. And the loop DTrace's talks end with: a D script, compiled by usdtkit's" \
-	"dtrace to BPF and run against the program it starts (examples/d-scripts)."
-step "$DTRACE" -s "$top/examples/d-scripts/reqstat.d" -c "./quickstart 8 1" || rc=1
+say "6. And in D, as DTrace traces them: dtrace -n compiles the program to BPF" \
+	"(clang, libbpf) and prints DTrace's output, the aggregation at the end."
+printf '\n$ %s\n' "$DTRACE -q -c './quickstart 4 100' -n 'quickstart\$target:::request-start { printf(\"D: request %d %s\\n\", arg0, copyinstr(arg1)); } quickstart\$target:::request-done { @status[args[1]] = count(); }'"
+"$DTRACE" -q -c './quickstart 4 100' -n 'quickstart$target:::request-start { printf("D: request %d %s\n", arg0, copyinstr(arg1)); } quickstart$target:::request-done { @status[args[1]] = count(); }' >dtrace.out 2>&1 || rc=$?
+cat dtrace.out
 
 say "7. Clean up: stopping the daemon removes the events it created."
 step kill "$daemon"

@@ -12,7 +12,7 @@ set -eu
 # only recommended by gcc-aarch64-linux-gnu; without it every aarch64 link
 # fails. libclang-rt-14-dev: clang's sanitizer and libFuzzer runtimes (the
 # sanitizer run, the fuzz targets), only recommended by clang.
-# libbpf-dev: dtrace -x engine=bpf loads its programs with libbpf (and
+# libbpf-dev: dtrace -n/-s (its BPF engine) loads its programs with libbpf (and
 # compiles them with clang); bpftool: looking at what it loaded.
 # python3-pyparsing: SystemTap's dtrace parses .d files with it when it is
 # there, and with a weaker fallback, which drops probes, when it is not; the

@@ -19,15 +19,26 @@ struct dt_source {
 	char *text;	  /* the program text (owned) */
 };
 
+/*
+ * Which engine runs the program: ours (BPF C, clang, libbpf: dtrace/engine)
+ * or the bpftrace backend (translate.c, run.c), kept behind
+ * -x engine=bpftrace until its removal.
+ */
+enum dt_engine {
+	DT_ENGINE_UNSET, /* neither -x engine= nor #pragma: $USDTKIT_ENGINE, else the default */
+	DT_ENGINE_BPF,
+	DT_ENGINE_BPFTRACE,
+};
+
 struct dt_consumer_opts {
 	struct dt_source *sources;
 	size_t nsources;
-	bool quiet;	   /* -q, #pragma D option quiet */
-	bool zero_ok;	   /* -Z */
-	bool destructive;  /* -w */
-	bool compile_only; /* -e */
-	bool show_program; /* -x bpftrace (-x bpfc): print the program, run nothing */
-	bool engine_bpf;   /* -x engine=bpf: BPF C, clang, libbpf (dtrace/engine) */
+	bool quiet;	       /* -q, #pragma D option quiet */
+	bool zero_ok;	       /* -Z */
+	bool destructive;      /* -w */
+	bool compile_only;     /* -e */
+	bool show_program;     /* -x bpftrace (-x bpfc): print the program, run nothing */
+	enum dt_engine engine; /* -x engine=, else $USDTKIT_ENGINE, else the default */
 	bool defaultargs;
 	const int *pids; /* -p */
 	size_t npids;

@@ -397,8 +397,16 @@ bool dt_ctype_is_string(const char *ty);
 void dt_notices(const struct dt_consumer_opts *o, const struct dt_probes *ps);
 /* The process is gone (child: ours, reaped), said as DTrace says it (run.c). */
 bool dt_pid_gone(int pid, bool child, bool quiet);
-/* The BPF engine: runs the matched program (dtrace/engine/engine.c). */
+/*
+ * The BPF engine: runs the matched program (dtrace/engine/engine.c) and
+ * returns the exit status, the -c process let go or destroyed. With
+ * may_decline (no engine named: the default), a program the engine cannot
+ * run yet is declined before anything is reported or loaded:
+ * DT_ENGINE_DECLINED, the -c process untouched (run.c then runs it on the
+ * bpftrace backend).
+ */
+#define DT_ENGINE_DECLINED (-2)
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
-		  int created, struct usdt_diag *diag);
+		  int created, bool may_decline, struct usdt_diag *diag);
 
 #endif /* DT_D_H */

@@ -106,13 +106,15 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	} else if (!strcmp(opt, "defaultargs")) {
 		o->defaultargs = true;
 	} else if (!strcmp(opt, "bpftrace")) {
+		o->engine = DT_ENGINE_BPFTRACE;
 		o->show_program = true;
 	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpf")) {
-		o->engine_bpf = true;
+		o->engine = DT_ENGINE_BPF;
 	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpftrace")) {
-		o->engine_bpf = false;
+		o->engine = DT_ENGINE_BPFTRACE;
 	} else if (!strcmp(opt, "bpfc")) {
-		o->engine_bpf = o->show_program = true;
+		o->engine = DT_ENGINE_BPF;
+		o->show_program = true;
 	} else if (!strcmp(opt, "strsize") && val) {
 		o->strsize = parse_size(val);
 	} else if (!strcmp(opt, "bufsize") && val) {
@@ -915,6 +917,24 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 	return rc;
 }
 
+/*
+ * The engine of a program that names none: $USDTKIT_ENGINE ("bpf" or
+ * "bpftrace": how the test suites run on either), else ours, except where
+ * only the bpftrace backend does what the program asks yet: -Z (its
+ * retained enablings trace files that appear after the start) and what
+ * the engine declines (DT_ENGINE_UNSET here: dt_engine_run may decline).
+ */
+static enum dt_engine default_engine(const struct dt_consumer_opts *o)
+{
+	const char *e = getenv("USDTKIT_ENGINE");
+
+	if (e && !strcmp(e, "bpftrace"))
+		return DT_ENGINE_BPFTRACE;
+	if (e && !strcmp(e, "bpf"))
+		return DT_ENGINE_BPF;
+	return o->zero_ok ? DT_ENGINE_BPFTRACE : DT_ENGINE_UNSET;
+}
+
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 {
 	struct dt_program prog = {.o = o};
@@ -960,10 +980,15 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		fprintf(stderr, "dtrace: allowing destructive actions\n");
 	if (dt_match(&prog, &probes, diag) || diag->errors)
 		goto out;
-	if (o->engine_bpf) {
-		rc = dt_engine_run(o, &prog, &probes, created, diag);
-		created = -1; /* the engine let it go, or destroyed it */
-		goto out;
+	if (o->engine == DT_ENGINE_UNSET)
+		o->engine = default_engine(o);
+	if (o->engine != DT_ENGINE_BPFTRACE) {
+		rc = dt_engine_run(o, &prog, &probes, created, o->engine == DT_ENGINE_UNSET, diag);
+		if (rc != DT_ENGINE_DECLINED) {
+			created = -1; /* the engine let it go, or destroyed it */
+			goto out;
+		}
+		rc = 1;
 	}
 	if (dt_translate(&prog, &probes, &tables, &out, diag) || diag->errors)
 		goto out;

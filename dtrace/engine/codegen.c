@@ -27,6 +27,15 @@ static struct dt_recipe *field_recipe(size_t field)
 	return r;
 }
 
+/* A stack field: the renderer prints it as DTrace's frames. */
+static struct dt_recipe *stack_recipe(size_t field)
+{
+	struct dt_recipe *r = field_recipe(field);
+
+	r->op = R_USTACK;
+	return r;
+}
+
 static struct dt_recipe *const_recipe(const char *s)
 {
 	struct dt_recipe *r = field_recipe(0);
@@ -79,7 +88,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8};
+	struct eg_field f = {v->type, w->r->size, 8, false};
 	char dst[64];
 
 	dv->type = v->type;
@@ -89,9 +98,13 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 		dv->r = const_recipe(v->text);
 		return;
 	}
-	dv->r = field_recipe(it->n);
+	dv->r = v->skind == SV_STACK ? stack_recipe(it->n) : field_recipe(it->n);
 	if (v->type == TY_STR)
 		f.size = ROUND8((unsigned)g->strsize);
+	if (v->skind == SV_STACK) {
+		f.size = cg_stack_bytes(v);
+		f.is_stack = true;
+	}
 	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
 	if (v->type == TY_STR)
 		cg_store_str(g, v, dst, false, w->o, "\t\t\t");
@@ -123,7 +136,8 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		struct cv v;
 		struct dt_value dv;
 
-		cg_value(g, n->args[i], &v);
+		if (!cg_ustack(g, n->args[i], &v))
+			cg_value(g, n->args[i], &v);
 		if (g->failed)
 			break;
 		put_value(g, w, &v, &dv);
@@ -178,7 +192,10 @@ static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 		llq[i - 1] = fn->args[i]->ival;
 	}
 	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
-		cg_fail(g, fn, "llquantize(): DTrace refuses these parameters");
+		cg_fail(
+		    g, fn,
+		    "llquantize(): the factor must be at least 2, the low magnitude below the high "
+		    "one, the steps a multiple of the factor that divides each power of it");
 		return false;
 	}
 	return true;
@@ -224,7 +241,15 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 
 		if (strcmp(x->name, lhs->name))
 			continue;
-		if (x->fn != fn || x->nkeys != lhs->nargs ||
+		if (x->fn != fn) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg),
+				 "@%s is used with two different aggregating functions", lhs->name);
+			cg_fail(g, lhs, msg);
+			return -1;
+		}
+		if (x->nkeys != lhs->nargs ||
 		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq))) ||
 		    (fn == F_LLQUANTIZE && memcmp(x->llq, lq, sizeof(x->llq)))) {
 			cg_err(g, lhs, "an aggregation used with two functions or key shapes");
@@ -248,11 +273,15 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.field_type = dt_xmalloc((a.nkeys + 1) * sizeof(*a.field_type));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8};
+		struct eg_field f = {keys[k].type, e.key_size, 8, false};
 
 		if (keys[k].type == TY_STR)
 			f.size = ROUND8((unsigned)g->strsize);
-		a.keys[k].r = field_recipe(k);
+		if (keys[k].skind == SV_STACK) {
+			f.size = cg_stack_bytes(&keys[k]);
+			f.is_stack = true;
+		}
+		a.keys[k].r = keys[k].skind == SV_STACK ? stack_recipe(k) : field_recipe(k);
 		a.keys[k].type = keys[k].type;
 		a.keys[k].size = keys[k].size;
 		a.keys[k].is_unsigned = keys[k].is_unsigned;
@@ -339,7 +368,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		return;
 	}
 	for (nk = 0; nk < lhs->nargs && !g->failed; nk++)
-		cg_value(g, lhs->args[nk], &keys[nk]);
+		if (!cg_ustack(g, lhs->args[nk], &keys[nk]))
+			cg_value(g, lhs->args[nk], &keys[nk]);
 	if (fn->nargs)
 		cg_int(g, fn->args[0], &arg);
 	if (g->failed)
@@ -516,14 +546,26 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "ustack")) {
+		struct cv v;
+		struct dt_value dv;
+
+		if (cg_ustack(g, n, &v) && !g->failed) {
+			item_begin(w, new_action(g, A_USTACK));
+			dt_buf_printf(w->o, "\t\tif (rec) {\n");
+			put_value(g, w, &v, &dv);
+			dt_buf_printf(w->o, "\t\t}\n");
+		}
+		cv_free(&v);
 	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printa") || !strcmp(n->name, "normalize") ||
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
 	} else if (n->kind == N_CALL) {
-		cg_err(g, n, "this action");
-	} else if (!cg_array_stmt(g, n, w->o, "\t\t") && !cg_var_stmt(g, n, w->o, "\t\t")) {
+		cg_unknown_call(g, n, "this action");
+	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
+		   !cg_var_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
 	}
 }
@@ -554,7 +596,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4};
+		struct eg_field f = {TY_INT, 4, 4, false};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;
@@ -588,24 +630,6 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	dt_free(body.s);
 }
 
-/* match.c's "interval:UNIT:N" as nanoseconds. */
-static uint64_t tick_period(const char *bt)
-{
-	const char *unit = strchr(bt, ':'), *num = unit ? strchr(unit + 1, ':') : NULL;
-	uint64_t n = num ? strtoull(num + 1, NULL, 10) : 1;
-
-	if (!unit || !num || !n)
-		return 1000000000ull;
-	unit++;
-	if (!strncmp(unit, "hz", 2))
-		return 1000000000ull / n;
-	if (!strncmp(unit, "ms", 2))
-		return n * 1000000ull;
-	if (!strncmp(unit, "us", 2))
-		return n * 1000ull;
-	return n * 1000000000ull;
-}
-
 static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 {
 	const struct dt_probe *p = g->probe;
@@ -614,15 +638,6 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	int rc = 0;
 
 	memset(g->arg_used, 0, sizeof(g->arg_used));
-	if (p->kind != P_BEGIN && p->kind != P_END && p->kind != P_USDT && p->kind != P_TICK) {
-		const struct dt_clause *c = g->prog->clauses[p->pc[0].clause];
-
-		dt_error_at(
-		    g->diag, &c->descs[0].pos,
-		    "%s: -x engine=bpf traces USDT probes, BEGIN, END and tick-N only (yet)",
-		    c->descs[0].text);
-		return -1;
-	}
 	cg_vars_body_top(g, &body);
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
@@ -635,25 +650,8 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	}
 	if (p->kind == P_USDT) {
 		rc = cg_site_programs(g, pi, body.s, o);
-	} else if (p->kind == P_TICK) {
-		struct eg_timer tm = {{0}, tick_period(p->bt)};
-
-		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
-		DT_PUSH(g->out->timers, g->out->ntimers, tm);
-		dt_buf_printf(o, "#define ARG(k) 0LL\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
-			      tm.prog, body.s);
-		dt_buf_printf(o, "\treturn 0;\n}\n#undef ARG\n");
 	} else {
-		bool begin = p->kind == P_BEGIN;
-
-		dt_buf_printf(
-		    o, "#define ARG(k) 0LL\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
-		    begin ? "dt_begin" : "dt_end");
-		dt_buf_printf(o, "%s\treturn 0;\n}\n#undef ARG\n", body.s);
-		if (begin)
-			g->out->has_begin = true;
-		else
-			g->out->has_end = true;
+		rc = cg_other_program(g, pi, body.s, o);
 	}
 	dt_free(body.s);
 	cg_site_funcs_free(g);
@@ -713,6 +711,8 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
 	out->started_act = new_action(&g, A_STARTED);
+	if (cg_check_unmatched(&g, probes))
+		return -1;
 	cg_vars_scan(&g, probes);
 	if (g.scratch < cg_vars_size(&g))
 		g.scratch = cg_vars_size(&g); /* a thread's variables start from zeroes */
@@ -723,6 +723,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 			if ((g.probe->kind == P_END) == end && probe(&g, i, &progs))
 				g.failed = true;
 		}
+	cg_btf_free(&g);
 	if (g.failed) {
 		dt_free(progs.s);
 		return -1;

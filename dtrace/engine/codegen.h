@@ -21,6 +21,7 @@ enum sv_kind {
 	SV_COMM,  /* the task's comm */
 	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
 	SV_COND,  /* text: a condition choosing between sub[0] and sub[1] */
+	SV_STACK, /* ustack(): size is its frames (codegen_stack.c) */
 };
 
 /* A value: an integer's C expression, or a string's source. */
@@ -56,6 +57,8 @@ struct cg_array {
 	bool is_unsigned;
 };
 
+struct btf;
+
 struct cg {
 	struct dt_program *prog;
 	struct dt_tables *t;
@@ -79,9 +82,12 @@ struct cg {
 	const struct dt_probe *funcs_of;
 	char **site_func;
 	size_t nsite_func;
+	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
 };
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+/* A call of a function the engine has no code for: its error. */
+void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
@@ -92,6 +98,22 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
+int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
+void cg_btf_free(struct cg *g);
+/*
+ * codegen_vars.c: what can be checked in a clause no probe matched (-Z),
+ * for which no code is written: argN past arg11. 0, or -1 (reported).
+ */
+int cg_check_unmatched(struct cg *g, struct dt_probes *ps);
+/* codegen_progs.c: BEGIN, END, tick-N, profile-N and syscall:: programs. 0 or -1. */
+int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o);
+/* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */
+bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
+/* The bytes a stack value takes in a record or a key. */
+unsigned cg_stack_bytes(const struct cv *v);
+/* Writes a stack value at dst: {pid, bytes, return addresses}. */
+void cg_store_stack(const struct cv *v, const char *dst, struct dt_buf *o, const char *ind);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
 void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v);
 /* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */
@@ -114,6 +136,8 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o);
 bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v);
 /* An assignment or ++/-- statement to a variable: true when n is one (emitted or refused). */
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+/* `this->s[i] = '\0'` on a string: false when n is not that. */
+bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 
 /*
  * The probe's sites (codegen_args.c): for each, `ARG(k)`'s definition for

@@ -3,10 +3,11 @@
  * A USDT probe's programs, one per site: the site's notes are read again
  * (core/notes: the one argument-spec parser, core/argspec.c) and each
  * argument the clauses read becomes C for that site: a register by its
- * pt_regs field, a constant, or `disp(%reg)` read from the process with
- * bpf_probe_read_user; then sign- or zero-extended from the note's size.
- * An argument the note places where this cannot read (a SIB operand, a
- * symbol) is an error at the expression that reads it, naming the site.
+ * pt_regs field, a constant, `disp(%reg)` or a symbol's address relative to
+ * %rip (gcc's operand for a global) read from the process with
+ * bpf_probe_read_user; then sign- or zero-extended from the note's size. An
+ * argument the note places where this cannot read (a SIB operand) is an
+ * error at the expression that reads it, naming the site.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -48,8 +49,53 @@ static const char *reg_expr(const struct usdt_site *s, const char *reg, char *bu
 	return buf;
 }
 
+/*
+ * An argument at a symbol (`-8@g_var(%rip)`): at the uprobe, the
+ * instruction pointer is the site's run-time address, so the symbol's is
+ * that plus their link-time distance (the file's load bias cancels out).
+ */
+static int symbol_arg(const struct usdt_site *s, unsigned k, const char *path, struct dt_buf *o,
+		      const char **why)
+{
+	const char *spec = s->args ? s->args : "", *e = NULL;
+	char sym[256];
+	int64_t add;
+	uint64_t v;
+	unsigned i;
+	int fd, rc;
+
+	for (i = 0; (spec = usdt_argspec_next(spec, &e)) && i < k; i++)
+		spec = e;
+	if (!spec || s->arch != USDT_ARCH_X86_64 ||
+	    usdt_argspec_rip_symbol(spec, e, sym, sizeof(sym), &add))
+		return 1;
+#if defined(__x86_64__)
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	rc = fd < 0 ? -errno : usdt_elf_symbol(fd, sym, &v);
+	if (fd >= 0)
+		close(fd);
+	if (rc) {
+		*why = rc == -ENOENT ? "its symbol is not in the file's symbol tables"
+				     : "its symbol could not be read from the file";
+		return -1;
+	}
+	dt_buf_printf(o, "umem((__u64)ctx->ip + (%" PRId64 "LL), %u, %d)",
+		      (int64_t)(v + (uint64_t)add - s->pc), s->arg[k].size, s->arg[k].is_signed);
+	return 0;
+#else
+	(void)path;
+	(void)o;
+	(void)why;
+	(void)fd;
+	(void)rc;
+	(void)v;
+	return 1;
+#endif
+}
+
 /* One argument's C, or -1 with the reason in why. */
-static int arg_expr(const struct usdt_site *s, unsigned k, struct dt_buf *o, const char **why)
+static int arg_expr(const struct usdt_site *s, unsigned k, const char *path, struct dt_buf *o,
+		    const char **why)
 {
 	const struct usdt_argspec *a = &s->arg[k];
 	char rb[32];
@@ -76,9 +122,14 @@ static int arg_expr(const struct usdt_site *s, unsigned k, struct dt_buf *o, con
 		dt_buf_printf(o, "umem((__u64)%s + (%" PRId64 "LL), %u, %d)", r, a->value, a->size,
 			      a->is_signed);
 		return 0;
-	case USDT_ARG_UNSUPPORTED:
+	case USDT_ARG_UNSUPPORTED: {
+		int rc = symbol_arg(s, k, path, o, why);
+
+		if (rc <= 0)
+			return rc;
 		*why = a->why ? a->why : "an operand this engine cannot read";
 		return -1;
+	}
 	}
 	*why = "a register this engine cannot read";
 	return -1;
@@ -154,11 +205,17 @@ int cg_site_programs(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 			if (!g->arg_used[k])
 				continue;
 			dt_buf_printf(o, "\tcase %u: return ", k);
-			if (arg_expr(s, k, o, &why)) {
+			if (arg_expr(s, k, path, o, &why)) {
+				const char *spec = s->args ? s->args : "", *e = spec;
+				unsigned j;
+
+				for (j = 0; (spec = usdt_argspec_next(spec, &e)) && j < k; j++)
+					spec = e;
 				dt_error_at(g->diag, &g->arg_used[k]->pos,
-					    "arg%u of %s:%s at %s+0x%" PRIx64 " (\"%s\"): %s", k,
-					    prov, name, path, s->pc_off, s->args ? s->args : "",
-					    why);
+					    "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64
+					    " in %s: operand '%.*s': %s",
+					    k, prov, name, s->pc, path, spec ? (int)(e - spec) : 0,
+					    spec ? spec : "", why);
 				goto out;
 			}
 			dt_buf_printf(o, ";\n");

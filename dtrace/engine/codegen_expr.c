@@ -23,6 +23,26 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
 }
 
+/*
+ * A call the engine has no code for: not supported at all, in the bpftrace
+ * backend's words (ustack() where D allows no stack too).
+ */
+void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what)
+{
+	char msg[200];
+
+	(void)what;
+	if (!strcmp(n->name, "ustack")) {
+		cg_fail(g, n,
+			"ustack() is supported as an action, an aggregation key or printf's %k "
+			"argument");
+		return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s() is not supported by this D consumer (README: what is supported)", n->name);
+	cg_fail(g, n, msg);
+}
+
 /* An error of the program itself (a type clash): reported as it is. */
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 {
@@ -137,6 +157,36 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		/* the monotonic clock plus the wall clock's offset, taken at the start */
 		cv_printf(v, "((__s64)bpf_ktime_get_ns() + %" PRId64 "LL)", g->t->wall_offset);
 		set_int(v, 8, true);
+	} else if (!strcmp(s, "ppid") || !strcmp(s, "vtimestamp")) {
+		/* the task's, by the kernel's BTF: real_parent->tgid; se.sum_exec_runtime */
+		bool pp = s[0] == 'p';
+		unsigned a, b = 0;
+
+		if (cg_btf_offset(g, "task_struct", pp ? "real_parent" : "se.sum_exec_runtime",
+				  &a) ||
+		    (pp && cg_btf_offset(g, "task_struct", "tgid", &b))) {
+			cg_fail(g, n,
+				"the kernel's BTF (/sys/kernel/btf/vmlinux) does not say where "
+				"a task's parent and run time are");
+			return true;
+		}
+		if (pp)
+			cv_printf(
+			    v,
+			    "({ __u64 pt = 0; int tg = 0; bpf_probe_read_kernel(&pt, 8, (void "
+			    "*)(bpf_get_current_task() + %u)); bpf_probe_read_kernel(&tg, 4, "
+			    "(void *)(pt + %u)); (__s64)tg; })",
+			    a, b);
+		else
+			cv_printf(v,
+				  "({ __u64 rt = 0; bpf_probe_read_kernel(&rt, 8, (void "
+				  "*)(bpf_get_current_task() + %u)); (__s64)rt; })",
+				  a);
+		set_int(v, pp ? 4 : 8, !pp);
+	} else if (!strcmp(s, "zonename")) {
+		v->type = TY_STR;
+		v->skind = SV_CONST;
+		cv_printf(v, "global");
 	} else if (!strcmp(s, "pid")) {
 		cv_printf(v, "(__s64)(bpf_get_current_pid_tgid() >> 32)");
 		set_int(v, 4, false);
@@ -180,7 +230,11 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		unsigned k = (unsigned)atoi(s + 3);
 
 		if (k >= USDT_SDT_MAX_ARGS) {
-			cg_err(g, n, "an argument past arg11");
+			char msg[80];
+
+			snprintf(msg, sizeof(msg), "arg%u: a USDT probe has at most %d arguments",
+				 k, USDT_SDT_MAX_ARGS);
+			cg_fail(g, n, msg);
 			return true;
 		}
 		cg_use_arg(g, n, k);
@@ -409,17 +463,28 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->text = a.text;
 			return;
 		}
+		if (!strcmp(n->name, "rand") && !n->nargs) {
+			cv_printf(v, "(__s64)bpf_get_prandom_u32()");
+			set_int(v, 4, false);
+			return;
+		}
 		if (!strcmp(n->name, "stringof") && n->nargs == 1) {
 			/* a string already (copyin()'s bytes are one here) */
 			cg_value(g, n->args[0], v);
-			if (!g->failed && v->type != TY_STR)
-				cg_err(g, n,
-				       "stringof() of an integer (copyinstr() reads a string "
-				       "of the process)");
+			if (!g->failed && v->type != TY_STR) {
+				/* an integer: its decimal digits, as lltostr() */
+				struct dt_node ll = *n;
+
+				cv_free(v);
+				memset(v, 0, sizeof(*v));
+				ll.name = "lltostr";
+				if (!cg_strfn(g, &ll, v))
+					cg_err(g, n, "stringof() of an integer");
+			}
 			return;
 		}
 		if (!cg_strfn(g, n, v))
-			cg_err(g, n, "this function");
+			cg_unknown_call(g, n, "this function");
 		return;
 	case N_UNARY:
 		cg_int(g, n->a, &a);
@@ -460,7 +525,11 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	case N_CAST:
 		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
-			cg_err(g, n, "a cast to a string");
+			/* (char *)copyin(...): the bytes are a string here already */
+			cg_value(g, n->a, v);
+			if (!g->failed && v->type != TY_STR)
+				cg_err(g, n,
+				       "a cast of an integer to a string (copyinstr() reads one)");
 			return;
 		}
 		cg_int(g, n->a, v);
@@ -484,6 +553,9 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 	size_t len, i;
 
 	switch (v->skind) {
+	case SV_STACK:
+		cg_store_stack(v, dst, o, ind);
+		return;
 	case SV_USER:
 		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
 			      dst, v->text);

@@ -45,6 +45,9 @@ static const char prelude[] =
     "static __u64 (*bpf_get_current_pid_tgid)(void) = (void *)14;\n"
     "static __u64 (*bpf_get_current_uid_gid)(void) = (void *)15;\n"
     "static long (*bpf_get_current_comm)(void *b, __u32 n) = (void *)16;\n"
+    "static __u64 (*bpf_get_current_task)(void) = (void *)35;\n"
+    "static __u32 (*bpf_get_prandom_u32)(void) = (void *)7;\n"
+    "static long (*bpf_get_stack)(void *c, void *b, __u32 n, __u64 f) = (void *)67;\n"
     "static long (*bpf_probe_read_user)(void *d, __u32 n, const void *s) = (void *)112;\n"
     "static long (*bpf_probe_read_kernel)(void *d, __u32 n, const void *s) = (void *)113;\n"
     "static long (*bpf_probe_read_user_str)(void *d, __u32 n, const void *s) = (void *)114;\n"
@@ -82,6 +85,15 @@ static const char functions[] =
     "INLINE __s64 umem(__u64 addr, int size, int sign) {\n"
     "\t__u64 v = 0; bpf_probe_read_user(&v, size & 15, (void *)addr);\n"
     "\treturn sign ? sx(v, size) : zx(v, size);\n"
+    "}\n"
+    /* profile-N's arg0 (the kernel's pc, 0 in user mode) and arg1 (the user's pc) */
+    "INLINE __s64 profile_arg(struct pt_regs *r, int k) {\n"
+#if defined(__x86_64__)
+    "\tint user = (r->cs & 3) != 0; __s64 ip = (__s64)r->ip;\n"
+#else
+    "\tint user = (r->pstate & 0xf) == 0; __s64 ip = (__s64)r->pc;\n"
+#endif
+    "\treturn k == 0 ? (user ? 0 : ip) : k == 1 ? (user ? ip : 0) : 0;\n"
     "}\n"
     /* BPF before v4 divides unsigned only; D divides signed, and x/0 is 0 here. */
     "INLINE __s64 sdiv(__s64 a, __s64 b) {\n"

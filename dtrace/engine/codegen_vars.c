@@ -32,10 +32,11 @@ static char var_kind(const struct dt_node *n)
 
 static bool is_builtin(const char *s)
 {
-	static const char *const b[] = {"timestamp", "pid",	  "tid",       "uid",
-					"gid",	     "cpu",	  "epid",      "id",
-					"NULL",	     "execname",  "probename", "probefunc",
-					"probemod",  "probeprov", NULL};
+	static const char *const b[] = {"timestamp",	 "pid",	      "tid",	   "uid",
+					"gid",		 "cpu",	      "epid",	   "id",
+					"NULL",		 "execname",  "probename", "probefunc",
+					"probemod",	 "probeprov", "ppid",	   "vtimestamp",
+					"walltimestamp", "zonename",  NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
@@ -101,6 +102,60 @@ static void scan_stmts(struct cg *g, struct dt_stmt **v, size_t n)
 		scan_stmts(g, v[i]->then, v[i]->nthen);
 		scan_stmts(g, v[i]->els, v[i]->nels);
 	}
+}
+
+/* argN past arg11 anywhere under n: an error (a clause no probe runs is checked so too). */
+static void check_args(struct cg *g, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n || g->failed)
+		return;
+	if (n->kind == N_IDENT && !strncmp(n->name, "arg", 3) && n->name[3] >= '0' &&
+	    n->name[3] <= '9' && atoi(n->name + 3) >= USDT_SDT_MAX_ARGS &&
+	    strspn(n->name + 3, "0123456789") == strlen(n->name + 3)) {
+		char msg[80];
+
+		snprintf(msg, sizeof(msg), "arg%d: a USDT probe has at most %d arguments",
+			 atoi(n->name + 3), USDT_SDT_MAX_ARGS);
+		cg_fail(g, n, msg);
+		return;
+	}
+	check_args(g, n->a);
+	check_args(g, n->b);
+	check_args(g, n->c);
+	for (i = 0; i < n->nargs; i++)
+		check_args(g, n->args[i]);
+}
+
+static void check_stmts(struct cg *g, struct dt_stmt **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		check_args(g, v[i]->e);
+		check_stmts(g, v[i]->then, v[i]->nthen);
+		check_stmts(g, v[i]->els, v[i]->nels);
+	}
+}
+
+int cg_check_unmatched(struct cg *g, struct dt_probes *ps)
+{
+	size_t c, i, k;
+
+	for (c = 0; c < g->prog->nclauses && !g->failed; c++) {
+		const struct dt_clause *cl = g->prog->clauses[c];
+		bool matched = false;
+
+		for (i = 0; i < ps->n && !matched; i++)
+			for (k = 0; k < ps->v[i].npc; k++)
+				matched = matched || ps->v[i].pc[k].clause == c;
+		if (matched)
+			continue;
+		check_args(g, cl->pred);
+		check_stmts(g, cl->body, cl->nbody);
+	}
+	return g->failed ? -1 : 0;
 }
 
 void cg_vars_scan(struct cg *g, struct dt_probes *ps)
@@ -238,7 +293,14 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
-	if (!x) { /* never assigned: D reads it as 0 */
+	if (!x && k == 'g') { /* no clause assigns it: D knows no such name */
+		char msg[300];
+
+		snprintf(msg, sizeof(msg),
+			 "'%s' is not a variable or a builtin this D consumer knows", n->name);
+		cg_fail(g, n, msg);
+	}
+	if (!x) { /* this-> or self-> never assigned: D reads it as 0 */
 		v->text = dt_xstrdup("0LL");
 		return true;
 	}
@@ -251,6 +313,41 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	} else {
 		v->text = dt_xstrdup(buf);
 	}
+	return true;
+}
+
+/*
+ * `this->s[i] = '\0'` on a string this->s: copyin()'s idiom (HotSpot's
+ * scripts: a buffer, then its NUL), the byte written if i is inside the
+ * string's STRSIZE. Any other byte is refused: D's strings here are values.
+ */
+bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	const struct dt_node *ix = n->a;
+	const struct cg_var *x;
+	char buf[300];
+	struct cv i;
+
+	if (n->kind != N_ASSIGN || !ix || ix->kind != N_INDEX || !ix->a || ix->a->kind != N_THIS)
+		return false;
+	x = find(g, 't', ix->name);
+	if (!x || !x->is_str)
+		return false;
+	if (ix->nargs != 1 || strcmp(n->op, "=") || !n->b || n->b->kind != N_INT || n->b->ival) {
+		cg_fail(g, n,
+			"only '\\0' can be stored into a byte of a string (copyin()'s idiom)");
+		return true;
+	}
+	cg_int(g, ix->args[0], &i);
+	if (g->failed)
+		return true;
+	ref(x, buf, sizeof(buf));
+	dt_buf_printf(o,
+		      "%s{\n%s\t__u64 bi = (__u64)(%s);\n%s\tif (bi < STRSIZE) {\n"
+		      "%s\t\tBOUNDED(bi);\n%s\t\tif (bi < STRSIZE)\n%s\t\t\t((__u8 *)%s)[bi] = 0;\n"
+		      "%s\t}\n%s}\n",
+		      ind, ind, i.text, ind, ind, ind, ind, buf, ind, ind);
+	cv_free(&i);
 	return true;
 }
 
@@ -281,8 +378,12 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 			val.skind = SV_CONST;
 			val.text = dt_xstrdup("");
 		}
-		if (!g->failed && (val.type == TY_STR) != x->is_str)
-			cg_fail(g, n, "a variable is given a string and an integer");
+		if (!g->failed && (val.type == TY_STR) != x->is_str) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg), "'%s' holds a string and an integer", lhs->name);
+			cg_fail(g, n, msg);
+		}
 		if (!g->failed && x->is_str && strcmp(n->op, "="))
 			cg_fail(g, n, "this operator does not apply to a string");
 	} else if (x->is_str) {

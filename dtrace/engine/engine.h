@@ -24,6 +24,7 @@
 struct eg_field {
 	enum dt_type type; /* TY_INT (8 bytes, or 4: the record's CPU) or TY_STR */
 	unsigned off, size;
+	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
 };
 
 /* One action of a record: its renderer action and its fields. */
@@ -57,10 +58,18 @@ struct eg_site {
 	uint64_t off, sema_off;
 };
 
-/* A tick-N probe's program: a CPU clock on one CPU every period_ns. */
+/* A tick-N probe's program: a CPU clock on one CPU every period_ns (profile-N: on every CPU). */
 struct eg_timer {
 	char prog[32];
 	uint64_t period_ns;
+	bool every_cpu;
+};
+
+/* A syscall:: probe's program: a tracepoint (syscalls/sys_enter_read). */
+struct eg_tracepoint {
+	char prog[32];
+	char category[32];
+	char name[96];
 };
 
 struct eg_prog {
@@ -72,6 +81,8 @@ struct eg_prog {
 	size_t nsites;
 	struct eg_timer *timers;
 	size_t ntimers;
+	struct eg_tracepoint *tps;
+	size_t ntps;
 	bool has_begin, has_end;
 	size_t started_act, dump_act;
 	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */
@@ -117,6 +128,15 @@ int eg_map_fd(const struct eg_loaded *l, const char *name);
 void eg_unload(struct eg_loaded *l);
 /* Milliseconds clang took, and load plus attach (USDTKIT_ENGINE_TIMES prints them). */
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms);
+
+/*
+ * ustack.c: a recorded user stack as the renderer reads stacks (bpftrace's
+ * perf text), its files' symbols kept in an eg_syms between calls.
+ */
+struct eg_syms;
+struct eg_syms *eg_syms_new(void);
+void eg_syms_free(struct eg_syms *s);
+char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
 
 /* records.c */
 struct eg_reader;

@@ -4,8 +4,10 @@
 #include "list_create.h"
 
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
-		  int created, struct usdt_diag *diag)
+		  int created, bool may_decline, struct usdt_diag *diag)
 {
+	if (may_decline)
+		return DT_ENGINE_DECLINED;
 	(void)o;
 	(void)prog;
 	(void)ps;

@@ -266,9 +266,13 @@ static struct bpf_link *attach_self(struct bpf_object *obj, const char *prog, vo
 	return attach(obj, prog, getpid(), path, off, 0, diag);
 }
 
-/* tick-N: a CPU clock on CPU 0 (the tick fires on one CPU, as DTrace's does). */
-static struct bpf_link *attach_timer(struct bpf_object *obj, const struct eg_timer *t,
-				     struct usdt_diag *diag)
+/*
+ * tick-N: a CPU clock on CPU 0 (the tick fires on one CPU, as DTrace's
+ * does); profile-N: one on each CPU (cpu). NULL with *offline set for a
+ * CPU that is not online (no error: profile skips it).
+ */
+static struct bpf_link *attach_timer(struct bpf_object *obj, const struct eg_timer *t, int cpu,
+				     bool *offline, struct usdt_diag *diag)
 {
 	struct perf_event_attr a;
 	struct bpf_program *p = bpf_object__find_program_by_name(obj, t->prog);
@@ -280,7 +284,12 @@ static struct bpf_link *attach_timer(struct bpf_object *obj, const struct eg_tim
 	a.type = PERF_TYPE_SOFTWARE;
 	a.config = PERF_COUNT_SW_CPU_CLOCK;
 	a.sample_period = t->period_ns;
-	fd = p ? (int)syscall(SYS_perf_event_open, &a, -1, 0, -1, PERF_FLAG_FD_CLOEXEC) : -1;
+	*offline = false;
+	fd = p ? (int)syscall(SYS_perf_event_open, &a, -1, cpu, -1, PERF_FLAG_FD_CLOEXEC) : -1;
+	if (fd < 0 && p && errno == ENODEV && t->every_cpu) {
+		*offline = true;
+		return NULL;
+	}
 	if (fd < 0) {
 		usdt_error(diag, "cannot start a timer of %llu ns: %s",
 			   (unsigned long long)t->period_ns, strerror(errno));
@@ -374,9 +383,31 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 		DT_PUSH(l->links, l->nlinks, k);
 	}
 	for (i = 0; do_attach && i < p->ntimers; i++) {
-		struct bpf_link *k = attach_timer(l->obj, &p->timers[i], diag);
+		int cpu, ncpu = p->timers[i].every_cpu ? libbpf_num_possible_cpus() : 1;
+
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			bool offline;
+			struct bpf_link *k =
+			    attach_timer(l->obj, &p->timers[i], cpu, &offline, diag);
+
+			if (!k && offline)
+				continue;
+			if (!k) {
+				eg_unload(l);
+				return NULL;
+			}
+			DT_PUSH(l->links, l->nlinks, k);
+		}
+	}
+	for (i = 0; do_attach && i < p->ntps; i++) {
+		struct bpf_program *pg = bpf_object__find_program_by_name(l->obj, p->tps[i].prog);
+		struct bpf_link *k =
+		    pg ? bpf_program__attach_tracepoint(pg, p->tps[i].category, p->tps[i].name)
+		       : NULL;
 
 		if (!k) {
+			usdt_error(diag, "cannot attach to the tracepoint %s/%s: %s",
+				   p->tps[i].category, p->tps[i].name, strerror(errno));
 			eg_unload(l);
 			return NULL;
 		}

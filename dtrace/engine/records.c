@@ -31,16 +31,20 @@ struct eg_reader {
 	int ncpus;
 	uint64_t *drops_seen;
 	size_t records;
+	struct eg_syms *syms; /* the files of the stacks read (ustack.c) */
 };
 
 /* A field as the renderer reads it: an integer in decimal, a string up to its NUL. */
-static char *field_text(const struct eg_field *f, const unsigned char *base, size_t avail)
+static char *field_text(struct eg_reader *rd, const struct eg_field *f, const unsigned char *base,
+			size_t avail)
 {
 	char buf[32], *s;
 	size_t n;
 
 	if (f->off + f->size > avail)
 		return dt_xstrdup("");
+	if (f->is_stack)
+		return eg_ustack_text(rd->syms, base + f->off, f->size);
 	if (f->type == TY_STR) {
 		n = strnlen((const char *)base + f->off, f->size);
 		s = dt_xmalloc(n + 1);
@@ -112,7 +116,7 @@ static int on_record(void *ctx, void *data, size_t size)
 			continue; /* in a branch not taken */
 		f = dt_xmalloc((it->n + 1) * sizeof(*f));
 		for (k = 0; k < it->n; k++)
-			f[k] = field_text(&rec->f[it->first + k], d, size);
+			f[k] = field_text(rd, &rec->f[it->first + k], d, size);
 		act_on(rd, it->act, f, it->n);
 		for (k = 0; k < it->n; k++)
 			dt_free(f[k]);
@@ -131,6 +135,7 @@ struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, st
 	rd->p = p;
 	rd->l = l;
 	rd->r = r;
+	rd->syms = eg_syms_new();
 	rd->drops_fd = eg_map_fd(l, "drops");
 	rd->ncpus = libbpf_num_possible_cpus();
 	if (rd->ncpus < 1)
@@ -234,7 +239,7 @@ static void render_entry(struct eg_reader *rd, size_t ai, const unsigned char *k
 
 	(void)arg;
 	for (i = 0; i < e->nkeys; i++)
-		f[i] = field_text(&e->keys[i], key, e->key_size);
+		f[i] = field_text(rd, &e->keys[i], key, e->key_size);
 	if (rd->r->t->aggs[ai].fn == F_STDDEV) {
 		int64_t st[2] = {n, nb ? b[0] : 0};
 
@@ -345,6 +350,7 @@ void eg_reader_free(struct eg_reader *rd)
 	if (!rd)
 		return;
 	ring_buffer__free(rd->rb);
+	eg_syms_free(rd->syms);
 	dt_free(rd->drops_seen);
 	dt_free(rd);
 }

@@ -107,7 +107,7 @@ dt=$d/usdtkit-dtrace_${version}_$arch.deb
 [ "$(field "$dt" Conflicts)" = systemtap-sdt-dev ] || fail "usdtkit-dtrace Conflicts: $(field "$dt" Conflicts)"
 [ "$(field "$dt" Replaces)" = systemtap-sdt-dev ] || fail "usdtkit-dtrace Replaces: $(field "$dt" Replaces)"
 field "$dt" Depends | grep -q "usdtkit-sdt-dev (= $version)" || fail "usdtkit-dtrace does not depend on its header"
-# build machines install usdtkit-dtrace for -h and -G: clang (-x engine=bpf) only recommended
+# build machines install usdtkit-dtrace for -h and -G: clang (dtrace -n/-s, its engine) only recommended
 ! field "$dt" Depends | grep -q clang || fail "usdtkit-dtrace Depends on clang: $(field "$dt" Depends)"
 field "$dt" Recommends | grep -q clang || fail "usdtkit-dtrace does not recommend clang: $(field "$dt" Recommends)"
 [ "$(field "$dt" Multi-Arch)" = foreign ] || fail "usdtkit-dtrace is not Multi-Arch: foreign"

@@ -106,6 +106,33 @@ static void test_aarch64_args(void)
 	one(A, "4@arr", (struct want){USDT_ARG_UNSUPPORTED, 0, 0, NULL, 0});
 }
 
+/* A symbol relative to %rip (the D consumer's engine reads it; tracefs cannot). */
+static void rip_sym(const char *spec, int want_rc, const char *want_sym, int64_t want_add)
+{
+	char sym[16] = "";
+	int64_t add = 99;
+	int rc = usdt_argspec_rip_symbol(spec, spec + strlen(spec), sym, sizeof(sym), &add);
+
+	CHECKF(rc == want_rc, "%s: rc %d want %d", spec, rc, want_rc);
+	if (!want_rc)
+		CHECKF(!strcmp(sym, want_sym) && add == want_add,
+		       "%s: '%s'%+" PRId64 " want '%s'%+" PRId64, spec, sym, add, want_sym,
+		       want_add);
+}
+
+static void test_rip_symbols(void)
+{
+	rip_sym("-8@g_var(%rip)", 0, "g_var", 0);
+	rip_sym("4@tab+8(%rip)", 0, "tab", 8);
+	rip_sym("-4@s_small.lto_priv.0(%rip)", -EINVAL, NULL, 0); /* longer than sym[] */
+	rip_sym("-4@x.1-4(%rip)", 0, "x.1", -4);
+	rip_sym("8@16(%rip)", -EINVAL, NULL, 0);
+	rip_sym("8@g(%rax)", -EINVAL, NULL, 0);
+	rip_sym("8@(%rip)", -EINVAL, NULL, 0);
+	rip_sym("8@g+x(%rip)", -EINVAL, NULL, 0);
+	rip_sym("8@%rax", -EINVAL, NULL, 0);
+}
+
 static void test_arg_lists(void)
 {
 	struct usdt_site p;
@@ -259,6 +286,7 @@ int main(void)
 	test_x86_args();
 	test_aarch64_args();
 	test_arg_lists();
+	test_rip_symbols();
 	test_names();
 	test_definitions();
 	test_listing();

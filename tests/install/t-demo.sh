@@ -48,6 +48,8 @@ done <"$T/perf"
 [ $nstart -ge 2 ] && [ $ndone -ge 2 ] || { cat "$T/perf" >&2; fail "perf: too few firings in 1 s"; }
 expect_grep '^request 2 start  /static/app.js\?id=2$' "$out" "bpftrace: request 2 start"
 expect_grep '^summary: request 4 /api/users\?id=4 -> 404$' "$out" "bpftrace: summary 4"
+expect_grep '^D: request 3 /index.html\?id=3$' "$out" "dtrace -n: request 3"
+expect_grep '^ +404 +1$' "$out" "dtrace -n: the exit dump's 404"
 expect_grep '^sdt_quickstart events left for this program: 0$' "$out" "the daemon removed its events"
 # Nothing left: no scratch directory, no event naming one.
 [ -z "$(ls -d "$T"/usdtkit-demo.* 2>/dev/null)" ] || fail "demo.sh left its scratch directory"

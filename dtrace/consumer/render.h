@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Between the renderer's files, each calling only the ones below it:
+ *
+ *   render.c         records, the run's end, the engine's way in (d.h)
+ *   render_agg.c     aggregations: gathered, merged, sorted, printed
+ *   render_printf.c  DTrace's printf, trace's values, user stacks
+ *   render_hist.c    quantize, lquantize, llquantize
+ *   render_value.c   values: the recipes over a record's fields
+ */
+#ifndef DT_RENDER_H
+#define DT_RENDER_H
+
+#include <stdio.h>
+
+#include "d.h"
+#include "json.h"
+
+#define NQ 128 /* quantize buckets: index 64 is 0, 64+k is 2^(k-1), 64-k is -2^(k-1) */
+#define QZERO 64
+
+struct val {
+	bool is_str;
+	bool is_stack; /* s is bpftrace's ustack(perf) text */
+	char *s;       /* owned when is_str */
+	int64_t i;
+	unsigned size;
+	bool is_unsigned;
+};
+
+struct dt_entry {
+	struct val *keys;
+	size_t nkeys;
+	int64_t v;
+	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2; llquantize: its buckets */
+	size_t nbuckets;
+	int64_t st[3]; /* stddev: count, sum, sum of squares */
+};
+
+/* render_value.c: values */
+char *dtr_vstr(const struct val *v);
+void dtr_eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fields, size_t nfields,
+	      struct val *out);
+void dtr_val_free(struct val *v);
+
+/* render_hist.c: histograms */
+void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e);
+void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e);
+void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
+
+/* render_printf.c: printf, stacks */
+void dtr_print_ustack(FILE *out, const char *text);
+void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
+		 const struct dt_entry *aggv);
+
+/* render_agg.c: aggregations */
+void dtr_entry_free(struct dt_entry *e);
+void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a,
+		   struct dt_entry *e, bool push);
+void dtr_merged_take(struct dt_render *r, const struct dt_agg *a);
+void dtr_merged_add(struct dt_render *r, const struct dt_agg *a);
+void dtr_merged_clear(struct dt_render *r, const struct dt_agg *a, bool drop);
+void dtr_gather(struct dt_render *r, const struct dt_json *data);
+void dtr_merged_print_rest(struct dt_render *r);
+void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struct dt_agg *a);
+
+#endif /* DT_RENDER_H */

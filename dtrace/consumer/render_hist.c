@@ -1,0 +1,175 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The histograms: quantize's power-of-two buckets, lquantize's and
+ * llquantize's, read from bpftrace's maps or handed by the engine, and
+ * drawn as DTrace draws them (libdtrace dt_print_quantize and friends).
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "d.h"
+#include "json.h"
+#include "render.h"
+
+/* ---- aggregations ---- */
+
+static size_t quantize_index(int64_t v)
+{
+	int k = 0;
+
+	if (v == 0)
+		return QZERO;
+	if (v > 0) {
+		while (k < 62 && (INT64_C(1) << (k + 1)) <= v)
+			k++;
+		return QZERO + 1 + (size_t)k;
+	}
+	while (k < 62 && -(INT64_C(1) << (k + 1)) >= v)
+		k++;
+	return QZERO - 1 - (size_t)k;
+}
+
+static int64_t quantize_value(size_t i)
+{
+	if (i == QZERO)
+		return 0;
+	if (i > QZERO)
+		return i - QZERO - 1 >= 63 ? INT64_MAX : INT64_C(1) << (i - QZERO - 1);
+	return QZERO - i - 1 >= 63 ? INT64_MIN : -(INT64_C(1) << (QZERO - i - 1));
+}
+
+static size_t lq_levels(const struct dt_agg *a)
+{
+	return a->lq[2] > 0 ? (size_t)((a->lq[1] - a->lq[0]) / a->lq[2]) : 0;
+}
+
+/* Buckets from bpftrace's hist/lhist array. */
+void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e)
+{
+	size_t i, nb = a->fn == F_QUANTIZE ? NQ : lq_levels(a) + 2;
+
+	e->buckets = dt_xmalloc(nb * sizeof(int64_t));
+	memset(e->buckets, 0, nb * sizeof(int64_t));
+	e->nbuckets = nb;
+	for (i = 0; arr && arr->kind == J_ARRAY && i < arr->n; i++) {
+		const struct dt_json *b = arr->v[i], *mn = dt_json_get(b, "min"),
+				     *mx = dt_json_get(b, "max"), *c = dt_json_get(b, "count");
+		int64_t cnt = c ? c->i : 0;
+		size_t k;
+
+		if (a->fn == F_QUANTIZE) {
+			k = quantize_index(mn ? mn->i : mx ? mx->i : 0);
+		} else if (!mn) {
+			k = 0;
+		} else if (!mx) {
+			k = nb - 1;
+		} else {
+			int64_t l = (mn->i - a->lq[0]) / (a->lq[2] ? a->lq[2] : 1) + 1;
+
+			k = l < 1 ? 1 : l > (int64_t)nb - 2 ? nb - 2 : (size_t)l;
+		}
+		if (k < nb)
+			e->buckets[k] += cnt;
+	}
+	dtr_bucket_sum(a, e);
+}
+
+/* The value a histogram's entries are sorted by: DTrace sums bucket * count. */
+void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e)
+{
+	size_t i, nb = e->nbuckets;
+
+	e->v = 0;
+	for (i = 0; i < nb; i++) {
+		int64_t bv = a->fn == F_QUANTIZE ? quantize_value(i)
+			     : i == 0		 ? a->lq[0] - 1
+						 : a->lq[0] + (int64_t)(i - 1) * a->lq[2];
+
+		int64_t prod, sum;
+
+		if (!e->buckets[i])
+			continue;
+		/* saturated: only the order of entries depends on it */
+		if (__builtin_mul_overflow(e->buckets[i], bv, &prod))
+			prod = (e->buckets[i] < 0) != (bv < 0) ? INT64_MIN : INT64_MAX;
+		if (__builtin_add_overflow(e->v, prod, &sum))
+			sum = prod < 0 ? INT64_MIN : INT64_MAX;
+		e->v = sum;
+	}
+}
+
+void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e)
+{
+	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+	static const char spaces[] = "                                        ";
+	int64_t normal = a->normal ? a->normal : 1;
+	size_t first = 0, last, i, nb = e->nbuckets, levels = lq_levels(a);
+	long double total = 0;
+	int64_t llb[1024] = {0};
+
+	if (a->fn == F_LLQUANTIZE)
+		dt_llq_bounds(a->llq, llb, sizeof(llb) / sizeof(llb[0]));
+
+	if (!nb)
+		return;
+	last = nb - 1;
+	for (i = 0; i < nb; i++)
+		total += (long double)(e->buckets[i] < 0 ? -e->buckets[i] : e->buckets[i]) / normal;
+	while (first < nb - 1 && e->buckets[first] == 0)
+		first++;
+	if (first == nb - 1 && e->buckets[first] == 0) {
+		/* nothing: dt_print_quantize, _lquantize, _llquantize's choices */
+		if (a->fn == F_QUANTIZE)
+			first = QZERO - 1, last = QZERO + 1;
+		else if (a->fn == F_LQUANTIZE)
+			first = 0, last = nb > 2 ? 2 : nb - 1;
+		else
+			first = 0, last = nb > 1 ? 1 : 0;
+	} else {
+		if (first > 0)
+			first--;
+		while (last > 0 && e->buckets[last] == 0)
+			last--;
+		if (last < nb - 1)
+			last++;
+	}
+	fprintf(out, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
+		"count");
+	for (i = first; i <= last; i++) {
+		int64_t cnt = e->buckets[i] / normal;
+		unsigned depth = 0;
+
+		if (a->fn == F_QUANTIZE) {
+			fprintf(out, "%16lld ", (long long)quantize_value(i));
+		} else if (a->fn == F_LLQUANTIZE) {
+			char c[48];
+
+			if (i == 0)
+				snprintf(c, sizeof(c), "< %lld", (long long)llb[1]);
+			else if (i == nb - 1)
+				snprintf(c, sizeof(c), ">= %lld", (long long)llb[i]);
+			else
+				snprintf(c, sizeof(c), "%lld", (long long)llb[i]);
+			fprintf(out, "%16s ", c);
+		} else {
+			char c[48];
+
+			if (i == 0)
+				snprintf(c, sizeof(c), "< %lld", (long long)a->lq[0]);
+			else if (i == levels + 1)
+				snprintf(c, sizeof(c), ">= %lld",
+					 (long long)(a->lq[0] + (int64_t)levels * a->lq[2]));
+			else
+				snprintf(c, sizeof(c), "%lld",
+					 (long long)(a->lq[0] + (int64_t)(i - 1) * a->lq[2]));
+			fprintf(out, "%16s ", c);
+		}
+		if (total > 0)
+			depth = (unsigned)((long double)(cnt < 0 ? -cnt : cnt) * 40 / total + 0.5);
+		if (depth > 40)
+			depth = 40;
+		fprintf(out, "|%s%s %-9lld\n", ats + 40 - depth, spaces + depth, (long long)cnt);
+	}
+}

@@ -1,0 +1,307 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * DTrace's printf (libdtrace dt_printf.c): every conversion, widths on
+ * every integer, %Y, %@d over an aggregation's value, %k's user stacks
+ * as DTrace prints them (dt_print_ustack), strings escaped as %S does.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "d.h"
+#include "json.h"
+#include "render.h"
+
+/* ---- DTrace's printf ---- */
+
+static void put_escaped(FILE *out, const char *s)
+{
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '\n')
+			fputs("\\n", out);
+		else if (c == '\t')
+			fputs("\\t", out);
+		else if (c == '\\')
+			fputs("\\\\", out);
+		else if (c == '"')
+			fputs("\\\"", out);
+		else if (c < ' ' || c >= 0x7f)
+			fprintf(out, "\\%03o", c);
+		else
+			fputc(c, out);
+	}
+}
+
+static void fmt_walltime(char *buf, size_t n, int64_t ns)
+{
+	time_t s = (time_t)(ns / 1000000000);
+	struct tm tm;
+
+	localtime_r(&s, &tm);
+	strftime(buf, n, "%Y %b %e %T", &tm);
+}
+
+static int64_t as_int(const struct val *v)
+{
+	return v->is_str ? strtoll(v->s, NULL, 10) : v->i;
+}
+
+static uint64_t as_unsigned(const struct val *v)
+{
+	uint64_t u = (uint64_t)as_int(v);
+
+	switch (v->size) {
+	case 1:
+		return u & 0xff;
+	case 2:
+		return u & 0xffff;
+	case 4:
+		return u & 0xffffffffu;
+	default:
+		return u;
+	}
+}
+
+/*
+ * A user stack as DTrace prints it (libdtrace dt_print_ustack): a newline,
+ * then each frame on a line of its own after 14 blanks (stackindent),
+ * `module`function+0xoffset` (no offset at the function's start),
+ * `module`0xaddress` without a symbol, `0xaddress` without a module. From
+ * bpftrace's ustack(perf) text: "\t<hex address> <symbol>+<decimal offset>
+ * (<path>)" per frame, the symbol the address itself when unknown.
+ */
+void dtr_print_ustack(FILE *out, const char *text)
+{
+	const char *p = text;
+
+	fputc('\n', out);
+	while (*p) {
+		const char *e = strchr(p, '\n'), *sp, *paren;
+		size_t n = e ? (size_t)(e - p) : strlen(p);
+		char line[1024], *sym, *mod = NULL, *plus;
+		unsigned long long addr;
+
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		p += n + (e ? 1 : 0);
+		sym = line;
+		while (*sym == '\t' || *sym == ' ')
+			sym++;
+		if (!*sym)
+			continue;
+		addr = strtoull(sym, NULL, 16);
+		sp = strchr(sym, ' ');
+		sym = sp ? (char *)sp + 1 : sym + strlen(sym);
+		paren = strrchr(sym, '(');
+		if (paren && paren > sym && paren[-1] == ' ' && line[strlen(line) - 1] == ')') {
+			mod = (char *)paren + 1;
+			line[strlen(line) - 1] = '\0';
+			((char *)paren)[-1] = '\0';
+			if (!strcmp(mod, "[unknown]") || !*mod)
+				mod = NULL;
+			else if (strrchr(mod, '/'))
+				mod = strrchr(mod, '/') + 1;
+		}
+		fprintf(out, "%14s", "");
+		if (!*sym || !strncmp(sym, "0x", 2) || !strcmp(sym, "[unknown]")) {
+			if (mod)
+				fprintf(out, "%s`0x%llx\n", mod, addr);
+			else
+				fprintf(out, "0x%llx\n", addr);
+			continue;
+		}
+		plus = strrchr(sym, '+');
+		if (plus && plus[1] >= '0' && plus[1] <= '9') {
+			unsigned long long off = strtoull(plus + 1, NULL, 10);
+
+			*plus = '\0';
+			if (off)
+				fprintf(out, "%s%s%s+0x%llx\n", mod ? mod : "", mod ? "`" : "", sym,
+					off);
+			else
+				fprintf(out, "%s%s%s\n", mod ? mod : "", mod ? "`" : "", sym);
+		} else {
+			fprintf(out, "%s%s%s\n", mod ? mod : "", mod ? "`" : "", sym);
+		}
+	}
+}
+
+/*
+ * The conversions are the script's: each spec is rebuilt from checked parts
+ * (flags, width, precision) and a conversion chosen here for the value's
+ * type, so the format is not a literal but is never the user's raw text.
+ */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-nonliteral"
+
+/*
+ * Formats `fmt` with the values (printa: `aggv` is the entry for %@).
+ * Conversions past the values print nothing, as DTrace refuses such a
+ * program at compile time; translate.c counts them.
+ */
+void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
+		 const struct dt_entry *aggv)
+{
+	size_t vi = 0;
+	const char *p = fmt;
+
+	while (*p) {
+		char spec[64], conv;
+		size_t sn = 0;
+		bool at = false;
+		int width = -1, prec = -1;
+		bool star_w = false, star_p = false;
+		char flags[8] = "";
+		size_t fl = 0;
+
+		if (*p != '%') {
+			fputc(*p++, out);
+			continue;
+		}
+		p++;
+		if (*p == '%') {
+			fputc('%', out);
+			p++;
+			continue;
+		}
+		while (*p && strchr("-+ #0@", *p)) {
+			if (*p == '@')
+				at = true;
+			else if (fl < sizeof(flags) - 1)
+				flags[fl++] = *p;
+			p++;
+		}
+		flags[fl] = '\0';
+		if (*p == '*') {
+			star_w = true;
+			p++;
+		} else {
+			while (*p >= '0' && *p <= '9')
+				width = (width < 0 ? 0 : width * 10) + (*p++ - '0');
+		}
+		if (*p == '.') {
+			p++;
+			prec = 0;
+			if (*p == '*') {
+				star_p = true;
+				p++;
+			} else {
+				while (*p >= '0' && *p <= '9')
+					prec = prec * 10 + (*p++ - '0');
+			}
+		}
+		if (*p == '@')
+			at = true, p++;
+		while (*p && strchr("hlLjzt", *p))
+			p++;
+		conv = *p ? *p++ : 's';
+		if (star_w)
+			width = vi < nv ? (int)as_int(&v[vi++]) : 0;
+		if (star_p)
+			prec = vi < nv ? (int)as_int(&v[vi++]) : 0;
+		if (width < -1) { /* a negative * width left-justifies, as in C */
+			width = -width;
+			if (fl < sizeof(flags) - 1)
+				flags[fl++] = '-', flags[fl] = '\0';
+		}
+		sn = (size_t)snprintf(spec, sizeof(spec), "%%%s", flags);
+		if (width >= 0)
+			sn += (size_t)snprintf(spec + sn, sizeof(spec) - sn, "%d", width);
+		if (prec >= 0)
+			sn += (size_t)snprintf(spec + sn, sizeof(spec) - sn, ".%d", prec);
+		if (at) {
+			if (!aggv || !a)
+				continue;
+			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE) {
+				dtr_print_quantize(out, a, aggv);
+				continue;
+			}
+			if (a->fn == F_STDDEV) { /* normalized already */
+				snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
+					 conv == 'i' || conv == 's' ? 'u' : conv);
+				fprintf(out, spec, (unsigned long long)aggv->v);
+				continue;
+			}
+			snprintf(spec + sn, sizeof(spec) - sn, "ll%c",
+				 conv == 'i'   ? 'd'
+				 : conv == 's' ? 'd'
+					       : conv);
+			fprintf(out, spec, (long long)(aggv->v / (a->normal ? a->normal : 1)));
+			continue;
+		}
+		if (vi >= nv)
+			continue;
+		{
+			struct val *x = &v[vi++];
+
+			switch (conv) {
+			case 'd':
+			case 'i':
+				snprintf(spec + sn, sizeof(spec) - sn, "lld");
+				fprintf(out, spec, (long long)as_int(x));
+				break;
+			case 'u':
+			case 'o':
+			case 'x':
+			case 'X':
+				snprintf(spec + sn, sizeof(spec) - sn, "ll%c", conv);
+				fprintf(out, spec, (unsigned long long)as_unsigned(x));
+				break;
+			case 'c':
+				snprintf(spec + sn, sizeof(spec) - sn, "c");
+				fprintf(out, spec, (int)(char)as_int(x));
+				break;
+			case 'p':
+				snprintf(spec + sn, sizeof(spec) - sn, "s");
+				{
+					char b[32];
+
+					snprintf(b, sizeof(b), "%" PRIx64, (uint64_t)as_int(x));
+					fprintf(out, spec, b);
+				}
+				break;
+			case 'Y':
+			case 'T': {
+				char b[64];
+
+				fmt_walltime(b, sizeof(b), as_int(x));
+				snprintf(spec + sn, sizeof(spec) - sn, "s");
+				fprintf(out, spec, b);
+				break;
+			}
+			case 'k':
+				if (x->is_stack) {
+					dtr_print_ustack(out, x->s);
+					break;
+				}
+				/* fallthrough */
+			case 'S':
+				if (x->is_str) {
+					put_escaped(out, x->s);
+					break;
+				}
+				/* fallthrough */
+			case 's':
+			case 'a':
+			case 'A':
+			default: {
+				char *s = dtr_vstr(x);
+
+				if (conv == 'a' || conv == 'A') {
+					dt_free(s);
+					s = dt_xmalloc(32);
+					snprintf(s, 32, "0x%" PRIx64, (uint64_t)as_int(x));
+				}
+				snprintf(spec + sn, sizeof(spec) - sn, "s");
+				fprintf(out, spec, s);
+				dt_free(s);
+				break;
+			}
+			}
+		}
+	}
+}
+
+#pragma GCC diagnostic pop

@@ -1,0 +1,294 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A user stack the program recorded ({pid, bytes, return addresses}: see
+ * codegen_stack.c), named as the renderer reads stacks (render_printf.c's
+ * dtr_print_ustack(): "\t<hex address> <symbol>+<decimal offset> (<path>)"
+ * a frame, the text bpftrace's ustack(perf) writes). An address is found in
+ * the process's /proc/PID/maps (read again for each stack: a dlopen() moves
+ * it), made the file's link-time address by its PT_LOAD segments, and
+ * named by the function symbol (.symtab, else .dynsym) that holds it. A
+ * file's segments and functions are read once (struct eg_syms, the
+ * reader's: an aggregation of a thousand stacks reads libc once), by path,
+ * again if its inode changed. A process that is gone, a mapping without a
+ * file, a file without the symbol: the frame keeps what is known, and the
+ * renderer prints `module`0xaddress` or `0xaddress`, as DTrace does.
+ */
+#include <fcntl.h>
+#include <gelf.h>
+#include <inttypes.h>
+#include <libelf.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "engine.h"
+
+struct mapping {
+	uint64_t start, end, off;
+	char path[512];
+};
+
+struct func {
+	uint64_t start, size;
+	char *name;
+};
+
+struct seg {
+	uint64_t off, filesz, vaddr;
+};
+
+/* One file's segments and functions, sorted by address. */
+struct efile {
+	char *path;
+	dev_t dev;
+	ino_t ino;
+	struct seg *segs;
+	size_t nsegs;
+	struct func *funcs;
+	size_t nfuncs;
+};
+
+struct eg_syms {
+	struct efile *files;
+	size_t nfiles;
+};
+
+struct eg_syms *eg_syms_new(void)
+{
+	struct eg_syms *s = dt_xmalloc(sizeof(*s));
+
+	memset(s, 0, sizeof(*s));
+	return s;
+}
+
+static void efile_clear(struct efile *f)
+{
+	size_t i;
+
+	for (i = 0; i < f->nfuncs; i++)
+		dt_free(f->funcs[i].name);
+	dt_free(f->funcs);
+	dt_free(f->segs);
+	f->funcs = NULL;
+	f->segs = NULL;
+	f->nfuncs = f->nsegs = 0;
+}
+
+void eg_syms_free(struct eg_syms *s)
+{
+	size_t i;
+
+	if (!s)
+		return;
+	for (i = 0; i < s->nfiles; i++) {
+		efile_clear(&s->files[i]);
+		dt_free(s->files[i].path);
+	}
+	dt_free(s->files);
+	dt_free(s);
+}
+
+/* The mapping of pid that holds addr: 0, or -1. */
+static int find_mapping(uint32_t pid, uint64_t addr, struct mapping *m)
+{
+	char name[64], line[1024];
+	FILE *f;
+	int rc = -1;
+
+	snprintf(name, sizeof(name), "/proc/%u/maps", pid);
+	f = fopen(name, "re");
+	if (!f)
+		return -1;
+	while (rc && fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		int n = 0;
+
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s%n", &s, &e, &off, &n) < 3 || !n)
+			continue;
+		if (addr < s || addr >= e)
+			continue;
+		m->start = s;
+		m->end = e;
+		m->off = off;
+		m->path[0] = '\0';
+		sscanf(line + n, " %511[^\n]", m->path);
+		rc = 0;
+	}
+	fclose(f);
+	return rc;
+}
+
+static int by_start(const void *a, const void *b)
+{
+	const struct func *x = a, *y = b;
+
+	return x->start < y->start ? -1 : x->start > y->start;
+}
+
+/* Reads a file's PT_LOAD segments and STT_FUNC symbols (.symtab, else .dynsym). */
+static void efile_read(struct efile *f, int fd)
+{
+	size_t i, nph;
+	Elf *e;
+
+	elf_version(EV_CURRENT);
+	e = elf_begin(fd, ELF_C_READ, NULL);
+	if (!e || elf_getphdrnum(e, &nph))
+		goto out;
+	for (i = 0; i < nph; i++) {
+		GElf_Phdr ph;
+
+		if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_LOAD) {
+			struct seg sg = {ph.p_offset, ph.p_filesz, ph.p_vaddr};
+
+			DT_PUSH(f->segs, f->nsegs, sg);
+		}
+	}
+	for (int pass = 0; pass < 2 && !f->nfuncs; pass++) {
+		Elf_Scn *scn = NULL;
+
+		while ((scn = elf_nextscn(e, scn))) {
+			GElf_Shdr sh;
+			Elf_Data *d;
+			size_t k, ns;
+
+			if (!gelf_getshdr(scn, &sh) ||
+			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
+				continue;
+			d = elf_getdata(scn, NULL);
+			ns = sh.sh_size / sh.sh_entsize;
+			for (k = 0; d && k < ns; k++) {
+				GElf_Sym s;
+				const char *nm;
+				struct func fn;
+
+				if (!gelf_getsym(d, (int)k, &s) ||
+				    GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF)
+					continue;
+				nm = elf_strptr(e, sh.sh_link, s.st_name);
+				if (!nm || !*nm)
+					continue;
+				fn.start = s.st_value;
+				fn.size = s.st_size ? s.st_size : 1;
+				fn.name = dt_xstrdup(nm);
+				DT_PUSH(f->funcs, f->nfuncs, fn);
+			}
+		}
+	}
+	if (f->nfuncs)
+		qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), by_start);
+out:
+	if (e)
+		elf_end(e);
+}
+
+/* The cached file at path, read if new or replaced; NULL if it cannot be opened. */
+static struct efile *efile_get(struct eg_syms *s, const char *path)
+{
+	struct efile *f = NULL;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	if (stat(path, &st))
+		return NULL;
+	for (i = 0; i < s->nfiles && !f; i++)
+		if (!strcmp(s->files[i].path, path))
+			f = &s->files[i];
+	if (f && f->dev == st.st_dev && f->ino == st.st_ino)
+		return f;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	if (f) {
+		efile_clear(f);
+	} else {
+		struct efile nf;
+
+		memset(&nf, 0, sizeof(nf));
+		nf.path = dt_xstrdup(path);
+		DT_PUSH(s->files, s->nfiles, nf);
+		f = &s->files[s->nfiles - 1];
+	}
+	f->dev = st.st_dev;
+	f->ino = st.st_ino;
+	efile_read(f, fd);
+	close(fd);
+	return f;
+}
+
+/* The function holding file offset foff: 0 with its name and the offset in it, or -1. */
+static int name_in_file(const struct efile *f, uint64_t foff, const char **name, uint64_t *into)
+{
+	size_t i, lo = 0, hi = f->nfuncs;
+	uint64_t va = 0;
+	bool have_va = false;
+
+	for (i = 0; i < f->nsegs && !have_va; i++)
+		if (foff >= f->segs[i].off && foff < f->segs[i].off + f->segs[i].filesz) {
+			va = foff - f->segs[i].off + f->segs[i].vaddr;
+			have_va = true;
+		}
+	if (!have_va)
+		return -1;
+	/* the last function starting at or before va */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (f->funcs[mid].start <= va)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	/* functions may nest or share an address: look back for one that holds va */
+	for (i = lo; i-- > 0;) {
+		if (va < f->funcs[i].start + f->funcs[i].size) {
+			*name = f->funcs[i].name;
+			*into = va - f->funcs[i].start;
+			return 0;
+		}
+		if (lo - i > 16)
+			break;
+	}
+	return -1;
+}
+
+char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size)
+{
+	struct dt_buf o = {0};
+	uint32_t pid, bytes;
+	size_t i, n;
+
+	if (size < 8)
+		return dt_xstrdup("");
+	memcpy(&pid, p, 4);
+	memcpy(&bytes, p + 4, 4);
+	n = bytes / 8;
+	if (n > (size - 8) / 8)
+		n = (size - 8) / 8;
+	for (i = 0; i < n; i++) {
+		uint64_t a, into = 0;
+		struct mapping m;
+		const struct efile *f;
+		const char *sym;
+
+		memcpy(&a, p + 8 + 8 * i, 8);
+		if (!a)
+			break;
+		if (find_mapping(pid, a, &m) || m.path[0] != '/') {
+			dt_buf_printf(&o, "\t%" PRIx64 " [unknown] ([unknown])\n", a);
+			continue;
+		}
+		f = efile_get(s, m.path);
+		if (!f || name_in_file(f, a - m.start + m.off, &sym, &into))
+			dt_buf_printf(&o, "\t%" PRIx64 " [unknown] (%s)\n", a, m.path);
+		else
+			dt_buf_printf(&o, "\t%" PRIx64 " %s+%" PRIu64 " (%s)\n", a, sym, into,
+				      m.path);
+	}
+	if (!o.s)
+		return dt_xstrdup("");
+	return o.s;
+}
