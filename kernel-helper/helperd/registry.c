@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "helperd.h"
 
 struct hd_config hd_cfg;
@@ -58,10 +59,7 @@ int hd_epfd = -1;
 
 uint64_t hd_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)usdt_now_ms();
 }
 
 static size_t mod_hash(uint64_t dev, uint64_t ino)
