@@ -56,6 +56,7 @@ size_t hd_nmodules_total, hd_nidle;
 size_t hd_nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
 struct usdt_tracefs *hd_tracefs;
 int hd_epfd = -1;
+struct hd_upcalls hd_upcalls;
 
 uint64_t hd_now_ms(void)
 {
