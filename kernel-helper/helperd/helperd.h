@@ -84,6 +84,14 @@ struct hd_worker_limits {
 };
 
 /*
+ * The worker's answer (buf, len: the stream after its length word), decoded
+ * as if the worker were compromised: every probe re-checked, its site read
+ * again from fd. 0 with *out, or -errno (err says why). hd_parse_finish's
+ * last step; the fuzz target tests/fuzz/fuzz-worker.c calls it alone.
+ */
+int hd_worker_decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
+		     char *err, size_t errlen);
+/*
  * Reads the probes of the file on fd in a forked child under a seccomp
  * filter, applies the metadata note's argument names and string hints there,
  * and returns the accepted probes (re-checked here) as *out. Rejected probes
