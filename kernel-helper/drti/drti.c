@@ -26,9 +26,10 @@
  *     daemon installed): one access(), nothing else. Else, if the daemon's
  *     board (protocol.h) lists the file mapped at our note's address, its
  *     events exist already: nothing is sent, no round trip. The file is
- *     named by a stat() of the executable's path when the note is in the
- *     executable (device, inode: 6 system calls in all, no /proc), else,
- *     or when that misses, as PROCMAP_QUERY names it (device, inode, path).
+ *     named by a stat() of its path (the executable's, AT_EXECFN, or a
+ *     library's as the loader's list has it: device, inode; 6 system
+ *     calls in all, no /proc), else, or when that misses, as PROCMAP_QUERY
+ *     names it (device, inode, path).
  *     A file not on a board whose daemon is gone (no liveness lock: a
  *     crashed daemon's, its socket left behind) sends nothing either: the
  *     connection would be refused, and the next daemon finds us by its

@@ -22,7 +22,8 @@
 #      that a known file beside a live daemon, the common start, pays no
 #      fcntl for it (checked: no F_OFD_GETLK on the live daemon's hit), nor
 #      the /proc/self/maps query (checked: an executable's file is named by
-#      stat() of its path); a stale board lasts until the next daemon starts.
+#      stat() of its path, a dlopened library's by the loader's name for
+#      it); a stale board lasts until the next daemon starts.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 # A daemon test like the others of its suite (helperd+kernel): on a machine
@@ -102,6 +103,15 @@ fi
 expect_grep "$SOCK.known" "$T/live2.strace" "the start opened the board"
 if grep -h '/proc/self/maps' "$T/live2.strace"; then
 	fail "a known executable's start beside a live daemon opened /proc/self/maps (above)"
+fi
+# (a library's too, by the name the loader opened it by: prog, then its dlopen of lib)
+printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 "$PROG" >/dev/null 2>"$T/lib1.err" ||
+	fail "the probed program failed (live daemon, dlopen)"
+printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 strace -f -qq -e trace=connect,openat,open \
+	-o "$T/lib2.strace" "$PROG" >/dev/null 2>"$T/lib2.err" || fail "the probed program failed (live daemon, dlopen)"
+expect_eq "$(grep -c 'known to the helper' "$T/lib2.err")" 2 "board hits of prog and its dlopened library"
+if grep -hE '/proc/self/maps|^[0-9]+ +connect\(' "$T/lib2.strace"; then
+	fail "a known library's load beside a live daemon opened /proc/self/maps or connected (above)"
 fi
 daemon_stop KILL 10
 [ -S "$SOCK" ] && [ -f "$SOCK.known" ] || fail "SIGKILL left no socket or no board (the test expects a crash to leave both)"
