@@ -104,11 +104,15 @@ expect_grep "$SOCK.known" "$T/live2.strace" "the start opened the board"
 if grep -h '/proc/self/maps' "$T/live2.strace"; then
 	fail "a known executable's start beside a live daemon opened /proc/self/maps (above)"
 fi
-# (a library's too, by the name the loader opened it by: prog, then its dlopen of lib)
-printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 "$PROG" >/dev/null 2>"$T/lib1.err" ||
+# (a library's too, by the name the loader opened it by: a copy of prog, then
+# its dlopen of lib; a copy, so that prog's own file stays unknown for the
+# miss below)
+cp "$PROG" "$T/prog-lib"
+printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 "$T/prog-lib" >/dev/null 2>"$T/lib1.err" ||
 	fail "the probed program failed (live daemon, dlopen)"
 printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 strace -f -qq -e trace=connect,openat,open \
-	-o "$T/lib2.strace" "$PROG" >/dev/null 2>"$T/lib2.err" || fail "the probed program failed (live daemon, dlopen)"
+	-o "$T/lib2.strace" "$T/prog-lib" >/dev/null 2>"$T/lib2.err" ||
+	fail "the probed program failed (live daemon, dlopen)"
 expect_eq "$(grep -c 'known to the helper' "$T/lib2.err")" 2 "board hits of prog and its dlopened library"
 if grep -hE '/proc/self/maps|^[0-9]+ +connect\(' "$T/lib2.strace"; then
 	fail "a known library's load beside a live daemon opened /proc/self/maps or connected (above)"
