@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* Output files that appear whole or not at all (atomic_file.h: the design). */
+#include "clock.h"
 #include "atomic_file.h"
 
 #include <errno.h>
@@ -119,15 +120,14 @@ static int link_tmpfile(struct usdt_atomic_file *f)
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
 	for (tries = 0; tries < 100; tries++) {
 		char *name = hidden_sibling(f->path);
-		struct timespec ts;
 		uint64_t r;
 		char *x;
 		int i;
 
 		if (!name)
 			return -ENOMEM;
-		clock_gettime(CLOCK_MONOTONIC, &ts);
-		r = (uint64_t)ts.tv_nsec * 2654435761u ^ (uint64_t)getpid() << 20 ^ tries;
+		r = (uint64_t)usdt_clock_ns(CLOCK_MONOTONIC) * 2654435761u ^
+		    (uint64_t)getpid() << 20 ^ tries;
 		x = name + strlen(name) - 6;
 		for (i = 0; i < 6; i++, r /= 36)
 			x[i] = "abcdefghijklmnopqrstuvwxyz0123456789"[r % 36];

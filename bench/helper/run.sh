@@ -292,7 +292,7 @@ label3() {
 	"fake load") echo "load, warm, stand-in server (no board): REGISTER + answer" ;;
 	"fake dlclose") echo "dlclose, stand-in server: UNREGISTER + answer" ;;
 	"daemon load") echo "load, warm, usdtkit-helperd, module known (board hit)" ;;
-	"daemon board") echo "the board check alone (PROCMAP_QUERY + pread), warm" ;;
+	"daemon board") echo "the board check alone (executable: stat + pread), warm" ;;
 	"daemon dlclose") echo "dlclose, usdtkit-helperd: UNREGISTER + answer" ;;
 	esac
 }

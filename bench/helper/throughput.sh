@@ -14,7 +14,9 @@
 #             file: every spawned run finds no events and registers anew (the
 #             worst case; not a target, shown for scale)
 # and prints, per workload and variant, the median µs per run over the
-# rounds and "kept" = disabled / variant (target >= 95% for daemon).
+# rounds and "kept" = disabled / variant (target >= 95% for daemon), and
+# "paired": the median of the per-round ratios, which a load drifting over
+# the run moves less (the figure to read on a shared machine).
 # Needs root and tracefs (the daemons run on private sockets, stopped with
 # SIGTERM at the end: they remove their events). About a minute.
 set -eu
@@ -72,11 +74,11 @@ envs_linger0="USDTKIT_HELPER_SOCKET=$w/z.sock"
 env $envs_daemon ./target >/dev/null
 env $envs_daemon ./spawnfork fork 1 >/dev/null
 
-measure() { # VARIANT
+measure() { # VARIANT ROUND
 	local e
 	e=$(eval echo "\$envs_$1")
-	echo "spawn $1 $(env $e ./spawnfork spawn "$n" "$w/target" </dev/null | tail -1)" >>res
-	echo "fork $1 $(env $e ./spawnfork fork "$n" </dev/null | tail -1)" >>res
+	echo "spawn $1 $(env $e ./spawnfork spawn "$n" "$w/target" </dev/null | tail -1) $2" >>res
+	echo "fork $1 $(env $e ./spawnfork fork "$n" </dev/null | tail -1) $2" >>res
 }
 for r in $(seq "$rounds"); do
 	if [ $((r % 2)) -eq 1 ]; then
@@ -84,17 +86,24 @@ for r in $(seq "$rounds"); do
 	else
 		order="linger0 daemon disabled"
 	fi
-	for v in $order; do measure "$v" >/dev/null; done
+	for v in $order; do measure "$v" "$r" >/dev/null; done
 done
 med() { awk -v w="$1" -v v="$2" '$1 == w && $2 == v { print $3 }' res | sort -n |
 	awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
+# paired: the median over the rounds of disabled / variant within one round
+# (the variants of a round run back to back: a load that drifts over the
+# run moves both), the figure to read on a shared machine
+paired() { awk -v w="$1" -v v="$2" '$1 == w && $2 == "disabled" { d[$4] = $3 }
+	$1 == w && $2 == v { x[$4] = $3 } END { for (r in x) if (d[r] && x[r]) print d[r] / x[r] }' res |
+	sort -n | awk '{ a[NR] = $1 } END { printf "%.1f", 100 * a[int((NR + 1) / 2)] }'; }
 echo "Throughput with usdtkit-helperd, $rounds rounds of $n runs per variant (median µs per run)"
 for wl in spawn fork; do
 	off=$(med "$wl" disabled)
 	for v in disabled daemon linger0; do
 		m=$(med "$wl" "$v")
-		awk -v wl="$wl" -v v="$v" -v m="$m" -v off="$off" 'BEGIN {
+		p=$(paired "$wl" "$v")
+		awk -v wl="$wl" -v v="$v" -v m="$m" -v off="$off" -v p="$p" 'BEGIN {
 			t = (v == "daemon") ? "  (target >= 95%)" : ""
-			printf "%-5s %-8s %8.1f µs  kept %5.1f%%%s\n", wl, v, m, 100 * off / m, t }'
+			printf "%-5s %-8s %8.1f µs  kept %5.1f%%  paired %5.1f%%%s\n", wl, v, m, 100 * off / m, p, t }'
 	done
 done

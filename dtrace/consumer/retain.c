@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "d.h"
 #include "maps.h"
 #include "protocol.h"
@@ -118,14 +119,6 @@ struct held {
 	uint64_t dev, ino; /* makedev() */
 	unsigned batch;	   /* 0: not known yet (a listing comes first) */
 };
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /*
  * A WATCH on the daemon's socket: its connection, or -1 (no daemon, an
@@ -498,7 +491,7 @@ static void flush_block(struct dt_tables *t, struct dt_buf *out)
 
 int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
 {
-	long long now = now_ms();
+	long long now = usdt_now_ms();
 	struct dt_probes ps = {0};
 	bool list = false, maps = false, have_state, state, due, noticed;
 	unsigned char *b;

@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "d.h"
 #include "list_create.h"
 
@@ -44,17 +45,9 @@
 static volatile sig_atomic_t interrupted;
 static long long first_signal_ms; /* only on_signal touches it (sa_mask) */
 
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static void on_signal(int sig)
 {
-	long long t = now_ms(); /* clock_gettime() is async-signal-safe */
+	long long t = usdt_now_ms(); /* async-signal-safe (clock.h) */
 
 	(void)sig;
 	if (!interrupted) {
@@ -538,7 +531,7 @@ static void stop_inst(struct inst *in)
 			return;
 		in->fds_at_stop = probe_fds(in->pid);
 		kill(in->pid, SIGINT);
-		in->stop_sent = now_ms();
+		in->stop_sent = usdt_now_ms();
 	}
 }
 
@@ -564,9 +557,9 @@ static void restop_inst(struct inst *in, bool kill_it)
 		kill(in->pid, SIGKILL);
 		return;
 	}
-	if (in->r.have_exit || in->fds_at_stop <= 0 || now_ms() - in->stop_sent <= 1000)
+	if (in->r.have_exit || in->fds_at_stop <= 0 || usdt_now_ms() - in->stop_sent <= 1000)
 		return;
-	in->stop_sent = now_ms();
+	in->stop_sent = usdt_now_ms();
 	fds = probe_fds(in->pid);
 	if (fds >= in->fds_at_stop)
 		kill(in->pid, SIGINT);
@@ -672,12 +665,12 @@ static bool retained_running(const struct runstate *rs)
  */
 static void drain_retained(struct runstate *rs)
 {
-	long long until = now_ms() + 3000;
+	long long until = usdt_now_ms() + 3000;
 	size_t k;
 
 	for (k = 1; k < rs->n; k++)
 		stop_inst(&rs->v[k]);
-	while (retained_running(rs) && now_ms() < until) {
+	while (retained_running(rs) && usdt_now_ms() < until) {
 		struct pollfd *pfd = dt_xmalloc(2 * rs->n * sizeof(*pfd));
 		size_t np = 0;
 
@@ -832,7 +825,7 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 			    o->pids[0]);
 		}
 		if (!m->stopped && !gone_at && rs.released && all_gone(w, nw, o->quiet))
-			gone_at = now_ms();
+			gone_at = usdt_now_ms();
 		/*
 		 * The processes are gone: what they fired last may still be in
 		 * bpftrace's buffers, which it reads every 100 ms or so; give it
@@ -840,7 +833,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 		 * instances end first, so that the first one's END sees their
 		 * aggregations.
 		 */
-		want_stop = interrupted || rs.exit_req || (gone_at && now_ms() - gone_at > 250);
+		want_stop =
+		    interrupted || rs.exit_req || (gone_at && usdt_now_ms() - gone_at > 250);
 		if (want_stop)
 			dt_retain_unwatch(rt); /* no new instance now: hold nobody */
 		if (!m->stopped && want_stop) {
@@ -848,8 +842,8 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 				for (k = 1; k < rs.n; k++)
 					stop_inst(&rs.v[k]);
 				ending_retained = true;
-				retained_stop = now_ms();
-			} else if (!retained_running(&rs) || now_ms() - retained_stop > 3000) {
+				retained_stop = usdt_now_ms();
+			} else if (!retained_running(&rs) || usdt_now_ms() - retained_stop > 3000) {
 				stop_inst(m);
 			}
 		}

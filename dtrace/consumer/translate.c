@@ -50,6 +50,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "d.h"
 #include "notes.h"
 
@@ -2513,14 +2514,10 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	struct tr t = {.prog = prog, .probes = probes, .t = tables, .diag = diag};
 	struct dt_probe end = {0};
 	struct dt_probe *endp = NULL;
-	struct timespec rt, mono;
 	size_t i;
 
-	clock_gettime(CLOCK_REALTIME, &rt);
-	clock_gettime(CLOCK_MONOTONIC, &mono);
 	tables->strsize = d_strsize(prog->o);
-	tables->wall_offset =
-	    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
+	tables->wall_offset = usdt_wall_offset_ns();
 	/* Pass 1: the types of variables, from their assignments (twice: uses
 	 * before the assignment in script order). */
 	t.infer = true;

@@ -13,6 +13,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "clock.h"
 #include "codegen.h"
 
 #define ROUND8(n) (((n) + 7u) & ~7u)
@@ -699,14 +700,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
 		;
 	rb = (long)i;
-	{
-		struct timespec rt, mono;
-
-		clock_gettime(CLOCK_REALTIME, &rt);
-		clock_gettime(CLOCK_MONOTONIC, &mono);
-		t->wall_offset =
-		    ((int64_t)rt.tv_sec - mono.tv_sec) * 1000000000 + (rt.tv_nsec - mono.tv_nsec);
-	}
+	t->wall_offset = usdt_wall_offset_ns();
 	out->strsize = g.strsize;
 	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */

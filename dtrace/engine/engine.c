@@ -17,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "engine.h"
 #include "list_create.h"
 
@@ -26,14 +27,6 @@ static void on_signal(int sig)
 {
 	(void)sig;
 	interrupted = 1;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
 static void drain(struct eg_reader *rd)
@@ -67,7 +60,7 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 	struct eg_loaded *l;
 	struct eg_reader *rd;
 	bool *gone = dt_xmalloc((o->npids + 1) * sizeof(bool));
-	long long last_drops = now_ms();
+	long long last_drops = usdt_now_ms();
 	int rc = 0;
 
 	memset(gone, 0, (o->npids + 1) * sizeof(bool));
@@ -104,9 +97,9 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 			rc = 1;
 			break;
 		}
-		if (now_ms() - last_drops >= 1000) {
+		if (usdt_now_ms() - last_drops >= 1000) {
 			eg_reader_drops(rd);
-			last_drops = now_ms();
+			last_drops = usdt_now_ms();
 		}
 		if (targets_gone(o, *created, gone))
 			break;

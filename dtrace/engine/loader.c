@@ -26,6 +26,7 @@
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
 
+#include "clock.h"
 #include "engine.h"
 
 struct eg_loaded {
@@ -40,10 +41,7 @@ struct eg_loaded {
 
 static double now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+	return (double)usdt_clock_ns(CLOCK_MONOTONIC) / 1e6;
 }
 
 /*

@@ -65,6 +65,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "list_create.h"
 #include "list_source.h"
 #include "words.h"
@@ -105,14 +106,6 @@ struct tracee {
 
 enum { RUN_HIT = 0, RUN_EXEC = 1 };
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * The next wait status of pid before the deadline: 0, -ETIMEDOUT, or
  * another negative errno. Polled (a child's stop raises SIGCHLD, but a
@@ -130,7 +123,7 @@ static int wait_until(int pid, int *status, int64_t deadline)
 			return 0;
 		if (r < 0 && errno != EINTR)
 			return -errno;
-		if (now_ms() >= deadline)
+		if (usdt_now_ms() >= deadline)
 			return -ETIMEDOUT;
 		nap.tv_sec = 0;
 		nap.tv_nsec = nap_ns;
@@ -225,7 +218,7 @@ static int spawn(struct tracee *t, char **argv)
 		child_exec(argv, p[1], parent);
 	}
 	close(p[1]);
-	t->deadline = now_ms() + START_TIMEOUT_MS;
+	t->deadline = usdt_now_ms() + START_TIMEOUT_MS;
 	for (;;) {
 		int err = wait_tracee(t), sig, res;
 
@@ -659,7 +652,7 @@ static int image_to_main(struct tracee *t)
 static void stop_where_it_is(struct tracee *t)
 {
 	kill(t->pid, SIGSTOP);
-	t->deadline = now_ms() + STOP_TIMEOUT_MS;
+	t->deadline = usdt_now_ms() + STOP_TIMEOUT_MS;
 	while (wait_tracee(t) == 0 && WIFSTOPPED(t->status) && WSTOPSIG(t->status) != SIGSTOP)
 		ptrace(PTRACE_CONT, t->pid, NULL, NULL);
 	usdt_warning(t->diag, "%s (pid %d) did not reach main within %d s: listed as it is", t->cmd,
@@ -678,7 +671,7 @@ static int run_to_main(struct tracee *t)
 	int err = RUN_EXEC, execs;
 
 	for (execs = 0; err == RUN_EXEC && execs < MAX_EXECS; execs++) {
-		t->deadline = now_ms() + START_TIMEOUT_MS;
+		t->deadline = usdt_now_ms() + START_TIMEOUT_MS;
 		err = image_to_main(t);
 	}
 	if (t->gone) {
@@ -738,7 +731,7 @@ void usdt_list_destroy(int pid, struct usdt_diag *diag)
 
 	kill(pid, SIGKILL);
 	for (;;) {
-		int err = wait_until(pid, &status, now_ms() + REAP_TIMEOUT_MS);
+		int err = wait_until(pid, &status, usdt_now_ms() + REAP_TIMEOUT_MS);
 
 		if (err) {
 			usdt_warning(diag, "pid %d, which -c started, was not reaped: %s", pid,

@@ -43,6 +43,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "list_grab.h"
 #include "list_source.h"
 
@@ -76,10 +77,7 @@ struct grab {
 
 static int64_t boot_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_BOOTTIME, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+	return usdt_clock_ns(CLOCK_BOOTTIME) / 1000000;
 }
 
 /*

@@ -31,6 +31,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "protocol.h"
 #include "list.h"
 #include "list_source.h"
@@ -323,20 +324,12 @@ bool usdt_list_daemon_running(const char **path)
 	return e != ENOENT && e != ECONNREFUSED;
 }
 
-static int64_t now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* One packet within the deadline: its length, or a negative errno. */
 static ssize_t recv_packet(int fd, void *buf, size_t len, int64_t deadline)
 {
 	for (;;) {
 		struct pollfd p = {.fd = fd, .events = POLLIN};
-		int64_t left = deadline - now_ms();
+		int64_t left = deadline - usdt_now_ms();
 		ssize_t r;
 		int pr;
 
@@ -431,7 +424,7 @@ int usdt_list_daemon_modules(struct usdt_list_modules *mods, struct usdt_diag *d
 			   strerror(errno));
 		goto out;
 	}
-	deadline = now_ms() + DAEMON_TIMEOUT_MS;
+	deadline = usdt_now_ms() + DAEMON_TIMEOUT_MS;
 	for (;;) {
 		ssize_t n = recv_packet(fd, &buf, sizeof(buf), deadline);
 

@@ -24,9 +24,12 @@
  * off the hot path"):
  *   - load (constructor: program start, or dlopen). No socket file (no
  *     daemon installed): one access(), nothing else. Else, if the daemon's
- *     board (protocol.h) lists the file mapped at our note's address, as
- *     PROCMAP_QUERY names it (device, inode, path), its events exist
- *     already: nothing is sent, no round trip (about 4 system calls).
+ *     board (protocol.h) lists the file mapped at our note's address, its
+ *     events exist already: nothing is sent, no round trip. The file is
+ *     named by a stat() of its path (the executable's, AT_EXECFN, or a
+ *     library's as the loader's list has it: device, inode; 6 system
+ *     calls in all, no /proc), else, or when that misses, as PROCMAP_QUERY
+ *     names it (device, inode, path).
  *     A file not on a board whose daemon is gone (no liveness lock: a
  *     crashed daemon's, its socket left behind) sends nothing either: the
  *     connection would be refused, and the next daemon finds us by its
@@ -116,6 +119,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE 1
 #endif
+#include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -161,30 +165,57 @@ static int usdt_drti_exiting;
 #endif
 static uint32_t usdt_drti_seq;
 
-/* The value of environment variable `name`, or 0; scans environ directly. */
-static const char *usdt_drti_getenv(const char *name)
+/*
+ * The variables drti reads, found in one pass over environ (the constructor
+ * of every probed program runs it: seven getenv scans were most of drti's
+ * own instructions at a start, callgrind, issue 33 item 7). Each gets the
+ * first entry of its name, as getenv would.
+ */
+#define USDT_DRTI_ENV_SOCKET 0
+#define USDT_DRTI_ENV_TIMEOUT 1
+#define USDT_DRTI_ENV_HOLD 2
+#define USDT_DRTI_ENV_DEBUG 3
+#define USDT_DRTI_ENV_DOF_DEBUG 4
+#define USDT_DRTI_ENV_DISABLE 5
+#define USDT_DRTI_ENV_DOF_DISABLE 6
+#define USDT_DRTI_ENV_N 7
+
+static void usdt_drti_environment(const char *v[USDT_DRTI_ENV_N])
 {
+	static const char *const names[USDT_DRTI_ENV_N] = {
+	    USDT_HELPER_SOCKET_ENV,   USDT_HELPER_TIMEOUT_ENV, USDT_HELPER_HOLD_ENV,
+	    "USDTKIT_DEBUG",	      "DTRACE_DOF_INIT_DEBUG", "USDTKIT_DISABLE",
+	    "DTRACE_DOF_INIT_DISABLE"};
 	char **e;
+	unsigned k;
 
+	for (k = 0; k < USDT_DRTI_ENV_N; k++)
+		v[k] = 0;
 	if (!environ)
-		return 0;
+		return;
 	for (e = environ; *e; e++) {
-		const char *s = *e, *n = name;
+		/* every name starts with one of these two */
+		if ((*e)[0] != 'U' && (*e)[0] != 'D')
+			continue;
+		for (k = 0; k < USDT_DRTI_ENV_N; k++) {
+			const char *s = *e, *n = names[k];
 
-		while (*n && *s == *n) {
-			s++;
-			n++;
+			while (*n && *s == *n) {
+				s++;
+				n++;
+			}
+			if (!*n && *s == '=') {
+				if (!v[k])
+					v[k] = s + 1;
+				break;
+			}
 		}
-		if (!*n && *s == '=')
-			return s + 1;
 	}
-	return 0;
 }
 
-static int usdt_drti_flag(const char *name)
+/* A flag variable's value: set, non-empty and not "0". */
+static int usdt_drti_flag(const char *v)
 {
-	const char *v = usdt_drti_getenv(name);
-
 	return v && v[0] && !(v[0] == '0' && v[1] == '\0');
 }
 
@@ -244,10 +275,9 @@ static void usdt_drti_ms(const char *t, int *ms, long max)
 /* Reads the environment; 0 when registration is off. */
 static int usdt_drti_configure(void)
 {
-	const char *path = usdt_drti_getenv(USDT_HELPER_SOCKET_ENV);
-	const char *t = usdt_drti_getenv(USDT_HELPER_TIMEOUT_ENV);
-	const char *h = usdt_drti_getenv(USDT_HELPER_HOLD_ENV);
+	const char *env[USDT_DRTI_ENV_N], *path, *t, *h;
 	unsigned i;
+	int secure;
 
 	/*
 	 * A set-user-ID (or otherwise secure-execution) program takes only
@@ -255,11 +285,14 @@ static int usdt_drti_configure(void)
 	 * hand the caller the module's load address (defeating ASLR) and the
 	 * debug line prints it; the timeout could hold the program up.
 	 */
-	int secure = getauxval(AT_SECURE) != 0;
-
-	usdt_drti_debug_on =
-	    !secure && (usdt_drti_flag("USDTKIT_DEBUG") || usdt_drti_flag("DTRACE_DOF_INIT_DEBUG"));
-	if (usdt_drti_flag("USDTKIT_DISABLE") || usdt_drti_getenv("DTRACE_DOF_INIT_DISABLE"))
+	secure = getauxval(AT_SECURE) != 0;
+	usdt_drti_environment(env);
+	path = env[USDT_DRTI_ENV_SOCKET];
+	t = env[USDT_DRTI_ENV_TIMEOUT];
+	h = env[USDT_DRTI_ENV_HOLD];
+	usdt_drti_debug_on = !secure && (usdt_drti_flag(env[USDT_DRTI_ENV_DEBUG]) ||
+					 usdt_drti_flag(env[USDT_DRTI_ENV_DOF_DEBUG]));
+	if (usdt_drti_flag(env[USDT_DRTI_ENV_DISABLE]) || env[USDT_DRTI_ENV_DOF_DISABLE])
 		return 0;
 	if (secure)
 		path = t = h = 0;

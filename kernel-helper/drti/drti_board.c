@@ -28,11 +28,165 @@ struct usdt_drti_pmq {
 #define USDT_DRTI_PMQ_FILE_BACKED 0x20u
 
 /*
+ * This module's file, identified without /proc (issue 33, item 7): its path,
+ * then stat() of it gives its device and inode, at the cost of one path
+ * walk. The PROCMAP_QUERY route costs the process's first look-up under
+ * /proc/self (open, ioctl, close: about 20 µs cold, two thirds of a known
+ * file's start, bench/helper/README.md), the stat about 2 µs. The path:
+ *   - the executable's, when our note lies in a PT_LOAD of the program
+ *     headers at AT_PHDR: the path it was executed by (AT_EXECFN);
+ *   - a library's (a constructor's only, not drti_lib's: ld.so holds its
+ *     lock around constructors, so its list does not change under us; not
+ *     under MemorySanitizer, below):
+ *     the name the loader opened it by, from its list of modules (the
+ *     executable's DT_DEBUG entry points to it, the debuggers' r_debug), the
+ *     one whose dynamic section is ours (the linker's _DYNAMIC).
+ * Returns 1 with *dev, *ino (dev as maps prints it: major << 32 | minor),
+ * else 0 (no PT_PHDR, a static program's library, a name that no longer
+ * resolves, a big inode under -m32).
+ *
+ * The path is the kernel's or the loader's but names the file only as long
+ * as nobody renames another over it (or an earlier constructor changes the
+ * directory a relative path starts from). So it is trusted for a hit only
+ * (the caller then still checks the board's slot, and a miss falls back to
+ * the query): a wrong file would have to be on the board while ours is
+ * not, and then costs this process its events, never more.
+ */
+#if defined(__LP64__) || defined(_LP64)
+typedef Elf64_Phdr usdt_drti_phdr;
+typedef Elf64_Dyn usdt_drti_dyn;
+#else
+typedef Elf32_Phdr usdt_drti_phdr;
+typedef Elf32_Dyn usdt_drti_dyn;
+#endif
+
+/*
+ * MemorySanitizer sees the loader's list as never written (ld.so is not
+ * instrumented, and a dlopen's entries come from the intercepted malloc):
+ * reading it would report use-of-uninitialized-value in the user's program.
+ * An MSan build takes the maps query instead (tests/checkers).
+ */
+#if !defined(USDT_DRTI_LIBRARY) && !defined(USDT_DRTI_NO_LOADER_LIST)
+#if defined(__has_feature)
+#if __has_feature(memory_sanitizer)
+#define USDT_DRTI_NO_LOADER_LIST 1
+#endif
+#endif
+#endif
+
+#if !defined(USDT_DRTI_LIBRARY) && !defined(USDT_DRTI_NO_LOADER_LIST)
+/*
+ * The loader's list of modules, as debuggers read it: the System V ABI's
+ * r_debug and link_map heads, declared here rather than taken from
+ * <link.h>, whose glibc declares _DYNAMIC without the weak we need.
+ */
+struct usdt_drti_link_map {
+	unsigned long l_addr;
+	const char *l_name;
+	const void *l_ld;
+	const struct usdt_drti_link_map *l_next, *l_prev;
+};
+struct usdt_drti_r_debug {
+	int r_version;
+	const struct usdt_drti_link_map *r_map;
+};
+
+/* This module's dynamic section (none, 0, in a static program). */
+extern const char _DYNAMIC[] __attribute__((weak, visibility("hidden")));
+
+static const char *usdt_drti_loaded_path(const usdt_drti_phdr *ph, unsigned long n,
+					 unsigned long bias)
+{
+	const usdt_drti_dyn *d = 0;
+	const struct usdt_drti_r_debug *r = 0;
+	const struct usdt_drti_link_map *l;
+	unsigned long i;
+
+	if (!_DYNAMIC)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_DYNAMIC)
+			d = (const usdt_drti_dyn *)(bias + (unsigned long)ph[i].p_vaddr);
+	for (i = 0; d && i < 4096 && d[i].d_tag != DT_NULL; i++)
+		if (d[i].d_tag == DT_DEBUG)
+			r = (const struct usdt_drti_r_debug *)(unsigned long)d[i].d_un.d_ptr;
+	for (l = r ? r->r_map : 0, i = 0; l && i < 65536; l = l->l_next, i++)
+		if ((const void *)l->l_ld == (const void *)_DYNAMIC)
+			return l->l_name && l->l_name[0] ? l->l_name : 0;
+	return 0;
+}
+#endif
+
+static int usdt_drti_module_file(uint64_t *dev, uint64_t *ino)
+{
+	const usdt_drti_phdr *ph = (const usdt_drti_phdr *)getauxval(AT_PHDR);
+	unsigned long n = getauxval(AT_PHNUM), i, bias = 0, note, at;
+	const char *path;
+	struct stat st;
+	uint64_t d;
+	int based = 0, in = 0;
+
+	if (!ph || n == 0 || n > 1024)
+		return 0;
+	for (i = 0; i < n; i++)
+		if (ph[i].p_type == PT_PHDR) {
+			bias = (unsigned long)ph - (unsigned long)ph[i].p_vaddr;
+			based = 1;
+		}
+	if (!based)
+		return 0;
+	note = (unsigned long)USDT_DRTI_NOTE;
+	for (i = 0; i < n && !in; i++) {
+		at = note - bias - (unsigned long)ph[i].p_vaddr;
+		in = ph[i].p_type == PT_LOAD && at < (unsigned long)ph[i].p_memsz;
+	}
+#if !defined(USDT_DRTI_LIBRARY) && !defined(USDT_DRTI_NO_LOADER_LIST)
+	path = in ? (const char *)getauxval(AT_EXECFN) : usdt_drti_loaded_path(ph, n, bias);
+#else
+	path = in ? (const char *)getauxval(AT_EXECFN) : 0;
+#endif
+	if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	/* glibc's and musl's dev_t: Linux's encoding, 64 bits wide */
+	d = (uint64_t)st.st_dev;
+	*dev = ((((d >> 8) & 0xfffu) | ((d >> 32) & 0xfffff000u)) << 32) |
+	       ((d & 0xffu) | ((d >> 12) & 0xffffff00u));
+	*ino = (uint64_t)st.st_ino;
+	return 1;
+}
+
+/*
+ * Whether the board's window for (dev, ino) holds a valid slot of that file:
+ * 1, 0 (not there, or the window could not be read). With a path hash the
+ * slot must have been published for that path (the PROCMAP_QUERY route);
+ * without one (the file's stat) any path of the file will do: the
+ * events are the inode's, and a slot is published while they exist.
+ */
+static int usdt_drti_on_board(int bfd, const struct usdt_board_hdr *h, uint64_t size, uint64_t dev,
+			      uint64_t ino, const uint64_t *hash)
+{
+	struct usdt_board_slot s[USDT_BOARD_WINDOW];
+	uint64_t off = sizeof(*h) + (uint64_t)usdt_board_index(dev, ino, h->nslots) * sizeof(s[0]);
+	unsigned i;
+
+	if (size < off + sizeof(s) || pread(bfd, s, sizeof(s), (off_t)off) != (ssize_t)sizeof(s))
+		return 0;
+	for (i = 0; i < USDT_BOARD_WINDOW; i++)
+		if (s[i].dev == dev && s[i].ino == ino && (!hash || s[i].path_hash == *hash) &&
+		    s[i].check == usdt_board_check(dev, ino, s[i].path_hash))
+			return 1;
+	return 0;
+}
+
+/*
  * Whether the daemon's board says this module's file is registered already
  * (core/protocol.h, "The board"): its events exist, so there is
- * nothing to ask. The file is the one the kernel maps at our note's address
- * (PROCMAP_QUERY gives its device, inode and path exactly as the daemon
- * reads them from maps); the board is read with pread only, and only if it
+ * nothing to ask. The file is first named by its path (the executable's,
+ * or the library's as the loader opened it: usdt_drti_module_file, no
+ * /proc); when that cannot be or misses, it is the one the kernel maps at
+ * our note's address (PROCMAP_QUERY gives its
+ * device, inode and path exactly as the daemon reads them from maps). The
+ * board is read with pread only, and only if it
  * is root's and writable by no one else. Any doubt (an older kernel, a
  * deleted file, a long path, a torn slot) answers 0: ask, as before.
  * Returns 1 (known: nothing to ask), 0 (ask), or -1: the board has no
@@ -47,39 +201,60 @@ struct usdt_drti_pmq {
  * its start-up scan finds this process, which mapped the file before it
  * read the board), and either way nothing is sent. So a stale board costs
  * a start a few system calls, never a connect or a wait: on a hit the
- * maps query, on a miss the maps query and the fcntl.
+ * stat (or the maps query), on a miss the maps query and the fcntl.
  */
 static int usdt_drti_known(void)
 {
 	struct flock lk;
 	struct usdt_drti_pmq q;
 	struct usdt_board_hdr h;
-	struct usdt_board_slot s[USDT_BOARD_WINDOW];
 	struct stat st;
 	char name[512];
-	uint64_t dev, hash, off;
+	uint64_t dev, ino, hash, size;
 	unsigned i;
 	long r;
-	int fd, bfd;
+	int fd, bfd, trusted;
 
 	/*
 	 * The board first: where there is none (a daemon run with --no-board,
 	 * a socket left without its daemon) the cheap failing open() spares
-	 * the maps query, the dearer half.
+	 * the file's identification, the dearer half.
 	 */
 	bfd = open(usdt_drti_board, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
 	if (bfd < 0)
 		return 0;
 	/*
-	 * Only a version-2 board is read, and only it has the liveness lock
-	 * (an older daemon's never does: then ask).
+	 * Only a board that is root's and writable by nobody else is read.
+	 * The module's file by its path first, with its window found by the size
+	 * alone (a header and nslots + USDT_BOARD_WINDOW - 1 slots): a known
+	 * file's start reads no header, one pread less. A slot is taken only
+	 * with a valid 64-bit check of its own fields, which nothing but a
+	 * slot of this format gives; anything else (a size that fits no
+	 * board, a miss) goes on to the header and the maps query.
 	 */
+	trusted = fstat(bfd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == 0 &&
+		  (st.st_mode & 022) == 0;
+	size = trusted && st.st_size > 0 ? (uint64_t)st.st_size : 0;
 	r = 0;
+	if (size > sizeof(h) && (size - sizeof(h)) % sizeof(struct usdt_board_slot) == 0 &&
+	    usdt_drti_module_file(&dev, &ino)) {
+		uint64_t n = (size - sizeof(h)) / sizeof(struct usdt_board_slot);
+
+		h.nslots =
+		    n >= USDT_BOARD_WINDOW && n - (USDT_BOARD_WINDOW - 1) <= USDT_BOARD_SLOTS_MAX
+			? (uint32_t)(n - (USDT_BOARD_WINDOW - 1))
+			: 0;
+		if (h.nslots && (r = usdt_drti_on_board(bfd, &h, size, dev, ino, 0)) != 0)
+			goto out;
+	}
+	/*
+	 * Only a version-2 board is read further, and only it has the
+	 * liveness lock (an older daemon's never does: then ask).
+	 */
 	if (pread(bfd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) || h.magic != USDT_BOARD_MAGIC ||
 	    h.version != USDT_BOARD_VERSION)
 		goto out;
-	if (fstat(bfd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0 ||
-	    (st.st_mode & 022) != 0 || h.hdr_size != sizeof(h) || h.slot_size != sizeof(s[0]) ||
+	if (!trusted || h.hdr_size != sizeof(h) || h.slot_size != sizeof(struct usdt_board_slot) ||
 	    h.nslots == 0 || h.nslots > USDT_BOARD_SLOTS_MAX)
 		goto miss;
 	/*
@@ -108,14 +283,7 @@ static int usdt_drti_known(void)
 	name[q.vma_name_size - 1] = '\0';
 	dev = ((uint64_t)q.dev_major << 32) | q.dev_minor;
 	hash = usdt_board_path_hash(name);
-	off = sizeof(h) + (uint64_t)usdt_board_index(dev, q.inode, h.nslots) * sizeof(s[0]);
-	if ((uint64_t)st.st_size < off + sizeof(s) ||
-	    pread(bfd, s, sizeof(s), (off_t)off) != (ssize_t)sizeof(s))
-		goto miss;
-	for (i = 0; i < USDT_BOARD_WINDOW && !r; i++)
-		r = s[i].dev == dev && s[i].ino == q.inode && s[i].path_hash == hash &&
-		    s[i].check == usdt_board_check(dev, q.inode, hash);
-	if (r)
+	if ((r = usdt_drti_on_board(bfd, &h, size, dev, q.inode, &hash)) != 0)
 		goto out;
 miss:
 	/*

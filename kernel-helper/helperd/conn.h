@@ -29,7 +29,7 @@ struct conn {
 	size_t outlen, outpos;
 	bool closing; /* close once the queue is sent */
 	bool linked;  /* in the idle list (not while a REGISTER waits for its parse) */
-	bool waiting; /* a REGISTER waits for its parse: answered by hd_register_done */
+	bool waiting; /* a REGISTER waits for its parse: answered by serve_register_done */
 	uint32_t wait_seq;
 	/* the parse is done, the answer waits for the watchers (see "holds") */
 	uint32_t hold; /* the NOTICE's number; 0: not held */
@@ -89,6 +89,9 @@ void serve_conn_event(struct conn *c, uint32_t events);
 /* conn.c's closing callback: c is no longer a watcher nor held. */
 void serve_conn_closing(struct conn *c);
 /* --test-hold-ms: the bound of a hold, at most USDT_HOLD_MAX_MS. */
+/* The library's calls up (helperd.h, struct hd_upcalls), installed by main. */
+uint32_t serve_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
+void serve_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
 void serve_hold_bound(unsigned ms);
 /* Holds past their bound end; returns the next deadline (UINT64_MAX: none). */
 uint64_t serve_holds_expire(uint64_t now);

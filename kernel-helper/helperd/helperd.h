@@ -84,6 +84,14 @@ struct hd_worker_limits {
 };
 
 /*
+ * The worker's answer (buf, len: the stream after its length word), decoded
+ * as if the worker were compromised: every probe re-checked, its site read
+ * again from fd. 0 with *out, or -errno (err says why). hd_parse_finish's
+ * last step; the fuzz target tests/fuzz/fuzz-worker.c calls it alone.
+ */
+int hd_worker_decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
+		     char *err, size_t errlen);
+/*
  * Reads the probes of the file on fd in a forked child under a seccomp
  * filter, applies the metadata note's argument names and string hints there,
  * and returns the accepted probes (re-checked here) as *out. Rejected probes
@@ -484,15 +492,42 @@ void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
  * by these three names only) ----
  */
 /*
- * serve.c: a REGISTER created the events of the file maps_dev/ino (pid: the
- * first registrant): the watchers are told (NOTICE), and the answers given
- * with the returned hold (hd_register_done's `hold`) wait until they are
- * ready (protocol.h, WATCH). 0: nobody watches, nothing is held.
+ * What the library needs from the layer above it (the protocol and the
+ * event loop: serve.c, main.c), as callbacks that layer installs before it
+ * serves (issue 33, item 6): the library calls only downward and links on
+ * its own (the fuzz targets link it without main.c). Unset, each does
+ * nothing (and hold_begin holds nothing).
  */
-uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
-/* serve.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
-void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
-/* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
-void hd_forget(void *obj);
+struct hd_upcalls {
+	/*
+	 * serve.c: a REGISTER created the events of the file maps_dev/ino
+	 * (pid: the first registrant): the watchers are told (NOTICE), and the
+	 * answers given with the returned hold (register_done's `hold`) wait
+	 * until they are ready (protocol.h, WATCH). 0: nobody watches.
+	 */
+	uint32_t (*hold_begin)(pid_t pid, uint64_t maps_dev, uint64_t ino);
+	/* serve.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
+	void (*register_done)(void *cookie, int status, uint32_t nprobes, uint32_t hold);
+	/* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
+	void (*forget)(void *obj);
+};
+extern struct hd_upcalls hd_upcalls;
+
+static inline uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
+{
+	return hd_upcalls.hold_begin ? hd_upcalls.hold_begin(pid, maps_dev, ino) : 0;
+}
+
+static inline void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold)
+{
+	if (hd_upcalls.register_done)
+		hd_upcalls.register_done(cookie, status, nprobes, hold);
+}
+
+static inline void hd_forget(void *obj)
+{
+	if (hd_upcalls.forget)
+		hd_upcalls.forget(obj);
+}
 
 #endif

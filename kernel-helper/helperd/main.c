@@ -172,7 +172,7 @@ static void usage(FILE *out)
 		"                       [--max-procs-per-uid N] [--max-fds-per-uid N]\n");
 }
 
-void hd_forget(void *obj)
+static void forget(void *obj)
 {
 	for (int k = batch_i + 1; k < batch_n; k++)
 		if (batch[k].data.ptr == obj) {
@@ -360,6 +360,9 @@ int main(int argc, char **argv)
 	hd_cfg.max_modules_per_uid = 256;
 	hd_cfg.max_probes_per_uid = 65536;
 	hd_cfg.max_procs_per_uid = 4096;
+	/* the library's calls up (helperd.h): the protocol's and the loop's */
+	hd_upcalls = (struct hd_upcalls){
+	    .hold_begin = serve_hold_begin, .register_done = serve_register_done, .forget = forget};
 	hd_cfg.max_fds_per_uid = 0; /* a quarter of the descriptor limit (below) */
 	hd_cfg.worker.timeout_ms = 5000;
 	hd_cfg.worker.cpu_seconds = 5;

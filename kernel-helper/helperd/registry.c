@@ -35,6 +35,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "helperd.h"
 
 struct hd_config hd_cfg;
@@ -55,13 +56,11 @@ size_t hd_nmodules_total, hd_nidle;
 size_t hd_nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
 struct usdt_tracefs *hd_tracefs;
 int hd_epfd = -1;
+struct hd_upcalls hd_upcalls;
 
 uint64_t hd_now_ms(void)
 {
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
+	return (uint64_t)usdt_now_ms();
 }
 
 static size_t mod_hash(uint64_t dev, uint64_t ino)

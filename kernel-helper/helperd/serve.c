@@ -6,7 +6,7 @@
  * REGISTER and UNREGISTER handed to the registration logic (registry.c),
  * LIST answered from it one LIST_ENTRY at a time, and WATCH: the watchers
  * and holds below. A REGISTER whose file needs a parse is answered later,
- * by hd_register_done. The loop (main.c) calls serve_conn_event when a
+ * by serve_register_done. The loop (main.c) calls serve_conn_event when a
  * connection's socket is ready.
  */
 #include <errno.h>
@@ -215,7 +215,7 @@ static void answer_registrant(struct conn *c, int status, uint32_t nprobes)
 		conn_close(c);
 }
 
-void hd_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold)
+void serve_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold)
 {
 	struct conn *c = cookie;
 
@@ -294,7 +294,7 @@ static void held_unlink(struct conn *c)
 	c->hold = 0;
 }
 
-uint32_t hd_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
+uint32_t serve_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino)
 {
 	struct usdt_msg_notice no;
 	struct hold *h;

@@ -436,8 +436,8 @@ static int get_probe(struct rd *r, int fd, enum usdt_arch arch, struct usdt_site
 	return 0;
 }
 
-static int decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out, char *err,
-		  size_t errlen)
+int hd_worker_decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
+		     char *err, size_t errlen)
 {
 	struct rd r = {.p = buf, .len = len};
 	struct usdt_notes *n;
@@ -823,8 +823,8 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
 		ret = -EPROTO;
 		snprintf(err, errlen, "the parser's answer is incomplete");
 	} else {
-		ret = decode(j->buf + sizeof(uint64_t), j->len - sizeof(uint64_t), fd, out, err,
-			     errlen);
+		ret = hd_worker_decode(j->buf + sizeof(uint64_t), j->len - sizeof(uint64_t), fd,
+				       out, err, errlen);
 	}
 	j->complete = false;
 	free(j->buf);

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the daemon's decoder of its sandboxed worker's answer
- * (helperd/worker.c, decode(): static, so worker.c is #included here
- * unchanged). The daemon treats that stream as if the worker were
+ * (helperd/worker.c, hd_worker_decode, from the daemon's library as the
+ * daemon links it). The daemon treats that stream as if the worker were
  * compromised; the input is the stream.
  *
- * decode() reads each accepted probe's site again from the file: the file
+ * The decoder reads each accepted probe's site again from the file: the file
  * here is a memfd of NOPs (0x90 for x86, the aarch64 NOP word for aarch64,
  * chosen by the stream's arch word), so sites inside it pass and sites past
  * it do not. A decoded result is walked (strings, counts, sizes), each probe
@@ -13,32 +13,24 @@
  * the daemon does next) and that line parsed back and compared, then freed.
  *
  * Built with -DFZ_SEEDGEN it is instead the seed generator
- * (make-seeds-worker.sh): for each ELF file named, it runs the worker's own
- * child() on it in a forked process (seccomp sandbox and all) and writes the
- * stream it produces, so the seeds are real answers.
+ * (make-seeds-worker.sh): for each ELF file named, it has the daemon's own
+ * parse (hd_parse_start: a worker forked, seccomp sandbox and all) read it
+ * and writes the stream the worker answers, so the seeds are real answers.
  */
-#include <sys/mman.h> /* memfd_create, which worker.c no longer needs */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 
-#include "helperd/worker.c"
-
-#include <stdarg.h>
-
+#include "helperd.h"
 #include "tracefs.h"
-
-/* What worker.c needs from the rest of the daemon. */
-bool hd_debug;
-void hd_log(int prio, const char *fmt, ...)
-{
-	(void)prio;
-	(void)fmt;
-}
-uint64_t hd_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
 
 #ifndef FZ_SEEDGEN
 
@@ -124,7 +116,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 8)
 		memcpy(&arch, data + 4, 4);
 	fd = arch == USDT_ARCH_AARCH64 ? a64 : x86;
-	ret = decode(data, size, fd, &n, err, sizeof(err));
+	ret = hd_worker_decode(data, size, fd, &n, err, sizeof(err));
 	sink += strnlen(err, sizeof(err));
 	if (ret) {
 		check(ret < 0 && n == NULL, "an error with a result");
@@ -142,44 +134,40 @@ static int one(const char *path, const char *out)
 {
 	struct hd_worker_limits lim = {
 	    .timeout_ms = 5000, .cpu_seconds = 5, .address_space = 1ull << 30};
-	struct buf in = {0};
-	uint64_t want;
-	int fd = open(path, O_RDONLY | O_CLOEXEC), sock = -1, status;
-	pid_t pid;
+	struct hd_parse_job j;
+	struct usdt_notes *n = NULL;
+	char err[256];
+	uint64_t want = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC), done = 0, ret = -1;
 	FILE *f;
 
 	if (fd < 0)
 		return -1;
-	/* The daemon's own way: a worker forked, the file passed to it. */
-	pid = worker_fork(&lim, &sock);
-	if (pid < 0 || send_file(sock, fd) != 0)
+	/* The daemon's own way: a worker forked, the file passed to it, its answer read. */
+	if (hd_parse_start(fd, &lim, &j, err, sizeof(err)) != 0) {
+		close(fd);
 		return -1;
-	fcntl(sock, F_SETFL, 0);
-	for (;;) {
-		ssize_t r;
-
-		if (!reserve(&in, 65536))
-			return -1;
-		r = read(sock, in.p + in.len, in.cap - in.len);
-		if (r <= 0)
-			break;
-		in.len += (size_t)r;
 	}
-	close(sock);
+	while (!done) {
+		struct pollfd p = {.fd = j.rfd, .events = POLLIN};
+
+		if (poll(&p, 1, (int)lim.timeout_ms) <= 0)
+			break;
+		done = hd_parse_read(&j);
+	}
+	/* The stream's length comes first (send_answer); the decoder reads what follows it. */
+	if (done && j.complete && j.len >= sizeof(want)) {
+		memcpy(&want, j.buf, sizeof(want));
+		f = fopen(out, "w");
+		ret = f && fwrite(j.buf + sizeof(want), 1, want, f) == want ? 0 : -1;
+		if (f && fclose(f) != 0)
+			ret = -1;
+	}
+	/* (and the daemon's decoding of it: an answer it refuses is a seed too) */
+	(void)hd_parse_finish(&j, fd, done ? 0 : -ETIMEDOUT, &n, err, sizeof(err));
+	usdt_notes_free(n);
 	close(fd);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		return -1;
-	/* The stream's length comes first (send_answer); decode() reads what follows it. */
-	if (in.len < sizeof(want))
-		return -1;
-	memcpy(&want, in.p, sizeof(want));
-	if (want != in.len - sizeof(want))
-		return -1;
-	f = fopen(out, "w");
-	if (!f || fwrite(in.p + sizeof(want), 1, want, f) != want || fclose(f) != 0)
-		return -1;
-	free(in.p);
-	return 0;
+	return ret;
 }
 
 int main(int argc, char **argv)

@@ -12,10 +12,12 @@ trap 'rm -rf "$work"' EXIT
 out="$here/corpus-worker"
 mkdir -p "$out"
 rm -f "$out"/seed-*
-fuzz_build worker "$work/seedgen" -O1 -DFZ_SEEDGEN
+fuzz_binary worker # (meson builds seedgen-worker beside it)
+seedgen="$FUZZ_DIR/tests/fuzz/seedgen-worker"
+[ -x "$seedgen" ] || ninja -C "$FUZZ_DIR" tests/fuzz/seedgen-worker >&2
 printf 'not an ELF file\n' >"$work/not-elf"
 cp "$here/corpus-notes/seed-G-object.o" "$work/et-rel.o"
-"$work/seedgen" "$out" "$work/not-elf" "$work/et-rel.o" \
+"$seedgen" "$out" "$work/not-elf" "$work/et-rel.o" \
 	"$here"/corpus-notes/seed-stap* "$here"/corpus-notes/seed-ours* "$here"/corpus-notes/seed-G-*-app \
 	"$here"/corpus-notes/seed-G-*.so "$here"/corpus-notes/seed-be-*
 ls -l "$out" | awk '{ s += $5 } END { print NR - 1 " seeds, " s " bytes" }'

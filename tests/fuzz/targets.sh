@@ -121,7 +121,7 @@ fuzz_coverage() {
 	# Per function: these files hold more than the readers under test.
 	case $t in
 	protocol) fns='usdt_drti_read_reply|usdt_drti_report|usdt_drti_put|usdt_list_daemon_modules|recv_packet|header_ok|list_entry|open_mapping|add_module|have_module|push_module|usdt_list_modules_free|hd_msg_decode' ;;
-	worker) fns='decode|get|get32|get64|get_str|get_fixed|get_probe|site_is_nop|usdt_uprobe_def|usdt_uprobe_parse_line|fetch_arg|put_arg' ;;
+	worker) fns='hd_worker_decode|get|get32|get64|get_str|get_fixed|get_probe|site_is_nop|usdt_uprobe_def|usdt_uprobe_parse_line|fetch_arg|put_arg' ;;
 	notes) fns='hd_elf_note_kinds|shdr_fields|read_at|usdt_meta_open|usdt_meta_provider|usdt_meta_probe|usdt_meta_arg|usdt_meta_dump|dump_arg|check_arg|check_probe|check_provider|str_ok|str_at|ident_ok|table_ok|attr_ok|word_at|usdt_probe_set_arg_hint|usdt_tracefs_name|usdt_is_identifier|fnv1a' ;;
 	*) return 0 ;;
 	esac

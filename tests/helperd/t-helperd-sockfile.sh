@@ -20,8 +20,10 @@
 #      Which system calls a start makes before it knows is not the
 #      property: drti reads the lock on a miss only (issue 33, item 7), so
 #      that a known file beside a live daemon, the common start, pays no
-#      fcntl for it (checked: no F_OFD_GETLK on the live daemon's hit); a
-#      stale board lasts until the next daemon starts.
+#      fcntl for it (checked: no F_OFD_GETLK on the live daemon's hit), nor
+#      the /proc/self/maps query (checked: an executable's file is named by
+#      stat() of its path, a dlopened library's by the loader's name for
+#      it); a stale board lasts until the next daemon starts.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/helperd/lib.sh"
 # A daemon test like the others of its suite (helperd+kernel): on a machine
@@ -90,12 +92,30 @@ build_progs gcc
 # (the file's events stay after the first start ends: the second finds them)
 HD_LINGER=60 start_daemon
 USDTKIT_DEBUG=1 "$SHORT" 2>"$T/live1.err" || fail "the probed program failed (live daemon)"
-USDTKIT_DEBUG=1 strace -f -qq -e trace=fcntl,connect -o "$T/live2.strace" "$SHORT" 2>"$T/live2.err" ||
+USDTKIT_DEBUG=1 strace -f -qq -e trace=fcntl,connect,openat,open -o "$T/live2.strace" "$SHORT" 2>"$T/live2.err" ||
 	fail "the probed program failed (live daemon)"
 expect_grep 'known to the helper' "$T/live2.err" "a second start with the live daemon finds its file on the board"
 # (issue 33, item 7: the liveness lock is looked at on a miss only)
 if grep -hE '^[0-9]+ +(connect\(|fcntl\(.*F_OFD_GETLK)' "$T/live2.strace"; then
 	fail "a known file's start beside a live daemon connected or looked at the liveness lock (above)"
+fi
+# (and an executable's known file is named by stat() of its path, not by /proc)
+expect_grep "$SOCK.known" "$T/live2.strace" "the start opened the board"
+if grep -h '/proc/self/maps' "$T/live2.strace"; then
+	fail "a known executable's start beside a live daemon opened /proc/self/maps (above)"
+fi
+# (a library's too, by the name the loader opened it by: a copy of prog, then
+# its dlopen of lib; a copy, so that prog's own file stays unknown for the
+# miss below)
+cp "$PROG" "$T/prog-lib"
+printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 "$T/prog-lib" >/dev/null 2>"$T/lib1.err" ||
+	fail "the probed program failed (live daemon, dlopen)"
+printf 'dlopen %s\nexit\n' "$LIB" | USDTKIT_DEBUG=1 strace -f -qq -e trace=connect,openat,open \
+	-o "$T/lib2.strace" "$T/prog-lib" >/dev/null 2>"$T/lib2.err" ||
+	fail "the probed program failed (live daemon, dlopen)"
+expect_eq "$(grep -c 'known to the helper' "$T/lib2.err")" 2 "board hits of prog and its dlopened library"
+if grep -hE '/proc/self/maps|^[0-9]+ +connect\(' "$T/lib2.strace"; then
+	fail "a known library's load beside a live daemon opened /proc/self/maps or connected (above)"
 fi
 daemon_stop KILL 10
 [ -S "$SOCK" ] && [ -f "$SOCK.known" ] || fail "SIGKILL left no socket or no board (the test expects a crash to leave both)"
