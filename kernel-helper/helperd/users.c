@@ -381,8 +381,7 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 		if (!ret && m && !m->draining) {
 			lingered = m->nusers == 0;
 			ret = hd_add_known(pid, uid, pidfd, mp, m);
-		}
-		else if (!ret && (pa = hd_parse_find(dev, ino)))
+		} else if (!ret && (pa = hd_parse_find(dev, ino)))
 			ret = hd_parse_wait(pa, cookie, pid, uid, pidfd, mp);
 		else if (!ret)
 			ret = hd_parse_begin(cookie, pid, uid, pidfd, mp, fd, dev, ino);
