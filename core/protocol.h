@@ -131,8 +131,24 @@ struct usdt_msg_list {
  * drti counts a HELD only from a peer whose SO_PEERCRED uid is 0 or its
  * own effective uid (anyone else's ends the request: no daemon).
  * A client that does not know HELD skips it as a packet not its answer.
+ *
+ * Restarted programs (a file the daemon knows, no process of it alive: it
+ * lingers). While a watcher is there, a REGISTER that finds the file's
+ * events existing but no registered process mapping it is held as a new
+ * file's is (a NOTICE naming the file, a HELD to the registrant, the REPLY
+ * once the watchers are READY): a NOTICE means "a process registered this
+ * file and no listing shows another", and a watcher that traces the file
+ * already answers READY at once. A process
+ * whose file is on the board sends no REGISTER, so while a watcher is
+ * there the daemon keeps the file SOCKET.watched (USDT_WATCHED_SUFFIX,
+ * empty, root's, 0644) beside its socket, and drti asks even for a file on
+ * the board when that file exists (one stat() a known file's start). An
+ * older drti never asks for a board file: its restarted programs are
+ * traced only by a watcher that knew their file; an older watcher gets
+ * NOTICEs for known files, which it answers as any other.
  */
 #define USDT_HOLD_MAX_MS USDT_HELPER_TIMEOUT_MAX_MS
+#define USDT_WATCHED_SUFFIX ".watched"
 
 struct usdt_msg_watch {
 	struct usdt_msg_hdr hdr;

@@ -8,9 +8,12 @@
 # t_now) every millisecond for 4 s, t_registered being CLOCK_MONOTONIC at
 # main() (drti's constructor has registered by then), and prints its pid and
 # the wall-clock time at main(), so that exec -> main() (the hold) is known.
-# Three modes: drti's defaults (told HELD, it waits up to 2000 ms for the
+# Four modes: drti's defaults (told HELD, it waits up to 2000 ms for the
 # instance to attach), USDTKIT_HELPER_HOLD_MS=0 (held at most its 100 ms
-# timeout), and USDTKIT_HELPER_HOLD_MS=5000 (the daemon's bound).
+# timeout), USDTKIT_HELPER_HOLD_MS=5000 (the daemon's bound), and restarts:
+# a copy run once (briefly) before dtrace starts, its file's events
+# lingering in the daemon (--linger 600), run again under dtrace with
+# drti's defaults (core/protocol.h, WATCH, "Restarted programs").
 # Prints the tables; see README.md. Needs root, bpftrace, a build.
 # Usage: bench/consumer/retain.sh [BUILDDIR] [RUNS]
 set -eu
@@ -40,7 +43,7 @@ static long now_ns(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000000000L + ts.tv_nsec;
 }
-int main(void)
+int main(int argc, char **argv)
 {
 	long t0 = now_ns(), seq;
 	struct timespec ms = {0, 1000000}, wall;
@@ -48,6 +51,9 @@ int main(void)
 	clock_gettime(CLOCK_REALTIME, &wall);
 	printf("%d %ld\\n", (int)getpid(), wall.tv_sec * 1000000L + wall.tv_nsec / 1000);
 	fflush(stdout);
+	(void)argv;
+	if (argc > 1) /* a first run, before dtrace: registered, then gone */
+		return 0;
 	for (seq = 0; seq < 4000; seq++) {
 		${P^^}_TICK(seq, t0, now_ns());
 		nanosleep(&ms, NULL);
@@ -59,9 +65,14 @@ EOF
 	"$DTRACE" -G -s p.d -o pp.o tick.o && cc -o tick tick.o pp.o)
 
 export USDTKIT_HELPER_SOCKET="$W/helper.sock"
-"$HELPERD" -f --socket "$USDTKIT_HELPER_SOCKET" --linger 0 2>"$W/daemon.log" &
+"$HELPERD" -f --socket "$USDTKIT_HELPER_SOCKET" --linger 600 2>"$W/daemon.log" &
 DPID=$!
 for i in $(seq 100); do grep -q ': ready' "$W/daemon.log" && break; sleep 0.1; done
+# the restart mode's files: run once, they linger
+for i in $(seq "$RUNS"); do
+	cp "$W/tick" "$W/tickr$i"
+	"$W/tickr$i" first >/dev/null
+done
 
 "$DTRACE" -Z -q -n "BEGIN { printf(\"ready\\n\"); }
 $P*:::tick { printf(\"%d %d %d %d\\n\", pid, arg0, arg1, arg2); }" >"$W/out" 2>"$W/err" &
@@ -71,7 +82,7 @@ now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
 # MODE NAME [VAR=VALUE]: one new program; "MODE PID EXEC_TO_MAIN_US" in starts.
 run_one() {
 	local t0 pid tmain
-	cp "$W/tick" "$W/$2"
+	[ "$1" = restart ] || cp "$W/tick" "$W/$2"
 	t0=$(now_us)
 	env ${3:+"$3"} "$W/$2" >"$W/$2.main"
 	read -r pid tmain <"$W/$2.main"
@@ -81,6 +92,7 @@ for i in $(seq "$RUNS"); do
 	run_one default "tickd$i"
 	run_one nohold "tickn$i" USDTKIT_HELPER_HOLD_MS=0
 	run_one held "tickh$i" USDTKIT_HELPER_HOLD_MS=5000
+	run_one restart "tickr$i"
 done
 sleep 1
 kill -INT "$DT"
@@ -114,10 +126,11 @@ pct() {
 		awk -v q="$3" '{ a[NR] = $1 } END { if (!NR) { print "-"; exit } i = int(q * NR + 0.999); if (i < 1) i = 1; printf "%.0f", a[i] }'
 }
 sum() { awk -v m="$1" -v c="$2" '$1 == m && $c != "-" { s += $c } END { print s + 0 }' "$W/per"; }
-for m in default nohold held; do
+for m in default nohold held restart; do
 	case $m in
 	default) title="$RUNS new programs, drti's defaults (hold 2000 ms)" ;;
 	nohold) title="$RUNS new programs, USDTKIT_HELPER_HOLD_MS=0" ;;
+	restart) title="$RUNS restarted programs (lingering files), defaults" ;;
 	*) title="$RUNS new programs, USDTKIT_HELPER_HOLD_MS=5000" ;;
 	esac
 	printf '%-52s %s\n' "$title" "registration (main) to first firing seen"

@@ -43,8 +43,10 @@
  * the new files is started, and READY is sent only when the instance of
  * the batch that holds the file has run its BEGIN (bpftrace runs it once
  * every probe is attached; run.c calls dt_retain_started), at once for a
- * file no clause matches. The hold is bounded twice: by the daemon
- * (USDT_HOLD_MAX_MS) and by drti's own timeout (USDTKIT_HELPER_TIMEOUT_MS,
+ * file no clause matches or a listing showed before (the daemon holds a
+ * known file's registration too while we watch: a program restarted, its
+ * file lingering, is traced like a new one). The hold is bounded twice: by
+ * the daemon (USDT_HOLD_MAX_MS) and by drti's own timeout (USDTKIT_HELPER_TIMEOUT_MS,
  * 100 ms by default: a program is held only as long as its environment
  * allows). Polling goes on beside it (files the daemon does not announce:
  * a lingering file mapped again, the -p/-c processes' maps); a daemon that
@@ -264,6 +266,11 @@ static bool read_notices(struct dt_retain *rt)
 		h.dev = makedev((unsigned)(no.dev >> 32), (unsigned)no.dev);
 		h.ino = no.ino;
 		h.batch = covering_batch(rt, h.dev, h.ino);
+		/* a file listed before (a restart): traced by its inode, or matched nothing */
+		if (!h.batch && dt_match_known(h.dev, h.ino)) {
+			send_ready(rt, h.notice);
+			continue;
+		}
 		unknown |= !h.batch;
 		DT_PUSH(rt->held, rt->nheld, h);
 	}

@@ -156,6 +156,8 @@ static struct sockaddr_un usdt_drti_sun;
 static socklen_t usdt_drti_sun_len;
 /* The daemon's board: the socket path + USDT_BOARD_SUFFIX. */
 static char usdt_drti_board[sizeof(usdt_drti_sun.sun_path) + sizeof(USDT_BOARD_SUFFIX)];
+/* The daemon's mark that a tracer watches: the socket path + USDT_WATCHED_SUFFIX. */
+static char usdt_drti_watched[sizeof(usdt_drti_sun.sun_path) + sizeof(USDT_WATCHED_SUFFIX)];
 
 /* REGISTER reached the daemon, so the destructor owes it an UNREGISTER. */
 static int usdt_drti_registered;
@@ -311,6 +313,10 @@ static int usdt_drti_configure(void)
 			usdt_drti_board[k] = path[k];
 		for (k = 0; k < sizeof(USDT_BOARD_SUFFIX); k++)
 			usdt_drti_board[i + k] = USDT_BOARD_SUFFIX[k];
+		for (k = 0; k < i; k++)
+			usdt_drti_watched[k] = path[k];
+		for (k = 0; k < sizeof(USDT_WATCHED_SUFFIX); k++)
+			usdt_drti_watched[i + k] = USDT_WATCHED_SUFFIX[k];
 	}
 	usdt_drti_ms(t, &usdt_drti_timeout_ms, USDT_HELPER_TIMEOUT_MAX_MS);
 	usdt_drti_ms(h, &usdt_drti_hold_ms, USDT_HOLD_MAX_MS);

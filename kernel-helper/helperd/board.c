@@ -35,6 +35,7 @@ static struct usdt_board_slot *slots;
 static size_t map_len;
 static void *map;
 static char board_path[4200];
+static char watched_path[4200]; /* SOCKET.watched (protocol.h, WATCH): "" without a board */
 
 /* maps' device (makedev of its major:minor) in the board's encoding. */
 static uint64_t board_dev(uint64_t maps_dev)
@@ -57,6 +58,10 @@ int hd_board_open(const char *socket_path)
 	if ((size_t)snprintf(board_path, sizeof(board_path), "%s%s", socket_path,
 			     USDT_BOARD_SUFFIX) >= sizeof(board_path))
 		return -ENAMETOOLONG;
+	if ((size_t)snprintf(watched_path, sizeof(watched_path), "%s%s", socket_path,
+			     USDT_WATCHED_SUFFIX) >= sizeof(watched_path))
+		return -ENAMETOOLONG;
+	unlink(watched_path); /* a crashed daemon's */
 	snprintf(tmp, sizeof(tmp), "%s.tmp", board_path);
 	map_len = sizeof(h) + (BOARD_SLOTS + USDT_BOARD_WINDOW - 1) * sizeof(*slots);
 	unlink(tmp);
@@ -120,6 +125,7 @@ void hd_board_close(void)
 		return;
 	/* Unlinked first: from now on every process asks. */
 	unlink(board_path);
+	unlink(watched_path);
 	munmap(map, map_len);
 	map = NULL;
 	slots = NULL;
@@ -170,4 +176,25 @@ void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path)
 	}
 	/* Before the caller reads /proc: see the head comment. */
 	__atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+
+/*
+ * A watcher is there (on) or the last went: SOCKET.watched exists while
+ * one is, so that drti asks for a board file too (protocol.h, WATCH).
+ */
+void hd_board_watched(bool on)
+{
+	int fd;
+
+	if (!map || !watched_path[0])
+		return;
+	if (!on) {
+		unlink(watched_path);
+		return;
+	}
+	fd = open(watched_path, O_WRONLY | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd >= 0) {
+		(void)fchmod(fd, 0644);
+		close(fd);
+	}
 }

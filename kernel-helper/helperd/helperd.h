@@ -486,6 +486,8 @@ int hd_board_open(const char *socket_path);
 void hd_board_close(void);
 bool hd_board_publish(uint64_t maps_dev, uint64_t ino, const char *path);
 void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
+/* SOCKET.watched while a watcher is there (on), so that drti asks for board files too. */
+void hd_board_watched(bool on);
 
 /*
  * ---- serve.c and main.c (the layer above: the registry calls up into it

@@ -118,7 +118,8 @@ static int watch(struct conn *c, uint32_t seq)
 	if (w == WATCHERS_MAX)
 		return -EBUSY;
 	watchers[w] = c;
-	nwatchers++;
+	if (nwatchers++ == 0)
+		hd_board_watched(true);
 	c->watcher = true;
 	c->wait_seq = seq;
 	c->watch_from = last_notice + 1 ? last_notice + 1 : 1;
@@ -278,7 +279,8 @@ static void watcher_gone(struct conn *c)
 		return;
 	hd_dbg("watcher pid %d gone: never waited on again", (int)c->pid);
 	watchers[w] = NULL;
-	nwatchers--;
+	if (--nwatchers == 0)
+		hd_board_watched(false);
 	holds_release(w);
 }
 

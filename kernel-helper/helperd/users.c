@@ -356,7 +356,7 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	struct hd_module *m = NULL;
 	struct hd_parse *pa;
 	uint64_t dev, ino;
-	bool found;
+	bool found, lingered = false;
 	int fd = -1, ret = hd_tracefs_ready();
 
 	*nprobes = 0;
@@ -378,17 +378,34 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	if (ret == -EAGAIN) {
 		ret = resolve(pid, pidfd, addr, found, mp, &fd, &dev, &ino);
 		m = ret ? NULL : hd_mod_find(dev, ino);
-		if (!ret && m && !m->draining)
+		if (!ret && m && !m->draining) {
+			lingered = m->nusers == 0;
 			ret = hd_add_known(pid, uid, pidfd, mp, m);
-		else if (!ret && (pa = hd_parse_find(dev, ino)))
+		} else if (!ret && (pa = hd_parse_find(dev, ino)))
 			ret = hd_parse_wait(pa, cookie, pid, uid, pidfd, mp);
 		else if (!ret)
 			ret = hd_parse_begin(cookie, pid, uid, pidfd, mp, fd, dev, ino);
 	} else if (!ret) {
+		lingered = m->nusers == 0;
 		ret = hd_add_known(pid, uid, pidfd, mp, m);
 	}
 	if (!ret)
 		*nprobes = m->nprobes;
+	/*
+	 * A known file nobody was known to map (a program restarted, its file
+	 * lingering), registered while a watcher is there: held as a new
+	 * file's, so that a watcher that never listed it traces it from its
+	 * first firing (protocol.h, WATCH). Answered through
+	 * hd_register_done, as a parse is.
+	 */
+	if (!ret && cookie && lingered) {
+		uint32_t hold = hd_hold_begin(pid, m->mdev, m->mino);
+
+		if (hold) {
+			hd_register_done(cookie, 0, m->nprobes, hold);
+			ret = -EINPROGRESS;
+		}
+	}
 	hd_dbg("REGISTER pid %d uid %u addr 0x%" PRIx64 ": %s", (int)pid, (unsigned)uid, addr,
 	       ret == -EINPROGRESS ? "waits for the parse"
 	       : ret		   ? strerror(-ret)
