@@ -151,12 +151,13 @@ static void background_step(void)
 		hd_registry_background();
 }
 /* --test-crash-after: writes to uprobe_events left before the daemon kills itself. */
-static unsigned long crash_after;
+static atomic_ulong crash_after;
 
 static void crash_hook(void)
 {
-	if (--crash_after == 0)
-		raise(SIGKILL);
+	/* (Called on the writer thread too: SIGKILL ends the whole process.) */
+	if (atomic_fetch_sub(&crash_after, 1) == 1)
+		kill(getpid(), SIGKILL);
 }
 
 static struct tagged signal_tag = {HD_TAG_SIGNAL}, none_tag = {HD_TAG_NONE};
@@ -515,6 +516,15 @@ int main(int argc, char **argv)
 			hd_cfg.socket_path, USDT_BOARD_SUFFIX, strerror(-opt));
 	/* Recovery before serving: a restart answers only once it knows its events. */
 	hd_recover();
+	/*
+	 * From now on events are written by the writer thread (writer.c), off
+	 * the loop; until now (recovery, the start-up scan) in line, before
+	 * serving. After the signal mask: the thread inherits it.
+	 */
+	hd_registry_on_removed(hd_parse_resume);
+	if ((opt = hd_writer_start(epfd)) != 0)
+		hd_warn("cannot start the writer thread: %s (events are written in the loop)",
+			strerror(-opt));
 	hd_info("ready%s", hd_cfg.all ? " (--all)" : "");
 	next_tick = hd_now_ms() + 1000;
 	next_rescan = hd_now_ms() + hd_cfg.rescan_s * 1000ull;
@@ -573,6 +583,9 @@ int main(int argc, char **argv)
 			case HD_TAG_PARSE:
 				hd_parse_event(tg);
 				break;
+			case HD_TAG_WRITER:
+				hd_writer_event();
+				break;
 			case HD_TAG_NONE:
 				break;
 			}
@@ -613,6 +626,8 @@ int main(int argc, char **argv)
 	conns_close_all();
 	/* First: a process starting now must not skip a registration we undo. */
 	hd_board_close();
+	/* Registrations under way cut short, removals finished: then all goes in line. */
+	hd_writer_stop();
 	hd_registry_shutdown();
 	hd_registry_flush();
 	hd_parse_spare_stop();
