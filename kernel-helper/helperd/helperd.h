@@ -181,10 +181,13 @@ struct hd_wjob {
 	void (*done)(struct hd_wjob *j);
 	bool stop_cancels; /* SIGTERM ends it at its next slice (a registration) */
 	atomic_bool cancel;
+	bool cut; /* it ended cancelled, before its end (read by done) */
 };
-/* Starts the thread; its eventfd joins epfd (HD_TAG_WRITER). 0 or -errno (then all runs in line). */
+/* Starts the thread; its eventfd joins epfd (HD_TAG_WRITER). 0 or -errno (then all runs in line).
+ */
 int hd_writer_start(int epfd);
-/* Queues j in its uid's turn (in line, done called before it returns, when the thread is not running). */
+/* Queues j in its uid's turn (in line, done called before it returns, when the thread is not
+ * running). */
 void hd_writer_submit(struct hd_wjob *j);
 /* Runs j in line to its end, done called before it returns. */
 void hd_writer_run(struct hd_wjob *j);
@@ -311,16 +314,19 @@ int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid);
 struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp);
 /*
  * Registers a parsed file (or revives a draining one, prev); takes n. The
- * events are written by the writer (in line when `now`); done(arg, ret, m)
- * is called on the loop when they are (m: the module; ret: -errno, m
- * NULL). Returns 0 (done will be called, perhaps already was), or -errno
- * (it will not). *job (if given) is the writer's job, for
- * hd_writer_cancel, valid until done.
+ * events are written by the writer (in line when `now`); done(arg, ret, m,
+ * back) is called on the loop when they are (m: the module; ret: -errno,
+ * m NULL; -ECANCELED: cut short by hd_writer_cancel, what was written
+ * being removed, n handed `back`, else back is NULL). Returns 0 (done
+ * will be called, perhaps already was), or -errno (it will not). *job (if
+ * given) is the writer's job, for hd_writer_cancel, valid until done.
  */
 int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		 struct hd_module *prev, struct usdt_notes *n, bool now,
-		 void (*done)(void *arg, int ret, struct hd_module *m), void *arg,
-		 struct hd_wjob **job);
+		 void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back),
+		 void *arg, struct hd_wjob **job);
+/* SIGTERM: the daemon is stopping (nothing is registered anew). */
+extern bool hd_stopping;
 /* Parses and registers a new file in line (the start-up scan). */
 int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		  struct hd_module *prev, struct hd_module **out);

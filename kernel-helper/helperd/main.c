@@ -627,6 +627,7 @@ int main(int argc, char **argv)
 	/* First: a process starting now must not skip a registration we undo. */
 	hd_board_close();
 	/* Registrations under way cut short, removals finished: then all goes in line. */
+	hd_stopping = true;
 	hd_writer_stop();
 	hd_registry_shutdown();
 	hd_registry_flush();

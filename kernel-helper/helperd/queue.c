@@ -304,12 +304,30 @@ static void parse_answer(struct hd_parse *p, int ret, struct hd_module *m, bool 
 	parse_unlink_free(p);
 }
 
-/* The writer is done with p's events (writer.c, through hd_mod_start). */
-static void parse_written(void *arg, int ret, struct hd_module *m)
+static void parse_register(struct hd_parse *p, struct usdt_notes *n);
+
+/*
+ * The writer is done with p's events (writer.c, through hd_mod_start).
+ * Cut short because every waiter had gone, while a new one came since:
+ * what was written is being removed, and the file is registered anew for
+ * it, after that removal.
+ */
+static void parse_written(void *arg, int ret, struct hd_module *m, struct usdt_notes *back)
 {
 	struct hd_parse *p = arg;
+	bool live = false;
 
 	p->wjob = NULL;
+	for (struct waiter *x = p->waiters; back && x; x = x->next)
+		live |= hd_peer_alive(x->pidfd);
+	if (back && live && !hd_stopping) {
+		hd_dbg("%s: a requester came while its cut-short events were removed: registered "
+		       "anew",
+		       p->mp->path);
+		parse_register(p, back);
+		return;
+	}
+	usdt_notes_free(back);
 	parse_answer(p, ret, m, !ret);
 }
 

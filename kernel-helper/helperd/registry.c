@@ -39,6 +39,7 @@
 #include "helperd.h"
 
 struct hd_config hd_cfg;
+bool hd_stopping;
 
 struct uidacct {
 	struct uidacct *next;
@@ -302,8 +303,7 @@ static bool rm_step(struct hd_wjob *j, uint64_t budget_ns)
 {
 	struct removal *r = (struct removal *)j;
 
-	return usdt_tracefs_run_lines(hd_tracefs, r->lines, r->n, &r->next, r->err, budget_ns) >
-	       0;
+	return usdt_tracefs_run_lines(hd_tracefs, r->lines, r->n, &r->next, r->err, budget_ns) > 0;
 }
 
 static void rm_free(struct removal *r)
@@ -330,8 +330,7 @@ static void rm_done(struct hd_wjob *j)
 		if (e == -ENOENT)
 			e = 0; /* someone removed it already, or the batch did */
 		if (e && e != -EBUSY && e != -EINTR && warned++ < 8)
-			hd_warn("%s: %s", r->lines[i] ? r->lines[i] : m->mapped_path,
-				strerror(-e));
+			hd_warn("%s: %s", r->lines[i] ? r->lines[i] : m->mapped_path, strerror(-e));
 		if (e == -EBUSY || e == -EINTR || e == -ENOMEM)
 			m->sites[keep++] = m->sites[i];
 	}
@@ -514,7 +513,7 @@ struct registration {
 	uint64_t seq;
 	unsigned charged; /* probes counted in the owner's quota while written */
 	bool deleted;	  /* the mapping's file was deleted: never on the board */
-	void (*done)(void *arg, int ret, struct hd_module *m);
+	void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back);
 	void *arg;
 };
 
@@ -556,7 +555,7 @@ static void reg_finish(struct registration *r, int ret, struct usdt_site_result 
 		mod_free(m);
 		usdt_notes_free(r->n);
 		usdt_tracefs_results_free(sites, nsites);
-		r->done(r->arg, ret, NULL);
+		r->done(r->arg, ret, NULL, NULL);
 		free(r);
 		return;
 	}
@@ -592,10 +591,10 @@ static void reg_finish(struct registration *r, int ret, struct usdt_site_result 
 	}
 	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s%s",
 		m->mapped_path, m->dev, m->ino, m->nprobes, m->nsites,
-		m->alias ? ", through an alias" : "", m->hold_fd >= 0 ? ", through a descriptor" : "",
-		atomic_load(&r->job.cancel) ? " (cut short: nobody waits for it any more)" : "");
+		m->alias ? ", through an alias" : "",
+		m->hold_fd >= 0 ? ", through a descriptor" : "",
+		r->job.cut ? " (cut short: nobody waits for it any more)" : "");
 	usdt_tracefs_results_free(sites, nsites);
-	usdt_notes_free(r->n);
 	if (prev) {
 		mod_unlink(prev);
 		mod_free(prev);
@@ -604,9 +603,21 @@ static void reg_finish(struct registration *r, int ret, struct usdt_site_result 
 	hd_modules[mod_hash(m->dev, m->ino)] = m;
 	hd_nmodules_total++;
 	hd_save_state();
-	if (!r->deleted)
-		hd_mod_publish(m);
-	r->done(r->arg, 0, m);
+	if (r->job.cut) {
+		/*
+		 * Cut short (nobody waited for it any more): what was written
+		 * goes, and the notes go back to the caller, who registers the
+		 * file anew, after this removal, should a waiter have come
+		 * meanwhile.
+		 */
+		hd_mod_remove(m, true);
+		r->done(r->arg, -ECANCELED, NULL, r->n);
+	} else {
+		usdt_notes_free(r->n);
+		if (!r->deleted)
+			hd_mod_publish(m);
+		r->done(r->arg, 0, m, NULL);
+	}
 	free(r);
 }
 
@@ -629,8 +640,8 @@ static void reg_done(struct hd_wjob *j)
  */
 int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		 struct hd_module *prev, struct usdt_notes *n, bool now,
-		 void (*done)(void *arg, int ret, struct hd_module *m), void *arg,
-		 struct hd_wjob **job)
+		 void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back),
+		 void *arg, struct hd_wjob **job)
 {
 	struct registration *r;
 	struct hd_module *m;
@@ -738,10 +749,11 @@ struct create_result {
 	struct hd_module *m;
 };
 
-static void create_done(void *arg, int ret, struct hd_module *m)
+static void create_done(void *arg, int ret, struct hd_module *m, struct usdt_notes *back)
 {
 	struct create_result *c = arg;
 
+	usdt_notes_free(back);
 	c->ret = ret;
 	c->m = m;
 }

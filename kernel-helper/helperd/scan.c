@@ -225,7 +225,7 @@ void hd_tick(uint64_t now)
 		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
 			if (!m->retiring && !m->removing && !m->reviving &&
 			    ((m->idle && now >= m->idle_until) ||
-					     (m->draining && m->nusers == 0 && now >= m->retry_at)))
+			     (m->draining && m->nusers == 0 && now >= m->retry_at)))
 				hd_retire(m, 0);
 }
 

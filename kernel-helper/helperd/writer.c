@@ -116,7 +116,8 @@ static void *writer_main(void *arg)
 			continue;
 		}
 		pthread_mutex_unlock(&w.lock);
-		more = !atomic_load(&j->cancel) && j->step(j, SLICE_NS);
+		j->cut = atomic_load(&j->cancel);
+		more = !j->cut && j->step(j, SLICE_NS);
 		pthread_mutex_lock(&w.lock);
 		if (!more) {
 			uint64_t one = 1;
@@ -174,7 +175,8 @@ void hd_writer_run(struct hd_wjob *j)
 {
 	atomic_store(&j->cancel, false);
 	j->next = NULL;
-	while (!atomic_load(&j->cancel) && j->step(j, UINT64_MAX / 2))
+	j->cut = false;
+	while (j->step(j, UINT64_MAX / 2))
 		;
 	j->done(j);
 }
@@ -189,6 +191,7 @@ void hd_writer_submit(struct hd_wjob *j)
 	}
 	atomic_store(&j->cancel, false);
 	j->next = NULL;
+	j->cut = false;
 	pthread_mutex_lock(&w.lock);
 	for (q = w.queues; q && q->uid != j->uid; q = q->next)
 		;

@@ -48,7 +48,9 @@ size_t usdt_tracefs_batch_lines(struct usdt_tracefs *t, uint64_t budget_ns)
 	uint64_t per = t->line_ns ? t->line_ns : 20000; /* a first guess: 20 us */
 	uint64_t n = budget_ns / per;
 
-	return n < 1 ? 1 : n > USDT_TRACEFS_BATCH_MAX / 32 ? USDT_TRACEFS_BATCH_MAX / 32 : (size_t)n;
+	return n < 1				 ? 1
+	       : n > USDT_TRACEFS_BATCH_MAX / 32 ? USDT_TRACEFS_BATCH_MAX / 32
+						 : (size_t)n;
 }
 
 /* The cost per line of a batch just written, folded into the average. */

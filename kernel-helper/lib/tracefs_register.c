@@ -111,7 +111,8 @@ static struct choice *choice_find(struct usdt_tracefs_reg *r, const char *group,
 
 		if (!v)
 			return NULL;
-		if (strcmp(r->ch[v - 1].group, group) == 0 && strcmp(r->ch[v - 1].event, event) == 0)
+		if (strcmp(r->ch[v - 1].group, group) == 0 &&
+		    strcmp(r->ch[v - 1].event, event) == 0)
 			return &r->ch[v - 1];
 	}
 }
@@ -155,7 +156,7 @@ static int choice_add(struct usdt_tracefs_reg *r, const char *group, const char 
 
 /* The first listed entry of an event (the kernel keeps one signature per event). */
 static const struct usdt_uprobe_entry *listed_event(struct usdt_tracefs_reg *r, const char *group,
-						   const char *event)
+						    const char *event)
 {
 	if (!r->ls)
 		return NULL;
@@ -164,7 +165,8 @@ static const struct usdt_uprobe_entry *listed_event(struct usdt_tracefs_reg *r, 
 
 		if (!v)
 			return NULL;
-		if (strcmp(r->ls[v - 1].group, group) == 0 && strcmp(r->ls[v - 1].event, event) == 0)
+		if (strcmp(r->ls[v - 1].group, group) == 0 &&
+		    strcmp(r->ls[v - 1].event, event) == 0)
 			return &r->ls[v - 1];
 	}
 }
@@ -329,6 +331,7 @@ static void site_alone(struct usdt_tracefs_reg *r, struct usdt_site_result *s)
 	const struct usdt_site *p = s->probe;
 
 	for (;;) {
+		const struct usdt_uprobe_entry *e;
 		struct choice *c;
 
 		s->err = usdt_tracefs_write(r->t, s->line, s->msg, sizeof(s->msg));
@@ -343,9 +346,19 @@ static void site_alone(struct usdt_tracefs_reg *r, struct usdt_site_result *s)
 					 s->existed ? "already registered" : "");
 			return;
 		}
-		/* The name is taken with other arguments: never again in this run. */
+		/*
+		 * Not our site. The name listed with our very arguments: the
+		 * kernel found this site in it already, under another path to
+		 * the same file (someone else's, perf probe's): refused, as it
+		 * is. Listed with other arguments: taken, never again in this
+		 * run, and another name chosen.
+		 */
 		c = choice_find(r, p->group, s->event);
-		if (!c || c->taken || !r->ls)
+		e = listed_event(r, p->group, s->event);
+		if (!c || c->taken || !e)
+			return;
+		usdt_uprobe_signature(e->args, r->sig, sizeof(r->sig));
+		if (e->type == 'p' && strcmp(r->sig, c->sig) == 0)
 			return;
 		c->taken = true;
 		if (!site_prepare(r, s))
@@ -468,8 +481,8 @@ int usdt_tracefs_reg_step(struct usdt_tracefs_reg *r, uint64_t budget_ns)
 		if (did && spent >= budget_ns)
 			return 1;
 		did = true;
-		if (batch_step(r, usdt_tracefs_batch_lines(r->t, spent < budget_ns ? budget_ns - spent
-										     : 0)))
+		if (batch_step(r, usdt_tracefs_batch_lines(
+				      r->t, spent < budget_ns ? budget_ns - spent : 0)))
 			continue;
 		/* A site of a group that existed: alone, its result exact. */
 		{
