@@ -126,6 +126,16 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
  * failed (then end the job with hd_parse_finish as usual).
  */
 int hd_parse_respawn(struct hd_parse_job *j, int fd, const struct hd_worker_limits *lim);
+/* The answer's limits (worker.c writes it, worker_answer.c reads it back). */
+#define HD_WORKER_LOG_MAX 16	     /* rejection lines, for the log */
+#define HD_WORKER_STR_MAX 4096u	     /* a string's bytes */
+#define HD_WORKER_NO_STR 0xffffffffu /* a string's length that means NULL */
+/*
+ * worker_answer.c: a worker's answer (the stream after its length),
+ * checked again: 0 and the accepted probes, or -EPROTO/-ENOMEM (why in err).
+ */
+int hd_worker_decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
+		     char *err, size_t errlen);
 /* Reaps the workers hd_parse_finish left exiting (WNOHANG unless wait). */
 void hd_parse_reap(bool wait);
 /*

@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * libFuzzer target for the daemon's decoder of its sandboxed worker's answer
- * (helperd/worker.c, decode(): static, so worker.c is #included here
- * unchanged). The daemon treats that stream as if the worker were
+ * (helperd/worker_answer.c, hd_worker_decode(), linked from the daemon's
+ * library; worker.c is #included here unchanged for the seed generator's
+ * child()). The daemon treats that stream as if the worker were
  * compromised; the input is the stream.
  *
- * decode() reads each accepted probe's site again from the file: the file
+ * hd_worker_decode() reads each accepted probe's site again from the file: the file
  * here is a memfd of NOPs (0x90 for x86, the aarch64 NOP word for aarch64,
  * chosen by the stream's arch word), so sites inside it pass and sites past
  * it do not. A decoded result is walked (strings, counts, sizes), each probe
@@ -124,7 +125,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size >= 8)
 		memcpy(&arch, data + 4, 4);
 	fd = arch == USDT_ARCH_AARCH64 ? a64 : x86;
-	ret = decode(data, size, fd, &n, err, sizeof(err));
+	ret = hd_worker_decode(data, size, fd, &n, err, sizeof(err));
 	sink += strnlen(err, sizeof(err));
 	if (ret) {
 		check(ret < 0 && n == NULL, "an error with a result");

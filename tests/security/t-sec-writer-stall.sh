@@ -26,7 +26,7 @@ need_tracefs
 id nobody >/dev/null 2>&1 || fail "no user nobody"
 FLOOD="$USDTKIT_BUILDDIR/tests/security/flood"
 HOLD="$USDTKIT_BUILDDIR/tests/crash/crashclient"
-[ -x "$FLOOD" ] && [ -x "$HOLD" ] && [ -x "$HDCLIENT" ] || fail "flood, crashclient, hdclient: build first"
+for x in "$FLOOD" "$HOLD" "$HDCLIENT"; do [ -x "$x" ] || fail "no $x: build first"; done
 NB=$([ -n "${USDTKIT_SANITIZE:-}" ] && echo 3000 || echo 12000)
 HD_DEBUG=
 export HDCLIENT_WAIT_MS=120000 CRASHCLIENT_WAIT_MS=120000
