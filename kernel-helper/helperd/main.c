@@ -595,6 +595,7 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 64 && conn_accept_one(lfd); k++)
 				;
 		conns_turn_end();
+		serve_turn_end();
 		now = hd_now_ms();
 		conns_listen_resume(now);
 		/* Idle, or held back long enough: one step of what nobody waits for. */

@@ -65,7 +65,7 @@ mkfifo "$T/known.in"
 setpriv --reuid=4242 --regid=4242 --clear-groups -- "$HOLD" hold "$T/known/libten.so" \
 	<"$T/known.in" >"$T/known.out" 2>&1 &
 exec 8>"$T/known.in"
-at_exit "exec 8>&- 2>/dev/null || true"
+at_exit "exec 8>&-"
 wait_until 60 "uid 4242's known file to register" grep -q '^ready' "$T/known.out"
 grep -q '^status=0 nprobes=10' "$T/known.out" || fail "uid 4242's known file: $(cat "$T/known.out")"
 
@@ -75,7 +75,7 @@ setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
 	"$FLOOD" 600 "$T/big/libbig.so" <"$T/hold" >"$T/flood.out" 2>&1 &
 flood_pid=$!
 exec 9>"$T/hold"
-at_exit "exec 9>&- 2>/dev/null; kill $flood_pid 2>/dev/null || true"
+at_exit "exec 9>&-; kill $flood_pid 2>/dev/null || true"
 wait_until 120 "nobody's events to be written" eval '[ "$(big_events)" -gt 0 ]'
 logged "$REG_RE" && fail "nobody's $NB sites were written before anything could be checked"
 echo "nobody's registration under way: $(big_events) of $NB events written"
