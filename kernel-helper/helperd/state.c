@@ -141,12 +141,12 @@ void hd_save_state(void)
 /*
  * A snapshot costs the loop in proportion to every site registered (12,000
  * sites: about a megabyte, tens of ms on a loaded machine), and under a
- * stream of registrations it would be due after every one: so one is
- * written at most once a second, and at most 1/STATE_SHARE of the time
- * (the last one's cost times STATE_SHARE apart); the journal holds every
- * change in between, as it does until any snapshot.
+ * stream of registrations it would be due after every one: so it takes at
+ * most 1/STATE_SHARE of the time, the next one at least the last one's
+ * cost times STATE_SHARE later (a small state, a ms or less, is written
+ * again at once); the journal holds every change in between, as it does
+ * until any snapshot.
  */
-#define STATE_MIN_MS 1000
 #define STATE_SHARE 50
 
 void hd_registry_flush(void)
@@ -159,8 +159,7 @@ void hd_registry_flush(void)
 		return;
 	}
 	cost = hd_now_ms() - t0;
-	hd_state_retry_at =
-	    t0 + (cost * STATE_SHARE > STATE_MIN_MS ? cost * STATE_SHARE : STATE_MIN_MS);
+	hd_state_retry_at = t0 + cost * STATE_SHARE;
 	hd_state_dirty = false;
 }
 

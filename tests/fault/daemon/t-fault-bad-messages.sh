@@ -93,6 +93,10 @@ wait_events 2 "the program"
 USDTKIT_DISABLE=1 run_prog >"$T/expected"
 expect_grep '^fired 3$' "$T/expected" "the program's own output"
 snapshot() { "$HDCLIENT" list | sort; our_events; sha256sum <"$SOCK.state"; }
+# (The events are written by the daemon's writer thread, the state file by
+# its loop after them: the snapshot once the state file has them.)
+_state_has() { [ "$(grep -c '^site ' "$SOCK.state")" -eq "$1" ]; }
+poll_until 20 _state_has 2 || fail "the state file does not list the program's 2 sites"
 snapshot >"$T/before"
 
 python3 "$T/bad.py" "$SOCK" "$LIB" each >"$T/each.out"
