@@ -2,6 +2,7 @@
 # The daemon under one user's load (issue 33, item 5; the verdicts are
 # tests/security/t-sec-writer-stall.sh's, these are the figures):
 #   bench/helper/loadtest.sh [BUILDDIR] [SECONDS] [LOAD]   (default: build, 60, big+flood)
+# HELPERD=PATH runs another daemon binary (an older build, for comparison).
 # LOAD: big+flood, big (the 12,000-site files only), flood, or none (the
 # same measurements on a daemon nobody loads: the machine's own floor).
 # as root, with tracefs. A private daemon (its own socket, --linger 0) is
@@ -26,7 +27,7 @@ builddir=${1:-build}
 secs=${2:-60}
 load=${3:-big+flood}
 case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
-helperd="$builddir/kernel-helper/helperd/usdtkit-helperd"
+helperd=${HELPERD:-$builddir/kernel-helper/helperd/usdtkit-helperd}
 flood="$builddir/tests/security/flood"
 hold="$builddir/tests/crash/crashclient"
 dtrace="$builddir/dtrace/dtrace"
@@ -101,7 +102,9 @@ case $load in *big*) ;; *) end=0 ;; esac
 	while [ "$(date +%s)" -lt "$end" ]; do
 		i=$((i % 2 + 1))
 		CRASHCLIENT_WAIT_MS=600000 setpriv --reuid=nobody --regid=nogroup --clear-groups -- \
-			"$hold" hold "$w/big/libbig$i.so" </dev/null >>"$w/big.out" 2>&1 || true
+			"$hold" hold "$w/big/libbig$i.so" </dev/null >>"$w/big.out" 2>&1 &
+		echo $! >"$w/big.pid"
+		wait $! || true
 	done
 ) &
 pids="$pids $!"
@@ -150,6 +153,8 @@ echo "  nobody: $(grep -c '^status=0' "$w/big.out" || true) big registrations an
 # The load stops: everything of nobody's goes.
 exec 9>&-
 for p in $pids; do kill "$p" 2>/dev/null || true; done
+# (the registration under way, its process gone: cut short, then removed)
+[ -s "$w/big.pid" ] && kill "$(cat "$w/big.pid")" 2>/dev/null || true
 s0=$(date +%s%N)
 for _ in $(seq 3000); do
 	[ "$(events big)" -eq 0 ] && [ "$(events hostile)" -eq 0 ] && break
