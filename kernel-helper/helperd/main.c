@@ -12,12 +12,16 @@
  * kernel-helper/README.md, "The daemon"; this is main.c's part, with
  * conn.c's and serve.c's, the connections and the protocol it serves):
  *
- * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
- *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean
- *   stop), the connections, one pidfd per registered process (readable
- *   when it exits), and the socket of each parser worker at work. No locks,
- *   no threads: the per-process path is a /proc read, an open and an fstat,
- *   and a hash lookup; nothing in the loop waits for a worker.
+ * - One epoll loop over: the listening SOCK_SEQPACKET socket (ours, or
+ *   systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean stop),
+ *   the connections, one pidfd per registered process (readable when it
+ *   exits), the socket of each parser worker at work, and the writer
+ *   thread's eventfd. The per-process path is a /proc read, an open and an
+ *   fstat, and a hash lookup; nothing in the loop waits for a worker, nor
+ *   for a file's events: once the daemon serves, those are written by the
+ *   one other thread, the writer (writer.c: its head comment has what it
+ *   may touch), in turns between uids; the loop reads at most a few
+ *   requests of one uid per turn (serve.c).
  * - Work no client waits for is done in the background, a step at a time,
  *   when nothing else is ready and no parse runs (or after 10 ms under a
  *   steady stream of clients): forking the spare worker (worker.c), the

@@ -16,7 +16,10 @@
  * retried with backoff from 5 s to 5 min, and revived if a process maps the
  * file again meanwhile. A new file is parsed in line here (hd_mod_create: the
  * start-up scan) or through the parse queue (queue.c), and registered by
- * hd_mod_finish either way.
+ * hd_mod_start either way. The tracefs writes of a registration or a
+ * removal are jobs of the writer thread (writer.c) once the daemon serves:
+ * this file prepares them and finishes them on the loop (reg_finish,
+ * rm_done), the thread only writes.
  *
  * The rest of the daemon's state lives beside it: users.c (processes,
  * REGISTER, UNREGISTER), queue.c (the parse queue), retire.c (lingering and
