@@ -294,6 +294,12 @@ void hd_uid_release(uid_t uid, unsigned fds, unsigned procs);
 bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs);
 /* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
 int hd_rate_ok(uid_t uid, pid_t pid);
+/*
+ * quota.c: a uid's count of modules (+1/-1) and probe sites (+/-n), as
+ * registrations start and end; whether n more sites fit its quota.
+ */
+void hd_quota_add(uid_t uid, int modules, long probes);
+bool hd_quota_probes_fit(uid_t uid, unsigned n);
 /* The monotonic clock in milliseconds. */
 uint64_t hd_now_ms(void);
 /* The module of (st_dev, st_ino), or NULL. */

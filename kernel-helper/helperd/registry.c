@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The registry: which files (modules) have events, and the tracefs work of
- * creating and removing those events; the per-uid quotas and rates.
+ * creating and removing those events (the per-uid quotas and rates: quota.c).
  *
  * A module is one file, keyed by (st_dev, st_ino) of the file really mapped
  * (fstat of /proc/PID/map_files/...). It owns the list of sites it created
@@ -44,18 +44,7 @@
 struct hd_config hd_cfg;
 bool hd_stopping;
 
-struct uidacct {
-	struct uidacct *next;
-	uid_t uid;
-	double tokens, new_tokens;
-	uint64_t last_ms;
-	unsigned nmodules, nprobes;
-	unsigned nprocs, nfds; /* processes watched, descriptors held, for its registrations */
-	uint64_t cap_warned_ms;
-};
-
 struct hd_module *hd_modules[HD_MOD_BUCKETS];
-static struct uidacct *uids;
 size_t hd_nmodules_total, hd_nidle;
 size_t hd_nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
 struct usdt_tracefs *hd_tracefs;
@@ -80,111 +69,6 @@ struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino)
 		if (m->dev == dev && m->ino == ino)
 			return m;
 	return NULL;
-}
-
-static struct uidacct *uid_acct(uid_t uid)
-{
-	struct uidacct *a;
-
-	for (a = uids; a; a = a->next)
-		if (a->uid == uid)
-			return a;
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return NULL;
-	a->uid = uid;
-	a->tokens = hd_cfg.rate_per_s * 2.0;
-	a->new_tokens = hd_cfg.new_modules_per_s * 2.0;
-	a->last_ms = hd_now_ms();
-	a->next = uids;
-	uids = a;
-	return a;
-}
-
-/* Token buckets: a burst of twice the rate, refilled continuously. */
-static void refill(struct uidacct *a)
-{
-	uint64_t now = hd_now_ms();
-	double dt = (double)(now - a->last_ms) / 1000.0;
-
-	a->last_ms = now;
-	a->tokens += dt * hd_cfg.rate_per_s;
-	if (a->tokens > hd_cfg.rate_per_s * 2.0)
-		a->tokens = hd_cfg.rate_per_s * 2.0;
-	a->new_tokens += dt * hd_cfg.new_modules_per_s;
-	if (a->new_tokens > hd_cfg.new_modules_per_s * 2.0)
-		a->new_tokens = hd_cfg.new_modules_per_s * 2.0;
-}
-
-int hd_rate_ok(uid_t uid, pid_t pid)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return -ENOMEM;
-	refill(a);
-	if (uid != 0 && a->tokens < 1.0) {
-		hd_dbg("request of pid %d uid %u: over the rate (%u/s)", (int)pid, (unsigned)uid,
-		       hd_cfg.rate_per_s);
-		return -EAGAIN;
-	}
-	a->tokens -= 1.0;
-	return 0;
-}
-
-/*
- * The caps on what one uid's registrations hold (issue 21, item 3): the
- * processes watched (a pidfd and an epoll item each) and the descriptors
- * (those pidfds, the pidfds of REGISTERs waiting for a parse, a parse's
- * file and worker socket). Connections have their own caps (conn.c). root
- * is counted, never refused.
- */
-static bool over_cap(const struct uidacct *a, unsigned fds, unsigned procs)
-{
-	return a->uid != 0 && (a->nfds + fds > hd_cfg.max_fds_per_uid ||
-			       a->nprocs + procs > hd_cfg.max_procs_per_uid);
-}
-
-bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	return a && !over_cap(a, fds, procs);
-}
-
-int hd_uid_hold(uid_t uid, unsigned fds, unsigned procs)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return -ENOMEM;
-	if (over_cap(a, fds, procs)) {
-		uint64_t now = hd_now_ms();
-
-		/* Once a minute per uid: a fork bomb must not flood the log. */
-		if (!a->cap_warned_ms || now - a->cap_warned_ms >= 60000) {
-			hd_warn("uid %u: at its cap (%u processes, %u descriptors held; caps "
-				"--max-procs-per-uid %u, --max-fds-per-uid %u): further "
-				"registrations refused (EDQUOT)",
-				(unsigned)uid, a->nprocs, a->nfds, hd_cfg.max_procs_per_uid,
-				hd_cfg.max_fds_per_uid);
-			a->cap_warned_ms = now;
-		}
-		return -EDQUOT;
-	}
-	a->nfds += fds;
-	a->nprocs += procs;
-	return 0;
-}
-
-void hd_uid_release(uid_t uid, unsigned fds, unsigned procs)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return;
-	a->nfds -= fds < a->nfds ? fds : a->nfds;
-	a->nprocs -= procs < a->nprocs ? procs : a->nprocs;
 }
 
 /* --- tracefs --- */
@@ -324,7 +208,6 @@ static void rm_done(struct hd_wjob *j)
 	struct hd_module *m = r->m;
 	uint64_t dev = m->dev, ino = m->ino;
 	size_t keep = 0, warned = 0;
-	struct uidacct *a;
 
 	m->removing = false;
 	for (size_t i = 0; i < m->nsites; i++) {
@@ -355,11 +238,7 @@ static void rm_done(struct hd_wjob *j)
 	} else {
 		hd_info("unregistered %s (%" PRIu64 ":%" PRIu64 ")", m->mapped_path, m->dev,
 			m->ino);
-		a = uid_acct(m->owner);
-		if (a) {
-			a->nmodules--;
-			a->nprobes -= m->nprobes < a->nprobes ? m->nprobes : a->nprobes;
-		}
+		hd_quota_add(m->owner, -1, -(long)m->nprobes);
 		if (m->alias)
 			usdt_tracefs_alias_release(m->path);
 		mod_unlink(m);
@@ -466,33 +345,6 @@ static int event_path(const struct hd_mapping *mp, int fd, struct hd_module *m)
 	return m->path ? 0 : -ENOMEM;
 }
 
-/*
- * Whether uid may have one more file parsed now: the module quota (counting
- * its parses under way), the new-module rate, and the cheap section check.
- */
-int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return -ENOMEM;
-	if (uid != 0 && a->nmodules + hd_parses_of(uid) >= hd_cfg.max_modules_per_uid) {
-		hd_warn("uid %u: module quota (%u) reached: %s refused", (unsigned)uid,
-			hd_cfg.max_modules_per_uid, mp->path);
-		return -EDQUOT;
-	}
-	refill(a);
-	if (uid != 0 && a->new_tokens < 1.0) {
-		hd_warn("uid %u: new-module rate (%u/s) exceeded: %s refused", (unsigned)uid,
-			hd_cfg.new_modules_per_s, mp->path);
-		return -EAGAIN;
-	}
-	a->new_tokens -= 1.0;
-	if (!(hd_elf_note_kinds(fd) & HD_HAS_STAPSDT))
-		return -ENODATA;
-	return 0;
-}
-
 /* The worker's limits for this file (the test-only delay may apply to some paths only). */
 struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp)
 {
@@ -532,11 +384,9 @@ static void reg_finish(struct registration *r, int ret, struct usdt_site_result 
 		       size_t nsites)
 {
 	struct hd_module *m = r->m, *prev = r->prev;
-	struct uidacct *a = uid_acct(m->owner);
 	unsigned warned = 0;
 
-	if (a)
-		a->nprobes -= r->charged < a->nprobes ? r->charged : a->nprobes;
+	hd_quota_add(m->owner, 0, -(long)r->charged);
 	if (prev)
 		prev->reviving = false;
 	if (!ret) {
@@ -588,10 +438,7 @@ static void reg_finish(struct registration *r, int ret, struct usdt_site_result 
 			break;
 		}
 	hd_journal_sites(r->seq, m);
-	if (a) {
-		a->nmodules++;
-		a->nprobes += m->nprobes;
-	}
+	hd_quota_add(m->owner, 1, m->nprobes);
 	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s%s",
 		m->mapped_path, m->dev, m->ino, m->nprobes, m->nsites,
 		m->alias ? ", through an alias" : "",
@@ -648,18 +495,13 @@ int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino
 {
 	struct registration *r;
 	struct hd_module *m;
-	struct uidacct *a = uid_acct(uid);
 	int ret;
 
-	if (!a) {
-		usdt_notes_free(n);
-		return -ENOMEM;
-	}
 	if (n->naccepted == 0) {
 		usdt_notes_free(n);
 		return -ENODATA;
 	}
-	if (uid != 0 && a->nprobes + n->naccepted > hd_cfg.max_probes_per_uid) {
+	if (!hd_quota_probes_fit(uid, (unsigned)n->naccepted)) {
 		hd_warn("uid %u: probe quota (%u) reached: %s refused", (unsigned)uid,
 			hd_cfg.max_probes_per_uid, mp->path);
 		usdt_notes_free(n);
@@ -730,7 +572,7 @@ int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino
 		return ret;
 	}
 	r->charged = (unsigned)n->naccepted;
-	a->nprobes += r->charged;
+	hd_quota_add(uid, 0, r->charged);
 	if (prev)
 		prev->reviving = true;
 	r->job.uid = uid;
