@@ -37,7 +37,7 @@
 #include "tracefs_int.h"
 
 #define SUFFIX_TRIES 16
-#define LISTINGS_MAX 4 /* readings of uprobe_events per registration, at most */
+#define LISTINGS_MAX 8 /* readings of uprobe_events per registration, at most (2 each) */
 
 /* An open-addressing index of entry numbers (+1; 0 is empty), by a hash. */
 struct idx {
@@ -194,9 +194,16 @@ static bool site_listed(struct usdt_tracefs_reg *r, const char *group, const cha
 	}
 }
 
-/* Reads uprobe_events (again) and indexes it. */
+/*
+ * Reads uprobe_events (again) and indexes it: two readings put together,
+ * since the kernel lists it a page at a time and a reading while others
+ * add and remove events can skip a line (a site of ours missed here would
+ * be taken for someone else's).
+ */
 static int list_now(struct usdt_tracefs_reg *r)
 {
+	struct usdt_uprobe_entry *more = NULL, *all;
+	size_t nmore = 0;
 	int ret;
 
 	usdt_tracefs_list_free(r->ls, r->nls);
@@ -204,6 +211,21 @@ static int list_now(struct usdt_tracefs_reg *r)
 	r->nls = 0;
 	r->listings++;
 	ret = usdt_tracefs_list(r->t, &r->ls, &r->nls);
+	if (!ret)
+		ret = usdt_tracefs_list(r->t, &more, &nmore);
+	if (!ret && nmore) {
+		all = realloc(r->ls, (r->nls + nmore) * sizeof(*all));
+		if (!all) {
+			usdt_tracefs_list_free(more, nmore);
+			return -ENOMEM;
+		}
+		memcpy(all + r->nls, more, nmore * sizeof(*all));
+		free(more); /* (its entries' strings are all's now) */
+		r->ls = all;
+		r->nls += nmore;
+	} else {
+		usdt_tracefs_list_free(more, nmore);
+	}
 	if (!ret)
 		ret = idx_init(&r->lsx_name, r->nls);
 	if (!ret)
