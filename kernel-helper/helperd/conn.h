@@ -86,6 +86,8 @@ bool conn_reply(struct conn *c, uint32_t seq, int status, uint32_t nprobes);
 
 /* c's socket is ready (epoll's events): read and answer it, or close it. */
 void serve_conn_event(struct conn *c, uint32_t events);
+/* The loop's turn ended: every uid may have its few requests read again. */
+void serve_turn_end(void);
 /* conn.c's closing callback: c is no longer a watcher nor held. */
 void serve_conn_closing(struct conn *c);
 /* --test-hold-ms: the bound of a hold, at most USDT_HOLD_MAX_MS. */

@@ -6,6 +6,7 @@
 #ifndef USDT_HELPERD_H
 #define USDT_HELPERD_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -87,7 +88,8 @@ struct hd_worker_limits {
  * The worker's answer (buf, len: the stream after its length word), decoded
  * as if the worker were compromised: every probe re-checked, its site read
  * again from fd. 0 with *out, or -errno (err says why). hd_parse_finish's
- * last step; the fuzz target tests/fuzz/fuzz-worker.c calls it alone.
+ * last step (worker_answer.c); the fuzz target tests/fuzz/fuzz-worker.c calls
+ * it alone.
  */
 int hd_worker_decode(const unsigned char *buf, size_t len, int fd, struct usdt_notes **out,
 		     char *err, size_t errlen);
@@ -133,6 +135,10 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
  * failed (then end the job with hd_parse_finish as usual).
  */
 int hd_parse_respawn(struct hd_parse_job *j, int fd, const struct hd_worker_limits *lim);
+/* The answer's limits (worker.c writes it, worker_answer.c reads it back). */
+#define HD_WORKER_LOG_MAX 16	     /* rejection lines, for the log */
+#define HD_WORKER_STR_MAX 4096u	     /* a string's bytes */
+#define HD_WORKER_NO_STR 0xffffffffu /* a string's length that means NULL */
 /* Reaps the workers hd_parse_finish left exiting (WNOHANG unless wait). */
 void hd_parse_reap(bool wait);
 /*
@@ -174,8 +180,38 @@ enum hd_tag {
 	HD_TAG_NONE,
 	HD_TAG_CONN,
 	HD_TAG_PROC,
-	HD_TAG_PARSE
+	HD_TAG_PARSE,
+	HD_TAG_WRITER
 };
+
+/* ---- writer.c: the thread that writes events (its head comment has the rules) ---- */
+struct hd_wjob {
+	struct hd_wjob *next;
+	uid_t uid; /* whose turn it takes */
+	/* On the writer thread: about budget_ns of writing; true while more remains. */
+	bool (*step)(struct hd_wjob *j, uint64_t budget_ns);
+	/* On the loop's thread, once the job ended (the job may be freed there). */
+	void (*done)(struct hd_wjob *j);
+	bool stop_cancels; /* SIGTERM ends it at its next slice (a registration) */
+	atomic_bool cancel;
+	bool cut; /* it ended cancelled, before its end (read by done) */
+};
+/* Starts the thread; its eventfd joins epfd (HD_TAG_WRITER). 0 or -errno (then all runs in line).
+ */
+int hd_writer_start(int epfd);
+/* Queues j in its uid's turn (in line, done called before it returns, when the thread is not
+ * running). */
+void hd_writer_submit(struct hd_wjob *j);
+/* Runs j in line to its end, done called before it returns. */
+void hd_writer_run(struct hd_wjob *j);
+/* j ends at its next slice (its done still called). */
+void hd_writer_cancel(struct hd_wjob *j);
+/* The eventfd is readable: the done callbacks of finished jobs. */
+void hd_writer_event(void);
+/* Jobs queued or under way. */
+unsigned hd_writer_queued(void);
+/* SIGTERM: registrations cut short, removals finished, the thread joined, done callbacks run. */
+void hd_writer_stop(void);
 
 /* ---- registry.c: modules, their events, the per-uid quotas ---- */
 struct hd_config {
@@ -229,7 +265,15 @@ struct hd_module {
 	unsigned char retiring; /* RT_QUEUED or RT_SCANNING (see "lingering and retiring") */
 	pid_t leaving;		/* the process that said it unmaps it (dlclose): not adopted */
 	bool unadopted; /* a retirement found a process mapping it that it could not adopt */
+	bool removing;	/* its removal is being written (writer.c) */
+	bool reviving;	/* draining, and a registration of the file revives it */
 };
+
+/* Whether new users may attach to m: not draining, nor being removed. */
+static inline bool hd_mod_usable(const struct hd_module *m)
+{
+	return !m->draining && !m->removing;
+}
 
 #define HD_MOD_BUCKETS 4096
 /* The modules by (dev, ino); their count; those lingering; those whose maps key differs (btrfs). */
@@ -253,6 +297,12 @@ void hd_uid_release(uid_t uid, unsigned fds, unsigned procs);
 bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs);
 /* The per-uid request rate (every request type): 0, or -EAGAIN over it. */
 int hd_rate_ok(uid_t uid, pid_t pid);
+/*
+ * quota.c: a uid's count of modules (+1/-1) and probe sites (+/-n), as
+ * registrations start and end; whether n more sites fit its quota.
+ */
+void hd_quota_add(uid_t uid, int modules, long probes);
+bool hd_quota_probes_fit(uid_t uid, unsigned n);
 /* The monotonic clock in milliseconds. */
 uint64_t hd_now_ms(void);
 /* The module of (st_dev, st_ino), or NULL. */
@@ -267,17 +317,35 @@ void hd_mod_publish(struct hd_module *m);
 bool hd_mod_deleted(const struct hd_module *m);
 /* m has a user again: it no longer lingers. */
 void hd_mod_unidle(struct hd_module *m);
-/* Removes m's sites; true when all are gone (m is then freed), false: draining (EBUSY). */
-bool hd_mod_remove(struct hd_module *m, bool save);
+/*
+ * Removes m's sites, written by the writer (in line when it does not run):
+ * m is freed once all are gone, else left draining (EBUSY). Meanwhile m
+ * is `removing`: not usable, a new registration of the file waits.
+ */
+void hd_mod_remove(struct hd_module *m, bool save);
+/* Called when a module's removal ended (queue.c: a parse waiting for it goes on). */
+void hd_registry_on_removed(void (*fn)(uint64_t dev, uint64_t ino));
 /* Drops one user of m (leaving: the process that said it unmaps it, else 0). */
 void hd_mod_put(struct hd_module *m, pid_t leaving);
 /* Quota, new-module rate and the cheap section check before uid's file is parsed. */
 int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid);
 /* The worker's limits for this file (the test-only delay may apply to some paths only). */
 struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp);
-/* Registers a parsed file (or revives a draining one, prev); takes n. */
-int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		  struct hd_module *prev, struct usdt_notes *n, struct hd_module **out);
+/*
+ * Registers a parsed file (or revives a draining one, prev); takes n. The
+ * events are written by the writer (in line when `now`); done(arg, ret, m,
+ * back) is called on the loop when they are (m: the module; ret: -errno,
+ * m NULL; -ECANCELED: cut short by hd_writer_cancel, what was written
+ * being removed, n handed `back`, else back is NULL). Returns 0 (done
+ * will be called, perhaps already was), or -errno (it will not). *job (if
+ * given) is the writer's job, for hd_writer_cancel, valid until done.
+ */
+int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		 struct hd_module *prev, struct usdt_notes *n, bool now,
+		 void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back),
+		 void *arg, struct hd_wjob **job);
+/* SIGTERM: the daemon is stopping (nothing is registered anew). */
+extern bool hd_stopping;
 /* Parses and registers a new file in line (the start-up scan). */
 int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
 		  struct hd_module *prev, struct hd_module **out);
@@ -364,6 +432,8 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 		   int fd, uint64_t dev, uint64_t ino);
 /* SIGTERM: every parse abandoned, its waiters answered. */
 void hd_parses_cancel(void);
+/* The removal of (dev, ino)'s module ended: a parse that waited for it goes on. */
+void hd_parse_resume(uint64_t dev, uint64_t ino);
 
 /* ---- retire.c: lingering and retiring, the background steps ---- */
 /*
@@ -443,6 +513,8 @@ const char *hd_boot_id(void);
  */
 uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool own_path,
 			   const struct usdt_notes *n);
+/* A registration that failed before its writes: its intent is not kept across a reset. */
+void hd_journal_drop(uint64_t seq);
 /* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
 void hd_journal_sites(uint64_t seq, const struct hd_module *m);
 /* After a state file (tag: the hash of its body): the journal starts again, empty. */

@@ -71,6 +71,19 @@ static bool jwarned;
 static char jpath[4200];
 static char boot_id[40];
 
+/*
+ * Intents whose registration is still being written (the writer thread
+ * writes them in slices while the loop goes on): a reset, which follows a
+ * snapshot that does not know their sites yet, writes them again.
+ */
+struct open_intent {
+	struct open_intent *next;
+	uint64_t seq;
+	char *text;
+	size_t len;
+};
+static struct open_intent *open_intents;
+
 const char *hd_boot_id(void)
 {
 	FILE *f;
@@ -227,7 +240,33 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 				       ls[j].off);
 	usdt_sb_printf(&b, "E %" PRIu64 "\n", seq);
 	usdt_tracefs_list_free(ls, nls);
+	if (!b.oom) {
+		struct open_intent *o = malloc(sizeof(*o));
+
+		if (o && (o->text = malloc(b.len))) {
+			memcpy(o->text, b.s, b.len);
+			o->len = b.len;
+			o->seq = seq;
+			o->next = open_intents;
+			open_intents = o;
+		} else {
+			free(o);
+		}
+	}
 	return append(&b) ? seq : 0;
+}
+
+void hd_journal_drop(uint64_t seq)
+{
+	for (struct open_intent **pp = &open_intents; *pp; pp = &(*pp)->next)
+		if ((*pp)->seq == seq) {
+			struct open_intent *o = *pp;
+
+			*pp = o->next;
+			free(o->text);
+			free(o);
+			return;
+		}
 }
 
 void hd_journal_sites(uint64_t seq, const struct hd_module *m)
@@ -236,7 +275,9 @@ void hd_journal_sites(uint64_t seq, const struct hd_module *m)
 
 	if (jfd < 0)
 		return;
-	if (!seq)
+	if (seq)
+		hd_journal_drop(seq);
+	else
 		seq = ++jseq;
 	usdt_sb_printf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino,
 		       m->path, m->nsites);
@@ -261,6 +302,14 @@ void hd_journal_reset(uint64_t tag)
 		hd_warn("cannot reset the state journal %s: %s", jpath, strerror(errno));
 		close(jfd);
 		jfd = -1;
+		return;
+	}
+	/* The registrations being written: their intents hold across the snapshot. */
+	for (struct open_intent *o = open_intents; o; o = o->next) {
+		struct usdt_sbuf b = {0};
+
+		usdt_sb_printf(&b, "%.*s", (int)o->len, o->text);
+		append(&b);
 	}
 }
 

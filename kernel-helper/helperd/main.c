@@ -12,12 +12,16 @@
  * kernel-helper/README.md, "The daemon"; this is main.c's part, with
  * conn.c's and serve.c's, the connections and the protocol it serves):
  *
- * - One single-threaded epoll loop over: the listening SOCK_SEQPACKET socket
- *   (ours, or systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean
- *   stop), the connections, one pidfd per registered process (readable
- *   when it exits), and the socket of each parser worker at work. No locks,
- *   no threads: the per-process path is a /proc read, an open and an fstat,
- *   and a hash lookup; nothing in the loop waits for a worker.
+ * - One epoll loop over: the listening SOCK_SEQPACKET socket (ours, or
+ *   systemd's through LISTEN_FDS), a signalfd (SIGTERM/SIGINT: clean stop),
+ *   the connections, one pidfd per registered process (readable when it
+ *   exits), the socket of each parser worker at work, and the writer
+ *   thread's eventfd. The per-process path is a /proc read, an open and an
+ *   fstat, and a hash lookup; nothing in the loop waits for a worker, nor
+ *   for a file's events: once the daemon serves, those are written by the
+ *   one other thread, the writer (writer.c: its head comment has what it
+ *   may touch), in turns between uids; the loop reads at most a few
+ *   requests of one uid per turn (serve.c).
  * - Work no client waits for is done in the background, a step at a time,
  *   when nothing else is ready and no parse runs (or after 10 ms under a
  *   steady stream of clients): forking the spare worker (worker.c), the
@@ -151,12 +155,13 @@ static void background_step(void)
 		hd_registry_background();
 }
 /* --test-crash-after: writes to uprobe_events left before the daemon kills itself. */
-static unsigned long crash_after;
+static atomic_ulong crash_after;
 
 static void crash_hook(void)
 {
-	if (--crash_after == 0)
-		raise(SIGKILL);
+	/* (Called on the writer thread too: SIGKILL ends the whole process.) */
+	if (atomic_fetch_sub(&crash_after, 1) == 1)
+		kill(getpid(), SIGKILL);
 }
 
 static struct tagged signal_tag = {HD_TAG_SIGNAL}, none_tag = {HD_TAG_NONE};
@@ -518,6 +523,15 @@ int main(int argc, char **argv)
 			hd_cfg.socket_path, USDT_BOARD_SUFFIX, strerror(-opt));
 	/* Recovery before serving: a restart answers only once it knows its events. */
 	hd_recover();
+	/*
+	 * From now on events are written by the writer thread (writer.c), off
+	 * the loop; until now (recovery, the start-up scan) in line, before
+	 * serving. After the signal mask: the thread inherits it.
+	 */
+	hd_registry_on_removed(hd_parse_resume);
+	if ((opt = hd_writer_start(epfd)) != 0)
+		hd_warn("cannot start the writer thread: %s (events are written in the loop)",
+			strerror(-opt));
 	hd_info("ready%s", hd_cfg.all ? " (--all)" : "");
 	next_tick = hd_now_ms() + 1000;
 	next_rescan = hd_now_ms() + hd_cfg.rescan_s * 1000ull;
@@ -576,6 +590,9 @@ int main(int argc, char **argv)
 			case HD_TAG_PARSE:
 				hd_parse_event(tg);
 				break;
+			case HD_TAG_WRITER:
+				hd_writer_event();
+				break;
 			case HD_TAG_NONE:
 				break;
 			}
@@ -585,6 +602,7 @@ int main(int argc, char **argv)
 			for (int k = 0; k < 64 && conn_accept_one(lfd); k++)
 				;
 		conns_turn_end();
+		serve_turn_end();
 		now = hd_now_ms();
 		conns_listen_resume(now);
 		/* Idle, or held back long enough: one step of what nobody waits for. */
@@ -616,6 +634,9 @@ int main(int argc, char **argv)
 	conns_close_all();
 	/* First: a process starting now must not skip a registration we undo. */
 	hd_board_close();
+	/* Registrations under way cut short, removals finished: then all goes in line. */
+	hd_stopping = true;
+	hd_writer_stop();
 	hd_registry_shutdown();
 	hd_registry_flush();
 	hd_parse_spare_stop();

@@ -57,9 +57,19 @@ struct waiter {
 	int status; /* parse_end: the answer */
 };
 
+/* A parse's phases: its worker (running or queued), then its events. */
+enum phase {
+	PH_PARSE,	  /* the worker runs, or waits for a free one */
+	PH_AFTER_REMOVAL, /* parsed; the file's previous module is being removed */
+	PH_WRITING	  /* the writer writes its events (writer.c) */
+};
+
 struct hd_parse {
 	enum hd_tag tag; /* HD_TAG_PARSE: epoll data points here */
 	struct hd_parse *next;
+	enum phase phase;
+	struct usdt_notes *notes; /* PH_AFTER_REMOVAL: what the parse found */
+	struct hd_wjob *wjob;	  /* PH_WRITING: the writer's job */
 	uint64_t dev, ino;
 	uid_t uid; /* the first requester: the module's owner, whose quota it counts in */
 	int fd;	   /* the file (a dup of the first requester's map_files open) */
@@ -257,42 +267,14 @@ static bool parse_wanted(const struct hd_parse *p)
 	return false;
 }
 
-/* The parse is over (or abandoned: why): register, attach and answer every waiter. */
-static void parse_end(struct hd_parse *p, int why)
+/* The end: every waiter attached to m (unless ret) and answered; p freed. */
+static void parse_answer(struct hd_parse *p, int ret, struct hd_module *m, bool created)
 {
-	struct usdt_notes *n = NULL;
-	struct hd_module *m = NULL;
 	struct waiter *w = p->waiters, *next;
-	bool live = false, created = false;
 	pid_t held_pid = 0;
 	uint32_t hold = 0;
-	char err[256];
-	int ret;
 
 	p->waiters = NULL; /* answered below: a cancel during an answer finds nothing */
-	if (p->job.rfd >= 0)
-		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
-	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
-	if (ret && why != -ECANCELED)
-		hd_warn("%s: %s", p->mp->path, err);
-	if (!ret && n->naccepted == 0) {
-		/* Nothing for us in it: the /proc scans need not parse it again. */
-		hd_neg_add(p->mp->dev, p->mp->ino);
-	}
-	for (struct waiter *x = w; x; x = x->next)
-		live |= hd_peer_alive(x->pidfd);
-	if (!ret && !live) {
-		hd_dbg("%s: every requester is gone: not registered", p->mp->path);
-		usdt_notes_free(n);
-		ret = -ESRCH;
-	} else if (!ret) {
-		m = hd_mod_find(p->dev, p->ino);
-		if (m && !m->draining)
-			usdt_notes_free(n); /* registered meanwhile (a /proc scan) */
-		else
-			ret = hd_mod_finish(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, &m);
-		created = !ret;
-	}
 	for (struct waiter *x = w; x; x = x->next) {
 		x->status = ret;
 		if (!x->status && !hd_peer_alive(x->pidfd))
@@ -317,9 +299,122 @@ static void parse_end(struct hd_parse *p, int why)
 			hd_register_done(w->cookie, w->status, w->status ? 0 : m->nprobes, hold);
 		waiter_free(w);
 	}
-	if (m && m->nusers == 0 && !m->draining)
+	if (m && m->nusers == 0 && hd_mod_usable(m))
 		hd_mod_remove(m, true);
 	parse_unlink_free(p);
+}
+
+static void parse_register(struct hd_parse *p, struct usdt_notes *n);
+
+/*
+ * The writer is done with p's events (writer.c, through hd_mod_start).
+ * Cut short because every waiter had gone, while a new one came since:
+ * what was written is being removed, and the file is registered anew for
+ * it, after that removal.
+ */
+static void parse_written(void *arg, int ret, struct hd_module *m, struct usdt_notes *back)
+{
+	struct hd_parse *p = arg;
+	bool live = false;
+
+	p->wjob = NULL;
+	for (struct waiter *x = p->waiters; back && x; x = x->next)
+		live |= hd_peer_alive(x->pidfd);
+	if (back && live && !hd_stopping) {
+		hd_dbg("%s: a requester came while its cut-short events were removed: registered "
+		       "anew",
+		       p->mp->path);
+		parse_register(p, back);
+		return;
+	}
+	usdt_notes_free(back);
+	parse_answer(p, ret, m, !ret);
+}
+
+/*
+ * What the parse found becomes the file's events: written by the writer
+ * (the answers wait for them, the loop does not), after the removal of
+ * the file's previous module if one is under way (its sites and ours
+ * must not cross), or taken from a module registered meanwhile.
+ */
+static void parse_register(struct hd_parse *p, struct usdt_notes *n)
+{
+	struct hd_module *m = hd_mod_find(p->dev, p->ino);
+	int ret;
+
+	if (m && hd_mod_usable(m)) {
+		usdt_notes_free(n); /* registered meanwhile (a /proc scan) */
+		parse_answer(p, 0, m, false);
+		return;
+	}
+	if (m && (m->removing || m->reviving)) {
+		hd_dbg("%s: parsed; waits for its previous events' removal", p->mp->path);
+		p->phase = PH_AFTER_REMOVAL;
+		p->notes = n;
+		return;
+	}
+	p->phase = PH_WRITING;
+	ret = hd_mod_start(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, false, parse_written, p,
+			   &p->wjob);
+	if (ret)
+		parse_answer(p, ret, NULL, false);
+}
+
+void hd_parse_resume(uint64_t dev, uint64_t ino)
+{
+	for (struct hd_parse *p = parses; p; p = p->next) {
+		struct usdt_notes *n = p->notes;
+
+		if (p->phase != PH_AFTER_REMOVAL || p->dev != dev || p->ino != ino)
+			continue;
+		p->notes = NULL;
+		parse_register(p, n);
+		return;
+	}
+}
+
+/*
+ * The parse is over (or abandoned: why): its events written, then every
+ * waiter attached and answered. Abandoning one whose events are being
+ * written cuts the writing short at its next slice (its answer follows).
+ */
+static void parse_end(struct hd_parse *p, int why)
+{
+	struct usdt_notes *n = NULL;
+	bool live = false;
+	char err[256];
+	int ret;
+
+	if (p->phase == PH_WRITING) {
+		hd_writer_cancel(p->wjob);
+		return;
+	}
+	if (p->phase == PH_AFTER_REMOVAL) {
+		usdt_notes_free(p->notes);
+		p->notes = NULL;
+		parse_answer(p, why ? why : -ECANCELED, NULL, false);
+		return;
+	}
+	if (p->job.rfd >= 0)
+		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	ret = hd_parse_finish(&p->job, p->fd, why, &n, err, sizeof(err));
+	if (ret && why != -ECANCELED)
+		hd_warn("%s: %s", p->mp->path, err);
+	if (!ret && n->naccepted == 0) {
+		/* Nothing for us in it: the /proc scans need not parse it again. */
+		hd_neg_add(p->mp->dev, p->mp->ino);
+	}
+	for (struct waiter *x = p->waiters; x; x = x->next)
+		live |= hd_peer_alive(x->pidfd);
+	if (!ret && !live) {
+		hd_dbg("%s: every requester is gone: not registered", p->mp->path);
+		usdt_notes_free(n);
+		ret = -ESRCH;
+	}
+	if (!ret)
+		parse_register(p, n);
+	else
+		parse_answer(p, ret, NULL, false);
 }
 
 void hd_parse_event(void *arg)
@@ -360,7 +455,7 @@ uint64_t hd_parses_expire(uint64_t now)
 		for (struct hd_parse *p = parses; p; p = p->next) {
 			unsigned n;
 
-			if (p->job.pid > 0 || !may_run(p->uid))
+			if (p->phase != PH_PARSE || p->job.pid > 0 || !may_run(p->uid))
 				continue;
 			n = p->uid == 0 ? 0 : running(false, p->uid) + 1;
 			if (n < best_n && parse_wanted(p)) {
@@ -376,13 +471,15 @@ uint64_t hd_parses_expire(uint64_t now)
 	}
 	for (struct hd_parse *p = parses, *pn; p; p = pn) {
 		pn = p->next;
-		if (now >= p->job.deadline) {
+		if (p->phase == PH_PARSE && now >= p->job.deadline) {
 			parse_end(p, -ETIMEDOUT);
 		} else if (!parse_wanted(p)) {
-			hd_dbg("%s: nobody waits for its parse any more: worker killed",
-			       p->mp->path);
+			if (p->phase != PH_WRITING || !atomic_load(&p->wjob->cancel))
+				hd_dbg("%s: nobody waits for its parse any more: %s", p->mp->path,
+				       p->phase == PH_WRITING ? "its writing cut short"
+							      : "worker killed");
 			parse_end(p, -ECANCELED);
-		} else if (p->job.deadline < next)
+		} else if (p->phase == PH_PARSE && p->job.deadline < next)
 			next = p->job.deadline;
 	}
 	return next;
@@ -404,9 +501,16 @@ void hd_register_cancel(void *cookie)
 		}
 }
 
-/* SIGTERM: every parse abandoned, its waiters answered. */
+/* SIGTERM (the writer stopped first: no events are being written): every parse abandoned. */
 void hd_parses_cancel(void)
 {
-	while (parses)
-		parse_end(parses, -ECANCELED);
+	for (;;) {
+		struct hd_parse *p = parses;
+
+		while (p && p->phase == PH_WRITING)
+			p = p->next;
+		if (!p)
+			break;
+		parse_end(p, -ECANCELED);
+	}
 }

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: MIT
 /*
  * The registry: which files (modules) have events, and the tracefs work of
- * creating and removing those events; the per-uid quotas and rates.
+ * creating and removing those events (the per-uid quotas and rates: quota.c).
  *
  * A module is one file, keyed by (st_dev, st_ino) of the file really mapped
  * (fstat of /proc/PID/map_files/...). It owns the list of sites it created
@@ -16,7 +16,10 @@
  * retried with backoff from 5 s to 5 min, and revived if a process maps the
  * file again meanwhile. A new file is parsed in line here (hd_mod_create: the
  * start-up scan) or through the parse queue (queue.c), and registered by
- * hd_mod_finish either way.
+ * hd_mod_start either way. The tracefs writes of a registration or a
+ * removal are jobs of the writer thread (writer.c) once the daemon serves:
+ * this file prepares them and finishes them on the loop (reg_finish,
+ * rm_done), the thread only writes.
  *
  * The rest of the daemon's state lives beside it: users.c (processes,
  * REGISTER, UNREGISTER), queue.c (the parse queue), retire.c (lingering and
@@ -25,6 +28,7 @@
  * they share.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <fnmatch.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -39,19 +43,9 @@
 #include "helperd.h"
 
 struct hd_config hd_cfg;
-
-struct uidacct {
-	struct uidacct *next;
-	uid_t uid;
-	double tokens, new_tokens;
-	uint64_t last_ms;
-	unsigned nmodules, nprobes;
-	unsigned nprocs, nfds; /* processes watched, descriptors held, for its registrations */
-	uint64_t cap_warned_ms;
-};
+bool hd_stopping;
 
 struct hd_module *hd_modules[HD_MOD_BUCKETS];
-static struct uidacct *uids;
 size_t hd_nmodules_total, hd_nidle;
 size_t hd_nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
 struct usdt_tracefs *hd_tracefs;
@@ -74,111 +68,6 @@ struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino)
 		if (m->dev == dev && m->ino == ino)
 			return m;
 	return NULL;
-}
-
-static struct uidacct *uid_acct(uid_t uid)
-{
-	struct uidacct *a;
-
-	for (a = uids; a; a = a->next)
-		if (a->uid == uid)
-			return a;
-	a = calloc(1, sizeof(*a));
-	if (!a)
-		return NULL;
-	a->uid = uid;
-	a->tokens = hd_cfg.rate_per_s * 2.0;
-	a->new_tokens = hd_cfg.new_modules_per_s * 2.0;
-	a->last_ms = hd_now_ms();
-	a->next = uids;
-	uids = a;
-	return a;
-}
-
-/* Token buckets: a burst of twice the rate, refilled continuously. */
-static void refill(struct uidacct *a)
-{
-	uint64_t now = hd_now_ms();
-	double dt = (double)(now - a->last_ms) / 1000.0;
-
-	a->last_ms = now;
-	a->tokens += dt * hd_cfg.rate_per_s;
-	if (a->tokens > hd_cfg.rate_per_s * 2.0)
-		a->tokens = hd_cfg.rate_per_s * 2.0;
-	a->new_tokens += dt * hd_cfg.new_modules_per_s;
-	if (a->new_tokens > hd_cfg.new_modules_per_s * 2.0)
-		a->new_tokens = hd_cfg.new_modules_per_s * 2.0;
-}
-
-int hd_rate_ok(uid_t uid, pid_t pid)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return -ENOMEM;
-	refill(a);
-	if (uid != 0 && a->tokens < 1.0) {
-		hd_dbg("request of pid %d uid %u: over the rate (%u/s)", (int)pid, (unsigned)uid,
-		       hd_cfg.rate_per_s);
-		return -EAGAIN;
-	}
-	a->tokens -= 1.0;
-	return 0;
-}
-
-/*
- * The caps on what one uid's registrations hold (issue 21, item 3): the
- * processes watched (a pidfd and an epoll item each) and the descriptors
- * (those pidfds, the pidfds of REGISTERs waiting for a parse, a parse's
- * file and worker socket). Connections have their own caps (conn.c). root
- * is counted, never refused.
- */
-static bool over_cap(const struct uidacct *a, unsigned fds, unsigned procs)
-{
-	return a->uid != 0 && (a->nfds + fds > hd_cfg.max_fds_per_uid ||
-			       a->nprocs + procs > hd_cfg.max_procs_per_uid);
-}
-
-bool hd_uid_room(uid_t uid, unsigned fds, unsigned procs)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	return a && !over_cap(a, fds, procs);
-}
-
-int hd_uid_hold(uid_t uid, unsigned fds, unsigned procs)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return -ENOMEM;
-	if (over_cap(a, fds, procs)) {
-		uint64_t now = hd_now_ms();
-
-		/* Once a minute per uid: a fork bomb must not flood the log. */
-		if (!a->cap_warned_ms || now - a->cap_warned_ms >= 60000) {
-			hd_warn("uid %u: at its cap (%u processes, %u descriptors held; caps "
-				"--max-procs-per-uid %u, --max-fds-per-uid %u): further "
-				"registrations refused (EDQUOT)",
-				(unsigned)uid, a->nprocs, a->nfds, hd_cfg.max_procs_per_uid,
-				hd_cfg.max_fds_per_uid);
-			a->cap_warned_ms = now;
-		}
-		return -EDQUOT;
-	}
-	a->nfds += fds;
-	a->nprocs += procs;
-	return 0;
-}
-
-void hd_uid_release(uid_t uid, unsigned fds, unsigned procs)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return;
-	a->nfds -= fds < a->nfds ? fds : a->nfds;
-	a->nprocs -= procs < a->nprocs ? procs : a->nprocs;
 }
 
 /* --- tracefs --- */
@@ -261,17 +150,75 @@ void hd_mod_unidle(struct hd_module *m)
 	}
 }
 
-bool hd_mod_remove(struct hd_module *m, bool save)
-{
-	size_t keep = 0;
-	struct uidacct *a;
+/*
+ * A removal: the module's removal lines, written by the writer thread
+ * (writer.c); rm_done, on the loop, keeps the sites that could not go
+ * (EBUSY: a consumer has the event enabled) and frees the module when
+ * none is left.
+ */
+struct removal {
+	struct hd_wjob job; /* first: the writer's */
+	struct hd_module *m;
+	char **lines;
+	int *err;
+	size_t n, next;
+	bool save;
+};
 
-	hd_retire_forget(m);
-	hd_mod_withdraw(m);
-	hd_mod_unidle(m);
-	for (size_t i = 0; i < m->nsites; i++)
-		if (hd_remove_site(m->path, &m->sites[i]) == -EBUSY)
+static void (*removed_hook)(uint64_t dev, uint64_t ino);
+
+void hd_registry_on_removed(void (*fn)(uint64_t dev, uint64_t ino))
+{
+	removed_hook = fn;
+}
+
+static char *removal_line(const char *path, const struct hd_site *s)
+{
+	char line[USDT_UPROBE_LINE_MAX + 1];
+
+	if (s->has_ref)
+		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64 "(0x%" PRIx64 ")", s->group,
+			 s->event, path, s->off, s->ref);
+	else
+		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64, s->group, s->event, path,
+			 s->off);
+	return strdup(line);
+}
+
+static bool rm_step(struct hd_wjob *j, uint64_t budget_ns)
+{
+	struct removal *r = (struct removal *)j;
+
+	return usdt_tracefs_run_lines(hd_tracefs, r->lines, r->n, &r->next, r->err, budget_ns) > 0;
+}
+
+static void rm_free(struct removal *r)
+{
+	for (size_t i = 0; i < r->n; i++)
+		free(r->lines[i]);
+	free(r->lines);
+	free(r->err);
+	free(r);
+}
+
+static void rm_done(struct hd_wjob *j)
+{
+	struct removal *r = (struct removal *)j;
+	struct hd_module *m = r->m;
+	uint64_t dev = m->dev, ino = m->ino;
+	size_t keep = 0, warned = 0;
+
+	m->removing = false;
+	for (size_t i = 0; i < m->nsites; i++) {
+		int e = i < r->n ? r->err[i] : -ENOMEM;
+
+		if (e == -ENOENT)
+			e = 0; /* someone removed it already, or the batch did */
+		if (e && e != -EBUSY && e != -EINTR && warned++ < 8)
+			hd_warn("%s: %s", r->lines[i] ? r->lines[i] : m->mapped_path, strerror(-e));
+		if (e == -EBUSY || e == -EINTR || e == -ENOMEM)
 			m->sites[keep++] = m->sites[i];
+	}
 	m->nsites = keep;
 	/* Until this record, a restart takes them all for ours and removes those still listed. */
 	hd_journal_sites(0, m);
@@ -285,23 +232,61 @@ bool hd_mod_remove(struct hd_module *m, bool save)
 		m->retry_at = hd_now_ms() + m->backoff_s * 1000ull;
 		hd_info("%s: %zu events are enabled by a consumer (EBUSY): retry in %u s",
 			m->mapped_path, keep, m->backoff_s);
-		if (save)
+		if (r->save)
 			hd_save_state();
-		return false;
+	} else {
+		hd_info("unregistered %s (%" PRIu64 ":%" PRIu64 ")", m->mapped_path, m->dev,
+			m->ino);
+		hd_quota_add(m->owner, -1, -(long)m->nprobes);
+		if (m->alias)
+			usdt_tracefs_alias_release(m->path);
+		mod_unlink(m);
+		mod_free(m);
+		if (r->save)
+			hd_save_state();
 	}
-	hd_info("unregistered %s (%" PRIu64 ":%" PRIu64 ")", m->mapped_path, m->dev, m->ino);
-	a = uid_acct(m->owner);
-	if (a) {
-		a->nmodules--;
-		a->nprobes -= m->nprobes < a->nprobes ? m->nprobes : a->nprobes;
+	rm_free(r);
+	/* A parse of the same file waited for this removal: it may register it now. */
+	if (removed_hook)
+		removed_hook(dev, ino);
+}
+
+void hd_mod_remove(struct hd_module *m, bool save)
+{
+	struct removal *r;
+
+	hd_retire_forget(m);
+	hd_mod_withdraw(m);
+	hd_mod_unidle(m);
+	if (m->removing || m->reviving)
+		return;
+	r = calloc(1, sizeof(*r));
+	if (r) {
+		r->lines = calloc(m->nsites + 1, sizeof(*r->lines));
+		r->err = calloc(m->nsites + 1, sizeof(*r->err));
 	}
-	if (m->alias)
-		usdt_tracefs_alias_release(m->path);
-	mod_unlink(m);
-	mod_free(m);
-	if (save)
-		hd_save_state();
-	return true;
+	for (size_t i = 0; r && r->lines && r->err && i < m->nsites; i++, r->n++) {
+		r->err[i] = -EINTR; /* not written (yet) */
+		r->lines[i] = removal_line(m->path, &m->sites[i]);
+		if (!r->lines[i])
+			break;
+	}
+	if (!r || !r->lines || !r->err || r->n < m->nsites) {
+		/* No memory now: tried again as a draining module is. */
+		if (r)
+			rm_free(r);
+		m->draining = true;
+		m->backoff_s = 5;
+		m->retry_at = hd_now_ms() + 5000;
+		return;
+	}
+	r->m = m;
+	r->save = save;
+	r->job.uid = m->owner;
+	r->job.step = rm_step;
+	r->job.done = rm_done;
+	m->removing = true;
+	hd_writer_submit(&r->job);
 }
 
 void hd_mod_put(struct hd_module *m, pid_t leaving)
@@ -359,33 +344,6 @@ static int event_path(const struct hd_mapping *mp, int fd, struct hd_module *m)
 	return m->path ? 0 : -ENOMEM;
 }
 
-/*
- * Whether uid may have one more file parsed now: the module quota (counting
- * its parses under way), the new-module rate, and the cheap section check.
- */
-int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
-{
-	struct uidacct *a = uid_acct(uid);
-
-	if (!a)
-		return -ENOMEM;
-	if (uid != 0 && a->nmodules + hd_parses_of(uid) >= hd_cfg.max_modules_per_uid) {
-		hd_warn("uid %u: module quota (%u) reached: %s refused", (unsigned)uid,
-			hd_cfg.max_modules_per_uid, mp->path);
-		return -EDQUOT;
-	}
-	refill(a);
-	if (uid != 0 && a->new_tokens < 1.0) {
-		hd_warn("uid %u: new-module rate (%u/s) exceeded: %s refused", (unsigned)uid,
-			hd_cfg.new_modules_per_s, mp->path);
-		return -EAGAIN;
-	}
-	a->new_tokens -= 1.0;
-	if (!(hd_elf_note_kinds(fd) & HD_HAS_STAPSDT))
-		return -ENODATA;
-	return 0;
-}
-
 /* The worker's limits for this file (the test-only delay may apply to some paths only). */
 struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp)
 {
@@ -397,35 +355,162 @@ struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp)
 }
 
 /*
- * Registers a parsed file (or revives a draining one, `prev`); takes n.
- * The file's quota and rate were admitted before its parse.
+ * A registration: a parsed file's events, written by the writer thread
+ * (writer.c) in slices; reg_done, on the loop, makes the module of what
+ * was created and tells the caller.
  */
-int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		  struct hd_module *prev, struct usdt_notes *n, struct hd_module **out)
+struct registration {
+	struct hd_wjob job; /* first: the writer's */
+	struct hd_module *m, *prev;
+	struct usdt_notes *n;
+	struct usdt_tracefs_reg *tr;
+	uint64_t seq;
+	unsigned charged; /* probes counted in the owner's quota while written */
+	bool deleted;	  /* the mapping's file was deleted: never on the board */
+	void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back);
+	void *arg;
+};
+
+static bool reg_step(struct hd_wjob *j, uint64_t budget_ns)
 {
+	struct registration *r = (struct registration *)j;
+
+	return usdt_tracefs_reg_step(r->tr, budget_ns) > 0;
+}
+
+/* The end of a registration: its module, or ret; the caller told either way. */
+static void reg_finish(struct registration *r, int ret, struct usdt_site_result *sites,
+		       size_t nsites)
+{
+	struct hd_module *m = r->m, *prev = r->prev;
+	unsigned warned = 0;
+
+	hd_quota_add(m->owner, 0, -(long)r->charged);
+	if (prev)
+		prev->reviving = false;
+	if (!ret) {
+		m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
+		if (!m->sites)
+			ret = -ENOMEM;
+	}
+	if (ret) {
+		hd_warn("%s: cannot register: %s", m->mapped_path ? m->mapped_path : "?",
+			strerror(-ret));
+		if (r->seq)
+			hd_journal_drop(r->seq);
+		if (m->alias && !prev)
+			usdt_tracefs_alias_release(m->path);
+		if (prev && m->hold_fd >= 0) {
+			prev->hold_fd = m->hold_fd;
+			m->hold_fd = -1;
+		}
+		mod_free(m);
+		usdt_notes_free(r->n);
+		usdt_tracefs_results_free(sites, nsites);
+		r->done(r->arg, ret, NULL, NULL);
+		free(r);
+		return;
+	}
+	for (size_t i = 0; i < nsites; i++) {
+		struct hd_site s;
+
+		if (sites[i].err) {
+			/* (a hostile file's thousands of refusals must not flood the log) */
+			if (warned++ < 16)
+				hd_warn("%s: %s:%s: %s", m->mapped_path, sites[i].probe->provider,
+					sites[i].probe->name, sites[i].msg);
+			continue;
+		}
+		m->nprobes++;
+		site_from(&s, &sites[i]);
+		if (sites[i].existed && !hd_claim_old(prev, m->path, &s))
+			continue; /* someone else's event: never ours to remove */
+		m->sites[m->nsites++] = s;
+		if (!sites[i].existed && hd_debug)
+			hd_dbg("%s", sites[i].line);
+	}
+	if (warned > 16)
+		hd_warn("%s: %u sites refused in all", m->mapped_path, warned);
+	for (size_t i = 0; i < r->n->nsites; i++)
+		if (!r->n->sites[i].reject) {
+			m->delta = r->n->sites[i].pc - r->n->sites[i].pc_off;
+			break;
+		}
+	hd_journal_sites(r->seq, m);
+	hd_quota_add(m->owner, 1, m->nprobes);
+	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s%s",
+		m->mapped_path, m->dev, m->ino, m->nprobes, m->nsites,
+		m->alias ? ", through an alias" : "",
+		m->hold_fd >= 0 ? ", through a descriptor" : "",
+		r->job.cut ? " (cut short: nobody waits for it any more)" : "");
+	usdt_tracefs_results_free(sites, nsites);
+	if (prev) {
+		mod_unlink(prev);
+		mod_free(prev);
+	}
+	m->hnext = hd_modules[mod_hash(m->dev, m->ino)];
+	hd_modules[mod_hash(m->dev, m->ino)] = m;
+	hd_nmodules_total++;
+	hd_save_state();
+	if (r->job.cut) {
+		/*
+		 * Cut short (nobody waited for it any more): what was written
+		 * goes, and the notes go back to the caller, who registers the
+		 * file anew, after this removal, should a waiter have come
+		 * meanwhile.
+		 */
+		hd_mod_remove(m, true);
+		r->done(r->arg, -ECANCELED, NULL, r->n);
+	} else {
+		usdt_notes_free(r->n);
+		if (!r->deleted)
+			hd_mod_publish(m);
+		r->done(r->arg, 0, m, NULL);
+	}
+	free(r);
+}
+
+static void reg_done(struct hd_wjob *j)
+{
+	struct registration *r = (struct registration *)j;
 	struct usdt_site_result *sites = NULL;
-	struct hd_module *m;
-	struct uidacct *a = uid_acct(uid);
 	size_t nsites = 0;
-	uint64_t seq = 0;
+
+	usdt_tracefs_reg_end(r->tr, &sites, &nsites);
+	reg_finish(r, 0, sites, nsites);
+}
+
+/*
+ * Starts registering a parsed file (or reviving a draining one, `prev`);
+ * takes n. The file's quota and rate were admitted before its parse; its
+ * probes count in the owner's quota from now. The events are written by
+ * the writer, `done` called on the loop when they are (in line when
+ * `now`, or when the writer does not run).
+ */
+int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
+		 struct hd_module *prev, struct usdt_notes *n, bool now,
+		 void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back),
+		 void *arg, struct hd_wjob **job)
+{
+	struct registration *r;
+	struct hd_module *m;
 	int ret;
 
-	if (!a) {
-		usdt_notes_free(n);
-		return -ENOMEM;
-	}
 	if (n->naccepted == 0) {
 		usdt_notes_free(n);
 		return -ENODATA;
 	}
-	if (uid != 0 && a->nprobes + n->naccepted > hd_cfg.max_probes_per_uid) {
+	if (!hd_quota_probes_fit(uid, (unsigned)n->naccepted)) {
 		hd_warn("uid %u: probe quota (%u) reached: %s refused", (unsigned)uid,
 			hd_cfg.max_probes_per_uid, mp->path);
 		usdt_notes_free(n);
 		return -EDQUOT;
 	}
+	r = calloc(1, sizeof(*r));
 	m = calloc(1, sizeof(*m));
-	if (!m) {
+	if (!m || !r) {
+		free(r);
+		free(m);
 		usdt_notes_free(n);
 		return -ENOMEM;
 	}
@@ -437,6 +522,12 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	m->mdev = mp->dev;
 	m->mino = mp->ino;
 	hd_nodd += m->mdev != dev || m->mino != ino;
+	r->m = m;
+	r->prev = prev;
+	r->n = n;
+	r->deleted = mp->deleted;
+	r->done = done;
+	r->arg = arg;
 	if (prev && !prev->alias) {
 		/*
 		 * Revived: the same name its leftover events have, a descriptor
@@ -460,69 +551,55 @@ int hd_mod_finish(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 		ret = -ENOMEM;
 	if (!ret) {
 		/* Intent first: a kill during the writes leaves sites a restart knows as ours. */
-		seq = hd_journal_intent(dev, ino, m->path, m->alias || m->hold_fd >= 0, n);
-		ret = usdt_tracefs_register(hd_tracefs, n, m->path, &sites, &nsites);
-	}
-	if (!ret) {
-		m->sites = calloc(nsites ? nsites : 1, sizeof(*m->sites));
-		if (!m->sites)
-			ret = -ENOMEM;
+		r->seq = hd_journal_intent(dev, ino, m->path, m->alias || m->hold_fd >= 0, n);
+		ret = usdt_tracefs_reg_begin(hd_tracefs, n, m->path, &r->tr);
 	}
 	if (ret) {
-		hd_warn("%s: cannot register: %s", mp->path, strerror(-ret));
-		if (m->alias && !prev)
-			usdt_tracefs_alias_release(m->path);
+		r->done = NULL;
 		if (prev && m->hold_fd >= 0) {
 			prev->hold_fd = m->hold_fd;
 			m->hold_fd = -1;
 		}
+		hd_warn("%s: cannot register: %s", mp->path, strerror(-ret));
+		if (r->seq)
+			hd_journal_drop(r->seq);
+		if (m->alias && !prev)
+			usdt_tracefs_alias_release(m->path);
 		mod_free(m);
 		usdt_notes_free(n);
-		free(sites);
+		free(r);
 		return ret;
 	}
-	for (size_t i = 0; i < nsites; i++) {
-		struct hd_site s;
-
-		if (sites[i].err) {
-			hd_warn("%s: %s:%s: %s", mp->path, sites[i].probe->provider,
-				sites[i].probe->name, sites[i].msg);
-			continue;
-		}
-		m->nprobes++;
-		site_from(&s, &sites[i]);
-		if (sites[i].existed && !hd_claim_old(prev, m->path, &s))
-			continue; /* someone else's event: never ours to remove */
-		m->sites[m->nsites++] = s;
-		if (!sites[i].existed)
-			hd_dbg("%s", sites[i].line);
-	}
-	for (size_t i = 0; i < n->nsites; i++)
-		if (!n->sites[i].reject) {
-			m->delta = n->sites[i].pc - n->sites[i].pc_off;
-			break;
-		}
-	hd_journal_sites(seq, m);
-	a->nmodules++;
-	a->nprobes += m->nprobes;
-	hd_info("registered %s (%" PRIu64 ":%" PRIu64 "): %u probe sites, %zu events created%s%s",
-		m->mapped_path, dev, ino, m->nprobes, m->nsites,
-		m->alias ? ", through an alias" : "",
-		m->hold_fd >= 0 ? ", through a descriptor" : "");
-	free(sites);
-	usdt_notes_free(n);
-	if (prev) {
-		mod_unlink(prev);
-		mod_free(prev);
-	}
-	m->hnext = hd_modules[mod_hash(dev, ino)];
-	hd_modules[mod_hash(dev, ino)] = m;
-	hd_nmodules_total++;
-	hd_save_state();
-	if (!mp->deleted)
-		hd_mod_publish(m);
-	*out = m;
+	r->charged = (unsigned)n->naccepted;
+	hd_quota_add(uid, 0, r->charged);
+	if (prev)
+		prev->reviving = true;
+	r->job.uid = uid;
+	r->job.step = reg_step;
+	r->job.done = reg_done;
+	r->job.stop_cancels = true;
+	if (job)
+		*job = &r->job;
+	if (now)
+		hd_writer_run(&r->job);
+	else
+		hd_writer_submit(&r->job);
 	return 0;
+}
+
+/* hd_mod_create's end: the result, kept. */
+struct create_result {
+	int ret;
+	struct hd_module *m;
+};
+
+static void create_done(void *arg, int ret, struct hd_module *m, struct usdt_notes *back)
+{
+	struct create_result *c = arg;
+
+	usdt_notes_free(back);
+	c->ret = ret;
+	c->m = m;
 }
 
 /* Reads and registers a new file in line (the start-up scan; REGISTER, --rescan: hd_parse_begin).
@@ -532,9 +609,12 @@ int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 {
 	struct hd_worker_limits lim = hd_limits_for(mp);
 	struct usdt_notes *n = NULL;
+	struct create_result c = {-EIO, NULL};
 	char err[256];
 	int ret = hd_tracefs_ready();
 
+	if (!ret && prev && (prev->removing || prev->reviving))
+		ret = -EBUSY; /* its removal is under way: the next scan finds it */
 	if (!ret)
 		ret = hd_mod_admit(mp, fd, uid);
 	if (ret)
@@ -544,7 +624,12 @@ int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 		hd_warn("%s: %s", mp->path, err);
 		return ret;
 	}
-	return hd_mod_finish(mp, fd, dev, ino, uid, prev, n, out);
+	ret = hd_mod_start(mp, fd, dev, ino, uid, prev, n, true, create_done, &c, NULL);
+	if (ret)
+		return ret;
+	if (!c.ret)
+		*out = c.m;
+	return c.ret;
 }
 
 void hd_registry_shutdown(void)
@@ -570,9 +655,9 @@ void hd_registry_shutdown(void)
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 		for (struct hd_module *m = hd_modules[b], *next; m; m = next) {
 			next = m->hnext;
-			if (!hd_mod_remove(m, false))
-				left++;
+			hd_mod_remove(m, false); /* in line: the writer has stopped */
 		}
+	left = hd_nmodules_total;
 	hd_retire_stop();
 	/* Without tracefs nothing was recovered: the previous state file stays as it was. */
 	if (!hd_recovery_pending)

@@ -223,8 +223,9 @@ void hd_tick(uint64_t now)
 	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
-			if (!m->retiring && ((m->idle && now >= m->idle_until) ||
-					     (m->draining && m->nusers == 0 && now >= m->retry_at)))
+			if (!m->retiring && !m->removing && !m->reviving &&
+			    ((m->idle && now >= m->idle_until) ||
+			     (m->draining && m->nusers == 0 && now >= m->retry_at)))
 				hd_retire(m, 0);
 }
 
@@ -260,7 +261,7 @@ static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 	struct hd_module *m = mod_by_mapping(mp);
 	struct hd_list_entry e;
 
-	if (!m || m->draining)
+	if (!m || !hd_mod_usable(m))
 		return 0;
 	e = (struct hd_list_entry){
 	    .pid = pid,

@@ -412,6 +412,48 @@ void serve_hold_bound(unsigned ms)
 	hold_max_ms = ms == 0 || ms > USDT_HOLD_MAX_MS ? USDT_HOLD_MAX_MS : ms;
 }
 
+/*
+ * Turns shared between uids (issue 33, item 1): a turn of the loop reads
+ * at most TURN_PER_UID requests of one uid other than root; its other
+ * ready connections keep their packets (epoll reports them again at once,
+ * level-triggered) until the next turn. So one user's flood of
+ * connections, whose requests cost the most (a process mapping 300 files
+ * has 300 lines of maps to read), adds a few requests to another user's
+ * wait, not its whole batch of 64.
+ */
+#define TURN_PER_UID 4
+#define TURN_SLOTS 64
+
+static struct {
+	uid_t uid;
+	uint64_t turn;
+	unsigned n;
+} served[TURN_SLOTS];
+static uint64_t turn_no = 1;
+
+void serve_turn_end(void)
+{
+	turn_no++;
+}
+
+/* Whether uid may have one more request read in this turn (counted). */
+static bool turn_take(uid_t uid)
+{
+	for (unsigned i = 0, h = (unsigned)uid % TURN_SLOTS; i < TURN_SLOTS; i++) {
+		unsigned k = (h + i) % TURN_SLOTS;
+
+		if (served[k].turn != turn_no) {
+			served[k].uid = uid;
+			served[k].turn = turn_no;
+			served[k].n = 1;
+			return true;
+		}
+		if (served[k].uid == uid)
+			return served[k].n++ < TURN_PER_UID;
+	}
+	return true; /* (64 uids in one turn: no room to count) */
+}
+
 void serve_conn_event(struct conn *c, uint32_t events)
 {
 	bool keep = true;
@@ -433,6 +475,9 @@ void serve_conn_event(struct conn *c, uint32_t events)
 	}
 	if (events & EPOLLOUT)
 		keep = conn_flush(c);
+	/* (A hang-up without a request is not a request: it is taken whatever the turn.) */
+	if (keep && (events & EPOLLIN) && c->uid != 0 && !turn_take(c->uid))
+		return;
 	if (keep && (events & (EPOLLIN | EPOLLHUP | EPOLLERR)))
 		keep = handle(c);
 	if (!keep)

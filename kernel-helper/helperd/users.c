@@ -271,7 +271,7 @@ int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, in
 	bool known_pid = hd_proc_find(pid) != NULL;
 	int ret;
 
-	if (!m || m->draining) {
+	if (!m || !hd_mod_usable(m)) {
 		struct hd_parse *pending = hd_parse_find(dev, ino);
 
 		/*
@@ -331,7 +331,7 @@ static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping 
 	 * subvolumes (whose inode numbers overlap): the same path too, or the
 	 * slow path decides.
 	 */
-	if (!*m || (*m)->draining || strcmp((*m)->mapped_path, mp->path) != 0)
+	if (!*m || !hd_mod_usable(*m) || strcmp((*m)->mapped_path, mp->path) != 0)
 		return -EAGAIN;
 	return hd_peer_alive(pidfd) ? 0 : -ESRCH;
 }
@@ -378,7 +378,7 @@ int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobe
 	if (ret == -EAGAIN) {
 		ret = resolve(pid, pidfd, addr, found, mp, &fd, &dev, &ino);
 		m = ret ? NULL : hd_mod_find(dev, ino);
-		if (!ret && m && !m->draining) {
+		if (!ret && m && hd_mod_usable(m)) {
 			lingered = m->nusers == 0;
 			ret = hd_add_known(pid, uid, pidfd, mp, m);
 		} else if (!ret && (pa = hd_parse_find(dev, ino)))

@@ -3,7 +3,7 @@
  * The tracefs uprobe layer: turns validated probes (notes.h) into uprobe
  * events `sdt_<provider>/<probe>` in /sys/kernel/tracing/uprobe_events, lists
  * what exists, and removes exactly what we created. See tracefs.c for the
- * rules (append-only writes, one line per write, names, paths, signatures).
+ * rules (append-only writes, batches, names, paths, signatures).
  */
 #ifndef USDT_TRACEFS_H
 #define USDT_TRACEFS_H
@@ -20,8 +20,9 @@
 #define USDT_ALIAS_DIR "/run/usdtkit/files"
 
 struct usdt_tracefs {
-	char root[64]; /* "/sys/kernel/tracing" */
-	int fd;	       /* uprobe_events, O_WRONLY|O_APPEND */
+	char root[64];	  /* "/sys/kernel/tracing" */
+	int fd;		  /* uprobe_events, O_WRONLY|O_APPEND */
+	uint64_t line_ns; /* the kernel's recent cost of a line (tracefs_batch.c), 0: unknown */
 };
 
 #define USDT_TRACEFS_MOUNT 0x1u /* mount tracefs when absent (needs root) */
@@ -40,6 +41,34 @@ void usdt_tracefs_close(struct usdt_tracefs *t);
  * logged one for this command, else a description of the errno.
  */
 int usdt_tracefs_write(struct usdt_tracefs *t, const char *line, char *msg, size_t msglen);
+/*
+ * Batches (tracefs_batch.c): lines packed into one write() of at most
+ * USDT_TRACEFS_BATCH_MAX bytes; the kernel runs them in order and stops at
+ * the first that fails, whose errno the write() returns.
+ */
+#define USDT_TRACEFS_BATCH_MAX (64 * 1024)
+struct usdt_tracefs_batch {
+	size_t len, lines;
+	char buf[USDT_TRACEFS_BATCH_MAX];
+};
+/* Appends one line; false when it does not fit (or is not one line). */
+bool usdt_tracefs_batch_add(struct usdt_tracefs_batch *b, const char *line);
+/* One write() of len bytes holding `lines` lines. 0, or -errno (which line failed: unknown). */
+int usdt_tracefs_write_many(struct usdt_tracefs *t, const char *buf, size_t len, size_t lines);
+/* How many lines fit in budget_ns at the kernel's recent cost per line (at least 1). */
+size_t usdt_tracefs_batch_lines(struct usdt_tracefs *t, uint64_t budget_ns);
+/*
+ * Writes lines[*next..n) in batches for about budget_ns (at least one
+ * batch), each line's result in err[] (a failed batch is written again a
+ * line at a time, so a line the batch had run answers as it would then:
+ * ENOENT for a removal). Advances *next; returns 1 while lines remain, 0
+ * when all are written, -ENOMEM.
+ */
+int usdt_tracefs_run_lines(struct usdt_tracefs *t, char *const *lines, size_t n, size_t *next,
+			   int *err, uint64_t budget_ns);
+/* CLOCK_MONOTONIC in nanoseconds. */
+uint64_t usdt_tracefs_now_ns(void);
+
 /*
  * Tests only: called after every write to uprobe_events (the daemon's
  * --test-crash-after kills itself from it); NULL, nothing, otherwise.
@@ -121,7 +150,7 @@ void usdt_tracefs_list_free(struct usdt_uprobe_entry *e, size_t n);
 struct usdt_site_result {
 	const struct usdt_site *probe;
 	char event[USDT_TRACEFS_NAME_MAX + 1]; /* with its _N suffix when one was needed */
-	char line[USDT_UPROBE_LINE_MAX + 1];   /* what was written */
+	char *line;			       /* what was written (NULL: nothing) */
 	int err;			       /* 0, or -errno (EBUSY: retry later) */
 	bool existed;			       /* register: already there; unregister: not there */
 	char msg[256];
@@ -132,11 +161,27 @@ struct usdt_site_result {
  * All sites of a probe go into one event; sites whose argument types differ
  * from the event's get `<probe>_2`, `_3`...; an event of that name made by
  * someone else with other argument types is skipped over the same way.
- * Returns 0 (each site's outcome in *sites, free() it) or -errno when
- * nothing could be attempted. Sites already registered count as success.
+ * Returns 0 (each site's outcome in *sites, freed with
+ * usdt_tracefs_results_free) or -errno when nothing could be attempted.
+ * Sites already registered count as success. Lines are packed into
+ * batches where the result stays exact (tracefs_register.c).
  */
 int usdt_tracefs_register(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
 			  struct usdt_site_result **sites, size_t *nsites);
+void usdt_tracefs_results_free(struct usdt_site_result *s, size_t n);
+/*
+ * The same in slices: begin (0 or -errno as above), step writes for about
+ * budget_ns (at least one line) and returns 1 while sites remain, 0 when
+ * done; end hands over the results (sites NULL: dropped) and frees r. n
+ * must live until end. A caller that stops early calls end: the results
+ * are those of the sites written so far.
+ */
+struct usdt_tracefs_reg;
+int usdt_tracefs_reg_begin(struct usdt_tracefs *t, const struct usdt_notes *n, const char *path,
+			   struct usdt_tracefs_reg **r);
+int usdt_tracefs_reg_step(struct usdt_tracefs_reg *r, uint64_t budget_ns);
+void usdt_tracefs_reg_end(struct usdt_tracefs_reg *r, struct usdt_site_result **sites,
+			  size_t *nsites);
 
 /*
  * Removes, site by site, the events of `n` registered under `path`: entries

@@ -218,9 +218,9 @@ static int do_sites(const char *cmd, struct usdt_tracefs *t, const struct usdt_n
 	for (size_t i = 0; i < ns; i++) {
 		if (s[i].err) {
 			failed = 1;
-			printf("! %s: %s (%s)\n", s[i].line[0] ? s[i].line : s[i].event, s[i].msg,
+			printf("! %s: %s (%s)\n", s[i].line ? s[i].line : s[i].event, s[i].msg,
 			       strerror(-s[i].err));
-		} else if (s[i].existed && s[i].line[0]) {
+		} else if (s[i].existed && s[i].line) {
 			printf("= %s\n", s[i].line);
 		} else if (s[i].existed) {
 			printf("  %s:%s at 0x%" PRIx64 " not registered\n", s[i].probe->provider,
@@ -229,7 +229,7 @@ static int do_sites(const char *cmd, struct usdt_tracefs *t, const struct usdt_n
 			printf("%c %s\n", cmd[0] == 'r' ? '+' : '-', s[i].line);
 		}
 	}
-	free(s);
+	usdt_tracefs_results_free(s, ns);
 	return failed;
 }
 

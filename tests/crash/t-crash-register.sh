@@ -147,12 +147,16 @@ full_cycle() { # what
 	foreign_kept "$1"
 }
 
-# big's registration is NB + 1 writes: p7 is refused twice (EEXIST: the
-# kernel takes the foreign p7 for the very same probe, comparing the inode,
-# whatever path names it; the listing is read and the name chosen again,
-# and the second write is refused the same way). A first registration,
-# removed at its process's exit, checks the file registers at all.
-W=$((NB + 1))
+# big's registration is NB writes, one per site: its group exists (the
+# foreign events), so none of its sites may be batched (a batch's lines
+# have no result of their own, and a site there may be someone else's:
+# kernel-helper/lib/tracefs_register.c); p7 is refused once (EEXIST: the
+# kernel takes the foreign p7 for the very same probe, comparing the
+# inode, whatever path names it; the listing then shows p7 with our
+# arguments, so no other name is tried). Its removal is batched: a few
+# writes of many lines each. A first registration, removed at its
+# process's exit, checks the file registers at all.
+W=$NB
 start_daemon
 holder_start cal "$BIG"
 expect_eq "$(status_of cal)" 0 "the first registration"
@@ -183,7 +187,10 @@ for k in 1 2 8 9 10 11 150 $((NB / 4 + 27)) $((NB / 2)) $((3 * NB / 4 - 28)) $((
 done
 
 # --- a removal killed at its N-th write ---
-for j in 1 2 $((NB / 6)) $((NB / 2 - 1)) $((NB - 2)) $((RANDOM % (NB - 2) + 1)); do
+# The removal's lines go packed, at most 64 KiB a write (tracefs_batch.c):
+# NB lines of 60 bytes and more take 3 writes at the least, so the kill
+# after its first or second write comes before its end.
+for j in 1 2; do
 	start_daemon --test-crash-after $((W + j))
 	holder_start h "$BIG"
 	expect_eq "$(status_of h)" 0 "removal $j: the registration"
@@ -191,8 +198,8 @@ for j in 1 2 $((NB / 6)) $((NB / 2 - 1)) $((NB - 2)) $((RANDOM % (NB - 2) + 1));
 	crashed "removal, crash after its write $j"
 	left=$(ours big)
 	echo "crash after removal write $j: $left of big's sites left by the dead daemon"
-	[ "$left" -ge $((NB - 2 - j)) ] && [ "$left" -le $((NB - j)) ] ||
-		fail "removal $j: $left sites left, expected $((NB - 1 - j))"
+	[ "$left" -ge 1 ] && [ "$left" -le $((NB - 1 - j)) ] ||
+		fail "removal $j: $left sites left, expected 1 to $((NB - 1 - j))"
 	start_daemon
 	expect_eq "$(ours big)" 0 "removal $j, restarted: big's sites"
 	foreign_kept "removal $j"
@@ -200,7 +207,10 @@ for j in 1 2 $((NB / 6)) $((NB / 2 - 1)) $((NB - 2)) $((RANDOM % (NB - 2) + 1));
 done
 
 # --- adoption after a crash: gm (a -G module) is adopted, complete, owned ---
-for k in 1 499 1000; do
+# gm's group is new: its 1,000 lines go packed, 64 KiB a write at most, so
+# in 2 writes at the least (70 bytes a line and more): killed after the
+# first (half written) and the second (whole, or not yet).
+for k in 1 2; do
 	start_daemon --test-crash-after "$k"
 	holder_start g "$GM"
 	crashed "gm, crash after write $k"

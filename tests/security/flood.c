@@ -118,5 +118,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	while (read(0, &c, 1) > 0)
 		;
+	free(addr);
+	free(state);
 	return 0;
 }

@@ -93,6 +93,10 @@ wait_events 2 "the program"
 USDTKIT_DISABLE=1 run_prog >"$T/expected"
 expect_grep '^fired 3$' "$T/expected" "the program's own output"
 snapshot() { "$HDCLIENT" list | sort; our_events; sha256sum <"$SOCK.state"; }
+# (The events are written by the daemon's writer thread, the state file by
+# its loop after them: the snapshot once the state file has them.)
+_state_has() { [ "$(grep -c '^site ' "$SOCK.state")" -eq "$1" ]; }
+poll_until 20 _state_has 2 || fail "the state file does not list the program's 2 sites"
 snapshot >"$T/before"
 
 python3 "$T/bad.py" "$SOCK" "$LIB" each >"$T/each.out"
@@ -102,6 +106,7 @@ expect_eq "$(grep -cE ' (refused|dropped)$' "$T/each.out")" 18 "malformed messag
 expect_grep '^control status=0$' "$T/each.out" "a valid REGISTER of the same address"
 wait_events 2 "after the control client exited"
 daemon_healthy
+poll_until 20 _state_has 2 || true
 snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "malformed messages changed something"; }
 
@@ -121,6 +126,7 @@ for c in $(seq 16); do
 	expect_grep '^stream done, bad 0$' "$T/stream$c.out" "client $c's stream"
 done
 daemon_healthy
+poll_until 20 _state_has 2 || true
 snapshot >"$T/after"
 cmp -s "$T/before" "$T/after" || { diff "$T/before" "$T/after" >&2; fail "the stream changed something"; }
 echo "16 clients x 200 malformed packets: all refused or dropped; 3 programs registered meanwhile"

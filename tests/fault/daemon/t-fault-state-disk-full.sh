@@ -22,6 +22,10 @@ sites() { grep -c '^site ' "$STATE"; }
 start_daemon --state "$STATE"
 prog_start a
 wait_events 2 "the program"
+# (The events are written by the daemon's writer thread, the state file by
+# its loop after them: wait for it.)
+_sites_are() { [ "$(sites)" -eq "$1" ]; }
+poll_until 20 _sites_are 2 || true
 expect_eq "$(sites)" 2 "sites in the state file before the disk is full"
 cp "$STATE" "$T/state-before"
 
@@ -48,6 +52,7 @@ daemon_healthy
 # change needed: the state gains the library's site.
 rm -f "$SFS/fill"
 for i in $(seq 100); do [ "$(sites)" -eq 3 ] && break; sleep 0.05; done
+poll_until 20 _sites_are 3 || true
 expect_eq "$(sites)" 3 "sites in the state file once space is freed"
 expect_grep "the state file $STATE is written again" "$DLOG.new" "the log of the recovery"
 grep -qE "^site [0-9]+ [0-9]+ sdt_${P}lib call " "$STATE" || fail "the library's site is not in the state file"

@@ -112,7 +112,8 @@ tracefs_fault() { # KIND
 	prog_start a
 	wait_events 2 "the program after the repair"
 	kill -0 "$DAEMON_PID" || fail "the daemon died"
-	grep -qE "^site [0-9]+ [0-9]+ sdt_${P}app " "$T/state" ||
+	# (the events are written by the daemon's writer thread, the state file by its loop after)
+	poll_until 20 grep -qE "^site [0-9]+ [0-9]+ sdt_${P}app " "$T/state" ||
 		{ cat "$T/state" >&2; fail "the state file after the repair lists no site"; }
 	stop_daemon
 	wait_events 0 "after SIGTERM"
