@@ -32,9 +32,17 @@ int main(void)
 	fflush(stdout);
 	for (i = 0; i < 120000; i++) { /* 2 minutes at most */
 		if (QUICKSTART_REQUEST_SUMMARY_ENABLED()) {
-			QUICKSTART_REQUEST_SUMMARY("on");
+			/*
+			 * The semaphore rises when the uprobe is registered,
+			 * a moment before the tracer's program is attached to
+			 * it: fire for a while, not once.
+			 */
 			printf("enabled\n");
 			fflush(stdout);
+			for (i = 0; i < 2000; i++) {
+				QUICKSTART_REQUEST_SUMMARY("on");
+				nanosleep(&ms, NULL);
+			}
 			return 0;
 		}
 		nanosleep(&ms, NULL);
@@ -57,7 +65,7 @@ same "$T/err" "dtrace: description 'quickstart\$target:::request-summary ' match
 sleep 0.2
 grep -q enabled "$T/sw" && fail "-e raised the semaphore: a probe was enabled"
 # and the same program started enables it (the check above can fail)
-dt 0 -x engine=bpf -q -p "$SW" -n 'quickstart$target:::request-summary { printf("%s\n", copyinstr(arg0)); exit(0); }'
+dt 0 -x engine=bpf -q -p "$SW" -n 'quickstart$target:::request-summary /!done/ { done = 1; printf("%s\n", copyinstr(arg0)); exit(0); }'
 same "$T/out" "on\n\n" "the program -e accepted, started"
 grep -q enabled "$T/sw" || fail "a started program did not raise the semaphore"
 
