@@ -93,8 +93,8 @@ fi
 werror_libvirt() { # DIR
 	CFLAGS="$RW_INC" meson setup . "$up" -Dwerror=true --auto-features=disabled -Ddtrace=enabled \
 		-Ddriver_qemu=enabled -Ddriver_remote=enabled -Ddriver_libvirtd=enabled -Dyajl=enabled \
-		-Ddocs=disabled -Dtests=disabled &&
-		ninja -j2 "src/$LIBSO" src/libvirtd
+		-Dsasl=enabled -Dpolkit=enabled -Ddocs=disabled -Dtests=disabled &&
+		ninja -j2 "src/$LIBSO" src/libvirtd src/libvirt_driver_qemu.so
 }
 s=""
 for t in $TOOLS; do
@@ -105,6 +105,12 @@ for t in $TOOLS; do
 	)
 	if [ "$(cat "$PW/werror/$t.rc")" = 0 ]; then
 		s="$s	ok ($(cat "$PW/werror/$t.time") s)"
+		# -Werror really on where probes fire (the file of issue 34's error).
+		grep -E '"command".*-Werror.*vireventglib\.c' "$PW/werror/$t/compile_commands.json" >/dev/null ||
+			rw_fail "$t: the -Werror build compiled vireventglib.c without -Werror"
+		files=()
+		for f in $BUILT; do files+=("$PW/werror/$t/$f"); done
+		"${ANALYZE[@]}" notes "${files[@]}" >"$PW/werror/$t.notes" || fail "readelf -n on $t's -Werror build"
 	else
 		s="$s	FAILED"
 		tail -30 "$PW/werror/$t.log" >&2
@@ -112,4 +118,8 @@ for t in $TOOLS; do
 	fi
 done
 rw_row "upstream tree, -Dwerror=true (as from git)" "$(echo "$s" | cut -f2)" "$(echo "$s" | cut -f3)"
+rw_row "probe sites (notes) per provider, -Werror build" "$(rw_notes_text "$PW/werror/systemtap.notes")" \
+	"$(rw_notes_text "$PW/werror/usdtkit.notes")"
+diff -u "$PW/werror/systemtap.notes" "$PW/werror/usdtkit.notes" >&2 ||
+	rw_fail "notes per provider of the -Werror builds differ (SystemTap - , usdtkit +)"
 rw_finish
