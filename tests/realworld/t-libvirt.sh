@@ -80,6 +80,21 @@ rw_row "probe sites (notes) per provider, Debian's binary packages" "$(rw_notes_
 	"$(rw_notes_text "$PW/usdtkit.notes")"
 diff -u "$PW/archive.notes" "$PW/usdtkit.notes" >&2 ||
 	rw_fail "notes per provider differ from the archive's binaries (archive - , usdtkit +)"
+# The same per file (one provider, libvirt, in all three): libvirt.so,
+# libvirtd, the QEMU driver.
+per_file() { # FILE...
+	local f
+	for f in "$@"; do readelf -n --wide "$f" | grep -c 'Provider: ' || true; done | paste -sd' '
+}
+# shellcheck disable=SC2086
+for t in $TOOLS; do eval "pf_$t=\$(cd \"\$PW/$t\" && per_file $BUILT)"; done
+pf_archive=$(per_file "${files[@]}")
+# shellcheck disable=SC2154
+rw_row "probe sites per file: libvirt.so, libvirtd, QEMU driver (archive: $pf_archive)" "$pf_systemtap" \
+	"$pf_usdtkit"
+# shellcheck disable=SC2154
+[ "$pf_systemtap" = "$pf_archive" ] && [ "$pf_usdtkit" = "$pf_archive" ] ||
+	rw_fail "sites per file: archive $pf_archive, SystemTap $pf_systemtap, usdtkit $pf_usdtkit"
 
 # Upstream's tree, -Werror as from git, with each tool.
 orig=$(find "$RW/src/download-libvirt" -name 'libvirt_*.orig.tar.*' ! -name '*.asc' | head -1)
