@@ -80,6 +80,21 @@ rw_row "probe sites (notes) per provider, Debian's binary packages" "$(rw_notes_
 	"$(rw_notes_text "$PW/usdtkit.notes")"
 diff -u "$PW/archive.notes" "$PW/usdtkit.notes" >&2 ||
 	rw_fail "notes per provider differ from the archive's binaries (archive - , usdtkit +)"
+# The same per file (one provider, libvirt, in all three): libvirt.so,
+# libvirtd, the QEMU driver.
+per_file() { # FILE...
+	local f
+	for f in "$@"; do readelf -n --wide "$f" | grep -c 'Provider: ' || true; done | paste -sd' '
+}
+# shellcheck disable=SC2086
+for t in $TOOLS; do eval "pf_$t=\$(cd \"\$PW/$t\" && per_file $BUILT)"; done
+pf_archive=$(per_file "${files[@]}")
+# shellcheck disable=SC2154
+rw_row "probe sites per file: libvirt.so, libvirtd, QEMU driver (archive: $pf_archive)" "$pf_systemtap" \
+	"$pf_usdtkit"
+# shellcheck disable=SC2154
+[ "$pf_systemtap" = "$pf_archive" ] && [ "$pf_usdtkit" = "$pf_archive" ] ||
+	rw_fail "sites per file: archive $pf_archive, SystemTap $pf_systemtap, usdtkit $pf_usdtkit"
 
 # Upstream's tree, -Werror as from git, with each tool.
 orig=$(find "$RW/src/download-libvirt" -name 'libvirt_*.orig.tar.*' ! -name '*.asc' | head -1)
@@ -93,8 +108,8 @@ fi
 werror_libvirt() { # DIR
 	CFLAGS="$RW_INC" meson setup . "$up" -Dwerror=true --auto-features=disabled -Ddtrace=enabled \
 		-Ddriver_qemu=enabled -Ddriver_remote=enabled -Ddriver_libvirtd=enabled -Dyajl=enabled \
-		-Ddocs=disabled -Dtests=disabled &&
-		ninja -j2 "src/$LIBSO" src/libvirtd
+		-Dsasl=enabled -Dpolkit=enabled -Ddocs=disabled -Dtests=disabled &&
+		ninja -j2 "src/$LIBSO" src/libvirtd src/libvirt_driver_qemu.so
 }
 s=""
 for t in $TOOLS; do
@@ -105,6 +120,12 @@ for t in $TOOLS; do
 	)
 	if [ "$(cat "$PW/werror/$t.rc")" = 0 ]; then
 		s="$s	ok ($(cat "$PW/werror/$t.time") s)"
+		# -Werror really on where probes fire (the file of issue 34's error).
+		grep -E '"command".*-Werror.*vireventglib\.c' "$PW/werror/$t/compile_commands.json" >/dev/null ||
+			rw_fail "$t: the -Werror build compiled vireventglib.c without -Werror"
+		files=()
+		for f in $BUILT; do files+=("$PW/werror/$t/$f"); done
+		"${ANALYZE[@]}" notes "${files[@]}" >"$PW/werror/$t.notes" || fail "readelf -n on $t's -Werror build"
 	else
 		s="$s	FAILED"
 		tail -30 "$PW/werror/$t.log" >&2
@@ -112,4 +133,8 @@ for t in $TOOLS; do
 	fi
 done
 rw_row "upstream tree, -Dwerror=true (as from git)" "$(echo "$s" | cut -f2)" "$(echo "$s" | cut -f3)"
+rw_row "probe sites (notes) per provider, -Werror build" "$(rw_notes_text "$PW/werror/systemtap.notes")" \
+	"$(rw_notes_text "$PW/werror/usdtkit.notes")"
+diff -u "$PW/werror/systemtap.notes" "$PW/werror/usdtkit.notes" >&2 ||
+	rw_fail "notes per provider of the -Werror builds differ (SystemTap - , usdtkit +)"
 rw_finish
