@@ -1,0 +1,78 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The consumer's options (-x NAME[=VALUE], #pragma D option): what each does
+ * to struct dt_consumer_opts, and which DTrace options are accepted and have
+ * no effect here. The bottom layer: the lexer (pragmas) and the driver
+ * (dtrace.c's -x) both call it, and it calls nothing of the consumer.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "consumer.h"
+
+static long parse_size(const char *v)
+{
+	char *end;
+	long n = strtol(v, &end, 10);
+
+	switch (*end) {
+	case 'k':
+	case 'K':
+		n <<= 10;
+		break;
+	case 'm':
+	case 'M':
+		n <<= 20;
+		break;
+	case 'g':
+	case 'G':
+		n <<= 30;
+		break;
+	default:
+		break;
+	}
+	return n;
+}
+
+int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
+{
+	static const char *const ignored[] = {
+	    "switchrate",   "aggrate",	     "cleanrate", "statusrate",	 "nspec",
+	    "specsize",	    "aggsize",	     "cpu",	  "stackframes", "ustackframes",
+	    "jstackframes", "jstackstrsize", "zdefs",	  "evaltime",	 "nolibs",
+	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
+	    "aggpercpu",    "stackindent",   NULL};
+	size_t i;
+
+	if (!strcmp(opt, "quiet")) {
+		o->quiet = true;
+	} else if (!strcmp(opt, "destructive")) {
+		o->destructive = true;
+	} else if (!strcmp(opt, "defaultargs")) {
+		o->defaultargs = true;
+	} else if (!strcmp(opt, "bpftrace")) {
+		o->engine = DT_ENGINE_BPFTRACE;
+		o->show_program = true;
+	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpf")) {
+		o->engine = DT_ENGINE_BPF;
+	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpftrace")) {
+		o->engine = DT_ENGINE_BPFTRACE;
+	} else if (!strcmp(opt, "bpfc")) {
+		o->engine = DT_ENGINE_BPF;
+		o->show_program = true;
+	} else if (!strcmp(opt, "strsize") && val) {
+		o->strsize = parse_size(val);
+	} else if (!strcmp(opt, "bufsize") && val) {
+		o->bufsize = parse_size(val);
+	} else if (!strcmp(opt, "dynvarsize") && val) {
+		o->dynvarsize = parse_size(val);
+	} else if (!strcmp(opt, "zdefs")) {
+		o->zero_ok = true;
+	} else {
+		for (i = 0; ignored[i]; i++)
+			if (!strcmp(opt, ignored[i]))
+				return 0;
+		return -1;
+	}
+	return 0;
+}
