@@ -532,7 +532,8 @@ void dt_buf_add(struct dt_buf *b, const char *s, size_t n)
 		b->cap = (b->n + n + 1) * 2;
 		b->s = dt_xrealloc(b->s, b->cap);
 	}
-	memcpy(b->s + b->n, s, n);
+	if (n) /* s may be NULL then: an empty buffer's */
+		memcpy(b->s + b->n, s, n);
 	b->n += n;
 	b->s[b->n] = '\0';
 }
