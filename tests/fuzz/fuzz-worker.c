@@ -17,7 +17,9 @@
  * parse (hd_parse_start: a worker forked, seccomp sandbox and all) read it
  * and writes the stream the worker answers, so the seeds are real answers.
  */
+#ifndef _GNU_SOURCE /* the build may define it already */
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
