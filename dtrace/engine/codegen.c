@@ -684,7 +684,7 @@ static void agg_maps(struct cg *g, struct dt_buf *o)
 int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
 	       struct eg_prog *out, struct usdt_diag *diag)
 {
-	struct cg g = {.prog = prog, .t = t, .out = out, .diag = diag};
+	struct cg g = {.prog = prog, .t = t, .out = out, .diag = diag, .expr = cg_expr_value};
 	struct dt_buf progs = {0};
 	long rb = prog->o->bufsize > 0 ? prog->o->bufsize : 4L << 20;
 	size_t i;

@@ -83,8 +83,15 @@ struct cg {
 	char **site_func;
 	size_t nsite_func;
 	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
+	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
+	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
 };
 
+/*
+ * Values (codegen_value.c, under every other layer): errors, a value's
+ * end, a string stored, and cg_value()/cg_int(): a sub-expression lowered
+ * by the expression layer through g->expr (so no layer calls up to it).
+ */
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
@@ -94,6 +101,8 @@ void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
 void cv_free(struct cv *v);
 void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
 		  const char *ind);
+/* codegen_expr.c: a D expression as C (the g->expr of every code generation). */
+void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
@@ -112,8 +121,6 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
 /* The bytes a stack value takes in a record or a key. */
 unsigned cg_stack_bytes(const struct cv *v);
-/* Writes a stack value at dst: {pid, bytes, return addresses}. */
-void cg_store_stack(const struct cv *v, const char *dst, struct dt_buf *o, const char *ind);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
 void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v);
 /* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */

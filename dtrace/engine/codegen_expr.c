@@ -13,46 +13,6 @@
 
 #include "codegen.h"
 
-void cg_err(struct cg *g, const struct dt_node *n, const char *what)
-{
-	if (g->failed)
-		return;
-	g->failed = true;
-	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
-		return;
-	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
-}
-
-/*
- * A call the engine has no code for: not supported at all, in the bpftrace
- * backend's words (ustack() where D allows no stack too).
- */
-void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what)
-{
-	char msg[200];
-
-	(void)what;
-	if (!strcmp(n->name, "ustack")) {
-		cg_fail(g, n,
-			"ustack() is supported as an action, an aggregation key or printf's %k "
-			"argument");
-		return;
-	}
-	snprintf(msg, sizeof(msg),
-		 "%s() is not supported by this D consumer (README: what is supported)", n->name);
-	cg_fail(g, n, msg);
-}
-
-/* An error of the program itself (a type clash): reported as it is. */
-void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
-{
-	if (g->failed)
-		return;
-	g->failed = true;
-	if (!g->scanning)
-		dt_error_at(g->diag, &n->pos, "%s", what);
-}
-
 static void set_int(struct cv *v, unsigned size, bool is_unsigned)
 {
 	v->type = TY_INT;
@@ -71,18 +31,6 @@ static void cv_printf(struct cv *v, const char *fmt, ...)
 	va_end(ap);
 	dt_free(v->text);
 	v->text = dt_xstrdup(buf);
-}
-
-void cv_free(struct cv *v)
-{
-	dt_free(v->text);
-	v->text = NULL;
-	if (v->sub) {
-		cv_free(&v->sub[0]);
-		cv_free(&v->sub[1]);
-		dt_free(v->sub);
-		v->sub = NULL;
-	}
 }
 
 /* A value as declared C type `ty` has it (a cast, a typed args[N]). */
@@ -389,17 +337,7 @@ static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		dt_free(o.s);
 }
 
-void cg_int(struct cg *g, const struct dt_node *n, struct cv *v)
-{
-	memset(v, 0, sizeof(*v));
-	if (g->failed)
-		return;
-	cg_value(g, n, v);
-	if (!g->failed && v->type != TY_INT)
-		cg_err(g, n, "a string where an integer is wanted (string comparisons)");
-}
-
-void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
+void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	struct cv a = {0}, b = {0}, c = {0};
 
@@ -538,60 +476,6 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	default:
 		cg_err(g, n, "this expression");
-		return;
-	}
-}
-
-/*
- * A string written into the STRSIZE area at `dst` (a byte pointer
- * expression). `zeroed`: the area is clear already (a key's), so a
- * constant needs only its own words.
- */
-void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
-		  const char *ind)
-{
-	size_t len, i;
-
-	switch (v->skind) {
-	case SV_STACK:
-		cg_store_stack(v, dst, o, ind);
-		return;
-	case SV_USER:
-		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
-			      dst, v->text);
-		return;
-	case SV_COMM:
-		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
-		return;
-	case SV_MEM:
-		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,
-			      v->text);
-		return;
-	case SV_COND: {
-		char in[64];
-
-		snprintf(in, sizeof(in), "%s\t", ind);
-		dt_buf_printf(o, "%sif (%s) {\n", ind, v->text);
-		cg_store_str(g, &v->sub[0], dst, zeroed, o, in);
-		dt_buf_printf(o, "%s} else {\n", ind);
-		cg_store_str(g, &v->sub[1], dst, zeroed, o, in);
-		dt_buf_printf(o, "%s}\n", ind);
-		return;
-	}
-	case SV_CONST:
-		len = strlen(v->text);
-		if (len > (size_t)g->strsize - 1)
-			len = (size_t)g->strsize - 1;
-		for (i = 0; i < len + 1; i += 8) {
-			uint64_t w = 0;
-			size_t k;
-
-			for (k = 0; k < 8 && i + k < len; k++)
-				w |= (uint64_t)(unsigned char)v->text[i + k] << (8 * k);
-			if (w || !zeroed)
-				dt_buf_printf(o, "%s*(__u64 *)(%s + %zu) = 0x%" PRIx64 "ULL;\n",
-					      ind, dst, i, w);
-		}
 		return;
 	}
 }

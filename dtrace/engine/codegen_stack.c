@@ -43,12 +43,3 @@ unsigned cg_stack_bytes(const struct cv *v)
 {
 	return 8 + 8 * v->size;
 }
-
-void cg_store_stack(const struct cv *v, const char *dst, struct dt_buf *o, const char *ind)
-{
-	dt_buf_printf(o,
-		      "%s{\n%s\tlong sn = bpf_get_stack(ctx, (void *)(%s + 8), %u, 256);\n"
-		      "%s\t*(__u32 *)(%s) = (__u32)pid;\n"
-		      "%s\t*(__u32 *)(%s + 4) = sn < 0 ? 0 : (__u32)sn;\n%s}\n",
-		      ind, ind, dst, 8 * v->size, ind, dst, ind, dst, ind);
-}

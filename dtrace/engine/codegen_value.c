@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Values, under every layer that makes or uses one: the errors a
+ * construct gets (cg_err: not done yet; cg_fail: wrong), a value's end
+ * (cv_free), a string value written where it goes (cg_store_str: a
+ * record's field, a key's part, a variable), and the way down into
+ * expressions: cg_value() lowers a sub-expression through g->expr, which
+ * the top layer (codegen.c) sets to codegen_expr.c's cg_expr_value(). So
+ * the layers under codegen_expr.c (variables, arrays, string functions)
+ * lower their operands without calling up; codegen_expr.c calls them.
+ */
+#include <inttypes.h>
+#include <string.h>
+
+#include "codegen.h"
+
+void cg_err(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (g->failed)
+		return;
+	g->failed = true;
+	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
+		return;
+	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
+}
+
+/*
+ * A call the engine has no code for: not supported at all, in the bpftrace
+ * backend's words (ustack() where D allows no stack too).
+ */
+void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what)
+{
+	char msg[200];
+
+	(void)what;
+	if (!strcmp(n->name, "ustack")) {
+		cg_fail(g, n,
+			"ustack() is supported as an action, an aggregation key or printf's %k "
+			"argument");
+		return;
+	}
+	snprintf(msg, sizeof(msg),
+		 "%s() is not supported by this D consumer (README: what is supported)", n->name);
+	cg_fail(g, n, msg);
+}
+
+/* An error of the program itself (a type clash): reported as it is. */
+void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (g->failed)
+		return;
+	g->failed = true;
+	if (!g->scanning)
+		dt_error_at(g->diag, &n->pos, "%s", what);
+}
+
+void cv_free(struct cv *v)
+{
+	dt_free(v->text);
+	v->text = NULL;
+	if (v->sub) {
+		cv_free(&v->sub[0]);
+		cv_free(&v->sub[1]);
+		dt_free(v->sub);
+		v->sub = NULL;
+	}
+}
+
+/* A sub-expression's value: the expression layer's, through the hook the top layer set. */
+void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	g->expr(g, n, v);
+}
+
+void cg_int(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	memset(v, 0, sizeof(*v));
+	if (g->failed)
+		return;
+	cg_value(g, n, v);
+	if (!g->failed && v->type != TY_INT)
+		cg_err(g, n, "a string where an integer is wanted (string comparisons)");
+}
+
+/* ustack()'s value (codegen_stack.c) written: {pid, bytes, return addresses}. */
+static void store_stack(const struct cv *v, const char *dst, struct dt_buf *o, const char *ind)
+{
+	dt_buf_printf(o,
+		      "%s{\n%s\tlong sn = bpf_get_stack(ctx, (void *)(%s + 8), %u, 256);\n"
+		      "%s\t*(__u32 *)(%s) = (__u32)pid;\n"
+		      "%s\t*(__u32 *)(%s + 4) = sn < 0 ? 0 : (__u32)sn;\n%s}\n",
+		      ind, ind, dst, 8 * v->size, ind, dst, ind, dst, ind);
+}
+
+/*
+ * A string written into the STRSIZE area at `dst` (a byte pointer
+ * expression). `zeroed`: the area is clear already (a key's), so a
+ * constant needs only its own words.
+ */
+void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
+		  const char *ind)
+{
+	size_t len, i;
+
+	switch (v->skind) {
+	case SV_STACK:
+		store_stack(v, dst, o, ind);
+		return;
+	case SV_USER:
+		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
+			      dst, v->text);
+		return;
+	case SV_COMM:
+		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
+		return;
+	case SV_MEM:
+		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,
+			      v->text);
+		return;
+	case SV_COND: {
+		char in[64];
+
+		snprintf(in, sizeof(in), "%s\t", ind);
+		dt_buf_printf(o, "%sif (%s) {\n", ind, v->text);
+		cg_store_str(g, &v->sub[0], dst, zeroed, o, in);
+		dt_buf_printf(o, "%s} else {\n", ind);
+		cg_store_str(g, &v->sub[1], dst, zeroed, o, in);
+		dt_buf_printf(o, "%s}\n", ind);
+		return;
+	}
+	case SV_CONST:
+		len = strlen(v->text);
+		if (len > (size_t)g->strsize - 1)
+			len = (size_t)g->strsize - 1;
+		for (i = 0; i < len + 1; i += 8) {
+			uint64_t w = 0;
+			size_t k;
+
+			for (k = 0; k < 8 && i + k < len; k++)
+				w |= (uint64_t)(unsigned char)v->text[i + k] << (8 * k);
+			if (w || !zeroed)
+				dt_buf_printf(o, "%s*(__u64 *)(%s + %zu) = 0x%" PRIx64 "ULL;\n",
+					      ind, dst, i, w);
+		}
+		return;
+	}
+}
