@@ -77,7 +77,8 @@ struct cg {
 	unsigned nstrfn; /* string function calls: a slot each */
 	struct cg_array *arrays;
 	size_t narrays;
-	bool in_array_key; /* an array's key is being built */
+	/* arrays' keys being built, one inside another's (a[b[k]]), and the most at once */
+	unsigned key_depth, key_depth_max;
 	/* the functions of g->probe's sites, in program order (probefunc), once read */
 	const struct dt_probe *funcs_of;
 	char **site_func;

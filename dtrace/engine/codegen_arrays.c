@@ -6,9 +6,11 @@
  * in a per-CPU area of its own (`akeys`, cleared first), so that an array
  * read inside an aggregation's key does not disturb that key. Assigning 0
  * (or "") deletes the element, as D does; reading a missing one gives 0 or
- * "". The value is computed before the key is built; a key that reads
- * another array is refused (the two would share the key area). Types come
- * from the first assignment in script order (cg_vars_scan()).
+ * "". The value is computed before the key is built (in area 1, a string
+ * value's). A key that reads another array (`a[b[k]]`) builds the inner
+ * key in an area of its own, one per depth (2, 3, ...), so the outer key,
+ * half built, is left alone; an assignment inside a key is refused. Types
+ * come from the first assignment in script order (cg_vars_scan()).
  */
 #include <string.h>
 
@@ -103,13 +105,13 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 	}
 	dt_buf_printf(o,
 		      "struct akey { __u8 b[%u]; };\n"
-		      "struct { __uint(type, 6); __uint(max_entries, 2); __type(key, __u32); "
+		      "struct { __uint(type, 6); __uint(max_entries, %u); __type(key, __u32); "
 		      "__type(value, struct akey); } akeys SEC(\".maps\");\n"
 		      "INLINE __u8 *akey(__u32 i, int zeroed) {\n"
 		      "\tvoid *s = bpf_map_lookup_elem(&akeys, &i), *zs = zero_value();\n"
 		      "\tif (s && zs && zeroed) bpf_probe_read_kernel(s, %u, zs);\n"
 		      "\treturn s;\n}\n",
-		      most, most);
+		      most, 2 + g->key_depth_max, most);
 }
 
 /* The element's key, built into k (a C byte pointer) from ix's arguments. */
@@ -124,7 +126,7 @@ static void fill_key(struct cg *g, const struct cg_array *a, const struct dt_nod
 	}
 	if (a->kind == 's')
 		dt_buf_printf(o, "%s*(__u64 *)k = (__u32)bpf_get_current_pid_tgid();\n", ind);
-	g->in_array_key = true;
+	g->key_depth++;
 	for (i = 0; i < a->nkeys && !g->failed; i++) {
 		struct cv v;
 		char dst[48];
@@ -139,13 +141,14 @@ static void fill_key(struct cg *g, const struct cg_array *a, const struct dt_nod
 			dt_buf_printf(o, "%s*(__s64 *)%s = %s;\n", ind, dst, v.text);
 		cv_free(&v);
 	}
-	g->in_array_key = false;
+	g->key_depth--;
 }
 
 bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	const struct cg_array *a;
 	struct dt_buf o = {0};
+	unsigned area;
 	char kind;
 
 	if (n->kind != N_INDEX)
@@ -156,12 +159,12 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_err(g, n, kind ? "an array no clause assigns" : "this-> arrays");
 		return true;
 	}
-	if (g->in_array_key) {
-		cg_err(g, n, "an array read in another array's key");
-		return true;
-	}
-	dt_buf_printf(&o, "({ %s r = %s; __u8 *k = akey(0, 1);\n\t\tif (k) {\n",
-		      a->is_str ? "void *" : "__s64", a->is_str ? "zero_value()" : "0");
+	/* the outermost key in area 0; one read inside a key at depth d, in area 1 + d */
+	area = g->key_depth ? 1 + g->key_depth : 0;
+	if (g->key_depth > g->key_depth_max)
+		g->key_depth_max = g->key_depth;
+	dt_buf_printf(&o, "({ %s r = %s; __u8 *k = akey(%u, 1);\n\t\tif (k) {\n",
+		      a->is_str ? "void *" : "__s64", a->is_str ? "zero_value()" : "0", area);
 	fill_key(g, a, n, &o, "\t\t\t");
 	dt_buf_printf(&o, "\t\t\tvoid *e = bpf_map_lookup_elem(&arr_%zu, k);\n", a - g->arrays);
 	dt_buf_printf(&o, "\t\t\tif (e)\n\t\t\t\tr = %s;\n\t\t}\n\t\tr; })",
@@ -188,6 +191,10 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 	a = kind ? find(g, kind, ix->name) : NULL;
 	if (!a) {
 		cg_err(g, ix, kind ? "this array" : "this-> arrays");
+		return true;
+	}
+	if (g->key_depth) { /* areas 0 and 1 hold the key being built */
+		cg_err(g, n, "an array assigned inside another array's key");
 		return true;
 	}
 	if (n->kind == N_ASSIGN)
