@@ -22,6 +22,7 @@
  * command-line inputs that are not ELF are errors.
  */
 #include "elf_objects.h"
+#include "elfsym.h"
 #include "notes.h"
 
 #include <errno.h>
@@ -173,47 +174,57 @@ static bool is_bitcode(const char *p, size_t n)
 	return n >= 4 && (memcmp(p, "BC\xc0\xde", 4) == 0 || memcmp(p, "\xde\xc0\x17\x0b", 4) == 0);
 }
 
+/* The reading of one unit's symbol table. */
+struct unit_syms {
+	struct reader *r;
+	size_t unit;
+};
+
+/*
+ * One symbol (core/elfsym.h's walk): an undefined __dtrace_* or
+ * __dtraceenabled_* is a reference the link resolves; a defined
+ * __gnu_lto_slim marks an LTO object. Non-zero stops (out of memory).
+ */
+static int read_symbol(const struct usdt_elf_sym *sym, void *arg)
+{
+	struct unit_syms *us = arg;
+	struct reader *r = us->r;
+	struct usdt_elf_dtref *d;
+	const char *name = sym->name;
+
+	if (!sym->sym.st_name)
+		return 0;
+	if (sym->sym.st_shndx != SHN_UNDEF && strcmp(name, "__gnu_lto_slim") == 0) {
+		unchecked(r, r->objs->units[us->unit].origin, true);
+		return 0;
+	}
+	if (sym->sym.st_shndx != SHN_UNDEF)
+		return 0;
+	if (strncmp(name, "__dtrace", 8) != 0 ||
+	    (strncmp(name, "__dtrace_", 9) != 0 && strncmp(name, "__dtraceenabled_", 16) != 0))
+		return 0;
+	d = grow(r->objs->dtrefs, r->objs->ndtrefs, &r->cap_refs, sizeof(*d));
+	if (!d) {
+		oom(r);
+		return 1;
+	}
+	r->objs->dtrefs = d;
+	d += r->objs->ndtrefs;
+	d->unit = us->unit;
+	d->symbol = strdup(name);
+	if (!d->symbol) {
+		oom(r);
+		return 1;
+	}
+	r->objs->ndtrefs++;
+	return 0;
+}
+
 static void read_symbols(struct reader *r, size_t unit, Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, n;
+	struct unit_syms us = {r, unit};
 
-	if (!data || !sh->sh_entsize)
-		return;
-	n = sh->sh_size / sh->sh_entsize;
-	for (i = 1; i < n; i++) {
-		struct usdt_elf_dtref *d;
-		const char *name;
-		GElf_Sym sym;
-
-		if (!gelf_getsym(data, (int)i, &sym) || !sym.st_name)
-			continue;
-		name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (name && sym.st_shndx != SHN_UNDEF && strcmp(name, "__gnu_lto_slim") == 0) {
-			unchecked(r, r->objs->units[unit].origin, true);
-			continue;
-		}
-		if (sym.st_shndx != SHN_UNDEF)
-			continue;
-		if (!name || strncmp(name, "__dtrace", 8) != 0 ||
-		    (strncmp(name, "__dtrace_", 9) != 0 &&
-		     strncmp(name, "__dtraceenabled_", 16) != 0))
-			continue;
-		d = grow(r->objs->dtrefs, r->objs->ndtrefs, &r->cap_refs, sizeof(*d));
-		if (!d) {
-			oom(r);
-			return;
-		}
-		r->objs->dtrefs = d;
-		d += r->objs->ndtrefs;
-		d->unit = unit;
-		d->symbol = strdup(name);
-		if (!d->symbol) {
-			oom(r);
-			return;
-		}
-		r->objs->ndtrefs++;
-	}
+	usdt_elf_table_symbols(elf, scn, sh, read_symbol, &us);
 }
 
 static void read_elf(struct reader *r, Elf *elf, char *origin)

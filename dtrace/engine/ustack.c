@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "elfsym.h"
 #include "engine.h"
 
 struct mapping {
@@ -127,6 +128,21 @@ static int by_start(const void *a, const void *b)
 	return x->start < y->start ? -1 : x->start > y->start;
 }
 
+/* A defined, named STT_FUNC symbol: one of the file's functions (core/elfsym.h's walk). */
+static int add_func(const struct usdt_elf_sym *s, void *arg)
+{
+	struct efile *f = arg;
+	struct func fn;
+
+	if (s->type != STT_FUNC || s->sym.st_shndx == SHN_UNDEF || !*s->name)
+		return 0;
+	fn.start = s->sym.st_value;
+	fn.size = s->sym.st_size ? s->sym.st_size : 1;
+	fn.name = dt_xstrdup(s->name);
+	DT_PUSH(f->funcs, f->nfuncs, fn);
+	return 0;
+}
+
 /* Reads a file's PT_LOAD segments and STT_FUNC symbols (.symtab, else .dynsym). */
 static void efile_read(struct efile *f, int fd)
 {
@@ -146,37 +162,9 @@ static void efile_read(struct efile *f, int fd)
 			DT_PUSH(f->segs, f->nsegs, sg);
 		}
 	}
-	for (int pass = 0; pass < 2 && !f->nfuncs; pass++) {
-		Elf_Scn *scn = NULL;
-
-		while ((scn = elf_nextscn(e, scn))) {
-			GElf_Shdr sh;
-			Elf_Data *d;
-			size_t k, ns;
-
-			if (!gelf_getshdr(scn, &sh) ||
-			    sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) || !sh.sh_entsize)
-				continue;
-			d = elf_getdata(scn, NULL);
-			ns = sh.sh_size / sh.sh_entsize;
-			for (k = 0; d && k < ns; k++) {
-				GElf_Sym s;
-				const char *nm;
-				struct func fn;
-
-				if (!gelf_getsym(d, (int)k, &s) ||
-				    GELF_ST_TYPE(s.st_info) != STT_FUNC || s.st_shndx == SHN_UNDEF)
-					continue;
-				nm = elf_strptr(e, sh.sh_link, s.st_name);
-				if (!nm || !*nm)
-					continue;
-				fn.start = s.st_value;
-				fn.size = s.st_size ? s.st_size : 1;
-				fn.name = dt_xstrdup(nm);
-				DT_PUSH(f->funcs, f->nfuncs, fn);
-			}
-		}
-	}
+	usdt_elf_symbols(e, SHT_SYMTAB, add_func, f);
+	if (!f->nfuncs)
+		usdt_elf_symbols(e, SHT_DYNSYM, add_func, f);
 	if (f->nfuncs)
 		qsort(f->funcs, f->nfuncs, sizeof(*f->funcs), by_start);
 out:

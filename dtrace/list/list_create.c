@@ -66,6 +66,7 @@
 #include <unistd.h>
 
 #include "clock.h"
+#include "elfsym.h"
 #include "list_create.h"
 #include "list_source.h"
 #include "words.h"
@@ -542,44 +543,41 @@ static void add_found(struct lsm_search *s, uint64_t addr)
 		s->found[s->nfound++].addr = addr;
 }
 
+/* The search in mapping k's file, open as elf. */
+struct lsm_file {
+	struct lsm_search *s;
+	size_t k;
+	Elf *elf;
+};
+
+/* One symbol of a table (core/elfsym.h's walk): a defined function __libc_start_main is found. */
+static int is_start_main(const struct usdt_elf_sym *sym, void *arg)
+{
+	struct lsm_file *f = arg;
+	uint64_t off;
+
+	if (sym->type == STT_FUNC && sym->sym.st_shndx != SHN_UNDEF &&
+	    !strcmp(sym->name, "__libc_start_main") && file_offset(f->elf, sym->sym.st_value, &off))
+		add_found(f->s, runtime_address(f->s, f->k, off));
+	return 0;
+}
+
 /* Every defined __libc_start_main of mapping k's file (.dynsym and .symtab). */
 static void search_file(struct lsm_search *s, size_t k)
 {
-	Elf_Scn *scn = NULL;
-	Elf *elf;
+	struct lsm_file f = {s, k, NULL};
 	int fd = usdt_list_open_mapping(s->pid, &s->maps[k]);
 
 	if (fd < 0)
 		return;
 	elf_version(EV_CURRENT);
-	elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	while (elf && elf_kind(elf) == ELF_K_ELF && (scn = elf_nextscn(elf, scn)) != NULL) {
-		Elf_Data *data;
-		GElf_Shdr sh;
-		size_t i, count;
-
-		if (!gelf_getshdr(scn, &sh) ||
-		    (sh.sh_type != SHT_DYNSYM && sh.sh_type != SHT_SYMTAB) || !sh.sh_entsize ||
-		    !(data = elf_getdata(scn, NULL)))
-			continue;
-		count = sh.sh_size / sh.sh_entsize;
-		for (i = 1; i < count; i++) {
-			const char *name;
-			uint64_t off;
-			GElf_Sym sym;
-
-			if (!gelf_getsym(data, (int)i, &sym))
-				break;
-			if (GELF_ST_TYPE(sym.st_info) != STT_FUNC || sym.st_shndx == SHN_UNDEF)
-				continue;
-			name = elf_strptr(elf, sh.sh_link, sym.st_name);
-			if (name && !strcmp(name, "__libc_start_main") &&
-			    file_offset(elf, sym.st_value, &off))
-				add_found(s, runtime_address(s, k, off));
-		}
+	f.elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	if (f.elf && elf_kind(f.elf) == ELF_K_ELF) {
+		usdt_elf_symbols(f.elf, SHT_DYNSYM, is_start_main, &f);
+		usdt_elf_symbols(f.elf, SHT_SYMTAB, is_start_main, &f);
 	}
-	if (elf)
-		elf_end(elf);
+	if (f.elf)
+		elf_end(f.elf);
 	close(fd);
 }
 

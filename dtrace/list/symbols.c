@@ -54,6 +54,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "elfsym.h"
 #include "symbols.h"
 #include "symbols_dwarf.h"
 
@@ -78,45 +79,39 @@ static bool better(const struct func_sym *a, const struct func_sym *b)
 	return strcmp(a->name, b->name) < 0;
 }
 
-/* Scans one symbol table section, improving best[i] for each pc it contains. */
-static void scan_symtab(Elf *elf, Elf_Scn *scn, const GElf_Shdr *sh, const uint64_t *pcs, size_t n,
-			struct func_sym *best)
+/* The pcs to name, and the best symbol found so far for each. */
+struct pcs_best {
+	const uint64_t *pcs;
+	size_t n;
+	struct func_sym *best;
+};
+
+/* One symbol of a table (core/elfsym.h's walk): a function improves best[i] for each pc it holds.
+ */
+static int improve(const struct usdt_elf_sym *sym, void *arg)
 {
-	Elf_Data *data = elf_getdata(scn, NULL);
-	size_t i, k, count;
+	struct pcs_best *pb = arg;
+	struct func_sym s;
+	size_t i;
 
-	if (!data || !sh->sh_entsize)
-		return;
-	count = sh->sh_size / sh->sh_entsize;
-	for (k = 1; k < count; k++) {
-		struct func_sym s;
-		GElf_Sym sym;
-		unsigned type;
-
-		if (!gelf_getsym(data, (int)k, &sym))
-			break;
-		type = GELF_ST_TYPE(sym.st_info);
-		if ((type != STT_FUNC && type != STT_GNU_IFUNC) || sym.st_shndx == SHN_UNDEF ||
-		    sym.st_size == 0)
-			continue;
-		s.lo = sym.st_value;
-		s.hi = sym.st_value + sym.st_size;
-		s.rank = rank_of(GELF_ST_BIND(sym.st_info));
-		s.name = elf_strptr(elf, sh->sh_link, sym.st_name);
-		if (!s.name || !*s.name)
-			continue;
-		for (i = 0; i < n; i++)
-			if (pcs[i] >= s.lo && pcs[i] < s.hi &&
-			    (!best[i].name || better(&s, &best[i])))
-				best[i] = s;
-	}
+	if ((sym->type != STT_FUNC && sym->type != STT_GNU_IFUNC) ||
+	    sym->sym.st_shndx == SHN_UNDEF || sym->sym.st_size == 0 || !*sym->name)
+		return 0;
+	s.lo = sym->sym.st_value;
+	s.hi = sym->sym.st_value + sym->sym.st_size;
+	s.rank = rank_of(sym->bind);
+	s.name = sym->name;
+	for (i = 0; i < pb->n; i++)
+		if (pb->pcs[i] >= s.lo && pb->pcs[i] < s.hi &&
+		    (!pb->best[i].name || better(&s, &pb->best[i])))
+			pb->best[i] = s;
+	return 0;
 }
 
 static int symtab_names(int fd, const uint64_t *pcs, size_t n, char **names)
 {
 	struct func_sym *best = calloc(n ? n : 1, sizeof(*best));
-	Elf_Scn *scn = NULL, *symtab = NULL, *dynsym = NULL;
-	GElf_Shdr sh_symtab, sh_dynsym, sh;
+	struct pcs_best pb = {pcs, n, best};
 	Elf *elf;
 	size_t i;
 	int err = 0;
@@ -127,22 +122,9 @@ static int symtab_names(int fd, const uint64_t *pcs, size_t n, char **names)
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF)
 		goto out;
-	while ((scn = elf_nextscn(elf, scn)) != NULL) {
-		if (!gelf_getshdr(scn, &sh))
-			continue;
-		if (sh.sh_type == SHT_SYMTAB && !symtab) {
-			symtab = scn;
-			sh_symtab = sh;
-		} else if (sh.sh_type == SHT_DYNSYM && !dynsym) {
-			dynsym = scn;
-			sh_dynsym = sh;
-		}
-	}
 	/* .symtab is a superset of .dynsym's functions when present. */
-	if (symtab)
-		scan_symtab(elf, symtab, &sh_symtab, pcs, n, best);
-	else if (dynsym)
-		scan_symtab(elf, dynsym, &sh_dynsym, pcs, n, best);
+	if (usdt_elf_symbols(elf, SHT_SYMTAB, improve, &pb) == -ENOENT)
+		usdt_elf_symbols(elf, SHT_DYNSYM, improve, &pb);
 	for (i = 0; i < n; i++) {
 		if (!best[i].name)
 			continue;
