@@ -336,18 +336,15 @@ unsigned usdt_argspec_count(const char *s)
 	return n;
 }
 
-int usdt_argspec_rip_symbol(const char *s, const char *e, char *sym, size_t n, int64_t *add)
+/* "sym", "sym+8" or "sym-4" in [op, end): the name into sym (n bytes), the addend. */
+static int symbol_plus(const char *op, const char *end, char *sym, size_t n, int64_t *add)
 {
-	const char *at = memchr(s, '@', (size_t)(e - s)), *op, *end, *q;
-	static const char rip[] = "(%rip)";
+	const char *q;
 	size_t len;
 
 	*add = 0;
-	if (!at || (size_t)(e - at - 1) <= sizeof(rip) - 1 ||
-	    memcmp(e - (sizeof(rip) - 1), rip, sizeof(rip) - 1))
+	if (op >= end)
 		return -EINVAL;
-	op = at + 1;
-	end = e - (sizeof(rip) - 1);
 	/* the symbol: up to a '+' or '-' past its first character */
 	for (q = op + 1; q < end && *q != '+' && *q != '-'; q++)
 		;
@@ -366,6 +363,52 @@ int usdt_argspec_rip_symbol(const char *s, const char *e, char *sym, size_t n, i
 	memcpy(sym, op, len);
 	sym[len] = '\0';
 	return 0;
+}
+
+/* arm64's "[xN, #:lo12:sym+K]" in [op, e): the register, the symbol, the addend. */
+static int aarch64_symbol(const char *op, const char *e, struct usdt_argsym *out)
+{
+	static const char lo12[] = ":lo12:";
+	const char *comma, *d;
+	struct usdt_argspec r;
+
+	if (op >= e || *op != '[' || e[-1] != ']')
+		return -EINVAL;
+	comma = memchr(op, ',', (size_t)(e - op));
+	if (!comma)
+		return -EINVAL;
+	memset(&r, 0, sizeof(r));
+	if (set_reg(USDT_ARCH_AARCH64, &r, op + 1, comma) || !strcmp(r.reg, "sp") ||
+	    strlen(r.reg) >= sizeof(out->reg))
+		return -EINVAL;
+	d = comma + 1;
+	if (d < e && *d == ' ')
+		d++;
+	if (d < e && *d == '#')
+		d++;
+	if ((size_t)(e - 1 - d) <= sizeof(lo12) - 1 || memcmp(d, lo12, sizeof(lo12) - 1))
+		return -EINVAL;
+	if (symbol_plus(d + sizeof(lo12) - 1, e - 1, out->sym, sizeof(out->sym), &out->add))
+		return -EINVAL;
+	strcpy(out->reg, r.reg);
+	out->page = true;
+	return 0;
+}
+
+int usdt_argspec_symbol(enum usdt_arch arch, const char *s, const char *e, struct usdt_argsym *out)
+{
+	const char *at = memchr(s, '@', (size_t)(e - s));
+	static const char rip[] = "(%rip)";
+
+	memset(out, 0, sizeof(*out));
+	if (!at)
+		return -EINVAL;
+	if (arch == USDT_ARCH_AARCH64)
+		return aarch64_symbol(at + 1, e, out);
+	if (arch != USDT_ARCH_X86_64 || (size_t)(e - at - 1) <= sizeof(rip) - 1 ||
+	    memcmp(e - (sizeof(rip) - 1), rip, sizeof(rip) - 1))
+		return -EINVAL;
+	return symbol_plus(at + 1, e - (sizeof(rip) - 1), out->sym, sizeof(out->sym), &out->add);
 }
 
 int usdt_parse_args(enum usdt_arch arch, const char *s, struct usdt_site *p)

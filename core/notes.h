@@ -102,14 +102,26 @@ const char *usdt_argspec_next(const char *s, const char **end);
 /* How many specs `s` holds, by that rule. */
 unsigned usdt_argspec_count(const char *s);
 
+/* An argument at a symbol's address (usdt_argspec_symbol()). */
+struct usdt_argsym {
+	char sym[256]; /* the symbol */
+	int64_t add;   /* added to its address */
+	char reg[8];   /* arm64: the register holding the 4 KiB page of sym + add; x86-64: "" */
+	bool page;     /* arm64: the address is reg + ((sym + add) & 0xfff) */
+};
+
 /*
- * An x86-64 spec [s, e) whose operand is a symbol's address relative to
- * %rip (`-8@g_var(%rip)`, `4@tab+8(%rip)`: gcc's operand for a global, which
- * usdt_parse_args() keeps as USDT_ARG_UNSUPPORTED, tracefs having no way to
- * fetch it): the symbol into sym (n bytes) and the offset added to it.
- * Returns 0, or -EINVAL for any other operand.
+ * A spec [s, e) whose operand is a symbol's address, which usdt_parse_args()
+ * keeps as USDT_ARG_UNSUPPORTED (tracefs has no way to fetch it), into out:
+ * gcc's operand for a global with SystemTap's "nor" constraint. On x86-64
+ * relative to %rip (`-8@g_var(%rip)`, `4@tab+8(%rip)`: the address is the
+ * symbol's plus add); on arm64 a register that adrp loaded with the
+ * symbol's page and the low 12 bits of its address (`-8@[x0,
+ * #:lo12:g_var]`; the load bias is a whole number of pages, so the low
+ * bits are the link-time address's). Returns 0, or -EINVAL for any other
+ * operand.
  */
-int usdt_argspec_rip_symbol(const char *s, const char *e, char *sym, size_t n, int64_t *add);
+int usdt_argspec_symbol(enum usdt_arch arch, const char *s, const char *e, struct usdt_argsym *out);
 
 /*
  * The value (link-time address) of a defined symbol `name` of the ELF file

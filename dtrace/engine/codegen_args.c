@@ -50,47 +50,53 @@ static const char *reg_expr(const struct usdt_site *s, const char *reg, char *bu
 }
 
 /*
- * An argument at a symbol (`-8@g_var(%rip)`): at the uprobe, the
- * instruction pointer is the site's run-time address, so the symbol's is
- * that plus their link-time distance (the file's load bias cancels out).
+ * An argument at a symbol (core/argspec's usdt_argspec_symbol()). x86-64's
+ * `-8@g_var(%rip)`: at the uprobe, the instruction pointer is the site's
+ * run-time address, so the symbol's is that plus their link-time distance
+ * (the file's load bias cancels out). arm64's `-8@[x0, #:lo12:g_var]`: the
+ * register holds the symbol's run-time page, the low 12 bits are the
+ * link-time address's (the bias is whole pages).
  */
 static int symbol_arg(const struct usdt_site *s, unsigned k, const char *path, struct dt_buf *o,
 		      const char **why)
 {
-	const char *spec = s->args ? s->args : "", *e = NULL;
-	char sym[256];
-	int64_t add;
+	const char *spec = s->args ? s->args : "", *e = NULL, *r = NULL;
+	struct usdt_argsym as;
+	char rb[32];
 	uint64_t v;
 	unsigned i;
 	int fd, rc;
 
 	for (i = 0; (spec = usdt_argspec_next(spec, &e)) && i < k; i++)
 		spec = e;
-	if (!spec || s->arch != USDT_ARCH_X86_64 ||
-	    usdt_argspec_rip_symbol(spec, e, sym, sizeof(sym), &add))
+	if (!spec || usdt_argspec_symbol(s->arch, spec, e, &as))
 		return 1;
-#if defined(__x86_64__)
+	if (as.page && !(r = reg_expr(s, as.reg, rb, sizeof(rb))))
+		return 1;
+#if !defined(__x86_64__)
+	if (!as.page)
+		return 1;
+#endif
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	rc = fd < 0 ? -errno : usdt_elf_symbol(fd, sym, &v);
+	rc = fd < 0 ? -errno : usdt_elf_symbol(fd, as.sym, &v);
 	if (fd >= 0)
 		close(fd);
 	if (rc) {
-		*why = rc == -ENOENT ? "its symbol is not in the file's symbol tables"
-				     : "its symbol could not be read from the file";
+		*why = rc == -ENOENT && !strncmp(as.sym, ".L", 2)
+			   ? "its symbol is the compiler's section anchor, which no file keeps "
+			     "(compile with -fno-section-anchors)"
+		       : rc == -ENOENT ? "its symbol is not in the file's symbol tables"
+				       : "its symbol could not be read from the file";
 		return -1;
 	}
-	dt_buf_printf(o, "umem((__u64)ctx->ip + (%" PRId64 "LL), %u, %d)",
-		      (int64_t)(v + (uint64_t)add - s->pc), s->arg[k].size, s->arg[k].is_signed);
+	if (as.page)
+		dt_buf_printf(o, "umem((__u64)%s + %" PRIu64 "ULL, %u, %d)", r,
+			      (v + (uint64_t)as.add) & 0xfff, s->arg[k].size, s->arg[k].is_signed);
+	else
+		dt_buf_printf(o, "umem((__u64)ctx->ip + (%" PRId64 "LL), %u, %d)",
+			      (int64_t)(v + (uint64_t)as.add - s->pc), s->arg[k].size,
+			      s->arg[k].is_signed);
 	return 0;
-#else
-	(void)path;
-	(void)o;
-	(void)why;
-	(void)fd;
-	(void)rc;
-	(void)v;
-	return 1;
-#endif
 }
 
 /* One argument's C, or -1 with the reason in why. */

@@ -8,10 +8,12 @@
  * SDT format and the kernel's fetch-argument syntax, not from the code.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "notes.h"
 #include "tracefs.h"
@@ -106,31 +108,53 @@ static void test_aarch64_args(void)
 	one(A, "4@arr", (struct want){USDT_ARG_UNSUPPORTED, 0, 0, NULL, 0});
 }
 
-/* A symbol relative to %rip (the D consumer's engine reads it; tracefs cannot). */
-static void rip_sym(const char *spec, int want_rc, const char *want_sym, int64_t want_add)
+/* An operand at a symbol (the D consumer's engine reads it; tracefs cannot). */
+static void sym_arg(enum usdt_arch arch, const char *spec, int want_rc, const char *want_sym,
+		    int64_t want_add, const char *want_reg)
 {
-	char sym[16] = "";
-	int64_t add = 99;
-	int rc = usdt_argspec_rip_symbol(spec, spec + strlen(spec), sym, sizeof(sym), &add);
+	struct usdt_argsym as;
+	int rc = usdt_argspec_symbol(arch, spec, spec + strlen(spec), &as);
 
 	CHECKF(rc == want_rc, "%s: rc %d want %d", spec, rc, want_rc);
 	if (!want_rc)
-		CHECKF(!strcmp(sym, want_sym) && add == want_add,
-		       "%s: '%s'%+" PRId64 " want '%s'%+" PRId64, spec, sym, add, want_sym,
-		       want_add);
+		CHECKF(!strcmp(as.sym, want_sym) && as.add == want_add &&
+			   !strcmp(as.reg, want_reg) && as.page == (*want_reg != 0),
+		       "%s: '%s'%+" PRId64 " [%s] want '%s'%+" PRId64 " [%s]", spec, as.sym, as.add,
+		       as.reg, want_sym, want_add, want_reg);
 }
 
 static void test_rip_symbols(void)
 {
-	rip_sym("-8@g_var(%rip)", 0, "g_var", 0);
-	rip_sym("4@tab+8(%rip)", 0, "tab", 8);
-	rip_sym("-4@s_small.lto_priv.0(%rip)", -EINVAL, NULL, 0); /* longer than sym[] */
-	rip_sym("-4@x.1-4(%rip)", 0, "x.1", -4);
-	rip_sym("8@16(%rip)", -EINVAL, NULL, 0);
-	rip_sym("8@g(%rax)", -EINVAL, NULL, 0);
-	rip_sym("8@(%rip)", -EINVAL, NULL, 0);
-	rip_sym("8@g+x(%rip)", -EINVAL, NULL, 0);
-	rip_sym("8@%rax", -EINVAL, NULL, 0);
+	const enum usdt_arch X = USDT_ARCH_X86_64, A = USDT_ARCH_AARCH64;
+	char longer[300];
+
+	sym_arg(X, "-8@g_var(%rip)", 0, "g_var", 0, "");
+	sym_arg(X, "4@tab+8(%rip)", 0, "tab", 8, "");
+	sym_arg(X, "-4@s_small.lto_priv.0(%rip)", 0, "s_small.lto_priv.0", 0, "");
+	memset(longer, 'a', sizeof(longer));
+	memcpy(longer, "8@", 2);
+	strcpy(longer + sizeof(longer) - 7, "(%rip)"); /* a name longer than usdt_argsym's */
+	sym_arg(X, longer, -EINVAL, NULL, 0, NULL);
+	sym_arg(X, "-4@x.1-4(%rip)", 0, "x.1", -4, "");
+	sym_arg(X, "8@16(%rip)", -EINVAL, NULL, 0, NULL);
+	sym_arg(X, "8@g(%rax)", -EINVAL, NULL, 0, NULL);
+	sym_arg(X, "8@(%rip)", -EINVAL, NULL, 0, NULL);
+	sym_arg(X, "8@g+x(%rip)", -EINVAL, NULL, 0, NULL);
+	sym_arg(X, "8@%rax", -EINVAL, NULL, 0, NULL);
+	sym_arg(A, "-8@g_var(%rip)", -EINVAL, NULL, 0, NULL);
+	/* arm64, as aarch64-linux-gnu-gcc -O2 writes a global with SystemTap's "nor" */
+	sym_arg(A, "-8@[x0, #:lo12:e_var]", 0, "e_var", 0, "x0");
+	sym_arg(A, "-8@[x0, #:lo12:.LANCHOR0]", 0, ".LANCHOR0", 0, "x0");
+	sym_arg(A, "4@[x21, #:lo12:tab+12]", 0, "tab", 12, "x21");
+	sym_arg(A, "4@[x3, :lo12:tab-4]", 0, "tab", -4, "x3");
+	sym_arg(A, "4@[x3,#:lo12:g]", 0, "g", 0, "x3");
+	sym_arg(A, "4@[sp, #:lo12:g]", -EINVAL, NULL, 0, NULL);
+	sym_arg(A, "4@[x31, #:lo12:g]", -EINVAL, NULL, 0, NULL);
+	sym_arg(A, "4@[x0, #:hi12:g]", -EINVAL, NULL, 0, NULL);
+	sym_arg(A, "4@[x0, #:lo12:]", -EINVAL, NULL, 0, NULL);
+	sym_arg(A, "4@[x0, 16]", -EINVAL, NULL, 0, NULL);
+	sym_arg(A, "4@[x0, #:lo12:g", -EINVAL, NULL, 0, NULL);
+	sym_arg(X, "4@[x0, #:lo12:g]", -EINVAL, NULL, 0, NULL);
 }
 
 static void test_arg_lists(void)
@@ -281,8 +305,52 @@ static void test_listing(void)
 	CHECKF(usdt_uprobe_parse_line("p:nogroup /bin/x:0x10", &e) == -EINVAL, "no group");
 }
 
-int main(void)
+/*
+ * --symbols FILE: every argument of FILE's notes at a symbol, as the D
+ * consumer's engine reads it: "PROVIDER:NAME argK SYM+ADD REG VALUE", where
+ * VALUE is the symbol's low 12 bits plus ADD's (arm64: what the register's
+ * page is added to) or its address plus ADD (x86-64), or "absent" when the
+ * file's symbol tables lack it. t-helper-argsym.sh reads it.
+ */
+static int print_symbols(const char *path)
 {
+	struct usdt_notes *n = NULL;
+	char err[200];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0 || usdt_notes_read(fd, NULL, &n, err, sizeof(err))) {
+		fprintf(stderr, "%s: %s\n", path, fd < 0 ? strerror(errno) : err);
+		return 1;
+	}
+	for (size_t i = 0; i < n->nsites; i++) {
+		const struct usdt_site *st = &n->sites[i];
+		const char *spec = st->args ? st->args : "", *e;
+
+		for (unsigned k = 0; (spec = usdt_argspec_next(spec, &e)); k++, spec = e) {
+			struct usdt_argsym as;
+			uint64_t v;
+
+			if (usdt_argspec_symbol(st->arch, spec, e, &as))
+				continue;
+			printf("%s:%s arg%u %s%+" PRId64 " %s ", st->provider, st->name, k, as.sym,
+			       as.add, as.page ? as.reg : "rip");
+			if (usdt_elf_symbol(fd, as.sym, &v))
+				printf("absent\n");
+			else if (as.page)
+				printf("0x%" PRIx64 "\n", (v + (uint64_t)as.add) & 0xfff);
+			else
+				printf("0x%" PRIx64 "\n", v + (uint64_t)as.add);
+		}
+	}
+	usdt_notes_free(n);
+	close(fd);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc == 3 && !strcmp(argv[1], "--symbols"))
+		return print_symbols(argv[2]);
 	test_x86_args();
 	test_aarch64_args();
 	test_arg_lists();
