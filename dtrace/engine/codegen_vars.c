@@ -93,14 +93,16 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 		scan_node(g, n->args[i]);
 }
 
-static void scan_stmts(struct cg *g, struct dt_stmt **v, size_t n)
+/* fn on each statement's expression, through if's branches, in script order. */
+static void each_stmt(struct cg *g, struct dt_stmt **v, size_t n,
+		      void (*fn)(struct cg *g, const struct dt_node *e))
 {
 	size_t i;
 
 	for (i = 0; i < n; i++) {
-		scan_node(g, v[i]->e);
-		scan_stmts(g, v[i]->then, v[i]->nthen);
-		scan_stmts(g, v[i]->els, v[i]->nels);
+		fn(g, v[i]->e);
+		each_stmt(g, v[i]->then, v[i]->nthen, fn);
+		each_stmt(g, v[i]->els, v[i]->nels, fn);
 	}
 }
 
@@ -128,17 +130,6 @@ static void check_args(struct cg *g, const struct dt_node *n)
 		check_args(g, n->args[i]);
 }
 
-static void check_stmts(struct cg *g, struct dt_stmt **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		check_args(g, v[i]->e);
-		check_stmts(g, v[i]->then, v[i]->nthen);
-		check_stmts(g, v[i]->els, v[i]->nels);
-	}
-}
-
 int cg_check_unmatched(struct cg *g, struct dt_probes *ps)
 {
 	size_t c, i, k;
@@ -153,7 +144,7 @@ int cg_check_unmatched(struct cg *g, struct dt_probes *ps)
 		if (matched)
 			continue;
 		check_args(g, cl->pred);
-		check_stmts(g, cl->body, cl->nbody);
+		each_stmt(g, cl->body, cl->nbody, check_args);
 	}
 	return g->failed ? -1 : 0;
 }
@@ -174,7 +165,7 @@ void cg_vars_scan(struct cg *g, struct dt_probes *ps)
 		if (!g->probe)
 			continue;
 		scan_node(g, cl->pred);
-		scan_stmts(g, cl->body, cl->nbody);
+		each_stmt(g, cl->body, cl->nbody, scan_node);
 	}
 	g->scanning = false;
 	g->failed = false;
