@@ -14,7 +14,7 @@
 #include <time.h>
 
 #include "clock.h"
-#include "codegen.h"
+#include "cg.h"
 
 #define ROUND8(n) (((n) + 7u) & ~7u)
 

@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "codegen.h"
+#include "cg.h"
 #include "notes.h"
 #include "symbols.h"
 

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 #define ROUND8(n) (((n) + 7u) & ~7u)
 

@@ -11,7 +11,7 @@
 
 #include <bpf/btf.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 /* The member `name` of the struct or union `id`: its bit offset and type, or -1. */
 static int member(const struct btf *btf, __u32 id, const char *name, __u32 *bits, __u32 *type)

@@ -11,7 +11,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 static void set_int(struct cv *v, unsigned size, bool is_unsigned)
 {

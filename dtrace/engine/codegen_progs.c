@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 /* match.c's "interval:UNIT:N" as nanoseconds. */
 static uint64_t tick_period(const char *bt)

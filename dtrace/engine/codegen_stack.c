@@ -9,7 +9,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 /* DTrace's ustackframes; the kernel's perf_event_max_stack is 127 by default. */
 #define EG_USTACK_DEFAULT 100

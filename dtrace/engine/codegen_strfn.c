@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 /* The helpers the calls use: written once, after the prelude. */
 static const char functions[] =

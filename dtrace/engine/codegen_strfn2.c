@@ -16,7 +16,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 static const char functions[] =
     "struct slen { const __u8 *s; long n; };\n"

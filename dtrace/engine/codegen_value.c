@@ -12,7 +12,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 {

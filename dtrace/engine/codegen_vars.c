@@ -13,7 +13,7 @@
  */
 #include <string.h>
 
-#include "codegen.h"
+#include "cg.h"
 
 static struct cg_var *find(struct cg *g, char kind, const char *name)
 {

@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Between the code generator's files: codegen.c (clauses, statements,
- * aggregations, programs), codegen_expr.c (expressions) and
- * codegen_args.c (a site's arguments from its argument specs).
+ * Between the code generator's files (codegen*.c): the generator's state
+ * (struct cg), a value (struct cv), and each layer's functions, from the
+ * bottom (codegen_value.c) up to codegen.c (README.md here: Layers). It is
+ * named for none of them: every layer includes it, and each calls only the
+ * layers below its own.
  */
-#ifndef DT_CODEGEN_H
-#define DT_CODEGEN_H
+#ifndef DT_CG_H
+#define DT_CG_H
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -161,4 +163,4 @@ int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct 
 void cg_site_funcs(struct cg *g);
 void cg_site_funcs_free(struct cg *g);
 
-#endif /* DT_CODEGEN_H */
+#endif /* DT_CG_H */
