@@ -22,42 +22,11 @@
 
 #include "helperd.h"
 
-#define NEG_MAX 65536
-
-/* Files known to carry nothing for us (the scan's cache). */
-static struct {
-	uint64_t dev, ino;
-} * neg;
-static size_t nneg;
-
-static bool neg_has(uint64_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < nneg; i++)
-		if (neg[i].dev == dev && neg[i].ino == ino)
-			return true;
-	return false;
-}
-
-void hd_neg_add(uint64_t dev, uint64_t ino)
-{
-	if (!neg)
-		neg = calloc(NEG_MAX, sizeof(*neg));
-	if (!neg)
-		return;
-	if (nneg == NEG_MAX)
-		nneg = 0; /* forget, rather than grow without bound */
-	neg[nneg].dev = dev;
-	neg[nneg].ino = ino;
-	nneg++;
-}
-
-/* hd_rescan is scanning: new files are parsed asynchronously (hd_add_user). */
-bool hd_scan_async;
-
 /* --- scanning /proc (start-up, --all) --- */
 
 struct scan_ctx {
-	bool ours; /* the process's drti talks to our socket */
+	bool ours;  /* the process's drti talks to our socket */
+	bool async; /* new files through the parse queue (the --all rescan) */
 	uid_t uid;
 	bool uid_known;
 	int pidfd;
@@ -76,7 +45,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 
 	/* The maps fields name the file (dev, ino) without opening it: the cheap filters. */
 	mod = hd_mod_find(m->dev, m->ino);
-	if (!mod && neg_has(m->dev, m->ino))
+	if (!mod && hd_neg_has(m->dev, m->ino))
 		return 0;
 	p = hd_proc_find(pid);
 	if (mod && p)
@@ -113,7 +82,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 		c->uid = hd_pid_uid(pid);
 		c->uid_known = true;
 	}
-	ret = c->uid != (uid_t)-1 ? hd_add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL)
+	ret = c->uid != (uid_t)-1 ? hd_add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, c->async)
 				  : -ESRCH;
 	if (ret == 0)
 		c->found++;
@@ -123,7 +92,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 	return 0;
 }
 
-unsigned hd_scan_all(void)
+unsigned hd_scan_all(bool async)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -135,7 +104,7 @@ unsigned hd_scan_all(void)
 		return 0;
 	}
 	while ((de = readdir(d))) {
-		struct scan_ctx c = {.pidfd = -1};
+		struct scan_ctx c = {.pidfd = -1, .async = async};
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
@@ -171,9 +140,7 @@ void hd_rescan(void)
 {
 	unsigned n;
 
-	hd_scan_async = true;
-	n = hd_scan_all();
-	hd_scan_async = false;
+	n = hd_scan_all(true);
 
 	if (n)
 		hd_dbg("rescan: %u new registrations", n);
