@@ -47,15 +47,24 @@ struct hd_mapping {
  * mapping), -EIO.
  */
 int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m);
+/*
+ * The same for n addresses at once, one reading of the maps: found[i] says
+ * whether ms[i] is the file-backed mapping holding addrs[i]. 0, or -errno
+ * (-ESRCH: no such process; then nothing is found).
+ */
+int hd_find_mappings(pid_t pid, const uint64_t *addrs, size_t n, struct hd_mapping *ms,
+		     bool *found);
 /* Opens the file of a mapping through /proc/PID/map_files (O_RDONLY). Returns an fd or -errno. */
 int hd_open_mapping(pid_t pid, const struct hd_mapping *m);
 
 /*
  * Calls `fn` for every distinct file-backed mapping of `pid` (first mapping of
- * each (dev, ino)); stops early when fn returns non-zero. Returns 0 or -errno.
+ * each (dev, ino)) that `want` (if not NULL) takes, asked with the maps
+ * line's (dev, ino) before the line is read whole; stops early when fn
+ * returns non-zero. Returns 0 or -errno.
  */
-int hd_each_mapping(pid_t pid, int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg),
-		    void *arg);
+int hd_each_mapping(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *arg),
+		    int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg), void *arg);
 /* The process's start time (field 22 of /proc/PID/stat), 0 when unknown. */
 uint64_t hd_start_time(pid_t pid);
 /*
@@ -505,6 +514,12 @@ struct hd_recovery {
 	bool (*known)(uint64_t dev, uint64_t ino);
 };
 void hd_recover(const struct hd_recovery *ops);
+/*
+ * Whether the state file is to be written now: it changed, its last write
+ * is not too recent, and either the daemon is not `busy` (a parse or the
+ * writer at work) or the journal has grown past what a snapshot is for.
+ */
+bool hd_state_due(bool busy);
 /* The state file is to be written (since when; a failed write is retried after retry_at). */
 extern bool hd_state_dirty;
 extern uint64_t hd_state_dirty_since, hd_state_retry_at;
@@ -558,6 +573,8 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 void hd_journal_drop(uint64_t seq);
 /* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
 void hd_journal_sites(uint64_t seq, const struct hd_module *m);
+/* What the journal holds since the last state file (SIZE_MAX: no journal, all is in that file). */
+size_t hd_journal_bytes(void);
 /* After a state file (tag: the hash of its body): the journal starts again, empty. */
 void hd_journal_reset(uint64_t tag);
 /* Start-up: the records of the journal following the state file of tag, in order; then opened. */

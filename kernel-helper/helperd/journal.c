@@ -71,6 +71,11 @@ static bool jwarned;
 static char jpath[4200];
 static char boot_id[40];
 
+size_t hd_journal_bytes(void)
+{
+	return jfd >= 0 ? (size_t)jsize : SIZE_MAX;
+}
+
 /*
  * Intents whose registration is still being written (the writer thread
  * writes them in slices while the loop goes on): a reset, which follows a

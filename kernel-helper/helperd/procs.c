@@ -102,14 +102,13 @@ void hd_proc_free(struct hd_proc *p)
 }
 
 /* Whether pid still maps module m at start (maps' dev:ino, else map_files + fstat). */
-bool hd_still_mapped(pid_t pid, uint64_t start, const struct hd_module *m, struct hd_mapping *mp)
+/* Whether mp, a mapping of pid, is of module m (maps' dev:ino, else map_files + fstat). */
+static bool mapping_is(pid_t pid, const struct hd_mapping *mp, const struct hd_module *m)
 {
 	struct stat st;
 	bool same;
 	int fd;
 
-	if (hd_find_mapping(pid, start, mp) != 0)
-		return false;
 	if (mp->dev == m->dev && mp->ino == m->ino)
 		return true;
 	/* maps prints the superblock's device: not st_dev on btrfs subvolumes. */
@@ -120,6 +119,11 @@ bool hd_still_mapped(pid_t pid, uint64_t start, const struct hd_module *m, struc
 	    fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
 	close(fd);
 	return same;
+}
+
+bool hd_still_mapped(pid_t pid, uint64_t start, const struct hd_module *m, struct hd_mapping *mp)
+{
+	return hd_find_mapping(pid, start, mp) == 0 && mapping_is(pid, mp, m);
 }
 
 int hd_proc_attach(struct hd_proc *p, struct hd_module *m, const struct hd_mapping *mp)
@@ -191,25 +195,39 @@ void hd_proc_detach(struct hd_proc *p, uint32_t i, bool unloading)
 	hd_mod_put(m, unloading ? p->pid : 0);
 }
 
-/* After an exec the pid's old modules may be gone: drop those no longer mapped. */
+/*
+ * After an exec the pid's old modules may be gone: drop those no longer
+ * mapped, all looked up in one reading of its maps (a process of many
+ * modules registers each: a reading per module made that quadratic).
+ */
 static void proc_check_maps(struct hd_proc *p, const struct hd_module *keep)
 {
-	for (uint32_t i = 0; i < p->nmods;) {
-		struct hd_mapping *mp = malloc(sizeof(*mp));
-		bool still;
+	uint32_t n = p->nmods;
+	uint64_t *starts;
+	struct hd_mapping *mps;
+	bool *found;
 
-		if (!mp)
-			return;
-		still = p->mods[i].m == keep ||
-			hd_still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
-		free(mp);
-		if (still) {
-			i++;
+	if (n == 0 || (n == 1 && p->mods[0].m == keep))
+		return;
+	starts = malloc(n * sizeof(*starts));
+	mps = malloc(n * sizeof(*mps));
+	found = malloc(n * sizeof(*found));
+	if (!starts || !mps || !found)
+		goto out;
+	for (uint32_t i = 0; i < n; i++)
+		starts[i] = p->mods[i].start;
+	hd_find_mappings(p->pid, starts, n, mps, found);
+	/* From the end: a detach moves the last module into the place it frees. */
+	for (uint32_t i = n; i-- > 0;) {
+		if (p->mods[i].m == keep || (found[i] && mapping_is(p->pid, &mps[i], p->mods[i].m)))
 			continue;
-		}
 		hd_dbg("pid %d no longer maps %s", (int)p->pid, p->mods[i].m->mapped_path);
 		hd_proc_detach(p, i, false);
 	}
+out:
+	free(starts);
+	free(mps);
+	free(found);
 }
 
 void hd_process_exited(void *arg)

@@ -128,7 +128,7 @@ unsigned hd_scan_all(bool async)
 		}
 		if (c.pidfd < 0)
 			continue;
-		hd_each_mapping((pid_t)pid, scan_mapping, &c);
+		hd_each_mapping((pid_t)pid, NULL, scan_mapping, &c);
 		close(c.pidfd);
 		found += c.found;
 	}
@@ -185,7 +185,7 @@ void hd_tick(uint64_t now)
 {
 	sweep();
 	/* A state file that could not be written (disk full) is tried again. */
-	if (hd_state_dirty && now >= hd_state_retry_at)
+	if (hd_state_due(hd_parses_running() > 0 || hd_writer_queued() > 0))
 		hd_registry_flush();
 	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
@@ -208,24 +208,34 @@ struct list_ctx {
 	size_t n;
 };
 
-static struct hd_module *mod_by_mapping(const struct hd_mapping *mp)
+/* The module of a maps line's (dev, ino): the board's key, mdev and mino. */
+static struct hd_module *mod_by_mapping(uint64_t dev, uint64_t ino)
 {
-	struct hd_module *m = hd_mod_find(mp->dev, mp->ino);
+	struct hd_module *m = hd_mod_find(dev, ino);
 
-	if (m && m->mdev == mp->dev && m->mino == mp->ino)
+	if (m && m->mdev == dev && m->mino == ino)
 		return m;
 	if (hd_nodd)
 		for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 			for (m = hd_modules[b]; m; m = m->hnext)
-				if (m->mdev == mp->dev && m->mino == mp->ino)
+				if (m->mdev == dev && m->mino == ino)
 					return m;
 	return NULL;
+}
+
+/* Only the lines of a registered file are read whole. */
+static bool list_wants(uint64_t dev, uint64_t ino, void *arg)
+{
+	struct hd_module *m = mod_by_mapping(dev, ino);
+
+	(void)arg;
+	return m && hd_mod_usable(m);
 }
 
 static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 {
 	struct list_ctx *l = arg;
-	struct hd_module *m = mod_by_mapping(mp);
+	struct hd_module *m = mod_by_mapping(mp->dev, mp->ino);
 	struct hd_list_entry e;
 
 	if (!m || !hd_mod_usable(m))
@@ -257,7 +267,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 		return 0;
 	if (pid) {
 		if (pid != self && (uid == 0 || hd_pid_uid(pid) == uid))
-			hd_each_mapping(pid, list_mapping, &l);
+			hd_each_mapping(pid, list_wants, list_mapping, &l);
 		return l.n;
 	}
 	d = opendir("/proc");
@@ -267,7 +277,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 
 		if (*end || p <= 0 || p == self || (uid != 0 && hd_pid_uid((pid_t)p) != uid))
 			continue;
-		hd_each_mapping((pid_t)p, list_mapping, &l);
+		hd_each_mapping((pid_t)p, list_wants, list_mapping, &l);
 	}
 	if (d)
 		closedir(d);

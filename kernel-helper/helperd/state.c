@@ -154,6 +154,24 @@ void hd_save_state(void)
  */
 #define STATE_SHARE 50
 
+/*
+ * And while the daemon is busy (a parse running, the writer writing:
+ * others' work under way) the snapshot waits for the journal to hold
+ * STATE_JOURNAL_BYTES: a snapshot stops the loop for its whole length (24,000
+ * sites: tens of ms under load, a late answer for whoever asks meanwhile),
+ * while the journal already holds every change; its only use is to keep
+ * the journal short, so it is written when nobody waits, or when the
+ * journal is long.
+ */
+#define STATE_JOURNAL_BYTES (4u << 20)
+
+bool hd_state_due(bool busy)
+{
+	if (!hd_state_dirty || hd_now_ms() < hd_state_retry_at)
+		return false;
+	return !busy || hd_journal_bytes() >= STATE_JOURNAL_BYTES;
+}
+
 void hd_state_flush(struct hd_module *const *mods, size_t nbuckets)
 {
 	uint64_t t0 = hd_now_ms(), cost;
