@@ -3,7 +3,8 @@
 # same on a loaded machine as on an idle one; issue 33, item 5):
 #   bench/helper/loopcost.sh [BUILDDIR] [N]     (default: build, 300)
 # HELPERD=PATH measures another daemon binary (an older build, to compare);
-# LOOPCOST_KEEP=DIR keeps the callgrind profiles there (callgrind_annotate).
+# LOOPCOST_KEEP=DIR keeps the callgrind profiles and daemon logs there
+# (callgrind_annotate); LOOPCOST_ONLY=known|new|list measures that kind alone.
 # A private daemon under callgrind (--test-no-seccomp: valgrind cannot run
 # its worker under seccomp) is sent, by bench/helper/loadclient.c, one
 # connection per request as drti and `dtrace -l` make them:
@@ -89,7 +90,7 @@ measure() {
 	kill "$dpid"
 	wait "$dpid" 2>/dev/null || true
 	dpid=
-	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$LOOPCOST_KEEP/"
+	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$w/daemon.$kind.log" "$LOOPCOST_KEEP/"
 	fns=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
 		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main/ {
 			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
@@ -100,6 +101,6 @@ measure() {
 	echo "       client: $(cat "$w/r.$kind")"
 }
 echo "daemon: $helperd"
-measure known
-measure new
-measure list
+for kind in known new list; do
+	case ${LOOPCOST_ONLY:-$kind} in "$kind") measure "$kind" ;; esac
+done
