@@ -248,8 +248,7 @@ int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)
 	return ret;
 }
 
-int hd_find_mappings(pid_t pid, const uint64_t *addrs, size_t n, struct hd_mapping *ms,
-		     bool *found)
+int hd_find_mappings(pid_t pid, const uint64_t *addrs, size_t n, struct hd_mapping *ms, bool *found)
 {
 	int ret = 0;
 	struct maps_reader *r = maps_open(pid, &ret);
@@ -270,7 +269,8 @@ int hd_find_mappings(pid_t pid, const uint64_t *addrs, size_t n, struct hd_mappi
 		for (size_t i = 0; i < n && *p == ' '; i++) {
 			if (found[i] || addrs[i] < start || addrs[i] >= end)
 				continue;
-			found[i] = parse_maps_line(line, &ms[i]); /* (it leaves the line as it was) */
+			found[i] =
+			    parse_maps_line(line, &ms[i]); /* (it leaves the line as it was) */
 			left--;
 		}
 	}
