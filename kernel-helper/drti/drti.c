@@ -439,3 +439,39 @@ void usdt_drti_lib_unregister(const void *note)
 	errno = saved;
 }
 #endif /* USDT_DRTI_LIBRARY */
+
+#ifdef USDT_DRTI_FUZZ_ENTRY
+/*
+ * One more entry, in a build of this file made for tests/fuzz/fuzz-protocol.c
+ * alone (tests/fuzz/meson.build; drti_fuzz.h): the static reader of the
+ * daemon's answer and the debug line, exactly as a request runs them, so
+ * that the harness links drti instead of pasting its source in.
+ */
+#include <drti_fuzz.h>
+
+int usdt_drti_fuzz_read(int fd, uint32_t seq, int timeout_ms)
+{
+	struct usdt_drti_result res = {0};
+	struct usdt_drti_line l;
+	struct timespec deadline;
+	int r = 0;
+
+	clock_gettime(CLOCK_MONOTONIC, &deadline);
+	deadline.tv_sec += timeout_ms / 1000;
+	deadline.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
+	if (deadline.tv_nsec >= 1000000000L) {
+		deadline.tv_sec++;
+		deadline.tv_nsec -= 1000000000L;
+	}
+	usdt_drti_read_reply(fd, seq, &deadline, &res);
+	if (res.answered)
+		r |= USDT_DRTI_FUZZ_ANSWERED;
+	if (res.fail)
+		r |= USDT_DRTI_FUZZ_FAILED;
+	usdt_drti_begin(&l, "register module", 0);
+	usdt_drti_report(&l, &res, 1);
+	if (l.len >= sizeof(l.buf))
+		r |= USDT_DRTI_FUZZ_OVERFLOW;
+	return r;
+}
+#endif /* USDT_DRTI_FUZZ_ENTRY */

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Internal interfaces of usdtkit-helperd, one section per source file. The
- * theory statement is at the head of main.c.
+ * theory statement is kernel-helper/README.md ("The daemon", and "The
+ * layers": each file calls only files of the layers below its own, and
+ * the layers above only through the callbacks declared here).
  */
 #ifndef USDT_HELPERD_H
 #define USDT_HELPERD_H
@@ -45,15 +47,24 @@ struct hd_mapping {
  * mapping), -EIO.
  */
 int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m);
+/*
+ * The same for n addresses at once, one reading of the maps: found[i] says
+ * whether ms[i] is the file-backed mapping holding addrs[i]. 0, or -errno
+ * (-ESRCH: no such process; then nothing is found).
+ */
+int hd_find_mappings(pid_t pid, const uint64_t *addrs, size_t n, struct hd_mapping *ms,
+		     bool *found);
 /* Opens the file of a mapping through /proc/PID/map_files (O_RDONLY). Returns an fd or -errno. */
 int hd_open_mapping(pid_t pid, const struct hd_mapping *m);
 
 /*
  * Calls `fn` for every distinct file-backed mapping of `pid` (first mapping of
- * each (dev, ino)); stops early when fn returns non-zero. Returns 0 or -errno.
+ * each (dev, ino)) that `want` (if not NULL) takes, asked with the maps
+ * line's (dev, ino) before the line is read whole; stops early when fn
+ * returns non-zero. Returns 0 or -errno.
  */
-int hd_each_mapping(pid_t pid, int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg),
-		    void *arg);
+int hd_each_mapping(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *arg),
+		    int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg), void *arg);
 /* The process's start time (field 22 of /proc/PID/stat), 0 when unknown. */
 uint64_t hd_start_time(pid_t pid);
 /*
@@ -213,7 +224,7 @@ unsigned hd_writer_queued(void);
 /* SIGTERM: registrations cut short, removals finished, the thread joined, done callbacks run. */
 void hd_writer_stop(void);
 
-/* ---- registry.c: modules, their events, the per-uid quotas ---- */
+/* ---- loop.c: what every layer shares with the event loop ---- */
 struct hd_config {
 	const char *socket_path;
 	const char *state_path;
@@ -232,6 +243,16 @@ struct hd_config {
 	struct hd_worker_limits worker;
 };
 extern struct hd_config hd_cfg;
+/* SIGTERM: the daemon is stopping (nothing is registered anew). */
+extern bool hd_stopping;
+/* The tracefs instance and the loop's epoll fd (hd_loop_init, main.c, before anything else). */
+extern struct usdt_tracefs *hd_tracefs;
+extern int hd_epfd;
+void hd_loop_init(struct usdt_tracefs *t, int epfd);
+/* The monotonic clock in milliseconds (core/clock.c's, the tree's one clock). */
+uint64_t hd_now_ms(void);
+
+/* ---- registry.c: modules, their events (the model; quota.c below it, procs.c above) ---- */
 
 /* A site we created: what its removal line needs. */
 struct hd_site {
@@ -280,13 +301,30 @@ static inline bool hd_mod_usable(const struct hd_module *m)
 extern struct hd_module *hd_modules[HD_MOD_BUCKETS];
 extern size_t hd_nmodules_total, hd_nidle;
 extern size_t hd_nodd;
-/* The tracefs instance and the loop's epoll fd (hd_registry_init). */
-extern struct usdt_tracefs *hd_tracefs;
-extern int hd_epfd;
-
-int hd_registry_init(struct usdt_tracefs *t, int epfd);
-/* SIGTERM: remove every event we created. */
-void hd_registry_shutdown(void);
+/*
+ * What the model tells the layer above (main.c installs them; unset, each
+ * does nothing): `idle`, m lost its last known user (retire.c lingers or
+ * retires it); `forget`, m is being removed (out of retire.c's queues);
+ * `removed`, the removal of (dev, ino)'s module ended (queue.c: a parse
+ * that waited for it goes on).
+ */
+struct hd_model_hooks {
+	void (*idle)(struct hd_module *m, pid_t leaving);
+	void (*forget)(struct hd_module *m);
+	void (*removed)(uint64_t dev, uint64_t ino);
+};
+extern struct hd_model_hooks hd_model_hooks;
+/*
+ * SIGTERM (the writer stopped, the processes dropped, the parses
+ * abandoned): every module's events removed in line; returns the modules
+ * left (EBUSY).
+ */
+size_t hd_registry_shutdown(void);
+/* Writes the state file (state.c) of the modules as they are, if it changed. */
+void hd_registry_flush(void);
+/* Files known to carry nothing for us (the scans skip them): remembered, looked up. */
+void hd_neg_add(uint64_t dev, uint64_t ino);
+bool hd_neg_has(uint64_t dev, uint64_t ino);
 /*
  * The per-uid caps on processes watched and descriptors held: hold charges
  * them (0, or -EDQUOT over a cap; root never refused), release gives back;
@@ -303,12 +341,8 @@ int hd_rate_ok(uid_t uid, pid_t pid);
  */
 void hd_quota_add(uid_t uid, int modules, long probes);
 bool hd_quota_probes_fit(uid_t uid, unsigned n);
-/* The monotonic clock in milliseconds. */
-uint64_t hd_now_ms(void);
 /* The module of (st_dev, st_ino), or NULL. */
 struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino);
-/* Writes the removal line of one site; 0 (also when already gone), -EBUSY, -errno. */
-int hd_remove_site(const char *path, const struct hd_site *s);
 /* Takes m off the board. */
 void hd_mod_withdraw(struct hd_module *m);
 /* Puts m on the board, unless draining or deleted. */
@@ -323,12 +357,13 @@ void hd_mod_unidle(struct hd_module *m);
  * is `removing`: not usable, a new registration of the file waits.
  */
 void hd_mod_remove(struct hd_module *m, bool save);
-/* Called when a module's removal ended (queue.c: a parse waiting for it goes on). */
-void hd_registry_on_removed(void (*fn)(uint64_t dev, uint64_t ino));
 /* Drops one user of m (leaving: the process that said it unmaps it, else 0). */
 void hd_mod_put(struct hd_module *m, pid_t leaving);
-/* Quota, new-module rate and the cheap section check before uid's file is parsed. */
-int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid);
+/*
+ * quota.c: the module quota (counting uid's `parses` under way), the
+ * new-module rate and the cheap section check, before uid's file is parsed.
+ */
+int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid, unsigned parses);
 /* The worker's limits for this file (the test-only delay may apply to some paths only). */
 struct hd_worker_limits hd_limits_for(const struct hd_mapping *mp);
 /*
@@ -344,13 +379,11 @@ int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino
 		 struct hd_module *prev, struct usdt_notes *n, bool now,
 		 void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back),
 		 void *arg, struct hd_wjob **job);
-/* SIGTERM: the daemon is stopping (nothing is registered anew). */
-extern bool hd_stopping;
-/* Parses and registers a new file in line (the start-up scan). */
+/* Parses and registers a new file in line (the start-up scan; parses: uid's under way). */
 int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		  struct hd_module *prev, struct hd_module **out);
+		  struct hd_module *prev, unsigned parses, struct hd_module **out);
 
-/* ---- users.c: processes, REGISTER, UNREGISTER ---- */
+/* ---- procs.c: the processes that use modules (the model, above registry.c) ---- */
 /* A process's use of a module: a reference count and where it maps it. */
 struct hd_pmod {
 	struct hd_module *m;
@@ -374,17 +407,6 @@ struct hd_proc {
 extern struct hd_proc *hd_procs[HD_PROC_BUCKETS];
 extern size_t hd_nprocs_total;
 
-/*
- * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
- * pidfd, or -1 when the kernel gives none). Returns 0 and *nprobes, or -errno.
- */
-/*
- * REGISTER: 0 (answered now), -errno, or -EINPROGRESS: a new file is being
- * parsed; the answer comes later through hd_register_done(cookie, ...),
- * unless hd_register_cancel(cookie) is called first (the client went away).
- */
-int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie);
-int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
 /* A pidfd registered with epoll became readable: that process exited. */
 void hd_process_exited(void *proc);
 /* The process of pid, or NULL. */
@@ -404,11 +426,10 @@ int hd_proc_attach(struct hd_proc *p, struct hd_module *m, const struct hd_mappi
 void hd_proc_detach(struct hd_proc *p, uint32_t i, bool unloading);
 /* Whether the process of a pidfd is alive (true for -1: unknown). */
 bool hd_peer_alive(int pidfd);
-/* A scan found pid mapping the file (fd, dev, ino) at mp: make it a user, parsing a new file. */
-int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd, uint64_t dev,
-		uint64_t ino, struct hd_module **mout);
-/* Makes pid a user of the registered module m. */
+/* Makes pid a user of the registered module m (a known pid's other modules checked: exec). */
 int hd_add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, struct hd_module *m);
+/* SIGTERM: every process forgotten, no module removed (hd_registry_shutdown does that). */
+void hd_procs_drop_all(void);
 
 /* ---- queue.c: the parse queue (a new file parsed asynchronously) ---- */
 struct hd_parse;
@@ -435,6 +456,23 @@ void hd_parses_cancel(void);
 /* The removal of (dev, ino)'s module ended: a parse that waited for it goes on. */
 void hd_parse_resume(uint64_t dev, uint64_t ino);
 
+/* ---- users.c: REGISTER, UNREGISTER, a scan's user (registration logic) ---- */
+/*
+ * REGISTER/UNREGISTER from (pid, uid), identified by pidfd (the peer's
+ * pidfd, or -1 when the kernel gives none). REGISTER: 0 and *nprobes
+ * (answered now), -errno, or -EINPROGRESS: a new file is being parsed; the
+ * answer comes later through hd_register_done(cookie, ...), unless
+ * hd_register_cancel(cookie) is called first (the client went away).
+ */
+int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie);
+int hd_unregister(pid_t pid, uid_t uid, int pidfd, uint64_t addr);
+/*
+ * A scan found pid mapping the file (fd, dev, ino) at mp: make it a user,
+ * a new file parsed in line, or through the parse queue when `async`.
+ */
+int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd, uint64_t dev,
+		uint64_t ino, bool async);
+
 /* ---- retire.c: lingering and retiring, the background steps ---- */
 /*
  * Work that no client waits for, in steps the loop takes when it is idle
@@ -454,16 +492,34 @@ void hd_retire_forget(struct hd_module *m);
 /* SIGTERM: the pass under way and the queues dropped. */
 void hd_retire_stop(void);
 
-/* ---- state.c: the state file, start-up recovery, tracefs readiness ---- */
-/* After each turn of the loop: writes the state file if it changed. */
-void hd_registry_flush(void);
+/* ---- state.c: the state file, start-up recovery, tracefs readiness (persistence) ---- */
+/* Writes the state file of these modules (buckets of hd_module.hnext lists) if it changed. */
+void hd_state_flush(struct hd_module *const *mods, size_t nbuckets);
+/* A site's removal line, as the kernel lists it. */
+void hd_site_removal_line(char *line, size_t size, const char *path, const struct hd_site *s);
 /*
  * 0 when tracefs is usable, else the errno of opening it (-ENODEV,
  * -EROFS, -EOPNOTSUPP, -EACCES), retried at most once a second.
  */
 int hd_tracefs_ready(void);
-/* Start-up: adopt a previous instance's events, register running processes. */
-void hd_recover(void);
+/*
+ * Start-up: adopt a previous instance's events, register running processes.
+ * What the recovery needs from above: `scan`, register what runs (scan.c's
+ * hd_scan_all) and return how many; `known`, whether (dev, ino) is
+ * registered (registry.c). The recovery waits for tracefs if need be
+ * (hd_tracefs_ready runs it then).
+ */
+struct hd_recovery {
+	unsigned (*scan)(void);
+	bool (*known)(uint64_t dev, uint64_t ino);
+};
+void hd_recover(const struct hd_recovery *ops);
+/*
+ * Whether the state file is to be written now: it changed, its last write
+ * is not too recent, and either the daemon is not `busy` (a parse or the
+ * writer at work) or the journal has grown past what a snapshot is for.
+ */
+bool hd_state_due(bool busy);
 /* The state file is to be written (since when; a failed write is retried after retry_at). */
 extern bool hd_state_dirty;
 extern uint64_t hd_state_dirty_since, hd_state_retry_at;
@@ -517,6 +573,8 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 void hd_journal_drop(uint64_t seq);
 /* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
 void hd_journal_sites(uint64_t seq, const struct hd_module *m);
+/* What the journal holds since the last state file (SIZE_MAX: no journal, all is in that file). */
+size_t hd_journal_bytes(void);
 /* After a state file (tag: the hash of its body): the journal starts again, empty. */
 void hd_journal_reset(uint64_t tag);
 /* Start-up: the records of the journal following the state file of tag, in order; then opened. */
@@ -539,12 +597,11 @@ struct hd_list_entry {
 size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
 	       void *arg);
 
-/* hd_rescan is scanning: new files are parsed asynchronously (hd_add_user). */
-extern bool hd_scan_async;
-/* Remembers a file as carrying nothing for us (the scans skip it). */
-void hd_neg_add(uint64_t dev, uint64_t ino);
-/* Scans /proc and registers what it finds; returns the registrations. */
-unsigned hd_scan_all(void);
+/*
+ * Scans /proc and registers what it finds; returns the registrations. New
+ * files parsed in line (start-up), or through the parse queue when `async`.
+ */
+unsigned hd_scan_all(bool async);
 
 /*
  * board.c: the published list of registered files (protocol.h, "The
@@ -562,8 +619,8 @@ void hd_board_withdraw(uint64_t maps_dev, uint64_t ino, const char *path);
 void hd_board_watched(bool on);
 
 /*
- * ---- serve.c and main.c (the layer above: the registry calls up into it
- * by these three names only) ----
+ * ---- loop.c: the callbacks up (the layer above everything here, the
+ * protocol and the loop, is reached by these three names only) ----
  */
 /*
  * What the library needs from the layer above it (the protocol and the

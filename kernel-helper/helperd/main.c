@@ -166,6 +166,19 @@ static void crash_hook(void)
 
 static struct tagged signal_tag = {HD_TAG_SIGNAL}, none_tag = {HD_TAG_NONE};
 
+/* The recovery's needs of the layers above persistence (helperd.h, struct hd_recovery). */
+static unsigned recovery_scan(void)
+{
+	return hd_scan_all(false);
+}
+
+static bool recovery_known(uint64_t dev, uint64_t ino)
+{
+	return hd_mod_find(dev, ino) != NULL;
+}
+
+static const struct hd_recovery recovery = {.scan = recovery_scan, .known = recovery_known};
+
 static void usage(FILE *out)
 {
 	fprintf(out,
@@ -511,7 +524,10 @@ int main(int argc, char **argv)
 	ev.events = EPOLLIN;
 	ev.data.ptr = &signal_tag;
 	epoll_ctl(epfd, EPOLL_CTL_ADD, sfd, &ev);
-	hd_registry_init(&t, epfd);
+	hd_loop_init(&t, epfd);
+	/* The model's calls up (helperd.h, struct hd_model_hooks): lingering and retiring. */
+	hd_model_hooks.idle = hd_mod_idle;
+	hd_model_hooks.forget = hd_retire_forget;
 	/*
 	 * Before recovery, which publishes what it registers, and before its
 	 * /proc scan: a process that found a crashed predecessor's board (no
@@ -522,13 +538,13 @@ int main(int argc, char **argv)
 		hd_warn("cannot create the board %s%s: %s (going on: every process asks)",
 			hd_cfg.socket_path, USDT_BOARD_SUFFIX, strerror(-opt));
 	/* Recovery before serving: a restart answers only once it knows its events. */
-	hd_recover();
+	hd_recover(&recovery);
 	/*
 	 * From now on events are written by the writer thread (writer.c), off
 	 * the loop; until now (recovery, the start-up scan) in line, before
 	 * serving. After the signal mask: the thread inherits it.
 	 */
-	hd_registry_on_removed(hd_parse_resume);
+	hd_model_hooks.removed = hd_parse_resume;
 	if ((opt = hd_writer_start(epfd)) != 0)
 		hd_warn("cannot start the writer thread: %s (events are written in the loop)",
 			strerror(-opt));
@@ -637,7 +653,14 @@ int main(int argc, char **argv)
 	/* Registrations under way cut short, removals finished: then all goes in line. */
 	hd_stopping = true;
 	hd_writer_stop();
+	hd_procs_drop_all();
+	hd_parses_cancel();
+	hd_parse_reap(true);
 	hd_registry_shutdown();
+	hd_retire_stop();
+	/* Without tracefs nothing was recovered: the previous state file stays as it was. */
+	if (!hd_recovery_pending)
+		hd_save_state();
 	hd_registry_flush();
 	hd_parse_spare_stop();
 	usdt_tracefs_close(&t);

@@ -18,13 +18,28 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "helperd.h"
 #include "maps.h"
 #include "protocol.h"
 
-#define MAPS_LINE_MAX (4096 + 128)
+/*
+ * /proc/PID/maps is read with read() into a buffer of 64 KiB and cut into
+ * lines in place: no stdio (fgets cost a quarter of a known file's
+ * REGISTER, bench/helper/loopcost.sh) and few system calls (the kernel
+ * prints as much as the buffer takes). A line never comes near the buffer's
+ * size (a path is at most PATH_MAX); one that did would be skipped whole.
+ */
+#define MAPS_BUF (64 * 1024)
+
+struct maps_reader {
+	int fd;
+	size_t len, pos;
+	bool eof, skip;
+	char buf[MAPS_BUF];
+};
 
 static int open_proc(pid_t pid, const char *what)
 {
@@ -38,69 +53,67 @@ static int open_proc(pid_t pid, const char *what)
 	return fd;
 }
 
-/* One maps line into m (core/maps.h), " (deleted)" cut off; false for lines without a file. */
-static bool parse_maps_line(char *line, struct hd_mapping *m)
+/* pid's maps opened: a reader (free it with maps_close), or NULL and *err. */
+static struct maps_reader *maps_open(pid_t pid, int *err)
 {
-	struct usdt_mapping um;
+	struct maps_reader *r = malloc(sizeof(*r));
+	int fd = open_proc(pid, "maps");
 
-	if (!usdt_maps_parse_line(line, &um))
-		return false;
-	m->start = um.start;
-	m->end = um.end;
-	m->offset = um.offset;
-	m->dev = um.dev;
-	m->ino = um.ino;
-	m->deleted = um.deleted;
-	if (um.deleted)
-		um.path[strlen(um.path) - (sizeof(" (deleted)") - 1)] = '\0';
-	snprintf(m->path, sizeof(m->path), "%s", um.path);
-	return true;
-}
-
-int hd_each_mapping(pid_t pid, int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg),
-		    void *arg)
-{
-	struct hd_mapping *m = malloc(sizeof(*m));
-	uint64_t seen[64];
-	size_t nseen = 0;
-	char *line = malloc(MAPS_LINE_MAX);
-	int fd = open_proc(pid, "maps"), ret = 0;
-	FILE *f;
-
-	if (fd < 0 || !m || !line) {
-		free(m);
-		free(line);
+	if (fd < 0 || !r) {
+		free(r);
 		if (fd >= 0)
 			close(fd);
-		return fd < 0 ? fd : -ENOMEM;
+		*err = fd < 0 ? fd : -ENOMEM;
+		return NULL;
 	}
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		free(m);
-		free(line);
-		return -ENOMEM;
-	}
-	while (fgets(line, MAPS_LINE_MAX, f)) {
-		bool dup = false;
+	r->fd = fd;
+	r->len = r->pos = 0;
+	r->eof = r->skip = false;
+	return r;
+}
 
-		if (!parse_maps_line(line, m))
-			continue;
-		/* Each file once: a handful of mappings per file, in a row. */
-		for (size_t i = 0; i < nseen && !dup; i++)
-			dup = seen[i] == (m->ino ^ (m->dev << 40));
-		if (dup)
-			continue;
-		if (nseen < 64)
-			seen[nseen++] = m->ino ^ (m->dev << 40);
-		ret = fn(pid, m, arg);
-		if (ret)
-			break;
+static void maps_close(struct maps_reader *r)
+{
+	close(r->fd);
+	free(r);
+}
+
+/* The next line, NUL-terminated without its newline, or NULL at the end. */
+static char *maps_next(struct maps_reader *r)
+{
+	for (;;) {
+		char *line = r->buf + r->pos, *nl = memchr(line, '\n', r->len - r->pos);
+		ssize_t n;
+
+		if (nl) {
+			*nl = '\0';
+			r->pos = (size_t)(nl + 1 - r->buf);
+			if (r->skip) {
+				r->skip = false;
+				continue;
+			}
+			return line;
+		}
+		if (r->eof) {
+			if (r->pos == r->len || r->skip)
+				return NULL;
+			r->buf[r->len] = '\0';
+			r->pos = r->len;
+			return line;
+		}
+		memmove(r->buf, line, r->len - r->pos);
+		r->len -= r->pos;
+		r->pos = 0;
+		if (r->len == sizeof(r->buf) - 1) {
+			r->len = 0; /* a line longer than the buffer: skipped whole */
+			r->skip = true;
+		}
+		n = read(r->fd, r->buf + r->len, sizeof(r->buf) - 1 - r->len);
+		if (n <= 0)
+			r->eof = true;
+		else
+			r->len += (size_t)n;
 	}
-	fclose(f);
-	free(m);
-	free(line);
-	return ret > 0 ? 0 : ret;
 }
 
 /* A hexadecimal number at *p (the maps address fields), advancing *p; every REGISTER scans them. */
@@ -120,20 +133,106 @@ static uint64_t hex(const char **p)
 	}
 }
 
+/* One maps line into m (core/maps.h), " (deleted)" cut off; false for lines without a file. */
+static bool parse_maps_line(char *line, struct hd_mapping *m)
+{
+	struct usdt_mapping um;
+	size_t len;
+
+	if (!usdt_maps_parse_line(line, &um))
+		return false;
+	m->start = um.start;
+	m->end = um.end;
+	m->offset = um.offset;
+	m->dev = um.dev;
+	m->ino = um.ino;
+	m->deleted = um.deleted;
+	len = strlen(um.path);
+	if (um.deleted)
+		len -= sizeof(" (deleted)") - 1;
+	if (len >= sizeof(m->path))
+		len = sizeof(m->path) - 1;
+	memcpy(m->path, um.path, len);
+	m->path[len] = '\0';
+	return true;
+}
+
+/*
+ * The device and inode fields of a maps line, read without the rest (LIST
+ * and the retirement look at every process's every line, and want a few
+ * files of them): false for a line that has none.
+ */
+static bool maps_key(const char *line, uint64_t *dev, uint64_t *ino)
+{
+	const char *p = line;
+	uint64_t maj = 0, min = 0, i = 0;
+
+	for (int field = 0; field < 3; field++) {
+		p = strchr(p, ' ');
+		if (!p)
+			return false;
+		p++;
+	}
+	maj = hex(&p);
+	if (*p++ != ':')
+		return false;
+	min = hex(&p);
+	if (*p++ != ' ')
+		return false;
+	for (; *p >= '0' && *p <= '9'; p++)
+		i = i * 10 + (uint64_t)(*p - '0');
+	*dev = (uint64_t)makedev((unsigned)maj, (unsigned)min);
+	*ino = i;
+	return i != 0;
+}
+
+int hd_each_mapping(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *arg),
+		    int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg), void *arg)
+{
+	struct hd_mapping *m = malloc(sizeof(*m));
+	uint64_t seen[64];
+	size_t nseen = 0;
+	int ret = 0;
+	struct maps_reader *r = m ? maps_open(pid, &ret) : NULL;
+	char *line;
+
+	if (!r) {
+		free(m);
+		return m ? ret : -ENOMEM;
+	}
+	while ((line = maps_next(r))) {
+		uint64_t dev, ino;
+		bool dup = false;
+
+		if (want && (!maps_key(line, &dev, &ino) || !want(dev, ino, arg)))
+			continue;
+		if (!parse_maps_line(line, m))
+			continue;
+		/* Each file once: a handful of mappings per file, in a row. */
+		for (size_t i = 0; i < nseen && !dup; i++)
+			dup = seen[i] == (m->ino ^ (m->dev << 40));
+		if (dup)
+			continue;
+		if (nseen < 64)
+			seen[nseen++] = m->ino ^ (m->dev << 40);
+		ret = fn(pid, m, arg);
+		if (ret)
+			break;
+	}
+	maps_close(r);
+	free(m);
+	return ret > 0 ? 0 : ret;
+}
+
 int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)
 {
-	char line[MAPS_LINE_MAX];
-	int fd = open_proc(pid, "maps"), ret = -ENOENT;
-	FILE *f;
+	int ret = -ENOENT;
+	struct maps_reader *r = maps_open(pid, &ret);
+	char *line;
 
-	if (fd < 0)
-		return fd;
-	f = fdopen(fd, "r");
-	if (!f) {
-		close(fd);
-		return -ENOMEM;
-	}
-	while (fgets(line, sizeof(line), f)) {
+	if (!r)
+		return ret;
+	while ((line = maps_next(r))) {
 		const char *p = line;
 		uint64_t start = hex(&p), end;
 
@@ -145,8 +244,38 @@ int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)
 		ret = parse_maps_line(line, m) ? 0 : -ENXIO;
 		break;
 	}
-	fclose(f);
+	maps_close(r);
 	return ret;
+}
+
+int hd_find_mappings(pid_t pid, const uint64_t *addrs, size_t n, struct hd_mapping *ms, bool *found)
+{
+	int ret = 0;
+	struct maps_reader *r = maps_open(pid, &ret);
+	size_t left = n;
+	char *line;
+
+	for (size_t i = 0; i < n; i++)
+		found[i] = false;
+	if (!r)
+		return ret;
+	while (left && (line = maps_next(r))) {
+		const char *p = line;
+		uint64_t start = hex(&p), end;
+
+		if (*p++ != '-')
+			continue;
+		end = hex(&p);
+		for (size_t i = 0; i < n && *p == ' '; i++) {
+			if (found[i] || addrs[i] < start || addrs[i] >= end)
+				continue;
+			found[i] =
+			    parse_maps_line(line, &ms[i]); /* (it leaves the line as it was) */
+			left--;
+		}
+	}
+	maps_close(r);
+	return 0;
 }
 
 int hd_open_mapping(pid_t pid, const struct hd_mapping *m)

@@ -208,7 +208,7 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 		hd_warn("%u parses running or queued: %s refused", nparses, mp->path);
 		return -EAGAIN;
 	}
-	ret = hd_mod_admit(mp, fd, uid);
+	ret = hd_mod_admit(mp, fd, uid, mine);
 	/* The file's descriptor and the worker's socket, held for uid. */
 	if (!ret)
 		ret = hd_uid_hold(uid, 2, 0);

@@ -154,15 +154,16 @@ bool hd_quota_probes_fit(uid_t uid, unsigned n)
 
 /*
  * Whether uid may have one more file parsed now: the module quota (counting
- * its parses under way), the new-module rate, and the cheap section check.
+ * its `parses` under way, which the parse queue knows), the new-module rate,
+ * and the cheap section check.
  */
-int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid)
+int hd_mod_admit(const struct hd_mapping *mp, int fd, uid_t uid, unsigned parses)
 {
 	struct uidacct *a = uid_acct(uid);
 
 	if (!a)
 		return -ENOMEM;
-	if (uid != 0 && a->nmodules + hd_parses_of(uid) >= hd_cfg.max_modules_per_uid) {
+	if (uid != 0 && a->nmodules + parses >= hd_cfg.max_modules_per_uid) {
 		hd_warn("uid %u: module quota (%u) reached: %s refused", (unsigned)uid,
 			hd_cfg.max_modules_per_uid, mp->path);
 		return -EDQUOT;

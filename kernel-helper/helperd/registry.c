@@ -10,8 +10,10 @@
  * one of ours from before (a previous instance's state file, or this
  * module's own leftovers after an EBUSY).
  *
- * Its users are processes (users.c). When the last one goes the module
- * lingers, then is retired (retire.c); its sites are removed one by one;
+ * Its users are processes (procs.c). When the last one goes the module
+ * lingers, then is retired (retire.c, told through hd_model_hooks.idle:
+ * the registry is the model and calls nothing above it); its sites are
+ * removed one by one;
  * EBUSY (a consumer has the event enabled) leaves the module "draining",
  * retried with backoff from 5 s to 5 min, and revived if a process maps the
  * file again meanwhile. A new file is parsed in line here (hd_mod_create: the
@@ -21,11 +23,11 @@
  * this file prepares them and finishes them on the loop (reg_finish,
  * rm_done), the thread only writes.
  *
- * The rest of the daemon's state lives beside it: users.c (processes,
- * REGISTER, UNREGISTER), queue.c (the parse queue), retire.c (lingering and
- * retiring), state.c (the state file, start-up recovery, tracefs readiness),
- * scan.c (the /proc scans, the exec sweep, LIST); helperd.h declares what
- * they share.
+ * The model is this file with procs.c above it (the processes) and quota.c
+ * below it (the per-uid counts); persistence, beside it, is state.c,
+ * journal.c and board.c, which it calls and which call nothing of it (the
+ * state file is written from the modules handed to it, hd_registry_flush).
+ * The layers: kernel-helper/README.md, "The layers".
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -39,23 +41,12 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "clock.h"
 #include "helperd.h"
-
-struct hd_config hd_cfg;
-bool hd_stopping;
 
 struct hd_module *hd_modules[HD_MOD_BUCKETS];
 size_t hd_nmodules_total, hd_nidle;
 size_t hd_nodd; /* modules whose maps key is not their (st_dev, st_ino): btrfs, overlayfs */
-struct usdt_tracefs *hd_tracefs;
-int hd_epfd = -1;
-struct hd_upcalls hd_upcalls;
-
-uint64_t hd_now_ms(void)
-{
-	return (uint64_t)usdt_now_ms();
-}
+struct hd_model_hooks hd_model_hooks;
 
 static size_t mod_hash(uint64_t dev, uint64_t ino)
 {
@@ -70,27 +61,33 @@ struct hd_module *hd_mod_find(uint64_t dev, uint64_t ino)
 	return NULL;
 }
 
-/* --- tracefs --- */
+#define NEG_MAX 65536
 
-int hd_remove_site(const char *path, const struct hd_site *s)
+/* Files known to carry nothing for us (the scans' cache, and the parse queue's). */
+static struct {
+	uint64_t dev, ino;
+} * neg;
+static size_t nneg;
+
+bool hd_neg_has(uint64_t dev, uint64_t ino)
 {
-	char line[USDT_UPROBE_LINE_MAX + 1], msg[256];
-	int ret;
+	for (size_t i = 0; i < nneg; i++)
+		if (neg[i].dev == dev && neg[i].ino == ino)
+			return true;
+	return false;
+}
 
-	if (s->has_ref)
-		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64 "(0x%" PRIx64 ")", s->group,
-			 s->event, path, s->off, s->ref);
-	else
-		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64, s->group, s->event, path,
-			 s->off);
-	ret = usdt_tracefs_write(hd_tracefs, line, msg, sizeof(msg));
-	if (ret == -ENOENT)
-		ret = 0; /* someone removed it already */
-	if (ret && ret != -EBUSY)
-		hd_warn("%s: %s", line, msg);
-	else if (!ret)
-		hd_dbg("%s", line);
-	return ret;
+void hd_neg_add(uint64_t dev, uint64_t ino)
+{
+	if (!neg)
+		neg = calloc(NEG_MAX, sizeof(*neg));
+	if (!neg)
+		return;
+	if (nneg == NEG_MAX)
+		nneg = 0; /* forget, rather than grow without bound */
+	neg[nneg].dev = dev;
+	neg[nneg].ino = ino;
+	nneg++;
 }
 
 static void mod_unlink(struct hd_module *m)
@@ -165,23 +162,11 @@ struct removal {
 	bool save;
 };
 
-static void (*removed_hook)(uint64_t dev, uint64_t ino);
-
-void hd_registry_on_removed(void (*fn)(uint64_t dev, uint64_t ino))
-{
-	removed_hook = fn;
-}
-
 static char *removal_line(const char *path, const struct hd_site *s)
 {
 	char line[USDT_UPROBE_LINE_MAX + 1];
 
-	if (s->has_ref)
-		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64 "(0x%" PRIx64 ")", s->group,
-			 s->event, path, s->off, s->ref);
-	else
-		snprintf(line, sizeof(line), "-:%s/%s %s:0x%016" PRIx64, s->group, s->event, path,
-			 s->off);
+	hd_site_removal_line(line, sizeof(line), path, s);
 	return strdup(line);
 }
 
@@ -247,15 +232,16 @@ static void rm_done(struct hd_wjob *j)
 	}
 	rm_free(r);
 	/* A parse of the same file waited for this removal: it may register it now. */
-	if (removed_hook)
-		removed_hook(dev, ino);
+	if (hd_model_hooks.removed)
+		hd_model_hooks.removed(dev, ino);
 }
 
 void hd_mod_remove(struct hd_module *m, bool save)
 {
 	struct removal *r;
 
-	hd_retire_forget(m);
+	if (hd_model_hooks.forget)
+		hd_model_hooks.forget(m);
 	hd_mod_withdraw(m);
 	hd_mod_unidle(m);
 	if (m->removing || m->reviving)
@@ -291,8 +277,8 @@ void hd_mod_remove(struct hd_module *m, bool save)
 
 void hd_mod_put(struct hd_module *m, pid_t leaving)
 {
-	if (--m->nusers == 0)
-		hd_mod_idle(m, leaving);
+	if (--m->nusers == 0 && hd_model_hooks.idle)
+		hd_model_hooks.idle(m, leaving);
 }
 
 /* Parses s->line's "(0xREF)" back: what the kernel will list and match at removal. */
@@ -605,7 +591,7 @@ static void create_done(void *arg, int ret, struct hd_module *m, struct usdt_not
 /* Reads and registers a new file in line (the start-up scan; REGISTER, --rescan: hd_parse_begin).
  */
 int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino, uid_t uid,
-		  struct hd_module *prev, struct hd_module **out)
+		  struct hd_module *prev, unsigned parses, struct hd_module **out)
 {
 	struct hd_worker_limits lim = hd_limits_for(mp);
 	struct usdt_notes *n = NULL;
@@ -616,7 +602,7 @@ int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	if (!ret && prev && (prev->removing || prev->reviving))
 		ret = -EBUSY; /* its removal is under way: the next scan finds it */
 	if (!ret)
-		ret = hd_mod_admit(mp, fd, uid);
+		ret = hd_mod_admit(mp, fd, uid, parses);
 	if (ret)
 		return ret;
 	ret = hd_parse(fd, &lim, &n, err, sizeof(err));
@@ -632,45 +618,30 @@ int hd_mod_create(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t in
 	return c.ret;
 }
 
-void hd_registry_shutdown(void)
+/*
+ * SIGTERM, once the writer has stopped, the processes are forgotten and the
+ * parses abandoned (main.c): every module's events removed, in line.
+ * Returns the modules left (EBUSY: a consumer has their events enabled).
+ */
+size_t hd_registry_shutdown(void)
 {
-	size_t left = 0;
+	size_t left;
 
-	while (hd_nprocs_total) {
-		for (size_t b = 0; b < HD_PROC_BUCKETS; b++)
-			while (hd_procs[b]) {
-				struct hd_proc *p = hd_procs[b];
-
-				/* Detach without removal: everything goes below in one pass. */
-				for (uint32_t i = 0; i < p->nmods; i++) {
-					p->mods[i].m->nusers--;
-					free(p->mods[i].path);
-				}
-				p->nmods = 0;
-				hd_proc_free(p);
-			}
-	}
-	hd_parses_cancel();
-	hd_parse_reap(true);
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 		for (struct hd_module *m = hd_modules[b], *next; m; m = next) {
 			next = m->hnext;
 			hd_mod_remove(m, false); /* in line: the writer has stopped */
 		}
 	left = hd_nmodules_total;
-	hd_retire_stop();
-	/* Without tracefs nothing was recovered: the previous state file stays as it was. */
-	if (!hd_recovery_pending)
-		hd_save_state();
 	if (left)
 		hd_warn("%zu modules keep enabled events (EBUSY); the state file lists them for "
 			"the next start",
 			left);
+	return left;
 }
 
-int hd_registry_init(struct usdt_tracefs *t, int ep)
+/* The state file (state.c) of the modules as they are, if it changed. */
+void hd_registry_flush(void)
 {
-	hd_tracefs = t;
-	hd_epfd = ep;
-	return 0;
+	hd_state_flush(hd_modules, HD_MOD_BUCKETS);
 }

@@ -137,6 +137,16 @@ static int retire_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 	return 0;
 }
 
+/* Only the lines of a file being retired are read whole. */
+static bool retire_wants(uint64_t dev, uint64_t ino, void *arg)
+{
+	(void)arg;
+	for (size_t i = 0; i < rt.scanning.n; i++)
+		if (rt.scanning.v[i]->mdev == dev && rt.scanning.v[i]->mino == ino)
+			return true;
+	return false;
+}
+
 /* Withdrawn now; its /proc pass comes in steps. */
 void hd_retire(struct hd_module *m, pid_t leaving)
 {
@@ -219,7 +229,7 @@ static bool retire_step(void)
 
 		if (*end || pid <= 0 || pid == self)
 			continue;
-		hd_each_mapping((pid_t)pid, retire_mapping, NULL);
+		hd_each_mapping((pid_t)pid, retire_wants, retire_mapping, NULL);
 		read++;
 	}
 	if (read < RETIRE_STEP_PIDS || rt.scanning.n == 0)
@@ -260,9 +270,15 @@ void hd_mod_idle(struct hd_module *m, pid_t leaving)
 		hd_retire(oldest, 0);
 }
 
+/* Others' work under way: a parse, the writer (the state file then waits, hd_state_due). */
+static bool busy(void)
+{
+	return hd_parses_running() > 0 || hd_writer_queued() > 0;
+}
+
 bool hd_registry_background_pending(void)
 {
-	return rt.proc || rt.queued.n || (hd_state_dirty && hd_now_ms() >= hd_state_retry_at);
+	return rt.proc || rt.queued.n || hd_state_due(busy());
 }
 
 bool hd_registry_background(void)
@@ -270,8 +286,7 @@ bool hd_registry_background(void)
 	bool retiring = (rt.proc || rt.queued.n) && retire_step();
 
 	/* The state file after the retirements, unless they have kept it waiting a second. */
-	if (hd_state_dirty && hd_now_ms() >= hd_state_retry_at &&
-	    (!retiring || hd_now_ms() - hd_state_dirty_since >= 1000))
+	if (hd_state_due(busy()) && (!retiring || hd_now_ms() - hd_state_dirty_since >= 1000))
 		hd_registry_flush();
 	return hd_registry_background_pending();
 }

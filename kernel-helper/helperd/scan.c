@@ -22,42 +22,11 @@
 
 #include "helperd.h"
 
-#define NEG_MAX 65536
-
-/* Files known to carry nothing for us (the scan's cache). */
-static struct {
-	uint64_t dev, ino;
-} * neg;
-static size_t nneg;
-
-static bool neg_has(uint64_t dev, uint64_t ino)
-{
-	for (size_t i = 0; i < nneg; i++)
-		if (neg[i].dev == dev && neg[i].ino == ino)
-			return true;
-	return false;
-}
-
-void hd_neg_add(uint64_t dev, uint64_t ino)
-{
-	if (!neg)
-		neg = calloc(NEG_MAX, sizeof(*neg));
-	if (!neg)
-		return;
-	if (nneg == NEG_MAX)
-		nneg = 0; /* forget, rather than grow without bound */
-	neg[nneg].dev = dev;
-	neg[nneg].ino = ino;
-	nneg++;
-}
-
-/* hd_rescan is scanning: new files are parsed asynchronously (hd_add_user). */
-bool hd_scan_async;
-
 /* --- scanning /proc (start-up, --all) --- */
 
 struct scan_ctx {
-	bool ours; /* the process's drti talks to our socket */
+	bool ours;  /* the process's drti talks to our socket */
+	bool async; /* new files through the parse queue (the --all rescan) */
 	uid_t uid;
 	bool uid_known;
 	int pidfd;
@@ -76,7 +45,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 
 	/* The maps fields name the file (dev, ino) without opening it: the cheap filters. */
 	mod = hd_mod_find(m->dev, m->ino);
-	if (!mod && neg_has(m->dev, m->ino))
+	if (!mod && hd_neg_has(m->dev, m->ino))
 		return 0;
 	p = hd_proc_find(pid);
 	if (mod && p)
@@ -113,7 +82,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 		c->uid = hd_pid_uid(pid);
 		c->uid_known = true;
 	}
-	ret = c->uid != (uid_t)-1 ? hd_add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, NULL)
+	ret = c->uid != (uid_t)-1 ? hd_add_user(pid, c->uid, c->pidfd, m, fd, dev, ino, c->async)
 				  : -ESRCH;
 	if (ret == 0)
 		c->found++;
@@ -123,7 +92,7 @@ static int scan_mapping(pid_t pid, const struct hd_mapping *m, void *arg)
 	return 0;
 }
 
-unsigned hd_scan_all(void)
+unsigned hd_scan_all(bool async)
 {
 	DIR *d = opendir("/proc");
 	struct dirent *de;
@@ -135,7 +104,7 @@ unsigned hd_scan_all(void)
 		return 0;
 	}
 	while ((de = readdir(d))) {
-		struct scan_ctx c = {.pidfd = -1};
+		struct scan_ctx c = {.pidfd = -1, .async = async};
 		char *end;
 		long pid = strtol(de->d_name, &end, 10);
 
@@ -159,7 +128,7 @@ unsigned hd_scan_all(void)
 		}
 		if (c.pidfd < 0)
 			continue;
-		hd_each_mapping((pid_t)pid, scan_mapping, &c);
+		hd_each_mapping((pid_t)pid, NULL, scan_mapping, &c);
 		close(c.pidfd);
 		found += c.found;
 	}
@@ -171,9 +140,7 @@ void hd_rescan(void)
 {
 	unsigned n;
 
-	hd_scan_async = true;
-	n = hd_scan_all();
-	hd_scan_async = false;
+	n = hd_scan_all(true);
 
 	if (n)
 		hd_dbg("rescan: %u new registrations", n);
@@ -218,7 +185,7 @@ void hd_tick(uint64_t now)
 {
 	sweep();
 	/* A state file that could not be written (disk full) is tried again. */
-	if (hd_state_dirty && now >= hd_state_retry_at)
+	if (hd_state_due(hd_parses_running() > 0 || hd_writer_queued() > 0))
 		hd_registry_flush();
 	/* Lingered long enough, or draining and due for another try: one /proc pass for all. */
 	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
@@ -241,24 +208,34 @@ struct list_ctx {
 	size_t n;
 };
 
-static struct hd_module *mod_by_mapping(const struct hd_mapping *mp)
+/* The module of a maps line's (dev, ino): the board's key, mdev and mino. */
+static struct hd_module *mod_by_mapping(uint64_t dev, uint64_t ino)
 {
-	struct hd_module *m = hd_mod_find(mp->dev, mp->ino);
+	struct hd_module *m = hd_mod_find(dev, ino);
 
-	if (m && m->mdev == mp->dev && m->mino == mp->ino)
+	if (m && m->mdev == dev && m->mino == ino)
 		return m;
 	if (hd_nodd)
 		for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
 			for (m = hd_modules[b]; m; m = m->hnext)
-				if (m->mdev == mp->dev && m->mino == mp->ino)
+				if (m->mdev == dev && m->mino == ino)
 					return m;
 	return NULL;
+}
+
+/* Only the lines of a registered file are read whole. */
+static bool list_wants(uint64_t dev, uint64_t ino, void *arg)
+{
+	struct hd_module *m = mod_by_mapping(dev, ino);
+
+	(void)arg;
+	return m && hd_mod_usable(m);
 }
 
 static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 {
 	struct list_ctx *l = arg;
-	struct hd_module *m = mod_by_mapping(mp);
+	struct hd_module *m = mod_by_mapping(mp->dev, mp->ino);
 	struct hd_list_entry e;
 
 	if (!m || !hd_mod_usable(m))
@@ -290,7 +267,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 		return 0;
 	if (pid) {
 		if (pid != self && (uid == 0 || hd_pid_uid(pid) == uid))
-			hd_each_mapping(pid, list_mapping, &l);
+			hd_each_mapping(pid, list_wants, list_mapping, &l);
 		return l.n;
 	}
 	d = opendir("/proc");
@@ -300,7 +277,7 @@ size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, v
 
 		if (*end || p <= 0 || p == self || (uid != 0 && hd_pid_uid((pid_t)p) != uid))
 			continue;
-		hd_each_mapping((pid_t)p, list_mapping, &l);
+		hd_each_mapping((pid_t)p, list_wants, list_mapping, &l);
 	}
 	if (d)
 		closedir(d);

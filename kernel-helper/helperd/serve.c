@@ -3,8 +3,8 @@
  * usdtkit-helperd's protocol (core/protocol.h), on conn.c's connections:
  * a request read and checked exactly as protocol.h defines it (anything
  * else -EPROTO, and the connection closed), the per-uid rate, then
- * REGISTER and UNREGISTER handed to the registration logic (registry.c),
- * LIST answered from it one LIST_ENTRY at a time, and WATCH: the watchers
+ * REGISTER and UNREGISTER handed to the registration logic (users.c),
+ * LIST answered (scan.c) one LIST_ENTRY at a time, and WATCH: the watchers
  * and holds below. A REGISTER whose file needs a parse is answered later,
  * by serve_register_done. The loop (main.c) calls serve_conn_event when a
  * connection's socket is ready.

@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: MIT
 /*
- * The state file, the start-up recovery it serves, and waiting for tracefs.
+ * The state file, the start-up recovery it serves, and waiting for tracefs:
+ * persistence, beside the model (it is told the modules, hd_state_flush,
+ * and calls none of the model's files; the recovery's needs of the layers
+ * above, the /proc scan and whether a file is registered, are the
+ * callbacks of struct hd_recovery, main.c's).
  *
  * The state file lists every site we created, rewritten whole (temporary
  * file + rename) whenever that set changes, which is only when a module is
@@ -14,7 +18,8 @@
  *
  * At start-up the previous instance's sites are read back (the state file,
  * then the journal's records on top of it: an interrupted registration's
- * sites found in the listing), /proc is scanned (scan.c) so that the files
+ * sites found in the listing), /proc is scanned (scan.c, through
+ * hd_recovery.scan) so that the files
  * still mapped are registered again and claim their old sites
  * (hd_claim_old), and the sites nobody claimed are removed if tracefs still
  * lists them. All of that waits for a usable tracefs.
@@ -63,7 +68,7 @@ static uint64_t tag_add(uint64_t h, const char *s)
 
 /* --- the state file --- */
 
-static bool write_state(void)
+static bool write_state(struct hd_module *const *mods, size_t nbuckets)
 {
 	char tmp[4200], line[4400];
 	uint64_t tag = TAG_BASIS;
@@ -81,8 +86,8 @@ static bool write_state(void)
 		goto failed;
 	}
 	fprintf(f, "usdtkit-helperd-state 2 %s\n", hd_boot_id());
-	for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
-		for (struct hd_module *m = hd_modules[b]; m; m = m->hnext)
+	for (size_t b = 0; b < nbuckets; b++)
+		for (const struct hd_module *m = mods[b]; m; m = m->hnext)
 			for (size_t i = 0; i < m->nsites; i++) {
 				const struct hd_site *s = &m->sites[i];
 
@@ -149,11 +154,29 @@ void hd_save_state(void)
  */
 #define STATE_SHARE 50
 
-void hd_registry_flush(void)
+/*
+ * And while the daemon is busy (a parse running, the writer writing:
+ * others' work under way) the snapshot waits for the journal to hold
+ * STATE_JOURNAL_BYTES: a snapshot stops the loop for its whole length (24,000
+ * sites: tens of ms under load, a late answer for whoever asks meanwhile),
+ * while the journal already holds every change; its only use is to keep
+ * the journal short, so it is written when nobody waits, or when the
+ * journal is long.
+ */
+#define STATE_JOURNAL_BYTES (4u << 20)
+
+bool hd_state_due(bool busy)
+{
+	if (!hd_state_dirty || hd_now_ms() < hd_state_retry_at)
+		return false;
+	return !busy || hd_journal_bytes() >= STATE_JOURNAL_BYTES;
+}
+
+void hd_state_flush(struct hd_module *const *mods, size_t nbuckets)
 {
 	uint64_t t0 = hd_now_ms(), cost;
 
-	if (hd_state_dirty && !write_state()) {
+	if (hd_state_dirty && !write_state(mods, nbuckets)) {
 		/* Tried again a second later (a full disk may have room by then). */
 		hd_state_retry_at = hd_now_ms() + 1000;
 		return;
@@ -319,6 +342,32 @@ static size_t resolve_pending(const struct usdt_uprobe_entry *ls, size_t nls)
 	return found;
 }
 
+void hd_site_removal_line(char *line, size_t size, const char *path, const struct hd_site *s)
+{
+	if (s->has_ref)
+		snprintf(line, size, "-:%s/%s %s:0x%016" PRIx64 "(0x%" PRIx64 ")", s->group,
+			 s->event, path, s->off, s->ref);
+	else
+		snprintf(line, size, "-:%s/%s %s:0x%016" PRIx64, s->group, s->event, path, s->off);
+}
+
+/* A previous instance's site, removed at recovery: 0 (also when already gone), -EBUSY, -errno. */
+static int remove_old_site(const char *path, const struct hd_site *s)
+{
+	char line[USDT_UPROBE_LINE_MAX + 1], msg[256];
+	int ret;
+
+	hd_site_removal_line(line, sizeof(line), path, s);
+	ret = usdt_tracefs_write(hd_tracefs, line, msg, sizeof(msg));
+	if (ret == -ENOENT)
+		ret = 0; /* someone removed it already */
+	if (ret && ret != -EBUSY)
+		hd_warn("%s: %s", line, msg);
+	else if (!ret)
+		hd_dbg("%s", line);
+	return ret;
+}
+
 /* A site that existed before we wrote it: ours from before, or someone else's. */
 bool hd_claim_old(const struct hd_module *prev, const char *path, const struct hd_site *s)
 {
@@ -336,6 +385,9 @@ bool hd_claim_old(const struct hd_module *prev, const char *path, const struct h
 		}
 	return false;
 }
+
+/* What the recovery needs from the layers above (hd_recover). */
+static struct hd_recovery ops;
 
 static void recover_now(void)
 {
@@ -358,7 +410,7 @@ static void recover_now(void)
 	listed_ok = (nold || npending) && hd_list_union(&ls, &nls, 3) == 0;
 	if (listed_ok && npending)
 		hd_info("%zu sites of the registrations not finished", resolve_pending(ls, nls));
-	found = hd_scan_all();
+	found = ops.scan();
 	/*
 	 * Ours from before and not claimed by a live process: remove if still
 	 * there; then look again (a reading can miss a line), until a look
@@ -377,7 +429,7 @@ static void recover_now(void)
 					 !strcmp(ls[j].group, old[i].s.group) &&
 					 !strcmp(ls[j].event, old[i].s.event) &&
 					 !strcmp(ls[j].path, old[i].path);
-			if (listed && hd_remove_site(old[i].path, &old[i].s) == 0) {
+			if (listed && remove_old_site(old[i].path, &old[i].s) == 0) {
 				old[i].gone = true;
 				removed++;
 			}
@@ -394,14 +446,14 @@ static void recover_now(void)
 	for (size_t i = 0; i < nold; i++) {
 		if (!old[i].claimed &&
 		    !strncmp(old[i].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
-		    !hd_mod_find(old[i].dev, old[i].ino))
+		    !ops.known(old[i].dev, old[i].ino))
 			usdt_tracefs_alias_release(old[i].path);
 		free(old[i].path);
 	}
 	for (size_t k = 0; k < npending; k++) {
 		/* An alias made for a registration that wrote nothing. */
 		if (!strncmp(pending[k].path, USDT_ALIAS_DIR "/", sizeof(USDT_ALIAS_DIR)) &&
-		    !hd_mod_find(pending[k].dev, pending[k].ino))
+		    !ops.known(pending[k].dev, pending[k].ino))
 			usdt_tracefs_alias_release(pending[k].path);
 		free(pending[k].path);
 		free(pending[k].sites);
@@ -483,8 +535,9 @@ int hd_tracefs_ready(void)
 	return 0;
 }
 
-void hd_recover(void)
+void hd_recover(const struct hd_recovery *o)
 {
+	ops = *o;
 	if (hd_tracefs_ready() != 0) {
 		/* The previous instance's events and state file wait until tracefs is back. */
 		hd_recovery_pending = true;

@@ -1,237 +1,22 @@
 // SPDX-License-Identifier: MIT
 /*
- * The processes that use modules, and the requests that make and unmake
- * users: REGISTER, UNREGISTER, a process's exit.
- *
- * A process holds a reference count per module (two -G objects in one
- * module register it twice; an UNREGISTER drops one). Its exit is seen on
- * its pidfd, which is in our epoll set: the pidfd is the one the kernel gave
- * for the socket's peer (SO_PEERPIDFD), so it is the very process that
- * connected, not whoever has its pid now. When a module's last user goes,
- * the module lingers or is retired (retire.c).
+ * The requests that make and unmake users: REGISTER and UNREGISTER (the
+ * processes themselves, the model's, are procs.c's), and the user a /proc
+ * scan finds (hd_add_user).
  *
  * REGISTER takes the cheap path for a file already registered (the maps
  * line's dev:ino and path: no open), else opens the mapping through
  * map_files; a file not registered yet joins the parse queue (queue.c) and
  * the answer waits for its parse.
- *
- * Exec: a process that execs keeps its pid and pidfd but loses its modules
- * without running a destructor. When a known pid registers again, its other
- * modules are checked against its maps and dropped if gone; and a sweep
- * (scan.c) checks every registered process's maps once per --sweep seconds.
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/epoll.h>
-#include <sys/pidfd.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "helperd.h"
-
-struct hd_proc *hd_procs[HD_PROC_BUCKETS];
-size_t hd_nprocs_total;
-
-struct hd_proc *hd_proc_find(pid_t pid)
-{
-	for (struct hd_proc *p = hd_procs[(unsigned)pid % HD_PROC_BUCKETS]; p; p = p->hnext)
-		if (p->pid == pid)
-			return p;
-	return NULL;
-}
-
-/* --- processes --- */
-
-struct hd_proc *hd_proc_get(pid_t pid, uid_t uid, int pidfd)
-{
-	struct hd_proc *p = hd_proc_find(pid);
-	struct epoll_event ev = {.events = EPOLLIN};
-	int fd;
-
-	if (p)
-		return p;
-	if (hd_uid_hold(uid, 1, 1) != 0) {
-		errno = EDQUOT;
-		return NULL;
-	}
-	fd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : (int)pidfd_open(pid, 0);
-	p = fd >= 0 ? calloc(1, sizeof(*p)) : NULL;
-	if (!p) {
-		if (fd >= 0)
-			close(fd);
-		else if (!errno)
-			errno = ENOMEM;
-		hd_uid_release(uid, 1, 1);
-		return NULL;
-	}
-	p->tag = HD_TAG_PROC;
-	p->pid = pid;
-	p->uid = uid;
-	p->pidfd = fd;
-	ev.data.ptr = p;
-	if (epoll_ctl(hd_epfd, EPOLL_CTL_ADD, fd, &ev) != 0) {
-		close(fd);
-		free(p);
-		hd_uid_release(uid, 1, 1);
-		errno = ENOMEM;
-		return NULL;
-	}
-	p->hnext = hd_procs[(unsigned)pid % HD_PROC_BUCKETS];
-	hd_procs[(unsigned)pid % HD_PROC_BUCKETS] = p;
-	hd_nprocs_total++;
-	return p;
-}
-
-void hd_proc_free(struct hd_proc *p)
-{
-	struct hd_proc **pp = &hd_procs[(unsigned)p->pid % HD_PROC_BUCKETS];
-
-	while (*pp && *pp != p)
-		pp = &(*pp)->hnext;
-	if (*pp)
-		*pp = p->hnext;
-	hd_forget(p);
-	epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->pidfd, NULL);
-	close(p->pidfd);
-	hd_uid_release(p->uid, 1, 1);
-	free(p->mods);
-	free(p);
-	hd_nprocs_total--;
-}
-
-/* Whether pid still maps module m at start (maps' dev:ino, else map_files + fstat). */
-bool hd_still_mapped(pid_t pid, uint64_t start, const struct hd_module *m, struct hd_mapping *mp)
-{
-	struct stat st;
-	bool same;
-	int fd;
-
-	if (hd_find_mapping(pid, start, mp) != 0)
-		return false;
-	if (mp->dev == m->dev && mp->ino == m->ino)
-		return true;
-	/* maps prints the superblock's device: not st_dev on btrfs subvolumes. */
-	fd = hd_open_mapping(pid, mp);
-	if (fd < 0)
-		return false;
-	same =
-	    fstat(fd, &st) == 0 && (uint64_t)st.st_dev == m->dev && (uint64_t)st.st_ino == m->ino;
-	close(fd);
-	return same;
-}
-
-int hd_proc_attach(struct hd_proc *p, struct hd_module *m, const struct hd_mapping *mp)
-{
-	struct hd_pmod *pm;
-
-	for (uint32_t i = 0; i < p->nmods; i++) {
-		struct hd_mapping *was;
-		bool moved;
-
-		pm = &p->mods[i];
-		if (pm->m != m)
-			continue;
-		if (pm->start == mp->start) {
-			pm->count++;
-			return 0;
-		}
-		/*
-		 * Registered again at another address: either a second mapping
-		 * of the file (the old one still there: one more reference), or
-		 * the process exec'ed and its new image mapped the file anew,
-		 * when the old image's references died with it. The mapping
-		 * must then follow, or the sweep would look at the old address,
-		 * find nothing and remove events the process uses.
-		 */
-		was = malloc(sizeof(*was));
-		if (!was)
-			return -ENOMEM;
-		moved = !hd_still_mapped(p->pid, pm->start, m, was);
-		free(was);
-		if (!moved) {
-			pm->count++;
-			return 0;
-		}
-		hd_dbg("pid %d maps %s anew at 0x%" PRIx64 " (exec)", (int)p->pid, m->mapped_path,
-		       mp->start);
-		free(pm->path);
-		pm->count = 1;
-		pm->start = mp->start;
-		pm->end = mp->end;
-		pm->bias = mp->start - mp->offset - m->delta;
-		pm->path = strcmp(mp->path, m->mapped_path) != 0 ? strdup(mp->path) : NULL;
-		return 0;
-	}
-	pm = realloc(p->mods, (p->nmods + 1) * sizeof(*pm));
-	if (!pm)
-		return -ENOMEM;
-	p->mods = pm;
-	pm = &p->mods[p->nmods++];
-	pm->m = m;
-	pm->count = 1;
-	pm->start = mp->start;
-	pm->end = mp->end;
-	pm->bias = mp->start - mp->offset - m->delta;
-	/* Another mount namespace may name it otherwise: LIST answers with the process's name. */
-	pm->path = strcmp(mp->path, m->mapped_path) != 0 ? strdup(mp->path) : NULL;
-	m->nusers++;
-	hd_mod_unidle(m);
-	return 0;
-}
-
-/* `unloading`: the process says it unmaps the file (UNREGISTER at dlclose). */
-void hd_proc_detach(struct hd_proc *p, uint32_t i, bool unloading)
-{
-	struct hd_module *m = p->mods[i].m;
-
-	free(p->mods[i].path);
-	p->mods[i] = p->mods[--p->nmods];
-	hd_mod_put(m, unloading ? p->pid : 0);
-}
-
-/* After an exec the pid's old modules may be gone: drop those no longer mapped. */
-static void proc_check_maps(struct hd_proc *p, const struct hd_module *keep)
-{
-	for (uint32_t i = 0; i < p->nmods;) {
-		struct hd_mapping *mp = malloc(sizeof(*mp));
-		bool still;
-
-		if (!mp)
-			return;
-		still = p->mods[i].m == keep ||
-			hd_still_mapped(p->pid, p->mods[i].start, p->mods[i].m, mp);
-		free(mp);
-		if (still) {
-			i++;
-			continue;
-		}
-		hd_dbg("pid %d no longer maps %s", (int)p->pid, p->mods[i].m->mapped_path);
-		hd_proc_detach(p, i, false);
-	}
-}
-
-void hd_process_exited(void *arg)
-{
-	struct hd_proc *p = arg;
-
-	hd_dbg("pid %d exited", (int)p->pid);
-	while (p->nmods)
-		hd_proc_detach(p, p->nmods - 1, true);
-	hd_proc_free(p);
-}
-
-bool hd_peer_alive(int pidfd)
-{
-	struct pollfd pf = {.fd = pidfd, .events = POLLIN};
-
-	/* A pidfd polls readable once its process has exited. */
-	return pidfd < 0 || poll(&pf, 1, 0) == 0;
-}
-
 /*
  * The file of the mapping holding addr: (mapping, fd, dev, ino). With
  * `found`, mp is that mapping already (resolve_known read the maps).
@@ -263,43 +48,34 @@ static int resolve(pid_t pid, int pidfd, uint64_t addr, bool found, struct hd_ma
 	return 0;
 }
 
+/*
+ * A scan found pid mapping the file (fd, dev, ino) at mp: make it a user.
+ * A new file is parsed in line (the start-up scan, before serving), or,
+ * `async` (the --all rescan, while clients are served), through the parse
+ * queue as a REGISTER's is (no connection to answer: -EINPROGRESS).
+ */
 int hd_add_user(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, int fd, uint64_t dev,
-		uint64_t ino, struct hd_module **mout)
+		uint64_t ino, bool async)
 {
 	struct hd_module *m = hd_mod_find(dev, ino);
-	struct hd_proc *p;
-	bool known_pid = hd_proc_find(pid) != NULL;
 	int ret;
 
 	if (!m || !hd_mod_usable(m)) {
 		struct hd_parse *pending = hd_parse_find(dev, ino);
 
-		/*
-		 * The --all rescan, which runs while clients are served, parses
-		 * new files as a REGISTER does (no connection to answer); the
-		 * start-up scan, before serving, parses in line.
-		 */
 		if (pending)
-			return hd_scan_async ? hd_parse_wait(pending, NULL, pid, uid, pidfd, mp)
-					     : -EINPROGRESS;
-		if (hd_scan_async)
+			return async ? hd_parse_wait(pending, NULL, pid, uid, pidfd, mp)
+				     : -EINPROGRESS;
+		if (async)
 			return hd_parse_begin(NULL, pid, uid, pidfd, mp, fd, dev, ino);
-		ret = hd_mod_create(mp, fd, dev, ino, uid, m, &m);
+		ret = hd_mod_create(mp, fd, dev, ino, uid, m, hd_parses_of(uid), &m);
 		if (ret)
 			return ret;
 	}
-	p = hd_proc_get(pid, uid, pidfd);
-	if (!p) {
-		ret = errno == EDQUOT ? -EDQUOT : -ENOMEM;
-		if (m->nusers == 0)
-			hd_mod_remove(m, true);
-		return ret;
-	}
-	ret = hd_proc_attach(p, m, mp);
-	if (ret == 0 && known_pid)
-		proc_check_maps(p, m);
-	if (mout)
-		*mout = m;
+	ret = hd_add_known(pid, uid, pidfd, mp, m);
+	/* (not watched: over its uid's caps, or no memory) */
+	if (ret && m->nusers == 0)
+		hd_mod_remove(m, true);
 	return ret;
 }
 
@@ -334,20 +110,6 @@ static int resolve_known(pid_t pid, int pidfd, uint64_t addr, struct hd_mapping 
 	if (!*m || !hd_mod_usable(*m) || strcmp((*m)->mapped_path, mp->path) != 0)
 		return -EAGAIN;
 	return hd_peer_alive(pidfd) ? 0 : -ESRCH;
-}
-
-int hd_add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, struct hd_module *m)
-{
-	bool known_pid = hd_proc_find(pid) != NULL;
-	struct hd_proc *p = hd_proc_get(pid, uid, pidfd);
-	int ret;
-
-	if (!p)
-		return errno == EDQUOT ? -EDQUOT : -ENOMEM;
-	ret = hd_proc_attach(p, m, mp);
-	if (ret == 0 && known_pid)
-		proc_check_maps(p, m);
-	return ret;
 }
 
 int hd_register(pid_t pid, uid_t uid, int pidfd, uint64_t addr, uint32_t *nprobes, void *cookie)

@@ -5,10 +5,11 @@
  *
  *   - the daemon's check of a client's packet, hd_msg_decode (helperd/msg.c),
  *     on each packet alone;
- *   - drti's reading of the daemon's answer (drti/drti.c, #included below,
- *     unchanged): usdt_drti_read_reply reads the packets from a real
- *     SOCK_SEQPACKET socketpair, as it reads them from the daemon, then the
- *     debug line is built from the result (usdt_drti_report);
+ *   - drti's reading of the daemon's answer (drti/drti.c, linked: a build
+ *     of it for this target, drti_fuzz.h): usdt_drti_read_reply reads the
+ *     packets from a real SOCK_SEQPACKET socketpair, as it reads them from
+ *     the daemon, then the debug line is built from the result
+ *     (usdt_drti_report), both through usdt_drti_fuzz_read;
  *   - a watcher's test of a NOTICE (usdt_answer_check, as dtrace's
  *     retain.c reads them);
  *   - `dtrace -l`'s client (dtrace/list/list_source.c,
@@ -40,14 +41,10 @@
 #include <unistd.h>
 
 #include "diag.h"
+#include "drti_fuzz.h"
 #include "helperd.h"
 #include "list_source.h"
 #include "protocol.h"
-
-/* drti as every -G object carries it; its note address is ours. */
-static const char fz_note[4];
-#define USDT_DRTI_NOTE ((const void *)fz_note)
-#include "drti/drti.c"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -80,12 +77,6 @@ static void check(bool ok, const char *what)
 		fprintf(stderr, "fuzz-protocol: invariant broken: %s\n", what);
 		abort();
 	}
-}
-
-/* drti is in every process: make sure it never talks to a real daemon from here. */
-__attribute__((constructor(101))) static void fz_quiet_drti(void)
-{
-	setenv("USDTKIT_DISABLE", "1", 1);
 }
 
 static void find_own_mapping(void)
@@ -262,10 +253,7 @@ static void watcher_reads(const struct packet *pk, size_t n, uint32_t seq)
 /* drti reads the daemon's answer to request `seq` from a socketpair. */
 static void drti_reads(const struct packet *pk, size_t n, uint32_t seq)
 {
-	struct usdt_drti_result res;
-	struct usdt_drti_line l;
-	struct timespec deadline;
-	int sv[2];
+	int sv[2], r;
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0, sv) != 0)
 		abort();
@@ -273,18 +261,16 @@ static void drti_reads(const struct packet *pk, size_t n, uint32_t seq)
 		if (send(sv[1], pk[i].p, pk[i].len, MSG_NOSIGNAL | MSG_DONTWAIT) < 0)
 			break; /* the socket buffer is full: the rest is not sent */
 	close(sv[1]);
-	memset(&res, 0, sizeof(res));
-	clock_gettime(CLOCK_MONOTONIC, &deadline);
-	deadline.tv_sec += 5;
-	usdt_drti_read_reply(sv[0], seq, &deadline, &res);
+	r = usdt_drti_fuzz_read(sv[0], seq, 5000);
 	close(sv[0]);
 	/* Everything was queued before the read: an answer or a reason, never a timeout. */
-	check(res.answered || res.fail, "drti: neither answered nor failed");
-	check(!res.answered || !res.fail, "drti: answered and failed");
-	usdt_drti_begin(&l, "register module", 0);
-	usdt_drti_report(&l, &res, 1);
-	check(l.len < sizeof(l.buf), "drti: debug line overflow");
-	sink += l.len;
+	check(r & (USDT_DRTI_FUZZ_ANSWERED | USDT_DRTI_FUZZ_FAILED),
+	      "drti: neither answered nor failed");
+	check((r & (USDT_DRTI_FUZZ_ANSWERED | USDT_DRTI_FUZZ_FAILED)) !=
+		  (USDT_DRTI_FUZZ_ANSWERED | USDT_DRTI_FUZZ_FAILED),
+	      "drti: answered and failed");
+	check(!(r & USDT_DRTI_FUZZ_OVERFLOW), "drti: debug line overflow");
+	sink += (size_t)r;
 }
 
 /*

@@ -56,9 +56,14 @@ daemon_healthy() {
 }
 
 # Every event of this run's groups, as group/event lines (sorted, unique).
+# Two readings put together: the kernel lists uprobe_events a page at a
+# time, so one reading while others add and remove events can skip a line
+# (t-runtime-helper once saw none of its 2 events left, then 2).
 our_events() {
-	grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null |
-		sed 's/^[pr]://' | sort -u || true
+	{
+		grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null
+		grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null
+	} | sed 's/^[pr]://' | sort -u || true
 }
 
 cleanup_events() {

@@ -1,0 +1,106 @@
+#!/bin/bash
+# What a request costs the daemon's loop, in instructions (callgrind: the
+# same on a loaded machine as on an idle one; issue 33, item 5):
+#   bench/helper/loopcost.sh [BUILDDIR] [N]     (default: build, 300)
+# HELPERD=PATH measures another daemon binary (an older build, to compare);
+# LOOPCOST_KEEP=DIR keeps the callgrind profiles and daemon logs there
+# (callgrind_annotate); LOOPCOST_ONLY=known|new|list measures that kind alone.
+# A private daemon under callgrind (--test-no-seccomp: valgrind cannot run
+# its worker under seccomp) is sent, by bench/helper/loadclient.c, one
+# connection per request as drti and `dtrace -l` make them:
+#   - N REGISTERs of a 10-site file it knows (known),
+#   - 20 REGISTERs of new 10-site files (new),
+#   - N LISTs of every process (list),
+# each kind to a daemon of its own. Counted: the loop's handling of a
+# connection (conn_accept_one, serve_conn_event, inclusive: accept, the
+# peer's credentials, the request, the answer; LIST's /proc reading), and
+# for new files the parse's end and the events' writing (hd_parse_event,
+# hd_writer_event, the writer thread's jobs). Printed per request. Only
+# user-space instructions: the kernel's side (printing /proc/PID/maps,
+# tracefs) is not in these counts.
+set -eu
+top=$(cd "$(dirname "$0")/../.." && pwd)
+builddir=${1:-build}
+n=${2:-300}
+case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
+helperd=${HELPERD:-$builddir/kernel-helper/helperd/usdtkit-helperd}
+hold="$builddir/tests/crash/crashclient"
+for f in "$helperd" "$hold"; do
+	[ -x "$f" ] || { echo "build usdtkit first: $f missing (ninja -C $builddir)" >&2; exit 1; }
+done
+[ "$(id -u)" = 0 ] || { echo "needs root (a daemon writing tracefs)" >&2; exit 1; }
+command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
+
+w=$(mktemp -d /tmp/usdtkit-loopcost.XXXXXX)
+chmod 711 "$w"
+dpid=
+cleanup() {
+	if [ -n "$dpid" ]; then
+		kill "$dpid" 2>/dev/null || true
+		wait "$dpid" 2>/dev/null || true
+	fi
+	rm -rf "$w"
+}
+trap cleanup EXIT
+P="lc$$"
+sock="$w/helper.sock"
+export USDTKIT_HELPER_SOCKET="$sock"
+gcc -O2 -I"$top/core" -I"$top/tests/lib" "$top/bench/helper/loadclient.c" -o "$w/loadclient" -ldl
+{
+	echo '#include <sys/sdt.h>'
+	echo 'void lib_call(int x);'
+	echo 'void lib_call(int x) {'
+	echo '	if (x != 42) return;'
+	for i in $(seq 0 9); do echo "	STAP_PROBE1(${P}ten, p$i, x);"; done
+	echo '}'
+} >"$w/ten.c"
+gcc -O0 -fPIC -shared -I"$top/include" "$w/ten.c" -o "$w/ten.so"
+mkfifo "$w/hold.in"
+mkdir -m 0755 "$w/new"
+for i in $(seq 20); do cp "$w/ten.so" "$w/new/libten$i.so"; done
+
+# KIND: the daemon under callgrind, the requests, then its counts.
+measure() {
+	local kind=$1 out="$w/cg.$1" fns
+	rm -f "$sock"
+	valgrind --tool=callgrind --callgrind-out-file="$out" \
+		--toggle-collect=conn_accept_one --toggle-collect=serve_conn_event \
+		--toggle-collect=hd_parse_event --toggle-collect=hd_writer_event \
+		--toggle-collect=writer_main \
+		"$helperd" -f --socket "$sock" --linger 0 --no-board --test-no-seccomp \
+		2>"$w/daemon.$kind.log" &
+	dpid=$!
+	for _ in $(seq 300); do [ -S "$sock" ] && break; sleep 0.1; done
+	[ -S "$sock" ] || { cat "$w/daemon.$kind.log" >&2; exit 1; }
+	case $kind in
+	known)
+		"$w/loadclient" known 1 0 "$w/ten.so" >/dev/null # its events, first
+		"$w/loadclient" known "$n" 0 "$w/ten.so" >"$w/r.$kind" ;;
+	new) "$w/loadclient" new 0 "$w"/new/libten*.so >"$w/r.$kind" ;;
+	list)
+		# A file registered and mapped: LIST reads every process's maps for it.
+		setsid "$hold" hold "$w/ten.so" <"$w/hold.in" >"$w/hold.out" 2>&1 &
+		exec 8>"$w/hold.in"
+		for _ in $(seq 300); do grep -q '^ready' "$w/hold.out" && break; sleep 0.1; done
+		lines0=$(cat /proc/[0-9]*/maps 2>/dev/null | wc -l)
+		"$w/loadclient" list "$n" 0 >"$w/r.$kind"
+		lines1=$(cat /proc/[0-9]*/maps 2>/dev/null | wc -l)
+		exec 8>&- ;;
+	esac
+	kill "$dpid"
+	wait "$dpid" 2>/dev/null || true
+	dpid=
+	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$w/daemon.$kind.log" "$LOOPCOST_KEEP/"
+	fns=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
+		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main/ {
+			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
+	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; *) reqs=$n ;; esac
+	awk -v k="$kind" -v r="$reqs" '/^summary:/ { printf "%-6s %d requests: %.0f instructions per request\n", k, r, $2 / r }' "$out"
+	echo "       inclusive: $fns"
+	[ "$kind" != list ] || echo "       the machine's maps lines before and after: $lines0, $lines1 (LIST reads them all)"
+	echo "       client: $(cat "$w/r.$kind")"
+}
+echo "daemon: $helperd"
+for kind in known new list; do
+	case ${LOOPCOST_ONLY:-$kind} in "$kind") measure "$kind" ;; esac
+done
