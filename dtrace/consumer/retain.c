@@ -118,6 +118,7 @@ struct covered {
 
 struct held {
 	uint32_t notice;
+	long long t_ns;	   /* when it came */
 	uint64_t dev, ino; /* makedev() */
 	unsigned batch;	   /* 0: not known yet (a listing comes first) */
 };
@@ -177,10 +178,17 @@ void dt_retain_unwatch(struct dt_retain *rt)
 	}
 }
 
-static void send_ready(struct dt_retain *rt, uint32_t notice)
+/*
+ * The answer to a NOTICE: the program it held goes on. USDTKIT_ENGINE_TIMES
+ * says how long it was held here (bench/consumer/hold.sh).
+ */
+static void send_ready(struct dt_retain *rt, uint32_t notice, long long t_ns)
 {
 	struct usdt_msg_ready r;
 
+	if (getenv("USDTKIT_ENGINE_TIMES"))
+		fprintf(stderr, "dtrace: notice %u answered in %.2f ms\n", notice,
+			(double)(usdt_clock_ns(CLOCK_MONOTONIC) - t_ns) / 1e6);
 	memset(&r, 0, sizeof(r));
 	usdt_hdr_fill(&r.hdr, USDT_MSG_READY, sizeof(r), WATCH_SEQ);
 	r.notice = notice;
@@ -219,7 +227,7 @@ static void answer_held(struct dt_retain *rt, bool listed)
 		if (!h->batch)
 			h->batch = covering_batch(rt, h->dev, h->ino);
 		if ((h->batch && batch_started(rt, h->batch)) || (!h->batch && listed)) {
-			send_ready(rt, h->notice);
+			send_ready(rt, h->notice, h->t_ns);
 			if (rt->watch_fd < 0)
 				return;
 			rt->held[i] = rt->held[--rt->nheld];
@@ -263,12 +271,13 @@ static bool read_notices(struct dt_retain *rt)
 			break;
 		}
 		h.notice = no.notice;
+		h.t_ns = (long long)usdt_clock_ns(CLOCK_MONOTONIC);
 		h.dev = makedev((unsigned)(no.dev >> 32), (unsigned)no.dev);
 		h.ino = no.ino;
 		h.batch = covering_batch(rt, h.dev, h.ino);
 		/* a file listed before (a restart): traced by its inode, or matched nothing */
 		if (!h.batch && dt_match_known(h.dev, h.ino)) {
-			send_ready(rt, h.notice);
+			send_ready(rt, h.notice, h.t_ns);
 			continue;
 		}
 		unknown |= !h.batch;
@@ -496,10 +505,9 @@ static void flush_block(struct dt_tables *t, struct dt_buf *out)
 	dt_free(b.s);
 }
 
-int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
+int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 {
 	long long now = usdt_now_ms();
-	struct dt_probes ps = {0};
 	bool list = false, maps = false, have_state, state, due, noticed;
 	unsigned char *b;
 	size_t n = 0, i;
@@ -563,13 +571,13 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 	got = 0;
 	if (list) {
 		rt->last_list = now;
-		got = list_new(rt, &ps, NULL, 0);
+		got = list_new(rt, ps, NULL, 0);
 		if (rt->prev)
 			rt->pending = board_has_new(rt->prev, rt->nprev);
 	}
 	if (maps && got <= 0) {
-		memset(&ps, 0, sizeof(ps));
-		got = list_new(rt, &ps, rt->pids, rt->npids);
+		memset(ps, 0, sizeof(*ps));
+		got = list_new(rt, ps, rt->pids, rt->npids);
 	}
 	if (maps && got > 0) /* listed from the daemon: read them again next time */
 		memset(rt->maps_hash, 0, rt->npids * sizeof(uint64_t));
@@ -578,37 +586,44 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 		return 0;
 	}
 	rt->burst_until = 0;
-	*t = dt_xmalloc(sizeof(**t));
-	memset(*t, 0, sizeof(**t));
-	memset(out, 0, sizeof(*out));
-	{
-		struct quiet q;
-		int rc;
-
-		if (!quiet_open(&q))
-			return 0;
-		rc = dt_translate(rt->prog, &ps, *t, out, &q.d);
-		quiet_close(&q);
-		if (rc) {
-			/* one line: what the program cannot do with these probes */
-			fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n",
-				ps.v[0].mod, (int)strcspn(q.text ? q.text : "", "\n"),
-				q.text ? q.text : "");
-			free(q.text);
-			answer_held(rt, true); /* not traced: nothing to wait for */
-			return 0;
-		}
-		free(q.text);
-	}
-	flush_block(*t, out);
 	rt->batch++;
-	for (i = 0; i < ps.n; i++) {
-		struct covered c = {ps.v[i].dev, ps.v[i].ino, rt->batch};
+	for (i = 0; i < ps->n; i++) {
+		struct covered c = {ps->v[i].dev, ps->v[i].ino, rt->batch};
 
-		if (ps.v[i].kind == P_USDT && !covering_batch(rt, c.dev, c.ino))
+		if (ps->v[i].kind == P_USDT && !covering_batch(rt, c.dev, c.ino))
 			DT_PUSH(rt->cov, rt->ncov, c);
 	}
 	answer_held(rt, true);
-	*what = dt_xstrdup(ps.v[0].bt);
 	return (int)rt->batch;
+}
+
+int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
+{
+	struct dt_probes ps = {0};
+	struct quiet q;
+	int b = dt_retain_poll_probes(rt, &ps), rc;
+
+	if (b <= 0)
+		return 0;
+	*t = dt_xmalloc(sizeof(**t));
+	memset(*t, 0, sizeof(**t));
+	memset(out, 0, sizeof(*out));
+	if (!quiet_open(&q)) {
+		dt_retain_started(rt, (unsigned)b);
+		return 0;
+	}
+	rc = dt_translate(rt->prog, &ps, *t, out, &q.d);
+	quiet_close(&q);
+	if (rc) {
+		/* one line: what the program cannot do with these probes */
+		fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n", ps.v[0].mod,
+			(int)strcspn(q.text ? q.text : "", "\n"), q.text ? q.text : "");
+		free(q.text);
+		dt_retain_started(rt, (unsigned)b); /* not traced: nothing to wait for */
+		return 0;
+	}
+	free(q.text);
+	flush_block(*t, out);
+	*what = dt_xstrdup(ps.v[0].bt);
+	return b;
 }
