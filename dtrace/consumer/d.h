@@ -145,6 +145,7 @@ struct dt_probe {
 	char *prov;	   /* probeprov without pid (USDT: the pid is added at run time) */
 	unsigned id;	   /* DTrace's probe ID column */
 	uint64_t dev, ino; /* USDT: the file */
+	size_t nfuncs;	   /* USDT: the functions its sites are in, in that file */
 	unsigned nargs;
 	unsigned ntypes;
 	char **types;	  /* args[N] declared types */

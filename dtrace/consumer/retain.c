@@ -118,6 +118,7 @@ struct covered {
 
 struct held {
 	uint32_t notice;
+	int pid;	   /* the registrant, held */
 	long long t_ns;	   /* when it came */
 	uint64_t dev, ino; /* makedev() */
 	unsigned batch;	   /* 0: not known yet (a listing comes first) */
@@ -271,6 +272,7 @@ static bool read_notices(struct dt_retain *rt)
 			break;
 		}
 		h.notice = no.notice;
+		h.pid = no.pid;
 		h.t_ns = (long long)usdt_clock_ns(CLOCK_MONOTONIC);
 		h.dev = makedev((unsigned)(no.dev >> 32), (unsigned)no.dev);
 		h.ino = no.ino;
@@ -505,6 +507,22 @@ static void flush_block(struct dt_tables *t, struct dt_buf *out)
 	dt_free(b.s);
 }
 
+/* The held registrants whose files no batch traces, listed by pid. */
+static long list_noticed(struct dt_retain *rt, struct dt_probes *ps)
+{
+	int *pids = dt_xmalloc((rt->nheld + 1) * sizeof(int));
+	size_t i, n = 0;
+	long got = 0;
+
+	for (i = 0; i < rt->nheld; i++)
+		if (!rt->held[i].batch && rt->held[i].pid > 0)
+			pids[n++] = rt->held[i].pid;
+	if (n)
+		got = list_new(rt, ps, pids, n);
+	dt_free(pids);
+	return got;
+}
+
 int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 {
 	long long now = usdt_now_ms();
@@ -571,7 +589,17 @@ int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 	got = 0;
 	if (list) {
 		rt->last_list = now;
-		got = list_new(rt, ps, NULL, 0);
+		/*
+		 * A NOTICE's registrant is listed first by itself, as -p lists
+		 * (its maps, the new file's notes): the daemon's LIST, a round
+		 * trip to a daemon busy with registrations, is most of a hold.
+		 */
+		if (noticed)
+			got = list_noticed(rt, ps);
+		if (got <= 0) {
+			memset(ps, 0, sizeof(*ps));
+			got = list_new(rt, ps, NULL, 0);
+		}
 		if (rt->prev)
 			rt->pending = board_has_new(rt->prev, rt->nprev);
 	}

@@ -332,8 +332,12 @@ int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint
 		usdt_error(diag, "no site of %s:%s in %s", prov, name, path);
 		goto out;
 	}
-	/* probefunc: each site's function (the lister's symbol reader), else the probe's */
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/*
+	 * probefunc: each site's function (the lister's symbol reader: DWARF
+	 * in a process of its own), else the probe's: read where the listing
+	 * saw sites in several functions.
+	 */
+	fd = pr->nfuncs > 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
 	if (fd < 0 || usdt_sym_functions(fd, pcs, n, funcs, &why))
 		memset(funcs, 0, n * sizeof(*funcs));
 	if (fd >= 0)

@@ -181,10 +181,21 @@ static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_
 			struct dt_probes *nps = dt_xmalloc(sizeof(*nps));
 			int b;
 
+			int64_t t0 = usdt_clock_ns(CLOCK_MONOTONIC), t1;
+			size_t n0 = p->nsites;
+
 			memset(nps, 0, sizeof(*nps));
 			b = dt_retain_poll_probes(rt, nps);
 			if (b > 0) {
+				t1 = usdt_clock_ns(CLOCK_MONOTONIC);
 				attach_new(p, l, prog, nps);
+				if (getenv("USDTKIT_ENGINE_TIMES"))
+					fprintf(stderr,
+						"dtrace: new files listed in %.2f ms, %zu sites "
+						"attached in %.2f ms\n",
+						(double)(t1 - t0) / 1e6, p->nsites - n0,
+						(double)(usdt_clock_ns(CLOCK_MONOTONIC) - t1) /
+						    1e6);
 				dt_retain_started(rt, (unsigned)b);
 			}
 		}
