@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -539,6 +540,15 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 		}
 		DT_PUSH(l->mfds, l->nmfds, mfd);
 		l->nsites += j - i;
+	}
+	if (!l->multi && p->nsites > first) {
+		/* a descriptor a link: the soft limit (often 1024) raised to the hard one */
+		struct rlimit r;
+
+		if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+			r.rlim_cur = r.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &r);
+		}
 	}
 	for (i = first; !l->multi && i < p->nsites; i++) {
 		const struct eg_site *s = &p->sites[i];
