@@ -5,16 +5,19 @@
  * Theory. DTrace keeps a consumer's probe descriptions and matches them
  * again whenever a process registers new probes (illumos
  * dtrace_enabling_matchall), so `dtrace -Z -n 'php*:::function-entry'` then
- * `php x.php` traces php. bpftrace cannot add a probe to a running program
- * (its probes are attached by file, once); a file known at the start is
- * traced in every process that maps it, now or later, but a new file (a new
- * binary, a dlopen()ed library, a runtime provider's object) needs a new
- * bpftrace. So the registry is watched, and every batch of new files whose
- * probes the program matches gets its own bpftrace instance, running the
- * same program on those probes only (no BEGIN, END, tick, syscall or proc
- * clause: those belong to the first instance), whose records run.c renders
- * as they come and whose aggregations are added to the first instance's at
- * its END (render.c, `merged`).
+ * `php x.php` traces php. A file known at the start is traced in every
+ * process that maps it, now or later (uprobes are on the file), but a new
+ * file (a new binary, a dlopen()ed library, a runtime provider's object)
+ * needs new uprobes. So the registry is watched, and every batch of new
+ * files whose probes the program matches is handed over: to the BPF engine
+ * (dt_retain_poll_probes(): dtrace/engine/engine.c attaches their sites to
+ * the programs already loaded, in milliseconds), or, on the bpftrace
+ * backend, which cannot add a probe to a running bpftrace
+ * (dt_retain_poll()), translated for a bpftrace instance of its own,
+ * running the same program on those probes only (no BEGIN, END, tick,
+ * syscall or proc clause: those belong to the first instance), whose
+ * records run.c renders as they come and whose aggregations are added to
+ * the first instance's at its END (render.c, `merged`).
  *
  * The registry is the helper daemon's: every POLL_MS, a stat of its state
  * file and journal (rewritten, appended to, whenever a file's events are
@@ -39,10 +42,13 @@
  * before it goes on). So as root, when the daemon accepts it, a WATCH
  * (core/protocol.h) is kept open: the daemon then holds each registration
  * of a new file (its REGISTER's answer, which drti waits for) and sends a
- * NOTICE naming the file. The daemon is listed at once; the instance for
- * the new files is started, and READY is sent only when the instance of
- * the batch that holds the file has run its BEGIN (bpftrace runs it once
- * every probe is attached; run.c calls dt_retain_started), at once for a
+ * NOTICE naming the file. The registrant is listed at once, by its pid (as
+ * -p lists: no round trip to the daemon), else the daemon; the engine
+ * attaches the batch, or its bpftrace instance is started, and READY is
+ * sent only when the batch that holds the file is attached (the engine:
+ * right after its links; a bpftrace instance: once it has run its BEGIN,
+ * which bpftrace runs once every probe is attached; the caller calls
+ * dt_retain_started), at once for a
  * file no clause matches or a listing showed before (the daemon holds a
  * known file's registration too while we watch: a program restarted, its
  * file lingering, is traced like a new one). The hold is bounded twice: by
