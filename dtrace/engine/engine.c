@@ -179,14 +179,17 @@ static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_
 			break;
 		if (rt) {
 			struct dt_probes *nps = dt_xmalloc(sizeof(*nps));
-			int b;
-
 			int64_t t0 = usdt_clock_ns(CLOCK_MONOTONIC), t1;
 			size_t n0 = p->nsites;
+			int b;
 
 			memset(nps, 0, sizeof(*nps));
 			b = dt_retain_poll_probes(rt, nps);
-			if (b > 0) {
+			if (b <= 0) { /* (a batch's probes stay: its records name them) */
+				dt_free(nps->v);
+				dt_free(nps->matched);
+				dt_free(nps);
+			} else {
 				t1 = usdt_clock_ns(CLOCK_MONOTONIC);
 				attach_new(p, l, prog, nps);
 				if (getenv("USDTKIT_ENGINE_TIMES"))
