@@ -145,6 +145,7 @@ struct dt_probe {
 	char *prov;	   /* probeprov without pid (USDT: the pid is added at run time) */
 	unsigned id;	   /* DTrace's probe ID column */
 	uint64_t dev, ino; /* USDT: the file */
+	size_t nfuncs;	   /* USDT: the functions its sites are in, in that file */
 	unsigned nargs;
 	unsigned ntypes;
 	char **types;	  /* args[N] declared types */
@@ -204,6 +205,12 @@ struct dt_retain *dt_retain_start(struct dt_program *prog);
  * batch's number (1, 2, ...) is returned; else 0.
  */
 int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what);
+/*
+ * The same for the BPF engine: the new files' matched probes into the
+ * empty *ps, the batch's number returned (0: none); the caller attaches
+ * them, then calls dt_retain_started() with it.
+ */
+int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps);
 /* The daemon's WATCH connection (its NOTICEs wake the caller), or -1. */
 int dt_retain_fd(const struct dt_retain *rt);
 /*

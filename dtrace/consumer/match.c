@@ -451,6 +451,7 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 			set_names(p, lp->provider, lp->module, lp->func, lp->dname);
 			p->dev = lp->dev;
 			p->ino = lp->ino;
+			p->nfuncs = lp->nfuncs;
 			p->nargs = lp->nargs;
 			p->ntypes = lp->ntypes;
 			p->types = dt_xmalloc((lp->ntypes + 1) * sizeof(*p->types));
@@ -638,7 +639,7 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 {
 	struct matcher m = {.prog = prog, .probes = probes, .diag = diag, .retained = true};
 
-	if (usdt_list_each(pids, npids, copy_probe, &m, diag)) {
+	if (usdt_list_each_new(pids, npids, is_known, copy_probe, &m, diag)) {
 		free_usdt(&m);
 		return -1;
 	}

@@ -5,16 +5,19 @@
  * Theory. DTrace keeps a consumer's probe descriptions and matches them
  * again whenever a process registers new probes (illumos
  * dtrace_enabling_matchall), so `dtrace -Z -n 'php*:::function-entry'` then
- * `php x.php` traces php. bpftrace cannot add a probe to a running program
- * (its probes are attached by file, once); a file known at the start is
- * traced in every process that maps it, now or later, but a new file (a new
- * binary, a dlopen()ed library, a runtime provider's object) needs a new
- * bpftrace. So the registry is watched, and every batch of new files whose
- * probes the program matches gets its own bpftrace instance, running the
- * same program on those probes only (no BEGIN, END, tick, syscall or proc
- * clause: those belong to the first instance), whose records run.c renders
- * as they come and whose aggregations are added to the first instance's at
- * its END (render.c, `merged`).
+ * `php x.php` traces php. A file known at the start is traced in every
+ * process that maps it, now or later (uprobes are on the file), but a new
+ * file (a new binary, a dlopen()ed library, a runtime provider's object)
+ * needs new uprobes. So the registry is watched, and every batch of new
+ * files whose probes the program matches is handed over: to the BPF engine
+ * (dt_retain_poll_probes(): dtrace/engine/engine.c attaches their sites to
+ * the programs already loaded, in milliseconds), or, on the bpftrace
+ * backend, which cannot add a probe to a running bpftrace
+ * (dt_retain_poll()), translated for a bpftrace instance of its own,
+ * running the same program on those probes only (no BEGIN, END, tick,
+ * syscall or proc clause: those belong to the first instance), whose
+ * records run.c renders as they come and whose aggregations are added to
+ * the first instance's at its END (render.c, `merged`).
  *
  * The registry is the helper daemon's: every POLL_MS, a stat of its state
  * file and journal (rewritten, appended to, whenever a file's events are
@@ -39,10 +42,13 @@
  * before it goes on). So as root, when the daemon accepts it, a WATCH
  * (core/protocol.h) is kept open: the daemon then holds each registration
  * of a new file (its REGISTER's answer, which drti waits for) and sends a
- * NOTICE naming the file. The daemon is listed at once; the instance for
- * the new files is started, and READY is sent only when the instance of
- * the batch that holds the file has run its BEGIN (bpftrace runs it once
- * every probe is attached; run.c calls dt_retain_started), at once for a
+ * NOTICE naming the file. The registrant is listed at once, by its pid (as
+ * -p lists: no round trip to the daemon), else the daemon; the engine
+ * attaches the batch, or its bpftrace instance is started, and READY is
+ * sent only when the batch that holds the file is attached (the engine:
+ * right after its links; a bpftrace instance: once it has run its BEGIN,
+ * which bpftrace runs once every probe is attached; the caller calls
+ * dt_retain_started), at once for a
  * file no clause matches or a listing showed before (the daemon holds a
  * known file's registration too while we watch: a program restarted, its
  * file lingering, is traced like a new one). The hold is bounded twice: by
@@ -118,6 +124,8 @@ struct covered {
 
 struct held {
 	uint32_t notice;
+	int pid;	   /* the registrant, held */
+	long long t_ns;	   /* when it came */
 	uint64_t dev, ino; /* makedev() */
 	unsigned batch;	   /* 0: not known yet (a listing comes first) */
 };
@@ -177,10 +185,17 @@ void dt_retain_unwatch(struct dt_retain *rt)
 	}
 }
 
-static void send_ready(struct dt_retain *rt, uint32_t notice)
+/*
+ * The answer to a NOTICE: the program it held goes on. USDTKIT_ENGINE_TIMES
+ * says how long it was held here (bench/consumer/hold.sh).
+ */
+static void send_ready(struct dt_retain *rt, uint32_t notice, long long t_ns)
 {
 	struct usdt_msg_ready r;
 
+	if (getenv("USDTKIT_ENGINE_TIMES"))
+		fprintf(stderr, "dtrace: notice %u answered in %.2f ms\n", notice,
+			(double)(usdt_clock_ns(CLOCK_MONOTONIC) - t_ns) / 1e6);
 	memset(&r, 0, sizeof(r));
 	usdt_hdr_fill(&r.hdr, USDT_MSG_READY, sizeof(r), WATCH_SEQ);
 	r.notice = notice;
@@ -219,7 +234,7 @@ static void answer_held(struct dt_retain *rt, bool listed)
 		if (!h->batch)
 			h->batch = covering_batch(rt, h->dev, h->ino);
 		if ((h->batch && batch_started(rt, h->batch)) || (!h->batch && listed)) {
-			send_ready(rt, h->notice);
+			send_ready(rt, h->notice, h->t_ns);
 			if (rt->watch_fd < 0)
 				return;
 			rt->held[i] = rt->held[--rt->nheld];
@@ -263,12 +278,14 @@ static bool read_notices(struct dt_retain *rt)
 			break;
 		}
 		h.notice = no.notice;
+		h.pid = no.pid;
+		h.t_ns = (long long)usdt_clock_ns(CLOCK_MONOTONIC);
 		h.dev = makedev((unsigned)(no.dev >> 32), (unsigned)no.dev);
 		h.ino = no.ino;
 		h.batch = covering_batch(rt, h.dev, h.ino);
 		/* a file listed before (a restart): traced by its inode, or matched nothing */
 		if (!h.batch && dt_match_known(h.dev, h.ino)) {
-			send_ready(rt, h.notice);
+			send_ready(rt, h.notice, h.t_ns);
 			continue;
 		}
 		unknown |= !h.batch;
@@ -496,10 +513,25 @@ static void flush_block(struct dt_tables *t, struct dt_buf *out)
 	dt_free(b.s);
 }
 
-int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
+/* The held registrants whose files no batch traces, listed by pid. */
+static long list_noticed(struct dt_retain *rt, struct dt_probes *ps)
+{
+	int *pids = dt_xmalloc((rt->nheld + 1) * sizeof(int));
+	size_t i, n = 0;
+	long got = 0;
+
+	for (i = 0; i < rt->nheld; i++)
+		if (!rt->held[i].batch && rt->held[i].pid > 0)
+			pids[n++] = rt->held[i].pid;
+	if (n)
+		got = list_new(rt, ps, pids, n);
+	dt_free(pids);
+	return got;
+}
+
+int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 {
 	long long now = usdt_now_ms();
-	struct dt_probes ps = {0};
 	bool list = false, maps = false, have_state, state, due, noticed;
 	unsigned char *b;
 	size_t n = 0, i;
@@ -563,13 +595,23 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 	got = 0;
 	if (list) {
 		rt->last_list = now;
-		got = list_new(rt, &ps, NULL, 0);
+		/*
+		 * A NOTICE's registrant is listed first by itself, as -p lists
+		 * (its maps, the new file's notes): the daemon's LIST, a round
+		 * trip to a daemon busy with registrations, is most of a hold.
+		 */
+		if (noticed)
+			got = list_noticed(rt, ps);
+		if (got <= 0) {
+			memset(ps, 0, sizeof(*ps));
+			got = list_new(rt, ps, NULL, 0);
+		}
 		if (rt->prev)
 			rt->pending = board_has_new(rt->prev, rt->nprev);
 	}
 	if (maps && got <= 0) {
-		memset(&ps, 0, sizeof(ps));
-		got = list_new(rt, &ps, rt->pids, rt->npids);
+		memset(ps, 0, sizeof(*ps));
+		got = list_new(rt, ps, rt->pids, rt->npids);
 	}
 	if (maps && got > 0) /* listed from the daemon: read them again next time */
 		memset(rt->maps_hash, 0, rt->npids * sizeof(uint64_t));
@@ -578,37 +620,44 @@ int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *ou
 		return 0;
 	}
 	rt->burst_until = 0;
-	*t = dt_xmalloc(sizeof(**t));
-	memset(*t, 0, sizeof(**t));
-	memset(out, 0, sizeof(*out));
-	{
-		struct quiet q;
-		int rc;
-
-		if (!quiet_open(&q))
-			return 0;
-		rc = dt_translate(rt->prog, &ps, *t, out, &q.d);
-		quiet_close(&q);
-		if (rc) {
-			/* one line: what the program cannot do with these probes */
-			fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n",
-				ps.v[0].mod, (int)strcspn(q.text ? q.text : "", "\n"),
-				q.text ? q.text : "");
-			free(q.text);
-			answer_held(rt, true); /* not traced: nothing to wait for */
-			return 0;
-		}
-		free(q.text);
-	}
-	flush_block(*t, out);
 	rt->batch++;
-	for (i = 0; i < ps.n; i++) {
-		struct covered c = {ps.v[i].dev, ps.v[i].ino, rt->batch};
+	for (i = 0; i < ps->n; i++) {
+		struct covered c = {ps->v[i].dev, ps->v[i].ino, rt->batch};
 
-		if (ps.v[i].kind == P_USDT && !covering_batch(rt, c.dev, c.ino))
+		if (ps->v[i].kind == P_USDT && !covering_batch(rt, c.dev, c.ino))
 			DT_PUSH(rt->cov, rt->ncov, c);
 	}
 	answer_held(rt, true);
-	*what = dt_xstrdup(ps.v[0].bt);
 	return (int)rt->batch;
+}
+
+int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
+{
+	struct dt_probes ps = {0};
+	struct quiet q;
+	int b = dt_retain_poll_probes(rt, &ps), rc;
+
+	if (b <= 0)
+		return 0;
+	*t = dt_xmalloc(sizeof(**t));
+	memset(*t, 0, sizeof(**t));
+	memset(out, 0, sizeof(*out));
+	if (!quiet_open(&q)) {
+		dt_retain_started(rt, (unsigned)b);
+		return 0;
+	}
+	rc = dt_translate(rt->prog, &ps, *t, out, &q.d);
+	quiet_close(&q);
+	if (rc) {
+		/* one line: what the program cannot do with these probes */
+		fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n", ps.v[0].mod,
+			(int)strcspn(q.text ? q.text : "", "\n"), q.text ? q.text : "");
+		free(q.text);
+		dt_retain_started(rt, (unsigned)b); /* not traced: nothing to wait for */
+		return 0;
+	}
+	free(q.text);
+	flush_block(*t, out);
+	*what = dt_xstrdup(ps.v[0].bt);
+	return b;
 }

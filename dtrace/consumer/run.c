@@ -846,10 +846,10 @@ static int run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_pr
 
 /*
  * The engine of a program that names none: $USDTKIT_ENGINE ("bpf" or
- * "bpftrace": how the test suites run on either), else ours, except where
- * only the bpftrace backend does what the program asks yet: -Z (its
- * retained enablings trace files that appear after the start) and what
- * the engine declines (DT_ENGINE_UNSET here: dt_engine_run may decline).
+ * "bpftrace": how the test suites run on either), else ours, -Z too (its
+ * retained enablings attach new files' sites to the loaded programs),
+ * except what the engine declines (DT_ENGINE_UNSET here: dt_engine_run
+ * may decline, and the bpftrace backend runs it).
  */
 static enum dt_engine default_engine(const struct dt_consumer_opts *o)
 {
@@ -859,7 +859,7 @@ static enum dt_engine default_engine(const struct dt_consumer_opts *o)
 		return DT_ENGINE_BPFTRACE;
 	if (e && !strcmp(e, "bpf"))
 		return DT_ENGINE_BPF;
-	return o->zero_ok ? DT_ENGINE_BPFTRACE : DT_ENGINE_UNSET;
+	return DT_ENGINE_UNSET;
 }
 
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)

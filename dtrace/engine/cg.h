@@ -81,10 +81,6 @@ struct cg {
 	size_t narrays;
 	/* arrays' keys being built, one inside another's (a[b[k]]), and the most at once */
 	unsigned key_depth, key_depth_max;
-	/* the functions of g->probe's sites, in program order (probefunc), once read */
-	const struct dt_probe *funcs_of;
-	char **site_func;
-	size_t nsite_func;
 	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
@@ -125,7 +121,7 @@ bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
 /* The bytes a stack value takes in a record or a key. */
 unsigned cg_stack_bytes(const struct cv *v);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
-void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v);
+void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_strfn2.c: strstr index rindex substr toupper tolower lltostr, in slot j. */
 bool cg_is_strfn2(const char *f);
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
@@ -150,17 +146,15 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 
 /*
- * The probe's sites (codegen_args.c): for each, `ARG(k)`'s definition for
- * the arguments the clauses read, then `body` as the site's program,
- * and the site to attach. Returns 0 or -1 (reported).
+ * USDT programs (codegen_args.c): group gi's program, its clauses in
+ * `body`, each site's entry read at the link's cookie; the sites' map and
+ * functions, once a file; a USDT probe's builtins read from its site
+ * (probeprov, probemod, probefunc, probename, id): false when n is none.
  */
-int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct dt_buf *o);
-/*
- * g->probe's sites' functions (from the one symbol reader, dtrace/list's
- * usdt_sym_functions()), read once per probe into g->site_func; NULL
- * names where a site's function is unknown. Freed by cg_site_funcs_free().
- */
-void cg_site_funcs(struct cg *g);
-void cg_site_funcs_free(struct cg *g);
+long cg_usdt_group(struct cg *g, bool *added);
+const struct dt_probe *cg_spare_probe(struct cg *g, size_t clause);
+void cg_group_program(struct cg *g, size_t gi, const char *body, struct dt_buf *o);
+void cg_sites_prelude(struct dt_buf *o);
+bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
 
 #endif /* DT_CG_H */

@@ -580,7 +580,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
 	size_t k;
 
-	rec.size = 16; /* the record's number, its CPU, the mask of its actions that ran */
+	/* the record's number, its CPU, the mask of its actions that ran, its probe */
+	rec.size = 24;
 	g->clause = pc->clause;
 	if (!pc->any_pid) {
 		dt_buf_add(&cond, "(", 1);
@@ -617,7 +618,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			      "\t\tif (!rec) {\n\t\t\tdrop();\n\t\t} else {\n"
 			      "\t\t\t*(__u32 *)rec = %zu;\n"
 			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n"
-			      "\t\t\t*(__u64 *)(rec + 8) = 0;\n\t\t}\n",
+			      "\t\t\t*(__u64 *)(rec + 8) = 0;\n"
+			      "\t\t\t*(__u64 *)(rec + 16) = probe_ix;\n\t\t}\n",
 			      rec.size, g->out->nrecs);
 	}
 	if (body.n)
@@ -636,27 +638,53 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	const struct dt_probe *p = g->probe;
 	struct dt_buf body = {0};
 	size_t i;
+	uint32_t ix = (uint32_t)g->out->nprobes;
+	bool added = true;
+	long gi = -1;
 	int rc = 0;
 
+	DT_PUSH(g->out->probes, g->out->nprobes, p);
+	if (p->kind == P_USDT && (gi = cg_usdt_group(g, &added)) >= 0 && !added)
+		return p->bt ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
 	memset(g->arg_used, 0, sizeof(g->arg_used));
 	cg_vars_body_top(g, &body);
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
+	if (p->kind == P_USDT)
+		dt_buf_printf(&body, "\t__u32 probe_ix = site->probe;\n");
+	else
+		dt_buf_printf(&body, "\t__u32 probe_ix = %u;\n", ix);
 	for (i = 0; i < p->npc && !g->failed; i++)
 		clause(g, &p->pc[i], &body);
 	if (g->failed) {
 		dt_free(body.s);
-		cg_site_funcs_free(g);
 		return -1;
 	}
 	if (p->kind == P_USDT) {
-		rc = cg_site_programs(g, pi, body.s, o);
+		memcpy(g->out->groups[gi].arg_used, g->arg_used, sizeof(g->arg_used));
+		cg_group_program(g, (size_t)gi, body.s, o);
+		rc = p->bt ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
 	} else {
 		rc = cg_other_program(g, pi, body.s, o);
 	}
 	dt_free(body.s);
-	cg_site_funcs_free(g);
 	return rc;
+}
+
+/* Programs for clauses that files coming later may need (cg_spare_probe()). */
+static void spares(struct cg *g, struct dt_buf *o)
+{
+	size_t c;
+
+	for (c = 0; c < g->prog->nclauses && !g->failed; c++) {
+		const struct dt_probe *p = cg_spare_probe(g, c);
+
+		if (p) {
+			g->probe = p;
+			if (probe(g, (size_t)-1, o))
+				g->failed = true;
+		}
+	}
 }
 
 static void agg_maps(struct cg *g, struct dt_buf *o)
@@ -717,6 +745,8 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 			if ((g.probe->kind == P_END) == end && probe(&g, i, &progs))
 				g.failed = true;
 		}
+	if (!prog->o->compile_only && !prog->o->show_program)
+		spares(&g, &progs);
 	cg_btf_free(&g);
 	if (g.failed) {
 		dt_free(progs.s);
@@ -736,6 +766,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	}
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
+	cg_sites_prelude(&out->c);
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);

@@ -48,56 +48,13 @@ static void typed(struct cg *g, struct cv *v, const char *ty)
 	set_int(v, size, is_unsigned);
 }
 
-/*
- * probefunc of a USDT probe: each site's own function. Sites in different
- * functions make a chain of ?: on SITE (a constant of each site's program,
- * so clang keeps one branch).
- */
-static bool site_func(struct cg *g, struct cv *v, const char *dflt)
-{
-	size_t i, k;
-	struct cv *at = v;
-
-	cg_site_funcs(g);
-	for (i = 1; i < g->nsite_func; i++)
-		if (strcmp(g->site_func[i] ? g->site_func[i] : "",
-			   g->site_func[0] ? g->site_func[0] : ""))
-			break;
-	if (i >= g->nsite_func) {
-		const char *f = g->nsite_func && g->site_func[0] ? g->site_func[0] : dflt;
-
-		v->type = TY_STR;
-		v->skind = SV_CONST;
-		cv_printf(v, "%s", f ? f : "");
-		return true;
-	}
-	for (k = 0; k < g->nsite_func; k++) {
-		const char *f = g->site_func[k] ? g->site_func[k] : "";
-		struct cv *c = at;
-
-		c->type = TY_STR;
-		if (k + 1 == g->nsite_func) {
-			c->skind = SV_CONST;
-			cv_printf(c, "%s", f);
-			break;
-		}
-		c->skind = SV_COND;
-		cv_printf(c, "SITE == %zu", k);
-		c->sub = dt_xmalloc(2 * sizeof(*c->sub));
-		memset(c->sub, 0, 2 * sizeof(*c->sub));
-		c->sub[0].type = TY_STR;
-		c->sub[0].skind = SV_CONST;
-		cv_printf(&c->sub[0], "%s", f);
-		at = &c->sub[1];
-	}
-	return true;
-}
-
 static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	const struct dt_probe *p = g->probe;
 	const char *s = n->name;
 
+	if (p && p->kind == P_USDT && cg_site_builtin(g, n, v))
+		return true;
 	if (!strcmp(s, "timestamp")) {
 		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
 		set_int(v, 8, true);
@@ -164,12 +121,6 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 				: !strcmp(s, "probemod")  ? p->mod
 							  : p->prov;
 
-		if (!strcmp(s, "probeprov") && p->kind == P_USDT) {
-			cg_usdt_probeprov(g, n, c ? c : "", v);
-			return true;
-		}
-		if (!strcmp(s, "probefunc") && p->kind == P_USDT)
-			return site_func(g, v, c);
 		v->type = TY_STR;
 		v->skind = SV_CONST;
 		cv_printf(v, "%s", c ? c : "");

@@ -92,15 +92,16 @@ static unsigned slot(struct cg *g, const struct dt_node *n)
 	return g->nstrfn++;
 }
 
-/* probeprov of a USDT probe: its provider, then the firing process's pid. */
-void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, struct cv *v)
+/*
+ * probeprov of a USDT probe: its provider (the site's entry, codegen_args.c),
+ * then the firing process's pid.
+ */
+void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, struct cv *v)
 {
-	size_t len = strlen(prov);
-	struct cv c = {TY_STR, 0, false, SV_CONST, (char *)prov, NULL};
 	struct dt_buf o = {0};
 	unsigned j;
 
-	if (len + 24 > (size_t)g->strsize || g->strsize < 32) {
+	if (g->strsize < EG_SITE_STR + 32) {
 		cg_fail(g, n, "probeprov: the provider's name does not fit in strsize");
 		return;
 	}
@@ -109,14 +110,13 @@ void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, const char *prov, 
 		return;
 	dt_buf_printf(&o,
 		      "({ __u8 *t = strfn_slot(%u, 0), *r = strfn_slot(%u, 1), *res = 0;\n"
-		      "\t\tif (t && r) {\n",
-		      j, j);
-	cg_store_str(g, &c, "t", false, &o, "\t\t\t");
-	dt_buf_printf(&o,
-		      "\t\t\tbpf_probe_read_kernel_str(t + %zu, STRSIZE - %zu, "
+		      "\t\tif (t && r) {\n"
+		      "\t\t\tlong l = bpf_probe_read_kernel_str(t, %d, site->prov);\n"
+		      "\t\t\t__u32 at = l > 0 ? (__u32)(l - 1) & %d : 0;\n"
+		      "\t\t\tbpf_probe_read_kernel_str(t + at, STRSIZE - %d, "
 		      "dlltostr(r, (__s64)(bpf_get_current_pid_tgid() >> 32)));\n"
 		      "\t\t\tres = t;\n\t\t}\n\t\tres; })",
-		      len, len);
+		      j, j, EG_SITE_STR, EG_SITE_STR - 1, EG_SITE_STR);
 	v->type = TY_STR;
 	v->skind = SV_MEM;
 	v->text = o.s;

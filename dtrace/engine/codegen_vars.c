@@ -162,6 +162,9 @@ void cg_vars_scan(struct cg *g, struct dt_probes *ps)
 			for (k = 0; k < ps->v[i].npc; k++)
 				if (ps->v[i].pc[k].clause == c)
 					g->probe = &ps->v[i];
+		/* one no probe matched yet: its program for files to come (codegen_args.c) */
+		if (!g->probe && !g->prog->o->compile_only && !g->prog->o->show_program)
+			g->probe = cg_spare_probe(g, c);
 		if (!g->probe)
 			continue;
 		scan_node(g, cl->pred);

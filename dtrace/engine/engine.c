@@ -10,6 +10,8 @@
  * links belong to this process: they are detached before it returns.
  */
 #include <errno.h>
+#include <poll.h>
+#include <stdlib.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -52,9 +54,77 @@ static bool targets_gone(const struct dt_consumer_opts *o, int created, bool *go
 	return n && ngone == n;
 }
 
-static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_prog *p,
-		 struct dt_tables *t, int *created, struct usdt_diag *diag)
+/*
+ * Retained enablings: the probes of files that appeared since the start
+ * (retain.c lists them, answering the daemon's NOTICEs) get links to the
+ * programs already loaded. A probe whose clause set has a program takes
+ * it; else, for every process, one link per clause to the clause's own
+ * program (codegen_args.c's spares), which run in script order (clause-
+ * local variables are then not shared between them). Anything else is one
+ * line, and the rest goes on.
+ */
+static void attach_new(struct eg_prog *p, struct eg_loaded *l, const struct dt_program *prog,
+		       const struct dt_probes *nps)
 {
+	size_t i, k;
+
+	for (i = 0; i < nps->n; i++) {
+		const struct dt_probe *pr = &nps->v[i];
+		uint32_t ix = (uint32_t)p->nprobes;
+		size_t first = p->nsites;
+		struct dt_buf key = {0};
+		char *text = NULL;
+		size_t len = 0;
+		FILE *sink = open_memstream(&text, &len);
+		struct usdt_diag q;
+		long gi;
+		int rc = 0;
+
+		if (pr->kind != P_USDT || !sink)
+			continue;
+		usdt_diag_init(&q, sink, "dtrace");
+		DT_PUSH(p->probes, p->nprobes, pr);
+		eg_group_key(prog, pr, &key);
+		gi = eg_group_find(p, key.s);
+		if (gi >= 0)
+			rc = eg_probe_sites(p, pr, (size_t)gi, ix, &q);
+		/* the kernel runs a site's newest link first: the last clause is attached first */
+		for (k = pr->npc; gi < 0 && !rc && k-- > 0;) {
+			char one[32];
+			long g1;
+
+			snprintf(one, sizeof(one), "%zu:*;", pr->pc[k].clause);
+			g1 = pr->pc[k].any_pid ? eg_group_find(p, one) : -1;
+			if (g1 < 0) {
+				usdt_error(&q,
+					   "no program runs its clauses (a clause that names "
+					   "processes, or reads args[] and matched nothing at the "
+					   "start)");
+				rc = -1;
+			} else {
+				rc = eg_probe_sites(p, pr, (size_t)g1, ix, &q);
+			}
+		}
+		if (!rc)
+			rc = eg_attach_sites(l, p, first, &q);
+		fclose(sink);
+		if (rc) {
+			const char *m = text ? text : "";
+
+			if (!strncmp(m, "dtrace: error: ", 15))
+				m += 15;
+			fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n",
+				pr->mod, (int)strcspn(m, "\n"), m);
+		}
+		free(text);
+		dt_free(key.s);
+	}
+}
+
+static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
+		 struct eg_prog *p, struct dt_tables *t, int *created, struct usdt_diag *diag)
+{
+	struct dt_retain *rt = NULL;
 	struct sigaction sa;
 	struct dt_render r;
 	struct eg_loaded *l;
@@ -85,14 +155,54 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 		eg_unload(l);
 		return 1;
 	}
+	/* watching the daemon before BEGIN: what BEGIN prints says new files are seen */
+	rt = dt_retain_start(prog);
 	/* as DTrace: the notices, BEGIN's output, then the -c process goes on */
 	dt_notices(o, ps);
 	eg_fire_begin(l);
+	if (eg_attach(l, p, diag)) {
+		eg_reader_free(rd);
+		eg_unload(l);
+		dt_retain_unwatch(rt);
+		dt_free(gone);
+		return 1;
+	}
 	drain(rd);
 	if (*created > 0)
 		usdt_list_release(*created);
 	while (!interrupted && !r.have_exit) {
-		if (eg_reader_poll(rd, 50) < 0) {
+		struct pollfd pfd[2] = {{eg_reader_fd(rd), POLLIN, 0},
+					{dt_retain_fd(rt), POLLIN, 0}};
+
+		/* the daemon's NOTICEs: a program is held until its file is attached */
+		if (poll(pfd, 2, rt ? 10 : 50) < 0 && errno != EINTR)
+			break;
+		if (rt) {
+			struct dt_probes *nps = dt_xmalloc(sizeof(*nps));
+			int64_t t0 = usdt_clock_ns(CLOCK_MONOTONIC), t1;
+			size_t n0 = p->nsites;
+			int b;
+
+			memset(nps, 0, sizeof(*nps));
+			b = dt_retain_poll_probes(rt, nps);
+			if (b <= 0) { /* (a batch's probes stay: its records name them) */
+				dt_free(nps->v);
+				dt_free(nps->matched);
+				dt_free(nps);
+			} else {
+				t1 = usdt_clock_ns(CLOCK_MONOTONIC);
+				attach_new(p, l, prog, nps);
+				if (getenv("USDTKIT_ENGINE_TIMES"))
+					fprintf(stderr,
+						"dtrace: new files listed in %.2f ms, %zu sites "
+						"attached in %.2f ms\n",
+						(double)(t1 - t0) / 1e6, p->nsites - n0,
+						(double)(usdt_clock_ns(CLOCK_MONOTONIC) - t1) /
+						    1e6);
+				dt_retain_started(rt, (unsigned)b);
+			}
+		}
+		if (eg_reader_poll(rd, 0) < 0) {
 			usdt_error(diag, "reading the ring buffer failed: %s", strerror(errno));
 			rc = 1;
 			break;
@@ -104,6 +214,7 @@ static int trace(struct dt_consumer_opts *o, struct dt_probes *ps, struct eg_pro
 		if (targets_gone(o, *created, gone))
 			break;
 	}
+	dt_retain_unwatch(rt); /* no new file is attached now: hold nobody */
 	drain(rd);
 	if (!r.have_exit || rc == 0) {
 		eg_fire_end(l);
@@ -266,7 +377,7 @@ int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt
 		rc = 0;
 		goto out;
 	}
-	rc = trace(o, ps, &p, &t, &created, diag);
+	rc = trace(o, prog, ps, &p, &t, &created, diag);
 out:
 	if (created > 0)
 		usdt_list_destroy(created, diag);

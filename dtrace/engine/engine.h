@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "d.h"
+#include "model.h"
 
 /* Strings past this are cut (-x strsize); DTrace's default is 256. */
 #define EG_STRSIZE_MAX 1024
@@ -51,11 +52,44 @@ struct eg_agg {
 	bool used; /* some clause updates it: the map exists */
 };
 
-/* A uprobe to attach: a program of the object at one site of a file. */
+/*
+ * What a USDT program reads of the site that fired it, from the map
+ * `sites` at the link's BPF cookie (the generated `struct site` is this
+ * one): the record's probe (an index of eg_prog's probes), its ID, each
+ * argument's place (codegen_args.c: EG_ARG_*), the probe's names.
+ */
+#define EG_SITE_STR 128
+enum { EG_ARG_NONE, EG_ARG_IMM, EG_ARG_REG, EG_ARG_MEM, EG_ARG_IP };
+struct eg_site_arg {
+	int64_t val;
+	uint16_t reg; /* the pt_regs field's index */
+	uint8_t kind, size, sign, pad[3];
+};
+struct eg_site_val {
+	uint32_t probe, id;
+	struct eg_site_arg arg[USDT_SDT_MAX_ARGS];
+	char prov[EG_SITE_STR], mod[EG_SITE_STR], func[EG_SITE_STR], name[EG_SITE_STR];
+};
+
+/* A uprobe to attach: a program of the object at one site of a file, its cookie. */
 struct eg_site {
 	char prog[32];
 	char *path;
 	uint64_t off, sema_off;
+	uint32_t cookie;
+	struct eg_site_val val;
+};
+
+/*
+ * A USDT program: one per clause set (which clauses, for which processes,
+ * and the argument types where args[] is read: eg_group_key()), shared by
+ * every site of every probe with that set, now or in a file that comes
+ * later.
+ */
+struct eg_group {
+	char *key;
+	char prog[32];
+	const struct dt_node *arg_used[USDT_SDT_MAX_ARGS]; /* what the clauses read, and where */
 };
 
 /* A tick-N probe's program: a CPU clock on one CPU every period_ns (profile-N: on every CPU). */
@@ -79,6 +113,11 @@ struct eg_prog {
 	struct eg_agg *aggs; /* beside the tables' aggregations, same index */
 	struct eg_site *sites;
 	size_t nsites;
+	uint32_t next_cookie;
+	struct eg_group *groups;
+	size_t ngroups;
+	const struct dt_probe **probes; /* a record's probe, by the index it holds */
+	size_t nprobes;
 	struct eg_timer *timers;
 	size_t ntimers;
 	struct eg_tracepoint *tps;
@@ -92,6 +131,17 @@ struct eg_prog {
 /* codegen.c: the program, its layouts and the renderer's tables. 0 or -1 (reported). */
 int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
 	       struct eg_prog *out, struct usdt_diag *diag);
+/*
+ * codegen_args.c: the clause set of a probe, as a key of eg_prog's groups;
+ * a probe's sites for group gi, its index in p->probes, into p->sites from
+ * p->nsites on (0, or -1: reported, with the position of the argument that
+ * cannot be read).
+ */
+void eg_group_key(const struct dt_program *prog, const struct dt_probe *pr, struct dt_buf *key);
+bool eg_group_uses_args(const struct dt_program *prog, const struct dt_probe *pr);
+long eg_group_find(const struct eg_prog *p, const char *key);
+int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint32_t probe,
+		   struct usdt_diag *diag);
 /* codegen_prelude.c: what every generated file starts with. */
 void eg_prelude(struct dt_buf *o, long strsize, unsigned scratch_size);
 
@@ -115,10 +165,15 @@ void eg_cache_close(struct eg_cache *c);
 
 /* loader.c */
 struct eg_loaded;
-/* Compiles, loads and attaches: NULL on failure (reported). */
+/* Compiles, loads and attaches BEGIN and END: NULL on failure (reported). */
 struct eg_loaded *eg_load(const struct eg_prog *p, struct usdt_diag *diag);
+/* Then, once BEGIN ran, everything else: 0, or -1 (reported). */
+int eg_attach(struct eg_loaded *l, const struct eg_prog *p, struct usdt_diag *diag);
 /* Compiles and loads (the verifier runs) without attaching: -e. */
 struct eg_loaded *eg_check(const struct eg_prog *p, struct usdt_diag *diag);
+/* Attaches p->sites from `first` on (new files' sites): 0, or -1 (reported). */
+int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
+		    struct usdt_diag *diag);
 /* Runs BEGIN or END in this process (their uprobes are on a function of ours). */
 void eg_fire_begin(struct eg_loaded *l);
 void eg_fire_end(struct eg_loaded *l);
@@ -142,6 +197,8 @@ char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
 struct eg_reader;
 struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, struct dt_render *r,
 				struct usdt_diag *diag);
+/* A descriptor readable when records are there (to poll beside others). */
+int eg_reader_fd(const struct eg_reader *rd);
 /* Reads what is there, waiting up to timeout_ms. Returns records read, or -1. */
 int eg_reader_poll(struct eg_reader *rd, int timeout_ms);
 /* New drops since the last call, reported as DTrace does. */

@@ -18,10 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/utsname.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
+#include <bpf/bpf.h>
 #include <bpf/libbpf.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -33,6 +36,10 @@ struct eg_loaded {
 	struct bpf_object *obj;
 	struct bpf_link **links;
 	size_t nlinks;
+	int *mfds; /* multi-uprobe links (their descriptors) */
+	size_t nmfds;
+	bool multi;    /* the USDT programs attach by multi-uprobe links */
+	size_t nsites; /* sites attached */
 	struct bpf_link *begin, *end;
 	double clang_ms, load_ms;
 	struct dt_buf objbuf; /* the object, from clang or the cache */
@@ -231,7 +238,7 @@ __attribute__((noinline)) void eg_end_trigger(void)
 }
 
 static struct bpf_link *attach(struct bpf_object *obj, const char *prog, int pid, const char *path,
-			       uint64_t off, uint64_t sema, struct usdt_diag *diag)
+			       uint64_t off, uint64_t sema, uint64_t cookie, struct usdt_diag *diag)
 {
 	struct bpf_program *p = bpf_object__find_program_by_name(obj, prog);
 	struct bpf_uprobe_opts uo; /* (LIBBPF_OPTS is a GNU statement expression) */
@@ -240,6 +247,7 @@ static struct bpf_link *attach(struct bpf_object *obj, const char *prog, int pid
 	memset(&uo, 0, sizeof(uo));
 	uo.sz = sizeof(uo);
 	uo.ref_ctr_offset = (size_t)sema;
+	uo.bpf_cookie = cookie;
 	if (!p) {
 		usdt_error(diag, "the generated object has no program %s", prog);
 		return NULL;
@@ -261,7 +269,7 @@ static struct bpf_link *attach_self(struct bpf_object *obj, const char *prog, vo
 		usdt_error(diag, "cannot find dtrace's own file in /proc/self/maps");
 		return NULL;
 	}
-	return attach(obj, prog, getpid(), path, off, 0, diag);
+	return attach(obj, prog, getpid(), path, off, 0, 0, diag);
 }
 
 /*
@@ -333,6 +341,64 @@ static int check_targets(struct bpf_object *obj, const struct eg_prog *p, struct
 	return 0;
 }
 
+/*
+ * Multi-uprobe links (BPF_TRACE_UPROBE_MULTI, Linux 6.6): one link for many
+ * sites of one file, each with its offset, reference counter and cookie,
+ * made in one bpf(BPF_LINK_CREATE) call, which libbpf 1.1.2 does not make:
+ * the attribute is laid out here as the kernel's uapi has it. A program
+ * attached so must be loaded for it (its expected attach type), and then
+ * cannot be attached by a perf event: the choice is made before the load,
+ * by the kernel's version, and USDTKIT_UPROBE_MULTI=0 refuses it (one link
+ * a site, as before 6.6).
+ */
+#define EG_TRACE_UPROBE_MULTI 48
+struct eg_umulti_attr {
+	uint32_t prog_fd, target_fd, attach_type, flags;
+	uint64_t path, offsets, ref_ctr_offsets, cookies;
+	uint32_t cnt, mflags, pid, pad;
+};
+
+static bool want_multi(void)
+{
+	const char *e = getenv("USDTKIT_UPROBE_MULTI");
+	struct utsname u;
+	unsigned a = 0, b = 0;
+
+	if (e && !strcmp(e, "0"))
+		return false;
+	return !uname(&u) && sscanf(u.release, "%u.%u", &a, &b) == 2 &&
+	       (a > 6 || (a == 6 && b >= 6));
+}
+
+/* Sites [i, j) of one program and file, by one link: its descriptor, or -1. */
+static int attach_multi(struct eg_loaded *l, const struct eg_prog *p, size_t i, size_t j)
+{
+	struct bpf_program *pg = bpf_object__find_program_by_name(l->obj, p->sites[i].prog);
+	size_t n = j - i, k;
+	uint64_t *off = dt_xmalloc(n * 8), *ref = dt_xmalloc(n * 8), *ck = dt_xmalloc(n * 8);
+	struct eg_umulti_attr a;
+	int fd;
+
+	for (k = 0; k < n; k++) {
+		off[k] = p->sites[i + k].off;
+		ref[k] = p->sites[i + k].sema_off;
+		ck[k] = p->sites[i + k].cookie;
+	}
+	memset(&a, 0, sizeof(a));
+	a.prog_fd = pg ? (uint32_t)bpf_program__fd(pg) : 0;
+	a.attach_type = EG_TRACE_UPROBE_MULTI;
+	a.path = (uint64_t)(uintptr_t)p->sites[i].path;
+	a.offsets = (uint64_t)(uintptr_t)off;
+	a.ref_ctr_offsets = (uint64_t)(uintptr_t)ref;
+	a.cookies = (uint64_t)(uintptr_t)ck;
+	a.cnt = (uint32_t)n;
+	fd = pg ? (int)syscall(SYS_bpf, 28 /* BPF_LINK_CREATE */, &a, sizeof(a)) : -1;
+	dt_free(off);
+	dt_free(ref);
+	dt_free(ck);
+	return fd;
+}
+
 static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct usdt_diag *diag)
 {
 	struct eg_loaded *l = dt_xmalloc(sizeof(*l));
@@ -353,6 +419,15 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 	oo.sz = sizeof(oo);
 	oo.object_name = "dtrace";
 	l->obj = bpf_object__open_mem(l->objbuf.s, l->objbuf.n, &oo);
+	l->multi = do_attach && want_multi();
+	for (i = 0; l->obj && l->multi && i < p->ngroups; i++) {
+		struct bpf_program *pg =
+		    bpf_object__find_program_by_name(l->obj, p->groups[i].prog);
+
+		if (pg)
+			bpf_program__set_expected_attach_type(
+			    pg, (enum bpf_attach_type)EG_TRACE_UPROBE_MULTI);
+	}
 	if (!l->obj || bpf_object__load(l->obj)) {
 		int e = errno;
 
@@ -369,48 +444,6 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 		eg_unload(l);
 		return NULL;
 	}
-	for (i = 0; do_attach && i < p->nsites; i++) {
-		const struct eg_site *s = &p->sites[i];
-		struct bpf_link *k =
-		    attach(l->obj, s->prog, -1, s->path, s->off, s->sema_off, diag);
-
-		if (!k) {
-			eg_unload(l);
-			return NULL;
-		}
-		DT_PUSH(l->links, l->nlinks, k);
-	}
-	for (i = 0; do_attach && i < p->ntimers; i++) {
-		int cpu, ncpu = p->timers[i].every_cpu ? libbpf_num_possible_cpus() : 1;
-
-		for (cpu = 0; cpu < ncpu; cpu++) {
-			bool offline;
-			struct bpf_link *k =
-			    attach_timer(l->obj, &p->timers[i], cpu, &offline, diag);
-
-			if (!k && offline)
-				continue;
-			if (!k) {
-				eg_unload(l);
-				return NULL;
-			}
-			DT_PUSH(l->links, l->nlinks, k);
-		}
-	}
-	for (i = 0; do_attach && i < p->ntps; i++) {
-		struct bpf_program *pg = bpf_object__find_program_by_name(l->obj, p->tps[i].prog);
-		struct bpf_link *k =
-		    pg ? bpf_program__attach_tracepoint(pg, p->tps[i].category, p->tps[i].name)
-		       : NULL;
-
-		if (!k) {
-			usdt_error(diag, "cannot attach to the tracepoint %s/%s: %s",
-				   p->tps[i].category, p->tps[i].name, strerror(errno));
-			eg_unload(l);
-			return NULL;
-		}
-		DT_PUSH(l->links, l->nlinks, k);
-	}
 	if (do_attach && p->has_begin &&
 	    !(l->begin = attach_self(l->obj, "dt_begin", eg_begin_trigger, diag))) {
 		eg_unload(l);
@@ -426,10 +459,108 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 		return NULL;
 	}
 	l->load_ms = now_ms() - t0;
-	if (getenv("USDTKIT_ENGINE_TIMES"))
-		fprintf(stderr, "dtrace: %s %.1f ms, load and attach %.1f ms (%zu uprobes)\n",
-			l->cached ? "cached object" : "clang", l->clang_ms, l->load_ms, l->nlinks);
 	return l;
+}
+
+/*
+ * What BEGIN precedes: every site, timer and tracepoint, attached once it
+ * has run (DTrace's other probes do not fire before BEGIN). 0, or -1.
+ */
+int eg_attach(struct eg_loaded *l, const struct eg_prog *p, struct usdt_diag *diag)
+{
+	double t0 = now_ms();
+	size_t i;
+
+	if (eg_attach_sites(l, p, 0, diag))
+		return -1;
+	for (i = 0; i < p->ntimers; i++) {
+		int cpu, ncpu = p->timers[i].every_cpu ? libbpf_num_possible_cpus() : 1;
+
+		for (cpu = 0; cpu < ncpu; cpu++) {
+			bool offline;
+			struct bpf_link *k =
+			    attach_timer(l->obj, &p->timers[i], cpu, &offline, diag);
+
+			if (!k && offline)
+				continue;
+			if (!k)
+				return -1;
+			DT_PUSH(l->links, l->nlinks, k);
+		}
+	}
+	for (i = 0; i < p->ntps; i++) {
+		struct bpf_program *pg = bpf_object__find_program_by_name(l->obj, p->tps[i].prog);
+		struct bpf_link *k =
+		    pg ? bpf_program__attach_tracepoint(pg, p->tps[i].category, p->tps[i].name)
+		       : NULL;
+
+		if (!k) {
+			usdt_error(diag, "cannot attach to the tracepoint %s/%s: %s",
+				   p->tps[i].category, p->tps[i].name, strerror(errno));
+			return -1;
+		}
+		DT_PUSH(l->links, l->nlinks, k);
+	}
+	l->load_ms += now_ms() - t0;
+	if (getenv("USDTKIT_ENGINE_TIMES"))
+		fprintf(stderr, "dtrace: %s %.1f ms, load and attach %.1f ms (%zu sites%s)\n",
+			l->cached ? "cached object" : "clang", l->clang_ms, l->load_ms, l->nsites,
+			l->multi ? ", multi-uprobe links" : "");
+	return 0;
+}
+
+/*
+ * A site's entry goes into the map `sites` at its cookie before its link
+ * is made: the program never fires on a cookie it cannot find.
+ */
+int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
+		    struct usdt_diag *diag)
+{
+	int fd = bpf_object__find_map_fd_by_name(l->obj, "sites");
+	size_t i, j;
+
+	for (i = first; i < p->nsites; i++)
+		if (fd < 0 ||
+		    bpf_map_update_elem(fd, &p->sites[i].cookie, &p->sites[i].val, BPF_ANY)) {
+			usdt_error(diag, "cannot write the sites' map: %s", strerror(errno));
+			return -1;
+		}
+	for (i = first; l->multi && i < p->nsites; i = j) {
+		int mfd;
+
+		for (j = i + 1; j < p->nsites && !strcmp(p->sites[j].prog, p->sites[i].prog) &&
+				!strcmp(p->sites[j].path, p->sites[i].path);
+		     j++)
+			;
+		mfd = attach_multi(l, p, i, j);
+		if (mfd < 0) {
+			usdt_error(diag, "cannot attach %zu uprobes to %s: %s", j - i,
+				   p->sites[i].path, strerror(errno));
+			return -1;
+		}
+		DT_PUSH(l->mfds, l->nmfds, mfd);
+		l->nsites += j - i;
+	}
+	if (!l->multi && p->nsites > first) {
+		/* a descriptor a link: the soft limit (often 1024) raised to the hard one */
+		struct rlimit r;
+
+		if (!getrlimit(RLIMIT_NOFILE, &r) && r.rlim_cur < r.rlim_max) {
+			r.rlim_cur = r.rlim_max;
+			setrlimit(RLIMIT_NOFILE, &r);
+		}
+	}
+	for (i = first; !l->multi && i < p->nsites; i++) {
+		const struct eg_site *s = &p->sites[i];
+		struct bpf_link *k;
+
+		k = attach(l->obj, s->prog, -1, s->path, s->off, s->sema_off, s->cookie, diag);
+		if (!k)
+			return -1;
+		DT_PUSH(l->links, l->nlinks, k);
+		l->nsites++;
+	}
+	return 0;
 }
 
 struct eg_loaded *eg_load(const struct eg_prog *p, struct usdt_diag *diag)
@@ -473,6 +604,9 @@ void eg_unload(struct eg_loaded *l)
 		return;
 	for (i = 0; i < l->nlinks; i++)
 		bpf_link__destroy(l->links[i]);
+	for (i = 0; i < l->nmfds; i++)
+		close(l->mfds[i]);
+	dt_free(l->mfds);
 	bpf_link__destroy(l->begin);
 	bpf_link__destroy(l->end);
 	bpf_object__close(l->obj);

@@ -97,13 +97,14 @@ static int on_record(void *ctx, void *data, size_t size)
 	const unsigned char *d = data;
 	const struct eg_rec *rec;
 	uint64_t ran;
-	uint32_t id;
+	uint32_t id, probe;
 	size_t i, k;
 
-	if (size < 16)
+	if (size < 24)
 		return 0;
 	memcpy(&id, d, 4);
 	memcpy(&ran, d + 8, 8);
+	memcpy(&probe, d + 16, 4);
 	if (id >= rd->p->nrecs)
 		return 0;
 	rec = &rd->p->recs[id];
@@ -114,6 +115,9 @@ static int on_record(void *ctx, void *data, size_t size)
 
 		if (!(ran & (UINT64_C(1) << i)))
 			continue; /* in a branch not taken */
+		/* a program is its clause set's: the probe that fired is the record's */
+		if (rd->r->t->acts[it->act].kind == A_CLAUSE && probe < rd->p->nprobes)
+			rd->r->t->acts[it->act].probe = rd->p->probes[probe];
 		f = dt_xmalloc((it->n + 1) * sizeof(*f));
 		for (k = 0; k < it->n; k++)
 			f[k] = field_text(rd, &rec->f[it->first + k], d, size);
@@ -149,6 +153,11 @@ struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, st
 		return NULL;
 	}
 	return rd;
+}
+
+int eg_reader_fd(const struct eg_reader *rd)
+{
+	return ring_buffer__epoll_fd(rd->rb);
 }
 
 int eg_reader_poll(struct eg_reader *rd, int timeout_ms)

@@ -733,6 +733,13 @@ int usdt_list_each(const int *pids, size_t npids,
 		   int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
 		   struct usdt_diag *diag)
 {
+	return usdt_list_each_new(pids, npids, NULL, fn, arg, diag);
+}
+
+int usdt_list_each_new(const int *pids, size_t npids, bool (*skip)(uint64_t dev, uint64_t ino),
+		       int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
+		       struct usdt_diag *diag)
+{
 	struct usdt_list_opts o = {.pids = pids, .npids = npids};
 	struct lister l = {.o = &o, .diag = diag};
 	struct usdt_list_modules mods = {0};
@@ -743,7 +750,8 @@ int usdt_list_each(const int *pids, size_t npids,
 		goto out;
 	rc = 0;
 	for (i = 0; i < mods.n && !rc; i++)
-		rc = each_module(&l, &mods.v[i], fn, arg);
+		if (!skip || !skip(mods.v[i].dev, mods.v[i].ino))
+			rc = each_module(&l, &mods.v[i], fn, arg);
 	if (rc == -ENOMEM) {
 		usdt_error(diag, "out of memory");
 		rc = -1;

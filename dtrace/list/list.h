@@ -9,6 +9,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "diag.h"
@@ -74,6 +75,15 @@ int usdt_list_each(const int *pids, size_t npids,
  * Whether the helper daemon listens (nothing at its socket, or a socket
  * nobody listens on: false); *path is the socket's path.
  */
+/*
+ * The same, without reading the files `skip` says were seen (a consumer's
+ * retained enablings list only what is new: their notes and symbols are
+ * most of a listing's time).
+ */
+int usdt_list_each_new(const int *pids, size_t npids, bool (*skip)(uint64_t dev, uint64_t ino),
+		       int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
+		       struct usdt_diag *diag);
+
 bool usdt_list_daemon_running(const char **path);
 
 #endif /* USDT_LIST_H */

@@ -1,13 +1,14 @@
 #!/bin/bash
 # Retained enablings: a script started before the file its probes are in.
 # A private helper daemon registers (1) a new program, (2) a library the
-# program dlopen()s, (3) a Python runtime provider; each is traced by a
-# bpftrace instance started for it, its records printed as they come and
-# its aggregation added to the exit dump. Each program waits until its
+# program dlopen()s, (3) a Python runtime provider; each is traced (the
+# engine: new links to the loaded programs, one set of maps; the bpftrace
+# backend, USDTKIT_ENGINE=bpftrace: a bpftrace instance started for it, its
+# aggregation added to the exit dump), its records printed as they come. Each program waits until its
 # probe is enabled (a tracer attached), then fires three times: the output
 # is exact. The first runs also from a file known at the start, so that the
 # dump adds two instances' counts. (4) Without a daemon, a -c process's
-# dlopen() is seen in its /proc/PID/maps.
+# dlopen() is seen in its /proc/PID/maps; (5) the same with two clauses.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 . "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
@@ -150,6 +151,23 @@ USDTKIT_HELPER_SOCKET="$T/none.sock" taskset -c 0 timeout 100 "$DTRACE" -Z -q -c
 	-n "$P*:::tick { printf(\"%s %s %d %s\\n\", probemod, probename, arg0, copyinstr(arg1)); @[probename] = count(); n++; }
 	END { printf(\"n=%d\\n\", n); }" >"$T/out" 2>"$T/err" || rc=$?
 [ "$rc" = 0 ] || { cat "$T/out" "$T/err" >&2; fail "a -c process's dlopen without a daemon: dtrace exited $rc"; }
-# (n: END is the first instance's, whose n no clause of its own changed)
-same "$T/out" "libfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\nn=0\n$(dump 3)\n" \
+# (n: DTrace's 3 on the engine, whose globals are one; on the bpftrace
+# backend END is the first instance's, whose n no clause of its own changed)
+N=3
+[ "${USDTKIT_ENGINE:-}" = bpftrace ] && N=0
+same "$T/out" "libfire.so tick 1 one\nlibfire.so tick 2 two\nlibfire.so tick 3 three\nn=$N\n$(dump 3)\n" \
 	"a -c process's dlopen()ed library, without a daemon"
+
+# 5. Two clauses on a library that comes later, no probe at the start: on
+# the engine, one link per clause to each clause's own program (no program
+# has the pair), run in script order; probefunc and probeprov from the
+# site.
+rc=0
+USDTKIT_HELPER_SOCKET="$T/none.sock" taskset -c 0 timeout 100 "$DTRACE" -Z -q -c "$T/b/loader $T/b/libfire.so" \
+	-n "$P*:::tick { printf(\"a %d %s %s %d\\n\", arg0, probefunc, probeprov, pid); }
+	$P*:::tick /arg0 > 1/ { printf(\"b %s\\n\", copyinstr(arg1)); }" >"$T/raw" 2>"$T/err" || rc=$?
+[ "$rc" = 0 ] || { cat "$T/raw" "$T/err" >&2; fail "two clauses on a later library: dtrace exited $rc"; }
+# (probeprov: the provider and the firing process's pid)
+awk -v p="$P" '$1 == "a" { $4 = ($4 == p $5) ? "prov" : $4; $5 = "" } 1' "$T/raw" | sed 's/ $//' >"$T/out"
+same "$T/out" "a 1 fire prov\na 2 fire prov\nb two\na 3 fire prov\nb three\n\n" \
+	"two clauses on a later library, in script order"
