@@ -299,6 +299,30 @@ static int escape(const char **pp)
 	return c;
 }
 
+
+/*
+ * An integer constant's type, as C gives it: a decimal one is int, else
+ * long; an octal or hexadecimal one int, unsigned int, long, unsigned long;
+ * a 'u' suffix skips the signed, an 'l' the 4-byte ones.
+ */
+static void int_type(struct dt_lex *lx, const char *s, const char *end)
+{
+	uint64_t v = (uint64_t)lx->ival;
+	bool dec = s[0] != '0' || end == s + 1, u = false, l = false;
+
+	for (; *end == 'u' || *end == 'U' || *end == 'l' || *end == 'L'; end++)
+		if (*end == 'u' || *end == 'U')
+			u = true;
+		else
+			l = true;
+	if (!l && v <= (u ? UINT32_MAX : INT32_MAX))
+		lx->isize = 4, lx->iuns = u;
+	else if (!l && !u && !dec && v <= UINT32_MAX)
+		lx->isize = 4, lx->iuns = true;
+	else
+		lx->isize = 8, lx->iuns = u || v > INT64_MAX;
+}
+
 int dt_lex_next(struct dt_lex *lx)
 {
 	const char *s;
@@ -332,6 +356,8 @@ int dt_lex_next(struct dt_lex *lx)
 		}
 		errno = 0;
 		lx->ival = strtoll(v, &end, 0);
+		lx->isize = lx->ival > INT32_MAX || lx->ival < INT32_MIN ? 8 : 4;
+		lx->iuns = false;
 		if (*v && !*end && !errno)
 			return lx->tok = T_INT;
 		lx->text = dt_xstrdup(v);
@@ -365,6 +391,7 @@ int dt_lex_next(struct dt_lex *lx)
 			dt_error_at(lx->diag, &lx->pos, "integer constant out of range");
 			lx->err = true;
 		}
+		int_type(lx, s, end);
 		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 			end++;
 		if (isalnum((unsigned char)*end) || *end == '.') {
@@ -404,6 +431,8 @@ int dt_lex_next(struct dt_lex *lx)
 		lx->p++;
 		if (q == '\'') {
 			lx->ival = b.n ? (unsigned char)b.s[0] : 0;
+			lx->isize = 4;
+			lx->iuns = false;
 			dt_free(b.s);
 			return lx->tok = T_INT;
 		}

@@ -56,6 +56,20 @@ static struct cg_var *add(struct cg *g, char kind, const char *name)
 	return &g->vars[g->nvars - 1];
 }
 
+/* A variable's declared type (`int x;`, `self string s;`), if it has one. */
+static bool declared(struct cg *g, struct cg_var *v)
+{
+	const char *ty = cg_decl_type(g, v->kind, v->name);
+	struct cg_type t;
+
+	if (!ty || cg_type(g, ty, &t) || t.is_aggr || t.is_void || t.is_float)
+		return false;
+	v->is_str = t.is_str;
+	v->size = t.is_str ? 0 : t.size;
+	v->is_unsigned = t.is_unsigned;
+	return true;
+}
+
 static void scan_node(struct cg *g, const struct dt_node *n)
 {
 	size_t i;
@@ -72,7 +86,9 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 	if (k && !(k == 'g' && is_builtin(n->a->name))) {
 		struct cg_var *v = add(g, k, n->a->name);
 
-		if (!v->typed && n->kind == N_ASSIGN && !strcmp(n->op, "=") && n->b) {
+		if (!v->typed && declared(g, v))
+			;
+		else if (!v->typed && n->kind == N_ASSIGN && !strcmp(n->op, "=") && n->b) {
 			struct cv t;
 
 			cg_value(g, n->b, &t);
@@ -293,6 +309,24 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
+	if (!x && cg_decl_type(g, k, n->name)) { /* declared, never assigned: 0 or "" */
+		struct cg_type t;
+
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && t.is_str) {
+			v->type = TY_STR;
+			v->skind = SV_CONST;
+			v->text = dt_xstrdup("");
+			return true;
+		}
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr && !t.is_float) {
+			v->size = t.size;
+			v->is_unsigned = t.is_unsigned;
+		} else {
+			cg_err(g, n, "a variable of this type");
+		}
+		v->text = dt_xstrdup("0LL");
+		return true;
+	}
 	if (!x && k == 'g') { /* no clause assigns it: D knows no such name */
 		char msg[300];
 
@@ -351,6 +385,43 @@ bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, c
 	return true;
 }
 
+/*
+ * The value an integer variable gets: `=`'s, `op=`'s or ++/--'s, computed
+ * as cg_arith() computes, narrowed to the variable's type (DTrace stores
+ * its width).
+ */
+static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var *x,
+		      const char *cur, struct cv *val, struct cv *nv)
+{
+	struct cv old = {.type = TY_INT, .size = x->size, .is_unsigned = x->is_unsigned};
+	struct cv one = {.type = TY_INT, .size = 4};
+	char op[4] = "+";
+	int64_t z;
+
+	if (n->kind == N_ASSIGN && !strcmp(n->op, "=")) {
+		nv->text = dt_xstrdup(val->text);
+		nv->size = val->size;
+	} else {
+		old.text = dt_xstrdup(cur);
+		if (n->kind == N_INCDEC) {
+			one.text = dt_xstrdup("1LL");
+			op[0] = n->op[0];
+			val = &one;
+		} else {
+			snprintf(op, sizeof(op), "%.*s", (int)strlen(n->op) - 1, n->op);
+			if ((op[0] == '/' || op[0] == '%') && cg_const(g, n->b, &z) && !z)
+				cg_refuse(g, n, "expression contains division by zero");
+		}
+		cg_arith(op, &old, val, nv);
+		cv_free(&old);
+		cv_free(&one);
+	}
+	nv->type = TY_INT;
+	nv->size = x->size ? x->size : 8;
+	nv->is_unsigned = x->is_unsigned;
+	cg_narrow(nv);
+}
+
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
 {
 	const struct dt_node *lhs = n->a;
@@ -407,15 +478,14 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		cg_store_str(g, &val, dst, false, o, k == 's' ? "\t\t\t" : ind);
 		if (k == 's')
 			dt_buf_printf(o, "%s}\n", ind);
-	} else if (n->kind == N_INCDEC) {
-		dt_buf_printf(o, "%s%s%s %s= 1;\n", ind, k == 's' ? "\t" : "", buf,
-			      n->op[0] == '+' ? "+" : "-");
-	} else if (!strcmp(n->op, "/=") || !strcmp(n->op, "%=")) {
-		dt_buf_printf(o, "%s%s%s = s%s(%s, %s);\n", ind, k == 's' ? "\t" : "", buf,
-			      n->op[0] == '/' ? "div" : "mod", buf, val.text);
 	} else {
-		dt_buf_printf(o, "%s%s%s %s (%s);\n", ind, k == 's' ? "\t" : "", buf, n->op,
-			      val.text);
+		struct cv nv = {0};
+
+		int_value(g, n, x, buf, &val, &nv);
+		if (!g->failed)
+			dt_buf_printf(o, "%s%s%s = %s;\n", ind, k == 's' ? "\t" : "", buf,
+				      nv.text);
+		cv_free(&nv);
 	}
 	cv_free(&val);
 	return true;
