@@ -11,10 +11,13 @@
  * C) and the type decides what is signed: division, modulo and `>>` by the
  * result's type, a comparison signed only when both operands are. The
  * value is narrowed to its type's width (sx()/zx() of the prelude) where
- * DTrace narrows it: a cast (dt_cg_typecast()'s rule, cg_conv()), a store
- * into a variable, a value recorded by trace() or printf(). So `i = i * i`
- * of an int wraps at the store, and `(x * y) / z` divides the 64-bit
- * product, as DTrace prints them. A type is its words as the parser kept
+ * DTrace narrows it: a cast or an operand converted to another type
+ * (cg_conv()), a comparison's operands, a store into a variable, a value
+ * recorded by trace() or printf(). So `i = i * i` of an int wraps at the
+ * store, and `(x * y) / z` divides the 64-bit product, as DTrace's unit
+ * tests print them (arithmetic/tst.basics.d, tst.bug-casting.d). Signed
+ * division and modulo are DTrace's: of the magnitudes, negated when the
+ * signs differ (`19 % -5` is -4, `-19 % -5` is 4: tst.moddiv.d). A type is its words as the parser kept
  * them; typedefs, structs and unions are the program's declarations
  * (prog->decls), sized here as x86-64 and arm64 lay C out.
  */
@@ -231,10 +234,9 @@ const char *cg_decl_type(const struct cg *g, char kind, const char *name)
 }
 
 /*
- * A value converted to (size, signedness) as DTrace's code generator casts
- * (dt_cg_typecast): narrowed to the smaller of the two widths when the
- * target is narrower or its signedness differs, extended as the target's
- * signedness says; otherwise the register is left as it is.
+ * A value converted to (size, signedness) as DTrace casts: narrowed to
+ * the smaller of the two widths, extended as the target's signedness says
+ * (so `(long long)(x + x)` of an int sign-extends its low 32 bits).
  */
 void cg_conv(struct cv *v, unsigned size, bool is_unsigned)
 {
@@ -242,7 +244,7 @@ void cg_conv(struct cv *v, unsigned size, bool is_unsigned)
 	char *in = v->text;
 	struct dt_buf o = {0};
 
-	if (w < 8 && (size < v->size || v->is_unsigned != is_unsigned)) {
+	if (w < 8) {
 		dt_buf_printf(&o, "%s((__u64)(%s), %u)", is_unsigned ? "zx" : "sx", in, w);
 		v->text = o.s;
 		dt_free(in);
@@ -335,12 +337,21 @@ void cg_arith(const char *op, struct cv *a, struct cv *b, struct cv *v)
 	}
 	common(a, b, &size, &uns);
 	if (cmp) {
-		const char *ct = a->is_unsigned || b->is_unsigned ? "__u64" : "__s64";
+		/* each side as its type holds it, compared as their common type is */
+		const char *ct = uns ? "__u64" : "__s64";
+
+		cg_narrow(a);
+		cg_narrow(b);
 
 		dt_buf_printf(&o, "(__s64)((%s)(%s) %s (%s)(%s))", ct, a->text, op, ct, b->text);
 		set_type(v, 4, false);
 		goto out;
 	}
+	/* an operand of another type is converted to the common one (as a cast) */
+	if (a->size != size || a->is_unsigned != uns)
+		cg_conv(a, size, uns);
+	if (b->size != size || b->is_unsigned != uns)
+		cg_conv(b, size, uns);
 	if ((op[0] == '/' || op[0] == '%') && !uns)
 		dt_buf_printf(&o, "s%s(%s, %s)", op[0] == '/' ? "div" : "mod", a->text, b->text);
 	else if (op[0] == '/' || op[0] == '%')
