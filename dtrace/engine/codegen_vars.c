@@ -387,8 +387,8 @@ bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, c
 
 /*
  * The value an integer variable gets: `=`'s, `op=`'s or ++/--'s, computed
- * as cg_arith() computes, narrowed to the variable's type (DTrace stores
- * its width).
+ * as cg_arith() computes, converted to the variable's type as a cast
+ * converts (DTrace stores its width).
  */
 static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var *x,
 		      const char *cur, struct cv *val, struct cv *nv)
@@ -401,6 +401,7 @@ static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var
 	if (n->kind == N_ASSIGN && !strcmp(n->op, "=")) {
 		nv->text = dt_xstrdup(val->text);
 		nv->size = val->size;
+		nv->is_unsigned = val->is_unsigned;
 	} else {
 		old.text = dt_xstrdup(cur);
 		if (n->kind == N_INCDEC) {
@@ -417,9 +418,9 @@ static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var
 		cv_free(&one);
 	}
 	nv->type = TY_INT;
-	nv->size = x->size ? x->size : 8;
-	nv->is_unsigned = x->is_unsigned;
-	cg_narrow(nv);
+	if (!nv->size)
+		nv->size = 8;
+	cg_conv(nv, x->size ? x->size : 8, x->is_unsigned); /* as a cast to its type */
 }
 
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
