@@ -239,6 +239,9 @@ static const char *const ops[] = {
     "-",   "*",	  "/",	"%",  "&",  "|",  "^",	"!",  "~",  ".",  NULL,
 };
 
+/* The escapes a character constant knows (after its backslash). */
+static const char char_escapes[] = "ntrabfvx01234567\"\\";
+
 static int escape(const char **pp)
 {
 	const char *p = *pp;
@@ -411,7 +414,11 @@ int dt_lex_next(struct dt_lex *lx)
 
 		lx->p++;
 		while (*lx->p && *lx->p != q && *lx->p != '\n') {
-			if (*lx->p == '\\' && lx->p[1]) {
+			if (*lx->p == '\\' && lx->p[1] && q == '\'' && !strchr(char_escapes, lx->p[1])) {
+				/* DTrace's character constants keep the backslash of \? \' \c */
+				dt_buf_add(&b, lx->p, 2);
+				lx->p += 2;
+			} else if (*lx->p == '\\' && lx->p[1]) {
 				const char *p = lx->p + 1;
 				char c = (char)escape(&p);
 
@@ -430,8 +437,14 @@ int dt_lex_next(struct dt_lex *lx)
 		}
 		lx->p++;
 		if (q == '\'') {
-			lx->ival = b.n ? (unsigned char)b.s[0] : 0;
-			lx->isize = 4;
+			/* 'ab': its bytes, the first the most significant (an int, a long past 4) */
+			uint64_t v = 0;
+			size_t k;
+
+			for (k = 0; k < b.n && k < 8; k++)
+				v = v << 8 | (unsigned char)b.s[k];
+			lx->ival = (int64_t)v;
+			lx->isize = b.n > 4 ? 8 : 4;
 			lx->iuns = false;
 			dt_free(b.s);
 			return lx->tok = T_INT;

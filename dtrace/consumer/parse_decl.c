@@ -221,10 +221,13 @@ static void members(struct parser *ps, struct dt_decl *d)
 }
 
 /* `struct tag`, `struct tag { … }`, `struct { … }` (and union, enum). */
-static char *tagged(struct parser *ps, const char *kw)
+static char *tagged(struct parser *ps, const char *word)
 {
 	struct dt_buf t = {0};
 	struct dt_pos pos = ps->lx.pos;
+	char kw[8];
+
+	snprintf(kw, sizeof(kw), "%s", word); /* the token's text goes with next() */
 
 	next(ps);
 	if (is_ident(ps)) {

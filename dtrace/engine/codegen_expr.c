@@ -522,7 +522,8 @@ void cg_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			return;
 		}
 		if (!strcmp(n->name, "rand") && !n->nargs) {
-			cv_printf(v, "(__s64)bpf_get_prandom_u32()");
+			/* an int, never negative (C's rand()) */
+			cv_printf(v, "(__s64)(bpf_get_prandom_u32() >> 1)");
 			set_int(v, 4, false);
 			return;
 		}

@@ -234,21 +234,32 @@ const char *cg_decl_type(const struct cg *g, char kind, const char *name)
 }
 
 /*
- * A value converted to (size, signedness) as DTrace casts: narrowed to
- * the smaller of the two widths, extended as the target's signedness says
- * (so `(long long)(x + x)` of an int sign-extends its low 32 bits).
+ * A value converted to (size, signedness) as C converts it, which is what
+ * DTrace's casts print: what the source type holds (its width, its
+ * signedness), then that value in the target type (truncated to a
+ * narrower one). `(long long)(x + x)` of an int sign-extends its low 32
+ * bits; an unsigned int becomes a long long zero-extended.
  */
 void cg_conv(struct cv *v, unsigned size, bool is_unsigned)
 {
-	unsigned w = size < v->size ? size : v->size;
-	char *in = v->text;
 	struct dt_buf o = {0};
+	bool src = v->size < 8 && size > v->size;
+	bool dst = size < 8 && (size <= v->size || (!v->is_unsigned && is_unsigned));
 
-	if (w < 8) {
-		dt_buf_printf(&o, "%s((__u64)(%s), %u)", is_unsigned ? "zx" : "sx", in, w);
-		v->text = o.s;
+	if (src)
+		dt_buf_printf(&o, "%s((__u64)(%s), %u)", v->is_unsigned ? "zx" : "sx", v->text,
+			      v->size);
+	else
+		dt_buf_printf(&o, "%s", v->text);
+	if (dst) {
+		char *in = o.s;
+
+		o = (struct dt_buf){0};
+		dt_buf_printf(&o, "%s((__u64)(%s), %u)", is_unsigned ? "zx" : "sx", in, size);
 		dt_free(in);
 	}
+	dt_free(v->text);
+	v->text = o.s;
 	v->type = TY_INT;
 	v->size = size;
 	v->is_unsigned = is_unsigned;

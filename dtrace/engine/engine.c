@@ -245,8 +245,7 @@ int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt
 	id0 = ps->next_id;
 	if (o->compile_only && !o->show_program)
 		stand_ins(prog, ps);
-	if ((rc = generate(prog, ps, &t, &p, may_decline, diag)) != 0) {
-		rc = 1;
+	if (generate(prog, ps, &t, &p, may_decline, diag)) {
 		if (may_decline && !diag->errors) {
 			drop_stand_ins(ps, n0, id0);
 			return DT_ENGINE_DECLINED;
