@@ -291,10 +291,32 @@ static struct dt_node *postfix(struct parser *ps)
 			next(ps);
 		} else if (dt_lex_is(&ps->lx, "->") || dt_lex_is(&ps->lx, ".")) {
 			struct dt_node *m = node(ps, N_MEMBER);
+			bool dot = dt_lex_is(&ps->lx, ".");
+			char *flat = NULL;
+			int r = -1;
 
 			m->a = n;
 			next(ps);
 			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
+			if (dot && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
+				r = dt_parse_member(ps,
+						    n->kind == N_IDENT	 ? 'g'
+						    : n->kind == N_SELF ? 's'
+									 : 't',
+						    n->name, m->name, &flat);
+			if (!r) { /* a struct variable's member: a variable of its own */
+				dt_free(n->name);
+				n->name = flat;
+				next(ps);
+				continue;
+			}
+			if (r == -2 || r == -4) {
+				fail(ps, &m->pos,
+				     r == -2 ? "members of unions are not supported yet ('%s')"
+					     : "'%s' is not a member of this struct",
+				     m->name);
+				return NULL;
+			}
 			fail(ps, &m->pos,
 			     "members of structures and translated arguments ('%s') are not "
 			     "supported: use argN with copyinstr() or copyin()",
@@ -599,6 +621,17 @@ static void declaration(struct parser *ps)
 		expect(ps, ";", "after the declaration");
 		return;
 	}
+	if (dt_lex_is_word(lx, "extern")) {
+		/* a kernel symbol's declaration: nothing a program here can read */
+		int depth = 0;
+
+		while (!ps->failed && lx->tok != T_EOF && (depth || !dt_lex_is(lx, ";"))) {
+			depth += dt_lex_is(lx, "(") - dt_lex_is(lx, ")");
+			next(ps);
+		}
+		expect(ps, ";", "after the declaration");
+		return;
+	}
 	if (dt_lex_is_word(lx, "typedef")) {
 		kind = 'T';
 		next(ps);
@@ -626,7 +659,8 @@ static bool declaration_ahead(struct parser *ps)
 		return false;
 	memcpy(word, w, n);
 	word[n] = '\0';
-	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "struct") ||
+	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
+	    !strcmp(word, "struct") ||
 	    !strcmp(word, "union") || !strcmp(word, "enum"))
 		return true;
 	if (strcmp(word, "self") && strcmp(word, "this") && !dt_parse_type_word(ps, word))

@@ -34,4 +34,13 @@ char *dt_parse_type(struct parser *ps);
 /* The declarators of a declaration after its type, to its ';' (kind 'g', 's', 't', 'T'). */
 void dt_parse_declarators(struct parser *ps, char kind, const char *type);
 
+/*
+ * `var.member` of a variable (kind 'g', 's', 't') declared as a struct:
+ * the member is a variable of its own, named "var.member" (*flat), its
+ * type the member's (declared here). 0; -1 var is no struct; -2 a union;
+ * -3 an incomplete struct; -4 no such member.
+ */
+int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member,
+		    char **flat);
+
 #endif /* DT_PARSE_H */

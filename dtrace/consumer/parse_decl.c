@@ -166,12 +166,25 @@ static void enum_body(struct parser *ps)
 	expect(ps, "}", "to close the enum");
 }
 
+static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name);
+static const char *resolve(const struct parser *ps, const char *ty);
+
 /* A struct's or union's members, up to its '}', as the decl's children. */
 static void members(struct parser *ps, struct dt_decl *d)
 {
 	next(ps);
 	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
+		struct dt_pos at = ps->lx.pos;
 		char *type = dt_parse_type(ps);
+		const char *ty = type ? resolve(ps, type) : NULL;
+
+		if (ty && (!strncmp(ty, "struct ", 7) || !strncmp(ty, "union ", 6)) &&
+		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
+			fail(ps, &at, "%s is incomplete: a member's type is declared before it",
+			     ty);
+			dt_free(type);
+			return;
+		}
 
 		while (type && !ps->failed) {
 			struct dt_decl m = {.kind = 'm', .pos = ps->lx.pos};
@@ -359,4 +372,58 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			break;
 		next(ps);
 	}
+}
+
+static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->prog->ndecls; i++)
+		if (ps->prog->decls[i].kind == kind && !strcmp(ps->prog->decls[i].name, name))
+			return &ps->prog->decls[i];
+	return NULL;
+}
+
+/* A type with its typedefs undone. */
+static const char *resolve(const struct parser *ps, const char *ty)
+{
+	const struct dt_decl *d;
+	int guard = 0;
+
+	while (ty && (d = find_typedef(ps, ty)) != NULL && strcmp(d->type, ty) && guard++ < 32)
+		ty = d->type;
+	return ty;
+}
+
+int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member,
+		    char **flat)
+{
+	const struct dt_decl *v = find_decl(ps, kind, var), *s;
+	const char *ty = v ? resolve(ps, v->type) : NULL;
+	struct dt_buf b = {0};
+	size_t i;
+
+	if (!ty || (strncmp(ty, "struct ", 7) && strncmp(ty, "union ", 6)))
+		return -1;
+	if (ty[0] == 'u')
+		return -2;
+	s = find_decl(ps, 'S', ty);
+	if (!s)
+		return -3;
+	for (i = 0; i < s->nmembers; i++)
+		if (s->members[i].name && !strcmp(s->members[i].name, member))
+			break;
+	if (i == s->nmembers)
+		return -4;
+	dt_buf_printf(&b, "%s.%s", var, member);
+	if (!find_decl(ps, kind, b.s)) {
+		struct dt_decl d = {.kind = kind, .pos = ps->lx.pos};
+
+		d.name = dt_xstrdup(b.s);
+		d.type = dt_xstrdup(s->members[i].type);
+		d.bits = s->members[i].bits;
+		DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+	}
+	*flat = b.s;
+	return 0;
 }

@@ -42,6 +42,8 @@ struct cg_var {
 	bool is_unsigned;
 	bool typed;
 	bool is_str;
+	char *cname;   /* its C name: a struct member's "s.m" is s__m */
+	unsigned bits; /* a bit-field's width */
 };
 
 /* An associative array: global ('g') or a thread's ('s'). */
@@ -108,6 +110,7 @@ int cg_type(struct cg *g, const char *ty, struct cg_type *t);
 int cg_type_member(struct cg *g, const char *ty, const char *member, struct cg_type *t,
 		   unsigned *offset);
 const char *cg_decl_type(const struct cg *g, char kind, const char *name);
+unsigned cg_decl_bits(const struct cg *g, char kind, const char *name);
 /* An integer value cast to (size, signedness), as DTrace casts. */
 void cg_conv(struct cv *v, unsigned size, bool is_unsigned);
 /* An integer value narrowed to its type's width (where it is stored). */

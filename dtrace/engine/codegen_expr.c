@@ -147,9 +147,15 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		set_int(v, 8, true);
 		return;
 	}
-	if (!ty && n->a && (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS))
-		ty = cg_decl_type(g, n->a->kind == N_IDENT ? 'g' : n->a->kind == N_SELF ? 's' : 't',
-				  n->a->name);
+	if (!ty && n->a && (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS)) {
+		char k = n->a->kind == N_IDENT ? 'g' : n->a->kind == N_SELF ? 's' : 't';
+
+		ty = cg_decl_type(g, k, n->a->name);
+		if (ty && cg_decl_bits(g, k, n->a->name)) {
+			cg_refuse(g, n, "sizeof cannot be applied to a bit-field");
+			return;
+		}
+	}
 	if (ty) {
 		if (cg_type(g, ty, &t) || t.is_void) {
 			snprintf(msg, sizeof(msg), "sizeof: unknown or incomplete type '%s'", ty);

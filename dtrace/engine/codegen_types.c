@@ -152,55 +152,50 @@ int cg_type(struct cg *g, const char *ty, struct cg_type *t)
 }
 
 /*
- * A struct's or union's size and alignment (or a member's offset):
- * members in order, each at its alignment; a bit-field in its base type's
- * unit, in the unit where it starts unless it would cross the unit's end.
+ * A struct's or union's size and alignment (or a member's offset), as
+ * DTrace's CTF lays out a struct the program declares: each member at the
+ * first byte after the previous one's last bit, rounded up to its
+ * alignment; a bit-field is an integer of the bytes its bits take (so
+ * `int a : 3` is one byte, aligned to one); the size is where the last
+ * member ends, not padded to the alignment (tst.SizeofBitField.d).
  */
 static bool layout(struct cg *g, const struct dt_decl *d, struct cg_type *t, const char *member,
 		   unsigned *offset)
 {
-	unsigned bit = 0, end = 0, align = 1;
+	unsigned end = 0, size = 0, align = 1;
 	bool uni = d->kind == 'U';
 	size_t i;
 
 	for (i = 0; i < d->nmembers; i++) {
 		const struct dt_decl *m = &d->members[i];
 		struct cg_type mt;
-		unsigned off;
+		unsigned off, msize, malign;
 
 		if (cg_type(g, m->type, &mt) || mt.is_void)
 			return false;
-		if (mt.align > align)
-			align = mt.align;
-		if (uni)
-			bit = 0;
-		if (m->bits) {
-			unsigned unit = mt.size * 8;
-
-			if (m->bits > unit)
-				return false;
-			if (bit / unit != (bit + m->bits - 1) / unit)
-				bit = (bit + unit - 1) / unit * unit;
-			off = bit / 8;
-			bit += m->bits;
-		} else {
-			bit = (bit + mt.align * 8 - 1) / (mt.align * 8) * (mt.align * 8);
-			off = bit / 8;
-			bit += mt.size * 8;
-		}
+		if (m->bits > mt.size * 8)
+			return false;
+		msize = m->bits ? (m->bits + 7) / 8 : mt.size;
+		malign = m->bits ? msize : mt.align;
+		if (!malign)
+			malign = 1;
+		if (malign > align)
+			align = malign;
+		off = uni ? 0 : ((end + 7) / 8 + malign - 1) / malign * malign;
+		end = off * 8 + (m->bits ? m->bits : mt.size * 8);
 		if (member && m->name && !strcmp(m->name, member)) {
 			*offset = off;
 			*t = mt;
 			t->bits = m->bits;
 			return true;
 		}
-		if (bit > end)
-			end = bit;
+		if (off + msize > size)
+			size = off + msize;
 	}
 	if (member)
 		return false;
 	memset(t, 0, sizeof(*t));
-	t->size = ((end + 7) / 8 + align - 1) / align * align;
+	t->size = size;
 	t->align = align;
 	t->is_aggr = true;
 	return true;
@@ -240,6 +235,13 @@ const char *cg_decl_type(const struct cg *g, char kind, const char *name)
  * narrower one). `(long long)(x + x)` of an int sign-extends its low 32
  * bits; an unsigned int becomes a long long zero-extended.
  */
+unsigned cg_decl_bits(const struct cg *g, char kind, const char *name)
+{
+	const struct dt_decl *d = decl(g, kind, name);
+
+	return d ? d->bits : 0;
+}
+
 void cg_conv(struct cv *v, unsigned size, bool is_unsigned)
 {
 	struct dt_buf o = {0};

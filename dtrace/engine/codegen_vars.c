@@ -47,11 +47,22 @@ static bool is_builtin(const char *s)
 
 static struct cg_var *add(struct cg *g, char kind, const char *name)
 {
-	struct cg_var v = {kind, dt_xstrdup(name), 8, false, false, false};
+	struct cg_var v = {.kind = kind, .name = dt_xstrdup(name), .size = 8};
 	struct cg_var *x = find(g, kind, name);
+	struct dt_buf c = {0};
+	const char *p;
 
-	if (x)
+	if (x) {
+		dt_free(v.name);
 		return x;
+	}
+	for (p = name; *p; p++) /* a struct's member "s.m" is the C field s__m */
+		if (*p == '.')
+			dt_buf_add(&c, "__", 2);
+		else
+			dt_buf_add(&c, p, 1);
+	dt_buf_add(&c, "", 1);
+	v.cname = c.s;
 	DT_PUSH(g->vars, g->nvars, v);
 	return &g->vars[g->nvars - 1];
 }
@@ -67,6 +78,7 @@ static bool declared(struct cg *g, struct cg_var *v)
 	v->is_str = t.is_str;
 	v->size = t.is_str ? 0 : t.size;
 	v->is_unsigned = t.is_unsigned;
+	v->bits = cg_decl_bits(g, v->kind, v->name);
 	return true;
 }
 
@@ -234,10 +246,10 @@ void cg_vars_maps(const struct cg *g, struct dt_buf *o)
 		dt_buf_printf(o, "struct %cvars {\n", kind);
 		for (i = 0; i < g->nvars; i++)
 			if (g->vars[i].kind == kind && g->vars[i].is_str)
-				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].name,
+				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].cname,
 					      (g->strsize + 7) & ~7L);
 			else if (g->vars[i].kind == kind && kind != 't')
-				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].name);
+				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].cname);
 		dt_buf_printf(o, "};\n");
 	}
 	if (ks & 4)
@@ -261,7 +273,7 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
 		gl |= g->vars[i].kind == 'g';
 		sl |= g->vars[i].kind == 's';
 		if (g->vars[i].kind == 't' && !g->vars[i].is_str)
-			dt_buf_printf(o, "\t__s64 t_%s = 0;\n", g->vars[i].name);
+			dt_buf_printf(o, "\t__s64 t_%s = 0;\n", g->vars[i].cname);
 	}
 	if (kinds(g) & 4)
 		dt_buf_printf(o,
@@ -279,13 +291,13 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
 static void ref(const struct cg_var *v, char *buf, size_t n)
 {
 	if (v->kind == 'g')
-		snprintf(buf, n, "gv->g_%s", v->name);
+		snprintf(buf, n, "gv->g_%s", v->cname);
 	else if (v->kind == 's')
-		snprintf(buf, n, "sv->s_%s", v->name);
+		snprintf(buf, n, "sv->s_%s", v->cname);
 	else if (v->is_str)
-		snprintf(buf, n, "tv->t_%s", v->name);
+		snprintf(buf, n, "tv->t_%s", v->cname);
 	else
-		snprintf(buf, n, "t_%s", v->name);
+		snprintf(buf, n, "t_%s", v->cname);
 }
 
 bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
@@ -421,6 +433,19 @@ static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var
 	if (!nv->size)
 		nv->size = 8;
 	cg_conv(nv, x->size ? x->size : 8, x->is_unsigned); /* as a cast to its type */
+	if (x->bits && x->bits < 64) { /* a bit-field keeps its bits, extended by its sign */
+		char *in = nv->text;
+		struct dt_buf b = {0};
+
+		if (x->is_unsigned)
+			dt_buf_printf(&b, "(__s64)((__u64)(%s) & 0x%llxULL)", in,
+				      (1ULL << x->bits) - 1);
+		else
+			dt_buf_printf(&b, "((__s64)((__u64)(%s) << %u) >> %u)", in, 64 - x->bits,
+				      64 - x->bits);
+		nv->text = b.s;
+		dt_free(in);
+	}
 }
 
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
