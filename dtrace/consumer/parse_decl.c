@@ -244,7 +244,10 @@ static char *tagged(struct parser *ps, const char *word)
 
 	next(ps);
 	if (is_ident(ps)) {
-		dt_buf_printf(&t, "%s %s", kw, ps->lx.text);
+		const char *tag = ps->lx.text, *bq = strchr(tag, '`');
+
+		/* D`s: the program's own types are module D's */
+		dt_buf_printf(&t, "%s %s", kw, bq && !strncmp(tag, "D`", 2) ? bq + 1 : tag);
 		next(ps);
 	} else {
 		dt_buf_printf(&t, "%s <unnamed %u>", kw, ++ps->nanon);
@@ -343,7 +346,15 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 		next(ps);
 		/* an array (associative `int a[int]` or sized): its element type is not kept */
 		while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
-			array = true;
+			bool sized;
+
+			next(ps);
+			/* `int a[5]` keeps its size; an associative `int a[int]` is not kept */
+			sized = ps->lx.tok == T_INT && ps->lx.ival > 0;
+			if (sized)
+				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
+			else
+				array = true;
 			while (!ps->failed && !dt_lex_is(&ps->lx, "]") && ps->lx.tok != T_EOF)
 				next(ps);
 			expect(ps, "]", "to close the array's keys");

@@ -168,7 +168,10 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_value(g, n->a, &e);
 		if (g->failed)
 			return;
-		t.size = e.type == TY_STR ? (unsigned)g->strsize : e.size;
+		/* a string constant is its bytes and NUL; any other string strsize */
+		t.size = e.type != TY_STR		 ? e.size
+			 : e.skind == SV_CONST ? (unsigned)strlen(e.text) + 1
+					       : (unsigned)g->strsize;
 		cv_free(&e);
 	}
 	cv_printf(v, "%uULL", t.size);
@@ -280,7 +283,7 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		set_int(v, 4, true);
 	} else if (!strcmp(s, "NULL")) {
 		cv_printf(v, "0LL");
-		set_int(v, 8, true);
+		set_int(v, 4, false); /* DTrace's NULL is an int 0: sizeof(NULL) is 4 */
 	} else if (!strcmp(s, "execname")) {
 		v->type = TY_STR;
 		v->skind = SV_COMM;
