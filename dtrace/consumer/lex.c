@@ -441,6 +441,10 @@ int dt_lex_next(struct dt_lex *lx)
 			uint64_t v = 0;
 			size_t k;
 
+			if (b.n > 8) {
+				dt_error_at(lx->diag, &lx->pos, "character constant is too long");
+				lx->err = true;
+			}
 			for (k = 0; k < b.n && k < 8; k++)
 				v = v << 8 | (unsigned char)b.s[k];
 			lx->ival = (int64_t)v;

@@ -5,10 +5,12 @@
  * fn()`, `self->x`, `this->x`, `args[N]`, `^^`, string literals).
  *
  * Theory. The parser only builds the tree; what a name means (a builtin, a
- * global, a subroutine) is decided by translate.c, where its type is known.
- * Declarations (`self int x;`, `int a[pid_t];`, `string s;`) only give
- * types, which the translator infers anyway: they are read and dropped;
- * `inline` constants are kept and substituted. The end of a predicate is the
+ * global, a subroutine) is decided by translate.c or the engine, where its
+ * type is known. Declarations (`self int x;`, `typedef`, `struct`, `enum`)
+ * are kept in prog->decls for the engine to type by (parse_decl.c reads
+ * them); `inline` constants and enumerators are kept and substituted, an
+ * inline as a cast to its type. A struct variable's member `s.m` becomes
+ * the variable "s.m" of the member's type. The end of a predicate is the
  * one thing C's grammar does not say: a `/` outside parentheses followed by
  * `{`, `;` or the end of the text closes it (as DTrace's lexer decides).
  * Every error names the file, line and column and the construct.
@@ -638,6 +640,12 @@ static void declaration(struct parser *ps)
 	} else if (dt_lex_is_word(lx, "self") || dt_lex_is_word(lx, "this")) {
 		kind = lx->text[0];
 		next(ps);
+		if (lx->tok == T_IDENT && !dt_parse_type_word(ps, lx->text)) {
+			/* `self x;`: D's implicit int */
+			dt_parse_declarators(ps, kind, "int");
+			expect(ps, ";", "after the declaration");
+			return;
+		}
 	}
 	type = dt_parse_type(ps);
 	if (type)

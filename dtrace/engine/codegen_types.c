@@ -368,8 +368,8 @@ void cg_arith(const char *op, struct cv *a, struct cv *b, struct cv *v)
 	if ((op[0] == '/' || op[0] == '%') && !uns)
 		dt_buf_printf(&o, "s%s(%s, %s)", op[0] == '/' ? "div" : "mod", a->text, b->text);
 	else if (op[0] == '/' || op[0] == '%')
-		dt_buf_printf(&o, "(__s64)((__u64)(%s) %s ((__u64)(%s) ?: 1))", a->text, op,
-			      b->text);
+		dt_buf_printf(&o, "({ __u64 d_ = (__u64)(%s); d_ ? (__s64)((__u64)(%s) %s d_) : 0; })",
+			      b->text, a->text, op);
 	else
 		dt_buf_printf(&o, "(__s64)((__u64)(%s) %s (__u64)(%s))", a->text, op, b->text);
 	set_type(v, size, uns);
@@ -411,17 +411,6 @@ bool cg_const(struct cg *g, const struct dt_node *n, int64_t *val)
 	case N_INT:
 		*val = n->ival;
 		return true;
-	case N_SIZEOF: {
-		struct cv v = {0};
-		bool ok;
-
-		cg_value(g, n, &v);
-		ok = !g->failed && v.text;
-		if (ok)
-			*val = strtoll(v.text, NULL, 0);
-		cv_free(&v);
-		return ok;
-	}
 	case N_UNARY:
 		if (!cg_const(g, n->a, &a))
 			return false;

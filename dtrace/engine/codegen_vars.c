@@ -479,7 +479,10 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 			char msg[300];
 
 			snprintf(msg, sizeof(msg), "'%s' holds a string and an integer", lhs->name);
-			cg_fail(g, n, msg);
+			if (cg_decl_type(g, k, lhs->name)) /* against its declaration: D's error */
+				cg_refuse(g, n, msg);
+			else
+				cg_fail(g, n, msg);
 		}
 		if (!g->failed && x->is_str && strcmp(n->op, "="))
 			cg_fail(g, n, "this operator does not apply to a string");
