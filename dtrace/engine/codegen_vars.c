@@ -67,6 +67,18 @@ static struct cg_var *add(struct cg *g, char kind, const char *name)
 	return &g->vars[g->nvars - 1];
 }
 
+/* A variable declared as a pointer: D's pointers are not supported yet. */
+static bool pointer_var(struct cg *g, char kind, const char *name, const struct dt_node *n)
+{
+	const char *ty = cg_decl_type(g, kind, name);
+	struct cg_type t;
+
+	if (!ty || cg_type(g, ty, &t) || !t.is_ptr)
+		return false;
+	cg_err(g, n, "a pointer variable");
+	return true;
+}
+
 /* A variable's declared type (`int x;`, `self string s;`), if it has one. */
 static bool declared(struct cg *g, struct cg_var *v)
 {
@@ -321,6 +333,12 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
+	if (pointer_var(g, k, n->name, n)) {
+		v->type = TY_INT;
+		v->size = 8;
+		v->text = dt_xstrdup("0LL");
+		return true;
+	}
 	if (!x && cg_decl_type(g, k, n->name)) { /* declared, never assigned: 0 or "" */
 		struct cg_type t;
 
@@ -462,6 +480,8 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		return true;
 	}
 	x = find(g, k, lhs->name);
+	if (pointer_var(g, k, lhs->name, lhs))
+		return true;
 	if (!x) {
 		cg_err(g, lhs, "this variable");
 		return true;
