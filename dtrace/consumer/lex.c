@@ -302,7 +302,6 @@ static int escape(const char **pp)
 	return c;
 }
 
-
 /*
  * An integer constant's type, as C gives it: a decimal one is int, else
  * long; an octal or hexadecimal one int, unsigned int, long, unsigned long;
@@ -414,7 +413,8 @@ int dt_lex_next(struct dt_lex *lx)
 
 		lx->p++;
 		while (*lx->p && *lx->p != q && *lx->p != '\n') {
-			if (*lx->p == '\\' && lx->p[1] && q == '\'' && !strchr(char_escapes, lx->p[1])) {
+			if (*lx->p == '\\' && lx->p[1] && q == '\'' &&
+			    !strchr(char_escapes, lx->p[1])) {
 				/* DTrace's character constants keep the backslash of \? \' \c */
 				dt_buf_add(&b, lx->p, 2);
 				lx->p += 2;
@@ -437,7 +437,8 @@ int dt_lex_next(struct dt_lex *lx)
 		}
 		lx->p++;
 		if (q == '\'') {
-			/* 'ab': its bytes, the first the most significant (an int, a long past 4) */
+			/* 'ab': its bytes, the first the most significant (an int, a long past 4)
+			 */
 			uint64_t v = 0;
 			size_t k;
 

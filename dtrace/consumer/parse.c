@@ -302,9 +302,9 @@ static struct dt_node *postfix(struct parser *ps)
 			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
 			if (dot && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
 				r = dt_parse_member(ps,
-						    n->kind == N_IDENT	 ? 'g'
+						    n->kind == N_IDENT	? 'g'
 						    : n->kind == N_SELF ? 's'
-									 : 't',
+									: 't',
 						    n->name, m->name, &flat);
 			if (!r) { /* a struct variable's member: a variable of its own */
 				dt_free(n->name);
@@ -668,8 +668,7 @@ static bool declaration_ahead(struct parser *ps)
 	memcpy(word, w, n);
 	word[n] = '\0';
 	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
-	    !strcmp(word, "struct") ||
-	    !strcmp(word, "union") || !strcmp(word, "enum"))
+	    !strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum"))
 		return true;
 	if (strcmp(word, "self") && strcmp(word, "this") && !dt_parse_type_word(ps, word))
 		return false;

@@ -40,7 +40,6 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type);
  * type the member's (declared here). 0; -1 var is no struct; -2 a union;
  * -3 an incomplete struct; -4 no such member.
  */
-int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member,
-		    char **flat);
+int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat);
 
 #endif /* DT_PARSE_H */

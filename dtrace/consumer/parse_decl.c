@@ -75,6 +75,16 @@ static const struct dt_decl *find_typedef(const struct parser *ps, const char *n
 	return NULL;
 }
 
+static bool is_c_word(const char *w)
+{
+	size_t i;
+
+	for (i = 0; type_words[i]; i++)
+		if (!strcmp(w, type_words[i]))
+			return true;
+	return false;
+}
+
 bool dt_parse_type_word(const struct parser *ps, const char *w)
 {
 	size_t i;
@@ -203,7 +213,8 @@ static void members(struct parser *ps, struct dt_decl *d)
 			while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
 				next(ps);
 				if (ps->lx.tok != T_INT || ps->lx.ival <= 0) {
-					fail(ps, &ps->lx.pos, "an array member needs a positive size");
+					fail(ps, &ps->lx.pos,
+					     "an array member needs a positive size");
 					break;
 				}
 				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
@@ -285,6 +296,9 @@ char *dt_parse_type(struct parser *ps)
 
 	while (!ps->failed && is_ident(ps) && dt_parse_type_word(ps, ps->lx.text)) {
 		const char *w = ps->lx.text;
+
+		if (t.n && find_typedef(ps, w) && !is_c_word(w))
+			break; /* `char new_int`: a typedef's name after a type is a declarator */
 
 		if (!strcmp(w, "const") || !strcmp(w, "volatile")) {
 			next(ps);
@@ -406,8 +420,7 @@ static const char *resolve(const struct parser *ps, const char *ty)
 	return ty;
 }
 
-int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member,
-		    char **flat)
+int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat)
 {
 	const struct dt_decl *v = find_decl(ps, kind, var), *s;
 	const char *ty = v ? resolve(ps, v->type) : NULL;

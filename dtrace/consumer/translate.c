@@ -1143,7 +1143,8 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		err(t, n, "'->%s' is not supported", n->name);
 		return;
 	case N_SIZEOF:
-		err(t, n, "'%s' is not supported by the bpftrace backend", n->ival ? "offsetof" : "sizeof");
+		err(t, n, "'%s' is not supported by the bpftrace backend",
+		    n->ival ? "offsetof" : "sizeof");
 		return;
 	}
 }

@@ -147,7 +147,8 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		set_int(v, 8, true);
 		return;
 	}
-	if (!ty && n->a && (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS)) {
+	if (!ty && n->a &&
+	    (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS)) {
 		char k = n->a->kind == N_IDENT ? 'g' : n->a->kind == N_SELF ? 's' : 't';
 
 		ty = cg_decl_type(g, k, n->a->name);
@@ -169,7 +170,7 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (g->failed)
 			return;
 		/* a string constant is its bytes and NUL; any other string strsize */
-		t.size = e.type != TY_STR		 ? e.size
+		t.size = e.type != TY_STR      ? e.size
 			 : e.skind == SV_CONST ? (unsigned)strlen(e.text) + 1
 					       : (unsigned)g->strsize;
 		cv_free(&e);

@@ -17,9 +17,9 @@
  * store, and `(x * y) / z` divides the 64-bit product, as DTrace's unit
  * tests print them (arithmetic/tst.basics.d, tst.bug-casting.d). Signed
  * division and modulo are DTrace's: of the magnitudes, negated when the
- * signs differ (`19 % -5` is -4, `-19 % -5` is 4: tst.moddiv.d). A type is its words as the parser kept
- * them; typedefs, structs and unions are the program's declarations
- * (prog->decls), sized here as x86-64 and arm64 lay C out.
+ * signs differ (`19 % -5` is -4, `-19 % -5` is 4: tst.moddiv.d). A type is its words as the parser
+ * kept them; typedefs, structs and unions are the program's declarations (prog->decls), sized here
+ * as x86-64 and arm64 lay C out.
  */
 #include <inttypes.h>
 #include <string.h>
@@ -31,18 +31,18 @@ static const struct {
 	unsigned size;
 	bool is_unsigned;
 } named[] = {
-    {"int8_t", 1, false},	 {"int16_t", 2, false},	   {"int32_t", 4, false},
-    {"int64_t", 8, false},	 {"uint8_t", 1, true},	   {"uint16_t", 2, true},
-    {"uint32_t", 4, true},	 {"uint64_t", 8, true},	   {"intptr_t", 8, false},
-    {"uintptr_t", 8, true},	 {"size_t", 8, true},	   {"ssize_t", 8, false},
-    {"pid_t", 4, false},	 {"id_t", 4, false},	   {"uid_t", 4, true},
-    {"gid_t", 4, true},		 {"uchar_t", 1, true},	   {"ushort_t", 2, true},
-    {"uint_t", 4, true},	 {"ulong_t", 8, true},	   {"u_longlong_t", 8, true},
-    {"longlong_t", 8, false},	 {"hrtime_t", 8, false},   {"bool", 1, true},
-    {"_Bool", 1, true},		 {"boolean_t", 4, false},  {"processorid_t", 4, false},
-    {"caddr_t", 8, true},	 {"user_addr_t", 8, true}, {"off_t", 8, false},
-    {"dev_t", 8, true},		 {"ino_t", 8, true},	   {"time_t", 8, false},
-    {"mode_t", 4, true},	 {"float", 4, false},	   {"double", 8, false},
+    {"int8_t", 1, false},	{"int16_t", 2, false},	  {"int32_t", 4, false},
+    {"int64_t", 8, false},	{"uint8_t", 1, true},	  {"uint16_t", 2, true},
+    {"uint32_t", 4, true},	{"uint64_t", 8, true},	  {"intptr_t", 8, false},
+    {"uintptr_t", 8, true},	{"size_t", 8, true},	  {"ssize_t", 8, false},
+    {"pid_t", 4, false},	{"id_t", 4, false},	  {"uid_t", 4, true},
+    {"gid_t", 4, true},		{"uchar_t", 1, true},	  {"ushort_t", 2, true},
+    {"uint_t", 4, true},	{"ulong_t", 8, true},	  {"u_longlong_t", 8, true},
+    {"longlong_t", 8, false},	{"hrtime_t", 8, false},	  {"bool", 1, true},
+    {"_Bool", 1, true},		{"boolean_t", 4, false},  {"processorid_t", 4, false},
+    {"caddr_t", 8, true},	{"user_addr_t", 8, true}, {"off_t", 8, false},
+    {"dev_t", 8, true},		{"ino_t", 8, true},	  {"time_t", 8, false},
+    {"mode_t", 4, true},	{"float", 4, false},	  {"double", 8, false},
     {"long double", 16, false},
 };
 
@@ -368,7 +368,8 @@ void cg_arith(const char *op, struct cv *a, struct cv *b, struct cv *v)
 	if ((op[0] == '/' || op[0] == '%') && !uns)
 		dt_buf_printf(&o, "s%s(%s, %s)", op[0] == '/' ? "div" : "mod", a->text, b->text);
 	else if (op[0] == '/' || op[0] == '%')
-		dt_buf_printf(&o, "({ __u64 d_ = (__u64)(%s); d_ ? (__s64)((__u64)(%s) %s d_) : 0; })",
+		dt_buf_printf(&o,
+			      "({ __u64 d_ = (__u64)(%s); d_ ? (__s64)((__u64)(%s) %s d_) : 0; })",
 			      b->text, a->text, op);
 	else
 		dt_buf_printf(&o, "(__s64)((__u64)(%s) %s (__u64)(%s))", a->text, op, b->text);

@@ -532,8 +532,7 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 
 		int_value(g, n, x, buf, &val, &nv);
 		if (!g->failed)
-			dt_buf_printf(o, "%s%s%s = %s;\n", ind, k == 's' ? "\t" : "", buf,
-				      nv.text);
+			dt_buf_printf(o, "%s%s%s = %s;\n", ind, k == 's' ? "\t" : "", buf, nv.text);
 		cv_free(&nv);
 	}
 	cv_free(&val);
