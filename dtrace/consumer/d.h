@@ -67,6 +67,7 @@ enum dt_nkind {
 	N_INCDEC, /* ++a, a++ (op "++"/"--", ival 1 post) */
 	N_CAST,	  /* (type) a: name is the type */
 	N_MEMBER, /* a->name or a.name: refused */
+	N_SIZEOF, /* sizeof(type) (name: the type) or sizeof expr (a) */
 };
 
 struct dt_node {
@@ -113,9 +114,28 @@ struct dt_clause {
 	bool only_aggs; /* no record prefix: only aggregating statements */
 };
 
+/*
+ * A declaration the engine types by: a variable's declared type (kind 'g'
+ * global, 's' self->, 't' this->), a typedef ('T': name is the new name),
+ * a struct or union ('S', 'U': name is "struct tag", its members kind 'm'
+ * with their bit-field widths, 0 for none). type: the type's words joined
+ * by one space ("unsigned short", "struct rec", "int *").
+ */
+struct dt_decl {
+	char kind;
+	char *name;
+	char *type;
+	struct dt_pos pos;
+	unsigned bits;
+	struct dt_decl *members;
+	size_t nmembers;
+};
+
 struct dt_program {
 	struct dt_clause **clauses;
 	size_t nclauses;
+	struct dt_decl *decls;
+	size_t ndecls;
 	struct dt_consumer_opts *o; /* options, pragmas update them */
 };
 

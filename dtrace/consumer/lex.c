@@ -239,6 +239,9 @@ static const char *const ops[] = {
     "-",   "*",	  "/",	"%",  "&",  "|",  "^",	"!",  "~",  ".",  NULL,
 };
 
+/* The escapes a character constant knows (after its backslash). */
+static const char char_escapes[] = "ntrabfvx01234567\"\\";
+
 static int escape(const char **pp)
 {
 	const char *p = *pp;
@@ -299,6 +302,29 @@ static int escape(const char **pp)
 	return c;
 }
 
+/*
+ * An integer constant's type, as C gives it: a decimal one is int, else
+ * long; an octal or hexadecimal one int, unsigned int, long, unsigned long;
+ * a 'u' suffix skips the signed, an 'l' the 4-byte ones.
+ */
+static void int_type(struct dt_lex *lx, const char *s, const char *end)
+{
+	uint64_t v = (uint64_t)lx->ival;
+	bool dec = s[0] != '0' || end == s + 1, u = false, l = false;
+
+	for (; *end == 'u' || *end == 'U' || *end == 'l' || *end == 'L'; end++)
+		if (*end == 'u' || *end == 'U')
+			u = true;
+		else
+			l = true;
+	if (!l && v <= (u ? UINT32_MAX : INT32_MAX))
+		lx->isize = 4, lx->iuns = u;
+	else if (!l && !u && !dec && v <= UINT32_MAX)
+		lx->isize = 4, lx->iuns = true;
+	else
+		lx->isize = 8, lx->iuns = u || v > INT64_MAX;
+}
+
 int dt_lex_next(struct dt_lex *lx)
 {
 	const char *s;
@@ -332,6 +358,8 @@ int dt_lex_next(struct dt_lex *lx)
 		}
 		errno = 0;
 		lx->ival = strtoll(v, &end, 0);
+		lx->isize = lx->ival > INT32_MAX || lx->ival < INT32_MIN ? 8 : 4;
+		lx->iuns = false;
 		if (*v && !*end && !errno)
 			return lx->tok = T_INT;
 		lx->text = dt_xstrdup(v);
@@ -365,6 +393,7 @@ int dt_lex_next(struct dt_lex *lx)
 			dt_error_at(lx->diag, &lx->pos, "integer constant out of range");
 			lx->err = true;
 		}
+		int_type(lx, s, end);
 		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 			end++;
 		if (isalnum((unsigned char)*end) || *end == '.') {
@@ -384,7 +413,12 @@ int dt_lex_next(struct dt_lex *lx)
 
 		lx->p++;
 		while (*lx->p && *lx->p != q && *lx->p != '\n') {
-			if (*lx->p == '\\' && lx->p[1]) {
+			if (*lx->p == '\\' && lx->p[1] && q == '\'' &&
+			    !strchr(char_escapes, lx->p[1])) {
+				/* DTrace's character constants keep the backslash of \? \' \c */
+				dt_buf_add(&b, lx->p, 2);
+				lx->p += 2;
+			} else if (*lx->p == '\\' && lx->p[1]) {
 				const char *p = lx->p + 1;
 				char c = (char)escape(&p);
 
@@ -403,7 +437,20 @@ int dt_lex_next(struct dt_lex *lx)
 		}
 		lx->p++;
 		if (q == '\'') {
-			lx->ival = b.n ? (unsigned char)b.s[0] : 0;
+			/* 'ab': its bytes, the first the most significant (an int, a long past 4)
+			 */
+			uint64_t v = 0;
+			size_t k;
+
+			if (b.n > 8) {
+				dt_error_at(lx->diag, &lx->pos, "character constant is too long");
+				lx->err = true;
+			}
+			for (k = 0; k < b.n && k < 8; k++)
+				v = v << 8 | (unsigned char)b.s[k];
+			lx->ival = (int64_t)v;
+			lx->isize = b.n > 4 ? 8 : 4;
+			lx->iuns = false;
 			dt_free(b.s);
 			return lx->tok = T_INT;
 		}

@@ -21,6 +21,8 @@ struct dt_lex {
 	char *text; /* identifier, aggregation name, string (owned) */
 	size_t len;
 	int64_t ival;
+	unsigned isize; /* an integer constant's type (C's rules): 4 or 8 bytes */
+	bool iuns;
 	struct dt_pos pos;
 };
 

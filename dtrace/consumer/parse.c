@@ -5,10 +5,12 @@
  * fn()`, `self->x`, `this->x`, `args[N]`, `^^`, string literals).
  *
  * Theory. The parser only builds the tree; what a name means (a builtin, a
- * global, a subroutine) is decided by translate.c, where its type is known.
- * Declarations (`self int x;`, `int a[pid_t];`, `string s;`) only give
- * types, which the translator infers anyway: they are read and dropped;
- * `inline` constants are kept and substituted. The end of a predicate is the
+ * global, a subroutine) is decided by translate.c or the engine, where its
+ * type is known. Declarations (`self int x;`, `typedef`, `struct`, `enum`)
+ * are kept in prog->decls for the engine to type by (parse_decl.c reads
+ * them); `inline` constants and enumerators are kept and substituted, an
+ * inline as a cast to its type. A struct variable's member `s.m` becomes
+ * the variable "s.m" of the member's type. The end of a predicate is the
  * one thing C's grammar does not say: a `/` outside parentheses followed by
  * `{`, `;` or the end of the text closes it (as DTrace's lexer decides).
  * Every error names the file, line and column and the construct.
@@ -19,23 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lex.h"
-
-struct inline_def {
-	char *name;
-	struct dt_node *value;
-};
-
-struct parser {
-	struct dt_lex lx;
-	struct dt_program *prog;
-	struct usdt_diag *diag;
-	int depth; /* parentheses and brackets */
-	bool in_pred;
-	bool failed;
-	struct inline_def *inl;
-	size_t ninl;
-};
+#include "parse.h"
 
 static struct dt_node *expr(struct parser *ps);
 static struct dt_node *assignment(struct parser *ps);
@@ -111,27 +97,6 @@ static bool expect(struct parser *ps, const char *op, const char *what)
 	return false;
 }
 
-static const char *const type_words[] = {
-    "int",	  "long",	 "short",    "char",	 "unsigned",	"signed",
-    "string",	  "void",	 "float",    "double",	 "int8_t",	"int16_t",
-    "int32_t",	  "int64_t",	 "uint8_t",  "uint16_t", "uint32_t",	"uint64_t",
-    "uintptr_t",  "intptr_t",	 "size_t",   "ssize_t",	 "pid_t",	"id_t",
-    "uid_t",	  "user_addr_t", "caddr_t",  "off_t",	 "hrtime_t",	"processorid_t",
-    "const",	  "volatile",	 "struct",   "union",	 "enum",	"bool",
-    "boolean_t",  "uchar_t",	 "ushort_t", "uint_t",	 "ulong_t",	"u_longlong_t",
-    "longlong_t", "dev_t",	 "ino_t",    "time_t",	 "timestamp_t", NULL,
-};
-
-static bool is_type_word(const char *w)
-{
-	size_t i;
-
-	for (i = 0; type_words[i]; i++)
-		if (!strcmp(w, type_words[i]))
-			return true;
-	return false;
-}
-
 /* ---- expressions ---- */
 
 static struct dt_node **arglist(struct parser *ps, size_t *n, const char *close)
@@ -167,6 +132,39 @@ static struct dt_node *find_inline(struct parser *ps, const char *name)
 	return NULL;
 }
 
+static struct dt_node *unary(struct parser *ps);
+static bool cast_ahead(struct parser *ps);
+
+/*
+ * `sizeof(type)`, `sizeof expr` (N_SIZEOF: name the type, or a the
+ * expression) and `offsetof(type, member)` (ival 1, str the member).
+ */
+static struct dt_node *size_of(struct parser *ps)
+{
+	struct dt_node *n = node(ps, N_SIZEOF);
+	bool off = ps->lx.text[0] == 'o';
+
+	next(ps);
+	if (off || (dt_lex_is(&ps->lx, "(") && cast_ahead(ps))) {
+		expect(ps, "(", off ? "after offsetof" : "after sizeof");
+		n->name = ps->failed ? NULL : dt_parse_type(ps);
+		if (off && n->name && expect(ps, ",", "after offsetof's type")) {
+			n->ival = 1;
+			if (ps->lx.tok != T_IDENT) {
+				fail(ps, &ps->lx.pos, "expected a member's name, found %s",
+				     tok_desc(ps));
+				return NULL;
+			}
+			n->str = dt_xstrdup(ps->lx.text);
+			next(ps);
+		}
+		expect(ps, ")", off ? "to close offsetof" : "to close sizeof");
+		return ps->failed ? NULL : n;
+	}
+	n->a = unary(ps);
+	return n->a ? n : NULL;
+}
+
 static struct dt_node *primary(struct parser *ps)
 {
 	struct dt_lex *lx = &ps->lx;
@@ -176,6 +174,8 @@ static struct dt_node *primary(struct parser *ps)
 	case T_INT:
 		n = node(ps, N_INT);
 		n->ival = lx->ival;
+		n->size = lx->isize;
+		n->is_unsigned = lx->iuns;
 		next(ps);
 		return n;
 	case T_STR:
@@ -225,8 +225,9 @@ static struct dt_node *primary(struct parser *ps)
 			}
 			return n;
 		}
-		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof") ||
-		    !strcmp(lx->text, "xlate")) {
+		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof"))
+			return size_of(ps);
+		if (!strcmp(lx->text, "xlate")) {
 			fail(ps, &lx->pos, "'%s' is not supported by this D consumer", lx->text);
 			return NULL;
 		}
@@ -292,10 +293,32 @@ static struct dt_node *postfix(struct parser *ps)
 			next(ps);
 		} else if (dt_lex_is(&ps->lx, "->") || dt_lex_is(&ps->lx, ".")) {
 			struct dt_node *m = node(ps, N_MEMBER);
+			bool dot = dt_lex_is(&ps->lx, ".");
+			char *flat = NULL;
+			int r = -1;
 
 			m->a = n;
 			next(ps);
 			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
+			if (dot && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
+				r = dt_parse_member(ps,
+						    n->kind == N_IDENT	? 'g'
+						    : n->kind == N_SELF ? 's'
+									: 't',
+						    n->name, m->name, &flat);
+			if (!r) { /* a struct variable's member: a variable of its own */
+				dt_free(n->name);
+				n->name = flat;
+				next(ps);
+				continue;
+			}
+			if (r == -2 || r == -4) {
+				fail(ps, &m->pos,
+				     r == -2 ? "members of unions are not supported yet ('%s')"
+					     : "'%s' is not a member of this struct",
+				     m->name);
+				return NULL;
+			}
 			fail(ps, &m->pos,
 			     "members of structures and translated arguments ('%s') are not "
 			     "supported: use argN with copyinstr() or copyin()",
@@ -318,7 +341,7 @@ static bool cast_ahead(struct parser *ps)
 	while ((isalnum((unsigned char)*p) || *p == '_') && n < sizeof(w) - 1)
 		w[n++] = *p++;
 	w[n] = '\0';
-	return n && is_type_word(w);
+	return n && dt_parse_type_word(ps, w);
 }
 
 static struct dt_node *unary(struct parser *ps)
@@ -562,32 +585,72 @@ static void split_fields(struct dt_pdesc *d)
 	dt_free(buf);
 }
 
-/* `inline TYPE NAME = expr;` and plain declarations (types only: dropped). */
+/*
+ * `inline TYPE NAME = expr;` (kept, substituted where NAME is read, as its
+ * type), `typedef TYPE NAME;`, `[self|this] TYPE NAME, …;` and struct,
+ * union and enum declarations (parse_decl.c keeps them in prog->decls).
+ */
 static void declaration(struct parser *ps)
 {
 	struct dt_lex *lx = &ps->lx;
-	bool is_inline = dt_lex_is_word(lx, "inline");
-	char *last = NULL;
+	char kind = 'g', *type;
 
-	while (!ps->failed && lx->tok != T_EOF && !dt_lex_is(lx, ";")) {
-		if (is_inline && dt_lex_is(lx, "=")) {
-			struct inline_def d;
+	if (dt_lex_is_word(lx, "inline")) {
+		struct inline_def d;
+		struct dt_node *c;
 
-			next(ps);
-			d.value = expr(ps);
-			d.name = last ? last : dt_xstrdup("?");
-			last = NULL;
-			if (d.value)
-				DT_PUSH(ps->inl, ps->ninl, d);
-			break;
-		}
-		if (lx->tok == T_IDENT) {
-			dt_free(last);
-			last = dt_xstrdup(lx->text);
-		}
 		next(ps);
+		type = dt_parse_type(ps);
+		if (!type)
+			return;
+		if (lx->tok != T_IDENT) {
+			fail(ps, &lx->pos, "expected the inline's name, found %s", tok_desc(ps));
+			return;
+		}
+		d.name = dt_xstrdup(lx->text);
+		next(ps);
+		if (dt_lex_is(lx, "[")) {
+			fail(ps, &lx->pos, "inline arrays are not supported%s", "");
+			return;
+		}
+		expect(ps, "=", "after the inline's name");
+		c = node(ps, N_CAST);
+		c->name = type;
+		c->a = ps->failed ? NULL : expr(ps);
+		d.value = !strcmp(type, "string") ? c->a : c;
+		if (d.value)
+			DT_PUSH(ps->inl, ps->ninl, d);
+		expect(ps, ";", "after the declaration");
+		return;
 	}
-	dt_free(last);
+	if (dt_lex_is_word(lx, "extern")) {
+		/* a kernel symbol's declaration: nothing a program here can read */
+		int depth = 0;
+
+		while (!ps->failed && lx->tok != T_EOF && (depth || !dt_lex_is(lx, ";"))) {
+			depth += dt_lex_is(lx, "(") - dt_lex_is(lx, ")");
+			next(ps);
+		}
+		expect(ps, ";", "after the declaration");
+		return;
+	}
+	if (dt_lex_is_word(lx, "typedef")) {
+		kind = 'T';
+		next(ps);
+	} else if (dt_lex_is_word(lx, "self") || dt_lex_is_word(lx, "this")) {
+		kind = lx->text[0];
+		next(ps);
+		if (lx->tok == T_IDENT && !dt_parse_type_word(ps, lx->text)) {
+			/* `self x;`: D's implicit int */
+			dt_parse_declarators(ps, kind, "int");
+			expect(ps, ";", "after the declaration");
+			return;
+		}
+	}
+	type = dt_parse_type(ps);
+	if (type)
+		dt_parse_declarators(ps, kind, type);
+	dt_free(type);
 	expect(ps, ";", "after the declaration");
 }
 
@@ -604,9 +667,10 @@ static bool declaration_ahead(struct parser *ps)
 		return false;
 	memcpy(word, w, n);
 	word[n] = '\0';
-	if (!strcmp(word, "inline") || !strcmp(word, "typedef"))
+	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
+	    !strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum"))
 		return true;
-	if (strcmp(word, "self") && strcmp(word, "this") && !is_type_word(word))
+	if (strcmp(word, "self") && strcmp(word, "this") && !dt_parse_type_word(ps, word))
 		return false;
 	p += strspn(p, " \t\n");
 	return isalpha((unsigned char)*p) || *p == '_' || *p == '*';

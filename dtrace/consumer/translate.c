@@ -1142,6 +1142,10 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 	case N_MEMBER:
 		err(t, n, "'->%s' is not supported", n->name);
 		return;
+	case N_SIZEOF:
+		err(t, n, "'%s' is not supported by the bpftrace backend",
+		    n->ival ? "offsetof" : "sizeof");
+		return;
 	}
 }
 

@@ -44,6 +44,8 @@ struct cg_var {
 	bool is_unsigned;
 	bool typed;
 	bool is_str;
+	char *cname;   /* its C name: a struct member's "s.m" is s__m */
+	unsigned bits; /* a bit-field's width */
 };
 
 /* An associative array: global ('g') or a thread's ('s'). */
@@ -69,6 +71,7 @@ struct cg {
 	const struct dt_probe *probe;
 	long strsize;
 	bool failed;
+	bool invalid; /* the program is wrong (cg_refuse()): no other backend may run it */
 	/* the arguments the probe's clauses read, and where (for an error) */
 	const struct dt_node *arg_used[USDT_SDT_MAX_ARGS];
 	unsigned scratch; /* the largest key */
@@ -95,9 +98,33 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
+/* An error of the program that DTrace refuses at compile time: never declined. */
+void cg_refuse(struct cg *g, const struct dt_node *n, const char *what);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
 void cv_free(struct cv *v);
+
+/* ---- D's types and C's arithmetic on them (codegen_types.c) ---- */
+struct cg_type {
+	unsigned size, align;
+	bool is_unsigned, is_str, is_void, is_ptr, is_float, is_aggr;
+	unsigned bits; /* a bit-field member's width */
+};
+/* A type by its words (typedefs, structs and unions the program's); -1 unknown. */
+int cg_type(struct cg *g, const char *ty, struct cg_type *t);
+/* A member of struct or union type ty: 0; -1 unknown type; -2 not a struct; -3 no member. */
+int cg_type_member(struct cg *g, const char *ty, const char *member, struct cg_type *t,
+		   unsigned *offset);
+const char *cg_decl_type(const struct cg *g, char kind, const char *name);
+unsigned cg_decl_bits(const struct cg *g, char kind, const char *name);
+/* An integer value cast to (size, signedness), as DTrace casts. */
+void cg_conv(struct cv *v, unsigned size, bool is_unsigned);
+/* An integer value narrowed to its type's width (where it is stored). */
+void cg_narrow(struct cv *v);
+/* a op b on integers as C does it (its conversions, its widths); v gets the result. */
+void cg_arith(const char *op, struct cv *a, struct cv *b, struct cv *v);
+void cg_unary(const char *op, struct cv *a, struct cv *v);
+bool cg_const(struct cg *g, const struct dt_node *n, int64_t *val);
 void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
 		  const char *ind);
 /* codegen_expr.c: a D expression as C (the g->expr of every code generation). */

@@ -109,8 +109,10 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
 	if (v->type == TY_STR)
 		cg_store_str(g, v, dst, false, w->o, "\t\t\t");
-	else
+	else {
+		cg_narrow(v); /* DTrace records the type's width */
 		dt_buf_printf(w->o, "\t\t\t*(__s64 *)%s = %s;\n", dst, v->text);
+	}
 	DT_PUSH(w->r->f, w->r->nf, f);
 	it->n++;
 	w->r->size += f.size;
@@ -750,7 +752,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	cg_btf_free(&g);
 	if (g.failed) {
 		dt_free(progs.s);
-		return -1;
+		return g.invalid ? -2 : -1;
 	}
 	/* the exit dump: every aggregation, in order */
 	out->dump_act = new_action(&g, A_DUMP);

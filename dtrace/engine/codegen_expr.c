@@ -33,19 +33,91 @@ static void cv_printf(struct cv *v, const char *fmt, ...)
 	v->text = dt_xstrdup(buf);
 }
 
-/* A value as declared C type `ty` has it (a cast, a typed args[N]). */
-static void typed(struct cg *g, struct cv *v, const char *ty)
+/*
+ * A value as declared C type `ty` has it (a cast, a typed args[N]; a
+ * provider's type D does not know is sized by its name, as the bpftrace
+ * backend sizes it).
+ */
+static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const char *ty)
 {
-	unsigned size;
-	bool is_unsigned;
-	char *in = v->text;
+	struct cg_type t;
 
-	(void)g;
-	dt_ctype_size(ty, &size, &is_unsigned);
-	v->text = NULL;
-	cv_printf(v, "%s((__u64)(%s), %u)", is_unsigned ? "zx" : "sx", in, size);
-	dt_free(in);
-	set_int(v, size, is_unsigned);
+	if (cg_type(g, ty, &t) && n->kind == N_CAST) {
+		char msg[200];
+
+		snprintf(msg, sizeof(msg), "cast to unknown type '%s'", ty);
+		cg_refuse(g, n, msg);
+		return;
+	}
+	if (cg_type(g, ty, &t) || t.is_float)
+		dt_ctype_size(ty, &t.size, &t.is_unsigned);
+	else if (t.is_void || t.is_aggr || t.is_str) {
+		cg_refuse(g, n, "invalid cast: an integer cannot become this type");
+		return;
+	}
+	if (!v->size)
+		set_int(v, 8, false);
+	cg_conv(v, t.size, t.is_unsigned);
+}
+
+/* sizeof(type), sizeof expr, offsetof(type, member): size_t constants. */
+static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	struct cg_type t;
+	const char *ty = n->name;
+	unsigned off = 0;
+	char msg[200];
+
+	if (n->ival) {
+		int r = cg_type_member(g, ty, n->str, &t, &off);
+
+		if (r) {
+			snprintf(msg, sizeof(msg),
+				 r == -1   ? "offsetof: unknown type '%s'"
+				 : r == -2 ? "offsetof: '%s' is not a struct or union"
+					   : "offsetof: %s has no member '%s'",
+				 ty, n->str);
+			cg_refuse(g, n, msg);
+			return;
+		}
+		if (t.bits) {
+			cg_refuse(g, n, "offsetof: cannot take the offset of a bit-field");
+			return;
+		}
+		cv_printf(v, "%uULL", off);
+		set_int(v, 8, true);
+		return;
+	}
+	if (!ty && n->a &&
+	    (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS)) {
+		char k = n->a->kind == N_IDENT ? 'g' : n->a->kind == N_SELF ? 's' : 't';
+
+		ty = cg_decl_type(g, k, n->a->name);
+		if (ty && cg_decl_bits(g, k, n->a->name)) {
+			cg_refuse(g, n, "sizeof cannot be applied to a bit-field");
+			return;
+		}
+	}
+	if (ty) {
+		if (cg_type(g, ty, &t) || t.is_void) {
+			snprintf(msg, sizeof(msg), "sizeof: unknown or incomplete type '%s'", ty);
+			cg_refuse(g, n, msg);
+			return;
+		}
+	} else {
+		struct cv e = {0};
+
+		cg_value(g, n->a, &e);
+		if (g->failed)
+			return;
+		/* a string constant is its bytes and NUL; any other string strsize */
+		t.size = e.type != TY_STR      ? e.size
+			 : e.skind == SV_CONST ? (unsigned)strlen(e.text) + 1
+					       : (unsigned)g->strsize;
+		cv_free(&e);
+	}
+	cv_printf(v, "%uULL", t.size);
+	set_int(v, 8, true);
 }
 
 static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
@@ -110,7 +182,7 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 		set_int(v, 4, true);
 	} else if (!strcmp(s, "NULL")) {
 		cv_printf(v, "0LL");
-		set_int(v, 8, true);
+		set_int(v, 4, false); /* DTrace's NULL is an int 0: sizeof(NULL) is 4 */
 	} else if (!strcmp(s, "execname")) {
 		v->type = TY_STR;
 		v->skind = SV_COMM;
@@ -202,7 +274,7 @@ static void null_compare(struct cg *g, const struct dt_node *n, const struct cv 
 static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	struct cv a = {0}, b = {0};
-	bool un;
+	int64_t zero;
 	size_t i;
 
 	for (i = 0; binops[i] && strcmp(binops[i], n->op); i++)
@@ -228,25 +300,11 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_err(g, n, "an operator on a string and an integer, or this one on strings");
 	if (g->failed)
 		goto out;
-	un = a.is_unsigned || b.is_unsigned;
-	if (!strcmp(n->op, "/") || !strcmp(n->op, "%"))
-		cv_printf(v, un ? "(__s64)((__u64)(%s) %s ((__u64)(%s) ?: 1))" : "s%s(%s, %s)",
-			  un		    ? a.text
-			  : n->op[0] == '/' ? "div"
-					    : "mod",
-			  un ? n->op : a.text, b.text);
-	else if (!strcmp(n->op, "^^"))
-		cv_printf(v, "(__s64)(!(%s) != !(%s))", a.text, b.text);
-	else if (!strcmp(n->op, ">>") && un)
-		cv_printf(v, "(__s64)((__u64)(%s) >> (%s))", a.text, b.text);
-	else if (un && (n->op[0] == '<' || n->op[0] == '>') && strcmp(n->op, "<<"))
-		cv_printf(v, "(__s64)((__u64)(%s) %s (__u64)(%s))", a.text, n->op, b.text);
-	else
-		cv_printf(v, "(__s64)((%s) %s (%s))", a.text, n->op, b.text);
-	if (is_cmp(n->op))
-		set_int(v, 4, false);
-	else
-		set_int(v, 8, un);
+	if ((n->op[0] == '/' || n->op[0] == '%') && cg_const(g, n->b, &zero) && !zero) {
+		cg_refuse(g, n, "expression contains division by zero");
+		goto out;
+	}
+	cg_arith(n->op, &a, &b, v);
 out:
 	cv_free(&a);
 	cv_free(&b);
@@ -301,7 +359,10 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			cv_printf(v, "(-9223372036854775807LL - 1)");
 		else
 			cv_printf(v, "%" PRId64 "LL", n->ival);
-		set_int(v, n->ival > INT32_MAX || n->ival < INT32_MIN ? 8 : 4, false);
+		if (n->size)
+			set_int(v, n->size, n->is_unsigned);
+		else
+			set_int(v, n->ival > INT32_MAX || n->ival < INT32_MIN ? 8 : 4, false);
 		return;
 	case N_STR:
 		v->type = TY_STR;
@@ -341,7 +402,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		}
 		set_int(v, 8, false);
 		if (ty)
-			typed(g, v, ty);
+			typed(g, n, v, ty);
 		return;
 	}
 	case N_CALL:
@@ -353,7 +414,8 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			return;
 		}
 		if (!strcmp(n->name, "rand") && !n->nargs) {
-			cv_printf(v, "(__s64)bpf_get_prandom_u32()");
+			/* an int, never negative (C's rand()) */
+			cv_printf(v, "(__s64)(bpf_get_prandom_u32() >> 1)");
 			set_int(v, 4, false);
 			return;
 		}
@@ -378,8 +440,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	case N_UNARY:
 		cg_int(g, n->a, &a);
 		if (!g->failed)
-			cv_printf(v, "(__s64)(%s(%s))", n->op[0] == '+' ? "" : n->op, a.text);
-		set_int(v, n->op[0] == '!' ? 4 : a.size < 4 ? 4 : a.size, a.is_unsigned);
+			cg_unary(n->op, &a, v);
 		cv_free(&a);
 		return;
 	case N_BINARY:
@@ -405,9 +466,14 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->sub[1] = c;
 			return;
 		}
-		if (!g->failed)
+		if (!g->failed) {
+			struct cv t = {0};
+
+			cg_arith("+", &b, &c, &t); /* b and c converted to their common type */
 			cv_printf(v, "((%s) ? (%s) : (%s))", a.text, b.text, c.text);
-		set_int(v, b.size > c.size ? b.size : c.size, b.is_unsigned || c.is_unsigned);
+			set_int(v, t.size, t.is_unsigned);
+			cv_free(&t);
+		}
 		cv_free(&a);
 		cv_free(&b);
 		cv_free(&c);
@@ -423,7 +489,10 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		}
 		cg_int(g, n->a, v);
 		if (!g->failed)
-			typed(g, v, n->name);
+			typed(g, n, v, n->name);
+		return;
+	case N_SIZEOF:
+		size_of(g, n, v);
 		return;
 	default:
 		cg_err(g, n, "this expression");

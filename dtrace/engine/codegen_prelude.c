@@ -95,7 +95,10 @@ static const char functions[] =
 #endif
     "\treturn k == 0 ? (user ? 0 : ip) : k == 1 ? (user ? ip : 0) : 0;\n"
     "}\n"
-    /* BPF before v4 divides unsigned only; D divides signed, and x/0 is 0 here. */
+    /*
+     * BPF before v4 divides unsigned only; D divides signed, and x/0 is 0 here.
+     * DTrace's signed % negates the magnitudes' remainder when the signs differ.
+     */
     "INLINE __s64 sdiv(__s64 a, __s64 b) {\n"
     "\tif (!b) return 0;\n"
     "\t__u64 q = (__u64)(a < 0 ? -a : a) / (__u64)(b < 0 ? -b : b);\n"
@@ -104,7 +107,7 @@ static const char functions[] =
     "INLINE __s64 smod(__s64 a, __s64 b) {\n"
     "\tif (!b) return 0;\n"
     "\t__u64 r = (__u64)(a < 0 ? -a : a) % (__u64)(b < 0 ? -b : b);\n"
-    "\treturn a < 0 ? -(__s64)r : (__s64)r;\n"
+    "\treturn (a < 0) != (b < 0) ? -(__s64)r : (__s64)r;\n"
     "}\n"
     /* DTrace's quantize bucket: 64 is 0, 64+1+k holds [2^k, 2^(k+1)). */
     "INLINE __u32 qlog(__u64 v) {\n"

@@ -54,6 +54,14 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 		dt_error_at(g->diag, &n->pos, "%s", what);
 }
 
+/* An invalid program (D refuses it): an error, and never another engine's. */
+void cg_refuse(struct cg *g, const struct dt_node *n, const char *what)
+{
+	if (!g->failed)
+		g->invalid = true;
+	cg_fail(g, n, what);
+}
+
 void cv_free(struct cv *v)
 {
 	dt_free(v->text);

@@ -47,13 +47,51 @@ static bool is_builtin(const char *s)
 
 static struct cg_var *add(struct cg *g, char kind, const char *name)
 {
-	struct cg_var v = {kind, dt_xstrdup(name), 8, false, false, false};
+	struct cg_var v = {.kind = kind, .name = dt_xstrdup(name), .size = 8};
 	struct cg_var *x = find(g, kind, name);
+	struct dt_buf c = {0};
+	const char *p;
 
-	if (x)
+	if (x) {
+		dt_free(v.name);
 		return x;
+	}
+	for (p = name; *p; p++) /* a struct's member "s.m" is the C field s__m */
+		if (*p == '.')
+			dt_buf_add(&c, "__", 2);
+		else
+			dt_buf_add(&c, p, 1);
+	dt_buf_add(&c, "", 1);
+	v.cname = c.s;
 	DT_PUSH(g->vars, g->nvars, v);
 	return &g->vars[g->nvars - 1];
+}
+
+/* A variable declared as a pointer: D's pointers are not supported yet. */
+static bool pointer_var(struct cg *g, char kind, const char *name, const struct dt_node *n)
+{
+	const char *ty = cg_decl_type(g, kind, name);
+	struct cg_type t;
+
+	if (!ty || cg_type(g, ty, &t) || !t.is_ptr)
+		return false;
+	cg_err(g, n, "a pointer variable");
+	return true;
+}
+
+/* A variable's declared type (`int x;`, `self string s;`), if it has one. */
+static bool declared(struct cg *g, struct cg_var *v)
+{
+	const char *ty = cg_decl_type(g, v->kind, v->name);
+	struct cg_type t;
+
+	if (!ty || cg_type(g, ty, &t) || t.is_aggr || t.is_void || t.is_float)
+		return false;
+	v->is_str = t.is_str;
+	v->size = t.is_str ? 0 : t.size;
+	v->is_unsigned = t.is_unsigned;
+	v->bits = cg_decl_bits(g, v->kind, v->name);
+	return true;
 }
 
 static void scan_node(struct cg *g, const struct dt_node *n)
@@ -72,7 +110,9 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 	if (k && !(k == 'g' && is_builtin(n->a->name))) {
 		struct cg_var *v = add(g, k, n->a->name);
 
-		if (!v->typed && n->kind == N_ASSIGN && !strcmp(n->op, "=") && n->b) {
+		if (!v->typed && declared(g, v))
+			;
+		else if (!v->typed && n->kind == N_ASSIGN && !strcmp(n->op, "=") && n->b) {
 			struct cv t;
 
 			cg_value(g, n->b, &t);
@@ -212,10 +252,10 @@ void cg_vars_maps(const struct cg *g, struct dt_buf *o)
 		dt_buf_printf(o, "struct %cvars {\n", kind);
 		for (i = 0; i < g->nvars; i++)
 			if (g->vars[i].kind == kind && g->vars[i].is_str)
-				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].name,
+				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].cname,
 					      (g->strsize + 7) & ~7L);
 			else if (g->vars[i].kind == kind && kind != 't')
-				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].name);
+				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].cname);
 		dt_buf_printf(o, "};\n");
 	}
 	if (ks & 4)
@@ -239,7 +279,7 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
 		gl |= g->vars[i].kind == 'g';
 		sl |= g->vars[i].kind == 's';
 		if (g->vars[i].kind == 't' && !g->vars[i].is_str)
-			dt_buf_printf(o, "\t__s64 t_%s = 0;\n", g->vars[i].name);
+			dt_buf_printf(o, "\t__s64 t_%s = 0;\n", g->vars[i].cname);
 	}
 	if (kinds(g) & 4)
 		dt_buf_printf(o,
@@ -257,13 +297,13 @@ void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
 static void ref(const struct cg_var *v, char *buf, size_t n)
 {
 	if (v->kind == 'g')
-		snprintf(buf, n, "gv->g_%s", v->name);
+		snprintf(buf, n, "gv->g_%s", v->cname);
 	else if (v->kind == 's')
-		snprintf(buf, n, "sv->s_%s", v->name);
+		snprintf(buf, n, "sv->s_%s", v->cname);
 	else if (v->is_str)
-		snprintf(buf, n, "tv->t_%s", v->name);
+		snprintf(buf, n, "tv->t_%s", v->cname);
 	else
-		snprintf(buf, n, "t_%s", v->name);
+		snprintf(buf, n, "t_%s", v->cname);
 }
 
 bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
@@ -287,6 +327,30 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
+	if (pointer_var(g, k, n->name, n)) {
+		v->type = TY_INT;
+		v->size = 8;
+		v->text = dt_xstrdup("0LL");
+		return true;
+	}
+	if (!x && cg_decl_type(g, k, n->name)) { /* declared, never assigned: 0 or "" */
+		struct cg_type t;
+
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && t.is_str) {
+			v->type = TY_STR;
+			v->skind = SV_CONST;
+			v->text = dt_xstrdup("");
+			return true;
+		}
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr && !t.is_float) {
+			v->size = t.size;
+			v->is_unsigned = t.is_unsigned;
+		} else {
+			cg_err(g, n, "a variable of this type");
+		}
+		v->text = dt_xstrdup("0LL");
+		return true;
+	}
 	if (!x && k == 'g') { /* no clause assigns it: D knows no such name */
 		char msg[300];
 
@@ -345,6 +409,57 @@ bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, c
 	return true;
 }
 
+/*
+ * The value an integer variable gets: `=`'s, `op=`'s or ++/--'s, computed
+ * as cg_arith() computes, converted to the variable's type as a cast
+ * converts (DTrace stores its width).
+ */
+static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var *x,
+		      const char *cur, struct cv *val, struct cv *nv)
+{
+	struct cv old = {.type = TY_INT, .size = x->size, .is_unsigned = x->is_unsigned};
+	struct cv one = {.type = TY_INT, .size = 4};
+	char op[4] = "+";
+	int64_t z;
+
+	if (n->kind == N_ASSIGN && !strcmp(n->op, "=")) {
+		nv->text = dt_xstrdup(val->text);
+		nv->size = val->size;
+		nv->is_unsigned = val->is_unsigned;
+	} else {
+		old.text = dt_xstrdup(cur);
+		if (n->kind == N_INCDEC) {
+			one.text = dt_xstrdup("1LL");
+			op[0] = n->op[0];
+			val = &one;
+		} else {
+			snprintf(op, sizeof(op), "%.*s", (int)strlen(n->op) - 1, n->op);
+			if ((op[0] == '/' || op[0] == '%') && cg_const(g, n->b, &z) && !z)
+				cg_refuse(g, n, "expression contains division by zero");
+		}
+		cg_arith(op, &old, val, nv);
+		cv_free(&old);
+		cv_free(&one);
+	}
+	nv->type = TY_INT;
+	if (!nv->size)
+		nv->size = 8;
+	cg_conv(nv, x->size ? x->size : 8, x->is_unsigned); /* as a cast to its type */
+	if (x->bits && x->bits < 64) { /* a bit-field keeps its bits, extended by its sign */
+		char *in = nv->text;
+		struct dt_buf b = {0};
+
+		if (x->is_unsigned)
+			dt_buf_printf(&b, "(__s64)((__u64)(%s) & 0x%llxULL)", in,
+				      (1ULL << x->bits) - 1);
+		else
+			dt_buf_printf(&b, "((__s64)((__u64)(%s) << %u) >> %u)", in, 64 - x->bits,
+				      64 - x->bits);
+		nv->text = b.s;
+		dt_free(in);
+	}
+}
+
 bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
 {
 	const struct dt_node *lhs = n->a;
@@ -359,6 +474,8 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		return true;
 	}
 	x = find(g, k, lhs->name);
+	if (pointer_var(g, k, lhs->name, lhs))
+		return true;
 	if (!x) {
 		cg_err(g, lhs, "this variable");
 		return true;
@@ -376,7 +493,10 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 			char msg[300];
 
 			snprintf(msg, sizeof(msg), "'%s' holds a string and an integer", lhs->name);
-			cg_fail(g, n, msg);
+			if (cg_decl_type(g, k, lhs->name)) /* against its declaration: D's error */
+				cg_refuse(g, n, msg);
+			else
+				cg_fail(g, n, msg);
 		}
 		if (!g->failed && x->is_str && strcmp(n->op, "="))
 			cg_fail(g, n, "this operator does not apply to a string");
@@ -401,15 +521,13 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		cg_store_str(g, &val, dst, false, o, k == 's' ? "\t\t\t" : ind);
 		if (k == 's')
 			dt_buf_printf(o, "%s}\n", ind);
-	} else if (n->kind == N_INCDEC) {
-		dt_buf_printf(o, "%s%s%s %s= 1;\n", ind, k == 's' ? "\t" : "", buf,
-			      n->op[0] == '+' ? "+" : "-");
-	} else if (!strcmp(n->op, "/=") || !strcmp(n->op, "%=")) {
-		dt_buf_printf(o, "%s%s%s = s%s(%s, %s);\n", ind, k == 's' ? "\t" : "", buf,
-			      n->op[0] == '/' ? "div" : "mod", buf, val.text);
 	} else {
-		dt_buf_printf(o, "%s%s%s %s (%s);\n", ind, k == 's' ? "\t" : "", buf, n->op,
-			      val.text);
+		struct cv nv = {0};
+
+		int_value(g, n, x, buf, &val, &nv);
+		if (!g->failed)
+			dt_buf_printf(o, "%s%s%s = %s;\n", ind, k == 's' ? "\t" : "", buf, nv.text);
+		cv_free(&nv);
 	}
 	cv_free(&val);
 	return true;

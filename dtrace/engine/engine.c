@@ -335,9 +335,11 @@ static int generate(struct dt_program *prog, struct dt_probes *ps, struct dt_tab
 	if (!null)
 		return -1;
 	usdt_diag_init(&quiet, null, diag->progname);
-	rc = eg_codegen(prog, ps, t, p, &quiet) || quiet.errors ? -1 : 0;
+	rc = eg_codegen(prog, ps, t, p, &quiet);
 	fclose(null);
-	return rc;
+	if (rc == -2) /* an invalid program: refused here, in these words */
+		return eg_codegen(prog, ps, t, p, diag), -2;
+	return rc || quiet.errors ? -1 : 0;
 }
 
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
@@ -355,7 +357,7 @@ int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt
 	if (o->compile_only && !o->show_program)
 		stand_ins(prog, ps);
 	if (generate(prog, ps, &t, &p, may_decline, diag)) {
-		if (may_decline) {
+		if (may_decline && !diag->errors) {
 			drop_stand_ins(ps, n0, id0);
 			return DT_ENGINE_DECLINED;
 		}

@@ -1,0 +1,45 @@
+/* SPDX-License-Identifier: MIT */
+/* Between the parser's files: parse.c (clauses, expressions) on parse_decl.c (types). */
+#ifndef DT_PARSE_H
+#define DT_PARSE_H
+
+#include "lex.h"
+
+struct inline_def {
+	char *name;
+	struct dt_node *value;
+};
+
+struct parser {
+	struct dt_lex lx;
+	struct dt_program *prog;
+	struct usdt_diag *diag;
+	int depth; /* parentheses and brackets */
+	bool in_pred;
+	bool failed;
+	struct inline_def *inl;
+	size_t ninl;
+	unsigned nanon; /* unnamed struct, union and enum types so far */
+};
+
+/* A word that starts a type: C's and D's type words, a typedef's name. */
+bool dt_parse_type_word(const struct parser *ps, const char *w);
+/*
+ * A type at the current token: its words joined by one space into the
+ * returned string ("unsigned short", "struct rec", "int *"); a struct,
+ * union or enum body is read, its members kept in prog->decls, its
+ * enumerators as inline constants. NULL (and ps->failed) on an error.
+ */
+char *dt_parse_type(struct parser *ps);
+/* The declarators of a declaration after its type, to its ';' (kind 'g', 's', 't', 'T'). */
+void dt_parse_declarators(struct parser *ps, char kind, const char *type);
+
+/*
+ * `var.member` of a variable (kind 'g', 's', 't') declared as a struct:
+ * the member is a variable of its own, named "var.member" (*flat), its
+ * type the member's (declared here). 0; -1 var is no struct; -2 a union;
+ * -3 an incomplete struct; -4 no such member.
+ */
+int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat);
+
+#endif /* DT_PARSE_H */

@@ -1,0 +1,453 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D's types as the parser reads them (under parse.c): the words of a type,
+ * struct, union and enum bodies, and the declarators after a type.
+ *
+ * Theory. The parser does not size types: a type stays its words
+ * ("unsigned short", "struct rec", "int *"), and what it means (its width,
+ * its signedness, a struct's layout) is the engine's (codegen_types.c),
+ * which reads the declarations the parser keeps in prog->decls: typed
+ * variables, typedefs, and each struct's or union's members. An enum's
+ * enumerators are integer constants, kept as `inline`s are and substituted
+ * where they are named; their values are counted here (int, as DTrace's).
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "parse.h"
+
+static const char *const type_words[] = {
+    "int",	  "long",	 "short",    "char",	 "unsigned",	"signed",
+    "string",	  "void",	 "float",    "double",	 "int8_t",	"int16_t",
+    "int32_t",	  "int64_t",	 "uint8_t",  "uint16_t", "uint32_t",	"uint64_t",
+    "uintptr_t",  "intptr_t",	 "size_t",   "ssize_t",	 "pid_t",	"id_t",
+    "uid_t",	  "user_addr_t", "caddr_t",  "off_t",	 "hrtime_t",	"processorid_t",
+    "const",	  "volatile",	 "struct",   "union",	 "enum",	"bool",
+    "boolean_t",  "uchar_t",	 "ushort_t", "uint_t",	 "ulong_t",	"u_longlong_t",
+    "longlong_t", "dev_t",	 "ino_t",    "time_t",	 "timestamp_t", "gid_t",
+    "mode_t",	  NULL,
+};
+
+static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
+    USDT_PRINTF(3, 4);
+
+static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	if (ps->failed)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_error_at(ps->diag, pos, "%s", msg);
+	ps->failed = true;
+}
+
+static void next(struct parser *ps)
+{
+	dt_lex_next(&ps->lx);
+	if (ps->lx.err)
+		ps->failed = true;
+}
+
+static bool expect(struct parser *ps, const char *op, const char *what)
+{
+	if (dt_lex_is(&ps->lx, op)) {
+		next(ps);
+		return true;
+	}
+	fail(ps, &ps->lx.pos, "expected '%s' %s", op, what);
+	return false;
+}
+
+static const struct dt_decl *find_typedef(const struct parser *ps, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->prog->ndecls; i++)
+		if (ps->prog->decls[i].kind == 'T' && !strcmp(ps->prog->decls[i].name, name))
+			return &ps->prog->decls[i];
+	return NULL;
+}
+
+static bool is_c_word(const char *w)
+{
+	size_t i;
+
+	for (i = 0; type_words[i]; i++)
+		if (!strcmp(w, type_words[i]))
+			return true;
+	return false;
+}
+
+bool dt_parse_type_word(const struct parser *ps, const char *w)
+{
+	size_t i;
+
+	for (i = 0; type_words[i]; i++)
+		if (!strcmp(w, type_words[i]))
+			return true;
+	return find_typedef(ps, w) != NULL;
+}
+
+static bool is_ident(const struct parser *ps)
+{
+	return ps->lx.tok == T_IDENT;
+}
+
+/* An enumerator's value: an integer constant, signed or not. */
+static bool enum_value(struct parser *ps, int64_t *v)
+{
+	bool neg = false;
+
+	if (dt_lex_is(&ps->lx, "-") || dt_lex_is(&ps->lx, "+")) {
+		neg = ps->lx.op[0] == '-';
+		next(ps);
+	}
+	if (ps->lx.tok == T_INT) {
+		*v = neg ? -ps->lx.ival : ps->lx.ival;
+		next(ps);
+		return true;
+	}
+	if (is_ident(ps)) {
+		size_t i;
+
+		for (i = 0; i < ps->ninl; i++)
+			if (!strcmp(ps->inl[i].name, ps->lx.text) &&
+			    ps->inl[i].value->kind == N_INT) {
+				*v = neg ? -ps->inl[i].value->ival : ps->inl[i].value->ival;
+				next(ps);
+				return true;
+			}
+	}
+	fail(ps, &ps->lx.pos, "an enumerator's value must be an integer constant");
+	return false;
+}
+
+/* `{ A, B = 5, C }`: each enumerator an int constant (the last one's plus 1 by default). */
+static void enum_body(struct parser *ps)
+{
+	int64_t v = 0;
+
+	next(ps);
+	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
+		struct inline_def d;
+		struct dt_node *n;
+		size_t i;
+
+		if (!is_ident(ps)) {
+			fail(ps, &ps->lx.pos, "expected an enumerator's name");
+			return;
+		}
+		for (i = 0; i < ps->ninl; i++)
+			if (!strcmp(ps->inl[i].name, ps->lx.text)) {
+				fail(ps, &ps->lx.pos, "identifier redeclared: %s", ps->lx.text);
+				return;
+			}
+		n = dt_xmalloc(sizeof(*n));
+		memset(n, 0, sizeof(*n));
+		n->kind = N_INT;
+		n->pos = ps->lx.pos;
+		d.name = dt_xstrdup(ps->lx.text);
+		next(ps);
+		if (dt_lex_is(&ps->lx, "=")) {
+			next(ps);
+			if (!enum_value(ps, &v))
+				return;
+		}
+		if (v < INT32_MIN || v > INT32_MAX) {
+			fail(ps, &n->pos, "enumerator '%s' overflows an int", d.name);
+			return;
+		}
+		n->ival = v++;
+		n->size = 4;
+		n->type = TY_INT;
+		d.value = n;
+		DT_PUSH(ps->inl, ps->ninl, d);
+		if (!dt_lex_is(&ps->lx, ","))
+			break;
+		next(ps);
+	}
+	expect(ps, "}", "to close the enum");
+}
+
+static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name);
+static const char *resolve(const struct parser *ps, const char *ty);
+
+/* A struct's or union's members, up to its '}', as the decl's children. */
+static void members(struct parser *ps, struct dt_decl *d)
+{
+	next(ps);
+	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
+		struct dt_pos at = ps->lx.pos;
+		char *type = dt_parse_type(ps);
+		const char *ty = type ? resolve(ps, type) : NULL;
+
+		if (ty && (!strncmp(ty, "struct ", 7) || !strncmp(ty, "union ", 6)) &&
+		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
+			fail(ps, &at, "%s is incomplete: a member's type is declared before it",
+			     ty);
+			dt_free(type);
+			return;
+		}
+
+		while (type && !ps->failed) {
+			struct dt_decl m = {.kind = 'm', .pos = ps->lx.pos};
+			struct dt_buf t = {0};
+
+			dt_buf_printf(&t, "%s", type);
+			while (dt_lex_is(&ps->lx, "*")) {
+				dt_buf_printf(&t, " *");
+				next(ps);
+			}
+			m.type = t.s;
+			if (is_ident(ps)) {
+				m.name = dt_xstrdup(ps->lx.text);
+				next(ps);
+			}
+			while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
+				next(ps);
+				if (ps->lx.tok != T_INT || ps->lx.ival <= 0) {
+					fail(ps, &ps->lx.pos,
+					     "an array member needs a positive size");
+					break;
+				}
+				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
+				m.type = t.s;
+				next(ps);
+				expect(ps, "]", "to close the array's size");
+			}
+			if (dt_lex_is(&ps->lx, ":")) {
+				next(ps);
+				if (ps->lx.tok != T_INT || ps->lx.ival <= 0 || ps->lx.ival > 64) {
+					fail(ps, &ps->lx.pos,
+					     "a bit-field's width must be a constant from 1 to 64");
+					break;
+				}
+				m.bits = (unsigned)ps->lx.ival;
+				next(ps);
+			}
+			DT_PUSH(d->members, d->nmembers, m);
+			if (!dt_lex_is(&ps->lx, ","))
+				break;
+			next(ps);
+		}
+		dt_free(type);
+		if (!ps->failed)
+			expect(ps, ";", "after a member");
+	}
+	expect(ps, "}", "to close the members");
+}
+
+/* `struct tag`, `struct tag { … }`, `struct { … }` (and union, enum). */
+static char *tagged(struct parser *ps, const char *word)
+{
+	struct dt_buf t = {0};
+	struct dt_pos pos = ps->lx.pos;
+	char kw[8];
+
+	snprintf(kw, sizeof(kw), "%s", word); /* the token's text goes with next() */
+
+	next(ps);
+	if (is_ident(ps)) {
+		const char *tag = ps->lx.text, *bq = strchr(tag, '`');
+
+		/* D`s: the program's own types are module D's */
+		dt_buf_printf(&t, "%s %s", kw, bq && !strncmp(tag, "D`", 2) ? bq + 1 : tag);
+		next(ps);
+	} else {
+		dt_buf_printf(&t, "%s <unnamed %u>", kw, ++ps->nanon);
+		if (!dt_lex_is(&ps->lx, "{")) {
+			fail(ps, &ps->lx.pos, "expected a name or '{' after '%s'", kw);
+			dt_free(t.s);
+			return NULL;
+		}
+	}
+	if (!dt_lex_is(&ps->lx, "{"))
+		return t.s;
+	if (kw[0] == 'e') {
+		enum_body(ps);
+	} else {
+		struct dt_decl d = {.kind = kw[0] == 's' ? 'S' : 'U', .pos = pos};
+		size_t i;
+
+		for (i = 0; i < ps->prog->ndecls; i++)
+			if (ps->prog->decls[i].kind == d.kind &&
+			    !strcmp(ps->prog->decls[i].name, t.s)) {
+				fail(ps, &pos, "%s redeclared", t.s);
+				return NULL;
+			}
+		d.name = dt_xstrdup(t.s);
+		members(ps, &d);
+		DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+	}
+	return ps->failed ? NULL : t.s;
+}
+
+char *dt_parse_type(struct parser *ps)
+{
+	struct dt_buf t = {0};
+	struct dt_pos pos = ps->lx.pos;
+
+	while (!ps->failed && is_ident(ps) && dt_parse_type_word(ps, ps->lx.text)) {
+		const char *w = ps->lx.text;
+
+		if (t.n && find_typedef(ps, w) && !is_c_word(w))
+			break; /* `char new_int`: a typedef's name after a type is a declarator */
+
+		if (!strcmp(w, "const") || !strcmp(w, "volatile")) {
+			next(ps);
+			continue;
+		}
+		if (!strcmp(w, "struct") || !strcmp(w, "union") || !strcmp(w, "enum")) {
+			char *s = tagged(ps, w);
+
+			if (s && t.n)
+				dt_buf_printf(&t, " ");
+			if (s)
+				dt_buf_printf(&t, "%s", s);
+			dt_free(s);
+			break;
+		}
+		if (t.n)
+			dt_buf_printf(&t, " ");
+		dt_buf_printf(&t, "%s", w);
+		next(ps);
+		if (find_typedef(ps, t.s) && !strchr(t.s, ' '))
+			break; /* a typedef's name is the whole type */
+	}
+	if (ps->failed) {
+		dt_free(t.s);
+		return NULL;
+	}
+	if (!t.n) {
+		fail(ps, &pos, "expected a type");
+		return NULL;
+	}
+	while (dt_lex_is(&ps->lx, "*")) {
+		dt_buf_printf(&t, " *");
+		next(ps);
+	}
+	return t.s;
+}
+
+void dt_parse_declarators(struct parser *ps, char kind, const char *type)
+{
+	while (!ps->failed && !dt_lex_is(&ps->lx, ";")) {
+		struct dt_decl d = {.kind = kind, .pos = ps->lx.pos};
+		struct dt_buf t = {0};
+		bool array = false;
+		size_t i;
+
+		dt_buf_printf(&t, "%s", type);
+		while (dt_lex_is(&ps->lx, "*")) {
+			dt_buf_printf(&t, " *");
+			next(ps);
+		}
+		if (!is_ident(ps)) {
+			if (kind == 'g' && ps->lx.tok == T_EOF)
+				break;
+			fail(ps, &ps->lx.pos, "expected a name in the declaration");
+			dt_free(t.s);
+			return;
+		}
+		d.name = dt_xstrdup(ps->lx.text);
+		next(ps);
+		/* an array (associative `int a[int]` or sized): its element type is not kept */
+		while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
+			bool sized;
+
+			next(ps);
+			/* `int a[5]` keeps its size; an associative `int a[int]` is not kept */
+			sized = ps->lx.tok == T_INT && ps->lx.ival > 0;
+			if (sized)
+				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
+			else
+				array = true;
+			while (!ps->failed && !dt_lex_is(&ps->lx, "]") && ps->lx.tok != T_EOF)
+				next(ps);
+			expect(ps, "]", "to close the array's keys");
+		}
+		if (dt_lex_is(&ps->lx, "(")) { /* a function's prototype: nothing to keep */
+			int depth = 0;
+
+			do {
+				depth += dt_lex_is(&ps->lx, "(") - dt_lex_is(&ps->lx, ")");
+				next(ps);
+			} while (!ps->failed && depth > 0 && ps->lx.tok != T_EOF);
+			array = true;
+		}
+		d.type = t.s;
+		for (i = 0; !array && i < ps->prog->ndecls; i++) {
+			const struct dt_decl *o = &ps->prog->decls[i];
+
+			if (o->kind == kind && !strcmp(o->name, d.name) && kind == 'T') {
+				fail(ps, &d.pos, "typedef '%s' redeclared", d.name);
+				return;
+			}
+		}
+		if (!array)
+			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+		if (!dt_lex_is(&ps->lx, ","))
+			break;
+		next(ps);
+	}
+}
+
+static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->prog->ndecls; i++)
+		if (ps->prog->decls[i].kind == kind && !strcmp(ps->prog->decls[i].name, name))
+			return &ps->prog->decls[i];
+	return NULL;
+}
+
+/* A type with its typedefs undone. */
+static const char *resolve(const struct parser *ps, const char *ty)
+{
+	const struct dt_decl *d;
+	int guard = 0;
+
+	while (ty && (d = find_typedef(ps, ty)) != NULL && strcmp(d->type, ty) && guard++ < 32)
+		ty = d->type;
+	return ty;
+}
+
+int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat)
+{
+	const struct dt_decl *v = find_decl(ps, kind, var), *s;
+	const char *ty = v ? resolve(ps, v->type) : NULL;
+	struct dt_buf b = {0};
+	size_t i;
+
+	if (!ty || (strncmp(ty, "struct ", 7) && strncmp(ty, "union ", 6)))
+		return -1;
+	if (ty[0] == 'u')
+		return -2;
+	s = find_decl(ps, 'S', ty);
+	if (!s)
+		return -3;
+	for (i = 0; i < s->nmembers; i++)
+		if (s->members[i].name && !strcmp(s->members[i].name, member))
+			break;
+	if (i == s->nmembers)
+		return -4;
+	dt_buf_printf(&b, "%s.%s", var, member);
+	if (!find_decl(ps, kind, b.s)) {
+		struct dt_decl d = {.kind = kind, .pos = ps->lx.pos};
+
+		d.name = dt_xstrdup(b.s);
+		d.type = dt_xstrdup(s->members[i].type);
+		d.bits = s->members[i].bits;
+		DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+	}
+	*flat = b.s;
+	return 0;
+}
