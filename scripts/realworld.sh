@@ -13,8 +13,8 @@
 #       runs it: tests/fresh/in-chroot.sh)
 #
 # PROJECT is a test under tests/realworld/ (t-PROJECT.sh): memcached,
-# glib2.0, postgresql-15, php8.2, libvirt, python3.11. Everything it
-# fetches and builds stays under $BUILDDIR/realworld (default
+# glib2.0, postgresql-15, php8.2, libvirt, python3.11, ruby3.1, erlang.
+# Everything it fetches and builds stays under $BUILDDIR/realworld (default
 # build/realworld); the table is also written to
 # $BUILDDIR/realworld/results.md. Needs root (apt-get, bpftrace) and
 # Debian's package archive. memcached also runs in `meson test` (suite
