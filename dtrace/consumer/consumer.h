@@ -40,6 +40,7 @@ struct dt_consumer_opts {
 	bool show_program;     /* -x bpftrace (-x bpfc): print the program, run nothing */
 	enum dt_engine engine; /* -x engine=, else $USDTKIT_ENGINE, else the default */
 	bool defaultargs;
+	bool errtags; /* -xerrtags: errors in DTrace's form, with their [D_...] tags */
 	const int *pids; /* -p */
 	size_t npids;
 	const char *cmd;	   /* -c (one) */

@@ -25,7 +25,8 @@
 
 #include "lex.h"
 
-void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *fmt, ...)
+void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag,
+		 const char *fmt, ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -33,7 +34,8 @@ void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	usdt_error_at(diag, pos->src->file, pos->line, pos->col, pos->line_start, "%s", msg);
+	usdt_error_tag_at(diag, tag, diag->tags && pos->src->what ? pos->src->what : pos->src->file,
+			  pos->line, pos->col, pos->line_start, "%s", msg);
 }
 
 void dt_lex_init(struct dt_lex *lx, const struct dt_src *src, struct dt_consumer_opts *o,
@@ -94,7 +96,7 @@ static void control_line(struct dt_lex *lx)
 			return; /* attributes, depends_on, binding: nothing to do here */
 		s += 6 + strspn(s + 6, " \t");
 		if (sscanf(s, "%255[^= \t]=%255s", opt, val) < 1) {
-			dt_error_at(lx->diag, &pos, "#pragma D option needs an option name");
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM", "#pragma D option needs an option name");
 			lx->err = true;
 			return;
 		}
@@ -129,7 +131,7 @@ bool dt_lex_skip(struct dt_lex *lx)
 				lx->p++;
 			}
 			if (!*lx->p) {
-				dt_error_at(lx->diag, &pos, "unterminated comment: add '*/'");
+				dt_error_at(lx->diag, &pos, "D_SYNTAX", "unterminated comment: add '*/'");
 				lx->err = true;
 				return false;
 			}
@@ -162,7 +164,7 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 	if (!strncmp(s, "target", 6) && !isalnum((unsigned char)s[6]) && s[6] != '_') {
 		*len = (size_t)(s + 6 - lx->p);
 		if (!lx->o->target) {
-			dt_error_at(lx->diag, &pos,
+			dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
 				    "$target is the process of -c or -p, and neither was given");
 			return NULL;
 		}
@@ -182,14 +184,14 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 			return lx->o->macros[n - 1];
 		if (lx->o->defaultargs)
 			return *is_string ? "" : "0";
-		dt_error_at(lx->diag, &pos,
+		dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
 			    "macro argument $%lu is not given: pass it after the script, or use "
 			    "-x defaultargs",
 			    n);
 		return NULL;
 	}
 	*len = 1;
-	dt_error_at(lx->diag, &pos, "unknown macro variable: $target and $1...$9 are known");
+	dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF", "unknown macro variable: $target and $1...$9 are known");
 	return NULL;
 }
 
@@ -362,14 +364,14 @@ int dt_lex_next(struct dt_lex *lx)
 		errno = 0;
 		lx->ival = (int64_t)strtoull(s, &end, 0);
 		if (errno) {
-			dt_error_at(lx->diag, &lx->pos, "integer constant out of range");
+			dt_error_at(lx->diag, &lx->pos, "D_INT_OFLOW", "integer constant out of range");
 			lx->err = true;
 		}
 		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 			end++;
 		if (isalnum((unsigned char)*end) || *end == '.') {
 			dt_error_at(
-			    lx->diag, &lx->pos,
+			    lx->diag, &lx->pos, "D_INT_DIGIT",
 			    "invalid number: D has integers (floating point is not supported)");
 			lx->err = true;
 			while (isalnum((unsigned char)*end) || *end == '.')
@@ -395,7 +397,8 @@ int dt_lex_next(struct dt_lex *lx)
 			}
 		}
 		if (*lx->p != q) {
-			dt_error_at(lx->diag, &lx->pos, "unterminated %s: add the closing %c",
+			dt_error_at(lx->diag, &lx->pos, *lx->p == '\n' ? (q == '"' ? "D_STR_NL" : "D_CHR_NL") : "D_SYNTAX",
+				    "unterminated %s: add the closing %c",
 				    q == '"' ? "string" : "character constant", q);
 			lx->err = true;
 			dt_free(b.s);
@@ -421,7 +424,7 @@ int dt_lex_next(struct dt_lex *lx)
 			return lx->tok = T_OP;
 		}
 	}
-	dt_error_at(lx->diag, &lx->pos, "invalid character '%c' in a D program", *s);
+	dt_error_at(lx->diag, &lx->pos, "D_SYNTAX", "invalid character '%c' in a D program", *s);
 	lx->err = true;
 	lx->p++;
 	return lx->tok = T_ERROR;

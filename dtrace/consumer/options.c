@@ -48,6 +48,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->quiet = true;
 	} else if (!strcmp(opt, "destructive")) {
 		o->destructive = true;
+	} else if (!strcmp(opt, "errtags")) {
+		o->errtags = true;
 	} else if (!strcmp(opt, "defaultargs")) {
 		o->defaultargs = true;
 	} else if (!strcmp(opt, "bpftrace")) {

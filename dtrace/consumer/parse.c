@@ -33,6 +33,7 @@ struct parser {
 	int depth; /* parentheses and brackets */
 	bool in_pred;
 	bool failed;
+	const char *tag; /* the next error's, when not D_SYNTAX */
 	struct inline_def *inl;
 	size_t ninl;
 };
@@ -53,9 +54,12 @@ static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, .
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	dt_error_at(ps->diag, pos, "%s", msg);
+	dt_error_at(ps->diag, pos, ps->tag ? ps->tag : "D_SYNTAX", "%s", msg);
 	ps->failed = true;
 }
+
+/* What D has and this consumer does not: usdtkit's own tag. */
+#define fail_unsupported(ps, ...) ((ps)->tag = "D_UNSUPPORTED", fail(ps, __VA_ARGS__))
 
 static struct dt_node *node(struct parser *ps, enum dt_nkind kind)
 {
@@ -227,7 +231,8 @@ static struct dt_node *primary(struct parser *ps)
 		}
 		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof") ||
 		    !strcmp(lx->text, "xlate")) {
-			fail(ps, &lx->pos, "'%s' is not supported by this D consumer", lx->text);
+			fail_unsupported(ps, &lx->pos, "'%s' is not supported by this D consumer",
+					 lx->text);
 			return NULL;
 		}
 		inl = find_inline(ps, lx->text);
@@ -296,7 +301,7 @@ static struct dt_node *postfix(struct parser *ps)
 			m->a = n;
 			next(ps);
 			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
-			fail(ps, &m->pos,
+			fail_unsupported(ps, &m->pos,
 			     "members of structures and translated arguments ('%s') are not "
 			     "supported: use argN with copyinstr() or copyin()",
 			     m->name);
@@ -336,7 +341,7 @@ static struct dt_node *unary(struct parser *ps)
 		if (!n->a)
 			return NULL;
 		if (n->op[0] == '*' || n->op[0] == '&') {
-			fail(
+			fail_unsupported(
 			    ps, &n->pos,
 			    "'%s' on a pointer is not supported: user memory is read with copyin() "
 			    "or copyinstr()",
@@ -469,7 +474,7 @@ static struct dt_node *expr(struct parser *ps)
 	struct dt_node *n = assignment(ps);
 
 	if (n && dt_lex_is(&ps->lx, ",") && ps->depth == 0) {
-		fail(ps, &ps->lx.pos, "the comma operator is not supported%s", "");
+		fail_unsupported(ps, &ps->lx.pos, "the comma operator is not supported%s", "");
 		return NULL;
 	}
 	return n;
@@ -630,7 +635,7 @@ static void clause(struct parser *ps, size_t source)
 
 			if (!lx->err)
 				dt_error_at(
-				    ps->diag, &here,
+				    ps->diag, &here, "D_SYNTAX",
 				    "expected a probe description (provider:module:function:"
 				    "name), found '%c'",
 				    *lx->p ? *lx->p : ' ');

@@ -862,6 +862,18 @@ static enum dt_engine default_engine(const struct dt_consumer_opts *o)
 	return o->zero_ok ? DT_ENGINE_BPFTRACE : DT_ENGINE_UNSET;
 }
 
+/* DTrace's words for a source's errors under -xerrtags. */
+static const char *dt_what(char kind, const char *name)
+{
+	struct dt_buf b = {0};
+
+	if (kind == 's')
+		dt_buf_printf(&b, "failed to compile script %s", name);
+	else
+		dt_buf_printf(&b, "invalid probe specifier %s", name);
+	return b.s;
+}
+
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 {
 	struct dt_program prog = {.o = o};
@@ -871,6 +883,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 	int created = -1, rc = 1;
 	size_t i;
 
+	diag->tags = o->errtags;
 	if (o->cmd) {
 		created = usdt_list_create(o->cmd, diag);
 		if (created < 0)
@@ -894,6 +907,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		/* the sources live until the end: positions point into them */
 		src->file = o->sources[i].kind == 's' ? o->sources[i].name : "<command line>";
 		src->text = o->sources[i].text;
+		src->what = dt_what(o->sources[i].kind, o->sources[i].name);
 		dt_parse(&prog, src, i, o->sources[i].kind == 's', diag);
 	}
 	if (diag->errors)

@@ -96,6 +96,7 @@ struct tr {
 	struct var *vars;
 	size_t nvars;
 	bool failed;
+	const char *tag;   /* the next error's, when not D_UNSUPPORTED */
 	struct psites *ps; /* per USDT probe whose sites were read */
 	size_t nps;
 	bool infer;	    /* the inference pass: no output, no errors */
@@ -120,6 +121,11 @@ struct tr {
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
 
+/*
+ * An error of the translation: what the bpftrace backend does not do
+ * (D_UNSUPPORTED), the front end's checks (check.c) having refused
+ * what D itself refuses before.
+ */
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...)
 {
 	char msg[1024];
@@ -130,7 +136,7 @@ static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	dt_error_at(t->diag, &n->pos, "%s", msg);
+	dt_error_at(t->diag, &n->pos, t->tag ? t->tag : "D_UNSUPPORTED", "%s", msg);
 	t->failed = true;
 }
 
@@ -254,6 +260,7 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		v = var_get(t, kind, n->name, false);
 		if (!v || !v->assigned) {
 			if (kind == 'g') {
+				t->tag = "D_IDENT_UNDEF";
 				err(t, n,
 				    "'%s' is not a variable or a builtin this D consumer knows",
 				    n->name);

@@ -75,7 +75,7 @@ static void item_begin(struct recw *w, size_t act)
 
 	if (w->r->nitems >= 64) {
 		if (!w->g->failed)
-			dt_error_at(w->g->diag, &w->c->pos,
+			dt_error_at(w->g->diag, &w->c->pos, "D_UNSUPPORTED",
 				    "a clause of more than 64 actions (-x engine=bpf)");
 		w->g->failed = true;
 		return;
@@ -466,7 +466,7 @@ static long agg_named(struct cg *g, const struct dt_node *n)
 		if (!strcmp(g->t->aggs[i].name, n->name))
 			return (long)i;
 	if (!g->failed)
-		dt_error_at(g->diag, &n->pos,
+		dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED",
 			    "@%s: no clause before this one assigns it (-x engine=bpf writes END's "
 			    "clauses last)",
 			    n->name);

@@ -211,7 +211,7 @@ int cg_site_programs(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 
 				for (j = 0; (spec = usdt_argspec_next(spec, &e)) && j < k; j++)
 					spec = e;
-				dt_error_at(g->diag, &g->arg_used[k]->pos,
+				dt_error_at(g->diag, &g->arg_used[k]->pos, "D_UNSUPPORTED",
 					    "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64
 					    " in %s: operand '%.*s': %s",
 					    k, prov, name, s->pc, path, spec ? (int)(e - spec) : 0,

@@ -20,7 +20,8 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	g->failed = true;
 	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
 		return;
-	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
+	dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED", "%s is not supported by -x engine=bpf yet",
+		    what);
 }
 
 /*
@@ -50,7 +51,7 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 		return;
 	g->failed = true;
 	if (!g->scanning)
-		dt_error_at(g->diag, &n->pos, "%s", what);
+		dt_error_at(g->diag, &n->pos, "D_OP_INCOMPAT", "%s", what);
 }
 
 static void set_int(struct cv *v, unsigned size, bool is_unsigned)
