@@ -135,6 +135,11 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag,
 		 const char *fmt, ...) USDT_PRINTF(4, 5);
 /*
+ * D's compile-time checks of a parsed program (check.c): what DTrace refuses
+ * is reported with its tag. Returns 0 or -1.
+ */
+int dt_check(struct dt_program *prog, struct usdt_diag *diag);
+/*
  * True when a clause holds only aggregating statements (@x = f(...), no
  * if): DTrace prints no record for its firing, whichever engine runs it.
  */

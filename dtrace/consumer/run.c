@@ -910,7 +910,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		src->what = dt_what(o->sources[i].kind, o->sources[i].name);
 		dt_parse(&prog, src, i, o->sources[i].kind == 's', diag);
 	}
-	if (diag->errors)
+	if (diag->errors || dt_check(&prog, diag))
 		goto out;
 	if (!prog.nclauses) {
 		usdt_error(diag, "%s: no probe description: nothing to trace",

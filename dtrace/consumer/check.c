@@ -1,0 +1,493 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D's compile-time checks, before either engine: what DTrace refuses is
+ * refused here, with DTrace's tag and words, so that no invalid program
+ * runs and the engines only see programs D allows.
+ *
+ * Theory. One table holds D's functions as DTrace declares them (actions,
+ * subroutines and aggregating functions: how many arguments, of which
+ * kinds, what they return); every call is checked against it
+ * (D_PROTO_LEN, D_PROTO_ARG). An expression's type is inferred as far as
+ * the syntax tree says it (constants, built-in variables, what a function
+ * returns, variables from their first assignment in the program); an
+ * unknown type is never refused. printf() and printa() formats are read
+ * as DTrace reads them (printf_check.c), and aggregations must be used as
+ * aggregations: assigned an aggregating function, one function and one
+ * set of quantize() parameters each.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+
+static const char *const str_vars[] = {"execname", "probefunc", "probename", "probemod",
+				       "probeprov", "cwd",	 "root",      "zonename",
+				       NULL};
+
+/*
+ * D's functions. args: one letter per argument: i an integer, s a string,
+ * p an address (an integer or a pointer), a an aggregation, v any value,
+ * c a constant integer; the names are DTrace's, for the messages.
+ */
+struct proto {
+	const char *name;
+	char kind; /* 'a' action, 's' subroutine, 'g' aggregating function */
+	int min, max; /* max -1: any number */
+	const char *args;
+	const char *names[6];
+	enum dt_ctype ret;
+};
+
+static const struct proto protos[] = {
+    {"exit", 'a', 1, 1, "i", {"int"}, CT_VOID},
+    {"trace", 'a', 1, 1, "v", {"@"}, CT_VOID},
+    {"printf", 'a', 1, -1, "s", {"string"}, CT_VOID},
+    {"printa", 'a', 1, -1, "", {""}, CT_VOID},
+    {"print", 'a', 1, 1, "v", {"@"}, CT_VOID},
+    {"tracemem", 'a', 2, 3, "pii", {"void *", "size_t", "size_t"}, CT_VOID},
+    {"stack", 'a', 0, 1, "c", {"int"}, CT_STACK},
+    {"ustack", 'a', 0, 2, "cc", {"int", "int"}, CT_STACK},
+    {"jstack", 'a', 0, 2, "cc", {"int", "int"}, CT_STACK},
+    {"clear", 'a', 1, 1, "a", {"aggregation"}, CT_VOID},
+    {"trunc", 'a', 1, 2, "ai", {"aggregation", "uint64_t"}, CT_VOID},
+    {"normalize", 'a', 2, 2, "ai", {"aggregation", "uint64_t"}, CT_VOID},
+    {"denormalize", 'a', 1, 1, "a", {"aggregation"}, CT_VOID},
+    {"setopt", 'a', 1, 2, "ss", {"const char *", "const char *"}, CT_VOID},
+    {"raise", 'a', 1, 1, "i", {"int"}, CT_VOID},
+    {"stop", 'a', 0, 0, "", {""}, CT_VOID},
+    {"breakpoint", 'a', 0, 0, "", {""}, CT_VOID},
+    {"panic", 'a', 0, 0, "", {""}, CT_VOID},
+    {"chill", 'a', 1, 1, "i", {"int"}, CT_VOID},
+    {"system", 'a', 1, -1, "s", {"string"}, CT_VOID},
+    {"freopen", 'a', 1, -1, "s", {"string"}, CT_VOID},
+    {"ftruncate", 'a', 0, 0, "", {""}, CT_VOID},
+    {"copyout", 'a', 3, 3, "ppi", {"void *", "uintptr_t", "size_t"}, CT_VOID},
+    {"copyoutstr", 'a', 3, 3, "spi", {"char *", "uintptr_t", "size_t"}, CT_VOID},
+    {"speculate", 'a', 1, 1, "i", {"int"}, CT_VOID},
+    {"commit", 'a', 1, 1, "i", {"int"}, CT_VOID},
+    {"discard", 'a', 1, 1, "i", {"int"}, CT_VOID},
+    {"pcap", 'a', 2, 2, "pi", {"void *", "int"}, CT_VOID},
+    {"speculation", 's', 0, 0, "", {""}, CT_INT},
+    {"strlen", 's', 1, 1, "s", {"const char *"}, CT_INT},
+    {"strjoin", 's', 2, 2, "ss", {"const char *", "const char *"}, CT_STR},
+    {"substr", 's', 2, 3, "sii", {"const char *", "int", "int"}, CT_STR},
+    {"index", 's', 2, 3, "ssi", {"const char *", "const char *", "int"}, CT_INT},
+    {"rindex", 's', 2, 3, "ssi", {"const char *", "const char *", "int"}, CT_INT},
+    {"strchr", 's', 2, 2, "si", {"const char *", "char"}, CT_STR},
+    {"strrchr", 's', 2, 2, "si", {"const char *", "char"}, CT_STR},
+    {"strstr", 's', 2, 2, "ss", {"const char *", "const char *"}, CT_STR},
+    {"strtok", 's', 2, 2, "ss", {"char *", "const char *"}, CT_STR},
+    {"basename", 's', 1, 1, "s", {"const char *"}, CT_STR},
+    {"dirname", 's', 1, 1, "s", {"const char *"}, CT_STR},
+    {"cleanpath", 's', 1, 1, "s", {"const char *"}, CT_STR},
+    {"toupper", 's', 1, 1, "s", {"const char *"}, CT_STR},
+    {"tolower", 's', 1, 1, "s", {"const char *"}, CT_STR},
+    {"lltostr", 's', 1, 2, "ii", {"int64_t", "int"}, CT_STR},
+    {"strtoll", 's', 1, 2, "si", {"const char *", "int"}, CT_INT},
+    {"htons", 's', 1, 1, "i", {"uint16_t"}, CT_INT},
+    {"htonl", 's', 1, 1, "i", {"uint32_t"}, CT_INT},
+    {"htonll", 's', 1, 1, "i", {"uint64_t"}, CT_INT},
+    {"ntohs", 's', 1, 1, "i", {"uint16_t"}, CT_INT},
+    {"ntohl", 's', 1, 1, "i", {"uint32_t"}, CT_INT},
+    {"ntohll", 's', 1, 1, "i", {"uint64_t"}, CT_INT},
+    {"copyin", 's', 2, 2, "pi", {"uintptr_t", "size_t"}, CT_PTR},
+    {"copyinstr", 's', 1, 2, "pi", {"uintptr_t", "size_t"}, CT_STR},
+    {"copyinto", 'a', 3, 3, "pip", {"uintptr_t", "size_t", "void *"}, CT_VOID},
+    {"alloca", 's', 1, 1, "i", {"size_t"}, CT_PTR},
+    {"bcopy", 'a', 3, 3, "ppi", {"void *", "void *", "size_t"}, CT_VOID},
+    {"rand", 's', 0, 0, "", {""}, CT_INT},
+    {"progenyof", 's', 1, 1, "i", {"pid_t"}, CT_INT},
+    {"getmajor", 's', 1, 1, "i", {"dev_t"}, CT_INT},
+    {"getminor", 's', 1, 1, "i", {"dev_t"}, CT_INT},
+    {"mutex_owned", 's', 1, 1, "p", {"struct mutex *"}, CT_INT},
+    {"mutex_owner", 's', 1, 1, "p", {"struct mutex *"}, CT_PTR},
+    {"mutex_type_adaptive", 's', 1, 1, "p", {"struct mutex *"}, CT_INT},
+    {"mutex_type_spin", 's', 1, 1, "p", {"struct mutex *"}, CT_INT},
+    {"rw_read_held", 's', 1, 1, "p", {"rwlock_t *"}, CT_INT},
+    {"rw_write_held", 's', 1, 1, "p", {"rwlock_t *"}, CT_INT},
+    {"rw_iswriter", 's', 1, 1, "p", {"rwlock_t *"}, CT_INT},
+    {"inet_ntoa", 's', 1, 1, "p", {"ipaddr_t *"}, CT_STR},
+    {"inet_ntoa6", 's', 1, 2, "pi", {"struct in6_addr *", "int"}, CT_STR},
+    {"inet_ntop", 's', 2, 2, "ip", {"int", "void *"}, CT_STR},
+    {"d_path", 's', 1, 1, "p", {"struct path *"}, CT_STR},
+    {"link_ntop", 's', 2, 2, "ip", {"int", "void *"}, CT_STR},
+    {"getpid", 's', 0, 0, "", {""}, CT_INT},
+    {"func", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"ufunc", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"mod", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"umod", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"sym", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"usym", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"uaddr", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
+    {"count", 'g', 0, 0, "", {""}, CT_VOID},
+    {"sum", 'g', 1, 1, "i", {"@"}, CT_VOID},
+    {"avg", 'g', 1, 1, "i", {"@"}, CT_VOID},
+    {"min", 'g', 1, 1, "i", {"@"}, CT_VOID},
+    {"max", 'g', 1, 1, "i", {"@"}, CT_VOID},
+    {"stddev", 'g', 1, 1, "i", {"@"}, CT_VOID},
+    {"quantize", 'g', 1, 2, "ii", {"@", "@"}, CT_VOID},
+    {"lquantize", 'g', 3, 5, "iccci", {"@", "int", "int", "int", "@"}, CT_VOID},
+    {"llquantize", 'g', 5, 6, "icccci", {"@", "int", "int", "int", "int", "@"}, CT_VOID},
+};
+
+static const struct proto *dt_check_proto(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(protos) / sizeof(protos[0]); i++)
+		if (!strcmp(protos[i].name, name))
+			return &protos[i];
+	return NULL;
+}
+
+const char *dt_ctype_name(enum dt_ctype t)
+{
+	switch (t) {
+	case CT_INT:
+		return "int";
+	case CT_STR:
+		return "string";
+	case CT_VOID:
+		return "void";
+	case CT_AGG:
+		return "aggregation";
+	case CT_PTR:
+		return "void *";
+	case CT_STACK:
+		return "stack";
+	default:
+		return "unknown";
+	}
+}
+
+/* ---- variables' types, from their first assignment ---- */
+
+static struct vty *var_find(struct chk *k, char kind, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->nvars; i++)
+		if (k->vars[i].kind == kind && !strcmp(k->vars[i].name, name))
+			return &k->vars[i];
+	return NULL;
+}
+
+static char var_kind(const struct dt_node *n)
+{
+	if (n->kind == N_SELF)
+		return 's';
+	if (n->kind == N_THIS)
+		return 't';
+	if (n->kind == N_IDENT)
+		return 'g';
+	if (n->kind == N_INDEX)
+		return n->a && n->a->kind == N_SELF ? 'S' : 'a';
+	return 0;
+}
+
+static bool is_str_var(const char *name)
+{
+	size_t i;
+
+	for (i = 0; str_vars[i]; i++)
+		if (!strcmp(str_vars[i], name))
+			return true;
+	return false;
+}
+
+enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n)
+{
+	const struct proto *p;
+	struct vty *v;
+	enum dt_ctype a, b;
+
+	if (!n)
+		return CT_UNKNOWN;
+	switch (n->kind) {
+	case N_INT:
+		return CT_INT;
+	case N_STR:
+		return CT_STR;
+	case N_AGG:
+		return CT_AGG;
+	case N_IDENT:
+		if (is_str_var(n->name))
+			return CT_STR;
+		v = var_find(k, 'g', n->name);
+		return v ? v->type : CT_UNKNOWN;
+	case N_SELF:
+	case N_THIS:
+	case N_INDEX:
+		v = var_find(k, var_kind(n), n->name);
+		return v ? v->type : CT_UNKNOWN;
+	case N_CALL:
+		p = dt_check_proto(n->name);
+		return p ? p->ret : CT_UNKNOWN;
+	case N_UNARY:
+	case N_INCDEC:
+		return CT_INT;
+	case N_BINARY:
+		a = dt_check_type(k, n->a);
+		b = dt_check_type(k, n->b);
+		if (a == CT_STR || b == CT_STR) /* comparisons of strings */
+			return strchr("<>=!", n->op[0]) ? CT_INT : CT_UNKNOWN;
+		return CT_INT;
+	case N_TERNARY:
+		return dt_check_type(k, n->b);
+	case N_ASSIGN:
+		return dt_check_type(k, n->b);
+	case N_CAST:
+		return n->name && strstr(n->name, "string") ? CT_STR : CT_UNKNOWN;
+	default:
+		return CT_UNKNOWN;
+	}
+}
+
+static void note_assign(struct chk *k, const struct dt_node *lhs, enum dt_ctype t)
+{
+	char kind = var_kind(lhs);
+	struct vty v;
+
+	if (!kind || t == CT_UNKNOWN || t == CT_VOID || var_find(k, kind, lhs->name))
+		return;
+	if (lhs->kind == N_IDENT && is_str_var(lhs->name))
+		return;
+	v.kind = kind;
+	v.name = lhs->name;
+	v.type = t;
+	DT_PUSH(k->vars, k->nvars, v);
+}
+
+/* ---- errors ---- */
+
+void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	if (k->failed)
+		return; /* the first error: DTrace stops at it */
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	dt_error_at(k->diag, &n->pos, tag, "%s", msg);
+	k->failed = true;
+}
+
+static void proto_arg(struct chk *k, const struct dt_node *call, size_t i, const char *tag,
+		      const char *proto, enum dt_ctype got)
+{
+	dt_check_fail(k, call->args[i], tag,
+		      "%s( ) argument #%zu is incompatible with prototype:\n\tprototype: %s\n\t "
+		      "argument: %s",
+		      call->name, i + 1, proto, dt_ctype_name(got));
+}
+
+/* An aggregation argument of clear() & co: DTrace's tag names the function. */
+static const char *aggarg_tag(const char *fn)
+{
+	if (!strcmp(fn, "clear"))
+		return "D_CLEAR_AGGARG";
+	if (!strcmp(fn, "trunc"))
+		return "D_TRUNC_AGGARG";
+	if (!strcmp(fn, "normalize") || !strcmp(fn, "denormalize"))
+		return "D_NORMALIZE_AGGARG";
+	return "D_PROTO_ARG";
+}
+
+/* ---- calls ---- */
+
+static void expr(struct chk *k, const struct dt_node *n, bool value);
+
+static void call(struct chk *k, const struct dt_node *n, bool value)
+{
+	const struct proto *p = dt_check_proto(n->name);
+	size_t i;
+
+	for (i = 0; i < n->nargs; i++)
+		if (n->args[i]->kind != N_AGG)
+			expr(k, n->args[i], true);
+	if (!p || k->failed)
+		return; /* not D's: the engines say what they know of it */
+	if (p->kind == 'g' && !k->in_agg) {
+		dt_check_fail(k, n, "D_AGG_FUNC",
+			      "%s( ) may only be used as the value of an aggregation", n->name);
+		return;
+	}
+	if ((int)n->nargs < p->min || (p->max >= 0 && (int)n->nargs > p->max)) {
+		const char *tag = "D_PROTO_LEN";
+
+		if (p->min == p->max)
+			dt_check_fail(k, n, tag,
+				      "%s( ) prototype mismatch: %zu arg%s passed, %d expected",
+				      n->name, n->nargs, n->nargs == 1 ? "" : "s", p->min);
+		else
+			dt_check_fail(k, n, tag,
+				      "%s( ) prototype mismatch: %zu arg%s passed, at %s %d expected",
+				      n->name, n->nargs, n->nargs == 1 ? "" : "s",
+				      (int)n->nargs < p->min ? "least" : "most",
+				      (int)n->nargs < p->min ? p->min : p->max);
+		return;
+	}
+	for (i = 0; i < n->nargs && i < strlen(p->args); i++) {
+		enum dt_ctype t = dt_check_type(k, n->args[i]);
+		char want = p->args[i];
+		const char *pname = i < 6 && p->names[i] ? p->names[i] : "int";
+
+		if (want == 'a') {
+			if (t != CT_AGG && t != CT_UNKNOWN)
+				proto_arg(k, n, i, aggarg_tag(n->name), "aggregation", t);
+			else if (t == CT_UNKNOWN && n->args[i]->kind != N_AGG)
+				proto_arg(k, n, i, aggarg_tag(n->name), "aggregation", t);
+			continue;
+		}
+		if (n->args[i]->kind == N_AGG) {
+			if (p->kind == 'g')
+				dt_check_fail(k, n->args[i], "D_AGG_SCALAR",
+					      "%s( ) argument #%zu is an aggregation", n->name,
+					      i + 1);
+			else
+				proto_arg(k, n, i, "D_PROTO_ARG", pname, CT_AGG);
+			continue;
+		}
+		if (t == CT_VOID) {
+			if (!strcmp(n->name, "trace"))
+				dt_check_fail(k, n->args[i], "D_TRACE_VOID",
+					      "trace( ) may not be applied to a void expression");
+			else
+				proto_arg(k, n, i, p->kind == 'g' ? "D_AGG_SCALAR" : "D_PROTO_ARG",
+					  pname, t);
+			continue;
+		}
+		if (t == CT_STACK && want != 'v') {
+			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
+			continue;
+		}
+		if ((want == 'i' || want == 'c') && t == CT_STR)
+			proto_arg(k, n, i, p->kind == 'g' ? "D_AGG_SCALAR" : "D_PROTO_ARG",
+				  pname, t);
+		else if (want == 's' && (t == CT_INT || t == CT_PTR) &&
+			 strcmp(n->name, "printf"))
+			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
+		else if (want == 's' && t == CT_INT)
+			proto_arg(k, n, i, "D_PROTO_ARG", "string", t);
+		else if (want == 'p' && t == CT_STR)
+			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
+		else if (want == 'c' && p->kind == 'a' && n->args[i]->kind != N_INT)
+			proto_arg(k, n, i, "D_PROTO_ARG", "integer constant", t);
+	}
+	if (k->failed)
+		return;
+	if (!strcmp(n->name, "printf"))
+		dt_check_printf(k, n);
+	else if (!strcmp(n->name, "printa"))
+		dt_check_printa(k, n);
+	else if (p->kind == 'g')
+		dt_check_aggfn(k, n);
+	if (value && p->kind == 'a' && p->ret == CT_VOID && k->in_key)
+		dt_check_fail(k, n, "D_KEY_TYPE", "%s( ) returns void: it cannot be a key",
+			      n->name);
+}
+
+/* ---- expressions and statements ---- */
+
+static void expr(struct chk *k, const struct dt_node *n, bool value)
+{
+	size_t i;
+
+	if (!n || k->failed)
+		return;
+	switch (n->kind) {
+	case N_CALL:
+		call(k, n, value);
+		return;
+	case N_AGG:
+		if (value)
+			dt_check_fail(k, n, k->in_key ? "D_KEY_TYPE" : "D_AGG_SCALAR",
+				      "@%s: an aggregation cannot be used as a value", n->name);
+		return;
+	case N_ASSIGN:
+		if (n->a && n->a->kind == N_AGG) {
+			dt_check_aggassign(k, n);
+			return;
+		}
+		expr(k, n->b, true);
+		expr(k, n->a, false);
+		note_assign(k, n->a, dt_check_type(k, n->b));
+		return;
+	case N_INDEX: {
+		bool was = k->in_key;
+
+		k->in_key = true;
+		for (i = 0; i < n->nargs; i++)
+			expr(k, n->args[i], true);
+		k->in_key = was;
+		return;
+	}
+	default:
+		break;
+	}
+	expr(k, n->a, true);
+	expr(k, n->b, true);
+	expr(k, n->c, true);
+	for (i = 0; i < n->nargs; i++)
+		expr(k, n->args[i], true);
+}
+
+void dt_check_expr(struct chk *k, const struct dt_node *n, bool value)
+{
+	expr(k, n, value);
+}
+
+static void stmts(struct chk *k, struct dt_stmt **v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n && !k->failed; i++) {
+		const struct dt_stmt *s = v[i];
+
+		if (s->is_if) {
+			expr(k, s->e, true);
+			stmts(k, s->then, s->nthen);
+			stmts(k, s->els, s->nels);
+			continue;
+		}
+		if (s->e && s->e->kind == N_AGG) {
+			if (s->e->nargs) /* DTrace: @a[k] has null effect; @a alone is unknown */
+				dt_check_fail(k, s->e, "D_AGG_NULL",
+					      "expression has null effect: @%s is not assigned",
+					      s->e->name);
+			else
+				dt_check_fail(k, s->e, "D_IDENT_UNDEF",
+					      "failed to resolve @%s: Unknown variable name",
+					      s->e->name);
+			continue;
+		}
+		expr(k, s->e, false);
+	}
+}
+
+int dt_check(struct dt_program *prog, struct usdt_diag *diag)
+{
+	struct chk k;
+	size_t i;
+
+	memset(&k, 0, sizeof(k));
+	k.diag = diag;
+	for (i = 0; i < prog->nclauses && !k.failed; i++) {
+		const struct dt_clause *c = prog->clauses[i];
+
+		if (c->pred) {
+			expr(&k, c->pred, true);
+			if (!k.failed && dt_check_type(&k, c->pred) == CT_VOID)
+				dt_check_fail(&k, c->pred, "D_PRED_SCALAR",
+					      "predicate result must be of scalar type");
+		}
+		stmts(&k, c->body, c->nbody);
+	}
+	dt_free(k.vars);
+	dt_free(k.aggs);
+	return k.failed ? -1 : 0;
+}

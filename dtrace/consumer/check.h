@@ -1,0 +1,48 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * D's compile-time checks (check.c: calls against D's prototypes;
+ * check_fmt.c: printf()/printa() formats and aggregations), shared by
+ * their two files only.
+ */
+#ifndef DT_CHECK_H
+#define DT_CHECK_H
+
+#include "d.h"
+
+/* What the checks know of an expression's type. */
+enum dt_ctype { CT_UNKNOWN, CT_INT, CT_STR, CT_VOID, CT_AGG, CT_PTR, CT_STACK };
+
+struct chk {
+	struct usdt_diag *diag;
+	bool failed;
+	bool in_agg; /* the value of an aggregation assignment */
+	bool in_key; /* a key of an array or an aggregation */
+	struct vty {
+		char kind; /* 'g' global, 's' self->, 't' this->, 'a' array, 'S' self-> array */
+		const char *name;
+		enum dt_ctype type;
+	} * vars;
+	size_t nvars;
+	/* aggregations: the first assignment's function, keys and parameters */
+	struct aggty {
+		const char *name;
+		const char *fn;
+		const struct dt_node *call;
+		size_t nkeys;
+		enum dt_ctype keys[8];
+	} * aggs;
+	size_t naggs;
+};
+
+enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
+const char *dt_ctype_name(enum dt_ctype t);
+void dt_check_expr(struct chk *k, const struct dt_node *n, bool value);
+void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)
+    USDT_PRINTF(4, 5);
+/* check_fmt.c */
+void dt_check_printf(struct chk *k, const struct dt_node *call);
+void dt_check_printa(struct chk *k, const struct dt_node *call);
+void dt_check_aggfn(struct chk *k, const struct dt_node *call);
+void dt_check_aggassign(struct chk *k, const struct dt_node *assign);
+
+#endif /* DT_CHECK_H */
