@@ -42,10 +42,10 @@ struct proto {
 
 static const struct proto protos[] = {
     {"exit", 'a', 1, 1, "i", {"int"}, CT_VOID},
-    {"trace", 'a', 1, 1, "v", {"@"}, CT_VOID},
+    {"trace", 'a', 1, 1, "v", {"any value"}, CT_VOID},
     {"printf", 'a', 1, -1, "s", {"string"}, CT_VOID},
     {"printa", 'a', 1, -1, "", {""}, CT_VOID},
-    {"print", 'a', 1, 1, "v", {"@"}, CT_VOID},
+    {"print", 'a', 1, 1, "v", {"any value"}, CT_VOID},
     {"tracemem", 'a', 2, 3, "pii", {"void *", "size_t", "size_t"}, CT_VOID},
     {"stack", 'a', 0, 1, "c", {"int"}, CT_STACK},
     {"ustack", 'a', 0, 2, "cc", {"int", "int"}, CT_STACK},
@@ -122,14 +122,14 @@ static const struct proto protos[] = {
     {"usym", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
     {"uaddr", 's', 1, 1, "p", {"uintptr_t"}, CT_PTR},
     {"count", 'g', 0, 0, "", {""}, CT_VOID},
-    {"sum", 'g', 1, 1, "i", {"@"}, CT_VOID},
-    {"avg", 'g', 1, 1, "i", {"@"}, CT_VOID},
-    {"min", 'g', 1, 1, "i", {"@"}, CT_VOID},
-    {"max", 'g', 1, 1, "i", {"@"}, CT_VOID},
-    {"stddev", 'g', 1, 1, "i", {"@"}, CT_VOID},
-    {"quantize", 'g', 1, 2, "ii", {"@", "@"}, CT_VOID},
-    {"lquantize", 'g', 3, 5, "iccci", {"@", "int", "int", "int", "@"}, CT_VOID},
-    {"llquantize", 'g', 5, 6, "icccci", {"@", "int", "int", "int", "int", "@"}, CT_VOID},
+    {"sum", 'g', 1, 1, "i", {"int64_t"}, CT_VOID},
+    {"avg", 'g', 1, 1, "i", {"int64_t"}, CT_VOID},
+    {"min", 'g', 1, 1, "i", {"int64_t"}, CT_VOID},
+    {"max", 'g', 1, 1, "i", {"int64_t"}, CT_VOID},
+    {"stddev", 'g', 1, 1, "i", {"int64_t"}, CT_VOID},
+    {"quantize", 'g', 1, 2, "ii", {"int64_t", "int64_t"}, CT_VOID},
+    {"lquantize", 'g', 3, 5, "iccci", {"int64_t", "int", "int", "int", "int64_t"}, CT_VOID},
+    {"llquantize", 'g', 5, 6, "icccci", {"int64_t", "int", "int", "int", "int", "int64_t"}, CT_VOID},
 };
 
 static const struct proto *dt_check_proto(const char *name)
@@ -365,9 +365,12 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 			continue;
 		}
-		if ((want == 'i' || want == 'c') && t == CT_STR)
-			proto_arg(k, n, i, p->kind == 'g' ? "D_AGG_SCALAR" : "D_PROTO_ARG",
-				  pname, t);
+		if ((want == 'i' || want == 'c') && t == CT_STR && p->kind == 'g')
+			dt_check_fail(k, n->args[i], "D_AGG_SCALAR",
+				      "%s( ) argument #%zu must be of scalar type, not a string",
+				      n->name, i + 1);
+		else if ((want == 'i' || want == 'c') && t == CT_STR)
+			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 		else if (want == 's' && (t == CT_INT || t == CT_PTR) &&
 			 strcmp(n->name, "printf"))
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);

@@ -24,8 +24,8 @@ refused 20 "this->a[...]: this-> arrays are not supported" 'BEGIN { this->a[1] =
 refused 35 "this->s[...] = ...: only the terminating '\0' of a string read by copyin() is supported" 'BEGIN { this->s = "x"; this->s[0] = 0; }'
 refused 13 "strlen() is supported where its value is printed" 'BEGIN { x = strlen("abc"); }'
 refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
-refused 14 "stddev() of a string" 'BEGIN { @a = stddev("x"); }'
-refused 13 "copyin() takes an address and a length" 'BEGIN { x = copyin(1); }'
+refused 21 "stddev( ) argument #1 must be of scalar type, not a string" 'BEGIN { @a = stddev("x"); }'
+refused 13 "copyin( ) prototype mismatch: 1 arg passed, 2 expected" 'BEGIN { x = copyin(1); }'
 
 mkdir -p "$T/g" && cd "$T/g" || fail "no scratch directory"
 cat >lang.d <<'D'
