@@ -16,6 +16,7 @@
  * set of quantize() parameters each.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -301,16 +302,61 @@ static const char *aggarg_tag(const char *fn)
 
 static void expr(struct chk *k, const struct dt_node *n, bool value);
 
+/* The arguments' own checks (an aggregating function's as an aggregation's). */
+static void args(struct chk *k, const struct dt_node *n)
+{
+	bool in_agg = k->in_agg;
+	size_t i;
+
+	k->in_agg = false;
+	for (i = 0; i < n->nargs && !k->failed; i++)
+		if (n->args[i]->kind != N_AGG)
+			expr(k, n->args[i], true);
+	k->in_agg = in_agg;
+}
+
+/* A constant integer (a literal, or its negation). */
+static bool const_int(const struct dt_node *n, int64_t *v)
+{
+	if (n->kind == N_INT) {
+		*v = n->ival;
+		return true;
+	}
+	if (n->kind == N_UNARY && (n->op[0] == '-' || n->op[0] == '+') && !n->op[1] && n->a &&
+	    const_int(n->a, v)) {
+		if (n->op[0] == '-')
+			*v = (int64_t)(0 - (uint64_t)*v);
+		return true;
+	}
+	return false;
+}
+
+/* stack(n), ustack(n, size), jstack(n, size): how many frames, how many bytes. */
+static void stack_sizes(struct chk *k, const struct dt_node *n)
+{
+	int64_t v;
+	bool u = n->name[0] != 's';
+
+	if (strcmp(n->name, "stack") && strcmp(n->name, "ustack") && strcmp(n->name, "jstack"))
+		return;
+	if (n->nargs >= 1 && const_int(n->args[0], &v) && v <= 0)
+		dt_check_fail(k, n->args[0], u ? "D_USTACK_FRAMES" : "D_STACK_SIZE",
+			      "%s( ) size must be a non-zero positive integer constant", n->name);
+	else if (n->nargs >= 2 && const_int(n->args[1], &v) && v <= 0)
+		dt_check_fail(k, n->args[1], "D_USTACK_STRSIZE",
+			      "%s( ) string size must be a non-zero positive integer constant",
+			      n->name);
+}
+
 static void call(struct chk *k, const struct dt_node *n, bool value)
 {
 	const struct proto *p = dt_check_proto(n->name);
 	size_t i;
 
-	for (i = 0; i < n->nargs; i++)
-		if (n->args[i]->kind != N_AGG)
-			expr(k, n->args[i], true);
-	if (!p || k->failed)
-		return; /* not D's: the engines say what they know of it */
+	if (!p) { /* not D's: the engines say what they know of it */
+		args(k, n);
+		return;
+	}
 	if (p->kind == 'g' && !k->in_agg) {
 		dt_check_fail(k, n, "D_AGG_FUNC",
 			      "%s( ) may only be used as the value of an aggregation", n->name);
@@ -334,6 +380,7 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 	for (i = 0; i < n->nargs && i < strlen(p->args); i++) {
 		enum dt_ctype t = dt_check_type(k, n->args[i]);
 		char want = p->args[i];
+		int64_t cv;
 		const char *pname = i < 6 && p->names[i] ? p->names[i] : "int";
 
 		if (want == 'a') {
@@ -344,7 +391,10 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			continue;
 		}
 		if (n->args[i]->kind == N_AGG) {
-			if (p->kind == 'g')
+			if (!strcmp(n->name, "trace"))
+				dt_check_fail(k, n->args[i], "D_TRACE_DYN",
+					      "trace( ) may not be applied to a dynamic expression");
+			else if (p->kind == 'g')
 				dt_check_fail(k, n->args[i], "D_AGG_SCALAR",
 					      "%s( ) argument #%zu is an aggregation", n->name,
 					      i + 1);
@@ -365,7 +415,7 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 			continue;
 		}
-		if ((want == 'i' || want == 'c') && t == CT_STR && p->kind == 'g')
+		if ((want == 'i' || want == 'c') && t == CT_STR && p->kind == 'g' && i == 0)
 			dt_check_fail(k, n->args[i], "D_AGG_SCALAR",
 				      "%s( ) argument #%zu must be of scalar type, not a string",
 				      n->name, i + 1);
@@ -378,9 +428,11 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			proto_arg(k, n, i, "D_PROTO_ARG", "string", t);
 		else if (want == 'p' && t == CT_STR)
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
-		else if (want == 'c' && p->kind == 'a' && n->args[i]->kind != N_INT)
+		else if (want == 'c' && p->kind == 'a' && !const_int(n->args[i], &cv))
 			proto_arg(k, n, i, "D_PROTO_ARG", "integer constant", t);
 	}
+	if (!k->failed)
+		stack_sizes(k, n);
 	if (k->failed)
 		return;
 	if (!strcmp(n->name, "printf"))
@@ -389,6 +441,8 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 		dt_check_printa(k, n);
 	else if (p->kind == 'g')
 		dt_check_aggfn(k, n);
+	if (!k->failed)
+		args(k, n);
 	if (value && p->kind == 'a' && p->ret == CT_VOID && k->in_key)
 		dt_check_fail(k, n, "D_KEY_TYPE", "%s( ) returns void: it cannot be a key",
 			      n->name);
@@ -408,7 +462,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		return;
 	case N_AGG:
 		if (value)
-			dt_check_fail(k, n, k->in_key ? "D_KEY_TYPE" : "D_AGG_SCALAR",
+			dt_check_fail(k, n, k->in_key ? "D_KEY_TYPE" : "D_OP_INCOMPAT",
 				      "@%s: an aggregation cannot be used as a value", n->name);
 		return;
 	case N_ASSIGN:
@@ -431,6 +485,15 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	}
 	default:
 		break;
+	}
+	if ((n->kind == N_BINARY || n->kind == N_ASSIGN) && (n->op[0] == '/' || n->op[0] == '%') &&
+	    (!n->op[1] || n->op[1] == '=') && n->b) {
+		int64_t v;
+
+		if (const_int(n->b, &v) && v == 0) {
+			dt_check_fail(k, n, "D_DIV_ZERO", "expression contains division by zero");
+			return;
+		}
 	}
 	expr(k, n->a, true);
 	expr(k, n->b, true);

@@ -56,8 +56,8 @@ struct dt_consumer_opts {
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
 
 /*
- * `-x opt[=val]` and `#pragma D option`: returns 0, or -1 for an option
- * not known (the caller warns).
+ * `-x opt[=val]` and `#pragma D option`: returns 0, -1 for an option not
+ * known (the caller warns), or -2 for a value DTrace refuses (an error).
  */
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
 

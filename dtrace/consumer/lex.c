@@ -87,11 +87,26 @@ static void control_line(struct dt_lex *lx)
 		return; /* cpp's line markers */
 	if (!strncmp(s, "pragma", 6)) {
 		char opt[256], val[256] = "";
+		int rc;
 
 		s += 6 + strspn(s + 6, " \t");
 		if (strncmp(s, "D", 1) || !isspace((unsigned char)s[1]))
 			return; /* another compiler's pragma: ignored, as DTrace does */
 		s += 1 + strspn(s + 1, " \t");
+		if (!strncmp(s, "error", 5) && !isalnum((unsigned char)s[5])) {
+			s += 5 + strspn(s + 5, " \t");
+			dt_error_at(lx->diag, &pos, "D_PRAGERR", "#pragma D error: %.*s",
+				    (int)strcspn(s, "\n"), s);
+			lx->err = true;
+			return;
+		}
+		if (!strncmp(s, "attributes", 10) && !strchr(s, '/')) {
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+				    "malformed #pragma D attributes: stability/stability/class "
+				    "expected");
+			lx->err = true;
+			return;
+		}
 		if (strncmp(s, "option", 6))
 			return; /* attributes, depends_on, binding: nothing to do here */
 		s += 6 + strspn(s + 6, " \t");
@@ -100,7 +115,14 @@ static void control_line(struct dt_lex *lx)
 			lx->err = true;
 			return;
 		}
-		if (dt_set_option(lx->o, opt, val[0] ? val : NULL))
+		rc = dt_set_option(lx->o, opt, val[0] ? val : NULL);
+		if (rc == -2) {
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_OPTSET",
+				    "failed to set option '%s' to '%s': Invalid value for specified "
+				    "option",
+				    opt, val);
+			lx->err = true;
+		} else if (rc)
 			usdt_warning_at(lx->diag, pos.src->file, pos.line, pos.col, pos.line_start,
 					"ignoring unsupported option '%s'", opt);
 		return;
@@ -371,7 +393,7 @@ int dt_lex_next(struct dt_lex *lx)
 			end++;
 		if (isalnum((unsigned char)*end) || *end == '.') {
 			dt_error_at(
-			    lx->diag, &lx->pos, "D_INT_DIGIT",
+			    lx->diag, &lx->pos, isdigit((unsigned char)*end) ? "D_INT_DIGIT" : "D_SYNTAX",
 			    "invalid number: D has integers (floating point is not supported)");
 			lx->err = true;
 			while (isalnum((unsigned char)*end) || *end == '.')
@@ -405,6 +427,13 @@ int dt_lex_next(struct dt_lex *lx)
 			return lx->tok = T_ERROR;
 		}
 		lx->p++;
+		if (q == '\'' && (!b.n || b.n > 8)) {
+			dt_error_at(lx->diag, &lx->pos, b.n ? "D_CHR_OFLOW" : "D_CHR_NULL",
+				    b.n ? "character constant is too long" : "empty character constant");
+			lx->err = true;
+			dt_free(b.s);
+			return lx->tok = T_ERROR;
+		}
 		if (q == '\'') {
 			lx->ival = b.n ? (unsigned char)b.s[0] : 0;
 			dt_free(b.s);

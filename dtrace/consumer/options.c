@@ -42,8 +42,15 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	    "jstackframes", "jstackstrsize", "zdefs",	  "evaltime",	 "nolibs",
 	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
 	    "aggpercpu",    "stackindent",   NULL};
+	static const char *const flags[] = {"quiet", "destructive", "defaultargs", "zdefs",
+					    "errtags", NULL};
 	size_t i;
 
+	for (i = 0; flags[i]; i++)
+		if (!strcmp(opt, flags[i]) && val)
+			return -2; /* a flag takes no value */
+	if ((!strcmp(opt, "bufsize") || !strcmp(opt, "strsize")) && (!val || parse_size(val) <= 0))
+		return -2;
 	if (!strcmp(opt, "quiet")) {
 		o->quiet = true;
 	} else if (!strcmp(opt, "destructive")) {

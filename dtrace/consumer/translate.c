@@ -2113,6 +2113,7 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 	if (t->failed)
 		goto out;
 	if (lhs->type != n->b->type) {
+		t->tag = "D_OP_INCOMPAT";
 		err(t, n, "'%s' holds a string and an integer: a D variable has one type",
 		    lhs->name ? lhs->name : "?");
 		goto out;
