@@ -71,6 +71,7 @@ static const struct proto protos[] = {
     {"discard", 'a', 1, 1, "i", {"int"}, CT_VOID},
     {"pcap", 'a', 2, 2, "pi", {"void *", "int"}, CT_VOID},
     {"speculation", 's', 0, 0, "", {""}, CT_INT},
+    {"stringof", 's', 1, 1, "v", {"any value"}, CT_STR},
     {"strlen", 's', 1, 1, "s", {"const char *"}, CT_INT},
     {"strjoin", 's', 2, 2, "ss", {"const char *", "const char *"}, CT_STR},
     {"substr", 's', 2, 3, "sii", {"const char *", "int", "int"}, CT_STR},
@@ -315,17 +316,28 @@ static void args(struct chk *k, const struct dt_node *n)
 	k->in_agg = in_agg;
 }
 
-/* A constant integer (a literal, or its negation). */
+/* A constant integer expression's value (literals, + - * and their unary forms). */
 static bool const_int(const struct dt_node *n, int64_t *v)
 {
+	int64_t a, b;
+
+	if (!n)
+		return false;
 	if (n->kind == N_INT) {
 		*v = n->ival;
 		return true;
 	}
-	if (n->kind == N_UNARY && (n->op[0] == '-' || n->op[0] == '+') && !n->op[1] && n->a &&
+	if (n->kind == N_UNARY && (n->op[0] == '-' || n->op[0] == '+') && !n->op[1] &&
 	    const_int(n->a, v)) {
 		if (n->op[0] == '-')
 			*v = (int64_t)(0 - (uint64_t)*v);
+		return true;
+	}
+	if (n->kind == N_BINARY && !n->op[1] && strchr("+-*", n->op[0]) && const_int(n->a, &a) &&
+	    const_int(n->b, &b)) {
+		uint64_t x = (uint64_t)a, y = (uint64_t)b;
+
+		*v = (int64_t)(n->op[0] == '+' ? x + y : n->op[0] == '-' ? x - y : x * y);
 		return true;
 	}
 	return false;
@@ -353,8 +365,9 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 	const struct proto *p = dt_check_proto(n->name);
 	size_t i;
 
-	if (!p) { /* not D's: the engines say what they know of it */
-		args(k, n);
+	if (!p) {
+		dt_check_fail(k, n, "D_FUNC_UNDEF", "failed to resolve %s: Unknown function name",
+			      n->name);
 		return;
 	}
 	if (p->kind == 'g' && !k->in_agg) {
@@ -535,6 +548,50 @@ static void stmts(struct chk *k, struct dt_stmt **v, size_t n)
 	}
 }
 
+/*
+ * A tick-N/profile-N description DTrace has no probe for: a rate it does
+ * not take (a unit it does not know, or more often than every 200 us).
+ */
+static void timer_desc(struct chk *k, const struct dt_pdesc *d)
+{
+	static const struct {
+		const char *unit;
+		double ns;
+	} units[] = {{"ns", 1},	      {"nsec", 1},	{"us", 1e3},   {"usec", 1e3},
+		     {"ms", 1e6},     {"msec", 1e6},	{"s", 1e9},    {"sec", 1e9},
+		     {"m", 60e9},     {"min", 60e9},	{"h", 3600e9}, {"hour", 3600e9},
+		     {"d", 86400e9},  {"day", 86400e9}, {"hz", 0},     {"", 0}};
+	const char *name = d->field[3], *p;
+	char *end;
+	double n, ns = -1;
+	size_t i;
+
+	if ((*d->field[0] && strcmp(d->field[0], "profile")) || *d->field[1] || *d->field[2])
+		return;
+	if (!strncmp(name, "tick-", 5))
+		p = name + 5;
+	else if (!strncmp(name, "profile-", 8))
+		p = name + 8;
+	else
+		return;
+	if (strpbrk(name, "*?[\\"))
+		return;
+	n = strtod(p, &end);
+	if (end != p && n > 0 && strspn(p, "0123456789") == (size_t)(end - p))
+		for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+			if (!strcmp(end, units[i].unit))
+				ns = units[i].ns ? n * units[i].ns : 1e9 / n;
+	if (ns < 0 || ns < 200e3) {
+		struct dt_node at;
+
+		memset(&at, 0, sizeof(at));
+		at.pos = d->pos;
+		dt_check_fail(k, &at, "D_PDESC_ZERO",
+			      "probe description %s does not match any probes%s", d->text,
+			      ns < 0 ? "" : " (a tick or profile interval is at least 200us)");
+	}
+}
+
 int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 {
 	struct chk k;
@@ -544,7 +601,10 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 	k.diag = diag;
 	for (i = 0; i < prog->nclauses && !k.failed; i++) {
 		const struct dt_clause *c = prog->clauses[i];
+		size_t j;
 
+		for (j = 0; j < c->ndescs && !k.failed; j++)
+			timer_desc(&k, &c->descs[j]);
 		if (c->pred) {
 			expr(&k, c->pred, true);
 			if (!k.failed && dt_check_type(&k, c->pred) == CT_VOID)
