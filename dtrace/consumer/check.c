@@ -360,6 +360,20 @@ static void stack_sizes(struct chk *k, const struct dt_node *n)
 			      n->name);
 }
 
+/* What some functions refuse beyond their prototype. */
+static void special_args(struct chk *k, const struct dt_node *n)
+{
+	int64_t v;
+
+	if (!strcmp(n->name, "freopen") && n->args[0]->kind == N_STR &&
+	    (!strcmp(n->args[0]->str, ".") || !strcmp(n->args[0]->str, "..")))
+		dt_check_fail(k, n->args[0], "D_FREOPEN_INVALID",
+			      "freopen( ) argument #1 cannot be \"%s\"", n->args[0]->str);
+	else if (!strcmp(n->name, "tracemem") && const_int(n->args[1], &v) && v <= 0)
+		dt_check_fail(k, n->args[1], "D_TRACEMEM_SIZE",
+			      "tracemem( ) argument #2 must be a positive size");
+}
+
 static void call(struct chk *k, const struct dt_node *n, bool value)
 {
 	const struct proto *p = dt_check_proto(n->name);
@@ -419,6 +433,10 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			if (!strcmp(n->name, "trace"))
 				dt_check_fail(k, n->args[i], "D_TRACE_VOID",
 					      "trace( ) may not be applied to a void expression");
+			else if (!strcmp(n->name, "stringof"))
+				dt_check_fail(k, n->args[i], "D_STRINGOF_TYPE",
+					      "stringof( ) operand must be a string, a scalar or an "
+					      "array");
 			else
 				proto_arg(k, n, i, p->kind == 'g' ? "D_AGG_SCALAR" : "D_PROTO_ARG",
 					  pname, t);
@@ -446,6 +464,10 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 	}
 	if (!k->failed)
 		stack_sizes(k, n);
+	if (k->failed)
+		return;
+	if (!k->failed)
+		special_args(k, n);
 	if (k->failed)
 		return;
 	if (!strcmp(n->name, "printf"))
@@ -485,6 +507,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		}
 		expr(k, n->b, true);
 		expr(k, n->a, false);
+		dt_check_ops(k, n);
 		note_assign(k, n->a, dt_check_type(k, n->b));
 		return;
 	case N_INDEX: {
@@ -494,6 +517,8 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		for (i = 0; i < n->nargs; i++)
 			expr(k, n->args[i], true);
 		k->in_key = was;
+		if (!k->failed && (n->a ? n->a->kind == N_SELF : true))
+			dt_check_index(k, n);
 		return;
 	}
 	default:
@@ -513,6 +538,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	expr(k, n->c, true);
 	for (i = 0; i < n->nargs; i++)
 		expr(k, n->args[i], true);
+	dt_check_ops(k, n);
 }
 
 void dt_check_expr(struct chk *k, const struct dt_node *n, bool value)
@@ -615,5 +641,6 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 	}
 	dt_free(k.vars);
 	dt_free(k.aggs);
+	dt_free(k.arrs);
 	return k.failed ? -1 : 0;
 }

@@ -32,6 +32,14 @@ struct chk {
 		enum dt_ctype keys[8];
 	} * aggs;
 	size_t naggs;
+	/* associative arrays: their first use's keys */
+	struct arrty {
+		char kind; /* 'a' global, 'S' self-> */
+		const char *name;
+		size_t nkeys;
+		enum dt_ctype keys[8];
+	} * arrs;
+	size_t narrs;
 };
 
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
@@ -39,6 +47,9 @@ const char *dt_ctype_name(enum dt_ctype t);
 void dt_check_expr(struct chk *k, const struct dt_node *n, bool value);
 void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)
     USDT_PRINTF(4, 5);
+/* check_ops.c */
+void dt_check_ops(struct chk *k, const struct dt_node *n);
+void dt_check_index(struct chk *k, const struct dt_node *n);
 /* check_fmt.c */
 void dt_check_printf(struct chk *k, const struct dt_node *call);
 void dt_check_printa(struct chk *k, const struct dt_node *call);
