@@ -73,7 +73,7 @@ static int parse_fmt(struct chk *k, const struct dt_node *n, const char *fmt, st
 					return -1;
 				}
 				flags = true;
-			} else if (*p && strchr("hlLzjt", *p)) {
+			} else if (*p && strchr("hlL", *p)) {
 				flags = true;
 			} else {
 				break;

@@ -18,7 +18,7 @@ err_case() { # rc expected-stderr-regex args...
 
 err_case 1 "^<command line>:1:20: error: expected '\)' to close the argument list, found '\}'" \
 	-n 'BEGIN { printf("x" }'
-err_case 1 "^<command line>:1:9: error: foo\(\) is not supported by this D consumer" -n 'BEGIN { foo(1); }'
+err_case 1 "^<command line>:1:9: error: failed to resolve foo: Unknown function name" -n 'BEGIN { foo(1); }'
 err_case 1 "^<command line>:1:1: error: probe description fbt::vfs_read:entry: the fbt provider is not supported" \
 	-n 'fbt::vfs_read:entry { }'
 err_case 1 "error: macro argument \\\$1 is not given" -n 'BEGIN { trace($1); }'
