@@ -37,6 +37,7 @@ tagged D_PRINTF_ARG_TYPE "printf( ) argument #2 is incompatible with conversion 
 tagged D_PRINTF_DYN_PROTO 'printf( ) prototype mismatch: conversion #1 (%d) is missing a corresponding "*" argument' \
 	'BEGIN { printf("%*d"); }'
 tagged D_PRINTF_FMT_EMPTY "printf( ) format string is empty" 'BEGIN { printf(""); }'
+# shellcheck disable=SC2016 # a D program: $ is printf's
 tagged D_SYNTAX "format conversion #1 uses unsupported positional format (%n\$)" 'BEGIN { printf("%1$d", 1); }'
 tagged D_SYNTAX "format conversion #1 is undefined: %z" 'BEGIN { printf("%z", 1); }'
 tagged D_PRINTF_AGG_CONV "%@ conversion requires an aggregation" 'BEGIN { printf("%@d", 1); }'
