@@ -189,6 +189,22 @@ static char var_kind(const struct dt_node *n)
 	return 0;
 }
 
+static const char *const ptr_vars[] = {"curthread", "curcpu", "curlwpsinfo", "curpsinfo",
+				       "uregs", NULL};
+static const char *const int_vars[] = {"pid",	     "ppid",	      "tid",	      "uid",
+				       "gid",	     "timestamp",     "vtimestamp",   "walltimestamp",
+				       "epid",	     "id",	      "cpu",	      "errno",
+				       "stackdepth", "ustackdepth",   "caller",	      "ucaller",
+				       "ipl",	     "projid",	      "taskid",	      NULL};
+
+static bool in_list(const char *const *l, const char *name)
+{
+	for (; *l; l++)
+		if (!strcmp(*l, name))
+			return true;
+	return false;
+}
+
 static bool is_str_var(const char *name)
 {
 	size_t i;
@@ -217,6 +233,11 @@ enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n)
 	case N_IDENT:
 		if (is_str_var(n->name))
 			return CT_STR;
+		if (in_list(ptr_vars, n->name))
+			return CT_PTR;
+		if (in_list(int_vars, n->name) || (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' &&
+						    n->name[3] <= '9' && !n->name[4]))
+			return CT_INT;
 		v = var_find(k, 'g', n->name);
 		return v ? v->type : CT_UNKNOWN;
 	case N_SELF:
@@ -241,19 +262,33 @@ enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n)
 	case N_ASSIGN:
 		return dt_check_type(k, n->b);
 	case N_CAST:
+		if (n->name && !strcmp(n->name, "void"))
+			return CT_VOID;
 		return n->name && strstr(n->name, "string") ? CT_STR : CT_UNKNOWN;
 	default:
 		return CT_UNKNOWN;
 	}
 }
 
-static void note_assign(struct chk *k, const struct dt_node *lhs, enum dt_ctype t)
+static void note_assign(struct chk *k, const struct dt_node *lhs, const struct dt_node *rhs)
 {
 	char kind = var_kind(lhs);
 	struct vty v;
 
-	if (!kind || t == CT_UNKNOWN || t == CT_VOID || var_find(k, kind, lhs->name))
+	enum dt_ctype t = dt_check_type(k, rhs);
+	const struct vty *was;
+
+	if (!kind || t == CT_UNKNOWN || t == CT_VOID)
 		return;
+	was = var_find(k, kind, lhs->name);
+	if (was) {
+		if (was->type != t &&
+		    (was->type == CT_STR || t == CT_STR || (was->type == CT_PTR && t == CT_INT && rhs->kind != N_INT)))
+			dt_check_fail(k, lhs, "D_OP_INCOMPAT",
+				      "operands have incompatible types: %s = %s",
+				      dt_ctype_name(was->type), dt_ctype_name(t));
+		return;
+	}
 	if (lhs->kind == N_IDENT && is_str_var(lhs->name))
 		return;
 	v.kind = kind;
@@ -508,7 +543,15 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		expr(k, n->b, true);
 		expr(k, n->a, false);
 		dt_check_ops(k, n);
-		note_assign(k, n->a, dt_check_type(k, n->b));
+		if (!k->failed)
+			note_assign(k, n->a, n->b);
+		return;
+	case N_ARGS:
+		if (k->no_args)
+			dt_check_fail(k, n, "D_ARGS_IDX",
+				      "index %lld is out of range for this probe's args[ ]: it has "
+				      "none",
+				      (long long)n->ival);
 		return;
 	case N_INDEX: {
 		bool was = k->in_key;
@@ -618,6 +661,59 @@ static void timer_desc(struct chk *k, const struct dt_pdesc *d)
 	}
 }
 
+/*
+ * A clause's order of actions around commit(): nothing is recorded or
+ * aggregated after it, nothing recorded before it (D_DREC_COMM,
+ * D_AGG_COMM, D_COMM_DREC).
+ */
+static void commit_order(struct chk *k, const struct dt_clause *c)
+{
+	static const char *const drec[] = {"trace", "printf", "printa",	 "tracemem", "stack",
+					   "ustack", "jstack", "exit",	 "print",    NULL};
+	bool committed = false, recorded = false;
+	size_t i;
+
+	for (i = 0; i < c->nbody && !k->failed; i++) {
+		const struct dt_node *e = c->body[i]->e;
+
+		if (c->body[i]->is_if || !e)
+			continue;
+		if (e->kind == N_ASSIGN && e->a && e->a->kind == N_AGG && committed)
+			dt_check_fail(k, e, "D_AGG_COMM",
+				      "aggregating actions may not follow commit( )");
+		if (e->kind != N_CALL)
+			continue;
+		if (!strcmp(e->name, "commit")) {
+			if (recorded)
+				dt_check_fail(k, e, "D_COMM_DREC",
+					      "commit( ) may not follow data-recording action(s)");
+			committed = true;
+		} else if (in_list(drec, e->name)) {
+			if (committed)
+				dt_check_fail(k, e, "D_DREC_COMM",
+					      "data-recording actions may not follow commit( )");
+			recorded = true;
+		}
+	}
+}
+
+/* args[N] in a clause of BEGIN/END/ERROR only: those probes have no arguments. */
+static bool no_args_probe(const struct dt_clause *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->ndescs; i++) {
+		const struct dt_pdesc *d = &c->descs[i];
+
+		if ((*d->field[0] && strcmp(d->field[0], "dtrace")) || *d->field[1] ||
+		    *d->field[2] ||
+		    (strcmp(d->field[3], "BEGIN") && strcmp(d->field[3], "END") &&
+		     strcmp(d->field[3], "ERROR")))
+			return false;
+	}
+	return c->ndescs > 0;
+}
+
 int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 {
 	struct chk k;
@@ -637,7 +733,10 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 				dt_check_fail(&k, c->pred, "D_PRED_SCALAR",
 					      "predicate result must be of scalar type");
 		}
+		k.no_args = no_args_probe(c);
 		stmts(&k, c->body, c->nbody);
+		if (!k.failed)
+			commit_order(&k, c);
 	}
 	dt_free(k.vars);
 	dt_free(k.aggs);

@@ -17,6 +17,7 @@ struct chk {
 	bool failed;
 	bool in_agg; /* the value of an aggregation assignment */
 	bool in_key; /* a key of an array or an aggregation */
+	bool no_args; /* the clause's probes have no args[] (BEGIN, END, ERROR) */
 	struct vty {
 		char kind; /* 'g' global, 's' self->, 't' this->, 'a' array, 'S' self-> array */
 		const char *name;

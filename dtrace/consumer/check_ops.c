@@ -61,7 +61,11 @@ void dt_check_ops(struct chk *k, const struct dt_node *n)
 			    (n->kind == N_ASSIGN ? n->op[1] == '=' && !n->op[2] : !n->op[1])) {
 				if (n->kind == N_BINARY)
 					operand(k, n, n->a, "D_OP_ARITH", "arithmetic");
-				operand(k, n, n->b, "D_OP_ARITH", "arithmetic");
+				operand(k, n, n->b,
+					n->kind == N_ASSIGN && dt_check_type(k, n->b) == CT_STR
+					    ? "D_OP_INCOMPAT"
+					    : "D_OP_ARITH",
+					"arithmetic");
 				return;
 			}
 		for (i = 0; bits[i]; i++) {

@@ -110,6 +110,15 @@ static void control_line(struct dt_lex *lx)
 		if (strncmp(s, "option", 6))
 			return; /* attributes, depends_on, binding: nothing to do here */
 		s += 6 + strspn(s + 6, " \t");
+		n = strlen(s);
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+			n--;
+		if (memchr(s, ' ', n) || memchr(s, '\t', n)) {
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+				    "malformed #pragma D option: one name[=value] expected");
+			lx->err = true;
+			return;
+		}
 		if (sscanf(s, "%255[^= \t]=%255s", opt, val) < 1) {
 			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM", "#pragma D option needs an option name");
 			lx->err = true;
