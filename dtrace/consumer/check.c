@@ -144,6 +144,11 @@ static const struct proto *dt_check_proto(const char *name)
 	return NULL;
 }
 
+bool dt_check_known(const char *name)
+{
+	return dt_check_proto(name) != NULL;
+}
+
 const char *dt_ctype_name(enum dt_ctype t)
 {
 	switch (t) {
@@ -420,7 +425,7 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 		return;
 	}
 	if (p->kind == 'g' && !k->in_agg) {
-		dt_check_fail(k, n, "D_AGG_FUNC",
+		dt_check_fail(k, n, "D_CG_EXPR",
 			      "%s( ) may only be used as the value of an aggregation", n->name);
 		return;
 	}
@@ -603,7 +608,8 @@ static void stmts(struct chk *k, struct dt_stmt **v, size_t n)
 			continue;
 		}
 		if (s->e && s->e->kind == N_AGG) {
-			if (s->e->nargs) /* DTrace: @a[k] has null effect; @a alone is unknown */
+			if (s->e->nargs || dt_check_agg_known(k, s->e->name))
+				/* DTrace: @a[k] has null effect; @a unknown is unknown */
 				dt_check_fail(k, s->e, "D_AGG_NULL",
 					      "expression has null effect: @%s is not assigned",
 					      s->e->name);

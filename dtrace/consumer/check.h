@@ -51,7 +51,10 @@ void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, cons
 /* check_ops.c */
 void dt_check_ops(struct chk *k, const struct dt_node *n);
 void dt_check_index(struct chk *k, const struct dt_node *n);
+/* check.c: a function of D's */
+bool dt_check_known(const char *name);
 /* check_fmt.c */
+bool dt_check_agg_known(struct chk *k, const char *name);
 void dt_check_printf(struct chk *k, const struct dt_node *call);
 void dt_check_printa(struct chk *k, const struct dt_node *call);
 void dt_check_aggfn(struct chk *k, const struct dt_node *call);

@@ -513,6 +513,11 @@ void dt_check_aggassign(struct chk *k, const struct dt_node *n)
 
 		for (i = 0; fns[i] && strcmp(fns[i], f->name); i++)
 			;
+		if (!fns[i] && !dt_check_known(f->name)) {
+			dt_check_fail(k, f, "D_FUNC_UNDEF",
+				      "failed to resolve %s: Unknown function name", f->name);
+			return;
+		}
 		if (!fns[i]) {
 			dt_check_fail(k, f, "D_AGG_FUNC",
 				      "%s( ) is not an aggregating function: @%s cannot be assigned "
@@ -548,4 +553,9 @@ void dt_check_aggassign(struct chk *k, const struct dt_node *n)
 			a.keys[i] = dt_check_type(k, ag->args[i]);
 		DT_PUSH(k->aggs, k->naggs, a);
 	}
+}
+
+bool dt_check_agg_known(struct chk *k, const char *name)
+{
+	return agg_find(k, name) != NULL;
 }

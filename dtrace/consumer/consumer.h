@@ -46,6 +46,8 @@ struct dt_consumer_opts {
 	const char *cmd;	   /* -c (one) */
 	const char *const *macros; /* $1... (operands after the options) */
 	size_t nmacros;
+	unsigned long long macros_used; /* $1..$64 the program refers to */
+	bool argref;			/* -x argref: macro arguments may go unused */
 	long strsize; /* 0: default */
 	long bufsize; /* bytes; 0: default */
 	long dynvarsize;

@@ -211,8 +211,11 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 			return lx->o->nsources && lx->o->sources[0].kind == 's'
 				   ? lx->o->sources[0].name
 				   : "dtrace";
-		if (n <= lx->o->nmacros)
+		if (n <= lx->o->nmacros) {
+			if (n <= 64)
+				lx->o->macros_used |= 1ULL << (n - 1);
 			return lx->o->macros[n - 1];
+		}
 		if (lx->o->defaultargs)
 			return *is_string ? "" : "0";
 		dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",

@@ -64,7 +64,7 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
 	    "aggpercpu",    "stackindent",   NULL};
 	static const char *const flags[] = {"quiet", "destructive", "defaultargs", "zdefs",
-					    "errtags", NULL};
+					    "errtags", "argref", NULL};
 	/* nspec is a count, the others sizes */
 	static const char *const sizes[] = {"nspec",	   "specsize", "aggsize", "dynvarsize",
 					    "scratchsize", "bufsize",  "strsize", NULL};
@@ -76,6 +76,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 			return -2; /* a flag takes no value */
 	if ((!strcmp(opt, "bufsize") || !strcmp(opt, "strsize")) && (!val || parse_size(val) <= 0))
 		return -2;
+	if (!strcmp(opt, "strsize") && parse_size(val) < 2)
+		return -2; /* the NUL and one byte */
 	for (i = 0; sizes[i]; i++)
 		if (!strcmp(opt, sizes[i]) && !valid_size(val, i == 0))
 			return -2;
@@ -88,6 +90,16 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->destructive = true;
 	} else if (!strcmp(opt, "errtags")) {
 		o->errtags = true;
+	} else if (!strcmp(opt, "argref")) {
+		o->argref = true;
+	} else if (!strcmp(opt, "stdc")) {
+		return val && strlen(val) == 1 && strchr("acst", val[0]) ? 0 : -2;
+	} else if (!strcmp(opt, "version")) {
+		/* D's versions: 1.0 ... 2.0 */
+		return val && (!strcmp(val, "2.0") || (!strncmp(val, "1.", 2) &&
+							val[2] >= '0' && val[2] <= '9' && !val[3]))
+			   ? 0
+			   : -2;
 	} else if (!strcmp(opt, "defaultargs")) {
 		o->defaultargs = true;
 	} else if (!strcmp(opt, "bpftrace")) {

@@ -58,7 +58,7 @@ refused 22 "inet_ntop() is not supported by this D consumer" 'BEGIN { printf("%s
 refused 17 "an operator on a string and an integer, or this one on strings is not supported by -x engine=bpf yet" 'BEGIN /execname + "x"/ { exit(0); }'
 refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
 refused 13 "ustack() is supported as an action, an aggregation key or printf's %k argument" 'BEGIN { x = ustack(); }'
-refused 14 "lmin( ) is not an aggregating function: @a cannot be assigned it" 'BEGIN { @a = lmin(1); }'
+refused 14 "failed to resolve lmin: Unknown function name" 'BEGIN { @a = lmin(1); }'
 refused 18 "a built-in variable cannot be assigned to" 'BEGIN { if (1) { pid = 1; } }'
 
 # t-consumer-begin 1: printf's conversions, exit(7), the record's end.

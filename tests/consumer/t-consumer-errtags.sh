@@ -67,6 +67,18 @@ tagged D_PRAGMA_OPTSET "failed to set option 'quiet' to 'please'" '#pragma D opt
 tagged D_PDESC_ZERO "probe description profile-1us does not match any probes" 'profile-1us { }'
 tagged D_STACK_SIZE "stack( ) size must be a non-zero positive integer constant" 'BEGIN { stack(0); }'
 
+tagged D_FUNC_UNDEF "failed to resolve f: Unknown function name" 'BEGIN { @ = f(); }'
+tagged D_ARGS_IDX "index 0 is out of range" 'BEGIN { trace(args[0]); }'
+tagged D_DREC_COMM "data-recording actions may not follow commit( )" 'BEGIN { commit(1); exit(0); }'
+tagged D_OP_INCOMPAT "operands have incompatible types" 'BEGIN { x = curthread; x = pid; }'
+
+# a macro argument the program does not use: refused, unless -x argref
+rc=0
+"$DTRACE" -xerrtags -n 'BEGIN { exit(0); }' 12 >"$T/out" 2>"$T/err" || rc=$?
+[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "an unused \$1 ran"; }
+grep -qF "[D_MACRO_UNUSED]" "$T/err" || { cat "$T/err" >&2; fail "no [D_MACRO_UNUSED]"; }
+"$DTRACE" -x argref -e -n 'BEGIN { exit(0); }' 12 >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "-x argref"; }
+
 # -n: DTrace's "invalid probe specifier"
 rc=0
 "$DTRACE" -xerrtags -n 'BEGIN { exit(); }' >"$T/out" 2>"$T/err" || rc=$?
