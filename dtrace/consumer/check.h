@@ -7,6 +7,8 @@
 #ifndef DT_CHECK_H
 #define DT_CHECK_H
 
+#include <stdint.h>
+
 #include "d.h"
 
 /* What the checks know of an expression's type. */
@@ -43,21 +45,41 @@ struct chk {
 	size_t narrs;
 };
 
+/*
+ * D's functions. args: one letter per argument: i an integer, s a string,
+ * p an address (an integer or a pointer), a an aggregation, v any value,
+ * c a constant integer; the names are DTrace's, for the messages.
+ */
+struct proto {
+	const char *name;
+	char kind;    /* 'a' action, 's' subroutine, 'g' aggregating function */
+	int min, max; /* max -1: any number */
+	const char *args;
+	const char *names[6];
+	enum dt_ctype ret;
+};
+
+/* check_type.c: the bottom */
+const struct proto *dt_check_proto(const char *name);
+bool dt_check_in_list(const char *const *l, const char *name);
+bool dt_check_const(const struct dt_node *n, int64_t *v);
+void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct dt_node *rhs);
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
 const char *dt_ctype_name(enum dt_ctype t);
-void dt_check_expr(struct chk *k, const struct dt_node *n, bool value);
 void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)
     USDT_PRINTF(4, 5);
 /* check_ops.c */
 void dt_check_ops(struct chk *k, const struct dt_node *n);
 void dt_check_index(struct chk *k, const struct dt_node *n);
-/* check.c: a function of D's */
 bool dt_check_known(const char *name);
 /* check_fmt.c */
 bool dt_check_agg_known(struct chk *k, const char *name);
 void dt_check_printf(struct chk *k, const struct dt_node *call);
 void dt_check_printa(struct chk *k, const struct dt_node *call);
 void dt_check_aggfn(struct chk *k, const struct dt_node *call);
+/* An aggregation's assignment: its keys and function (before its arguments' checks)... */
+bool dt_check_aggfn_of(struct chk *k, const struct dt_node *assign);
+/* ... and, after them, as the aggregation's earlier uses. */
 void dt_check_aggassign(struct chk *k, const struct dt_node *assign);
 
 #endif /* DT_CHECK_H */

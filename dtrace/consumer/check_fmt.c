@@ -306,32 +306,16 @@ void dt_check_printa(struct chk *k, const struct dt_node *call)
 	}
 }
 
-/* A constant integer argument (a literal, or its negation), or false. */
-static bool const_arg(const struct dt_node *n, int64_t *v)
-{
-	if (n->kind == N_INT) {
-		*v = n->ival;
-		return true;
-	}
-	if (n->kind == N_UNARY && (n->op[0] == '-' || n->op[0] == '+') && !n->op[1] && n->a &&
-	    const_arg(n->a, v)) {
-		if (n->op[0] == '-')
-			*v = (int64_t)(0 - (uint64_t)*v);
-		return true;
-	}
-	return false;
-}
-
 static void lquantize_check(struct chk *k, const struct dt_node *n)
 {
 	int64_t base, lim, step = 1, levels;
 
-	if (!const_arg(n->args[1], &base)) {
+	if (!dt_check_const(n->args[1], &base)) {
 		dt_check_fail(k, n->args[1], "D_LQUANT_BASETYPE",
 			      "lquantize( ) argument #2 must be an integer constant");
 		return;
 	}
-	if (!const_arg(n->args[2], &lim)) {
+	if (!dt_check_const(n->args[2], &lim)) {
 		dt_check_fail(k, n->args[2], "D_LQUANT_LIMTYPE",
 			      "lquantize( ) argument #3 must be an integer constant");
 		return;
@@ -352,7 +336,7 @@ static void lquantize_check(struct chk *k, const struct dt_node *n)
 			      "(argument #3)");
 		return;
 	}
-	if (n->nargs > 3 && (!const_arg(n->args[3], &step) || step <= 0)) {
+	if (n->nargs > 3 && (!dt_check_const(n->args[3], &step) || step <= 0)) {
 		dt_check_fail(k, n->args[3], "D_LQUANT_STEPTYPE",
 			      "lquantize( ) argument #4 must be a non-zero positive integer "
 			      "constant");
@@ -388,7 +372,7 @@ static void llquantize_check(struct chk *k, const struct dt_node *n)
 	for (i = 0; i < 4; i++) {
 		const struct dt_node *a = n->args[i + 1];
 
-		if (!const_arg(a, &v[i]) || (i == 3 && v[i] <= 0)) {
+		if (!dt_check_const(a, &v[i]) || (i == 3 && v[i] <= 0)) {
 			dt_check_fail(k, a, type_tag[i],
 				      "llquantize( ) argument #%d (%s) must be a%s integer constant",
 				      i + 2, what[i], i == 3 ? " non-zero positive" : "n");
@@ -468,9 +452,9 @@ static void match_params(struct chk *k, const struct dt_node *was, const struct 
 		int64_t a = 1, b = 1;
 
 		if (i + 1 < was->nargs)
-			const_arg(was->args[i + 1], &a);
+			dt_check_const(was->args[i + 1], &a);
 		if (i + 1 < now->nargs)
-			const_arg(now->args[i + 1], &b);
+			dt_check_const(now->args[i + 1], &b);
 		if (a != b) {
 			dt_check_fail(k, now->args[i + 1 < now->nargs ? i + 1 : 0],
 				      ll ? llq[i] : lq[i],
@@ -482,30 +466,21 @@ static void match_params(struct chk *k, const struct dt_node *was, const struct 
 	}
 }
 
-void dt_check_aggassign(struct chk *k, const struct dt_node *n)
+bool dt_check_aggfn_of(struct chk *k, const struct dt_node *n)
 {
 	const struct dt_node *ag = n->a, *f = n->b;
-	struct aggty *was;
 	size_t i;
-	bool key = k->in_key;
 
-	k->in_key = true;
-	for (i = 0; i < ag->nargs && !k->failed; i++) {
-		enum dt_ctype t;
-
-		dt_check_expr(k, ag->args[i], true);
-		t = dt_check_type(k, ag->args[i]);
-		if (!k->failed && t == CT_VOID)
+	for (i = 0; i < ag->nargs && !k->failed; i++)
+		if (dt_check_type(k, ag->args[i]) == CT_VOID)
 			dt_check_fail(k, ag->args[i], "D_KEY_TYPE",
 				      "aggregation key #%zu is of type void", i + 1);
-	}
-	k->in_key = key;
 	if (k->failed)
-		return;
+		return false;
 	if (strcmp(n->op, "=") || !f || f->kind != N_CALL || !f->name) {
 		dt_check_fail(k, n, "D_AGG_FUNC",
 			      "@%s: an aggregation is assigned an aggregating function", ag->name);
-		return;
+		return false;
 	}
 	{
 		const char *const fns[] = {"count",    "sum",	"avg",	      "min",	"max",
@@ -516,21 +491,25 @@ void dt_check_aggassign(struct chk *k, const struct dt_node *n)
 		if (!fns[i] && !dt_check_known(f->name)) {
 			dt_check_fail(k, f, "D_FUNC_UNDEF",
 				      "failed to resolve %s: Unknown function name", f->name);
-			return;
+			return false;
 		}
 		if (!fns[i]) {
 			dt_check_fail(k, f, "D_AGG_FUNC",
 				      "%s( ) is not an aggregating function: @%s cannot be assigned "
 				      "it",
 				      f->name, ag->name);
-			return;
+			return false;
 		}
 	}
-	k->in_agg = true;
-	dt_check_expr(k, f, true);
-	k->in_agg = false;
-	if (k->failed)
-		return;
+	return true;
+}
+
+void dt_check_aggassign(struct chk *k, const struct dt_node *n)
+{
+	const struct dt_node *ag = n->a, *f = n->b;
+	struct aggty *was;
+	size_t i;
+
 	was = agg_find(k, ag->name);
 	if (was) {
 		if (strcmp(was->fn, f->name))

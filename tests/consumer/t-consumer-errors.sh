@@ -26,7 +26,7 @@ err_case 1 "error: \\\$target is the process of -c or -p" -n 'BEGIN { trace($tar
 err_case 1 "error: members of structures and translated arguments \('url'\)" -n 'BEGIN { trace(args[0]->url); }'
 err_case 1 "error: llquantize\( \) factor \(argument #2\) and steps \(argument #5\) must divide each other evenly" -n 'BEGIN { @a = llquantize(1, 10, 0, 6, 25); }'
 err_case 1 "error: unterminated string" -n 'BEGIN { printf("x); }'
-err_case 1 "error: 'x' holds a string and an integer" -n 'BEGIN { x = 1; x = "s"; }'
+err_case 1 "error: operands have incompatible types: int = string" -n 'BEGIN { x = 1; x = "s"; }'
 # (the bpftrace backend's own limit; the default engine runs it)
 err_case 1 "error: strjoin\(\) is supported where its value is printed" -x engine=bpftrace -n 'BEGIN { x = strjoin("a", "b"); }'
 err_case 1 "error: @a: aggregation redefined: sum\( \) here, count\( \) before" -n 'BEGIN { @a = count(); @a = sum(1); }'
