@@ -263,6 +263,8 @@ void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct
 	if (!kind || t == CT_UNKNOWN || t == CT_VOID)
 		return;
 	was = var_find(k, kind, lhs->name);
+	if (was && rhs->kind == N_INT && rhs->ival == 0)
+		return; /* 0 frees a variable of any type */
 	if (was) {
 		if (was->type != t &&
 		    (was->type == CT_STR || t == CT_STR || (was->type == CT_PTR && t == CT_INT && rhs->kind != N_INT)))
