@@ -62,7 +62,6 @@ struct proto {
 /* check_type.c: the bottom */
 const struct proto *dt_check_proto(const char *name);
 bool dt_check_in_list(const char *const *l, const char *name);
-bool dt_check_const(const struct dt_node *n, int64_t *v);
 void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct dt_node *rhs);
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
 const char *dt_ctype_name(enum dt_ctype t);

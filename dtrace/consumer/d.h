@@ -139,6 +139,8 @@ void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *t
  * is reported with its tag. Returns 0 or -1.
  */
 int dt_check(struct dt_program *prog, struct usdt_diag *diag);
+/* A constant integer expression's value: literals, unary and binary + - * (check_type.c). */
+bool dt_check_const(const struct dt_node *n, int64_t *v);
 /*
  * True when a clause holds only aggregating statements (@x = f(...), no
  * if): DTrace prints no record for its firing, whichever engine runs it.
