@@ -20,6 +20,9 @@ struct chk {
 	bool in_agg; /* the value of an aggregation assignment */
 	bool in_key; /* a key of an array or an aggregation */
 	bool no_args; /* the clause's probes have no args[] (BEGIN, END, ERROR) */
+	const struct dt_program *prog;
+	const char **defined; /* globals the program assigns somewhere */
+	size_t ndefined;
 	struct vty {
 		char kind; /* 'g' global, 's' self->, 't' this->, 'a' array, 'S' self-> array */
 		const char *name;
@@ -63,6 +66,9 @@ struct proto {
 const struct proto *dt_check_proto(const char *name);
 bool dt_check_in_list(const char *const *l, const char *name);
 void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct dt_node *rhs);
+/* A global's name read (D_IDENT_UNDEF unless the program assigns or declares it), or written. */
+void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag);
+void dt_check_ident_written(struct chk *k, const struct dt_node *n);
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
 const char *dt_ctype_name(enum dt_ctype t);
 void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)

@@ -323,3 +323,51 @@ bool dt_check_const(const struct dt_node *n, int64_t *v)
 	}
 	return false;
 }
+
+/*
+ * D's built-in variables (every one DTrace has, whether or not this
+ * consumer does them: what it lacks, the engines refuse as unsupported).
+ */
+static const char *const builtins[] = {
+    "args",	 "caller",	"chip",	       "cpu",	    "curcpu",	  "curlwpsinfo",
+    "curpsinfo", "curthread",	"cwd",	       "epid",	    "errno",	  "execargs",
+    "execname",	 "fds",		"gid",	       "id",	    "ipl",	  "lgrp",
+    "pid",	 "ppid",	"probefunc",   "probemod",  "probename",  "probeprov",
+    "projid",	 "pset",	"root",	       "stackdepth", "taskid",	  "tid",
+    "timestamp", "ucaller",	"uid",	       "uregs",	    "ustackdepth", "vtimestamp",
+    "walltimestamp", "zonename", "NULL",      NULL};
+
+static bool defined(const struct chk *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->ndefined; i++)
+		if (!strcmp(k->defined[i], name))
+			return true;
+	for (i = 0; k->prog && i < k->prog->ndeclared; i++)
+		if (!strcmp(k->prog->declared[i], name))
+			return true;
+	return false;
+}
+
+void dt_check_ident_written(struct chk *k, const struct dt_node *n)
+{
+	if (n->kind == N_IDENT && !defined(k, n->name))
+		DT_PUSH(k->defined, k->ndefined, n->name);
+}
+
+void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag)
+{
+	const char *s = n->name, *p;
+
+	if (n->kind != N_IDENT || dt_check_in_list(builtins, s) || defined(k, s))
+		return;
+	if (!strncmp(s, "arg", 3) && s[3] >= '0' && s[3] <= '9')
+		return;
+	/* D's libraries' constants (SIGINT, R_SP, ...) and kernel symbols: not judged */
+	for (p = s; *p && !(*p >= 'a' && *p <= 'z'); p++)
+		;
+	if (!*p || s[0] == '`' || strchr(s, '`'))
+		return;
+	dt_check_fail(k, n, tag, "failed to resolve %s: Unknown variable name", s);
+}

@@ -118,6 +118,9 @@ struct dt_program {
 	struct dt_clause **clauses;
 	size_t nclauses;
 	struct dt_consumer_opts *o; /* options, pragmas update them */
+	/* every name top-level declarations wrote (parse.c), for check.c's D_IDENT_UNDEF */
+	char **declared;
+	size_t ndeclared;
 };
 
 /*

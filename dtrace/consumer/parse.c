@@ -589,6 +589,7 @@ static void declaration(struct parser *ps)
 		if (lx->tok == T_IDENT) {
 			dt_free(last);
 			last = dt_xstrdup(lx->text);
+			DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(lx->text));
 		}
 		next(ps);
 	}

@@ -30,7 +30,7 @@ err_case 1 "error: operands have incompatible types: int = string" -n 'BEGIN { x
 # (the bpftrace backend's own limit; the default engine runs it)
 err_case 1 "error: strjoin\(\) is supported where its value is printed" -x engine=bpftrace -n 'BEGIN { x = strjoin("a", "b"); }'
 err_case 1 "error: @a: aggregation redefined: sum\( \) here, count\( \) before" -n 'BEGIN { @a = count(); @a = sum(1); }'
-err_case 1 "error: 'x' is not a variable or a builtin" -n 'BEGIN { trace(x); }'
+err_case 1 "error: failed to resolve x: Unknown variable name" -n 'BEGIN { trace(x); }'
 err_case 1 "error: arg12: a USDT probe has at most 12 arguments" -Z -p $$ -n 'BEGIN { } nosuch$target:::x { trace(arg12); }'
 
 # A script's errors name the file and line.

@@ -71,6 +71,7 @@ tagged D_FUNC_UNDEF "failed to resolve f: Unknown function name" 'BEGIN { @ = f(
 tagged D_ARGS_IDX "index 0 is out of range" 'BEGIN { trace(args[0]); }'
 tagged D_DREC_COMM "data-recording actions may not follow commit( )" 'BEGIN { commit(1); exit(0); }'
 tagged D_OP_INCOMPAT "operands have incompatible types" 'BEGIN { x = curthread; x = pid; }'
+tagged D_IDENT_UNDEF "failed to resolve x: Unknown variable name" 'BEGIN /1/ { a[x]++; }'
 
 # a macro argument the program does not use: refused, unless -x argref
 rc=0
