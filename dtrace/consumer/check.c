@@ -115,11 +115,12 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 				      "%s( ) prototype mismatch: %zu arg%s passed, %d expected",
 				      n->name, n->nargs, n->nargs == 1 ? "" : "s", p->min);
 		else
-			dt_check_fail(k, n, tag,
-				      "%s( ) prototype mismatch: %zu arg%s passed, at %s %d expected",
-				      n->name, n->nargs, n->nargs == 1 ? "" : "s",
-				      (int)n->nargs < p->min ? "least" : "most",
-				      (int)n->nargs < p->min ? p->min : p->max);
+			dt_check_fail(
+			    k, n, tag,
+			    "%s( ) prototype mismatch: %zu arg%s passed, at %s %d expected",
+			    n->name, n->nargs, n->nargs == 1 ? "" : "s",
+			    (int)n->nargs < p->min ? "least" : "most",
+			    (int)n->nargs < p->min ? p->min : p->max);
 		return;
 	}
 	for (i = 0; i < n->nargs && i < strlen(p->args); i++) {
@@ -137,8 +138,9 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 		}
 		if (n->args[i]->kind == N_AGG) {
 			if (!strcmp(n->name, "trace"))
-				dt_check_fail(k, n->args[i], "D_TRACE_DYN",
-					      "trace( ) may not be applied to a dynamic expression");
+				dt_check_fail(
+				    k, n->args[i], "D_TRACE_DYN",
+				    "trace( ) may not be applied to a dynamic expression");
 			else if (p->kind == 'g')
 				dt_check_fail(k, n->args[i], "D_AGG_SCALAR",
 					      "%s( ) argument #%zu is an aggregation", n->name,
@@ -152,9 +154,10 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 				dt_check_fail(k, n->args[i], "D_TRACE_VOID",
 					      "trace( ) may not be applied to a void expression");
 			else if (!strcmp(n->name, "stringof"))
-				dt_check_fail(k, n->args[i], "D_STRINGOF_TYPE",
-					      "stringof( ) operand must be a string, a scalar or an "
-					      "array");
+				dt_check_fail(
+				    k, n->args[i], "D_STRINGOF_TYPE",
+				    "stringof( ) operand must be a string, a scalar or an "
+				    "array");
 			else
 				proto_arg(k, n, i, p->kind == 'g' ? "D_AGG_SCALAR" : "D_PROTO_ARG",
 					  pname, t);
@@ -170,8 +173,7 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 				      n->name, i + 1);
 		else if ((want == 'i' || want == 'c') && t == CT_STR)
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
-		else if (want == 's' && (t == CT_INT || t == CT_PTR) &&
-			 strcmp(n->name, "printf"))
+		else if (want == 's' && (t == CT_INT || t == CT_PTR) && strcmp(n->name, "printf"))
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 		else if (want == 's' && t == CT_INT)
 			proto_arg(k, n, i, "D_PROTO_ARG", "string", t);
@@ -288,7 +290,6 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	dt_check_ops(k, n);
 }
 
-
 static void stmts(struct chk *k, struct dt_stmt **v, size_t n)
 {
 	size_t i;
@@ -327,10 +328,10 @@ static void timer_desc(struct chk *k, const struct dt_pdesc *d)
 	static const struct {
 		const char *unit;
 		double ns;
-	} units[] = {{"ns", 1},	      {"nsec", 1},	{"us", 1e3},   {"usec", 1e3},
-		     {"ms", 1e6},     {"msec", 1e6},	{"s", 1e9},    {"sec", 1e9},
-		     {"m", 60e9},     {"min", 60e9},	{"h", 3600e9}, {"hour", 3600e9},
-		     {"d", 86400e9},  {"day", 86400e9}, {"hz", 0},     {"", 0}};
+	} units[] = {{"ns", 1},	     {"nsec", 1},      {"us", 1e3},   {"usec", 1e3},
+		     {"ms", 1e6},    {"msec", 1e6},    {"s", 1e9},    {"sec", 1e9},
+		     {"m", 60e9},    {"min", 60e9},    {"h", 3600e9}, {"hour", 3600e9},
+		     {"d", 86400e9}, {"day", 86400e9}, {"hz", 0},     {"", 0}};
 	const char *name = d->field[3], *p;
 	char *end;
 	double n, ns = -1;
@@ -369,7 +370,7 @@ static void timer_desc(struct chk *k, const struct dt_pdesc *d)
  */
 static void commit_order(struct chk *k, const struct dt_clause *c)
 {
-	static const char *const drec[] = {"trace", "printf", "printa",	 "tracemem", "stack",
+	static const char *const drec[] = {"trace",  "printf", "printa", "tracemem", "stack",
 					   "ustack", "jstack", "exit",	 "print",    NULL};
 	bool committed = false, recorded = false;
 	size_t i;

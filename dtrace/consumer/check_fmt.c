@@ -80,9 +80,10 @@ static int parse_fmt(struct chk *k, const struct dt_node *n, const char *fmt, st
 			}
 		}
 		if (!*p) {
-			dt_check_fail(k, n, "D_SYNTAX",
-				      "format conversion #%d name expected before end of format string",
-				      nc + 1);
+			dt_check_fail(
+			    k, n, "D_SYNTAX",
+			    "format conversion #%d name expected before end of format string",
+			    nc + 1);
 			return -1;
 		}
 		if (*p == '%') {
@@ -194,10 +195,11 @@ void dt_check_printf(struct chk *k, const struct dt_node *call)
 		if (cv[i].star_prec && !dyn_arg(k, call, &ai, i, &cv[i], ".*"))
 			return;
 		if (ai >= call->nargs) {
-			dt_check_fail(k, call, "D_PRINTF_ARG_PROTO",
-				      "printf( ) prototype mismatch: conversion #%d (%s) is missing a "
-				      "corresponding value argument",
-				      i + 1, cv[i].text);
+			dt_check_fail(
+			    k, call, "D_PRINTF_ARG_PROTO",
+			    "printf( ) prototype mismatch: conversion #%d (%s) is missing a "
+			    "corresponding value argument",
+			    i + 1, cv[i].text);
 			return;
 		}
 		want = conv_mismatch(&cv[i], call->args[ai]->kind == N_AGG
@@ -264,10 +266,11 @@ void dt_check_printa(struct chk *k, const struct dt_node *call)
 		for (c = 0; c < (int)ag->nkeys && c < 8; c++)
 			if (ag->keys[c] != first->keys[c] && ag->keys[c] != CT_UNKNOWN &&
 			    first->keys[c] != CT_UNKNOWN) {
-				dt_check_fail(k, call->args[i], "D_PRINTA_AGGPROTO",
-					      "printa( ) argument #%zu is incompatible with argument "
-					      "#%zu: key #%d of @%s is not of @%s's type",
-					      i + 1, a0 + 1, c + 1, ag->name, first->name);
+				dt_check_fail(
+				    k, call->args[i], "D_PRINTA_AGGPROTO",
+				    "printa( ) argument #%zu is incompatible with argument "
+				    "#%zu: key #%d of @%s is not of @%s's type",
+				    i + 1, a0 + 1, c + 1, ag->name, first->name);
 				return;
 			}
 	}
@@ -288,10 +291,11 @@ void dt_check_printa(struct chk *k, const struct dt_node *call)
 		if (cv[c].agg)
 			continue;
 		if (i >= first->nkeys) {
-			dt_check_fail(k, call, "D_PRINTF_ARG_PROTO",
-				      "printa( ) prototype mismatch: conversion #%d (%s) is missing a "
-				      "corresponding value argument",
-				      c + 1, cv[c].text);
+			dt_check_fail(
+			    k, call, "D_PRINTF_ARG_PROTO",
+			    "printa( ) prototype mismatch: conversion #%d (%s) is missing a "
+			    "corresponding value argument",
+			    c + 1, cv[c].text);
 			return;
 		}
 		want = conv_mismatch(&cv[c], i < 8 ? first->keys[i] : CT_UNKNOWN);
@@ -373,9 +377,10 @@ static void llquantize_check(struct chk *k, const struct dt_node *n)
 		const struct dt_node *a = n->args[i + 1];
 
 		if (!dt_check_const(a, &v[i]) || (i == 3 && v[i] <= 0)) {
-			dt_check_fail(k, a, type_tag[i],
-				      "llquantize( ) argument #%d (%s) must be a%s integer constant",
-				      i + 2, what[i], i == 3 ? " non-zero positive" : "n");
+			dt_check_fail(
+			    k, a, type_tag[i],
+			    "llquantize( ) argument #%d (%s) must be a%s integer constant", i + 2,
+			    what[i], i == 3 ? " non-zero positive" : "n");
 			return;
 		}
 		if (v[i] < (i == 0 ? 2 : 0) || v[i] > UINT16_MAX) {
@@ -396,10 +401,11 @@ static void llquantize_check(struct chk *k, const struct dt_node *n)
 
 			for (pw = 1, j = 0; j <= v[2]; j++) {
 				if (pw > UINT64_MAX / (uint64_t)v[0]) {
-					dt_check_fail(k, a, val_tag[2],
-						      "llquantize( ) factor (argument #2) raised to "
-						      "the high magnitude (argument #4) overflows 64 "
-						      "bits");
+					dt_check_fail(
+					    k, a, val_tag[2],
+					    "llquantize( ) factor (argument #2) raised to "
+					    "the high magnitude (argument #4) overflows 64 "
+					    "bits");
 					return;
 				}
 				pw *= (uint64_t)v[0];
@@ -407,9 +413,10 @@ static void llquantize_check(struct chk *k, const struct dt_node *n)
 		}
 	}
 	if (v[3] < v[0] ? v[0] % v[3] != 0 : v[3] > v[0] && v[3] % v[0] != 0) {
-		dt_check_fail(k, n->args[4], "D_LLQUANT_STEPVAL",
-			      "llquantize( ) factor (argument #2) and steps (argument #5) must divide "
-			      "each other evenly");
+		dt_check_fail(
+		    k, n->args[4], "D_LLQUANT_STEPVAL",
+		    "llquantize( ) factor (argument #2) and steps (argument #5) must divide "
+		    "each other evenly");
 		return;
 	}
 	if (v[3] > v[0]) {
@@ -422,9 +429,10 @@ static void llquantize_check(struct chk *k, const struct dt_node *n)
 				pw *= (uint64_t)v[0];
 		}
 		if (pw % (uint64_t)v[3] != 0)
-			dt_check_fail(k, n->args[4], "D_LLQUANT_STEPVAL",
-				      "llquantize( ) steps (argument #5) must evenly divide a power "
-				      "of the factor (argument #2)");
+			dt_check_fail(
+			    k, n->args[4], "D_LLQUANT_STEPVAL",
+			    "llquantize( ) steps (argument #5) must evenly divide a power "
+			    "of the factor (argument #2)");
 	}
 }
 
@@ -483,8 +491,8 @@ bool dt_check_aggfn_of(struct chk *k, const struct dt_node *n)
 		return false;
 	}
 	{
-		const char *const fns[] = {"count",    "sum",	"avg",	      "min",	"max",
-					   "stddev",   "quantize", "lquantize", "llquantize", NULL};
+		const char *const fns[] = {"count",  "sum",	 "avg",	      "min",	    "max",
+					   "stddev", "quantize", "lquantize", "llquantize", NULL};
 
 		for (i = 0; fns[i] && strcmp(fns[i], f->name); i++)
 			;
@@ -494,10 +502,11 @@ bool dt_check_aggfn_of(struct chk *k, const struct dt_node *n)
 			return false;
 		}
 		if (!fns[i]) {
-			dt_check_fail(k, f, "D_AGG_FUNC",
-				      "%s( ) is not an aggregating function: @%s cannot be assigned "
-				      "it",
-				      f->name, ag->name);
+			dt_check_fail(
+			    k, f, "D_AGG_FUNC",
+			    "%s( ) is not an aggregating function: @%s cannot be assigned "
+			    "it",
+			    f->name, ag->name);
 			return false;
 		}
 	}

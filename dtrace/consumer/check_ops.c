@@ -51,8 +51,9 @@ void dt_check_ops(struct chk *k, const struct dt_node *n)
 			dt_check_fail(k, n, "D_OP_SCALAR",
 				      "operator ?: expression must be of scalar type");
 		else if (dt_check_type(k, n->b) == CT_VOID || dt_check_type(k, n->c) == CT_VOID)
-			dt_check_fail(k, n, "D_OP_ACT",
-				      "operator ?: operands cannot be actions, which have no value");
+			dt_check_fail(
+			    k, n, "D_OP_ACT",
+			    "operator ?: operands cannot be actions, which have no value");
 		return;
 	case N_BINARY:
 	case N_ASSIGN:
@@ -86,8 +87,8 @@ void dt_check_ops(struct chk *k, const struct dt_node *n)
 				return;
 			}
 		if (n->kind == N_ASSIGN && dt_check_type(k, n->b) == CT_VOID)
-			dt_check_fail(k, n, "D_OP_VOID", "operator %s: a void value cannot be assigned",
-				      n->op);
+			dt_check_fail(k, n, "D_OP_VOID",
+				      "operator %s: a void value cannot be assigned", n->op);
 		return;
 	case N_IDENT:
 		if (!strcmp(n->name, "args"))
@@ -128,11 +129,13 @@ void dt_check_index(struct chk *k, const struct dt_node *n)
 		enum dt_ctype t = dt_check_type(k, n->args[i]);
 
 		if (t != CT_UNKNOWN && a->keys[i] != CT_UNKNOWN && t != a->keys[i] &&
-		    !(t == CT_PTR && a->keys[i] == CT_INT) && !(t == CT_INT && a->keys[i] == CT_PTR)) {
-			dt_check_fail(k, n->args[i], "D_PROTO_ARG",
-				      "%s[ ] key #%zu is incompatible with prototype:\n\tprototype: "
-				      "%s\n\t argument: %s",
-				      n->name, i + 1, dt_ctype_name(a->keys[i]), dt_ctype_name(t));
+		    !(t == CT_PTR && a->keys[i] == CT_INT) &&
+		    !(t == CT_INT && a->keys[i] == CT_PTR)) {
+			dt_check_fail(
+			    k, n->args[i], "D_PROTO_ARG",
+			    "%s[ ] key #%zu is incompatible with prototype:\n\tprototype: "
+			    "%s\n\t argument: %s",
+			    n->name, i + 1, dt_ctype_name(a->keys[i]), dt_ctype_name(t));
 			return;
 		}
 	}

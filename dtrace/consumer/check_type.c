@@ -13,9 +13,8 @@
 
 #include "check.h"
 
-static const char *const str_vars[] = {"execname", "probefunc", "probename", "probemod",
-				       "probeprov", "cwd",	 "root",      "zonename",
-				       NULL};
+static const char *const str_vars[] = {
+    "execname", "probefunc", "probename", "probemod", "probeprov", "cwd", "root", "zonename", NULL};
 
 /* D's functions, as DTrace declares them (struct proto: check.h). */
 static const struct proto protos[] = {
@@ -108,7 +107,13 @@ static const struct proto protos[] = {
     {"stddev", 'g', 1, 1, "i", {"int64_t"}, CT_VOID},
     {"quantize", 'g', 1, 2, "ii", {"int64_t", "int64_t"}, CT_VOID},
     {"lquantize", 'g', 3, 5, "iccci", {"int64_t", "int", "int", "int", "int64_t"}, CT_VOID},
-    {"llquantize", 'g', 5, 6, "icccci", {"int64_t", "int", "int", "int", "int", "int64_t"}, CT_VOID},
+    {"llquantize",
+     'g',
+     5,
+     6,
+     "icccci",
+     {"int64_t", "int", "int", "int", "int", "int64_t"},
+     CT_VOID},
 };
 
 const struct proto *dt_check_proto(const char *name)
@@ -171,13 +176,12 @@ static char var_kind(const struct dt_node *n)
 	return 0;
 }
 
-static const char *const ptr_vars[] = {"curthread", "curcpu", "curlwpsinfo", "curpsinfo",
-				       "uregs", NULL};
-static const char *const int_vars[] = {"pid",	     "ppid",	      "tid",	      "uid",
-				       "gid",	     "timestamp",     "vtimestamp",   "walltimestamp",
-				       "epid",	     "id",	      "cpu",	      "errno",
-				       "stackdepth", "ustackdepth",   "caller",	      "ucaller",
-				       "ipl",	     "projid",	      "taskid",	      NULL};
+static const char *const ptr_vars[] = {"curthread", "curcpu", "curlwpsinfo",
+				       "curpsinfo", "uregs",  NULL};
+static const char *const int_vars[] = {
+    "pid",	     "ppid",	"tid", "uid",	 "gid",	   "timestamp",	 "vtimestamp",
+    "walltimestamp", "epid",	"id",  "cpu",	 "errno",  "stackdepth", "ustackdepth",
+    "caller",	     "ucaller", "ipl", "projid", "taskid", NULL};
 
 bool dt_check_in_list(const char *const *l, const char *name)
 {
@@ -217,8 +221,9 @@ enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n)
 			return CT_STR;
 		if (dt_check_in_list(ptr_vars, n->name))
 			return CT_PTR;
-		if (dt_check_in_list(int_vars, n->name) || (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' &&
-						    n->name[3] <= '9' && !n->name[4]))
+		if (dt_check_in_list(int_vars, n->name) ||
+		    (!strncmp(n->name, "arg", 3) && n->name[3] >= '0' && n->name[3] <= '9' &&
+		     !n->name[4]))
 			return CT_INT;
 		v = var_find(k, 'g', n->name);
 		return v ? v->type : CT_UNKNOWN;
@@ -266,8 +271,8 @@ void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct
 	if (was && rhs->kind == N_INT && rhs->ival == 0)
 		return; /* 0 frees a variable of any type */
 	if (was) {
-		if (was->type != t &&
-		    (was->type == CT_STR || t == CT_STR || (was->type == CT_PTR && t == CT_INT && rhs->kind != N_INT)))
+		if (was->type != t && (was->type == CT_STR || t == CT_STR ||
+				       (was->type == CT_PTR && t == CT_INT && rhs->kind != N_INT)))
 			dt_check_fail(k, lhs, "D_OP_INCOMPAT",
 				      "operands have incompatible types: %s = %s",
 				      dt_ctype_name(was->type), dt_ctype_name(t));
@@ -314,8 +319,8 @@ bool dt_check_const(const struct dt_node *n, int64_t *v)
 			*v = (int64_t)(0 - (uint64_t)*v);
 		return true;
 	}
-	if (n->kind == N_BINARY && !n->op[1] && strchr("+-*", n->op[0]) && dt_check_const(n->a, &a) &&
-	    dt_check_const(n->b, &b)) {
+	if (n->kind == N_BINARY && !n->op[1] && strchr("+-*", n->op[0]) &&
+	    dt_check_const(n->a, &a) && dt_check_const(n->b, &b)) {
 		uint64_t x = (uint64_t)a, y = (uint64_t)b;
 
 		*v = (int64_t)(n->op[0] == '+' ? x + y : n->op[0] == '-' ? x - y : x * y);
@@ -329,13 +334,13 @@ bool dt_check_const(const struct dt_node *n, int64_t *v)
  * consumer does them: what it lacks, the engines refuse as unsupported).
  */
 static const char *const builtins[] = {
-    "args",	 "caller",	"chip",	       "cpu",	    "curcpu",	  "curlwpsinfo",
-    "curpsinfo", "curthread",	"cwd",	       "epid",	    "errno",	  "execargs",
-    "execname",	 "fds",		"gid",	       "id",	    "ipl",	  "lgrp",
-    "pid",	 "ppid",	"probefunc",   "probemod",  "probename",  "probeprov",
-    "projid",	 "pset",	"root",	       "stackdepth", "taskid",	  "tid",
-    "timestamp", "ucaller",	"uid",	       "uregs",	    "ustackdepth", "vtimestamp",
-    "walltimestamp", "zonename", "NULL",      NULL};
+    "args",	     "caller",	  "chip",      "cpu",	     "curcpu",	    "curlwpsinfo",
+    "curpsinfo",     "curthread", "cwd",       "epid",	     "errno",	    "execargs",
+    "execname",	     "fds",	  "gid",       "id",	     "ipl",	    "lgrp",
+    "pid",	     "ppid",	  "probefunc", "probemod",   "probename",   "probeprov",
+    "projid",	     "pset",	  "root",      "stackdepth", "taskid",	    "tid",
+    "timestamp",     "ucaller",	  "uid",       "uregs",	     "ustackdepth", "vtimestamp",
+    "walltimestamp", "zonename",  "NULL",      NULL};
 
 static bool defined(const struct chk *k, const char *name)
 {

@@ -40,7 +40,7 @@ struct dt_consumer_opts {
 	bool show_program;     /* -x bpftrace (-x bpfc): print the program, run nothing */
 	enum dt_engine engine; /* -x engine=, else $USDTKIT_ENGINE, else the default */
 	bool defaultargs;
-	bool errtags; /* -xerrtags: errors in DTrace's form, with their [D_...] tags */
+	bool errtags;	 /* -xerrtags: errors in DTrace's form, with their [D_...] tags */
 	const int *pids; /* -p */
 	size_t npids;
 	const char *cmd;	   /* -c (one) */
@@ -48,8 +48,8 @@ struct dt_consumer_opts {
 	size_t nmacros;
 	unsigned long long macros_used; /* $1..$64 the program refers to */
 	bool argref;			/* -x argref: macro arguments may go unused */
-	long strsize; /* 0: default */
-	long bufsize; /* bytes; 0: default */
+	long strsize;			/* 0: default */
+	long bufsize;			/* bytes; 0: default */
 	long dynvarsize;
 	int target; /* $target once known */
 };

@@ -135,8 +135,8 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
  * is valid D this consumer does not do. Under -xerrtags it is printed in
  * DTrace's form, "dtrace: failed to compile script x.d: [D_SYNTAX] line 3: ...".
  */
-void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag,
-		 const char *fmt, ...) USDT_PRINTF(4, 5);
+void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag, const char *fmt,
+		 ...) USDT_PRINTF(4, 5);
 /*
  * D's compile-time checks of a parsed program (check.c): what DTrace refuses
  * is reported with its tag. Returns 0 or -1.

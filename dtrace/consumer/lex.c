@@ -25,8 +25,8 @@
 
 #include "lex.h"
 
-void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag,
-		 const char *fmt, ...)
+void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag, const char *fmt,
+		 ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -120,16 +120,18 @@ static void control_line(struct dt_lex *lx)
 			return;
 		}
 		if (sscanf(s, "%255[^= \t]=%255s", opt, val) < 1) {
-			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM", "#pragma D option needs an option name");
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+				    "#pragma D option needs an option name");
 			lx->err = true;
 			return;
 		}
 		rc = dt_set_option(lx->o, opt, val[0] ? val : NULL);
 		if (rc == -2) {
-			dt_error_at(lx->diag, &pos, "D_PRAGMA_OPTSET",
-				    "failed to set option '%s' to '%s': Invalid value for specified "
-				    "option",
-				    opt, val);
+			dt_error_at(
+			    lx->diag, &pos, "D_PRAGMA_OPTSET",
+			    "failed to set option '%s' to '%s': Invalid value for specified "
+			    "option",
+			    opt, val);
 			lx->err = true;
 		} else if (rc)
 			usdt_warning_at(lx->diag, pos.src->file, pos.line, pos.col, pos.line_start,
@@ -162,7 +164,8 @@ bool dt_lex_skip(struct dt_lex *lx)
 				lx->p++;
 			}
 			if (!*lx->p) {
-				dt_error_at(lx->diag, &pos, "D_SYNTAX", "unterminated comment: add '*/'");
+				dt_error_at(lx->diag, &pos, "D_SYNTAX",
+					    "unterminated comment: add '*/'");
 				lx->err = true;
 				return false;
 			}
@@ -225,7 +228,8 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 		return NULL;
 	}
 	*len = 1;
-	dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF", "unknown macro variable: $target and $1...$9 are known");
+	dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
+		    "unknown macro variable: $target and $1...$9 are known");
 	return NULL;
 }
 
@@ -398,14 +402,16 @@ int dt_lex_next(struct dt_lex *lx)
 		errno = 0;
 		lx->ival = (int64_t)strtoull(s, &end, 0);
 		if (errno) {
-			dt_error_at(lx->diag, &lx->pos, "D_INT_OFLOW", "integer constant out of range");
+			dt_error_at(lx->diag, &lx->pos, "D_INT_OFLOW",
+				    "integer constant out of range");
 			lx->err = true;
 		}
 		while (*end == 'u' || *end == 'U' || *end == 'l' || *end == 'L')
 			end++;
 		if (isalnum((unsigned char)*end) || *end == '.') {
 			dt_error_at(
-			    lx->diag, &lx->pos, isdigit((unsigned char)*end) ? "D_INT_DIGIT" : "D_SYNTAX",
+			    lx->diag, &lx->pos,
+			    isdigit((unsigned char)*end) ? "D_INT_DIGIT" : "D_SYNTAX",
 			    "invalid number: D has integers (floating point is not supported)");
 			lx->err = true;
 			while (isalnum((unsigned char)*end) || *end == '.')
@@ -431,7 +437,9 @@ int dt_lex_next(struct dt_lex *lx)
 			}
 		}
 		if (*lx->p != q) {
-			dt_error_at(lx->diag, &lx->pos, *lx->p == '\n' ? (q == '"' ? "D_STR_NL" : "D_CHR_NL") : "D_SYNTAX",
+			dt_error_at(lx->diag, &lx->pos,
+				    *lx->p == '\n' ? (q == '"' ? "D_STR_NL" : "D_CHR_NL")
+						   : "D_SYNTAX",
 				    "unterminated %s: add the closing %c",
 				    q == '"' ? "string" : "character constant", q);
 			lx->err = true;
@@ -441,7 +449,8 @@ int dt_lex_next(struct dt_lex *lx)
 		lx->p++;
 		if (q == '\'' && (!b.n || b.n > 8)) {
 			dt_error_at(lx->diag, &lx->pos, b.n ? "D_CHR_OFLOW" : "D_CHR_NULL",
-				    b.n ? "character constant is too long" : "empty character constant");
+				    b.n ? "character constant is too long"
+					: "empty character constant");
 			lx->err = true;
 			dt_free(b.s);
 			return lx->tok = T_ERROR;

@@ -522,7 +522,8 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		bool added;
 
 		if (!strcmp(name, "ERROR")) {
-			dt_error_at(m->diag, &d->pos, "D_UNSUPPORTED", "the ERROR probe is not supported");
+			dt_error_at(m->diag, &d->pos, "D_UNSUPPORTED",
+				    "the ERROR probe is not supported");
 			return -1;
 		}
 		p = find_or_add(ps, name, &added);

@@ -63,8 +63,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	    "jstackframes", "jstackstrsize", "zdefs",	  "evaltime",	 "nolibs",
 	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
 	    "aggpercpu",    "stackindent",   NULL};
-	static const char *const flags[] = {"quiet", "destructive", "defaultargs", "zdefs",
-					    "errtags", "argref", NULL};
+	static const char *const flags[] = {"quiet",   "destructive", "defaultargs", "zdefs",
+					    "errtags", "argref",      NULL};
 	/* nspec is a count, the others sizes */
 	static const char *const sizes[] = {"nspec",	   "specsize", "aggsize", "dynvarsize",
 					    "scratchsize", "bufsize",  "strsize", NULL};
@@ -96,8 +96,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		return val && strlen(val) == 1 && strchr("acst", val[0]) ? 0 : -2;
 	} else if (!strcmp(opt, "version")) {
 		/* D's versions: 1.0 ... 2.0 */
-		return val && (!strcmp(val, "2.0") || (!strncmp(val, "1.", 2) &&
-							val[2] >= '0' && val[2] <= '9' && !val[3]))
+		return val && (!strcmp(val, "2.0") || (!strncmp(val, "1.", 2) && val[2] >= '0' &&
+						       val[2] <= '9' && !val[3]))
 			   ? 0
 			   : -2;
 	} else if (!strcmp(opt, "defaultargs")) {

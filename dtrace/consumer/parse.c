@@ -301,10 +301,11 @@ static struct dt_node *postfix(struct parser *ps)
 			m->a = n;
 			next(ps);
 			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
-			fail_unsupported(ps, &m->pos,
-			     "members of structures and translated arguments ('%s') are not "
-			     "supported: use argN with copyinstr() or copyin()",
-			     m->name);
+			fail_unsupported(
+			    ps, &m->pos,
+			    "members of structures and translated arguments ('%s') are not "
+			    "supported: use argN with copyinstr() or copyin()",
+			    m->name);
 			return NULL;
 		} else {
 			break;

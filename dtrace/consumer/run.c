@@ -873,8 +873,8 @@ static int macros_unused(const struct dt_consumer_opts *o, const struct dt_src *
 	for (i = 0; i < o->nmacros && i < 64; i++)
 		if (!(o->macros_used & (1ULL << i))) {
 			usdt_error_tag_at(diag, "D_MACRO_UNUSED",
-					  diag->tags ? src->what : src->file, 0, 0,
-					  NULL, "extraneous argument '%s' ($%zu is not referenced)",
+					  diag->tags ? src->what : src->file, 0, 0, NULL,
+					  "extraneous argument '%s' ($%zu is not referenced)",
 					  o->macros[i], i + 1);
 			return -1;
 		}
