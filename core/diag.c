@@ -15,6 +15,7 @@ void usdt_diag_init(struct usdt_diag *d, FILE *out, const char *progname)
 	d->progname = progname;
 	d->errors = 0;
 	d->warnings = 0;
+	d->tags = false;
 }
 
 static void show_source(FILE *out, unsigned line, unsigned col, const char *text)
@@ -62,6 +63,28 @@ void usdt_error_at(struct usdt_diag *d, const char *file, unsigned line, unsigne
 	va_start(ap, fmt);
 	vreport(d, "error", file, line, col, line_text, fmt, ap);
 	va_end(ap);
+}
+
+void usdt_error_tag_at(struct usdt_diag *d, const char *tag, const char *file, unsigned line,
+		       unsigned col, const char *line_text, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!d->tags || !tag) {
+		va_start(ap, fmt);
+		d->errors++;
+		vreport(d, "error", file, line, col, line_text, fmt, ap);
+		va_end(ap);
+		return;
+	}
+	d->errors++;
+	fprintf(d->out, "%s: %s: [%s] ", d->progname, file ? file : "error", tag);
+	if (line)
+		fprintf(d->out, "line %u: ", line);
+	va_start(ap, fmt);
+	vfprintf(d->out, fmt, ap);
+	va_end(ap);
+	fputc('\n', d->out);
 }
 
 void usdt_warning_at(struct usdt_diag *d, const char *file, unsigned line, unsigned col,

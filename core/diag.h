@@ -13,6 +13,7 @@
 #ifndef USDT_DIAG_H
 #define USDT_DIAG_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 struct usdt_diag {
@@ -20,6 +21,12 @@ struct usdt_diag {
 	const char *progname; /* "dtrace": prefix of messages with no location */
 	unsigned errors;
 	unsigned warnings;
+	/*
+	 * DTrace's form (dtrace -xerrtags): an error with a tag is one line,
+	 * "dtrace: <file>: [TAG] line N: message", no column, no source line
+	 * (<file> is then the caller's phrase: "failed to compile script x.d").
+	 */
+	bool tags;
 };
 
 void usdt_diag_init(struct usdt_diag *d, FILE *out, const char *progname);
@@ -37,6 +44,12 @@ void usdt_diag_init(struct usdt_diag *d, FILE *out, const char *progname);
 
 void usdt_error_at(struct usdt_diag *d, const char *file, unsigned line, unsigned col,
 		   const char *line_text, const char *fmt, ...) USDT_PRINTF(6, 7);
+/*
+ * An error of a language that names its errors (D's "D_SYNTAX", ...): the
+ * tag is the error's kind, shown in DTrace's form when d->tags is set.
+ */
+void usdt_error_tag_at(struct usdt_diag *d, const char *tag, const char *file, unsigned line,
+		       unsigned col, const char *line_text, const char *fmt, ...) USDT_PRINTF(7, 8);
 void usdt_warning_at(struct usdt_diag *d, const char *file, unsigned line, unsigned col,
 		     const char *line_text, const char *fmt, ...) USDT_PRINTF(6, 7);
 void usdt_note_at(struct usdt_diag *d, const char *file, unsigned line, unsigned col,

@@ -170,8 +170,15 @@ static void consumer_x_option(struct options *o, const char *val, struct usdt_di
 
 	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
 		 val);
-	if (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL))
+	switch (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL)) {
+	case 0:
+		break;
+	case -2:
+		usdt_error(diag, "failed to set -x %s: Invalid value for specified option", val);
+		break;
+	default:
 		dtrace_x_option(o, val, diag);
+	}
 }
 
 static int push_csrc(struct options *o, char kind, const char *val)

@@ -40,13 +40,16 @@ struct dt_consumer_opts {
 	bool show_program;     /* -x bpftrace (-x bpfc): print the program, run nothing */
 	enum dt_engine engine; /* -x engine=, else $USDTKIT_ENGINE, else the default */
 	bool defaultargs;
+	bool errtags;	 /* -xerrtags: errors in DTrace's form, with their [D_...] tags */
 	const int *pids; /* -p */
 	size_t npids;
 	const char *cmd;	   /* -c (one) */
 	const char *const *macros; /* $1... (operands after the options) */
 	size_t nmacros;
-	long strsize; /* 0: default */
-	long bufsize; /* bytes; 0: default */
+	unsigned long long macros_used; /* $1..$64 the program refers to */
+	bool argref;			/* -x argref: macro arguments may go unused */
+	long strsize;			/* 0: default */
+	long bufsize;			/* bytes; 0: default */
 	long dynvarsize;
 	int target; /* $target once known */
 };
@@ -55,8 +58,8 @@ struct dt_consumer_opts {
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
 
 /*
- * `-x opt[=val]` and `#pragma D option`: returns 0, or -1 for an option
- * not known (the caller warns).
+ * `-x opt[=val]` and `#pragma D option`: returns 0, -1 for an option not
+ * known (the caller warns), or -2 for a value DTrace refuses (an error).
  */
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
 

@@ -39,6 +39,7 @@ void dt_arena_release(void);
 struct dt_src {
 	const char *file; /* "-n" descriptions: "description N" */
 	const char *text; /* the whole text (for the caret line) */
+	const char *what; /* DTrace's phrase under -xerrtags: "failed to compile script x.d" */
 };
 struct dt_pos {
 	const struct dt_src *src;
@@ -137,6 +138,9 @@ struct dt_program {
 	struct dt_decl *decls;
 	size_t ndecls;
 	struct dt_consumer_opts *o; /* options, pragmas update them */
+	/* every name top-level declarations wrote (parse.c), for check.c's D_IDENT_UNDEF */
+	char **declared;
+	size_t ndeclared;
 };
 
 /*
@@ -145,8 +149,21 @@ struct dt_program {
  */
 int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index, bool is_script,
 	     struct usdt_diag *diag);
-void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *fmt, ...)
-    USDT_PRINTF(3, 4);
+/*
+ * A compile error at pos, of the kind `tag`: DTrace's name for it ("D_SYNTAX",
+ * "D_PROTO_LEN", ...; errtags.h), or usdtkit's own "D_UNSUPPORTED" for what
+ * is valid D this consumer does not do. Under -xerrtags it is printed in
+ * DTrace's form, "dtrace: failed to compile script x.d: [D_SYNTAX] line 3: ...".
+ */
+void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag, const char *fmt,
+		 ...) USDT_PRINTF(4, 5);
+/*
+ * D's compile-time checks of a parsed program (check.c): what DTrace refuses
+ * is reported with its tag. Returns 0 or -1.
+ */
+int dt_check(struct dt_program *prog, struct usdt_diag *diag);
+/* A constant integer expression's value: literals, unary and binary + - * (check_type.c). */
+bool dt_check_const(const struct dt_node *n, int64_t *v);
 /*
  * True when a clause holds only aggregating statements (@x = f(...), no
  * if): DTrace prints no record for its firing, whichever engine runs it.

@@ -25,7 +25,8 @@
 
 #include "lex.h"
 
-void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *fmt, ...)
+void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *tag, const char *fmt,
+		 ...)
 {
 	char msg[1024];
 	va_list ap;
@@ -33,7 +34,8 @@ void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *f
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	usdt_error_at(diag, pos->src->file, pos->line, pos->col, pos->line_start, "%s", msg);
+	usdt_error_tag_at(diag, tag, diag->tags && pos->src->what ? pos->src->what : pos->src->file,
+			  pos->line, pos->col, pos->line_start, "%s", msg);
 }
 
 void dt_lex_init(struct dt_lex *lx, const struct dt_src *src, struct dt_consumer_opts *o,
@@ -85,20 +87,53 @@ static void control_line(struct dt_lex *lx)
 		return; /* cpp's line markers */
 	if (!strncmp(s, "pragma", 6)) {
 		char opt[256], val[256] = "";
+		int rc;
 
 		s += 6 + strspn(s + 6, " \t");
 		if (strncmp(s, "D", 1) || !isspace((unsigned char)s[1]))
 			return; /* another compiler's pragma: ignored, as DTrace does */
 		s += 1 + strspn(s + 1, " \t");
-		if (strncmp(s, "option", 6))
-			return; /* attributes, depends_on, binding: nothing to do here */
-		s += 6 + strspn(s + 6, " \t");
-		if (sscanf(s, "%255[^= \t]=%255s", opt, val) < 1) {
-			dt_error_at(lx->diag, &pos, "#pragma D option needs an option name");
+		if (!strncmp(s, "error", 5) && !isalnum((unsigned char)s[5])) {
+			s += 5 + strspn(s + 5, " \t");
+			dt_error_at(lx->diag, &pos, "D_PRAGERR", "#pragma D error: %.*s",
+				    (int)strcspn(s, "\n"), s);
 			lx->err = true;
 			return;
 		}
-		if (dt_set_option(lx->o, opt, val[0] ? val : NULL))
+		if (!strncmp(s, "attributes", 10) && !strchr(s, '/')) {
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+				    "malformed #pragma D attributes: stability/stability/class "
+				    "expected");
+			lx->err = true;
+			return;
+		}
+		if (strncmp(s, "option", 6))
+			return; /* attributes, depends_on, binding: nothing to do here */
+		s += 6 + strspn(s + 6, " \t");
+		n = strlen(s);
+		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
+			n--;
+		if (memchr(s, ' ', n) || memchr(s, '\t', n)) {
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+				    "malformed #pragma D option: one name[=value] expected");
+			lx->err = true;
+			return;
+		}
+		if (sscanf(s, "%255[^= \t]=%255s", opt, val) < 1) {
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+				    "#pragma D option needs an option name");
+			lx->err = true;
+			return;
+		}
+		rc = dt_set_option(lx->o, opt, val[0] ? val : NULL);
+		if (rc == -2) {
+			dt_error_at(
+			    lx->diag, &pos, "D_PRAGMA_OPTSET",
+			    "failed to set option '%s' to '%s': Invalid value for specified "
+			    "option",
+			    opt, val);
+			lx->err = true;
+		} else if (rc)
 			usdt_warning_at(lx->diag, pos.src->file, pos.line, pos.col, pos.line_start,
 					"ignoring unsupported option '%s'", opt);
 		return;
@@ -129,7 +164,8 @@ bool dt_lex_skip(struct dt_lex *lx)
 				lx->p++;
 			}
 			if (!*lx->p) {
-				dt_error_at(lx->diag, &pos, "unterminated comment: add '*/'");
+				dt_error_at(lx->diag, &pos, "D_SYNTAX",
+					    "unterminated comment: add '*/'");
 				lx->err = true;
 				return false;
 			}
@@ -162,7 +198,7 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 	if (!strncmp(s, "target", 6) && !isalnum((unsigned char)s[6]) && s[6] != '_') {
 		*len = (size_t)(s + 6 - lx->p);
 		if (!lx->o->target) {
-			dt_error_at(lx->diag, &pos,
+			dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
 				    "$target is the process of -c or -p, and neither was given");
 			return NULL;
 		}
@@ -178,18 +214,22 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 			return lx->o->nsources && lx->o->sources[0].kind == 's'
 				   ? lx->o->sources[0].name
 				   : "dtrace";
-		if (n <= lx->o->nmacros)
+		if (n <= lx->o->nmacros) {
+			if (n <= 64)
+				lx->o->macros_used |= 1ULL << (n - 1);
 			return lx->o->macros[n - 1];
+		}
 		if (lx->o->defaultargs)
 			return *is_string ? "" : "0";
-		dt_error_at(lx->diag, &pos,
+		dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
 			    "macro argument $%lu is not given: pass it after the script, or use "
 			    "-x defaultargs",
 			    n);
 		return NULL;
 	}
 	*len = 1;
-	dt_error_at(lx->diag, &pos, "unknown macro variable: $target and $1...$9 are known");
+	dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
+		    "unknown macro variable: $target and $1...$9 are known");
 	return NULL;
 }
 
@@ -390,7 +430,8 @@ int dt_lex_next(struct dt_lex *lx)
 		errno = 0;
 		lx->ival = (int64_t)strtoull(s, &end, 0);
 		if (errno) {
-			dt_error_at(lx->diag, &lx->pos, "integer constant out of range");
+			dt_error_at(lx->diag, &lx->pos, "D_INT_OFLOW",
+				    "integer constant out of range");
 			lx->err = true;
 		}
 		int_type(lx, s, end);
@@ -399,6 +440,7 @@ int dt_lex_next(struct dt_lex *lx)
 		if (isalnum((unsigned char)*end) || *end == '.') {
 			dt_error_at(
 			    lx->diag, &lx->pos,
+			    isdigit((unsigned char)*end) ? "D_INT_DIGIT" : "D_SYNTAX",
 			    "invalid number: D has integers (floating point is not supported)");
 			lx->err = true;
 			while (isalnum((unsigned char)*end) || *end == '.')
@@ -429,13 +471,24 @@ int dt_lex_next(struct dt_lex *lx)
 			}
 		}
 		if (*lx->p != q) {
-			dt_error_at(lx->diag, &lx->pos, "unterminated %s: add the closing %c",
+			dt_error_at(lx->diag, &lx->pos,
+				    *lx->p == '\n' ? (q == '"' ? "D_STR_NL" : "D_CHR_NL")
+						   : "D_SYNTAX",
+				    "unterminated %s: add the closing %c",
 				    q == '"' ? "string" : "character constant", q);
 			lx->err = true;
 			dt_free(b.s);
 			return lx->tok = T_ERROR;
 		}
 		lx->p++;
+		if (q == '\'' && (!b.n || b.n > 8)) {
+			dt_error_at(lx->diag, &lx->pos, b.n ? "D_CHR_OFLOW" : "D_CHR_NULL",
+				    b.n ? "character constant is too long"
+					: "empty character constant");
+			lx->err = true;
+			dt_free(b.s);
+			return lx->tok = T_ERROR;
+		}
 		if (q == '\'') {
 			/* 'ab': its bytes, the first the most significant (an int, a long past 4)
 			 */
@@ -443,7 +496,8 @@ int dt_lex_next(struct dt_lex *lx)
 			size_t k;
 
 			if (b.n > 8) {
-				dt_error_at(lx->diag, &lx->pos, "character constant is too long");
+				dt_error_at(lx->diag, &lx->pos, "D_CHR_OFLOW",
+					    "character constant is too long");
 				lx->err = true;
 			}
 			for (k = 0; k < b.n && k < 8; k++)
@@ -468,7 +522,7 @@ int dt_lex_next(struct dt_lex *lx)
 			return lx->tok = T_OP;
 		}
 	}
-	dt_error_at(lx->diag, &lx->pos, "invalid character '%c' in a D program", *s);
+	dt_error_at(lx->diag, &lx->pos, "D_SYNTAX", "invalid character '%c' in a D program", *s);
 	lx->err = true;
 	lx->p++;
 	return lx->tok = T_ERROR;

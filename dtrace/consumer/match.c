@@ -436,7 +436,7 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 			if (m->retained)
 				continue; /* refused at the start already, or not selectable */
 			dt_error_at(
-			    m->diag, &d->pos,
+			    m->diag, &d->pos, "D_UNSUPPORTED",
 			    "probe %s:%s has sites in %zu functions of %s: a description that "
 			    "selects some of them by function is not supported (leave the "
 			    "function field empty)",
@@ -523,7 +523,8 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		bool added;
 
 		if (!strcmp(name, "ERROR")) {
-			dt_error_at(m->diag, &d->pos, "the ERROR probe is not supported");
+			dt_error_at(m->diag, &d->pos, "D_UNSUPPORTED",
+				    "the ERROR probe is not supported");
 			return -1;
 		}
 		p = find_or_add(ps, name, &added);
@@ -561,7 +562,7 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		   !strcmp(prov, "sched") || !strcmp(prov, "lockstat") || !strcmp(prov, "ip") ||
 		   !strcmp(prov, "tcp") || !strcmp(prov, "vminfo") || !strcmp(prov, "sysinfo")) {
 		if (strncmp(prov, "pid", 3) || !prov[3] || strchr("0123456789", prov[3])) {
-			dt_error_at(m->diag, &d->pos,
+			dt_error_at(m->diag, &d->pos, "D_UNSUPPORTED",
 				    "probe description %s:%s:%s:%s: the %s provider is not "
 				    "supported (USDT providers, dtrace:::BEGIN/END, tick-N, "
 				    "profile-N, syscall:: and proc::: are)",

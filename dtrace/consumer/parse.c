@@ -26,22 +26,11 @@
 static struct dt_node *expr(struct parser *ps);
 static struct dt_node *assignment(struct parser *ps);
 
-static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
-    USDT_PRINTF(3, 4);
+/* An error at pos, tagged ps->tag or D_SYNTAX (parse_decl.c's dt_parse_fail()). */
+#define fail dt_parse_fail
 
-static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
-{
-	char msg[1024];
-	va_list ap;
-
-	if (ps->failed)
-		return; /* one error per construct: the rest would only echo it */
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	dt_error_at(ps->diag, pos, "%s", msg);
-	ps->failed = true;
-}
+/* What D has and this consumer does not: usdtkit's own tag. */
+#define fail_unsupported(ps, ...) ((ps)->tag = "D_UNSUPPORTED", fail(ps, __VA_ARGS__))
 
 static struct dt_node *node(struct parser *ps, enum dt_nkind kind)
 {
@@ -228,7 +217,8 @@ static struct dt_node *primary(struct parser *ps)
 		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof"))
 			return size_of(ps);
 		if (!strcmp(lx->text, "xlate")) {
-			fail(ps, &lx->pos, "'%s' is not supported by this D consumer", lx->text);
+			fail_unsupported(ps, &lx->pos, "'%s' is not supported by this D consumer",
+					 lx->text);
 			return NULL;
 		}
 		inl = find_inline(ps, lx->text);
@@ -312,17 +302,24 @@ static struct dt_node *postfix(struct parser *ps)
 				next(ps);
 				continue;
 			}
-			if (r == -2 || r == -4) {
+			if (r == -2) {
+				fail_unsupported(ps, &m->pos,
+						 "members of unions are not supported yet ('%s')",
+						 m->name);
+				return NULL;
+			}
+			if (r == -4) {
 				fail(ps, &m->pos,
 				     r == -2 ? "members of unions are not supported yet ('%s')"
 					     : "'%s' is not a member of this struct",
 				     m->name);
 				return NULL;
 			}
-			fail(ps, &m->pos,
-			     "members of structures and translated arguments ('%s') are not "
-			     "supported: use argN with copyinstr() or copyin()",
-			     m->name);
+			fail_unsupported(
+			    ps, &m->pos,
+			    "members of structures and translated arguments ('%s') are not "
+			    "supported: use argN with copyinstr() or copyin()",
+			    m->name);
 			return NULL;
 		} else {
 			break;
@@ -359,7 +356,7 @@ static struct dt_node *unary(struct parser *ps)
 		if (!n->a)
 			return NULL;
 		if (n->op[0] == '*' || n->op[0] == '&') {
-			fail(
+			fail_unsupported(
 			    ps, &n->pos,
 			    "'%s' on a pointer is not supported: user memory is read with copyin() "
 			    "or copyinstr()",
@@ -492,7 +489,7 @@ static struct dt_node *expr(struct parser *ps)
 	struct dt_node *n = assignment(ps);
 
 	if (n && dt_lex_is(&ps->lx, ",") && ps->depth == 0) {
-		fail(ps, &ps->lx.pos, "the comma operator is not supported%s", "");
+		fail_unsupported(ps, &ps->lx.pos, "the comma operator is not supported%s", "");
 		return NULL;
 	}
 	return n;
@@ -694,7 +691,7 @@ static void clause(struct parser *ps, size_t source)
 
 			if (!lx->err)
 				dt_error_at(
-				    ps->diag, &here,
+				    ps->diag, &here, "D_SYNTAX",
 				    "expected a probe description (provider:module:function:"
 				    "name), found '%c'",
 				    *lx->p ? *lx->p : ' ');

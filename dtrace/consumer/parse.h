@@ -17,10 +17,18 @@ struct parser {
 	int depth; /* parentheses and brackets */
 	bool in_pred;
 	bool failed;
+	const char *tag; /* the next error's, when not D_SYNTAX */
 	struct inline_def *inl;
 	size_t ninl;
 	unsigned nanon; /* unnamed struct, union and enum types so far */
 };
+
+/*
+ * The parser's one error: at pos, tagged ps->tag (then cleared) or
+ * D_SYNTAX; only the first of a construct (ps->failed).
+ */
+void dt_parse_fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
+    USDT_PRINTF(3, 4);
 
 /* A word that starts a type: C's and D's type words, a typedef's name. */
 bool dt_parse_type_word(const struct parser *ps, const char *w);

@@ -31,22 +31,25 @@ static const char *const type_words[] = {
     "mode_t",	  NULL,
 };
 
-static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
-    USDT_PRINTF(3, 4);
-
-static void fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
+void dt_parse_fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
 {
-	char msg[512];
+	const char *tag = ps->tag ? ps->tag : "D_SYNTAX";
+	char msg[1024];
 	va_list ap;
 
+	ps->tag = NULL;
 	if (ps->failed)
-		return;
+		return; /* one error per construct: the rest would only echo it */
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	dt_error_at(ps->diag, pos, "%s", msg);
+	dt_error_at(ps->diag, pos, tag, "%s", msg);
 	ps->failed = true;
 }
+
+#define fail dt_parse_fail
+/* An error with its D_ tag. */
+#define fail_tag(ps, t, ...) ((ps)->tag = (t), dt_parse_fail(ps, __VA_ARGS__))
 
 static void next(struct parser *ps)
 {
@@ -146,7 +149,8 @@ static void enum_body(struct parser *ps)
 		}
 		for (i = 0; i < ps->ninl; i++)
 			if (!strcmp(ps->inl[i].name, ps->lx.text)) {
-				fail(ps, &ps->lx.pos, "identifier redeclared: %s", ps->lx.text);
+				fail_tag(ps, "D_DECL_IDRED", &ps->lx.pos,
+					 "identifier redeclared: %s", ps->lx.text);
 				return;
 			}
 		n = dt_xmalloc(sizeof(*n));
@@ -161,7 +165,8 @@ static void enum_body(struct parser *ps)
 				return;
 		}
 		if (v < INT32_MIN || v > INT32_MAX) {
-			fail(ps, &n->pos, "enumerator '%s' overflows an int", d.name);
+			fail_tag(ps, "D_DECL_ENOFLOW", &n->pos, "enumerator '%s' overflows an int",
+				 d.name);
 			return;
 		}
 		n->ival = v++;
@@ -190,8 +195,8 @@ static void members(struct parser *ps, struct dt_decl *d)
 
 		if (ty && (!strncmp(ty, "struct ", 7) || !strncmp(ty, "union ", 6)) &&
 		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
-			fail(ps, &at, "%s is incomplete: a member's type is declared before it",
-			     ty);
+			fail_tag(ps, "D_DECL_INCOMPLETE", &at,
+				 "%s is incomplete: a member's type is declared before it", ty);
 			dt_free(type);
 			return;
 		}
@@ -279,7 +284,7 @@ static char *tagged(struct parser *ps, const char *word)
 		for (i = 0; i < ps->prog->ndecls; i++)
 			if (ps->prog->decls[i].kind == d.kind &&
 			    !strcmp(ps->prog->decls[i].name, t.s)) {
-				fail(ps, &pos, "%s redeclared", t.s);
+				fail_tag(ps, "D_DECL_IDRED", &pos, "%s redeclared", t.s);
 				return NULL;
 			}
 		d.name = dt_xstrdup(t.s);
@@ -387,10 +392,13 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			const struct dt_decl *o = &ps->prog->decls[i];
 
 			if (o->kind == kind && !strcmp(o->name, d.name) && kind == 'T') {
-				fail(ps, &d.pos, "typedef '%s' redeclared", d.name);
+				fail_tag(ps, "D_DECL_IDRED", &d.pos, "typedef '%s' redeclared",
+					 d.name);
 				return;
 			}
 		}
+		if (kind == 'g') /* a declared global is defined (check_type.c) */
+			DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(d.name));
 		if (!array)
 			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
 		if (!dt_lex_is(&ps->lx, ","))

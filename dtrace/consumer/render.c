@@ -135,6 +135,8 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 			dtr_merged_take(r, a); /* printed by the first instance */
 		} else if (start->clause != (size_t)-1) {
 			dtr_merged_add(r, a);
+			if (!start->fmt)
+				fputc('\n', r->out); /* DTrace's printa(@a): a blank line first */
 			dtr_print_agg(r, start, a);
 			a->printed = true;
 		} else if (!a->printed) {

@@ -862,15 +862,48 @@ static enum dt_engine default_engine(const struct dt_consumer_opts *o)
 	return DT_ENGINE_UNSET;
 }
 
+/* A macro argument the program never refers to: an error, unless -x argref. */
+static int macros_unused(const struct dt_consumer_opts *o, const struct dt_src *src,
+			 struct usdt_diag *diag)
+{
+	size_t i;
+
+	if (o->argref || !src)
+		return 0;
+	for (i = 0; i < o->nmacros && i < 64; i++)
+		if (!(o->macros_used & (1ULL << i))) {
+			usdt_error_tag_at(diag, "D_MACRO_UNUSED",
+					  diag->tags ? src->what : src->file, 0, 0, NULL,
+					  "extraneous argument '%s' ($%zu is not referenced)",
+					  o->macros[i], i + 1);
+			return -1;
+		}
+	return 0;
+}
+
+/* DTrace's words for a source's errors under -xerrtags. */
+static const char *dt_what(char kind, const char *name)
+{
+	struct dt_buf b = {0};
+
+	if (kind == 's')
+		dt_buf_printf(&b, "failed to compile script %s", name);
+	else
+		dt_buf_printf(&b, "invalid probe specifier %s", name);
+	return b.s;
+}
+
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 {
 	struct dt_program prog = {.o = o};
 	struct dt_probes probes = {0};
 	struct dt_tables tables = {0};
 	struct dt_buf out = {0};
+	const struct dt_src *first = NULL;
 	int created = -1, rc = 1;
 	size_t i;
 
+	diag->tags = o->errtags;
 	if (o->cmd) {
 		created = usdt_list_create(o->cmd, diag);
 		if (created < 0)
@@ -894,9 +927,12 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		/* the sources live until the end: positions point into them */
 		src->file = o->sources[i].kind == 's' ? o->sources[i].name : "<command line>";
 		src->text = o->sources[i].text;
+		src->what = dt_what(o->sources[i].kind, o->sources[i].name);
+		if (!first)
+			first = src;
 		dt_parse(&prog, src, i, o->sources[i].kind == 's', diag);
 	}
-	if (diag->errors)
+	if (diag->errors || dt_check(&prog, diag) || macros_unused(o, first, diag))
 		goto out;
 	if (!prog.nclauses) {
 		usdt_error(diag, "%s: no probe description: nothing to trace",

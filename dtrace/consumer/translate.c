@@ -96,6 +96,7 @@ struct tr {
 	struct var *vars;
 	size_t nvars;
 	bool failed;
+	const char *tag;   /* the next error's, when not D_UNSUPPORTED */
 	struct psites *ps; /* per USDT probe whose sites were read */
 	size_t nps;
 	bool infer;	    /* the inference pass: no output, no errors */
@@ -120,6 +121,11 @@ struct tr {
 
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...) USDT_PRINTF(3, 4);
 
+/*
+ * An error of the translation: what the bpftrace backend does not do
+ * (D_UNSUPPORTED), the front end's checks (check.c) having refused
+ * what D itself refuses before.
+ */
 static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...)
 {
 	char msg[1024];
@@ -130,7 +136,7 @@ static void err(struct tr *t, const struct dt_node *n, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
-	dt_error_at(t->diag, &n->pos, "%s", msg);
+	dt_error_at(t->diag, &n->pos, t->tag ? t->tag : "D_UNSUPPORTED", "%s", msg);
 	t->failed = true;
 }
 
@@ -254,6 +260,7 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		v = var_get(t, kind, n->name, false);
 		if (!v || !v->assigned) {
 			if (kind == 'g') {
+				t->tag = "D_IDENT_UNDEF";
 				err(t, n,
 				    "'%s' is not a variable or a builtin this D consumer knows",
 				    n->name);
@@ -1589,43 +1596,44 @@ static void agg_maps(struct tr *t, struct dt_buf *o, const char *ind, const char
 }
 
 /*
- * llquantize(): DTrace's log-linear buckets (dt_print_llquantize's walk):
- * bucket 0 below factor^low, then in each order of magnitude up to high
- * nsteps (or factor^(order+1), if fewer) steps of factor^(order+1) / nsteps,
- * then one for what is above. Their lower bounds, into lb[1..]; returns the
- * number of buckets, or 0 for parameters DTrace refuses.
+ * llquantize(): DTrace's log-linear buckets (its bucket function's walk):
+ * bucket 0 below factor^low; then each order of magnitude [last, this)
+ * up to high is cut in min(this, nsteps) buckets of this / that width,
+ * of which the first 1/factor lie in the magnitude below and are not
+ * counted again; then one for what is above. Their lower bounds, into
+ * lb[1..]; returns the number of buckets, or 0 for parameters DTrace
+ * refuses (or more buckets than max).
  */
 size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
 {
-	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], value = 1, next, step;
+	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], this = 1, last, next = 0;
 	size_t bin = 1;
-	int64_t order;
+	int64_t order, j;
 
-	if (factor < 2 || low < 0 || high > 64 || low >= high || nsteps < factor || nsteps % factor)
+	if (factor < 2 || low < 0 || high > 64 || low > high || nsteps <= 0)
 		return 0;
 	for (order = 0; order < low; order++)
-		if (__builtin_mul_overflow(value, factor, &value))
+		if (__builtin_mul_overflow(this, factor, &this))
 			return 0;
-	if (__builtin_mul_overflow(value, factor, &next))
+	last = this;
+	if (__builtin_mul_overflow(this, factor, &this))
 		return 0;
-	step = next > nsteps ? next / nsteps : 1;
-	while (order <= high) {
-		if (bin >= max)
-			return 0;
-		lb[bin++] = value;
-		value += step;
-		if (value > next)
-			return 0; /* the steps do not meet the next magnitude */
-		if (value != next)
-			continue;
-		if (order < high && __builtin_mul_overflow(value, factor, &next))
-			return 0;
-		step = next > nsteps ? next / nsteps : 1;
-		order++;
+	for (; order <= high; order++) {
+		int64_t nb = this > nsteps ? nsteps : this, width = this / nb;
+
+		for (j = 0; j < nb - nb / factor; j++) {
+			if (bin >= max)
+				return 0;
+			lb[bin++] = last + j * width;
+		}
+		last = this;
+		if (order < high && __builtin_mul_overflow(this, factor, &next))
+			break; /* the magnitudes end where 64 bits do */
+		this = next;
 	}
 	if (bin >= max)
 		return 0;
-	lb[bin] = value; /* ">= value" */
+	lb[bin] = last; /* ">= last" */
 	return bin + 1;
 }
 
@@ -2110,6 +2118,7 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 	if (t->failed)
 		goto out;
 	if (lhs->type != n->b->type) {
+		t->tag = "D_OP_INCOMPAT";
 		err(t, n, "'%s' holds a string and an integer: a D variable has one type",
 		    lhs->name ? lhs->name : "?");
 		goto out;

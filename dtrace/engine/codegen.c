@@ -75,7 +75,7 @@ static void item_begin(struct recw *w, size_t act)
 
 	if (w->r->nitems >= 64) {
 		if (!w->g->failed)
-			dt_error_at(w->g->diag, &w->c->pos,
+			dt_error_at(w->g->diag, &w->c->pos, "D_UNSUPPORTED",
 				    "a clause of more than 64 actions (-x engine=bpf)");
 		w->g->failed = true;
 		return;
@@ -183,16 +183,15 @@ static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 	int64_t lb[1024];
 	size_t i;
 
-	if (fn->nargs != 5) {
+	if (fn->nargs != 5 && fn->nargs != 6) {
 		cg_err(g, fn, "these arguments of llquantize()");
 		return false;
 	}
 	for (i = 1; i < 5; i++) {
-		if (fn->args[i]->kind != N_INT) {
+		if (!dt_check_const(fn->args[i], &llq[i - 1])) {
 			cg_err(g, fn->args[i], "a parameter of llquantize() other than a constant");
 			return false;
 		}
-		llq[i - 1] = fn->args[i]->ival;
 	}
 	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
 		cg_fail(
@@ -204,26 +203,21 @@ static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 	return true;
 }
 
-/* lquantize(x, base, limit[, step]): constants, as DTrace wants them. */
+/* lquantize(x, base, limit[, step[, increment]]): constants, as DTrace wants them. */
 static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
 {
 	size_t i;
 
 	lq[2] = 1;
-	if (fn->nargs < 3 || fn->nargs > 4) {
+	if (fn->nargs < 3 || fn->nargs > 5) {
 		cg_err(g, fn, "these arguments of lquantize()");
 		return false;
 	}
-	for (i = 1; i < fn->nargs; i++) {
-		const struct dt_node *a = fn->args[i];
-		bool neg = a->kind == N_UNARY && a->op[0] == '-' && !a->op[1] && a->a;
-
-		if ((neg ? a->a : a)->kind != N_INT) {
-			cg_err(g, a, "a parameter of lquantize() other than a constant");
+	for (i = 1; i < fn->nargs && i < 4; i++)
+		if (!dt_check_const(fn->args[i], &lq[i - 1])) {
+			cg_err(g, fn->args[i], "a parameter of lquantize() other than a constant");
 			return false;
 		}
-		lq[i - 1] = neg ? -a->a->ival : a->ival;
-	}
 	if (lq[2] <= 0 || lq[1] <= lq[0] || (lq[1] - lq[0]) / lq[2] > 4096) {
 		cg_err(g, fn, "these lquantize() parameters");
 		return false;
@@ -340,7 +334,7 @@ static void llq_search(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi
 static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 {
 	const struct dt_node *lhs = n->a, *fn = n->b;
-	struct cv keys[16], arg = {0};
+	struct cv keys[16], arg = {0}, incr = {0};
 	int64_t lq[4] = {0, 0, 0, 0};
 	struct eg_agg *e;
 	size_t i, nk = 0;
@@ -362,7 +356,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		if (!llq_params(g, fn, lq))
 			return;
 	} else if (f == F_LQUANTIZE ? !lq_params(g, fn, lq)
-				    : (f == F_COUNT) != (fn->nargs == 0) || fn->nargs > 1) {
+				    : (f == F_COUNT) != (fn->nargs == 0) ||
+					  fn->nargs > (f == F_QUANTIZE ? 2u : 1u)) {
 		cg_err(g, fn, "these arguments of an aggregating function");
 		return;
 	}
@@ -375,6 +370,10 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			cg_value(g, lhs->args[nk], &keys[nk]);
 	if (fn->nargs)
 		cg_int(g, fn->args[0], &arg);
+	/* the quantizations' increment: their last argument after the parameters */
+	if ((f == F_QUANTIZE && fn->nargs == 2) || (f == F_LQUANTIZE && fn->nargs == 5) ||
+	    (f == F_LLQUANTIZE && fn->nargs == 6))
+		cg_int(g, fn->args[fn->nargs - 1], &incr);
 	if (g->failed)
 		goto out;
 	ai = agg_get(g, lhs, f, keys, lq);
@@ -395,6 +394,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			dt_buf_printf(w->o, "\t\t\t\t*(__s64 *)%s = %s;\n", dst, keys[i].text);
 	}
 	dt_buf_printf(w->o, "\t\t\t\t__s64 x = %s;\n", fn->nargs ? arg.text : "1");
+	if (f == F_QUANTIZE || f == F_LQUANTIZE || f == F_LLQUANTIZE)
+		dt_buf_printf(w->o, "\t\t\t\t__s64 inc = %s;\n", incr.text ? incr.text : "1");
 	dt_buf_printf(w->o,
 		      "\t\t\t\tstruct v_%s *v = bpf_map_lookup_elem(&%s, k);\n"
 		      "\t\t\t\tif (!v) {\n"
@@ -425,7 +426,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			      "\t\t\t\t__u32 b = x < %lldLL ? 0 : x >= %lldLL ? %lld : "
 			      "(__u32)((__u64)(x - %lldLL) / %lldULL) + 1;\n"
 			      "\t\t\t\tBOUNDED(b);\n"
-			      "\t\t\t\tif (v && b < %lld) { v->b[b]++; v->n++; }\n",
+			      "\t\t\t\tif (v && b < %lld) { v->b[b] += inc; v->n++; }\n",
 			      (long long)lq[0], (long long)lq[1], (long long)nb - 1,
 			      (long long)lq[0], (long long)lq[2], (long long)nb);
 		break;
@@ -439,13 +440,13 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		llq_search(w->o, lb, 1, nb - 1);
 		dt_buf_printf(w->o,
 			      ";\n\t\t\t\tBOUNDED(b);\n"
-			      "\t\t\t\tif (v && b < %zu) { v->b[b]++; v->n++; }\n",
+			      "\t\t\t\tif (v && b < %zu) { v->b[b] += inc; v->n++; }\n",
 			      nb);
 		break;
 	}
 	default:
 		dt_buf_printf(w->o, "\t\t\t\t__u32 b = qidx(x);\n\t\t\t\tBOUNDED(b);\n"
-				    "\t\t\t\tif (v && b < 128) { v->b[b]++; v->n++; }\n");
+				    "\t\t\t\tif (v && b < 128) { v->b[b] += inc; v->n++; }\n");
 		break;
 	}
 	dt_buf_printf(w->o, "\t\t\t}\n\t\t}\n");
@@ -453,6 +454,7 @@ out:
 	for (i = 0; i < nk; i++)
 		cv_free(&keys[i]);
 	cv_free(&arg);
+	cv_free(&incr);
 }
 
 /* The aggregation an action names (@name), which some earlier clause must assign. */
@@ -468,7 +470,7 @@ static long agg_named(struct cg *g, const struct dt_node *n)
 		if (!strcmp(g->t->aggs[i].name, n->name))
 			return (long)i;
 	if (!g->failed)
-		dt_error_at(g->diag, &n->pos,
+		dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED",
 			    "@%s: no clause before this one assigns it (-x engine=bpf writes END's "
 			    "clauses last)",
 			    n->name);

@@ -315,7 +315,7 @@ int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint
 
 				for (j = 0; (spec = usdt_argspec_next(spec, &e)) && j < k; j++)
 					spec = e;
-				dt_error_at(diag, &gr->arg_used[k]->pos,
+				dt_error_at(diag, &gr->arg_used[k]->pos, "D_UNSUPPORTED",
 					    "arg%u of %s:::%s cannot be read at its site 0x%" PRIx64
 					    " in %s: operand '%.*s': %s",
 					    k, prov, name, s->pc, path, spec ? (int)(e - spec) : 0,

@@ -46,13 +46,13 @@ static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const cha
 		char msg[200];
 
 		snprintf(msg, sizeof(msg), "cast to unknown type '%s'", ty);
-		cg_refuse(g, n, msg);
+		cg_refuse(g, n, "D_SYNTAX", msg);
 		return;
 	}
 	if (cg_type(g, ty, &t) || t.is_float)
 		dt_ctype_size(ty, &t.size, &t.is_unsigned);
 	else if (t.is_void || t.is_aggr || t.is_str) {
-		cg_refuse(g, n, "invalid cast: an integer cannot become this type");
+		cg_refuse(g, n, "D_CAST_INVAL", "invalid cast: an integer cannot become this type");
 		return;
 	}
 	if (!v->size)
@@ -77,11 +77,12 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 				 : r == -2 ? "offsetof: '%s' is not a struct or union"
 					   : "offsetof: %s has no member '%s'",
 				 ty, n->str);
-			cg_refuse(g, n, msg);
+			cg_refuse(g, n, r == -3 ? "D_UNKNOWN" : "D_OFFSETOF_TYPE", msg);
 			return;
 		}
 		if (t.bits) {
-			cg_refuse(g, n, "offsetof: cannot take the offset of a bit-field");
+			cg_refuse(g, n, "D_OFFSETOF_BITFIELD",
+				  "offsetof: cannot take the offset of a bit-field");
 			return;
 		}
 		cv_printf(v, "%uULL", off);
@@ -94,14 +95,15 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 
 		ty = cg_decl_type(g, k, n->a->name);
 		if (ty && cg_decl_bits(g, k, n->a->name)) {
-			cg_refuse(g, n, "sizeof cannot be applied to a bit-field");
+			cg_refuse(g, n, "D_SIZEOF_BITFIELD",
+				  "sizeof cannot be applied to a bit-field");
 			return;
 		}
 	}
 	if (ty) {
 		if (cg_type(g, ty, &t) || t.is_void) {
 			snprintf(msg, sizeof(msg), "sizeof: unknown or incomplete type '%s'", ty);
-			cg_refuse(g, n, msg);
+			cg_refuse(g, n, "D_SIZEOF_TYPE", msg);
 			return;
 		}
 	} else {
@@ -301,7 +303,7 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 	if (g->failed)
 		goto out;
 	if ((n->op[0] == '/' || n->op[0] == '%') && cg_const(g, n->b, &zero) && !zero) {
-		cg_refuse(g, n, "expression contains division by zero");
+		cg_refuse(g, n, "D_DIV_ZERO", "expression contains division by zero");
 		goto out;
 	}
 	cg_arith(n->op, &a, &b, v);

@@ -21,7 +21,8 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	g->failed = true;
 	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
 		return;
-	dt_error_at(g->diag, &n->pos, "%s is not supported by -x engine=bpf yet", what);
+	dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED", "%s is not supported by -x engine=bpf yet",
+		    what);
 }
 
 /*
@@ -51,15 +52,17 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 		return;
 	g->failed = true;
 	if (!g->scanning)
-		dt_error_at(g->diag, &n->pos, "%s", what);
+		dt_error_at(g->diag, &n->pos, g->tag ? g->tag : "D_OP_INCOMPAT", "%s", what);
 }
 
 /* An invalid program (D refuses it): an error, and never another engine's. */
-void cg_refuse(struct cg *g, const struct dt_node *n, const char *what)
+void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what)
 {
 	if (!g->failed)
 		g->invalid = true;
+	g->tag = tag;
 	cg_fail(g, n, what);
+	g->tag = NULL;
 }
 
 void cv_free(struct cv *v)

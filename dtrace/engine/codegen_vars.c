@@ -435,7 +435,8 @@ static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var
 		} else {
 			snprintf(op, sizeof(op), "%.*s", (int)strlen(n->op) - 1, n->op);
 			if ((op[0] == '/' || op[0] == '%') && cg_const(g, n->b, &z) && !z)
-				cg_refuse(g, n, "expression contains division by zero");
+				cg_refuse(g, n, "D_DIV_ZERO",
+					  "expression contains division by zero");
 		}
 		cg_arith(op, &old, val, nv);
 		cv_free(&old);
@@ -494,7 +495,7 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 
 			snprintf(msg, sizeof(msg), "'%s' holds a string and an integer", lhs->name);
 			if (cg_decl_type(g, k, lhs->name)) /* against its declaration: D's error */
-				cg_refuse(g, n, msg);
+				cg_refuse(g, n, "D_OP_INCOMPAT", msg);
 			else
 				cg_fail(g, n, msg);
 		}

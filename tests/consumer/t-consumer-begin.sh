@@ -18,8 +18,10 @@ same "$T/err" "dtrace: description 'BEGIN ' matched 1 probe\n" "BEGIN's notice"
 dt 0 -q -n 'tick-10ms { n++; } tick-10ms /n == 5/ { printf("five %d\n", n); exit(0); }'
 same "$T/out" "five 5\n\n" "tick-10ms, two clauses"
 
-dt 0 -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
+# $3 only in a string: not a reference, so -x argref (else DTrace's D_MACRO_UNUSED)
+dt 0 -x argref -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
 same "$T/out" "hello 42 \$3\n\n" "macro arguments"
+dt 1 -q -n 'BEGIN { printf("%s %d %s\n", $$1, $2, "$3"); exit(0); }' hello 42 x
 
 dt 0 -e -n 'BEGIN { exit(0); }'
 [ -s "$T/out" ] && fail "-e printed output"

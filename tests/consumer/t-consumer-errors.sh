@@ -18,19 +18,19 @@ err_case() { # rc expected-stderr-regex args...
 
 err_case 1 "^<command line>:1:20: error: expected '\)' to close the argument list, found '\}'" \
 	-n 'BEGIN { printf("x" }'
-err_case 1 "^<command line>:1:9: error: foo\(\) is not supported by this D consumer" -n 'BEGIN { foo(1); }'
+err_case 1 "^<command line>:1:9: error: failed to resolve foo: Unknown function name" -n 'BEGIN { foo(1); }'
 err_case 1 "^<command line>:1:1: error: probe description fbt::vfs_read:entry: the fbt provider is not supported" \
 	-n 'fbt::vfs_read:entry { }'
 err_case 1 "error: macro argument \\\$1 is not given" -n 'BEGIN { trace($1); }'
 err_case 1 "error: \\\$target is the process of -c or -p" -n 'BEGIN { trace($target); }'
 err_case 1 "error: members of structures and translated arguments \('url'\)" -n 'BEGIN { trace(args[0]->url); }'
-err_case 1 "error: llquantize\(\): the factor must be at least 2" -n 'BEGIN { @a = llquantize(1, 10, 0, 6, 25); }'
+err_case 1 "error: llquantize\( \) factor \(argument #2\) and steps \(argument #5\) must divide each other evenly" -n 'BEGIN { @a = llquantize(1, 10, 0, 6, 25); }'
 err_case 1 "error: unterminated string" -n 'BEGIN { printf("x); }'
-err_case 1 "error: 'x' holds a string and an integer" -n 'BEGIN { x = 1; x = "s"; }'
+err_case 1 "error: operands have incompatible types: int = string" -n 'BEGIN { x = 1; x = "s"; }'
 # (the bpftrace backend's own limit; the default engine runs it)
 err_case 1 "error: strjoin\(\) is supported where its value is printed" -x engine=bpftrace -n 'BEGIN { x = strjoin("a", "b"); }'
-err_case 1 "error: @a is used with two different aggregating functions" -n 'BEGIN { @a = count(); @a = sum(1); }'
-err_case 1 "error: 'x' is not a variable or a builtin" -n 'BEGIN { trace(x); }'
+err_case 1 "error: @a: aggregation redefined: sum\( \) here, count\( \) before" -n 'BEGIN { @a = count(); @a = sum(1); }'
+err_case 1 "error: failed to resolve x: Unknown variable name" -n 'BEGIN { trace(x); }'
 err_case 1 "error: arg12: a USDT probe has at most 12 arguments" -Z -p $$ -n 'BEGIN { } nosuch$target:::x { trace(arg12); }'
 
 # A script's errors name the file and line.
