@@ -342,15 +342,16 @@ static const char *const builtins[] = {
     "timestamp",     "ucaller",	  "uid",       "uregs",	     "ustackdepth", "vtimestamp",
     "walltimestamp", "zonename",  "NULL",      NULL};
 
+/* name is assigned or declared: a struct variable's member (`v.a`, the parser's) by its variable */
 static bool defined(const struct chk *k, const char *name)
 {
-	size_t i;
+	size_t i, len = strcspn(name, ".");
 
 	for (i = 0; i < k->ndefined; i++)
 		if (!strcmp(k->defined[i], name))
 			return true;
 	for (i = 0; k->prog && i < k->prog->ndeclared; i++)
-		if (!strcmp(k->prog->declared[i], name))
+		if (!strncmp(k->prog->declared[i], name, len) && !k->prog->declared[i][len])
 			return true;
 	return false;
 }
