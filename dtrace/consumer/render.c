@@ -64,15 +64,18 @@ static void trace_value(struct dt_render *r, const struct val *v)
 		fprintf(r->out, "  %-33s", v->s);
 		return;
 	}
-	switch (v->size) {
+	switch (v->size) { /* a narrow value as its type's sign reads it (DTrace: by size) */
 	case 1:
-		fprintf(r->out, " %3d", (int)(int8_t)v->i);
+		fprintf(r->out, " %3d", v->is_unsigned ? (int)(uint8_t)v->i : (int)(int8_t)v->i);
 		break;
 	case 2:
-		fprintf(r->out, " %5d", (int)(int16_t)v->i);
+		fprintf(r->out, " %5d", v->is_unsigned ? (int)(uint16_t)v->i : (int)(int16_t)v->i);
 		break;
 	case 4:
-		fprintf(r->out, " %8d", (int)v->i);
+		if (v->is_unsigned)
+			fprintf(r->out, " %8u", (unsigned)v->i);
+		else
+			fprintf(r->out, " %8d", (int)v->i);
 		break;
 	default:
 		fprintf(r->out, " %16lld", (long long)v->i);

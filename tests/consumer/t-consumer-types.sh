@@ -102,4 +102,9 @@ dt 1 -q -n 'struct s { struct t x; }; BEGIN { exit(0); }'
 expect_grep "error: struct t is incomplete" "$T/err" "a member of an incomplete type"
 dt 1 -q -n 'BEGIN { trace((struct nosuch)1); exit(0); }'
 expect_grep "error: cast to unknown type 'struct nosuch'" "$T/err" "a cast to an unknown type"
+# trace() without -q: a narrow value printed as its type's sign reads it
+# (DTrace's dt_consume prints a 1, 2 or 4-byte record through the unsigned
+# type of its size for an unsigned type: 255, 65535, 4294967295)
+dt 0 -x engine=bpf -n 'BEGIN { trace((uint8_t)-1); trace((int8_t)-1); trace((uint16_t)-1); trace((uint32_t)-1); trace((int32_t)-1); exit(0); }'
+grep -q ' 255  -1 65535 4294967295       -1 *$' "$T/out" || { cat "$T/out" >&2; fail "trace() of narrow unsigned and signed values"; }
 echo "ok: D's types and arithmetic"
