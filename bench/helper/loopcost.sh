@@ -147,6 +147,9 @@ measure() {
 	echo "       client: $(cat "$w/r.$kind")"
 }
 echo "daemon: $helperd"
-for kind in known new list; do
-	case ${LOOPCOST_ONLY:-$kind} in "$kind") measure "$kind" ;; esac
+for kind in known new list big; do
+	case ${LOOPCOST_ONLY:-$kind} in
+	big) [ "$kind" = big ] && measure big ;;
+	"$kind") measure "$kind" ;;
+	esac
 done

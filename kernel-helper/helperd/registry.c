@@ -170,6 +170,7 @@ struct removal {
 	int *err;
 	size_t n, next;
 	bool made, save;
+	bool clean; /* every site gone (or gone already): rm_done need not look at them */
 };
 
 /* The removal lines, on the writer's thread: they touch only the job's memory and m's sites. */
@@ -199,7 +200,12 @@ static bool rm_step(struct hd_wjob *j, uint64_t budget_ns)
 		rm_make(r);
 	if (!r->lines || !r->err)
 		return false;
-	return usdt_tracefs_run_lines(hd_tracefs, r->lines, r->n, &r->next, r->err, budget_ns) > 0;
+	if (usdt_tracefs_run_lines(hd_tracefs, r->lines, r->n, &r->next, r->err, budget_ns) > 0)
+		return true;
+	r->clean = r->n == r->nsites;
+	for (size_t i = 0; r->clean && i < r->n; i++)
+		r->clean = r->err[i] == 0 || r->err[i] == -ENOENT;
+	return false;
 }
 
 static void rm_free(struct removal *r)
@@ -219,7 +225,7 @@ static void rm_done(struct hd_wjob *j)
 	size_t keep = 0, warned = 0;
 
 	m->removing = false;
-	for (size_t i = 0; i < m->nsites; i++) {
+	for (size_t i = 0; !r->clean && i < m->nsites; i++) {
 		int e = r->err && i < r->n ? r->err[i] : -ENOMEM;
 
 		if (e == -ENOENT)
