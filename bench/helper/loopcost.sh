@@ -97,7 +97,7 @@ measure() {
 		"$w/loadclient" known "$n" 0 "$w/ten.so" >"$w/r.$kind" ;;
 	new) "$w/loadclient" new 0 "$w"/new/libten*.so >"$w/r.$kind" ;;
 	big)
-		"$w/loadclient" new 0 "$w/big.so" >"$w/r.$kind"
+		LOADCLIENT_WAIT_S=1800 "$w/loadclient" new 0 "$w/big.so" >"$w/r.$kind"
 		# The client gone, the file is removed (--linger 0): its end awaited.
 		for _ in $(seq 1800); do
 			grep -q "unregistered .*big.so" "$w/daemon.$kind.log" && break

@@ -470,6 +470,9 @@ static bool reg_step(struct hd_wjob *j, uint64_t budget_ns)
 	/* The last slice: the module's sites made here, off the loop. */
 	reg_make(&r->made, r->tr, r->n);
 	r->tr = NULL;
+	/* Not cut (a job's last slice never is): nobody needs the notes any more. */
+	usdt_notes_free(r->n);
+	r->n = NULL;
 	return false;
 }
 
