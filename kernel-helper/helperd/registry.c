@@ -205,6 +205,13 @@ static bool rm_step(struct hd_wjob *j, uint64_t budget_ns)
 	r->clean = r->n == r->nsites;
 	for (size_t i = 0; r->clean && i < r->n; i++)
 		r->clean = r->err[i] == 0 || r->err[i] == -ENOENT;
+	if (r->clean) {
+		/* Nothing to warn of: the lines freed here, not on the loop. */
+		for (size_t i = 0; i < r->n; i++)
+			free(r->lines[i]);
+		free(r->lines);
+		r->lines = NULL;
+	}
 	return false;
 }
 
