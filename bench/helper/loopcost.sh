@@ -4,13 +4,20 @@
 #   bench/helper/loopcost.sh [BUILDDIR] [N]     (default: build, 300)
 # HELPERD=PATH measures another daemon binary (an older build, to compare);
 # LOOPCOST_KEEP=DIR keeps the callgrind profiles and daemon logs there
-# (callgrind_annotate); LOOPCOST_ONLY=known|new|list measures that kind alone.
+# (callgrind_annotate); LOOPCOST_ONLY=known|new|list|big measures that kind alone
+# (big, the 12,000-site file, is measured only when asked: its events take
+# minutes to write and remove).
 # A private daemon under callgrind (--test-no-seccomp: valgrind cannot run
 # its worker under seccomp) is sent, by bench/helper/loadclient.c, one
 # connection per request as drti and `dtrace -l` make them:
 #   - N REGISTERs of a 10-site file it knows (known),
 #   - 20 REGISTERs of new 10-site files (new),
 #   - N LISTs of every process (list),
+#   - one REGISTER of a new 12,000-site file, then its removal when the
+#     client exits (big: the process's exit, the retirement and the
+#     removal's start and end on the loop, hd_process_exited,
+#     hd_registry_background, hd_tick; each part printed on its own, and
+#     the loop's whole share: everything but the writer thread's),
 # each kind to a daemon of its own. Counted: the loop's handling of a
 # connection (conn_accept_one, serve_conn_event, inclusive: accept, the
 # peer's credentials, the request, the answer; LIST's /proc reading), and
@@ -58,6 +65,17 @@ gcc -O0 -fPIC -shared -I"$top/include" "$w/ten.c" -o "$w/ten.so"
 mkfifo "$w/hold.in"
 mkdir -m 0755 "$w/new"
 for i in $(seq 20); do cp "$w/ten.so" "$w/new/libten$i.so"; done
+if [ "${LOOPCOST_ONLY:-}" = big ]; then
+	{
+		echo '#include <sys/sdt.h>'
+		echo 'void lib_call(int x);'
+		echo 'void lib_call(int x) {'
+		echo '	if (x != 42) return;'
+		for i in $(seq 0 11999); do echo "	STAP_PROBE(${P}big, p$i);"; done
+		echo '}'
+	} >"$w/big.c"
+	gcc -O0 -fPIC -shared -I"$top/include" "$w/big.c" -o "$w/big.so"
+fi
 
 # KIND: the daemon under callgrind, the requests, then its counts.
 measure() {
@@ -66,7 +84,8 @@ measure() {
 	valgrind --tool=callgrind --callgrind-out-file="$out" \
 		--toggle-collect=conn_accept_one --toggle-collect=serve_conn_event \
 		--toggle-collect=hd_parse_event --toggle-collect=hd_writer_event \
-		--toggle-collect=writer_main \
+		--toggle-collect=writer_main --toggle-collect=hd_process_exited \
+		--toggle-collect=hd_registry_background --toggle-collect=hd_tick \
 		"$helperd" -f --socket "$sock" --linger 0 --no-board --test-no-seccomp \
 		2>"$w/daemon.$kind.log" &
 	dpid=$!
@@ -77,6 +96,16 @@ measure() {
 		"$w/loadclient" known 1 0 "$w/ten.so" >/dev/null # its events, first
 		"$w/loadclient" known "$n" 0 "$w/ten.so" >"$w/r.$kind" ;;
 	new) "$w/loadclient" new 0 "$w"/new/libten*.so >"$w/r.$kind" ;;
+	big)
+		LOADCLIENT_WAIT_S=1800 "$w/loadclient" new 0 "$w/big.so" >"$w/r.$kind"
+		# The client gone, the file is removed (--linger 0): its end awaited.
+		for _ in $(seq 1800); do
+			grep -q "unregistered .*big.so" "$w/daemon.$kind.log" && break
+			sleep 1
+		done
+		grep -q "unregistered .*big.so" "$w/daemon.$kind.log" ||
+			{ echo "big.so was not removed within 30 min" >&2; exit 1; }
+		sleep 3 ;; # a tick or two: the state file written
 	list)
 		# A file registered and mapped: LIST reads every process's maps for it.
 		setsid "$hold" hold "$w/ten.so" <"$w/hold.in" >"$w/hold.out" 2>&1 &
@@ -94,13 +123,33 @@ measure() {
 	fns=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
 		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main/ {
 			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
-	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; *) reqs=$n ;; esac
+	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; big) reqs=1 ;; *) reqs=$n ;; esac
+	if [ "$kind" = big ]; then
+		callgrind_annotate --inclusive=yes "$out" 2>/dev/null | awk '
+			/^ *[0-9,]+ / {
+				v = $1; gsub(",", "", v)
+				for (i = 2; i <= NF; i++) {
+					f = $i; sub(/.*:/, "", f)
+					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush)$/ && !(f in seen)) {
+						seen[f] = v; order[++k] = f
+					}
+				}
+			}
+			/^ *[0-9,]+ .*PROGRAM TOTALS/ { t = $1; gsub(",", "", t) }
+			END {
+				for (i = 1; i <= k; i++) printf "       %-24s %12d\n", order[i], seen[order[i]]
+				printf "       the loop (all but writer_main) %d\n", t - seen["writer_main"]
+			}'
+	fi
 	awk -v k="$kind" -v r="$reqs" '/^summary:/ { printf "%-6s %d requests: %.0f instructions per request\n", k, r, $2 / r }' "$out"
 	echo "       inclusive: $fns"
 	[ "$kind" != list ] || echo "       the machine's maps lines before and after: $lines0, $lines1 (LIST reads them all)"
 	echo "       client: $(cat "$w/r.$kind")"
 }
 echo "daemon: $helperd"
-for kind in known new list; do
-	case ${LOOPCOST_ONLY:-$kind} in "$kind") measure "$kind" ;; esac
+for kind in known new list big; do
+	case ${LOOPCOST_ONLY:-$kind} in
+	big) [ "$kind" = big ] && measure big ;;
+	"$kind") measure "$kind" ;;
+	esac
 done

@@ -573,6 +573,13 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 void hd_journal_drop(uint64_t seq);
 /* After a registration (seq: its intent's) or a removal (0): the sites m owns now. */
 void hd_journal_sites(uint64_t seq, const struct hd_module *m);
+/*
+ * The same with m's site lines formatted already (by hd_journal_site_lines,
+ * which touches nothing but its arguments: the writer thread formats them).
+ */
+struct usdt_sbuf;
+void hd_journal_sites_as(uint64_t seq, const struct hd_module *m, const struct usdt_sbuf *lines);
+void hd_journal_site_lines(struct usdt_sbuf *b, const struct hd_site *sites, size_t n);
 /* What the journal holds since the last state file (SIZE_MAX: no journal, all is in that file). */
 size_t hd_journal_bytes(void);
 /* After a state file (tag: the hash of its body): the journal starts again, empty. */

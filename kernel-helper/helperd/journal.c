@@ -315,7 +315,16 @@ void hd_journal_drop(uint64_t seq)
 		}
 }
 
-void hd_journal_sites(uint64_t seq, const struct hd_module *m)
+void hd_journal_site_lines(struct usdt_sbuf *b, const struct hd_site *sites, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		const struct hd_site *s = &sites[i];
+
+		site_line(b, 's', s->group, s->event, s->off, s->has_ref ? &s->ref : NULL);
+	}
+}
+
+void hd_journal_sites_as(uint64_t seq, const struct hd_module *m, const struct usdt_sbuf *lines)
 {
 	struct usdt_sbuf b = {0};
 
@@ -327,13 +336,17 @@ void hd_journal_sites(uint64_t seq, const struct hd_module *m)
 		seq = ++jseq;
 	usdt_sb_printf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino,
 		       m->path, m->nsites);
-	for (size_t i = 0; i < m->nsites; i++) {
-		const struct hd_site *s = &m->sites[i];
-
-		site_line(&b, 's', s->group, s->event, s->off, s->has_ref ? &s->ref : NULL);
-	}
+	if (lines && !lines->oom)
+		usdt_sb_putn(&b, lines->s ? lines->s : "", lines->len);
+	else
+		hd_journal_site_lines(&b, m->sites, m->nsites);
 	usdt_sb_printf(&b, "F %" PRIu64 "\n", seq);
 	append(&b);
+}
+
+void hd_journal_sites(uint64_t seq, const struct hd_module *m)
+{
+	hd_journal_sites_as(seq, m, NULL);
 }
 
 void hd_journal_reset(uint64_t tag)
