@@ -134,7 +134,7 @@ void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *f
 bool dt_clause_only_aggs(const struct dt_clause *c);
 
 /* ---- probes a description matched (match.c) ---- */
-enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT };
+enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT, P_ERROR };
 
 struct dt_probe {
 	enum dt_pkind kind;

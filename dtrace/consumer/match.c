@@ -521,14 +521,10 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		struct dt_probe *p;
 		bool added;
 
-		if (!strcmp(name, "ERROR")) {
-			dt_error_at(m->diag, &d->pos, "the ERROR probe is not supported");
-			return -1;
-		}
 		p = find_or_add(ps, name, &added);
 		if (added) {
-			p->kind = name[0] == 'B' ? P_BEGIN : P_END;
-			p->id = name[0] == 'B' ? 1 : 2;
+			p->kind = name[0] == 'B' ? P_BEGIN : name[1] == 'N' ? P_END : P_ERROR;
+			p->id = name[0] == 'B' ? 1 : name[1] == 'N' ? 2 : 3;
 			ps->next_id--;
 			set_names(p, "dtrace", "", "", name);
 		}

@@ -154,6 +154,11 @@ bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, c
  * the arguments the clauses read, then `body` as the site's program,
  * and the site to attach. Returns 0 or -1 (reported).
  */
+/* codegen_fault.c: run-time errors */
+void cg_fault_functions(struct dt_buf *o);
+bool cg_fault_const(const char *name, long long *value);
+void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b);
+
 int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct dt_buf *o);
 /*
  * g->probe's sites' functions (from the one symbol reader, dtrace/list's

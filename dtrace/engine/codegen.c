@@ -578,7 +578,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
-	size_t k;
+	size_t k, nfaults = g->out->nfaults;
 
 	rec.size = 16; /* the record's number, its CPU, the mask of its actions that ran */
 	g->clause = pc->clause;
@@ -610,10 +610,14 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		statement(g, &w, c->body[k]);
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
+	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
+	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n", pc->clause);
+	if (recs)
+		dt_buf_printf(o, "\t__u8 *rec = 0;\n");
 	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
 	if (recs) {
 		dt_buf_printf(o,
-			      "\t\t__u8 *rec = bpf_ringbuf_reserve(&events, %u, 0);\n"
+			      "\t\trec = bpf_ringbuf_reserve(&events, %u, 0);\n"
 			      "\t\tif (!rec) {\n\t\t\tdrop();\n\t\t} else {\n"
 			      "\t\t\t*(__u32 *)rec = %zu;\n"
 			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n"
@@ -627,6 +631,14 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		DT_PUSH(g->out->recs, g->out->nrecs, rec);
 	}
 	dt_buf_printf(o, "\t}\n");
+	if (g->out->nfaults != nfaults)
+		dt_buf_printf(o,
+			      "\tgoto ok_%zu;\nfault_%zu:\n%s"
+			      "\tfault_rec(flt_site, flt_kind, flt_val);\nok_%zu:;\n",
+			      pc->clause, pc->clause,
+			      recs ? "\tif (rec)\n\t\tbpf_ringbuf_discard(rec, 0);\n" : "",
+			      pc->clause);
+	dt_buf_printf(o, "\t}\n#undef FAULT_LABEL\n");
 	dt_free(cond.s);
 	dt_free(body.s);
 }
@@ -642,6 +654,8 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	cg_vars_body_top(g, &body);
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
+	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n");
+	dt_buf_printf(&body, "\t(void)flt_site;\n\t(void)flt_kind;\n\t(void)flt_val;\n");
 	for (i = 0; i < p->npc && !g->failed; i++)
 		clause(g, &p->pc[i], &body);
 	if (g->failed) {
@@ -736,6 +750,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	}
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
+	cg_fault_functions(&out->c);
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);

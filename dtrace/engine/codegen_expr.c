@@ -97,6 +97,7 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	const struct dt_probe *p = g->probe;
 	const char *s = n->name;
+	long long fc;
 
 	if (!strcmp(s, "timestamp")) {
 		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
@@ -151,6 +152,9 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 	} else if (!strcmp(s, "epid") || !strcmp(s, "id")) {
 		cv_printf(v, "%uLL", p->id);
 		set_int(v, 4, true);
+	} else if (!strncmp(s, "DTRACEFLT_", 10) && cg_fault_const(s, &fc)) {
+		cv_printf(v, "%lldLL", fc);
+		set_int(v, 4, false);
 	} else if (!strcmp(s, "NULL")) {
 		cv_printf(v, "0LL");
 		set_int(v, 8, true);
@@ -279,11 +283,7 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		goto out;
 	un = a.is_unsigned || b.is_unsigned;
 	if (!strcmp(n->op, "/") || !strcmp(n->op, "%"))
-		cv_printf(v, un ? "(__s64)((__u64)(%s) %s ((__u64)(%s) ?: 1))" : "s%s(%s, %s)",
-			  un		    ? a.text
-			  : n->op[0] == '/' ? "div"
-					    : "mod",
-			  un ? n->op : a.text, b.text);
+		cg_divide(g, v, n->op, un, a.text, b.text); /* a zero: the clause's fault */
 	else if (!strcmp(n->op, "^^"))
 		cv_printf(v, "(__s64)(!(%s) != !(%s))", a.text, b.text);
 	else if (!strcmp(n->op, ">>") && un)

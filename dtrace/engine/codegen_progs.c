@@ -125,14 +125,20 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 		    "{\n%s\treturn 0;\n}\n#undef ARG\n",
 		    pi, tp.prog, body);
 	} else {
-		bool begin = p->kind == P_BEGIN;
+		bool begin = p->kind == P_BEGIN, error = p->kind == P_ERROR;
 
-		dt_buf_printf(
-		    o, "#define ARG(k) 0LL\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
-		    begin ? "dt_begin" : "dt_end");
+		/* ERROR's arguments are eg_error_trigger()'s (codegen_fault.c) */
+		dt_buf_printf(o,
+			      "#define ARG(k) %s\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
+			      error ? "error_arg(ctx, k)" : "0LL",
+			      begin   ? "dt_begin"
+			      : error ? "dt_error"
+				      : "dt_end");
 		dt_buf_printf(o, "%s\treturn 0;\n}\n#undef ARG\n", body);
 		if (begin)
 			g->out->has_begin = true;
+		else if (error)
+			g->out->has_error = true;
 		else
 			g->out->has_end = true;
 	}

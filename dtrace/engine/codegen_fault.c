@@ -1,0 +1,115 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Run-time errors (README.md, "Run-time errors"): an expression that can
+ * fault (a division or modulo by zero) tests its operand; on a fault the
+ * clause stops where it is (a jump to its end, FAULT_LABEL, which codegen.c
+ * defines around each clause's body): its record is discarded and a fault
+ * record written instead, {EG_FAULT_REC, CPU, fault site, fault, value}.
+ * The reader prints DTrace's message for it and fires the ERROR probe: a
+ * uprobe on a function of dtrace (eg_error_trigger), its arguments DTrace's.
+ * A fault site is one faulting expression of one probe's clause; its number
+ * (from 1) is what the message calls the "BPF pc".
+ */
+#include <string.h>
+
+#include "cg.h"
+
+static const char fault_functions[] =
+    "static void (*bpf_ringbuf_discard)(void *d, __u64 f) = (void *)133;\n"
+    "INLINE void fault_rec(__u64 site, __u64 kind, __u64 val) {\n"
+    "\t__u64 *r = bpf_ringbuf_reserve(&events, 32, 0);\n"
+    "\tif (!r) { drop(); return; }\n"
+    "\t*(__u32 *)r = 0xffffffffu;\n"
+    "\t*((__u32 *)r + 1) = bpf_get_smp_processor_id();\n"
+    "\tr[1] = site; r[2] = kind; r[3] = val;\n"
+    "\tbpf_ringbuf_submit(r, 0);\n"
+    "}\n"
+    /* the clause's fault: its site, DTRACEFLT_*, the faulting value */
+    "#define FAULT(s, k, v) do { flt_site = (s); flt_kind = (k); flt_val = (__u64)(v); "
+    "goto FAULT_LABEL; } while (0)\n"
+    /* ERROR's arguments: eg_error_trigger()'s, by the calling convention */
+    "INLINE __s64 error_arg(struct pt_regs *r, int k) {\n"
+#if defined(__x86_64__)
+    "\treturn (__s64)(k == 0 ? r->di : k == 1 ? r->si : k == 2 ? r->dx : k == 3 ? r->cx : "
+    "k == 4 ? r->r8 : k == 5 ? r->r9 : 0);\n"
+#else
+    "\treturn k >= 0 && k < 6 ? (__s64)r->regs[k & 7] : 0;\n"
+#endif
+    "}\n";
+
+/* DTrace's fault codes (sys/dtrace.h's DTRACEFLT_*), D constants. */
+static const struct {
+	const char *name;
+	int value;
+} faults[] = {
+    {"DTRACEFLT_UNKNOWN", 0},  {"DTRACEFLT_BADADDR", 1},    {"DTRACEFLT_BADALIGN", 2},
+    {"DTRACEFLT_ILLOP", 3},    {"DTRACEFLT_DIVZERO", 4},    {"DTRACEFLT_NOSCRATCH", 5},
+    {"DTRACEFLT_KPRIV", 6},    {"DTRACEFLT_UPRIV", 7},	    {"DTRACEFLT_TUPOFLOW", 8},
+    {"DTRACEFLT_BADSTACK", 9}, {"DTRACEFLT_LIBRARY", 1000},
+};
+
+void cg_fault_functions(struct dt_buf *o)
+{
+	dt_buf_add(o, fault_functions, sizeof(fault_functions) - 1);
+}
+
+bool cg_fault_const(const char *name, long long *value)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(faults) / sizeof(faults[0]); i++)
+		if (!strcmp(name, faults[i].name)) {
+			*value = faults[i].value;
+			return true;
+		}
+	return false;
+}
+
+const char *eg_fault_name(uint64_t kind)
+{
+	static const char *const names[] = {"unknown fault",
+					    "invalid address",
+					    "invalid alignment",
+					    "illegal operation",
+					    "divide-by-zero",
+					    "out of scratch space",
+					    "invalid kernel access",
+					    "invalid user access",
+					    "out of tuple stack space",
+					    "bad stack"};
+
+	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown fault";
+}
+
+/* A new fault site of the clause being written: its number, from 1. */
+static size_t new_site(struct cg *g)
+{
+	const struct dt_probe *p = g->probe;
+	struct eg_fault_site s = {p->id, g->clause, {0}};
+
+	snprintf(s.desc, sizeof(s.desc), "%s:%s:%s:%s", p->prov ? p->prov : "",
+		 p->mod ? p->mod : "", p->func ? p->func : "", p->name ? p->name : "");
+	DT_PUSH(g->out->faults, g->out->nfaults, s);
+	return g->out->nfaults;
+}
+
+void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b)
+{
+	struct dt_buf o = {0};
+	size_t site;
+
+	site = g->scanning ? 0 : new_site(g);
+	if (un)
+		dt_buf_printf(
+		    &o,
+		    "({ __u64 dz_a = (__u64)(%s), dz_b = (__u64)(%s); if (!dz_b) FAULT(%zu, "
+		    "4, 0); (__s64)(dz_a %s dz_b); })",
+		    a, b, site, op);
+	else
+		dt_buf_printf(&o,
+			      "({ __s64 dz_a = (%s), dz_b = (%s); if (!dz_b) FAULT(%zu, 4, 0); "
+			      "s%s(dz_a, dz_b); })",
+			      a, b, site, op[0] == '/' ? "div" : "mod");
+	dt_free(v->text);
+	v->text = o.s;
+}
