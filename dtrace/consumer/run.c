@@ -917,6 +917,12 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		}
 		rc = 1;
 	}
+	for (size_t pi = 0; pi < probes.n; pi++)
+		if (probes.v[pi].kind == P_ERROR) {
+			/* (run-time errors are the BPF engine's) */
+			usdt_error(diag, "the ERROR probe needs -x engine=bpf");
+			goto out;
+		}
 	if (dt_translate(&prog, &probes, &tables, &out, diag) || diag->errors)
 		goto out;
 	if (o->show_program) {
