@@ -164,7 +164,8 @@ static void exit_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	if (g->failed)
 		return;
 	item_begin(w, new_action(g, A_EXIT));
-	dt_buf_printf(w->o, "\t\tif (rec) {\n");
+	/* draining: no probe but END runs after it (codegen_fault.c) */
+	dt_buf_printf(w->o, "\t\tif (rec) {\n\t\t\tset_draining();\n");
 	put_value(g, w, &v, &dv);
 	dt_buf_printf(w->o, "\t\t}\n");
 	cv_free(&v);
@@ -652,6 +653,9 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 
 	memset(g->arg_used, 0, sizeof(g->arg_used));
 	cg_vars_body_top(g, &body);
+	/* (ERROR too: the reader fires it for a fault of before the exit) */
+	if (p->kind != P_END && p->kind != P_ERROR)
+		dt_buf_printf(&body, "\tif (draining())\n\t\treturn 0;\n");
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
 	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n");

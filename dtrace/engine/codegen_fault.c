@@ -15,6 +15,21 @@
 #include "cg.h"
 
 static const char fault_functions[] =
+    /*
+     * The run's state, as DTrace's: once a clause calls exit() it is
+     * draining, and no probe but END runs clauses (the records of firings
+     * after it would be output DTrace never prints).
+     */
+    "struct { __uint(type, 2); __uint(max_entries, 1); __type(key, __u32); "
+    "__type(value, __u32); } run_state SEC(\".maps\");\n"
+    "INLINE int draining(void) {\n"
+    "\t__u32 z = 0, *s = bpf_map_lookup_elem(&run_state, &z);\n"
+    "\treturn s && *s;\n"
+    "}\n"
+    "INLINE void set_draining(void) {\n"
+    "\t__u32 z = 0, *s = bpf_map_lookup_elem(&run_state, &z);\n"
+    "\tif (s) *s = 1;\n"
+    "}\n"
     "static void (*bpf_ringbuf_discard)(void *d, __u64 f) = (void *)133;\n"
     "INLINE void fault_rec(__u64 site, __u64 kind, __u64 val) {\n"
     "\t__u64 *r = bpf_ringbuf_reserve(&events, 32, 0);\n"

@@ -4,7 +4,8 @@
 # run: DTrace's message, the clause's record discarded, the ERROR probe fired
 # with DTrace's arguments: arg1 the probe's ID, arg2 the clause's index, arg4
 # DTRACEFLT_DIVZERO, arg5 0); macro variables ($pid, $ppid, $uid, $gid);
-# tick-/profile- units; printf's argument positions. Expected values are
+# tick-/profile- units (ns, and none under 200 µs); exit() drains (no
+# probe but END after it); printf's argument positions. Expected values are
 # DTrace's documented semantics.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
@@ -38,5 +39,21 @@ same "$T/out" "once\n\n" "ERROR fires once for BEGIN's fault"
 # A constant divisor that is not zero needs no test and behaves as C's.
 dt 0 -x engine=bpf -q -n 'BEGIN { printf("%d %d %d\n", -19 / 5, 19 % -5, 100 / (1 + 1)); exit(0); }'
 same "$T/out" "-3 4 50\n\n" "signed division and modulo"
+
+# Timer units: ns and nsec (20 ms here), hz; tick's arg0/arg1 are the
+# kernel's and the user's pc, one of them 0.
+dt 0 -x engine=bpf -q -n 'tick-20000000ns { a++; } tick-20000000nsec /a >= 2/ { printf("ns %d\n", (arg0 == 0) != (arg1 == 0)); exit(0); }'
+same "$T/out" "ns 1\n\n" "tick-Nns, tick-Nnsec; tick's arg0/arg1"
+# Under DTrace's 200 microseconds, or no number: no such probe.
+for d in tick-1ns profile-1us tick-199999nsec profile-5001hz tick-n; do
+	dt 1 -x engine=bpf -q -n "$d { exit(0); }"
+	same "$T/err" "dtrace: invalid probe specifier $d { exit(0); }: probe description :::$d does not match any probes\n" "$d matches nothing"
+done
+dt 0 -x engine=bpf -q -n 'tick-200us { exit(0); }'
+
+# After exit(), no probe but END runs a clause (DTrace's draining): a 1 ms
+# tick that exits prints once, however many times it fires before the end.
+dt 0 -x engine=bpf -q -n 'tick-1ms { printf("tick\n"); exit(0); } END { printf("end\n"); }'
+same "$T/out" "tick\nend\n\n" "nothing runs after exit() but END"
 
 echo "ok"
