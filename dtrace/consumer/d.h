@@ -133,6 +133,9 @@ void dt_error_at(struct usdt_diag *diag, const struct dt_pos *pos, const char *f
  */
 bool dt_clause_only_aggs(const struct dt_clause *c);
 
+/* macros.c: $pid, $ppid, $uid... at s (past the '$'): the value, the name's length. */
+bool dt_macro_process(const char *s, char *buf, size_t n, size_t *len);
+
 /* ---- probes a description matched (match.c) ---- */
 enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT, P_ERROR };
 

@@ -3,7 +3,7 @@
 # errors (a division or modulo by a run-time zero stops its clause, not the
 # run: DTrace's message, the clause's record discarded, the ERROR probe fired
 # with DTrace's arguments: arg1 the probe's ID, arg2 the clause's index, arg4
-# DTRACEFLT_DIVZERO, arg5 0); macro variables ($pid, $ppid, $uid, $gid);
+# DTRACEFLT_DIVZERO, arg5 0); macro variables ($pid, $ppid, $uid, $gid...);
 # tick-/profile- units (ns, and none under 200 µs); exit() drains (no
 # probe but END after it); printf's argument positions. Expected values are
 # DTrace's documented semantics.
@@ -55,5 +55,11 @@ dt 0 -x engine=bpf -q -n 'tick-200us { exit(0); }'
 # tick that exits prints once, however many times it fires before the end.
 dt 0 -x engine=bpf -q -n 'tick-1ms { printf("tick\n"); exit(0); } END { printf("end\n"); }'
 same "$T/out" "tick\nend\n\n" "nothing runs after exit() but END"
+
+# Macro variables of the dtrace process: $pid is dtrace's (the BEGIN
+# probe runs in it) and $ppid its parent, $uid/$gid/$euid/$egid ours; $$pid
+# its string.
+dt 0 -x engine=bpf -q -n 'BEGIN { printf("%d %d %d %d %d %d %d %s\n", $pid == pid, $ppid == ppid, $uid, $gid, $euid, $egid, $sid > 0, $$pid == lltostr(pid) ? "s" : "x"); exit(0); }'
+same "$T/out" "1 1 $(id -ru) $(id -rg) $(id -u) $(id -g) 1 s\n\n" "\$pid \$ppid \$uid \$gid \$euid \$egid \$sid \$\$pid"
 
 echo "ok"
