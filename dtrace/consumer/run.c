@@ -896,7 +896,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		src->text = o->sources[i].text;
 		dt_parse(&prog, src, i, o->sources[i].kind == 's', diag);
 	}
-	if (diag->errors)
+	if (diag->errors || dt_check_formats(&prog, diag))
 		goto out;
 	if (!prog.nclauses) {
 		usdt_error(diag, "%s: no probe description: nothing to trace",

@@ -5,7 +5,7 @@
 # with DTrace's arguments: arg1 the probe's ID, arg2 the clause's index, arg4
 # DTRACEFLT_DIVZERO, arg5 0); macro variables ($pid, $ppid, $uid, $gid...);
 # tick-/profile- units (ns, and none under 200 µs); exit() drains (no
-# probe but END after it); printf's argument positions. Expected values are
+# probe but END after it); printf's argument positions refused, %?, %.0s. Expected values are
 # DTrace's documented semantics.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
@@ -61,5 +61,20 @@ same "$T/out" "tick\nend\n\n" "nothing runs after exit() but END"
 # its string.
 dt 0 -x engine=bpf -q -n 'BEGIN { printf("%d %d %d %d %d %d %d %s\n", $pid == pid, $ppid == ppid, $uid, $gid, $euid, $egid, $sid > 0, $$pid == lltostr(pid) ? "s" : "x"); exit(0); }'
 same "$T/out" "1 1 $(id -ru) $(id -rg) $(id -u) $(id -g) 1 s\n\n" "\$pid \$ppid \$uid \$gid \$euid \$egid \$sid \$\$pid"
+
+# printf: DTrace refuses argument positions (%n$, also in * widths and
+# precisions), naming the conversion; %? is a pointer's width in hex (16);
+# a precision of 0 prints the whole string (%.0s, %.*s of 0), as DTrace's.
+for f in '%1$d' 'a %d %*2$d' '%d %.*3$s' '%%%2$s'; do
+	dt 1 -x engine=bpf -q -n "BEGIN { printf(\"$f\", 1, 2, \"x\"); exit(0); }"
+	n=1
+	case $f in a*|'%d'*) n=2 ;; esac
+	[ "$f" = '%%%2$s' ] && n=1
+	grep -q "error: format conversion #$n uses unsupported positional format (%n\$)" "$T/err" ||
+		{ cat "$T/err" >&2; fail "$f refused"; }
+	[ -s "$T/out" ] && fail "$f printed something"
+done
+dt 0 -x engine=bpf -q -n 'BEGIN { x = 0; printf("%?d|%.0s|%.*s|%3.0s|%.2s\n", 7, "hello", x, "hi", "abc", "xyz"); exit(0); }'
+same "$T/out" "               7|hello|hi|abc|xy\n\n" "%?d, %.0s, %.*s of 0"
 
 echo "ok"
