@@ -5,6 +5,8 @@
  * no effect here. The bottom layer: the lexer (pragmas) and the driver
  * (dtrace.c's -x) both call it, and it calls nothing of the consumer.
  */
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,15 +36,71 @@ static long parse_size(const char *v)
 	return n;
 }
 
+static void refuse(struct dt_consumer_opts *o, const char *fmt, ...) USDT_PRINTF(2, 3);
+static void refuse(struct dt_consumer_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->opt_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->opt_error, sizeof(o->opt_error), fmt, ap);
+	va_end(ap);
+}
+
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
-	    "switchrate",   "aggrate",	     "cleanrate", "statusrate",	 "nspec",
-	    "specsize",	    "aggsize",	     "cpu",	  "stackframes", "ustackframes",
-	    "jstackframes", "jstackstrsize", "zdefs",	  "evaltime",	 "nolibs",
-	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
-	    "aggpercpu",    "stackindent",   NULL};
+	    "switchrate",    "aggrate",	 "cleanrate",	"statusrate",	"nspec",
+	    "specsize",	     "aggsize",	 "stackframes", "ustackframes", "jstackframes",
+	    "jstackstrsize", "zdefs",	 "evaltime",	"nolibs",	"bufresize",
+	    "grabanon",	     "linkmode", NULL};
+	/* DTrace's options that change what is printed, which this consumer does not do */
+	static const char *const refused[] = {"aggpercpu",  "aggzoom",	"aggpack",     "agghist",
+					      "flowindent", "rawbytes", "stackindent", "cpu",
+					      "temporal",   NULL};
 	size_t i;
+
+	for (i = 0; refused[i]; i++)
+		if (!strcmp(opt, refused[i])) {
+			refuse(o,
+			       "-x %s: this option changes DTrace's output, and this D consumer "
+			       "does not do it: refused rather than ignored",
+			       opt);
+			return 0;
+		}
+	if (!strcmp(opt, "bufpolicy") && val && strcmp(val, "switch")) {
+		refuse(o,
+		       "-x bufpolicy=%s: only DTrace's default buffer policy, switch, is "
+		       "supported (fill and ring change what is printed)",
+		       val);
+		return 0;
+	}
+	if (!strcmp(opt, "bufpolicy"))
+		return 0;
+	if ((!strcmp(opt, "strsize") || !strcmp(opt, "bufsize")) &&
+	    (!val || parse_size(val) < (opt[0] == 's' ? 2 : 1))) {
+		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
+		return 0;
+	}
+	if (!strcmp(opt, "aggsortkey") || !strcmp(opt, "aggsortrev")) {
+		*(opt[7] == 'k' ? &o->aggsortkey : &o->aggsortrev) = true;
+		return 0;
+	}
+	if (!strcmp(opt, "aggsortkeypos") || !strcmp(opt, "aggsortpos")) {
+		long n = val ? strtol(val, NULL, 10) : -1;
+
+		if (n < 0)
+			refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
+		else if (opt[7] == 'k')
+			o->aggsortkeypos = n;
+		else if (n > 0) /* (printa of one aggregation: its position is 0) */
+			refuse(o,
+			       "-x aggsortpos=%ld: printa() of several aggregations is not "
+			       "supported, so no position but 0 is",
+			       n);
+		return 0;
+	}
 
 	if (!strcmp(opt, "quiet")) {
 		o->quiet = true;

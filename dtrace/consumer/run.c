@@ -896,6 +896,8 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		src->text = o->sources[i].text;
 		dt_parse(&prog, src, i, o->sources[i].kind == 's', diag);
 	}
+	if (!diag->errors && o->opt_error[0])
+		usdt_error(diag, "%s", o->opt_error);
 	if (diag->errors || dt_check_formats(&prog, diag))
 		goto out;
 	if (!prog.nclauses) {

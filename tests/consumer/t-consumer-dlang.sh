@@ -5,7 +5,9 @@
 # with DTrace's arguments: arg1 the probe's ID, arg2 the clause's index, arg4
 # DTRACEFLT_DIVZERO, arg5 0); macro variables ($pid, $ppid, $uid, $gid...);
 # tick-/profile- units (ns, and none under 200 µs); exit() drains (no
-# probe but END after it); printf's argument positions refused, %?, %.0s. Expected values are
+# probe but END after it); printf's argument positions refused, %?, %.0s;
+# options: aggsortkey/aggsortkeypos/aggsortrev honoured, output-changing
+# ones not done refused, bad strsize/bufsize values refused. Expected values are
 # DTrace's documented semantics.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
@@ -76,5 +78,35 @@ for f in '%1$d' 'a %d %*2$d' '%d %.*3$s' '%%%2$s'; do
 done
 dt 0 -x engine=bpf -q -n 'BEGIN { x = 0; printf("%?d|%.0s|%.*s|%3.0s|%.2s\n", 7, "hello", x, "hi", "abc", "xyz"); exit(0); }'
 same "$T/out" "               7|hello|hi|abc|xy\n\n" "%?d, %.0s, %.*s of 0"
+
+# printa's order: by value (then key); aggsortkey by key; aggsortrev reversed;
+# aggsortkeypos the key to sort by first. Both engines (one renderer).
+prog='BEGIN { @[1, "c"] = sum(5); @[2, "a"] = sum(1); @[3, "b"] = sum(3); exit(0); }'
+order() { # the keys' order in the exit dump
+	awk 'NF == 3 { printf "%s%s", $1, $2 }' "$T/out"
+}
+for e in bpf bpftrace; do
+	command -v bpftrace >/dev/null || [ "$e" = bpf ] || continue
+	dt 0 -x engine=$e -q -n "$prog"; [ "$(order)" = 2a3b1c ] || fail "$e: printa's default order: $(order)"
+	dt 0 -x engine=$e -q -x aggsortkey -n "$prog"; [ "$(order)" = 1c2a3b ] || fail "$e: aggsortkey: $(order)"
+	dt 0 -x engine=$e -q -x aggsortrev -n "$prog"; [ "$(order)" = 1c3b2a ] || fail "$e: aggsortrev: $(order)"
+	dt 0 -x engine=$e -q -x aggsortkey -x aggsortrev -n "$prog"; [ "$(order)" = 3b2a1c ] || fail "$e: aggsortkey, aggsortrev: $(order)"
+	dt 0 -x engine=$e -q -x aggsortkey -x aggsortkeypos=1 -n "$prog"; [ "$(order)" = 2a3b1c ] || fail "$e: aggsortkeypos=1: $(order)"
+done
+
+# Options that change DTrace's output and are not done here are refused,
+# never ignored; values DTrace refuses are refused in its words.
+for x in bufpolicy=ring bufpolicy=fill aggpercpu flowindent rawbytes stackindent=4 aggsortpos=1; do
+	dt 1 -q -x "$x" -n 'BEGIN { exit(0); }'
+	grep -q "^dtrace: error: -x ${x%%=*}" "$T/err" || { cat "$T/err" >&2; fail "-x $x refused"; }
+done
+for x in strsize=1 strsize=-3 bufsize=-1; do
+	dt 1 -q -x "$x" -n 'BEGIN { exit(0); }'
+	same "$T/err" "dtrace: error: failed to set -x ${x%%=*}: Invalid value for specified option\n" "-x $x"
+done
+printf '#pragma D option bufpolicy=ring\nBEGIN { exit(0); }\n' >"$T/ring.d"
+dt 1 -q -s "$T/ring.d"
+grep -q "bufpolicy=ring" "$T/err" || fail "#pragma D option bufpolicy=ring refused"
+dt 0 -q -x bufpolicy=switch -x strsize=2 -n 'BEGIN { exit(0); }'
 
 echo "ok"
