@@ -157,6 +157,8 @@ bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, c
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);
 bool cg_fault_const(const char *name, long long *value);
+void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
+		       const char *ind);
 void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b);
 
 int cg_site_programs(struct cg *g, size_t probe_index, const char *body, struct dt_buf *o);

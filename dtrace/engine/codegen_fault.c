@@ -108,6 +108,19 @@ static size_t new_site(struct cg *g)
 	return g->out->nfaults;
 }
 
+/* A string read from the process; an address not readable faults (DTRACEFLT_BADADDR). */
+void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
+		       const char *ind)
+{
+	size_t site = g->scanning ? 0 : new_site(g);
+
+	dt_buf_printf(o,
+		      "%s{\n%s\t__u64 fa = (__u64)(%s);\n"
+		      "%s\tif (bpf_probe_read_user_str(%s, STRSIZE, (void *)fa) < 0)\n"
+		      "%s\t\tFAULT(%zu, 1, fa);\n%s}\n",
+		      ind, ind, addr, ind, dst, ind, site, ind);
+}
+
 void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b)
 {
 	struct dt_buf o = {0};

@@ -38,6 +38,13 @@ dt 0 -x engine=bpf -q -n 'BEGIN { z = 0; x = 1 / z; } ERROR { y = 2 / z; } ERROR
 same "$T/out" "once\n\n" "ERROR fires once for BEGIN's fault"
 [ "$(grep -c 'divide-by-zero' "$T/err")" = 2 ] || { cat "$T/err" >&2; fail "two faults reported"; }
 
+# copyinstr of an address that cannot be read: DTRACEFLT_BADADDR, the address.
+dt 0 -x engine=bpf -q -n 'BEGIN { printf("a %s\n", copyinstr(8)); } BEGIN { printf("b\n"); }
+ERROR { printf("E %d %d %d\n", arg4 == DTRACEFLT_BADADDR, arg5, arg2); exit(0); }'
+same "$T/out" "b\nE 1 8 0\n\n" "copyinstr of a bad address stops its clause"
+same "$T/err" "dtrace: error in dt_clause_0 for probe ID 1 (dtrace:::BEGIN): invalid address (0x8) at BPF pc 1\n" \
+	"the bad address's message"
+
 # A constant divisor that is not zero needs no test and behaves as C's.
 dt 0 -x engine=bpf -q -n 'BEGIN { printf("%d %d %d\n", -19 / 5, 19 % -5, 100 / (1 + 1)); exit(0); }'
 same "$T/out" "-3 4 50\n\n" "signed division and modulo"
