@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "consumer.h"
 
@@ -48,6 +49,25 @@ static void refuse(struct dt_consumer_opts *o, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* A boolean option's value as DTrace reads it: 1 set, 0 unset, -1 neither. */
+static int bool_value(const char *v)
+{
+	static const char *const on[] = {"yes", "true", "enable", "enabled", "on", "set", NULL};
+	static const char *const off[] = {"no",	 "false", "disable", "disabled",
+					  "off", "unset", NULL};
+	size_t i;
+
+	if (!v)
+		return 1;
+	for (i = 0; on[i]; i++)
+		if (!strcasecmp(v, on[i]))
+			return 1;
+	for (i = 0; off[i]; i++)
+		if (!strcasecmp(v, off[i]))
+			return 0;
+	return -1;
+}
+
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
@@ -59,8 +79,36 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	static const char *const refused[] = {"aggpercpu",  "aggzoom",	"aggpack",     "agghist",
 					      "flowindent", "rawbytes", "stackindent", "cpu",
 					      "temporal",   NULL};
+	static const char *const bools[] = {"quiet",	  "destructive", "defaultargs", "zdefs",
+					    "aggsortkey", "aggsortrev",	 "aggpercpu",	"aggzoom",
+					    "aggpack",	  "agghist",	 "flowindent",	"rawbytes",
+					    "temporal",	  NULL};
 	size_t i;
 
+	for (i = 0; bools[i]; i++)
+		if (!strcmp(opt, bools[i])) {
+			int b = bool_value(val);
+
+			if (b < 0) {
+				refuse(o, "failed to set -x %s: Invalid value for specified option",
+				       opt);
+				return 0;
+			}
+			if (!b) { /* unset: DTrace's default, which is ours */
+				if (!strcmp(opt, "quiet"))
+					o->quiet = false;
+				else if (!strcmp(opt, "aggsortkey"))
+					o->aggsortkey = false;
+				else if (!strcmp(opt, "aggsortrev"))
+					o->aggsortrev = false;
+				else if (!strcmp(opt, "destructive"))
+					o->destructive = false;
+				else if (!strcmp(opt, "defaultargs"))
+					o->defaultargs = false;
+				return 0;
+			}
+			val = NULL;
+		}
 	for (i = 0; refused[i]; i++)
 		if (!strcmp(opt, refused[i])) {
 			refuse(o,

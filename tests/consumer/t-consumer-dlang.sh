@@ -115,5 +115,12 @@ printf '#pragma D option bufpolicy=ring\nBEGIN { exit(0); }\n' >"$T/ring.d"
 dt 1 -q -s "$T/ring.d"
 grep -q "bufpolicy=ring" "$T/err" || fail "#pragma D option bufpolicy=ring refused"
 dt 0 -q -x bufpolicy=switch -x strsize=2 -n 'BEGIN { exit(0); }'
+# Boolean options take DTrace's words: unset ones are the default, refused or not.
+dt 0 -x quiet=no -x flowindent=off -x rawbytes=UnSeT -n 'BEGIN { exit(0); }'
+grep -q ":BEGIN" "$T/out" || fail "quiet=no: the default record"
+dt 0 -x quiet=SeT -n 'BEGIN { exit(0); }'
+same "$T/out" "\n" "quiet=SeT"
+dt 1 -x quiet=maybe -n 'BEGIN { exit(0); }'
+same "$T/err" "dtrace: error: failed to set -x quiet: Invalid value for specified option\n" "quiet=maybe"
 
 echo "ok"
