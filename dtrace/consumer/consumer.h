@@ -51,6 +51,7 @@ struct dt_consumer_opts {
 	int target; /* $target once known */
 	/* printa's order (DTrace's aggsortkey, aggsortkeypos, aggsortrev) */
 	bool aggsortkey, aggsortrev;
+	bool rawbytes; /* trace() of a string as a hex dump */
 	long aggsortkeypos;
 	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
 	char opt_error[200];

@@ -76,9 +76,9 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	    "jstackstrsize", "zdefs",	 "evaltime",	"nolibs",	"bufresize",
 	    "grabanon",	     "linkmode", NULL};
 	/* DTrace's options that change what is printed, which this consumer does not do */
-	static const char *const refused[] = {"aggpercpu",  "aggzoom",	"aggpack",     "agghist",
-					      "flowindent", "rawbytes", "stackindent", "cpu",
-					      "temporal",   NULL};
+	static const char *const refused[] = {"aggpercpu", "aggzoom",	 "aggpack",
+					      "agghist",   "flowindent", "stackindent",
+					      "cpu",	   "temporal",	 NULL};
 	static const char *const bools[] = {"quiet",	  "destructive", "defaultargs", "zdefs",
 					    "aggsortkey", "aggsortrev",	 "aggpercpu",	"aggzoom",
 					    "aggpack",	  "agghist",	 "flowindent",	"rawbytes",
@@ -101,6 +101,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 					o->aggsortkey = false;
 				else if (!strcmp(opt, "aggsortrev"))
 					o->aggsortrev = false;
+				else if (!strcmp(opt, "rawbytes"))
+					o->rawbytes = false;
 				else if (!strcmp(opt, "destructive"))
 					o->destructive = false;
 				else if (!strcmp(opt, "defaultargs"))
@@ -129,6 +131,10 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	if ((!strcmp(opt, "strsize") || !strcmp(opt, "bufsize")) &&
 	    (!val || parse_size(val) < (opt[0] == 's' ? 2 : 1))) {
 		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
+		return 0;
+	}
+	if (!strcmp(opt, "rawbytes")) {
+		o->rawbytes = true;
 		return 0;
 	}
 	if (!strcmp(opt, "aggsortkey") || !strcmp(opt, "aggsortrev")) {

@@ -103,7 +103,7 @@ done
 
 # Options that change DTrace's output and are not done here are refused,
 # never ignored; values DTrace refuses are refused in its words.
-for x in bufpolicy=ring bufpolicy=fill aggpercpu flowindent rawbytes stackindent=4 aggsortpos=1; do
+for x in bufpolicy=ring bufpolicy=fill aggpercpu flowindent stackindent=4 aggsortpos=1; do
 	dt 1 -q -x "$x" -n 'BEGIN { exit(0); }'
 	grep -q "^dtrace: error: -x ${x%%=*}" "$T/err" || { cat "$T/err" >&2; fail "-x $x refused"; }
 done
@@ -115,6 +115,12 @@ printf '#pragma D option bufpolicy=ring\nBEGIN { exit(0); }\n' >"$T/ring.d"
 dt 1 -q -s "$T/ring.d"
 grep -q "bufpolicy=ring" "$T/err" || fail "#pragma D option bufpolicy=ring refused"
 dt 0 -q -x bufpolicy=switch -x strsize=2 -n 'BEGIN { exit(0); }'
+# -x rawbytes: trace() of a string is a dump of its strsize + 1 bytes.
+dt 0 -q -x rawbytes -x strsize=20 -n 'BEGIN { trace("abcdefgh"); exit(0); }'
+same "$T/out" "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n         0: 61 62 63 64 65 66 67 68 00 00 00 00 00 00 00 00  abcdefgh........\n        10: 00 00 00 00 00                                   .....\n\n" "rawbytes"
+dt 0 -q -x rawbytes -x strsize=5 -n 'BEGIN { trace("abcdefgh"); exit(0); }'
+same "$T/out" "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n         0: 61 62 63 64 65 00                                abcde.\n\n" "rawbytes, a constant cut at strsize"
+
 # Boolean options take DTrace's words: unset ones are the default, refused or not.
 dt 0 -x quiet=no -x flowindent=off -x rawbytes=UnSeT -n 'BEGIN { exit(0); }'
 grep -q ":BEGIN" "$T/out" || fail "quiet=no: the default record"
