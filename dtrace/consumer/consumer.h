@@ -48,7 +48,8 @@ struct dt_consumer_opts {
 	long strsize; /* 0: default */
 	long bufsize; /* bytes; 0: default */
 	long dynvarsize;
-	int target; /* $target once known */
+	long aggsize; /* bytes; 0: default (only a size too small matters: refused) */
+	int target;   /* $target once known */
 	/* printa's order (DTrace's aggsortkey, aggsortkeypos, aggsortrev) */
 	bool aggsortkey, aggsortrev;
 	bool rawbytes; /* trace() of a string as a hex dump */

@@ -918,6 +918,10 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 			goto out;
 		}
 		rc = 1;
+		if (o->opt_error[0]) { /* a refusal of the engine's that no backend may overrule */
+			usdt_error(diag, "%s", o->opt_error);
+			goto out;
+		}
 	}
 	for (size_t pi = 0; pi < probes.n; pi++)
 		if (probes.v[pi].kind == P_ERROR) {

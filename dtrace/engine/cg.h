@@ -156,6 +156,7 @@ bool cg_var_byte_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, c
  */
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);
+int cg_fault_sizes(struct cg *g);
 bool cg_fault_const(const char *name, long long *value);
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
 		       const char *ind);

@@ -736,6 +736,10 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 				g.failed = true;
 		}
 	cg_btf_free(&g);
+	if (!g.failed && cg_fault_sizes(&g)) {
+		dt_free(progs.s);
+		return -1;
+	}
 	if (g.failed) {
 		dt_free(progs.s);
 		return -1;

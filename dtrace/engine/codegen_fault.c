@@ -96,6 +96,41 @@ const char *eg_fault_name(uint64_t kind)
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown fault";
 }
 
+/*
+ * Buffers smaller than what the program writes (-x bufsize under a record,
+ * aggsize under an aggregation's entry, dynvarsize under a thread variable's
+ * or an array element's): DTrace refuses to enable, and so does this.
+ */
+int cg_fault_sizes(struct cg *g)
+{
+	const struct dt_consumer_opts *o = g->prog->o;
+	unsigned rec = 0, agg = 0, dyn = 0;
+	size_t i;
+
+	for (i = 0; i < g->out->nrecs; i++)
+		if (g->out->recs[i].size + 8 > rec)
+			rec = g->out->recs[i].size + 8;
+	for (i = 0; i < g->t->naggs; i++)
+		if (g->out->aggs[i].key_size + g->out->aggs[i].val_size > agg)
+			agg = g->out->aggs[i].key_size + g->out->aggs[i].val_size;
+	for (i = 0; i < g->narrays; i++)
+		if (g->arrays[i].key_size + 8 > dyn)
+			dyn = g->arrays[i].key_size + 8;
+	for (i = 0; i < g->nvars; i++)
+		if (g->vars[i].kind == 's' && dyn < 16)
+			dyn = 16;
+	if ((o->bufsize > 0 && o->bufsize < (long)rec) ||
+	    (o->aggsize > 0 && o->aggsize < (long)agg) ||
+	    (o->dynvarsize > 0 && o->dynvarsize < (long)dyn)) {
+		/* (also for dt_consume: the engine's errors go nowhere when it may decline) */
+		snprintf(g->prog->o->opt_error, sizeof(g->prog->o->opt_error),
+			 "could not enable tracing: Enabling exceeds size of buffer");
+		usdt_error(g->diag, "%s", g->prog->o->opt_error);
+		return -1;
+	}
+	return 0;
+}
+
 /* A new fault site of the clause being written: its number, from 1. */
 static size_t new_site(struct cg *g)
 {

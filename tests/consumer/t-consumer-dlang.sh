@@ -121,6 +121,13 @@ same "$T/out" "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  01
 dt 0 -q -x rawbytes -x strsize=5 -n 'BEGIN { trace("abcdefgh"); exit(0); }'
 same "$T/out" "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n         0: 61 62 63 64 65 00                                abcde.\n\n" "rawbytes, a constant cut at strsize"
 
+# Buffers smaller than what the program writes: DTrace's refusal, whichever
+# engine would run it (an ERROR clause included).
+for x in aggsize=8 dynvarsize=15 bufsize=16; do
+	dt 1 -q -x "$x" -n 'BEGIN { self->x = 1; @ = count(); printf("%d\n", 1); exit(0); } ERROR { exit(0); }'
+	same "$T/err" "dtrace: error: could not enable tracing: Enabling exceeds size of buffer\n" "-x $x too small"
+done
+
 # Boolean options take DTrace's words: unset ones are the default, refused or not.
 dt 0 -x quiet=no -x flowindent=off -x rawbytes=UnSeT -n 'BEGIN { exit(0); }'
 grep -q ":BEGIN" "$T/out" || fail "quiet=no: the default record"
