@@ -368,6 +368,7 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			case 'D':
 			case 'U':
 			case 'x':
+			case 'b':
 				break;
 			default: {
 				char opt[3] = {'-', c, '\0'};
@@ -396,6 +397,9 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				break;
 			case 'x':
 				consumer_x_option(o, val, diag);
+				break;
+			case 'b': /* DTrace's -b N: -x bufsize=N */
+				dt_set_option(&o->c, "bufsize", val);
 				break;
 			case 'p':
 			case 'c':

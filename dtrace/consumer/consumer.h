@@ -51,7 +51,14 @@ struct dt_consumer_opts {
 	long strsize;			/* 0: default */
 	long bufsize;			/* bytes; 0: default */
 	long dynvarsize;
-	int target; /* $target once known */
+	long aggsize; /* bytes; 0: default (only a size too small matters: refused) */
+	int target;   /* $target once known */
+	/* printa's order (DTrace's aggsortkey, aggsortkeypos, aggsortrev) */
+	bool aggsortkey, aggsortrev;
+	bool rawbytes; /* trace() of a string as a hex dump */
+	long aggsortkeypos;
+	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
+	char opt_error[200];
 };
 
 /* Returns the exit status: 0, exit(n)'s n, 1 an error, 2 a usage error. */
@@ -60,6 +67,9 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
 /*
  * `-x opt[=val]` and `#pragma D option`: returns 0, -1 for an option not
  * known (the caller warns), or -2 for a value DTrace refuses (an error).
+ * An option DTrace has whose effect on the output this consumer does not
+ * give is noted in o->opt_error (the first), which dt_consume() reports
+ * before running.
  */
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
 

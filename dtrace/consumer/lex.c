@@ -205,6 +205,10 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 		snprintf(buf, sizeof(buf), "%d", lx->o->target);
 		return buf;
 	}
+	if (dt_macro_process(s, buf, sizeof(buf), len)) {
+		*len += (size_t)(s - lx->p);
+		return buf;
+	}
 	if (isdigit((unsigned char)*s)) {
 		char *end;
 		unsigned long n = strtoul(s, &end, 10);
@@ -229,7 +233,8 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 	}
 	*len = 1;
 	dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
-		    "unknown macro variable: $target and $1...$9 are known");
+		    "unknown macro variable: $target, $pid, $ppid, $uid, $gid, $euid, $egid, "
+		    "$sid, $pgid and $1...$9 are known");
 	return NULL;
 }
 

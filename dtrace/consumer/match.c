@@ -124,6 +124,21 @@ static void set_names(struct dt_probe *p, const char *prov, const char *mod, con
 }
 
 /* tick-10ms, tick-1sec, tick-5 (Hz), profile-97: bpftrace's probe, or NULL. */
+/*
+ * DTrace's profile provider has no interval under 200 µs (5000 Hz): a
+ * shorter tick-N or profile-N matches no probe, as there.
+ */
+static bool timer_long_enough(unsigned long n, const char *unit)
+{
+	if (!*unit || !strcmp(unit, "hz"))
+		return n <= 5000;
+	if (!strcmp(unit, "ns") || !strcmp(unit, "nsec"))
+		return n >= 200000;
+	if (!strcmp(unit, "us") || !strcmp(unit, "usec"))
+		return n >= 200;
+	return true;
+}
+
 static char *timer_probe(const char *name, bool *is_tick)
 {
 	const char *p, *unit;
@@ -141,7 +156,14 @@ static char *timer_probe(const char *name, bool *is_tick)
 	if (end == p || n == 0)
 		return NULL;
 	unit = end;
-	if (!*unit || !strcmp(unit, "hz"))
+	if (!timer_long_enough(n, unit))
+		return NULL;
+	if ((!strcmp(unit, "ns") || !strcmp(unit, "nsec")) && n % 1000)
+		snprintf(buf, sizeof(buf), "%s:ns:%lu", *is_tick ? "interval" : "profile", n);
+	else if (!strcmp(unit, "ns") || !strcmp(unit, "nsec"))
+		snprintf(buf, sizeof(buf), "%s:us:%lu", *is_tick ? "interval" : "profile",
+			 n / 1000);
+	else if (!*unit || !strcmp(unit, "hz"))
 		snprintf(buf, sizeof(buf), "%s:hz:%lu", *is_tick ? "interval" : "profile", n);
 	else if (!strcmp(unit, "s") || !strcmp(unit, "sec"))
 		snprintf(buf, sizeof(buf), "%s:s:%lu", *is_tick ? "interval" : "profile", n);
@@ -522,15 +544,10 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		struct dt_probe *p;
 		bool added;
 
-		if (!strcmp(name, "ERROR")) {
-			dt_error_at(m->diag, &d->pos, "D_UNSUPPORTED",
-				    "the ERROR probe is not supported");
-			return -1;
-		}
 		p = find_or_add(ps, name, &added);
 		if (added) {
-			p->kind = name[0] == 'B' ? P_BEGIN : P_END;
-			p->id = name[0] == 'B' ? 1 : 2;
+			p->kind = name[0] == 'B' ? P_BEGIN : name[1] == 'N' ? P_END : P_ERROR;
+			p->id = name[0] == 'B' ? 1 : name[1] == 'N' ? 2 : 3;
 			ps->next_id--;
 			set_names(p, "dtrace", "", "", name);
 		}
@@ -549,6 +566,9 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 		}
 		add_clause(p, ci)->any_pid = true;
 		count = 1;
+	} else if ((!*prov || !strcmp(prov, "profile")) && !*mod && !*func &&
+		   (!strncmp(name, "tick-", 5) || !strncmp(name, "profile-", 8))) {
+		count = 0; /* tick-n, tick-1ns: no such probe (timer_probe()) */
 	} else if (!strcmp(prov, "syscall")) {
 		if (!have_tracefs(m, d))
 			return -1;

@@ -7,9 +7,12 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <stdarg.h>
 #include <stdbool.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 
 #include "consumer.h"
@@ -55,16 +58,53 @@ static bool valid_size(const char *v, bool count)
 	return !*end;
 }
 
+static void refuse(struct dt_consumer_opts *o, const char *fmt, ...) USDT_PRINTF(2, 3);
+static void refuse(struct dt_consumer_opts *o, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (o->opt_error[0])
+		return;
+	va_start(ap, fmt);
+	vsnprintf(o->opt_error, sizeof(o->opt_error), fmt, ap);
+	va_end(ap);
+}
+
+/* A boolean option's value as DTrace reads it: 1 set, 0 unset, -1 neither. */
+static int bool_value(const char *v)
+{
+	static const char *const on[] = {"yes", "true", "enable", "enabled", "on", "set", NULL};
+	static const char *const off[] = {"no",	 "false", "disable", "disabled",
+					  "off", "unset", NULL};
+	size_t i;
+
+	if (!v)
+		return 1;
+	for (i = 0; on[i]; i++)
+		if (!strcasecmp(v, on[i]))
+			return 1;
+	for (i = 0; off[i]; i++)
+		if (!strcasecmp(v, off[i]))
+			return 0;
+	return -1;
+}
+
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
-	    "switchrate",   "aggrate",	     "cleanrate", "statusrate",	 "nspec",
-	    "specsize",	    "aggsize",	     "cpu",	  "stackframes", "ustackframes",
-	    "jstackframes", "jstackstrsize", "zdefs",	  "evaltime",	 "nolibs",
-	    "bufpolicy",    "bufresize",     "grabanon",  "linkmode",	 "rawbytes",
-	    "aggpercpu",    "stackindent",   NULL};
-	static const char *const flags[] = {"quiet",   "destructive", "defaultargs", "zdefs",
-					    "errtags", "argref",      NULL};
+	    "switchrate",  "aggrate",	   "cleanrate",	   "statusrate",    "nspec", "specsize",
+	    "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "zdefs", "evaltime",
+	    "nolibs",	   "bufresize",	   "grabanon",	   "linkmode",	    NULL};
+	/* DTrace's options that change what is printed, which this consumer does not do */
+	static const char *const refused[] = {"aggpercpu", "aggzoom",	 "aggpack",
+					      "agghist",   "flowindent", "stackindent",
+					      "cpu",	   "temporal",	 NULL};
+	static const char *const bools[] = {"quiet",	  "destructive", "defaultargs", "zdefs",
+					    "aggsortkey", "aggsortrev",	 "aggpercpu",	"aggzoom",
+					    "aggpack",	  "agghist",	 "flowindent",	"rawbytes",
+					    "temporal",	  NULL};
+	/* flags that take no value (the booleans above take DTrace's words) */
+	static const char *const flags[] = {"errtags", "argref", NULL};
 	/* nspec is a count, the others sizes */
 	static const char *const sizes[] = {"nspec",	   "specsize", "aggsize", "dynvarsize",
 					    "scratchsize", "bufsize",  "strsize", NULL};
@@ -74,16 +114,84 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	for (i = 0; flags[i]; i++)
 		if (!strcmp(opt, flags[i]) && val)
 			return -2; /* a flag takes no value */
-	if ((!strcmp(opt, "bufsize") || !strcmp(opt, "strsize")) && (!val || parse_size(val) <= 0))
-		return -2;
-	if (!strcmp(opt, "strsize") && parse_size(val) < 2)
-		return -2; /* the NUL and one byte */
 	for (i = 0; sizes[i]; i++)
-		if (!strcmp(opt, sizes[i]) && !valid_size(val, i == 0))
+		if (!strcmp(opt, sizes[i]) && val && !valid_size(val, i == 0))
 			return -2;
 	if ((!strcmp(opt, "ldpath") || !strcmp(opt, "modpath")) &&
 	    (!val || stat(val, &st) || !S_ISDIR(st.st_mode)))
 		return -2;
+
+	for (i = 0; bools[i]; i++)
+		if (!strcmp(opt, bools[i])) {
+			int b = bool_value(val);
+
+			if (b < 0) {
+				refuse(o, "failed to set -x %s: Invalid value for specified option",
+				       opt);
+				return 0;
+			}
+			if (!b) { /* unset: DTrace's default, which is ours */
+				if (!strcmp(opt, "quiet"))
+					o->quiet = false;
+				else if (!strcmp(opt, "aggsortkey"))
+					o->aggsortkey = false;
+				else if (!strcmp(opt, "aggsortrev"))
+					o->aggsortrev = false;
+				else if (!strcmp(opt, "rawbytes"))
+					o->rawbytes = false;
+				else if (!strcmp(opt, "destructive"))
+					o->destructive = false;
+				else if (!strcmp(opt, "defaultargs"))
+					o->defaultargs = false;
+				return 0;
+			}
+			val = NULL;
+		}
+	for (i = 0; refused[i]; i++)
+		if (!strcmp(opt, refused[i])) {
+			refuse(o,
+			       "-x %s: this option changes DTrace's output, and this D consumer "
+			       "does not do it: refused rather than ignored",
+			       opt);
+			return 0;
+		}
+	if (!strcmp(opt, "bufpolicy") && val && strcmp(val, "switch")) {
+		refuse(o,
+		       "-x bufpolicy=%s: only DTrace's default buffer policy, switch, is "
+		       "supported (fill and ring change what is printed)",
+		       val);
+		return 0;
+	}
+	if (!strcmp(opt, "bufpolicy"))
+		return 0;
+	if ((!strcmp(opt, "strsize") || !strcmp(opt, "bufsize")) &&
+	    (!val || parse_size(val) < (opt[0] == 's' ? 2 : 1))) {
+		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
+		return 0;
+	}
+	if (!strcmp(opt, "rawbytes")) {
+		o->rawbytes = true;
+		return 0;
+	}
+	if (!strcmp(opt, "aggsortkey") || !strcmp(opt, "aggsortrev")) {
+		*(opt[7] == 'k' ? &o->aggsortkey : &o->aggsortrev) = true;
+		return 0;
+	}
+	if (!strcmp(opt, "aggsortkeypos") || !strcmp(opt, "aggsortpos")) {
+		long n = val ? strtol(val, NULL, 10) : -1;
+
+		if (n < 0)
+			refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
+		else if (opt[7] == 'k')
+			o->aggsortkeypos = n;
+		else if (n > 0) /* (printa of one aggregation: its position is 0) */
+			refuse(o,
+			       "-x aggsortpos=%ld: printa() of several aggregations is not "
+			       "supported, so no position but 0 is",
+			       n);
+		return 0;
+	}
+
 	if (!strcmp(opt, "quiet")) {
 		o->quiet = true;
 	} else if (!strcmp(opt, "destructive")) {
@@ -116,6 +224,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->strsize = parse_size(val);
 	} else if (!strcmp(opt, "bufsize") && val) {
 		o->bufsize = parse_size(val);
+	} else if (!strcmp(opt, "aggsize") && val) {
+		o->aggsize = parse_size(val);
 	} else if (!strcmp(opt, "dynvarsize") && val) {
 		o->dynvarsize = parse_size(val);
 	} else if (!strcmp(opt, "zdefs")) {

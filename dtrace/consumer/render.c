@@ -117,6 +117,8 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 			dtr_eval(act->args[i].r, &act->args[i], f, nf, &v[i]);
 		if (act->kind == A_PRINTF)
 			dtr_dformat(r->out, act->fmt, v, act->nargs, NULL, NULL);
+		else if (act->nargs && v[0].is_str && r->o && r->o->rawbytes)
+			dtr_print_rawbytes(r->out, v[0].s, r->t->strsize);
 		else if (act->nargs)
 			trace_value(r, &v[0]);
 		for (i = 0; i < act->nargs; i++)

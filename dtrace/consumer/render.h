@@ -42,6 +42,7 @@ char *dtr_vstr(const struct val *v);
 void dtr_eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fields, size_t nfields,
 	      struct val *out);
 void dtr_val_free(struct val *v);
+void dtr_print_rawbytes(FILE *out, const char *s, long strsize);
 
 /* render_hist.c: histograms */
 void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e);

@@ -83,13 +83,38 @@ static int cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
 	return 0;
 }
 
+/* The keys from position `from` on, then those before it (DTrace's aggsortkeypos). */
+static int cmp_keys_from(const struct dt_entry *x, const struct dt_entry *y, size_t from)
+{
+	size_t i, n = x->nkeys < y->nkeys ? x->nkeys : y->nkeys;
+
+	for (i = 0; i < n; i++) {
+		int c = cmp_val(&x->keys[(from + i) % n], &y->keys[(from + i) % n]);
+
+		if (c)
+			return c;
+	}
+	return 0;
+}
+
+/* printa's order: by value then key, or (aggsortkey) by key then value; aggsortrev reverses. */
+static const struct dt_consumer_opts *sort_opts;
+
 static int cmp_entry(const void *a, const void *b)
 {
 	const struct dt_entry *x = a, *y = b;
+	const struct dt_consumer_opts *o = sort_opts;
+	size_t from = o && o->aggsortkeypos > 0 ? (size_t)o->aggsortkeypos : 0;
+	int c = (x->v > y->v) - (x->v < y->v);
 
-	if (x->v != y->v)
-		return x->v < y->v ? -1 : 1;
-	return cmp_keys(x, y);
+	if (o && o->aggsortkey) {
+		int k = cmp_keys_from(x, y, from);
+
+		c = k ? k : c;
+	} else if (!c) {
+		c = cmp_keys(x, y);
+	}
+	return o && o->aggsortrev ? -c : c;
 }
 
 void dtr_entry_free(struct dt_entry *e)
@@ -388,7 +413,7 @@ void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struc
 		entry_value(a, &r->ents[i]);
 	if (r->nents)
 		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
-	if (a->has_trunc) {
+	if (a->has_trunc) { /* (trunc() keeps by value, whatever the order printed) */
 		size_t keep = (size_t)(a->trunc < 0 ? -a->trunc : a->trunc);
 
 		if (a->trunc >= 0 && r->nents > keep)
@@ -396,6 +421,10 @@ void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struc
 		else if (a->trunc < 0 && r->nents > keep)
 			r->nents = keep;
 	}
+	sort_opts = r->o;
+	if (r->nents > from)
+		qsort(r->ents + from, r->nents - from, sizeof(*r->ents), cmp_entry);
+	sort_opts = NULL;
 	for (i = from; i < r->nents; i++) {
 		struct dt_entry *e = &r->ents[i];
 		size_t k;

@@ -174,7 +174,10 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 			p++;
 		}
 		flags[fl] = '\0';
-		if (*p == '*') {
+		if (*p == '?') { /* DTrace's: the width of a pointer in hex */
+			width = (int)sizeof(void *) * 2;
+			p++;
+		} else if (*p == '*') {
 			star_w = true;
 			p++;
 		} else {
@@ -206,6 +209,8 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 			if (fl < sizeof(flags) - 1)
 				flags[fl++] = '-', flags[fl] = '\0';
 		}
+		if (prec == 0 && (conv == 's' || conv == 'S'))
+			prec = -1; /* DTrace's %.0s, %.*s of 0: the whole string */
 		sn = (size_t)snprintf(spec, sizeof(spec), "%%%s", flags);
 		if (width >= 0)
 			sn += (size_t)snprintf(spec + sn, sizeof(spec) - sn, "%d", width);

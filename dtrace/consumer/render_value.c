@@ -249,6 +249,37 @@ void dtr_eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fiel
 	}
 }
 
+/*
+ * DTrace's -x rawbytes for trace() of a string: its strsize + 1 bytes (the
+ * string, then NULs) as a hex dump, 16 a row, after a header of offsets.
+ */
+void dtr_print_rawbytes(FILE *out, const char *s, long strsize)
+{
+	size_t n = (size_t)(strsize > 0 ? strsize : 256) + 1, len = strlen(s), i, j;
+
+	if (len > n - 1)
+		len = n - 1; /* a constant, not cut yet */
+
+	fprintf(out, "\n%*s      ", 5, "");
+	for (i = 0; i < 16; i++)
+		fprintf(out, "  %c", "0123456789abcdef"[i]);
+	fprintf(out, "  0123456789abcdef\n");
+	for (i = 0; i < n; i += 16) {
+		fprintf(out, "%*s%5zx:", 5, "", i);
+		for (j = i; j < i + 16 && j < n; j++)
+			fprintf(out, " %02x", j < len ? (unsigned char)s[j] : 0);
+		for (; j % 16; j++)
+			fputs("   ", out);
+		fputs("  ", out);
+		for (j = i; j < i + 16 && j < n; j++) {
+			unsigned char c = j < len ? (unsigned char)s[j] : 0;
+
+			fputc(c < ' ' || c > '~' ? '.' : c, out);
+		}
+		fputc('\n', out);
+	}
+}
+
 void dtr_val_free(struct val *v)
 {
 	if (v->is_str)

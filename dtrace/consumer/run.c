@@ -932,7 +932,10 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 			first = src;
 		dt_parse(&prog, src, i, o->sources[i].kind == 's', diag);
 	}
-	if (diag->errors || dt_check(&prog, diag) || macros_unused(o, first, diag))
+	if (!diag->errors && o->opt_error[0])
+		usdt_error(diag, "%s", o->opt_error);
+	if (diag->errors || dt_check(&prog, diag) || dt_check_formats(&prog, diag) ||
+	    macros_unused(o, first, diag))
 		goto out;
 	if (!prog.nclauses) {
 		usdt_error(diag, "%s: no probe description: nothing to trace",
@@ -952,7 +955,17 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 			goto out;
 		}
 		rc = 1;
+		if (o->opt_error[0]) { /* a refusal of the engine's that no backend may overrule */
+			usdt_error(diag, "%s", o->opt_error);
+			goto out;
+		}
 	}
+	for (size_t pi = 0; pi < probes.n; pi++)
+		if (probes.v[pi].kind == P_ERROR) {
+			/* (run-time errors are the BPF engine's) */
+			usdt_error(diag, "the ERROR probe needs -x engine=bpf");
+			goto out;
+		}
 	if (dt_translate(&prog, &probes, &tables, &out, diag) || diag->errors)
 		goto out;
 	if (o->show_program) {

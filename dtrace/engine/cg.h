@@ -184,5 +184,12 @@ const struct dt_probe *cg_spare_probe(struct cg *g, size_t clause);
 void cg_group_program(struct cg *g, size_t gi, const char *body, struct dt_buf *o);
 void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_fault.c: run-time errors */
+void cg_fault_functions(struct dt_buf *o);
+int cg_fault_sizes(struct cg *g);
+bool cg_fault_const(const char *name, long long *value);
+void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
+		       const char *ind);
+void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b);
 
 #endif /* DT_CG_H */

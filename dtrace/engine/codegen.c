@@ -166,7 +166,8 @@ static void exit_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	if (g->failed)
 		return;
 	item_begin(w, new_action(g, A_EXIT));
-	dt_buf_printf(w->o, "\t\tif (rec) {\n");
+	/* draining: no probe but END runs after it (codegen_fault.c) */
+	dt_buf_printf(w->o, "\t\tif (rec) {\n\t\t\tset_draining();\n");
 	put_value(g, w, &v, &dv);
 	dt_buf_printf(w->o, "\t\t}\n");
 	cv_free(&v);
@@ -582,7 +583,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
-	size_t k;
+	size_t k, nfaults = g->out->nfaults;
 
 	/* the record's number, its CPU, the mask of its actions that ran, its probe */
 	rec.size = 24;
@@ -615,10 +616,14 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		statement(g, &w, c->body[k]);
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
+	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
+	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n", pc->clause);
+	if (recs)
+		dt_buf_printf(o, "\t__u8 *rec = 0;\n");
 	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
 	if (recs) {
 		dt_buf_printf(o,
-			      "\t\t__u8 *rec = bpf_ringbuf_reserve(&events, %u, 0);\n"
+			      "\t\trec = bpf_ringbuf_reserve(&events, %u, 0);\n"
 			      "\t\tif (!rec) {\n\t\t\tdrop();\n\t\t} else {\n"
 			      "\t\t\t*(__u32 *)rec = %zu;\n"
 			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n"
@@ -633,6 +638,14 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		DT_PUSH(g->out->recs, g->out->nrecs, rec);
 	}
 	dt_buf_printf(o, "\t}\n");
+	if (g->out->nfaults != nfaults)
+		dt_buf_printf(o,
+			      "\tgoto ok_%zu;\nfault_%zu:\n%s"
+			      "\tfault_rec(flt_site, flt_kind, flt_val);\nok_%zu:;\n",
+			      pc->clause, pc->clause,
+			      recs ? "\tif (rec)\n\t\tbpf_ringbuf_discard(rec, 0);\n" : "",
+			      pc->clause);
+	dt_buf_printf(o, "\t}\n#undef FAULT_LABEL\n");
 	dt_free(cond.s);
 	dt_free(body.s);
 }
@@ -652,12 +665,17 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 		return p->bt ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
 	memset(g->arg_used, 0, sizeof(g->arg_used));
 	cg_vars_body_top(g, &body);
+	/* (ERROR too: the reader fires it for a fault of before the exit) */
+	if (p->kind != P_END && p->kind != P_ERROR)
+		dt_buf_printf(&body, "\tif (draining())\n\t\treturn 0;\n");
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
 	dt_buf_printf(&body, "\t(void)pid;\n");
 	if (p->kind == P_USDT)
 		dt_buf_printf(&body, "\t__u32 probe_ix = site->probe;\n");
 	else
 		dt_buf_printf(&body, "\t__u32 probe_ix = %u;\n", ix);
+	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n");
+	dt_buf_printf(&body, "\t(void)flt_site;\n\t(void)flt_kind;\n\t(void)flt_val;\n");
 	for (i = 0; i < p->npc && !g->failed; i++)
 		clause(g, &p->pc[i], &body);
 	if (g->failed) {
@@ -752,6 +770,10 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	if (!prog->o->compile_only && !prog->o->show_program)
 		spares(&g, &progs);
 	cg_btf_free(&g);
+	if (!g.failed && cg_fault_sizes(&g)) {
+		dt_free(progs.s);
+		return -1;
+	}
 	if (g.failed) {
 		dt_free(progs.s);
 		return g.invalid ? -2 : -1;
@@ -771,6 +793,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	cg_sites_prelude(&out->c);
+	cg_fault_functions(&out->c);
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);

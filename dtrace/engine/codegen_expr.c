@@ -126,6 +126,7 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	const struct dt_probe *p = g->probe;
 	const char *s = n->name;
+	long long fc;
 
 	if (p && p->kind == P_USDT && cg_site_builtin(g, n, v))
 		return true;
@@ -182,6 +183,9 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 	} else if (!strcmp(s, "epid") || !strcmp(s, "id")) {
 		cv_printf(v, "%uLL", p->id);
 		set_int(v, 4, true);
+	} else if (!strncmp(s, "DTRACEFLT_", 10) && cg_fault_const(s, &fc)) {
+		cv_printf(v, "%lldLL", fc);
+		set_int(v, 4, false);
 	} else if (!strcmp(s, "NULL")) {
 		cv_printf(v, "0LL");
 		set_int(v, 4, false); /* DTrace's NULL is an int 0: sizeof(NULL) is 4 */
@@ -306,7 +310,10 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_refuse(g, n, "D_DIV_ZERO", "expression contains division by zero");
 		goto out;
 	}
-	cg_arith(n->op, &a, &b, v);
+	cg_arith(n->op, &a, &b, v); /* the operands converted to the result's type */
+	if ((!strcmp(n->op, "/") || !strcmp(n->op, "%")) && !g->failed)
+		cg_divide(g, v, n->op, v->is_unsigned, a.text,
+			  b.text); /* a zero: the clause's fault */
 out:
 	cv_free(&a);
 	cv_free(&b);

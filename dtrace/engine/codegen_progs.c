@@ -29,6 +29,8 @@ static uint64_t tick_period(const char *bt)
 		return n * 1000000ull;
 	if (!strncmp(unit, "us", 2))
 		return n * 1000ull;
+	if (!strncmp(unit, "ns", 2))
+		return n;
 	return n * 1000000000ull;
 }
 
@@ -93,10 +95,9 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 
 		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
 		DT_PUSH(g->out->timers, g->out->ntimers, tm);
-		/* profile's arg0: the kernel's pc (0 in user mode); arg1: the user's */
+		/* tick's and profile's arg0: the kernel's pc (0 in user mode); arg1: the user's */
 		dt_buf_printf(o, "#define ARG(k) %s\nSEC(\"perf_event\") int %s(void *ctx)\n{\n%s",
-			      p->kind == P_TICK ? "0LL" : "profile_arg((struct pt_regs *)ctx, k)",
-			      tm.prog, body);
+			      "profile_arg((struct pt_regs *)ctx, k)", tm.prog, body);
 		dt_buf_printf(o, "\treturn 0;\n}\n#undef ARG\n");
 	} else if (p->kind == P_TRACEPOINT) {
 		/* "tracepoint:syscalls:sys_enter_read" */
@@ -125,14 +126,20 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 		    "{\n%s\treturn 0;\n}\n#undef ARG\n",
 		    pi, tp.prog, body);
 	} else {
-		bool begin = p->kind == P_BEGIN;
+		bool begin = p->kind == P_BEGIN, error = p->kind == P_ERROR;
 
-		dt_buf_printf(
-		    o, "#define ARG(k) 0LL\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
-		    begin ? "dt_begin" : "dt_end");
+		/* ERROR's arguments are eg_error_trigger()'s (codegen_fault.c) */
+		dt_buf_printf(o,
+			      "#define ARG(k) %s\nSEC(\"uprobe\") int %s(struct pt_regs *ctx)\n{\n",
+			      error ? "error_arg(ctx, k)" : "0LL",
+			      begin   ? "dt_begin"
+			      : error ? "dt_error"
+				      : "dt_end");
 		dt_buf_printf(o, "%s\treturn 0;\n}\n#undef ARG\n", body);
 		if (begin)
 			g->out->has_begin = true;
+		else if (error)
+			g->out->has_error = true;
 		else
 			g->out->has_end = true;
 	}

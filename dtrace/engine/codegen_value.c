@@ -117,9 +117,8 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 	case SV_STACK:
 		store_stack(v, dst, o, ind);
 		return;
-	case SV_USER:
-		dt_buf_printf(o, "%sbpf_probe_read_user_str(%s, STRSIZE, (void *)(%s));\n", ind,
-			      dst, v->text);
+	case SV_USER: /* an address that cannot be read: the clause's fault */
+		cg_fault_read_str(g, dst, v->text, o, ind);
 		return;
 	case SV_COMM:
 		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);

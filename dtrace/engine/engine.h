@@ -106,6 +106,22 @@ struct eg_tracepoint {
 	char name[96];
 };
 
+/*
+ * A run-time error (codegen_fault.c): a clause stopped, the ring buffer's record
+ * numbered EG_FAULT_REC: {id, cpu, fault site, fault, value}, each 8 bytes
+ * past the first 8. A fault site is a clause of a probe's program.
+ */
+#define EG_FAULT_REC 0xffffffffu
+#define EG_FAULT_SIZE 32
+#define EG_ERROR_ID 3 /* the ERROR probe's ID, as DTrace's */
+struct eg_fault_site {
+	unsigned probe_id;
+	size_t clause;
+	char desc[256]; /* prov:mod:func:name */
+};
+/* A fault's words, as DTrace's messages have them ("divide-by-zero"). */
+const char *eg_fault_name(uint64_t kind);
+
 struct eg_prog {
 	struct dt_buf c; /* the BPF C source */
 	struct eg_rec *recs;
@@ -122,7 +138,9 @@ struct eg_prog {
 	size_t ntimers;
 	struct eg_tracepoint *tps;
 	size_t ntps;
-	bool has_begin, has_end;
+	bool has_begin, has_end, has_error;
+	struct eg_fault_site *faults;
+	size_t nfaults;
 	size_t started_act, dump_act;
 	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */
 	long strsize;
@@ -180,6 +198,8 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 /* Runs BEGIN or END in this process (their uprobes are on a function of ours). */
 void eg_fire_begin(struct eg_loaded *l);
 void eg_fire_end(struct eg_loaded *l);
+/* Runs ERROR with its arguments (arg0..arg5), if a clause has it. */
+void eg_fire_error(struct eg_loaded *l, const uint64_t arg[6]);
 /* A map's descriptor by name, or -1. */
 int eg_map_fd(const struct eg_loaded *l, const char *name);
 /* Detaches and closes everything. */

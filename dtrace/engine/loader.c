@@ -40,7 +40,7 @@ struct eg_loaded {
 	size_t nmfds;
 	bool multi;    /* the USDT programs attach by multi-uprobe links */
 	size_t nsites; /* sites attached */
-	struct bpf_link *begin, *end;
+	struct bpf_link *begin, *end, *error;
 	double clang_ms, load_ms;
 	struct dt_buf objbuf; /* the object, from clang or the cache */
 	bool cached;	      /* clang was not run */
@@ -236,6 +236,17 @@ __attribute__((noinline)) void eg_end_trigger(void)
 {
 	__asm__ volatile("nop" ::: "memory");
 }
+/* ERROR's: its six arguments are the program's arg0..arg5 (registers). */
+__attribute__((noinline)) void eg_error_trigger(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+						uint64_t a4, uint64_t a5);
+__attribute__((noinline)) void eg_error_trigger(uint64_t a0, uint64_t a1, uint64_t a2, uint64_t a3,
+						uint64_t a4, uint64_t a5)
+{
+	__asm__ volatile("nop; nop"
+			 :
+			 : "r"(a0), "r"(a1), "r"(a2), "r"(a3), "r"(a4), "r"(a5)
+			 : "memory");
+}
 
 static struct bpf_link *attach(struct bpf_object *obj, const char *prog, int pid, const char *path,
 			       uint64_t off, uint64_t sema, uint64_t cookie, struct usdt_diag *diag)
@@ -259,13 +270,13 @@ static struct bpf_link *attach(struct bpf_object *obj, const char *prog, int pid
 	return l;
 }
 
-static struct bpf_link *attach_self(struct bpf_object *obj, const char *prog, void (*fn)(void),
+static struct bpf_link *attach_self(struct bpf_object *obj, const char *prog, uintptr_t fn,
 				    struct usdt_diag *diag)
 {
 	char path[4096];
 	uint64_t off;
 
-	if (self_offset((uintptr_t)fn, path, sizeof(path), &off)) {
+	if (self_offset(fn, path, sizeof(path), &off)) {
 		usdt_error(diag, "cannot find dtrace's own file in /proc/self/maps");
 		return NULL;
 	}
@@ -333,7 +344,7 @@ static int check_targets(struct bpf_object *obj, const struct eg_prog *p, struct
 			return -1;
 		}
 	}
-	if ((p->has_begin || p->has_end) &&
+	if ((p->has_begin || p->has_end || p->has_error) &&
 	    self_offset((uintptr_t)eg_begin_trigger, path, sizeof(path), &off)) {
 		usdt_error(diag, "cannot find dtrace's own file in /proc/self/maps");
 		return -1;
@@ -445,12 +456,17 @@ static struct eg_loaded *load(const struct eg_prog *p, bool do_attach, struct us
 		return NULL;
 	}
 	if (do_attach && p->has_begin &&
-	    !(l->begin = attach_self(l->obj, "dt_begin", eg_begin_trigger, diag))) {
+	    !(l->begin = attach_self(l->obj, "dt_begin", (uintptr_t)eg_begin_trigger, diag))) {
 		eg_unload(l);
 		return NULL;
 	}
 	if (do_attach && p->has_end &&
-	    !(l->end = attach_self(l->obj, "dt_end", eg_end_trigger, diag))) {
+	    !(l->end = attach_self(l->obj, "dt_end", (uintptr_t)eg_end_trigger, diag))) {
+		eg_unload(l);
+		return NULL;
+	}
+	if (do_attach && p->has_error &&
+	    !(l->error = attach_self(l->obj, "dt_error", (uintptr_t)eg_error_trigger, diag))) {
 		eg_unload(l);
 		return NULL;
 	}
@@ -585,6 +601,12 @@ void eg_fire_end(struct eg_loaded *l)
 		eg_end_trigger();
 }
 
+void eg_fire_error(struct eg_loaded *l, const uint64_t arg[6])
+{
+	if (l->error)
+		eg_error_trigger(arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);
+}
+
 int eg_map_fd(const struct eg_loaded *l, const char *name)
 {
 	return l->obj ? bpf_object__find_map_fd_by_name(l->obj, name) : -1;
@@ -608,6 +630,7 @@ void eg_unload(struct eg_loaded *l)
 		close(l->mfds[i]);
 	dt_free(l->mfds);
 	bpf_link__destroy(l->begin);
+	bpf_link__destroy(l->error);
 	bpf_link__destroy(l->end);
 	bpf_object__close(l->obj);
 	dt_free(l->links);

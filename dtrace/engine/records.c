@@ -91,6 +91,38 @@ static void act_on(struct eg_reader *rd, size_t act, char **f, size_t nf)
 		clear_agg(rd, a->agg);
 }
 
+/*
+ * A clause stopped by a run-time error (codegen_fault.c): DTrace's message,
+ * then the ERROR probe with DTrace's arguments (arg1 the probe's ID, arg2
+ * the clause's index, arg3 the fault site, arg4 the fault, arg5 the
+ * value); a fault in ERROR's own clauses does not fire it again.
+ */
+static void on_fault(struct eg_reader *rd, const unsigned char *d, size_t size)
+{
+	const struct eg_fault_site *s;
+	uint64_t site, kind, val;
+
+	if (size < EG_FAULT_SIZE)
+		return;
+	memcpy(&site, d + 8, 8);
+	memcpy(&kind, d + 16, 8);
+	memcpy(&val, d + 24, 8);
+	if (site < 1 || site > rd->p->nfaults)
+		return;
+	s = &rd->p->faults[site - 1];
+	fflush(rd->r->out);
+	fprintf(stderr, "dtrace: error in dt_clause_%zu for probe ID %u (%s): %s", s->clause,
+		s->probe_id, s->desc, eg_fault_name(kind));
+	if (kind == 1 || kind == 2)
+		fprintf(stderr, " (0x%" PRIx64 ")", val);
+	fprintf(stderr, " at BPF pc %" PRIu64 "\n", site);
+	if (s->probe_id != EG_ERROR_ID) {
+		uint64_t arg[6] = {0, s->probe_id, s->clause, site, kind, val};
+
+		eg_fire_error(rd->l, arg);
+	}
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct eg_reader *rd = ctx;
@@ -104,6 +136,10 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	memcpy(&id, d, 4);
 	memcpy(&ran, d + 8, 8);
+	if (id == EG_FAULT_REC) {
+		on_fault(rd, d, size);
+		return 0;
+	}
 	memcpy(&probe, d + 16, 4);
 	if (id >= rd->p->nrecs)
 		return 0;

@@ -133,7 +133,8 @@ def postprocess(checkout, base, out, test):
                            errors="replace")
         if r.returncode == 0:
             out = r.stdout
-    return re.sub(r"0x[0-9a-f]+", "{ptr}", out).replace("at BPF pc ", "at BPF pc ")
+    out = re.sub(r"0x[0-9a-f]+", "{ptr}", out)
+    return re.sub(r"at BPF pc [1-9][0-9]*", "at BPF pc NNN", out)
 
 
 def run_one(checkout, dtrace, extra, rel, text):
