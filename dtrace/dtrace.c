@@ -174,7 +174,8 @@ static void consumer_x_option(struct options *o, const char *val, struct usdt_di
 	case 0:
 		break;
 	case -2:
-		usdt_error(diag, "failed to set -x %s: Invalid value for specified option", val);
+		/* DTrace's words: the option's name, its value cut at '=' */
+		usdt_error(diag, "failed to set -x %s: Invalid value for specified option", name);
 		break;
 	default:
 		dtrace_x_option(o, val, diag);

@@ -125,11 +125,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		if (!strcmp(opt, bools[i])) {
 			int b = bool_value(val);
 
-			if (b < 0) {
-				refuse(o, "failed to set -x %s: Invalid value for specified option",
-				       opt);
-				return 0;
-			}
+			if (b < 0)
+				return -2; /* a value DTrace refuses */
 			if (!b) { /* unset: DTrace's default, which is ours */
 				if (!strcmp(opt, "quiet"))
 					o->quiet = false;
