@@ -127,7 +127,7 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 
 			if (b < 0)
 				return -2; /* a value DTrace refuses */
-			if (!b) { /* unset: DTrace's default, which is ours */
+			if (!b) {	   /* unset: DTrace's default, which is ours */
 				if (!strcmp(opt, "quiet"))
 					o->quiet = false;
 				else if (!strcmp(opt, "aggsortkey"))
