@@ -178,54 +178,6 @@ static const char *const fnames[] = {"count",	 "sum",	      "avg",	"min",	      
 static const enum dt_afn fns[] = {F_COUNT,    F_SUM,	   F_AVG,    F_MIN,	  F_MAX,
 				  F_QUANTIZE, F_LQUANTIZE, F_STDDEV, F_LLQUANTIZE};
 
-/* llquantize(x, factor, low, high, nsteps): constants DTrace accepts. */
-static bool llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
-{
-	int64_t lb[1024];
-	size_t i;
-
-	if (fn->nargs != 5 && fn->nargs != 6) {
-		cg_err(g, fn, "these arguments of llquantize()");
-		return false;
-	}
-	for (i = 1; i < 5; i++) {
-		if (!dt_check_const(fn->args[i], &llq[i - 1])) {
-			cg_err(g, fn->args[i], "a parameter of llquantize() other than a constant");
-			return false;
-		}
-	}
-	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
-		cg_fail(
-		    g, fn,
-		    "llquantize(): the factor must be at least 2, the low magnitude below the high "
-		    "one, the steps a multiple of the factor that divides each power of it");
-		return false;
-	}
-	return true;
-}
-
-/* lquantize(x, base, limit[, step[, increment]]): constants, as DTrace wants them. */
-static bool lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
-{
-	size_t i;
-
-	lq[2] = 1;
-	if (fn->nargs < 3 || fn->nargs > 5) {
-		cg_err(g, fn, "these arguments of lquantize()");
-		return false;
-	}
-	for (i = 1; i < fn->nargs && i < 4; i++)
-		if (!dt_check_const(fn->args[i], &lq[i - 1])) {
-			cg_err(g, fn->args[i], "a parameter of lquantize() other than a constant");
-			return false;
-		}
-	if (lq[2] <= 0 || lq[1] <= lq[0] || (lq[1] - lq[0]) / lq[2] > 4096) {
-		cg_err(g, fn, "these lquantize() parameters");
-		return false;
-	}
-	return true;
-}
-
 /* The aggregation `name`, created at its first use with this shape. */
 static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
 		    const int64_t lq[4])
@@ -354,9 +306,9 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 	}
 	f = fns[i];
 	if (f == F_LLQUANTIZE) {
-		if (!llq_params(g, fn, lq))
+		if (!cg_llq_params(g, fn, lq))
 			return;
-	} else if (f == F_LQUANTIZE ? !lq_params(g, fn, lq)
+	} else if (f == F_LQUANTIZE ? !cg_lq_params(g, fn, lq)
 				    : (f == F_COUNT) != (fn->nargs == 0) ||
 					  fn->nargs > (f == F_QUANTIZE ? 2u : 1u)) {
 		cg_err(g, fn, "these arguments of an aggregating function");
@@ -674,8 +626,8 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 		dt_buf_printf(&body, "\t__u32 probe_ix = site->probe;\n");
 	else
 		dt_buf_printf(&body, "\t__u32 probe_ix = %u;\n", ix);
-	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n");
-	dt_buf_printf(&body, "\t(void)flt_site;\n\t(void)flt_kind;\n\t(void)flt_val;\n");
+	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n"
+			     "\t(void)flt_site;\n\t(void)flt_kind;\n\t(void)flt_val;\n");
 	for (i = 0; i < p->npc && !g->failed; i++)
 		clause(g, &p->pc[i], &body);
 	if (g->failed) {
