@@ -310,6 +310,27 @@ int usdt_tracefs_list(struct usdt_tracefs *t, struct usdt_uprobe_entry **out, si
 	text = read_small_file(path, LISTING_MAX, &len);
 	if (!text)
 		return -errno ? -errno : -ENOMEM;
+	/*
+	 * A reading that spans several read() calls while another process
+	 * adds or removes events can skip a line (the kernel walks its list
+	 * anew at each call): read again until two readings agree (a few
+	 * times at most), so a removal never misses an event (usdtkit-probes
+	 * unregister once left one while other tests wrote the file).
+	 */
+	for (int tries = 0; tries < 4; tries++) {
+		size_t len2;
+		char *again = read_small_file(path, LISTING_MAX, &len2);
+
+		if (!again)
+			break;
+		if (len2 == len && !memcmp(again, text, len)) {
+			free(again);
+			break;
+		}
+		free(text);
+		text = again;
+		len = len2;
+	}
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		struct usdt_uprobe_entry e;
 
