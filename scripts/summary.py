@@ -8,11 +8,14 @@ anything failed, a log is missing (its build failed) or nothing ran.
 --prefix=P puts P before the names of the following logs' tests
 (scripts/test.sh passes --prefix=asan/ for the sanitizer run). A skipped test is never counted
 as passed; each skip is listed with its reason (the last line it printed),
-each failure with the last lines it printed."""
+each failure with its verdict lines (those saying FAIL, which tests/lib
+prints) and the last lines it printed: a daemon's log printed after the
+verdict must not push the verdict out of sight."""
 import json
 import sys
 
 TAIL = 15  # lines of a failed test's output printed at the end
+VERDICTS = 5  # at most this many earlier lines saying FAIL, printed first
 passed = failed = skipped = 0
 skips, fails = [], []
 prefix = ""
@@ -42,7 +45,10 @@ for arg in sys.argv[1:]:
             else:
                 failed += 1
                 out = ((t.get("stdout") or "") + "\n" + (t.get("stderr") or "")).strip()
-                fails.append((name, r, out.splitlines()[-TAIL:]))
+                lines = out.splitlines()
+                tail = lines[-TAIL:]
+                early = [x for x in lines[:-TAIL] if "FAIL" in x][:VERDICTS]
+                fails.append((name, r, early + tail))
 for name, why in skips:
     print(f"skipped: {name}: {why}")
 for name, r, tail in fails:
