@@ -74,7 +74,7 @@ static struct usdt_loc loc_at(const struct lexer *lx, const char *p)
 /* Lexical errors are few in real files; a flood (binary input) is capped. */
 #define MAX_LEX_ERRORS 100
 
-static void error_loc(struct lexer *lx, struct usdt_loc loc, const char *line_start,
+static void lex_error_at(struct lexer *lx, struct usdt_loc loc, const char *line_start,
 		      const char *msg)
 {
 	if (!lx->diag)
@@ -89,7 +89,7 @@ static void error_loc(struct lexer *lx, struct usdt_loc loc, const char *line_st
 
 static void error_at(struct lexer *lx, const char *p, const char *msg)
 {
-	error_loc(lx, loc_at(lx, p), lx->line_start, msg);
+	lex_error_at(lx, loc_at(lx, p), lx->line_start, msg);
 }
 
 /* Consumes the newline at lx->p ("\n"; a "\r" before it is blank space). */
@@ -128,7 +128,7 @@ void lex_skip_line(struct lexer *lx)
 			const char *ls = lx->line_start;
 
 			if (!skip_block_comment(lx))
-				error_loc(lx, loc, ls, "unterminated comment");
+				lex_error_at(lx, loc, ls, "unterminated comment");
 			continue;
 		}
 		if (lx->p[0] == '\\' && lx->p + 1 < lx->end && lx->p[1] == '\n') {
@@ -261,7 +261,7 @@ void lex_next(struct lexer *lx, struct token *t)
 
 			/* Reported at the opening: that is what the user must close. */
 			if (!skip_block_comment(lx))
-				error_loc(lx, loc, ls, "unterminated comment");
+				lex_error_at(lx, loc, ls, "unterminated comment");
 			continue;
 		}
 		if (*p == '/' && p + 1 < lx->end && p[1] == '/') {

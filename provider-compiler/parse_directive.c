@@ -224,16 +224,6 @@ static void remember_macro(struct parser *ps)
 	ps->nmacros++;
 }
 
-bool is_skipped_macro(const struct parser *ps, const struct token *t)
-{
-	size_t i;
-
-	for (i = 0; i < ps->nmacros; i++)
-		if (strlen(ps->macros[i]) == t->len && memcmp(ps->macros[i], t->start, t->len) == 0)
-			return true;
-	return false;
-}
-
 /* A directive line: cur is its '#'; returns with cur after its end. */
 void directive_line(struct parser *ps)
 {

@@ -21,6 +21,12 @@ struct parser {
 	unsigned nest;
 	unsigned long block; /* the `provider { }` block being read: fe->nblocks */
 	bool in_directive;   /* directive_line() is reading a directive's tokens */
+	/*
+	 * Reads a directive line (cur is its '#'): parse_directive.c's
+	 * directive_line(), set by usdt_parse(). The stream below the grammar
+	 * calls it through this pointer, never by name.
+	 */
+	void (*directive)(struct parser *ps);
 	unsigned nerrors;
 	bool stop; /* too many errors */
 	bool oom;

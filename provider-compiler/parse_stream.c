@@ -4,7 +4,7 @@
  * part of the grammar (parser.c, parse_*.c) moves and reports with.
  *
  * advance() is the only way the grammar moves on. It reads directive lines
- * wherever they appear (parse_directive.c), so the grammar never sees one,
+ * wherever they appear (through ps->directive: parse_directive.c), so the grammar never sees one,
  * and once the error limit or an allocation failure has stopped the parse it
  * jumps to end of file, where every loop ends. Every error goes through
  * verror(), which drops it (counted) while system-header text is read, and
@@ -41,7 +41,7 @@ void advance(struct parser *ps)
 		struct token prev = ps->prev;
 
 		ps->in_directive = true;
-		directive_line(ps);
+		ps->directive(ps);
 		ps->in_directive = false;
 		ps->prev = prev;
 	}
@@ -226,4 +226,16 @@ void skip_statement_to(struct parser *ps, bool report)
 void skip_statement(struct parser *ps)
 {
 	skip_statement_to(ps, false);
+}
+
+/* Whether t names a macro that a skipped #define defined (parse_directive.c
+ * remembers them), to explain an unknown type. */
+bool is_skipped_macro(const struct parser *ps, const struct token *t)
+{
+	size_t i;
+
+	for (i = 0; i < ps->nmacros; i++)
+		if (strlen(ps->macros[i]) == t->len && memcmp(ps->macros[i], t->start, t->len) == 0)
+			return true;
+	return false;
 }

@@ -239,22 +239,6 @@ static void parse_top(struct parser *ps)
 
 /* ---- entry point and state ----------------------------------------------- */
 
-const char *fe_intern(struct front *fe, const char *s, size_t n)
-{
-	size_t i;
-	char *d;
-
-	for (i = 0; i < fe->nstrings; i++)
-		if (strlen(fe->strings[i]) == n && memcmp(fe->strings[i], s, n) == 0)
-			return fe->strings[i];
-	if (fe_grow((void **)&fe->strings, &fe->capstrings, fe->nstrings, sizeof(char *)))
-		return NULL;
-	d = fe_strndup(s, n);
-	if (d)
-		fe->strings[fe->nstrings++] = d;
-	return d;
-}
-
 void fe_free(void *priv)
 {
 	struct front *fe = priv;
@@ -293,6 +277,7 @@ int usdt_parse(struct usdt_program *prog, const char *file, const char *text, si
 	ps.prog = prog;
 	ps.fe = prog->priv;
 	ps.diag = diag;
+	ps.directive = directive_line;
 	file = fe_intern(ps.fe, file ? file : "<input>", strlen(file ? file : "<input>"));
 	/* A NUL-terminated copy: diagnostics print source lines with str*(). */
 	copy = malloc(len + 1);

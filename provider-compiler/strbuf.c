@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Small allocation helpers the front end shares: strings and growable arrays
+/* Small allocation helpers the front end shares: strings (interned too) and growable arrays
  * (its growable string is the core's: core/strbuf.h). */
 #include "front.h"
 
@@ -54,4 +54,22 @@ int fe_grow_pow2(void **pp, size_t n, size_t elem)
 		return -1;
 	*pp = np;
 	return 0;
+}
+
+/* The one copy of a string the front end keeps (file names): equal strings
+ * are one pointer. */
+const char *fe_intern(struct front *fe, const char *s, size_t n)
+{
+	size_t i;
+	char *d;
+
+	for (i = 0; i < fe->nstrings; i++)
+		if (strlen(fe->strings[i]) == n && memcmp(fe->strings[i], s, n) == 0)
+			return fe->strings[i];
+	if (fe_grow((void **)&fe->strings, &fe->capstrings, fe->nstrings, sizeof(char *)))
+		return NULL;
+	d = fe_strndup(s, n);
+	if (d)
+		fe->strings[fe->nstrings++] = d;
+	return d;
 }
