@@ -370,7 +370,8 @@ struct dt_tables {
 /*
  * llquantize()'s buckets for p = {factor, low, high, nsteps}: their lower
  * bounds in lb[1..n-2], lb[n-1] the last's (">="); returns n, or 0 for
- * parameters DTrace refuses (or more than max buckets).
+ * parameters DTrace refuses (or more than max buckets). render_hist.c: the
+ * renderer draws them, the engine's code finds a value's bucket by them.
  */
 size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
 
@@ -440,12 +441,12 @@ void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t
 			 const int64_t *buckets, size_t nbuckets);
 
 /* ---- shared with the BPF engine (dtrace/engine) ---- */
-/* C type names as D sizes them (translate.c). */
+/* C type names as D sizes them (ctype.c). */
 void dt_ctype_size(const char *ty, unsigned *size, bool *is_unsigned);
 bool dt_ctype_is_string(const char *ty);
-/* "dtrace: description '...' matched N probes" (run.c). */
+/* "dtrace: description '...' matched N probes" (procs.c). */
 void dt_notices(const struct dt_consumer_opts *o, const struct dt_probes *ps);
-/* The process is gone (child: ours, reaped), said as DTrace says it (run.c). */
+/* The process is gone (child: ours, reaped), said as DTrace says it (procs.c). */
 bool dt_pid_gone(int pid, bool child, bool quiet);
 /*
  * The BPF engine: runs the matched program (dtrace/engine/engine.c) and

@@ -173,3 +173,45 @@ void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry
 		fprintf(out, "|%s%s %-9lld\n", ats + 40 - depth, spaces + depth, (long long)cnt);
 	}
 }
+
+/*
+ * llquantize(): DTrace's log-linear buckets (its bucket function's walk):
+ * bucket 0 below factor^low; then each order of magnitude [last, this)
+ * up to high is cut in min(this, nsteps) buckets of this / that width,
+ * of which the first 1/factor lie in the magnitude below and are not
+ * counted again; then one for what is above. Their lower bounds, into
+ * lb[1..]; returns the number of buckets, or 0 for parameters DTrace
+ * refuses (or more buckets than max).
+ */
+size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
+{
+	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], this = 1, last, next = 0;
+	size_t bin = 1;
+	int64_t order, j;
+
+	if (factor < 2 || low < 0 || high > 64 || low > high || nsteps <= 0)
+		return 0;
+	for (order = 0; order < low; order++)
+		if (__builtin_mul_overflow(this, factor, &this))
+			return 0;
+	last = this;
+	if (__builtin_mul_overflow(this, factor, &this))
+		return 0;
+	for (; order <= high; order++) {
+		int64_t nb = this > nsteps ? nsteps : this, width = this / nb;
+
+		for (j = 0; j < nb - nb / factor; j++) {
+			if (bin >= max)
+				return 0;
+			lb[bin++] = last + j * width;
+		}
+		last = this;
+		if (order < high && __builtin_mul_overflow(this, factor, &next))
+			break; /* the magnitudes end where 64 bits do */
+		this = next;
+	}
+	if (bin >= max)
+		return 0;
+	lb[bin] = last; /* ">= last" */
+	return bin + 1;
+}

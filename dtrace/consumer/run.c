@@ -58,26 +58,6 @@ static void on_signal(int sig)
 	}
 }
 
-/* "-n 'a:::b /x/ { ... }'": the description as DTrace quotes it (cut at { / ;). */
-static void notices(const struct dt_consumer_opts *o, const struct dt_probes *ps)
-{
-	size_t i;
-
-	if (o->quiet)
-		return;
-	for (i = 0; i < o->nsources; i++) {
-		const struct dt_source *s = &o->sources[i];
-		size_t n = ps->matched[i];
-
-		if (s->kind == 'n')
-			fprintf(stderr, "dtrace: description '%.*s' matched %zu probe%s\n",
-				(int)strcspn(s->name, "{/;"), s->name, n, n == 1 ? "" : "s");
-		else
-			fprintf(stderr, "dtrace: script '%s' matched %zu probe%s\n", s->name, n,
-				n == 1 ? "" : "s");
-	}
-}
-
 /*
  * The one line of bpftrace's stderr worth showing: its first ERROR, else
  * its first line that is not a warning; or a default.
@@ -365,18 +345,6 @@ static bool all_gone(struct watched *w, size_t n, bool quiet)
 	return n && gone == n;
 }
 
-bool dt_pid_gone(int pid, bool child, bool quiet)
-{
-	struct watched w = {pid, child, false};
-
-	return all_gone(&w, 1, quiet);
-}
-
-void dt_notices(const struct dt_consumer_opts *o, const struct dt_probes *ps)
-{
-	notices(o, ps);
-}
-
 /*
  * One bpftrace: the first runs the program on the probes matched at the
  * start; each later one (retain.c) on the probes of files that appeared
@@ -548,7 +516,7 @@ static void read_inst(struct runstate *rs, size_t k, int which)
 		rs->v[0].r.header_done |= in->r.header_done;
 		s = nl + 1;
 		if (k == 0 && !was_started && in->r.started) {
-			notices(rs->o, rs->ps);
+			dt_notices(rs->o, rs->ps);
 			if (rs->created > 0 && !rs->released) {
 				usdt_list_release(rs->created);
 				rs->released = true;
@@ -974,7 +942,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 		goto out;
 	}
 	if (o->compile_only) {
-		notices(o, &probes);
+		dt_notices(o, &probes);
 		rc = 0;
 		goto out;
 	}

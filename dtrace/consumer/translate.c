@@ -168,38 +168,6 @@ static bool in_list(const char *const *l, const char *s)
 	return false;
 }
 
-static bool is_string_type(const char *ty)
-{
-	return ty && (!strcmp(ty, "char *") || !strcmp(ty, "const char *") ||
-		      !strcmp(ty, "string") || !strcmp(ty, "char*") || !strcmp(ty, "const char*") ||
-		      !strcmp(ty, "unsigned char *"));
-}
-
-/* Integer size and sign of a C type name as D would have it. */
-static void ctype_size(const char *ty, unsigned *size, bool *is_unsigned)
-{
-	*size = 8;
-	*is_unsigned = false;
-	if (!ty)
-		return;
-	if (strchr(ty, '*'))
-		*is_unsigned = true;
-	else if (strstr(ty, "int8") || !strcmp(ty, "char") || !strcmp(ty, "signed char") ||
-		 !strcmp(ty, "unsigned char") || !strcmp(ty, "uchar_t"))
-		*size = 1;
-	else if (strstr(ty, "int16") || strstr(ty, "short"))
-		*size = 2;
-	else if (strstr(ty, "int32") || !strcmp(ty, "int") || !strcmp(ty, "unsigned") ||
-		 !strcmp(ty, "unsigned int") || !strcmp(ty, "signed int") || !strcmp(ty, "pid_t") ||
-		 !strcmp(ty, "uid_t") || !strcmp(ty, "id_t") || !strcmp(ty, "uint_t") ||
-		 !strcmp(ty, "bool") || !strcmp(ty, "boolean_t") || !strcmp(ty, "processorid_t"))
-		*size = 4;
-	if (!strncmp(ty, "unsigned", 8) || !strncmp(ty, "uint", 4) || !strncmp(ty, "u_", 2) ||
-	    !strcmp(ty, "size_t") || !strcmp(ty, "uintptr_t") || !strncmp(ty, "uchar", 5) ||
-	    !strncmp(ty, "ushort", 6) || !strncmp(ty, "ulong", 5))
-		*is_unsigned = true;
-}
-
 /* ---- expressions ---- */
 
 /*
@@ -825,7 +793,7 @@ static const char *bt_cast(const char *ty)
 	if (strchr(ty, '*') || !strcmp(ty, "uintptr_t") || !strcmp(ty, "user_addr_t") ||
 	    !strcmp(ty, "caddr_t"))
 		return "";
-	ctype_size(ty, &size, &u);
+	dt_ctype_size(ty, &size, &u);
 	switch (size) {
 	case 1:
 		return u ? "(uint8)" : "(int8)";
@@ -1048,14 +1016,14 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			    n->ival, USDT_SDT_MAX_ARGS);
 			return;
 		}
-		if (is_string_type(ty)) {
+		if (dt_ctype_is_string(ty)) {
 			dt_buf_add(o, "str(", 4);
 			emit_usdt_arg(t, n, (unsigned)n->ival, o);
 			dt_buf_add(o, ")", 1);
 			n->type = TY_STR;
 			return;
 		}
-		ctype_size(ty, &n->size, &n->is_unsigned);
+		dt_ctype_size(ty, &n->size, &n->is_unsigned);
 		n->type = TY_INT;
 		if (ty)
 			emit_typed_arg(t, n, ty, o);
@@ -1137,7 +1105,7 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 			n->type = TY_STR; /* (char *)copyinstr(...) */
 			return;
 		}
-		ctype_size(n->name, &n->size, &n->is_unsigned);
+		dt_ctype_size(n->name, &n->size, &n->is_unsigned);
 		n->type = TY_INT;
 		return;
 	case N_ASSIGN:
@@ -1228,7 +1196,7 @@ static bool user_string(struct tr *t, struct dt_node *n, struct dt_buf *ptr, int
 	if (n->kind == N_CALL && !strcmp(n->name, "stringof") && n->nargs == 1)
 		return user_string(t, n->args[0], ptr, max, limit);
 	if (n->kind == N_ARGS && p->kind == P_USDT && n->ival >= 0 && n->ival < USDT_SDT_MAX_ARGS &&
-	    n->ival < p->ntypes && is_string_type(p->types[n->ival])) {
+	    n->ival < p->ntypes && dt_ctype_is_string(p->types[n->ival])) {
 		emit_usdt_arg(t, n, (unsigned)n->ival, ptr);
 		n->type = TY_STR;
 		return true;
@@ -1593,48 +1561,6 @@ static void agg_maps(struct tr *t, struct dt_buf *o, const char *ind, const char
 			n = 3;
 	for (i = 0; i < n; i++)
 		dt_buf_printf(o, "%s%s(@a_%s%s);\n", ind, op, name, part[i]);
-}
-
-/*
- * llquantize(): DTrace's log-linear buckets (its bucket function's walk):
- * bucket 0 below factor^low; then each order of magnitude [last, this)
- * up to high is cut in min(this, nsteps) buckets of this / that width,
- * of which the first 1/factor lie in the magnitude below and are not
- * counted again; then one for what is above. Their lower bounds, into
- * lb[1..]; returns the number of buckets, or 0 for parameters DTrace
- * refuses (or more buckets than max).
- */
-size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
-{
-	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], this = 1, last, next = 0;
-	size_t bin = 1;
-	int64_t order, j;
-
-	if (factor < 2 || low < 0 || high > 64 || low > high || nsteps <= 0)
-		return 0;
-	for (order = 0; order < low; order++)
-		if (__builtin_mul_overflow(this, factor, &this))
-			return 0;
-	last = this;
-	if (__builtin_mul_overflow(this, factor, &this))
-		return 0;
-	for (; order <= high; order++) {
-		int64_t nb = this > nsteps ? nsteps : this, width = this / nb;
-
-		for (j = 0; j < nb - nb / factor; j++) {
-			if (bin >= max)
-				return 0;
-			lb[bin++] = last + j * width;
-		}
-		last = this;
-		if (order < high && __builtin_mul_overflow(this, factor, &next))
-			break; /* the magnitudes end where 64 bits do */
-		this = next;
-	}
-	if (bin >= max)
-		return 0;
-	lb[bin] = last; /* ">= last" */
-	return bin + 1;
 }
 
 /* The bucket of $__v: a search over the bounds lb[lo..hi]. */
@@ -2611,14 +2537,4 @@ int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_ta
 	if (t.failed)
 		free_tables(tables);
 	return t.failed ? -1 : 0;
-}
-
-void dt_ctype_size(const char *ty, unsigned *size, bool *is_unsigned)
-{
-	ctype_size(ty, size, is_unsigned);
-}
-
-bool dt_ctype_is_string(const char *ty)
-{
-	return is_string_type(ty);
 }
