@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The histograms: quantize's power-of-two buckets, lquantize's and
- * llquantize's, read from bpftrace's maps or handed by the engine, and
- * drawn as DTrace draws them (libdtrace dt_print_quantize and friends).
+ * llquantize's, as the engine hands them, and drawn as DTrace draws them (libdtrace
+ * dt_print_quantize and friends).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,26 +10,9 @@
 #include <time.h>
 
 #include "d.h"
-#include "json.h"
 #include "render.h"
 
 /* ---- aggregations ---- */
-
-static size_t quantize_index(int64_t v)
-{
-	int k = 0;
-
-	if (v == 0)
-		return QZERO;
-	if (v > 0) {
-		while (k < 62 && (INT64_C(1) << (k + 1)) <= v)
-			k++;
-		return QZERO + 1 + (size_t)k;
-	}
-	while (k < 62 && -(INT64_C(1) << (k + 1)) >= v)
-		k++;
-	return QZERO - 1 - (size_t)k;
-}
 
 static int64_t quantize_value(size_t i)
 {
@@ -43,37 +26,6 @@ static int64_t quantize_value(size_t i)
 static size_t lq_levels(const struct dt_agg *a)
 {
 	return a->lq[2] > 0 ? (size_t)((a->lq[1] - a->lq[0]) / a->lq[2]) : 0;
-}
-
-/* Buckets from bpftrace's hist/lhist array. */
-void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e)
-{
-	size_t i, nb = a->fn == F_QUANTIZE ? NQ : lq_levels(a) + 2;
-
-	e->buckets = dt_xmalloc(nb * sizeof(int64_t));
-	memset(e->buckets, 0, nb * sizeof(int64_t));
-	e->nbuckets = nb;
-	for (i = 0; arr && arr->kind == J_ARRAY && i < arr->n; i++) {
-		const struct dt_json *b = arr->v[i], *mn = dt_json_get(b, "min"),
-				     *mx = dt_json_get(b, "max"), *c = dt_json_get(b, "count");
-		int64_t cnt = c ? c->i : 0;
-		size_t k;
-
-		if (a->fn == F_QUANTIZE) {
-			k = quantize_index(mn ? mn->i : mx ? mx->i : 0);
-		} else if (!mn) {
-			k = 0;
-		} else if (!mx) {
-			k = nb - 1;
-		} else {
-			int64_t l = (mn->i - a->lq[0]) / (a->lq[2] ? a->lq[2] : 1) + 1;
-
-			k = l < 1 ? 1 : l > (int64_t)nb - 2 ? nb - 2 : (size_t)l;
-		}
-		if (k < nb)
-			e->buckets[k] += cnt;
-	}
-	dtr_bucket_sum(a, e);
 }
 
 /* The value a histogram's entries are sorted by: DTrace sums bucket * count. */

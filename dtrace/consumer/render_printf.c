@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "d.h"
-#include "json.h"
 #include "render.h"
 
 /* ---- DTrace's printf ---- */
