@@ -7,8 +7,8 @@
  * record's number, the CPU) and its actions' fields at offsets fixed here;
  * eg_rec says which renderer action reads which fields. An aggregation is
  * a per-CPU hash map whose key is built in the per-CPU scratch area,
- * cleared first. The renderer's tables (dt_tables) are filled as
- * translate.c fills them, so render.c prints both engines' output.
+ * cleared first. The renderer's tables (dt_tables) say what each record's
+ * fields are, so render.c prints DTrace's output.
  */
 #include <string.h>
 #include <time.h>
