@@ -54,7 +54,7 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 		dt_error_at(g->diag, &n->pos, g->tag ? g->tag : "D_OP_INCOMPAT", "%s", what);
 }
 
-/* An invalid program (D refuses it): an error, and never another engine's. */
+/* An invalid program (D refuses it): an error with D's tag. */
 void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what)
 {
 	if (!g->failed)

@@ -140,4 +140,15 @@ same "$T/out" "\n" "quiet=SeT"
 dt 1 -x quiet=maybe -n 'BEGIN { exit(0); }'
 same "$T/err" "dtrace: error: failed to set -x quiet: Invalid value for specified option\n" "quiet=maybe"
 
+
+# An array no clause assigns: a thread's reads 0 (as an unassigned self->x
+# does); a global one, like a scalar, is a name D does not know
+# (D_IDENT_UNDEF: DTrace's err.D_IDENT_UNDEF.badureg.d), never run.
+dt 0 -q -n 'BEGIN { printf("%d %d\n", self->a[1], self->b["k"] + 1); exit(0); }'
+same "$T/out" "0 1\n\n" "a thread's array no clause assigns"
+dt 1 -x errtags -n 'BEGIN { x = a[1]; }'
+same "$T/err" "dtrace: invalid probe specifier BEGIN { x = a[1]; }: [D_IDENT_UNDEF] line 1: 'a' is not a variable or a builtin this D consumer knows\n" "a global array no clause assigns"
+dt 1 -x errtags -n 'BEGIN { x = VALUE; }'
+same "$T/err" "dtrace: invalid probe specifier BEGIN { x = VALUE; }: [D_IDENT_UNDEF] line 1: 'VALUE' is not a variable or a builtin this D consumer knows\n" "a name no clause assigns"
+
 echo "ok"
