@@ -726,7 +726,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	}
 	if (g.failed) {
 		dt_free(progs.s);
-		return g.invalid ? -2 : -1;
+		return -1;
 	}
 	/* the exit dump: every aggregation, in order */
 	out->dump_act = new_action(&g, A_DUMP);

@@ -57,8 +57,6 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 /* An invalid program (D refuses it): an error with D's tag. */
 void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what)
 {
-	if (!g->failed)
-		g->invalid = true;
 	g->tag = tag;
 	cg_fail(g, n, what);
 	g->tag = NULL;
