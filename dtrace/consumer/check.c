@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * D's compile-time checks, before either engine: what DTrace refuses is
+ * D's compile-time checks, before the engine: what DTrace refuses is
  * refused here, with DTrace's tag and words, so that no invalid program
- * runs and the engines only see programs D allows.
+ * runs and the engine only sees programs D allows.
  *
  * Theory. One table holds D's functions as DTrace declares them (actions,
  * subroutines and aggregating functions: how many arguments, of which

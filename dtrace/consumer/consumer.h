@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `dtrace -n` / `dtrace -s`: D programs run on bpftrace (README.md here is
- * the theory). dtrace.c parses the command line into these options and
- * calls dt_consume().
+ * `dtrace -n` / `dtrace -s`: D programs run on the consumer's engine
+ * (dtrace/engine: BPF C, clang, libbpf; README.md here is the theory). dtrace.c parses the command
+ * line into these options and calls dt_consume().
  */
 #ifndef DT_CONSUMER_H
 #define DT_CONSUMER_H
@@ -19,26 +19,14 @@ struct dt_source {
 	char *text;	  /* the program text (owned) */
 };
 
-/*
- * Which engine runs the program: ours (BPF C, clang, libbpf: dtrace/engine)
- * or the bpftrace backend (translate.c, run.c), kept behind
- * -x engine=bpftrace until its removal.
- */
-enum dt_engine {
-	DT_ENGINE_UNSET, /* neither -x engine= nor #pragma: $USDTKIT_ENGINE, else the default */
-	DT_ENGINE_BPF,
-	DT_ENGINE_BPFTRACE,
-};
-
 struct dt_consumer_opts {
 	struct dt_source *sources;
 	size_t nsources;
-	bool quiet;	       /* -q, #pragma D option quiet */
-	bool zero_ok;	       /* -Z */
-	bool destructive;      /* -w */
-	bool compile_only;     /* -e */
-	bool show_program;     /* -x bpftrace (-x bpfc): print the program, run nothing */
-	enum dt_engine engine; /* -x engine=, else $USDTKIT_ENGINE, else the default */
+	bool quiet;	   /* -q, #pragma D option quiet */
+	bool zero_ok;	   /* -Z */
+	bool destructive;  /* -w */
+	bool compile_only; /* -e */
+	bool show_program; /* -x bpfc: print the generated BPF C, run nothing */
 	bool defaultargs;
 	bool errtags;	 /* -xerrtags: errors in DTrace's form, with their [D_...] tags */
 	const int *pids; /* -p */

@@ -2,8 +2,9 @@
 /*
  * The D consumer's internals (README.md in this directory is the theory):
  * the syntax tree the parser builds (parse.c), the probes it matches
- * (match.c), and the tables translate.c hands to the renderer (render.c):
- * which record carries which action, which aggregation is which.
+ * (match.c), and the tables the engine's code generator hands to the
+ * renderer (render.c): which record carries which action, which
+ * aggregation is which.
  */
 #ifndef DT_D_H
 #define DT_D_H
@@ -82,7 +83,7 @@ struct dt_node {
 	struct dt_node *a, *b, *c;
 	struct dt_node **args;
 	size_t nargs;
-	/* typing (translate.c) */
+	/* typing */
 	enum dt_type type;
 	unsigned size; /* of an integer: 1, 2, 4 or 8 */
 	bool is_unsigned;
@@ -181,7 +182,7 @@ enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT, P_ERROR
 
 struct dt_probe {
 	enum dt_pkind kind;
-	char *bt;	   /* the bpftrace probe: "usdt:/path:prov:name", "interval:s:1" */
+	char *bt;	   /* its kind and place: "usdt:/path:prov:name", "interval:s:1" */
 	char *func;	   /* probefunc */
 	char *name;	   /* probename */
 	char *mod;	   /* probemod */
@@ -235,62 +236,37 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 struct dt_retain;
 struct dt_tables;
 
-/* The oldest bpftrace this consumer's programs are written for. */
-#define DT_BPFTRACE_MIN 1700
-/* bpftrace's version, asked once: 1700 for 0.17.0; 0 unknown; -1 not there. */
-int dt_bpftrace_version(void);
 /* NULL when nothing can appear later: no USDT description. */
 struct dt_retain *dt_retain_start(struct dt_program *prog);
 /*
  * Called every few milliseconds, and whenever dt_retain_fd() is readable:
- * when new files brought probes the program matches, their bpftrace
- * program is in *out, its tables in *t, a name for them in *what, and the
- * batch's number (1, 2, ...) is returned; else 0.
- */
-int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what);
-/*
- * The same for the BPF engine: the new files' matched probes into the
- * empty *ps, the batch's number returned (0: none); the caller attaches
- * them, then calls dt_retain_started() with it.
+ * the matched probes of new files into the empty *ps, the batch's number
+ * (1, 2, ...) returned (0: none); the caller attaches them, then calls
+ * dt_retain_started() with it.
  */
 int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps);
 /* The daemon's WATCH connection (its NOTICEs wake the caller), or -1. */
 int dt_retain_fd(const struct dt_retain *rt);
 /*
- * Batch `batch`'s instance has attached its probes (its BEGIN ran), or
- * never will (it failed, it was not started): the registrations it held
- * may go on.
+ * Batch `batch` is attached, or never will be (it failed): the
+ * registrations it held may go on.
  */
 void dt_retain_started(struct dt_retain *rt, unsigned batch);
 /* Tracing ends: the daemon holds nothing more for us. */
 void dt_retain_unwatch(struct dt_retain *rt);
 
-/* ---- what the renderer needs (translate.c fills, render.c reads) ---- */
+/* ---- what the renderer needs (the engine's code generator fills, render.c reads) ---- */
 
-/* How a printed value is rebuilt from the record's fields. */
+/* How a printed value is made from the record's fields. */
 enum dt_rop {
-	R_FIELD,
-	R_CONST,
-	R_JOIN,
-	R_BASENAME,
-	R_DIRNAME,
-	R_ITOA,
-	R_CHUNKS,
-	R_STRLEN,
-	R_STRSTR,
-	R_SUBSTR,
-	R_USTACK
+	R_FIELD,  /* field `field`, as the dt_value types it */
+	R_CONST,  /* the string str */
+	R_USTACK, /* field `field`: a user stack's frames (dtrace/engine/ustack.c) */
 };
 struct dt_recipe {
 	enum dt_rop op;
 	size_t field;
 	char *str;
-	struct dt_recipe *a, *b, *c;
-	/*
-	 * R_CHUNKS: fields field.. of `chunk` bytes each, `max` in all, or
-	 * fewer: the integer field `limit` ((size_t)-1: none)
-	 */
-	size_t nchunks, chunk, max, limit;
 };
 
 struct dt_value {
@@ -313,8 +289,8 @@ enum dt_akind {
 	A_DUMP,	      /* END: the exit dump follows */
 	A_CLAUSE_END, /* the record's end (not quiet) */
 	A_STARTED,    /* first in BEGIN: every probe is attached */
-	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
-	A_CLEAR,      /* clear() (field 0), trunc() (1): for the retained instances' share */
+	A_USTACK,     /* ustack(): its frames as text (dtrace/engine/ustack.c), DTrace's */
+	A_CLEAR,      /* clear(): the engine zeroes the map; nothing printed */
 };
 
 struct dt_action {
@@ -345,12 +321,9 @@ struct dt_agg {
 	bool fn_set;
 	int64_t lq[3];	       /* lquantize base, limit, step */
 	int64_t llq[4];	       /* llquantize factor, low, high, nsteps */
-	struct dt_value *keys; /* D-level key parts, recipes over bpftrace's key fields */
+	struct dt_value *keys; /* the key's parts, recipes over the entry's key fields */
 	size_t nkeys;
-	size_t nfields; /* bpftrace key parts */
-	enum dt_type *field_type;
 	bool keyed;
-	bool unset; /* no clause of this program's probes assigns it: no map */
 	/* renderer state */
 	bool printed;
 	int64_t normal;
@@ -370,20 +343,10 @@ struct dt_tables {
 /*
  * llquantize()'s buckets for p = {factor, low, high, nsteps}: their lower
  * bounds in lb[1..n-2], lb[n-1] the last's (">="); returns n, or 0 for
- * parameters DTrace refuses (or more than max buckets).
+ * parameters DTrace refuses (or more than max buckets). render_hist.c: the
+ * renderer draws them, the engine's code finds a value's bucket by them.
  */
 size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
-
-/* Writes the bpftrace program into out. Returns 0 or -1 (reported). */
-int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
-		 struct dt_buf *out, struct usdt_diag *diag);
-
-/*
- * bpftrace's string size for these options (BPFTRACE_STRLEN): DTrace's
- * strsize up to 200, bpftrace 0.17's most; 64 (bpftrace's default) when
- * strsize is not set or is larger, its strings then read in chunks of 63.
- */
-long dt_bt_strlen(const struct dt_consumer_opts *o);
 
 /* ---- rendering (render.c) ---- */
 struct dt_render {
@@ -395,68 +358,42 @@ struct dt_render {
 	bool have_exit;
 	int exit_status;
 	bool dumping;	 /* A_DUMP seen: the exit dump */
-	bool done;	 /* everything after is bpftrace's own map dump */
 	long printa_agg; /* -1, or the aggregation a printa is printing */
 	size_t printa_act;
 	struct dt_entry *ents; /* entries gathered for the printa */
 	size_t nents;
-	unsigned long attached;
-	bool attached_seen;
-	bool started; /* BEGIN ran: every probe attached */
-	/* fields sent as events of their own (\035), per CPU, for its next record */
-	struct dt_pending {
-		long cpu;
-		char **f;
-		size_t n;
-	} * pend;
-	size_t npend;
-	/*
-	 * Retained enablings (one bpftrace per set of new files): such an
-	 * instance's exit dump goes into `merged`, which the first instance's
-	 * printa() and exit dump add to its own entries.
-	 */
-	bool retained;
-	struct dt_merged *merged;
 };
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,
 		    FILE *out);
-/* One line of bpftrace's JSON output. Returns 0, or -1 for a malformed line. */
-int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag);
-/* After bpftrace ended: the final newline and the exit dump are done by END. */
+/* The run's end: a record's newline, if one is open. */
 void dt_render_finish(struct dt_render *r);
-/* The aggregations retained instances hand to the first one. */
-struct dt_merged *dt_merged_new(void);
 
 /*
- * The BPF engine's way in (dtrace/engine/records.c): one action with its
- * fields as text, as a bpftrace record carries them; and, between an
- * A_PRINTA and its A_PRINTA_END, one aggregation entry (key fields as
- * text, the value merged across CPUs, a quantize()'s buckets; a stddev()'s
- * v is its sum and its two "buckets" its count and sum of squares).
+ * The engine's way in (dtrace/engine/records.c): one action with its
+ * fields as text; and, between an A_PRINTA and its A_PRINTA_END, one
+ * aggregation entry (key fields as text, the value merged across CPUs, a
+ * quantize()'s buckets; a stddev()'s v is its sum and its two "buckets"
+ * its count and sum of squares).
  */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf);
 void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,
 			 const int64_t *buckets, size_t nbuckets);
 
-/* ---- shared with the BPF engine (dtrace/engine) ---- */
-/* C type names as D sizes them (translate.c). */
+/* ---- below the engine and the driver ---- */
+/* C type names as D sizes them (ctype.c). */
 void dt_ctype_size(const char *ty, unsigned *size, bool *is_unsigned);
 bool dt_ctype_is_string(const char *ty);
-/* "dtrace: description '...' matched N probes" (run.c). */
+/* "dtrace: description '...' matched N probes" (procs.c). */
 void dt_notices(const struct dt_consumer_opts *o, const struct dt_probes *ps);
-/* The process is gone (child: ours, reaped), said as DTrace says it (run.c). */
+/* The process is gone (child: ours, reaped), said as DTrace says it (procs.c). */
 bool dt_pid_gone(int pid, bool child, bool quiet);
 /*
- * The BPF engine: runs the matched program (dtrace/engine/engine.c) and
- * returns the exit status, the -c process let go or destroyed. With
- * may_decline (no engine named: the default), a program the engine cannot
- * run yet is declined before anything is reported or loaded:
- * DT_ENGINE_DECLINED, the -c process untouched (run.c then runs it on the
- * bpftrace backend).
+ * The engine: runs the matched program (dtrace/engine/engine.c) and returns
+ * the exit status, the -c process let go or destroyed. What it cannot
+ * compile is one error at the construct (file:line:col, its tag).
  */
-#define DT_ENGINE_DECLINED (-2)
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
-		  int created, bool may_decline, struct usdt_diag *diag);
+		  int created, struct usdt_diag *diag);
 
 #endif /* DT_D_H */

@@ -1,21 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Probe descriptions to bpftrace probes, with DTrace's matching.
+ * Probe descriptions to the probes the engine attaches, with DTrace's
+ * matching.
  *
  * Theory. A description is provider:module:function:name, each field a
  * glob, an empty field matching anything, fewer fields aligned on the name.
  * dtrace:::BEGIN/END, profile:::tick-N/profile-N, syscall::F:entry|return
- * and proc:::exec-success|exit|create are bpftrace's BEGIN/END, interval,
- * profile and tracepoints. Everything else is USDT, matched against the
- * probes the listing sees (dtrace/list/: the -p/-c processes read
- * directly, and every process the helper daemon has registered) exactly as
- * `dtrace -l -n` matches: the provider field sees the name with the pid
+ * and proc:::exec-success|exit|create are BEGIN/END, timers (a CPU clock),
+ * profile timers and tracepoints (each probe's `bt` names its kind and
+ * place in bpftrace's words: "usdt:/path:prov:name", "interval:s:1"). Everything else is USDT,
+ * matched against the probes the listing sees (dtrace/list/: the -p/-c processes read directly, and
+ * every process the helper daemon has registered) exactly as `dtrace -l -n` matches: the provider
+ * field sees the name with the pid
  * (`php*` matches php1234 and phpoci1234), the module the file's basename,
  * the function the site's, the name with `__` written `-`.
  *
- * bpftrace attaches USDT probes by file (uprobes on an inode fire in every
- * process that maps it, now or later). So one bpftrace probe per (file,
- * provider, name), and per clause the processes it is for: when the
+ * USDT probes are attached by file (uprobes on an inode fire in every
+ * process that maps it, now or later). So one probe per (file, provider,
+ * name), and per clause the processes it is for: when the
  * provider field would match the provider with any pid (`php*`, or empty),
  * every process (`any_pid`: this is also how processes started later from
  * a known file are traced), else only the pids that matched
@@ -46,8 +48,8 @@ struct matcher {
 };
 
 /*
- * The files whose probes a bpftrace instance is attached to (or that
- * matched nothing): every other file a listing shows is new (retain.c).
+ * The files whose probes are attached (or that matched nothing): every other file a listing shows
+ * is new (retain.c).
  */
 static unsigned next_id; /* the next probe ID, for the probes of new files */
 static void free_usdt(struct matcher *m);
@@ -123,7 +125,7 @@ static void set_names(struct dt_probe *p, const char *prov, const char *mod, con
 	p->name = dt_xstrdup(name);
 }
 
-/* tick-10ms, tick-1sec, tick-5 (Hz), profile-97: bpftrace's probe, or NULL. */
+/* tick-10ms, tick-1sec, tick-5 (Hz), profile-97: the timer's probe, or NULL. */
 /*
  * DTrace's profile provider has no interval under 200 µs (5000 Hz): a
  * shorter tick-N or profile-N matches no probe, as there.
@@ -219,7 +221,7 @@ static void tp_fields(struct dt_probe *p, const char *event)
 	fclose(f);
 }
 
-/* syscall:: and proc::: are tracepoints: bpftrace reads them from tracefs. */
+/* syscall:: and proc::: are tracepoints: their formats are read from tracefs. */
 static bool have_tracefs(struct matcher *m, const struct dt_pdesc *d)
 {
 	if (!access(TRACEFS, R_OK))
@@ -302,10 +304,10 @@ static size_t match_proc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 }
 
 /*
- * The name bpftrace attaches by: the path the process mapped, unless that
+ * The name a probe is attached by: the path the process mapped, unless that
  * is not the file any more (deleted, replaced; a runtime provider's sealed
  * memfd, `/memfd:name (deleted)`), then the process's map_files link to
- * the mapping, which the kernel resolves to the inode when bpftrace
+ * the mapping, which the kernel resolves to the inode when the engine
  * attaches (the uprobe then stays on the inode).
  */
 static char *attach_path(const struct usdt_list_probe *lp)

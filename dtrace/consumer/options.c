@@ -207,15 +207,17 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 			   : -2;
 	} else if (!strcmp(opt, "defaultargs")) {
 		o->defaultargs = true;
+	} else if (!strcmp(opt, "engine")) {
+		/* one engine: engine=bpf names it (scripts wrote it), anything else is gone */
+		if (!val || strcmp(val, "bpf"))
+			refuse(o,
+			       "-x engine=%s: dtrace has one engine, BPF C through clang and "
+			       "libbpf (the bpftrace backend was removed)",
+			       val ? val : "");
 	} else if (!strcmp(opt, "bpftrace")) {
-		o->engine = DT_ENGINE_BPFTRACE;
-		o->show_program = true;
-	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpf")) {
-		o->engine = DT_ENGINE_BPF;
-	} else if (!strcmp(opt, "engine") && val && !strcmp(val, "bpftrace")) {
-		o->engine = DT_ENGINE_BPFTRACE;
+		refuse(o, "-x bpftrace: the bpftrace backend was removed (-x bpfc prints the "
+			  "engine's BPF C)");
 	} else if (!strcmp(opt, "bpfc")) {
-		o->engine = DT_ENGINE_BPF;
 		o->show_program = true;
 	} else if (!strcmp(opt, "strsize") && val) {
 		o->strsize = parse_size(val);

@@ -5,7 +5,7 @@
  * fn()`, `self->x`, `this->x`, `args[N]`, `^^`, string literals).
  *
  * Theory. The parser only builds the tree; what a name means (a builtin, a
- * global, a subroutine) is decided by translate.c or the engine, where its
+ * global, a subroutine) is decided by the checks (check*.c) and the engine, where its
  * type is known. Declarations (`self int x;`, `typedef`, `struct`, `enum`)
  * are kept in prog->decls for the engine to type by (parse_decl.c reads
  * them); `inline` constants and enumerators are kept and substituted, an

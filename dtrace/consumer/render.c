@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * DTrace's output, byte for byte, from bpftrace's -f json stream.
+ * DTrace's output, byte for byte, from the engine's records and
+ * aggregation entries (dtrace/engine/records.c).
  *
  * Theory. Every byte on our stdout is written here, in DTrace's formats
  * (illumos libdtrace dt_consume.c, dt_printf.c, dt_aggregate.c): the
@@ -11,13 +12,12 @@
  * value, then key; keys `"  %-50s"` for strings and `" %16lld"`/`" %8d"`
  * by size; values `" %16lld"`, stddev's `" %16llu"`), the quantize,
  * lquantize and llquantize histograms, user stacks, the newline at the end
- * of the run. bpftrace only carries values: records of
- * `\036<action>\037<field>...` (translate.c; a record's fields may come
- * before it, one event each, `\035<cpu>\037<field>`, kept per CPU) and its
- * map dumps, which arrive between a printa's two records (stddev's three
- * maps, llquantize's count per bucket, merged here into entries).
- * This file is the top of the renderer's layers (render.h lists them):
- * records, the run's end, and the BPF engine's way in.
+ * of the run. The engine hands each action's fields as text (the tables
+ * say which action a record's fields are, and how each value is made of
+ * them: dt_recipe), and between a printa's two actions the aggregation's
+ * entries, merged across CPUs. This file is the top of the renderer's
+ * layers (render.h lists them): records, the run's end, the engine's way
+ * in.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -25,7 +25,6 @@
 #include <time.h>
 
 #include "d.h"
-#include "json.h"
 #include "render.h"
 
 void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struct dt_tables *t,
@@ -89,7 +88,7 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	struct dt_agg *a;
 	size_t i;
 
-	if (id >= r->t->nacts || r->done)
+	if (id >= r->t->nacts)
 		return;
 	act = &r->t->acts[id];
 	a = ((act->kind >= A_PRINTA && act->kind <= A_TRUNC) || act->kind == A_CLEAR) &&
@@ -136,16 +135,12 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 
 		if (r->printa_agg < 0)
 			return;
-		if (r->retained && start->clause == (size_t)-1) {
-			dtr_merged_take(r, a); /* printed by the first instance */
-		} else if (start->clause != (size_t)-1) {
-			dtr_merged_add(r, a);
+		if (start->clause != (size_t)-1) {
 			if (!start->fmt)
 				fputc('\n', r->out); /* DTrace's printa(@a): a blank line first */
 			dtr_print_agg(r, start, a);
 			a->printed = true;
 		} else if (!a->printed) {
-			dtr_merged_add(r, a);
 			dtr_print_agg(r, start, a); /* the exit dump: what no printa printed */
 		}
 		for (i = 0; i < r->nents; i++)
@@ -174,114 +169,27 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		end_record(r);
 		return;
 	case A_STARTED:
-		r->started = true;
 		return;
 	case A_USTACK:
 		dtr_print_ustack(r->out, nf ? f[0] : "");
 		return;
-	case A_CLEAR:
-		if (a)
-			dtr_merged_clear(r, a, nf && atoi(f[0]));
+	case A_CLEAR: /* (the engine clears the map when it reads the record) */
 		return;
 	case A_DUMP:
 		end_record(r);
-		if (!r->retained)
-			fputc('\n', r->out);
+		fputc('\n', r->out);
 		r->dumping = true;
 		return;
 	}
 }
 
-static struct dt_pending *pending(struct dt_render *r, long cpu)
-{
-	struct dt_pending p = {.cpu = cpu};
-	size_t i;
-
-	for (i = 0; i < r->npend; i++)
-		if (r->pend[i].cpu == cpu)
-			return &r->pend[i];
-	DT_PUSH(r->pend, r->npend, p);
-	return &r->pend[r->npend - 1];
-}
-
-int dt_render_line(struct dt_render *r, const char *line, struct usdt_diag *diag)
-{
-	struct dt_json *j = dt_json_parse(line);
-	const struct dt_json *type, *data;
-	int rc = 0;
-
-	(void)diag;
-	if (!j)
-		return -1;
-	type = dt_json_get(j, "type");
-	data = dt_json_get(j, "data");
-	if (!type || type->kind != J_STRING) {
-		rc = -1;
-	} else if (!strcmp(type->s, "printf") && data && data->kind == J_STRING) {
-		const char *s = data->s;
-
-		if (s[0] == '\035') {
-			/* "\035cpu\037field": a field sent alone, the CPU's next record's */
-			char *end;
-			struct dt_pending *pd = pending(r, strtol(s + 1, &end, 10));
-
-			DT_PUSH(pd->f, pd->n, dt_xstrdup(*end == '\037' ? end + 1 : end));
-		} else if (s[0] == '\036') {
-			char **f = NULL, *end;
-			size_t nf = 0, id = strtoul(s + 1, &end, 10);
-			const char *p = end;
-
-			if (*p == '\035') { /* "\036act\035cpu": its fields came alone */
-				struct dt_pending *pd = pending(r, strtol(p + 1, &end, 10));
-
-				f = pd->f, nf = pd->n;
-				pd->f = NULL, pd->n = 0;
-				p = end;
-			}
-
-			while (*p == '\037') {
-				const char *e = strchr(p + 1, '\037');
-				size_t n = e ? (size_t)(e - p - 1) : strlen(p + 1);
-				char *field = dt_xmalloc(n + 1);
-
-				memcpy(field, p + 1, n);
-				field[n] = '\0';
-				DT_PUSH(f, nf, field);
-				p += n + 1;
-			}
-			record(r, id, f, nf);
-			while (nf)
-				dt_free(f[--nf]);
-			dt_free(f);
-		}
-	} else if (!strcmp(type->s, "attached_probes")) {
-		const struct dt_json *n = dt_json_get(data, "probes");
-
-		r->attached = n ? (unsigned long)n->i : 0;
-		r->attached_seen = true;
-	} else if ((!strcmp(type->s, "map") || !strcmp(type->s, "hist") ||
-		    !strcmp(type->s, "stats")) &&
-		   r->printa_agg >= 0) {
-		dtr_gather(r, data);
-	} else if (!strcmp(type->s, "lost_events")) {
-		const struct dt_json *n = dt_json_get(data, "events");
-
-		fprintf(stderr, "dtrace: %lld drops\n", n ? (long long)n->i : 0LL);
-	}
-	fflush(r->out);
-	dt_json_free(j);
-	return rc;
-}
-
 void dt_render_finish(struct dt_render *r)
 {
 	end_record(r);
-	if (!r->retained)
-		dtr_merged_print_rest(r);
 	fflush(r->out);
 }
 
-/* ---- the BPF engine's values (dtrace/engine/records.c) ---- */
+/* ---- the engine's values (dtrace/engine/records.c) ---- */
 
 /* (The caller flushes r->out: after each batch of records, not each record.) */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf)

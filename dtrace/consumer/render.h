@@ -3,7 +3,7 @@
  * Between the renderer's files, each calling only the ones below it:
  *
  *   render.c         records, the run's end, the engine's way in (d.h)
- *   render_agg.c     aggregations: gathered, merged, sorted, printed
+ *   render_agg.c     aggregations: gathered, sorted, printed
  *   render_printf.c  DTrace's printf, trace's values, user stacks
  *   render_hist.c    quantize, lquantize, llquantize
  *   render_value.c   values: the recipes over a record's fields
@@ -14,14 +14,13 @@
 #include <stdio.h>
 
 #include "d.h"
-#include "json.h"
 
 #define NQ 128 /* quantize buckets: index 64 is 0, 64+k is 2^(k-1), 64-k is -2^(k-1) */
 #define QZERO 64
 
 struct val {
 	bool is_str;
-	bool is_stack; /* s is bpftrace's ustack(perf) text */
+	bool is_stack; /* s is a user stack's frames as text (dtrace/engine/ustack.c) */
 	char *s;       /* owned when is_str */
 	int64_t i;
 	unsigned size;
@@ -45,7 +44,6 @@ void dtr_val_free(struct val *v);
 void dtr_print_rawbytes(FILE *out, const char *s, long strsize);
 
 /* render_hist.c: histograms */
-void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e);
 void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e);
 void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
 
@@ -58,11 +56,6 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 void dtr_entry_free(struct dt_entry *e);
 void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a,
 		   struct dt_entry *e, bool push);
-void dtr_merged_take(struct dt_render *r, const struct dt_agg *a);
-void dtr_merged_add(struct dt_render *r, const struct dt_agg *a);
-void dtr_merged_clear(struct dt_render *r, const struct dt_agg *a, bool drop);
-void dtr_gather(struct dt_render *r, const struct dt_json *data);
-void dtr_merged_print_rest(struct dt_render *r);
 void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struct dt_agg *a);
 
 #endif /* DT_RENDER_H */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Aggregations: bpftrace's map dumps (or the engine's entries) gathered
- * into entries, the retained instances' shares merged in, sorted as
- * DTrace sorts them (by value, then key) and printed by printa() and the
- * exit dump (libdtrace dt_aggregate.c, dt_consume.c).
+ * Aggregations: the engine's entries (dtrace/engine/records.c: its maps
+ * read and merged across CPUs) gathered, sorted as DTrace sorts them (by
+ * value, then key) and printed by printa() and the exit dump (libdtrace
+ * dt_aggregate.c, dt_consume.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -11,55 +11,7 @@
 #include <time.h>
 
 #include "d.h"
-#include "json.h"
 #include "render.h"
-
-/*
- * bpftrace's joined key ("a,3") into the aggregation's key fields. A string
- * key holding commas makes more parts than fields: the first string field
- * takes the extra ones back.
- */
-static char **split_key(const struct dt_agg *a, const char *key)
-{
-	char **parts = NULL, **f = dt_xmalloc((a->nfields + 1) * sizeof(*f));
-	size_t np = 0, i, idx = 0, extra, strf = a->nfields;
-	const char *p = key;
-
-	for (;;) {
-		const char *c = strchr(p, ',');
-		size_t n = c ? (size_t)(c - p) : strlen(p);
-		char *s = dt_xmalloc(n + 1);
-
-		memcpy(s, p, n);
-		s[n] = '\0';
-		DT_PUSH(parts, np, s);
-		if (!c)
-			break;
-		p = c + 1;
-	}
-	extra = np > a->nfields ? np - a->nfields : 0;
-	for (i = 0; i < a->nfields; i++)
-		if (a->field_type[i] == TY_STR) {
-			strf = i;
-			break;
-		}
-	for (i = 0; i < a->nfields; i++) {
-		size_t take = i == strf ? extra + 1 : 1, k;
-		struct dt_buf b = {0};
-
-		dt_buf_add(&b, "", 0);
-		for (k = 0; k < take && idx < np; k++, idx++) {
-			if (k)
-				dt_buf_add(&b, ",", 1);
-			dt_buf_add(&b, parts[idx], strlen(parts[idx]));
-		}
-		f[i] = b.s;
-	}
-	for (i = 0; i < np; i++)
-		dt_free(parts[i]);
-	dt_free(parts);
-	return f;
-}
 
 static int cmp_val(const struct val *a, const struct val *b)
 {
@@ -130,8 +82,8 @@ void dtr_entry_free(struct dt_entry *e)
 /*
  * Adds e to the entries (taking it): a new key is pushed, an existing one's
  * value merged as DTrace merges per-CPU data (count, sum add; min, max;
- * histograms bucket by bucket; avg keeps the first: bpftrace's carries no
- * count to weigh it by). `push` pushes without looking for the key.
+ * histograms bucket by bucket; avg keeps the first). `push` pushes without
+ * looking for the key.
  */
 void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a,
 		   struct dt_entry *e, bool push)
@@ -158,173 +110,6 @@ void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a
 		return;
 	}
 	DT_PUSH(*ents, *nents, *e);
-}
-
-/*
- * Retained instances' exit dumps, by aggregation name: added to the first
- * instance's entries at each of its printa()s and its exit dump.
- */
-struct dt_merged_agg {
-	const struct dt_agg *a; /* the instance's own (its recipes printed the keys) */
-	struct dt_entry *ents;
-	size_t nents;
-	bool printed; /* by the first instance */
-};
-
-struct dt_merged {
-	struct dt_merged_agg *v;
-	size_t n;
-};
-
-struct dt_merged *dt_merged_new(void)
-{
-	struct dt_merged *m = dt_xmalloc(sizeof(*m));
-
-	memset(m, 0, sizeof(*m));
-	return m;
-}
-
-static struct dt_merged_agg *merged_find(struct dt_merged *m, const char *name)
-{
-	size_t i;
-
-	for (i = 0; m && i < m->n; i++)
-		if (!strcmp(m->v[i].a->name, name))
-			return &m->v[i];
-	return NULL;
-}
-
-/* A retained instance's dump of a: its entries move into the merge. */
-void dtr_merged_take(struct dt_render *r, const struct dt_agg *a)
-{
-	struct dt_merged_agg *x = merged_find(r->merged, a->name), nx = {a, NULL, 0, false};
-	size_t i;
-
-	if (!r->merged)
-		return;
-	if (!x) {
-		DT_PUSH(r->merged->v, r->merged->n, nx);
-		x = &r->merged->v[r->merged->n - 1];
-	}
-	for (i = 0; i < r->nents; i++)
-		dtr_add_entry(&x->ents, &x->nents, a, &r->ents[i], false);
-	r->nents = 0;
-}
-
-/* The first instance prints a: the retained instances' entries join its own. */
-void dtr_merged_add(struct dt_render *r, const struct dt_agg *a)
-{
-	struct dt_merged_agg *x = merged_find(r->merged, a->name);
-	size_t i, k;
-
-	if (!x)
-		return;
-	x->printed = true;
-	for (i = 0; i < x->nents; i++) {
-		const struct dt_entry *f = &x->ents[i];
-		struct dt_entry e = *f;
-
-		e.keys = dt_xmalloc((f->nkeys + 1) * sizeof(*e.keys));
-		for (k = 0; k < f->nkeys; k++) {
-			e.keys[k] = f->keys[k];
-			if (f->keys[k].is_str)
-				e.keys[k].s = dt_xstrdup(f->keys[k].s);
-		}
-		e.buckets = f->nbuckets ? dt_xmalloc(f->nbuckets * sizeof(int64_t)) : NULL;
-		if (f->nbuckets)
-			memcpy(e.buckets, f->buckets, f->nbuckets * sizeof(int64_t));
-		dtr_add_entry(&r->ents, &r->nents, a, &e, false);
-	}
-}
-
-/* clear() zeroes the retained instances' share too (keys kept); trunc() drops it. */
-void dtr_merged_clear(struct dt_render *r, const struct dt_agg *a, bool drop)
-{
-	struct dt_merged_agg *x = merged_find(r->merged, a->name);
-	size_t i;
-
-	for (i = 0; x && i < x->nents; i++) {
-		if (drop) {
-			dtr_entry_free(&x->ents[i]);
-			continue;
-		}
-		x->ents[i].v = 0;
-		if (x->ents[i].nbuckets)
-			memset(x->ents[i].buckets, 0, x->ents[i].nbuckets * sizeof(int64_t));
-	}
-	if (x && drop)
-		x->nents = 0;
-}
-
-/* One map/hist/stats event's entries (the printa's aggregation). */
-void dtr_gather(struct dt_render *r, const struct dt_json *data)
-{
-	struct dt_agg *a = &r->t->aggs[r->printa_agg];
-	const struct dt_json *m;
-	size_t i;
-
-	struct dt_agg fa = *a; /* the map's key fields: llquantize's bucket is the last */
-	const char *part;
-	size_t comp = 0, ln = strlen(a->name);
-	bool mapped = a->keyed || a->fn == F_LLQUANTIZE;
-
-	if (!data || data->kind != J_OBJECT || data->n != 1)
-		return;
-	m = data->v[0];
-	if (strncmp(m->key, "@a_", 3) || strncmp(m->key + 3, a->name, ln))
-		return;
-	/* stddev(): three maps, count, sum (__s) and sum of squares (__q) */
-	part = m->key + 3 + ln;
-	if (*part && (a->fn != F_STDDEV || (strcmp(part, "__s") && strcmp(part, "__q"))))
-		return;
-	if (*part)
-		comp = part[2] == 's' ? 1 : 2;
-	if (a->fn == F_LLQUANTIZE)
-		fa.nfields++;
-	for (i = 0; i < (mapped ? m->n : 1); i++) {
-		const struct dt_json *ev = mapped ? m->v[i] : m;
-		int64_t n = ev->kind == J_NUMBER ? ev->i : 0;
-		struct dt_entry e;
-		char **fields = NULL;
-		size_t k;
-
-		if (mapped && m->kind != J_OBJECT)
-			return;
-		memset(&e, 0, sizeof(e));
-		if (mapped)
-			fields = split_key(&fa, ev->key);
-		if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE) {
-			dtr_read_buckets(a, ev, &e);
-		} else if (a->fn == F_LLQUANTIZE) {
-			int64_t lb[1024];
-			size_t b = (size_t)strtoull(fields[a->nfields], NULL, 10);
-
-			e.nbuckets = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0]));
-			e.buckets = dt_xmalloc((e.nbuckets + 1) * sizeof(int64_t));
-			memset(e.buckets, 0, (e.nbuckets + 1) * sizeof(int64_t));
-			if (b < e.nbuckets)
-				e.buckets[b] = n;
-		} else if (a->fn == F_STDDEV) {
-			e.st[comp] = n;
-		} else {
-			e.v = n;
-		}
-		if (a->keyed) {
-			e.nkeys = a->nkeys;
-			e.keys = dt_xmalloc((a->nkeys + 1) * sizeof(*e.keys));
-			for (k = 0; k < a->nkeys; k++)
-				dtr_eval(a->keys[k].r, &a->keys[k], fields, a->nfields, &e.keys[k]);
-		}
-		for (k = 0; fields && k < fa.nfields; k++)
-			dt_free(fields[k]);
-		dt_free(fields);
-		/*
-		 * keys rebuilt by the renderer (basename()) may meet, and so do
-		 * an llquantize's buckets and a stddev's three parts: merge them
-		 */
-		dtr_add_entry(&r->ents, &r->nents, a, &e,
-			      !(a->keyed || a->fn == F_LLQUANTIZE || a->fn == F_STDDEV));
-	}
 }
 
 /*
@@ -442,23 +227,5 @@ void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struc
 		else
 			fprintf(r->out, " %16lld", (long long)(e->v / normal));
 		fputc('\n', r->out);
-	}
-}
-
-/* The aggregations only retained instances had (no probe of the first's used them). */
-void dtr_merged_print_rest(struct dt_render *r)
-{
-	size_t i;
-
-	for (i = 0; r->merged && i < r->merged->n; i++) {
-		struct dt_merged_agg *x = &r->merged->v[i];
-		struct dt_action dump = {.kind = A_PRINTA, .clause = (size_t)-1};
-
-		if (x->printed || !x->nents)
-			continue;
-		r->ents = x->ents;
-		r->nents = x->nents;
-		dtr_print_agg(r, &dump, x->a);
-		x->printed = true;
 	}
 }

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The histograms: quantize's power-of-two buckets, lquantize's and
- * llquantize's, read from bpftrace's maps or handed by the engine, and
- * drawn as DTrace draws them (libdtrace dt_print_quantize and friends).
+ * llquantize's, as the engine hands them, and drawn as DTrace draws them (libdtrace
+ * dt_print_quantize and friends).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -10,26 +10,9 @@
 #include <time.h>
 
 #include "d.h"
-#include "json.h"
 #include "render.h"
 
 /* ---- aggregations ---- */
-
-static size_t quantize_index(int64_t v)
-{
-	int k = 0;
-
-	if (v == 0)
-		return QZERO;
-	if (v > 0) {
-		while (k < 62 && (INT64_C(1) << (k + 1)) <= v)
-			k++;
-		return QZERO + 1 + (size_t)k;
-	}
-	while (k < 62 && -(INT64_C(1) << (k + 1)) >= v)
-		k++;
-	return QZERO - 1 - (size_t)k;
-}
 
 static int64_t quantize_value(size_t i)
 {
@@ -43,37 +26,6 @@ static int64_t quantize_value(size_t i)
 static size_t lq_levels(const struct dt_agg *a)
 {
 	return a->lq[2] > 0 ? (size_t)((a->lq[1] - a->lq[0]) / a->lq[2]) : 0;
-}
-
-/* Buckets from bpftrace's hist/lhist array. */
-void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e)
-{
-	size_t i, nb = a->fn == F_QUANTIZE ? NQ : lq_levels(a) + 2;
-
-	e->buckets = dt_xmalloc(nb * sizeof(int64_t));
-	memset(e->buckets, 0, nb * sizeof(int64_t));
-	e->nbuckets = nb;
-	for (i = 0; arr && arr->kind == J_ARRAY && i < arr->n; i++) {
-		const struct dt_json *b = arr->v[i], *mn = dt_json_get(b, "min"),
-				     *mx = dt_json_get(b, "max"), *c = dt_json_get(b, "count");
-		int64_t cnt = c ? c->i : 0;
-		size_t k;
-
-		if (a->fn == F_QUANTIZE) {
-			k = quantize_index(mn ? mn->i : mx ? mx->i : 0);
-		} else if (!mn) {
-			k = 0;
-		} else if (!mx) {
-			k = nb - 1;
-		} else {
-			int64_t l = (mn->i - a->lq[0]) / (a->lq[2] ? a->lq[2] : 1) + 1;
-
-			k = l < 1 ? 1 : l > (int64_t)nb - 2 ? nb - 2 : (size_t)l;
-		}
-		if (k < nb)
-			e->buckets[k] += cnt;
-	}
-	dtr_bucket_sum(a, e);
 }
 
 /* The value a histogram's entries are sorted by: DTrace sums bucket * count. */
@@ -172,4 +124,46 @@ void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry
 			depth = 40;
 		fprintf(out, "|%s%s %-9lld\n", ats + 40 - depth, spaces + depth, (long long)cnt);
 	}
+}
+
+/*
+ * llquantize(): DTrace's log-linear buckets (its bucket function's walk):
+ * bucket 0 below factor^low; then each order of magnitude [last, this)
+ * up to high is cut in min(this, nsteps) buckets of this / that width,
+ * of which the first 1/factor lie in the magnitude below and are not
+ * counted again; then one for what is above. Their lower bounds, into
+ * lb[1..]; returns the number of buckets, or 0 for parameters DTrace
+ * refuses (or more buckets than max).
+ */
+size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
+{
+	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], this = 1, last, next = 0;
+	size_t bin = 1;
+	int64_t order, j;
+
+	if (factor < 2 || low < 0 || high > 64 || low > high || nsteps <= 0)
+		return 0;
+	for (order = 0; order < low; order++)
+		if (__builtin_mul_overflow(this, factor, &this))
+			return 0;
+	last = this;
+	if (__builtin_mul_overflow(this, factor, &this))
+		return 0;
+	for (; order <= high; order++) {
+		int64_t nb = this > nsteps ? nsteps : this, width = this / nb;
+
+		for (j = 0; j < nb - nb / factor; j++) {
+			if (bin >= max)
+				return 0;
+			lb[bin++] = last + j * width;
+		}
+		last = this;
+		if (order < high && __builtin_mul_overflow(this, factor, &next))
+			break; /* the magnitudes end where 64 bits do */
+		this = next;
+	}
+	if (bin >= max)
+		return 0;
+	lb[bin] = last; /* ">= last" */
+	return bin + 1;
 }

@@ -10,7 +10,6 @@
 #include <time.h>
 
 #include "d.h"
-#include "json.h"
 #include "render.h"
 
 /* ---- DTrace's printf ---- */
@@ -69,8 +68,9 @@ static uint64_t as_unsigned(const struct val *v)
  * A user stack as DTrace prints it (libdtrace dt_print_ustack): a newline,
  * then each frame on a line of its own after 14 blanks (stackindent),
  * `module`function+0xoffset` (no offset at the function's start),
- * `module`0xaddress` without a symbol, `0xaddress` without a module. From
- * bpftrace's ustack(perf) text: "\t<hex address> <symbol>+<decimal offset>
+ * `module`0xaddress` without a symbol, `0xaddress` without a module.  From
+ * the engine's text (dtrace/engine/ustack.c, the form of bpftrace's
+ * ustack(perf)): "\t<hex address> <symbol>+<decimal offset>
  * (<path>)" per frame, the symbol the address itself when unknown.
  */
 void dtr_print_ustack(FILE *out, const char *text)
@@ -139,7 +139,7 @@ void dtr_print_ustack(FILE *out, const char *text)
 /*
  * Formats `fmt` with the values (printa: `aggv` is the entry for %@).
  * Conversions past the values print nothing, as DTrace refuses such a
- * program at compile time; translate.c counts them.
+ * program at compile time (check_fmt.c counts them).
  */
 void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
 		 const struct dt_entry *aggv)

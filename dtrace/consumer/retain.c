@@ -9,15 +9,9 @@
  * process that maps it, now or later (uprobes are on the file), but a new
  * file (a new binary, a dlopen()ed library, a runtime provider's object)
  * needs new uprobes. So the registry is watched, and every batch of new
- * files whose probes the program matches is handed over: to the BPF engine
+ * files whose probes the program matches is handed to the engine
  * (dt_retain_poll_probes(): dtrace/engine/engine.c attaches their sites to
- * the programs already loaded, in milliseconds), or, on the bpftrace
- * backend, which cannot add a probe to a running bpftrace
- * (dt_retain_poll()), translated for a bpftrace instance of its own,
- * running the same program on those probes only (no BEGIN, END, tick,
- * syscall or proc clause: those belong to the first instance), whose
- * records run.c renders as they come and whose aggregations are added to
- * the first instance's at its END (render.c, `merged`).
+ * the programs already loaded, in milliseconds).
  *
  * The registry is the helper daemon's: every POLL_MS, a stat of its state
  * file and journal (rewritten, appended to, whenever a file's events are
@@ -37,17 +31,14 @@
  * daemon.
  *
  * Watching so as to lose no firing. Polling finds a new file after its
- * program went on, and bpftrace takes a second or more to attach: the
- * program's first firings were lost (DTrace enables a process's probes
- * before it goes on). So as root, when the daemon accepts it, a WATCH
+ * program went on: the program's first firings would be lost (DTrace
+ * enables a process's probes before it goes on). So as root, when the daemon accepts it, a WATCH
  * (core/protocol.h) is kept open: the daemon then holds each registration
  * of a new file (its REGISTER's answer, which drti waits for) and sends a
  * NOTICE naming the file. The registrant is listed at once, by its pid (as
  * -p lists: no round trip to the daemon), else the daemon; the engine
- * attaches the batch, or its bpftrace instance is started, and READY is
- * sent only when the batch that holds the file is attached (the engine:
- * right after its links; a bpftrace instance: once it has run its BEGIN,
- * which bpftrace runs once every probe is attached; the caller calls
+ * attaches the batch, and READY is sent only when the batch that holds
+ * the file is attached (right after its links: the caller calls
  * dt_retain_started), at once for a
  * file no clause matches or a listing showed before (the daemon holds a
  * known file's registration too while we watch: a program restarted, its
@@ -58,8 +49,8 @@
  * a lingering file mapped again, the -p/-c processes' maps); a daemon that
  * refuses WATCH (an older one, or not root) leaves polling alone. A watch
  * that ends (the daemon restarted) is asked for again every LIST_MS; when
- * tracing ends it is closed, so that nobody is held for an instance that
- * will not start.
+ * tracing ends it is closed, so that nobody is held for a batch that
+ * will not be attached.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -83,7 +74,6 @@
 #define MAPS_MS 50
 #define BURST_MS 20
 #define BURST_END_MS 500
-#define FLUSH_MS 200
 
 struct dt_retain {
 	struct dt_program *prog;
@@ -109,7 +99,7 @@ struct dt_retain {
 	size_t ncov;
 	struct held *held; /* notices answered once their batch started */
 	size_t nheld;
-	bool *started; /* [batch]: its instance attached (or will never) */
+	bool *started; /* [batch]: attached (or will never be) */
 	size_t nstarted;
 };
 
@@ -476,43 +466,6 @@ static long list_new(struct dt_retain *rt, struct dt_probes *ps, const int *pids
 	return n;
 }
 
-/*
- * The instance's share of the aggregations, every FLUSH_MS: printed as its
- * exit dump is (render.c adds it to what the first instance prints at its
- * next printa() and its exit dump), then cleared, so that each share is
- * what came since the last (DTrace too shows aggregations as of its last
- * snapshot, aggrate: 1 s). Only the maps the program has: bpftrace refuses
- * an unknown one.
- */
-static void flush_block(struct dt_tables *t, struct dt_buf *out)
-{
-	struct dt_buf b = {0};
-	size_t i;
-
-	for (i = 0; i < t->naggs; i++) {
-		struct dt_action a;
-		char ref[300];
-
-		snprintf(ref, sizeof(ref), "print(@a_%s);", t->aggs[i].name);
-		if (!out->s || !strstr(out->s, ref))
-			continue;
-		memset(&a, 0, sizeof(a));
-		a.kind = A_PRINTA;
-		a.agg = i;
-		a.clause = (size_t)-1; /* a dump's: merged, not printed */
-		DT_PUSH(t->acts, t->nacts, a);
-		a.kind = A_PRINTA_END;
-		DT_PUSH(t->acts, t->nacts, a);
-		dt_buf_printf(&b, "\tprintf(\"\\036%zu\");\n\tprint(@a_%s);\n", t->nacts - 2,
-			      t->aggs[i].name);
-		dt_buf_printf(&b, "\tprintf(\"\\036%zu\");\n\tclear(@a_%s);\n", t->nacts - 1,
-			      t->aggs[i].name);
-	}
-	if (b.n)
-		dt_buf_printf(out, "interval:ms:%d\n{\n%s}\n", FLUSH_MS, b.s);
-	dt_free(b.s);
-}
-
 /* The held registrants whose files no batch traces, listed by pid. */
 static long list_noticed(struct dt_retain *rt, struct dt_probes *ps)
 {
@@ -629,35 +582,4 @@ int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 	}
 	answer_held(rt, true);
 	return (int)rt->batch;
-}
-
-int dt_retain_poll(struct dt_retain *rt, struct dt_tables **t, struct dt_buf *out, char **what)
-{
-	struct dt_probes ps = {0};
-	struct quiet q;
-	int b = dt_retain_poll_probes(rt, &ps), rc;
-
-	if (b <= 0)
-		return 0;
-	*t = dt_xmalloc(sizeof(**t));
-	memset(*t, 0, sizeof(**t));
-	memset(out, 0, sizeof(*out));
-	if (!quiet_open(&q)) {
-		dt_retain_started(rt, (unsigned)b);
-		return 0;
-	}
-	rc = dt_translate(rt->prog, &ps, *t, out, &q.d);
-	quiet_close(&q);
-	if (rc) {
-		/* one line: what the program cannot do with these probes */
-		fprintf(stderr, "dtrace: the probes of %s cannot be traced: %.*s\n", ps.v[0].mod,
-			(int)strcspn(q.text ? q.text : "", "\n"), q.text ? q.text : "");
-		free(q.text);
-		dt_retain_started(rt, (unsigned)b); /* not traced: nothing to wait for */
-		return 0;
-	}
-	free(q.text);
-	flush_block(*t, out);
-	*what = dt_xstrdup(ps.v[0].bt);
-	return b;
 }

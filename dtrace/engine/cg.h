@@ -71,7 +71,7 @@ struct cg {
 	const struct dt_probe *probe;
 	long strsize;
 	bool failed;
-	bool invalid;	 /* the program is wrong (cg_refuse()): no other backend may run it */
+
 	const char *tag; /* cg_refuse()'s D_ tag for cg_fail(), else NULL (D_OP_INCOMPAT) */
 	/* the arguments the probe's clauses read, and where (for an error) */
 	const struct dt_node *arg_used[USDT_SDT_MAX_ARGS];
@@ -99,7 +99,7 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
-/* An error of the program that DTrace refuses at compile time: never declined. */
+/* An error of the program that DTrace refuses at compile time, with its tag. */
 void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);

@@ -7,8 +7,8 @@
  * record's number, the CPU) and its actions' fields at offsets fixed here;
  * eg_rec says which renderer action reads which fields. An aggregation is
  * a per-CPU hash map whose key is built in the per-CPU scratch area,
- * cleared first. The renderer's tables (dt_tables) are filled as
- * translate.c fills them, so render.c prints both engines' output.
+ * cleared first. The renderer's tables (dt_tables) say what each record's
+ * fields are, so render.c prints DTrace's output.
  */
 #include <string.h>
 #include <time.h>
@@ -76,7 +76,7 @@ static void item_begin(struct recw *w, size_t act)
 	if (w->r->nitems >= 64) {
 		if (!w->g->failed)
 			dt_error_at(w->g->diag, &w->c->pos, "D_UNSUPPORTED",
-				    "a clause of more than 64 actions (-x engine=bpf)");
+				    "a clause of more than 64 actions");
 		w->g->failed = true;
 		return;
 	}
@@ -218,9 +218,8 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.fn = fn;
 	a.fn_set = true;
 	a.keyed = lhs->nargs > 0;
-	a.nkeys = a.nfields = lhs->nargs;
+	a.nkeys = lhs->nargs;
 	a.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*a.keys));
-	a.field_type = dt_xmalloc((a.nkeys + 1) * sizeof(*a.field_type));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
 		struct eg_field f = {keys[k].type, e.key_size, 8, false};
@@ -235,7 +234,6 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 		a.keys[k].type = keys[k].type;
 		a.keys[k].size = keys[k].size;
 		a.keys[k].is_unsigned = keys[k].is_unsigned;
-		a.field_type[k] = keys[k].type;
 		e.keys[k] = f;
 		e.key_size += f.size;
 	}
@@ -424,8 +422,8 @@ static long agg_named(struct cg *g, const struct dt_node *n)
 			return (long)i;
 	if (!g->failed)
 		dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED",
-			    "@%s: no clause before this one assigns it (-x engine=bpf writes END's "
-			    "clauses last)",
+			    "@%s: no clause before this one assigns it (END's clauses are "
+			    "written last)",
 			    n->name);
 	g->failed = true;
 	return -1;
@@ -694,8 +692,8 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	memset(out, 0, sizeof(*out));
 	g.strsize = prog->o->strsize > 0 ? prog->o->strsize : EG_STRSIZE_DEFAULT;
 	if (g.strsize > EG_STRSIZE_MAX) {
-		usdt_error(diag, "strsize %ld: -x engine=bpf reads strings of %d bytes at most",
-			   g.strsize, EG_STRSIZE_MAX);
+		usdt_error(diag, "strsize %ld: dtrace reads strings of %d bytes at most", g.strsize,
+			   EG_STRSIZE_MAX);
 		return -1;
 	}
 	/* the ring buffer: a power of two pages */
@@ -728,7 +726,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	}
 	if (g.failed) {
 		dt_free(progs.s);
-		return g.invalid ? -2 : -1;
+		return -1;
 	}
 	/* the exit dump: every aggregation, in order */
 	out->dump_act = new_action(&g, A_DUMP);

@@ -155,8 +155,22 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		return false;
 	kind = akind(n);
 	a = kind ? find(g, kind, n->name) : NULL;
+	if (!a && kind == 's') { /* a thread's array no clause assigns: D reads 0 */
+		v->type = TY_INT;
+		v->size = 8;
+		v->text = dt_xstrdup("0LL");
+		return true;
+	}
+	if (!a && kind == 'g') { /* no clause assigns it: D knows no such name */
+		char msg[300];
+
+		snprintf(msg, sizeof(msg),
+			 "'%s' is not a variable or a builtin this D consumer knows", n->name);
+		cg_refuse(g, n, "D_IDENT_UNDEF", msg);
+		return true;
+	}
 	if (!a) {
-		cg_err(g, n, kind ? "an array no clause assigns" : "this-> arrays");
+		cg_err(g, n, "this-> arrays");
 		return true;
 	}
 	/* the outermost key in area 0; one read inside a key at depth d, in area 1 + d */

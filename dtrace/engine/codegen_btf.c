@@ -2,7 +2,7 @@
 /*
  * The kernel's own structures, for the builtins that read them (ppid:
  * task_struct.real_parent->tgid; vtimestamp: task_struct.se.
- * sum_exec_runtime, as the bpftrace backend reads them): a member's byte
+ * sum_exec_runtime): a member's byte
  * offset from the running kernel's BTF (/sys/kernel/btf/vmlinux), loaded
  * once a program, written into the program as a constant (no CO-RE
  * relocation is needed: the program runs on the kernel it was made on).

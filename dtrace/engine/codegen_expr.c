@@ -35,8 +35,7 @@ static void cv_printf(struct cv *v, const char *fmt, ...)
 
 /*
  * A value as declared C type `ty` has it (a cast, a typed args[N]; a
- * provider's type D does not know is sized by its name, as the bpftrace
- * backend sizes it).
+ * provider's type D does not know is sized by its name: ctype.c).
  */
 static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const char *ty)
 {

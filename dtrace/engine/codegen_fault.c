@@ -122,10 +122,7 @@ int cg_fault_sizes(struct cg *g)
 	if ((o->bufsize > 0 && o->bufsize < (long)rec) ||
 	    (o->aggsize > 0 && o->aggsize < (long)agg) ||
 	    (o->dynvarsize > 0 && o->dynvarsize < (long)dyn)) {
-		/* (also for dt_consume: the engine's errors go nowhere when it may decline) */
-		snprintf(g->prog->o->opt_error, sizeof(g->prog->o->opt_error),
-			 "could not enable tracing: Enabling exceeds size of buffer");
-		usdt_error(g->diag, "%s", g->prog->o->opt_error);
+		usdt_error(g->diag, "could not enable tracing: Enabling exceeds size of buffer");
 		return -1;
 	}
 	return 0;

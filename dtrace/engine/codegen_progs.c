@@ -5,7 +5,7 @@
  * tick-N (a CPU clock on CPU 0) and profile-N (on every CPU), syscall::
  * (the syscalls tracepoints: argN is the event's Nth field after
  * __syscall_nr, read from the tracepoint's record at the offset its
- * tracefs format gives, as the bpftrace backend reads `args->field`) and
+ * tracefs format gives, bpftrace's `args->field`) and
  * proc::: (sched's process tracepoints, match.c's: no argument).
  */
 #include <inttypes.h>
@@ -111,7 +111,7 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 		snprintf(tp.category, sizeof(tp.category), "%.*s", (int)(name - cat), cat);
 		snprintf(tp.name, sizeof(tp.name), "%s", name + 1);
 		snprintf(event, sizeof(event), "%s/%s", tp.category, tp.name);
-		/* proc::: (sched's process events): no argument, as on the bpftrace backend */
+		/* proc::: (sched's process events): no argument */
 		if (!strcmp(tp.category, "syscalls") && tp_args(g, pi, event, o))
 			return -1;
 		if (strcmp(tp.category, "syscalls"))

@@ -8,8 +8,7 @@
  * where the value is used. A length is the string copy helper's return
  * (a loop's exact exits would multiply the verifier's paths); the scans of
  * basename/dirname are bounded loops; every computed index is tested where
- * it is used (the verifier must see the bound), and basename/dirname follow render.c's
- * dbasename(), which follows DTrace's.
+ * it is used (the verifier must see the bound), and basename/dirname follow DTrace's.
  */
 #include <string.h>
 
@@ -34,7 +33,7 @@ static const char functions[] =
      * verified once, for any index: bounded loops' paths multiply). It
      * finds the string's length, its last character that is not '/', the
      * last '/' before that one, and the last character that is not '/'
-     * before that '/'; render.c's dbasename() answers from the same four.
+     * before that '/'; DTrace's answers (dtrace_dif_subr) come from the same four.
      */
     "static long (*bpf_loop)(__u32 n, void *fn, void *ctx, __u64 f) = (void *)181;\n"
     "struct pscan { const __u8 *t; long len, lastns, slash, nsbefore, cur, nscur; };\n"

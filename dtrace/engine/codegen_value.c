@@ -21,13 +21,12 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what)
 	g->failed = true;
 	if (g->scanning) /* cg_vars_scan(): the code's writing reports it */
 		return;
-	dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED", "%s is not supported by -x engine=bpf yet",
-		    what);
+	dt_error_at(g->diag, &n->pos, "D_UNSUPPORTED", "%s is not supported yet", what);
 }
 
 /*
- * A call the engine has no code for: not supported at all, in the bpftrace
- * backend's words (ustack() where D allows no stack too).
+ * A call the engine has no code for: not supported at all (ustack() where
+ * D allows no stack too).
  */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what)
 {
@@ -55,11 +54,9 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what)
 		dt_error_at(g->diag, &n->pos, g->tag ? g->tag : "D_OP_INCOMPAT", "%s", what);
 }
 
-/* An invalid program (D refuses it): an error, and never another engine's. */
+/* An invalid program (D refuses it): an error with D's tag. */
 void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what)
 {
-	if (!g->failed)
-		g->invalid = true;
 	g->tag = tag;
 	cg_fail(g, n, what);
 	g->tag = NULL;

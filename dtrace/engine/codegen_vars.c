@@ -356,7 +356,7 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 
 		snprintf(msg, sizeof(msg),
 			 "'%s' is not a variable or a builtin this D consumer knows", n->name);
-		cg_fail(g, n, msg);
+		cg_refuse(g, n, "D_IDENT_UNDEF", msg);
 	}
 	if (!x) { /* this-> or self-> never assigned: D reads it as 0 */
 		v->text = dt_xstrdup("0LL");

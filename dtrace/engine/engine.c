@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * The BPF engine's driver (`-x engine=bpf`; README.md here is the theory):
+ * The BPF engine's driver (README.md here is the theory):
  * the matched program is generated (codegen), compiled, loaded and attached
  * (loader), the notices printed, BEGIN fired and its records read, then a
- * `-c` process let go, as with the bpftrace backend. Records are read as they
+ * `-c` process let go, as DTrace does. Records are read as they
  * come, drops reported each second. The run ends with exit(), a signal
  * (SIGINT, SIGTERM, SIGHUP) or the `-c`/`-p` processes gone; then END is
  * fired, its records read, and the exit dump printed from the maps. The
@@ -149,7 +149,6 @@ static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_
 	if (!l)
 		return 1;
 	dt_render_init(&r, o, t, stdout);
-	r.merged = dt_merged_new();
 	rd = eg_reader_new(p, l, &r, diag);
 	if (!rd) {
 		eg_unload(l);
@@ -300,69 +299,19 @@ static void stand_ins(struct dt_program *prog, struct dt_probes *ps)
 	}
 }
 
-/* The stand-ins taken out again: a declined program goes to the bpftrace
- * backend as it was matched. */
-static void drop_stand_ins(struct dt_probes *ps, size_t n0, unsigned id0)
-{
-	size_t i;
-
-	for (i = n0; i < ps->n; i++) {
-		dt_free(ps->v[i].bt);
-		dt_free(ps->v[i].prov);
-		dt_free(ps->v[i].mod);
-		dt_free(ps->v[i].func);
-		dt_free(ps->v[i].name);
-		dt_free(ps->v[i].pc);
-	}
-	ps->n = n0;
-	ps->next_id = id0;
-}
-
-/*
- * Code generation; with may_decline its messages go nowhere (the bpftrace
- * backend then runs the program and reports its own). 0, or -1.
- */
-static int generate(struct dt_program *prog, struct dt_probes *ps, struct dt_tables *t,
-		    struct eg_prog *p, bool may_decline, struct usdt_diag *diag)
-{
-	struct usdt_diag quiet;
-	FILE *null;
-	int rc;
-
-	if (!may_decline)
-		return eg_codegen(prog, ps, t, p, diag) || diag->errors ? -1 : 0;
-	null = fopen("/dev/null", "w");
-	if (!null)
-		return -1;
-	usdt_diag_init(&quiet, null, diag->progname);
-	rc = eg_codegen(prog, ps, t, p, &quiet);
-	fclose(null);
-	if (rc == -2) /* an invalid program: refused here, in these words */
-		return eg_codegen(prog, ps, t, p, diag), -2;
-	return rc || quiet.errors ? -1 : 0;
-}
-
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
-		  int created, bool may_decline, struct usdt_diag *diag)
+		  int created, struct usdt_diag *diag)
 {
 	struct dt_tables t;
 	struct eg_prog p;
-	unsigned id0;
-	size_t n0;
 	int rc = 1;
 
 	memset(&t, 0, sizeof(t));
-	n0 = ps->n;
-	id0 = ps->next_id;
 	if (o->compile_only && !o->show_program)
 		stand_ins(prog, ps);
-	if (generate(prog, ps, &t, &p, may_decline, diag)) {
-		if (may_decline && !diag->errors) {
-			drop_stand_ins(ps, n0, id0);
-			return DT_ENGINE_DECLINED;
-		}
+	/* what it cannot compile: one error at the construct */
+	if (eg_codegen(prog, ps, &t, &p, diag) || diag->errors)
 		goto out;
-	}
 	if (o->show_program) {
 		fwrite(p.c.s, 1, p.c.n, stdout);
 		rc = 0;

@@ -147,8 +147,8 @@ struct eg_prog {
 };
 
 /*
- * codegen.c: the program, its layouts and the renderer's tables. 0; -1
- * (reported); -2 the program is invalid (reported: no backend may run it).
+ * codegen.c: the program, its layouts and the renderer's tables. 0, or -1
+ * (reported: one error, at the construct).
  */
 int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
 	       struct eg_prog *out, struct usdt_diag *diag);

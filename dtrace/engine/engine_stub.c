@@ -4,14 +4,13 @@
 #include "list_create.h"
 
 int dt_engine_run(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
-		  int created, bool may_decline, struct usdt_diag *diag)
+		  int created, struct usdt_diag *diag)
 {
-	if (may_decline)
-		return DT_ENGINE_DECLINED;
 	(void)o;
 	(void)prog;
 	(void)ps;
-	usdt_error(diag, "-x engine=bpf: this dtrace was built without libbpf");
+	usdt_error(diag, "tracing needs libbpf: this dtrace was built without it (install "
+			 "libbpf-dev and build again)");
 	if (created > 0)
 		usdt_list_destroy(created, diag);
 	return 1;

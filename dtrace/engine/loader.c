@@ -110,7 +110,7 @@ static int find_clang(char *out, size_t n, struct usdt_diag *diag)
 	for (i = 0; names[i]; i++)
 		if (!eg_cache_find_clang(names[i], out, n))
 			return 0;
-	usdt_error(diag, "-x engine=bpf compiles with clang, which is not installed: "
+	usdt_error(diag, "dtrace compiles with clang, which is not installed: "
 			 "install the clang package (apt-get install clang, dnf install "
 			 "clang) or name a clang in $USDTKIT_CLANG");
 	return -1;

@@ -4,9 +4,8 @@
  * (eg_rec says where each action's fields are) and the aggregations' per-CPU
  * hash maps, merged across CPUs (counts and sums add, min and max compare,
  * avg divides the summed total by the summed count, histograms add bucket
- * by bucket). Both are handed to the renderer as the bpftrace backend's
- * values are, as text fields, so that render.c prints every byte as it
- * does there. A record's mask says which of its actions ran (those in an
+ * by bucket). Both are handed to the renderer as text fields, so that
+ * render.c prints every byte. A record's mask says which of its actions ran (those in an
  * if's branch not taken wrote nothing). A record the ring buffer had no
  * room for is counted per CPU by the program and reported here as DTrace
  * reports drops.

@@ -49,7 +49,17 @@ same() {
 	}
 }
 
-# No bpftrace text ever reaches the user.
+# need_engine: what dtrace -n/-s runs on (dtrace/engine): clang (or
+# $USDTKIT_CLANG) to compile the BPF C, and tracefs for the uprobes; libbpf
+# is linked in.
+need_engine() {
+	command -v "${USDTKIT_CLANG:-clang}" >/dev/null ||
+		fail "clang is not installed (scripts/deps.sh installs it): dtrace -n compiles with it"
+	need_tracefs
+}
+
+# No bpftrace text ever reaches the user (bpftrace is the tests' own
+# independent reader of the probes, never dtrace's).
 no_bpftrace_dump() {
 	expect_no_grep 'Attaching|stdin:|\^~|bpftrace -' "$T/err" "$1: bpftrace's own messages"
 }

@@ -4,7 +4,7 @@
 # the default record of BEGIN, exit(n), tick-N, macro arguments, -e.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
-need_bpftrace
+need_engine
 command -v taskset >/dev/null || fail "taskset is not installed (util-linux)"
 
 export TZ=UTC
@@ -27,7 +27,7 @@ dt 0 -e -n 'BEGIN { exit(0); }'
 [ -s "$T/out" ] && fail "-e printed output"
 same "$T/err" "dtrace: description 'BEGIN ' matched 1 probe\n" "-e notice"
 
-# Two BEGIN clauses and an END: one bpftrace BEGIN, in order.
+# Two BEGIN clauses and an END: one BEGIN program, in order.
 dt 3 -q -n 'BEGIN { x = 1; } BEGIN /x == 1/ { printf("two\n"); } BEGIN { exit(3); } END { printf("end\n"); }'
 same "$T/out" "two\nend\n\n" "several BEGIN clauses, END"
 

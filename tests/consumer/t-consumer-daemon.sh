@@ -7,7 +7,7 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 . "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
-need_bpftrace
+need_engine
 command -v taskset >/dev/null || fail "taskset is not installed (util-linux)"
 
 PROV=dtcd$(tr -dc a-z </dev/urandom | head -c 6)

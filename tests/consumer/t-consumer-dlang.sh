@@ -94,19 +94,16 @@ dt 0 -x engine=bpf -q -n 'BEGIN { x = 0; printf("%?d|%.0s|%.*s|%3.0s|%.2s\n", 7,
 same "$T/out" "               7|hello|hi|abc|xy\n\n" "%?d, %.0s, %.*s of 0"
 
 # printa's order: by value (then key); aggsortkey by key; aggsortrev reversed;
-# aggsortkeypos the key to sort by first. Both engines (one renderer).
+# aggsortkeypos the key to sort by first.
 prog='BEGIN { @[1, "c"] = sum(5); @[2, "a"] = sum(1); @[3, "b"] = sum(3); exit(0); }'
 order() { # the keys' order in the exit dump
 	awk 'NF == 3 { printf "%s%s", $1, $2 }' "$T/out"
 }
-for e in bpf bpftrace; do
-	command -v bpftrace >/dev/null || [ "$e" = bpf ] || continue
-	dt 0 -x engine=$e -q -n "$prog"; [ "$(order)" = 2a3b1c ] || fail "$e: printa's default order: $(order)"
-	dt 0 -x engine=$e -q -x aggsortkey -n "$prog"; [ "$(order)" = 1c2a3b ] || fail "$e: aggsortkey: $(order)"
-	dt 0 -x engine=$e -q -x aggsortrev -n "$prog"; [ "$(order)" = 1c3b2a ] || fail "$e: aggsortrev: $(order)"
-	dt 0 -x engine=$e -q -x aggsortkey -x aggsortrev -n "$prog"; [ "$(order)" = 3b2a1c ] || fail "$e: aggsortkey, aggsortrev: $(order)"
-	dt 0 -x engine=$e -q -x aggsortkey -x aggsortkeypos=1 -n "$prog"; [ "$(order)" = 2a3b1c ] || fail "$e: aggsortkeypos=1: $(order)"
-done
+dt 0 -q -n "$prog"; [ "$(order)" = 2a3b1c ] || fail "printa's default order: $(order)"
+dt 0 -q -x aggsortkey -n "$prog"; [ "$(order)" = 1c2a3b ] || fail "aggsortkey: $(order)"
+dt 0 -q -x aggsortrev -n "$prog"; [ "$(order)" = 1c3b2a ] || fail "aggsortrev: $(order)"
+dt 0 -q -x aggsortkey -x aggsortrev -n "$prog"; [ "$(order)" = 3b2a1c ] || fail "aggsortkey, aggsortrev: $(order)"
+dt 0 -q -x aggsortkey -x aggsortkeypos=1 -n "$prog"; [ "$(order)" = 2a3b1c ] || fail "aggsortkeypos=1: $(order)"
 
 # Options that change DTrace's output and are not done here are refused,
 # never ignored; values DTrace refuses are refused in its words.
@@ -142,5 +139,16 @@ dt 0 -x quiet=SeT -n 'BEGIN { exit(0); }'
 same "$T/out" "\n" "quiet=SeT"
 dt 1 -x quiet=maybe -n 'BEGIN { exit(0); }'
 same "$T/err" "dtrace: error: failed to set -x quiet: Invalid value for specified option\n" "quiet=maybe"
+
+
+# An array no clause assigns: a thread's reads 0 (as an unassigned self->x
+# does); a global one, like a scalar, is a name D does not know
+# (D_IDENT_UNDEF: DTrace's err.D_IDENT_UNDEF.badureg.d), never run.
+dt 0 -q -n 'BEGIN { printf("%d %d\n", self->a[1], self->b["k"] + 1); exit(0); }'
+same "$T/out" "0 1\n\n" "a thread's array no clause assigns"
+dt 1 -x errtags -n 'BEGIN { x = a[1]; }'
+same "$T/err" "dtrace: invalid probe specifier BEGIN { x = a[1]; }: [D_IDENT_UNDEF] line 1: 'a' is not a variable or a builtin this D consumer knows\n" "a global array no clause assigns"
+dt 1 -x errtags -n 'BEGIN { x = VALUE; }'
+same "$T/err" "dtrace: invalid probe specifier BEGIN { x = VALUE; }: [D_IDENT_UNDEF] line 1: 'VALUE' is not a variable or a builtin this D consumer knows\n" "a name no clause assigns"
 
 echo "ok"

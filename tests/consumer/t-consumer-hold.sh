@@ -1,17 +1,17 @@
 #!/bin/bash
 # Retained enablings lose no firing (kernel-helper/README.md, "WATCH"): a
 # `dtrace -Z` started before a program watches the daemon, which holds the
-# program's registration of its new file until the bpftrace instance for it
-# has attached. A program that fires its probe exactly once, first thing in
+# program's registration of its new file until dtrace has attached its
+# sites. A program that fires its probe exactly once, first thing in
 # main(): that one firing is in the output. The daemon tells the program's
 # drti that it is held (HELD), and drti waits past its 100 ms timeout, up to
 # USDTKIT_HELPER_HOLD_MS (2000 by default; 5000 here, the daemon's bound, so
-# that bpftrace's start on a loaded CI machine fits). (Without the hold the
-# program has ended long before its instance attaches: the firing is lost.)
+# that an attach on a loaded CI machine fits). (Without the hold the
+# program may end before its sites are attached: the firing is lost.)
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 . "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
-need_bpftrace
+need_engine
 command -v cc >/dev/null || fail "no C compiler"
 
 P=dthd$(tr -dc a-z </dev/urandom | head -c 6)
@@ -39,7 +39,6 @@ wait_until 40 "dtrace to start" grep -q ready "$T/out"
 grep -q "pid [0-9]* watches new files" "$T/daemon.log" || fail "dtrace does not watch the daemon"
 
 USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" || fail "the program failed"
-# (bpftrace reads its buffers every 100 ms or so)
 poll_until 10 grep -q "^once tick 7$" "$T/out" || true
 kill -INT "$DT"
 rc=0

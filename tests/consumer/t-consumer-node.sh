@@ -7,13 +7,13 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 . "$USDTKIT_SRCDIR/tests/runtime-node/lib.sh"
-need_bpftrace
+need_engine
 need_node_addon
 
-# The program fires once its probe is enabled, and bpftrace raises the
-# semaphore a moment before its program is attached to the probe: on a
-# loaded machine a firing can fall in between and is not traced, which is
-# bpftrace's window, not what this test checks. So a run whose output lacks
+# The program fires once its probe is enabled, and the semaphore is raised
+# with each site's link, a moment before all are attached: on a loaded
+# machine a firing can fall in between and is not traced, not what this
+# test checks. So a run whose output lacks
 # firings is tried again, three runs in all; a wrong line fails at once.
 P=$(node_unique dtnode)
 want="/n1 10\n/n2 20\n/n3 30\n\n$(printf ' %16d\\n' 60)"

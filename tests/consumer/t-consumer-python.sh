@@ -6,7 +6,7 @@
 # run (the exit dump). The whole output exact.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
-need_bpftrace
+need_engine
 command -v python3 >/dev/null || fail "no python3 (scripts/deps.sh installs it)"
 
 P=dtpy$(tr -dc a-z </dev/urandom | head -c 6)
@@ -14,9 +14,9 @@ PY_ENV=()
 if [ -n "${USDTKIT_SANITIZE:-}" ]; then
 	PY_ENV=(env "LD_PRELOAD=$(clang -print-file-name=libclang_rt.asan-x86_64.so)" "ASAN_OPTIONS=${ASAN_OPTIONS:-}:detect_leaks=0")
 fi
-# The program fires once its probe is enabled, and bpftrace raises the
-# semaphore a moment before its program is attached: on a loaded machine a
-# firing can fall in between, bpftrace's window, not what this test checks.
+# The program fires once its probe is enabled, and the semaphore is raised
+# with each site's link, a moment before all are attached: on a loaded
+# machine a firing can fall in between, not what this test checks.
 # A run whose output lacks firings is tried again, three in all; a wrong
 # line fails at once.
 want="/a 1\n/b 2\n/a 3\n\n$(printf '  %-50s %16d\\n' /b 2 /a 4)"

@@ -12,7 +12,7 @@
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 . "$USDTKIT_SRCDIR/tests/lib/daemon.sh"
-need_bpftrace
+need_engine
 command -v cc >/dev/null || fail "no C compiler"
 
 P=dtrs$(tr -dc a-z </dev/urandom | head -c 6)

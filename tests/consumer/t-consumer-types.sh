@@ -88,7 +88,7 @@ dt 0 -x engine=bpf -q -s "$T/decl.d"
 # 300 is 44.
 same "$T/out" "0 5 6 42\n1 16 4 16 8\n4 8 3\n1 -1 65535 -2147483648 0\n-1 1 5 44\n\n" "declarations, sizeof, offsetof, members"
 
-# Invalid programs: refused at compile time, never run (nor sent to bpftrace).
+# Invalid programs: refused at compile time, never run (nor loaded).
 printf 'BEGIN\n{\n\tc = 123 / (7 - 7);\n\texit(0);\n}\n' >"$T/div0.d"
 dt 1 -q -s "$T/div0.d"
 same "$T/err" "$T/div0.d:3:10: error: expression contains division by zero\n    3 | \tc = 123 / (7 - 7);\n      | \t        ^\n" "division by a constant zero"

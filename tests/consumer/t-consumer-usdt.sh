@@ -1,5 +1,5 @@
 #!/bin/bash
-# dtrace -n/-s on the quickstart example's probes, through bpftrace: each
+# dtrace -n/-s on the quickstart example's probes, on the engine: each
 # output format compared byte for byte with what DTrace prints (illumos
 # dt_consume.c: the record prefix and its header, trace() widths, the exit
 # dump's key and value columns, quantize/lquantize art, the end-of-run
@@ -7,7 +7,7 @@
 # provider with its pid, clause order with this-> shared, exit(n), SIGINT.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
-need_bpftrace
+need_engine
 command -v taskset >/dev/null || fail "taskset is not installed (util-linux)"
 
 build_quickstart "$T/qs"
@@ -104,7 +104,7 @@ same "$T/out" "third 3\n\n" "-p, clause order, exit(5)"
 # 6. SIGINT: END runs and the aggregations are printed. SIGTERM comes at
 # once after it, as one kill of timeout(1) reaches dtrace twice (the child,
 # then its process group): one interrupt, not a second, impatient one that
-# would kill bpftrace before its END (a lost exit dump; two signals, since
+# would end the run before its END (a lost exit dump; two signals, since
 # two SIGINTs pending at once are one).
 taskset -c 0 "$DTRACE" -p "$QS" -n 'quickstart$target:::request-done { @n["done"] = count(); } END { printf("end\n"); }' >"$T/out" 2>"$T/err" &
 DT=$!

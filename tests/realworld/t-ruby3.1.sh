@@ -181,7 +181,7 @@ for t in $TOOLS; do
 	LD_LIBRARY_PATH=$PW/$t ldd "$PW/$t/ruby3.1" | grep -qF "=> $PW/$t/libruby-3.1.so.3.1 " ||
 		rw_fail "$t: ruby3.1 does not run on the build's libruby"
 	rc=0
-	(cd "$PW/$t" && LD_LIBRARY_PATH=$PW/$t timeout 60 "$DTRACE" -x engine=bpf -q \
+	(cd "$PW/$t" && LD_LIBRARY_PATH=$PW/$t timeout 60 "$DTRACE" -q \
 		-c "$PW/$t/ruby3.1 --disable-gems $f" -n "$D_SCRIPT") >"$PW/$t.d" 2>"$PW/$t.d.err" || rc=$?
 	rw_d_result "$t" "$rc" "$PW/$t.d" "$T/d-expected" "dtrace -c -n"
 done
