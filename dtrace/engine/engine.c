@@ -119,6 +119,7 @@ static void attach_new(struct eg_prog *p, struct eg_loaded *l, const struct dt_p
 		free(text);
 		dt_free(key.s);
 	}
+	eg_probe_sites_end(p);
 }
 
 static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_probes *ps,
