@@ -220,6 +220,8 @@ int eg_map_fd(const struct eg_loaded *l, const char *name);
 void eg_unload(struct eg_loaded *l);
 /* Milliseconds clang took, and load plus attach (USDTKIT_ENGINE_TIMES prints them). */
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms);
+/* Milliseconds spent so far in the kernel's link calls (bpf(BPF_LINK_CREATE), perf uprobes). */
+double eg_links_ms(const struct eg_loaded *l);
 
 /*
  * ustack.c: a recorded user stack as the renderer reads stacks (bpftrace's

@@ -39,8 +39,9 @@ struct eg_loaded {
 	size_t nlinks;
 	int *mfds; /* multi-uprobe links (their descriptors) */
 	size_t nmfds;
-	bool multi;    /* the USDT programs attach by multi-uprobe links */
-	size_t nsites; /* sites attached */
+	bool multi;	 /* the USDT programs attach by multi-uprobe links */
+	size_t nsites;	 /* sites attached */
+	int64_t link_ns; /* spent in the kernel's link calls (USDTKIT_ENGINE_TIMES) */
 	struct bpf_link *begin, *end, *error;
 	double clang_ms, load_ms;
 	struct dt_buf objbuf; /* the object, from clang or the cache */
@@ -605,6 +606,7 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 		    struct usdt_diag *diag)
 {
 	int fd = bpf_object__find_map_fd_by_name(l->obj, "sites");
+	int64_t t0;
 	size_t i, j;
 
 	for (i = first; i < p->nsites; i++)
@@ -620,7 +622,9 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 				!strcmp(p->sites[j].path, p->sites[i].path);
 		     j++)
 			;
+		t0 = usdt_clock_ns(CLOCK_MONOTONIC);
 		mfd = attach_multi(l, p, i, j);
+		l->link_ns += usdt_clock_ns(CLOCK_MONOTONIC) - t0;
 		if (mfd < 0 && refusal(errno) && !l->single) {
 			if (fall_back(l, p, errno, diag))
 				return -1;
@@ -648,8 +652,10 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 		const struct eg_site *s = &p->sites[i];
 		struct bpf_link *k;
 
+		t0 = usdt_clock_ns(CLOCK_MONOTONIC);
 		k = attach(l->single ? l->single : l->obj, s->prog, -1, s->path, s->off,
 			   s->sema_off, s->cookie, diag);
+		l->link_ns += usdt_clock_ns(CLOCK_MONOTONIC) - t0;
 		if (!k)
 			return -1;
 		DT_PUSH(l->links, l->nlinks, k);
@@ -689,6 +695,11 @@ void eg_fire_error(struct eg_loaded *l, const uint64_t arg[6])
 int eg_map_fd(const struct eg_loaded *l, const char *name)
 {
 	return l->obj ? bpf_object__find_map_fd_by_name(l->obj, name) : -1;
+}
+
+double eg_links_ms(const struct eg_loaded *l)
+{
+	return (double)l->link_ns / 1e6;
 }
 
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms)
