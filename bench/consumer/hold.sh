@@ -14,7 +14,9 @@
 #    { ... } BEGIN { printf("go\n"); }'` once the file is there, wait for
 #    BEGIN's line (bpftrace runs BEGIN once every probe is attached), then
 #    run the program;
-#  - before the rounds, K programs with no tracer (the start without a hold).
+#  - no tracer (the start without a hold);
+#  - with HOLD_BEFORE=BUILDDIR, also dtrace -Z of that build (an earlier
+#    version, for a before/after in the same run).
 # Per mode:
 #  - the hold on dtrace's side, from the daemon's NOTICE received to READY
 #    sent (USDTKIT_ENGINE_TIMES=1 prints it), median, p99 and maximum, and
@@ -28,7 +30,7 @@
 #  - the programs whose one firing the tracer printed.
 # Prints a table (bench/README.md, README.md here). Needs root, bpftrace, a
 # build with usdtkit-helperd.
-# Usage: bench/consumer/hold.sh [BUILDDIR] [ROUNDS] [K]
+# Usage: [HOLD_BEFORE=BUILDDIR] bench/consumer/hold.sh [BUILDDIR] [ROUNDS] [K]
 set -eu
 # shellcheck source=bench/consumer/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -78,21 +80,22 @@ programs() {
 }
 
 # A watching dtrace, K programs; what it printed and its hold times kept.
+# MODE DTRACE: dtrace, or before and the other build's.
 dtrace_round() {
 	local dt
-	USDTKIT_ENGINE_TIMES=1 "$DTRACE" -Z -q -n "BEGIN { printf(\"ready\\n\"); }
+	USDTKIT_ENGINE_TIMES=1 "$2" -Z -q -n "BEGIN { printf(\"ready\\n\"); }
 $P*:::tick { printf(\"%d %d\\n\", pid, arg0); }" >"$W/out" 2>"$W/err" &
 	dt=$!
 	bc_bg "$dt"
 	for _ in $(seq 300); do grep -q ready "$W/out" && break; sleep 0.1; done
-	programs dtrace
+	programs "$1"
 	sleep 1
 	kill -INT "$dt"
 	wait "$dt" || true
 	bc_unbg "$dt"
 	awk '/^[0-9]+ 7$/ { print $1 }' "$W/out" >>"$W/seen"
-	sed -n 's/^dtrace: notice [0-9]* answered in \([0-9.]*\) ms$/\1/p' "$W/err" >>"$W/holds"
-	sed -n "s/^dtrace: new files listed in \\([0-9.]*\\) ms, .* attached in \\([0-9.]*\\) ms (the kernel's links \\([0-9.]*\\) ms)$/\\1 \\2 \\3/p" \
+	sed -n "s/^dtrace: notice [0-9]* answered in \\([0-9.]*\\) ms$/$1 \\1/p" "$W/err" >>"$W/holds"
+	sed -n "s/^dtrace: new files listed in \\([0-9.]*\\) ms, .* attached in \\([0-9.]*\\) ms (the kernel's links \\([0-9.]*\\) ms)$/$1 \\1 \\2 \\3/p" \
 		"$W/err" >>"$W/parts"
 	grep -v "answered in\|cached object\|^dtrace: clang\|new files listed" "$W/err" >&2 || true
 }
@@ -124,29 +127,64 @@ BEGIN { printf(\"go\\n\"); }" >"$W/bt.out" 2>"$W/bt.err" &
 : >"$W/seen"
 : >"$W/holds"
 : >"$W/parts"
-programs none
+modes=(dtrace bpftrace none)
+if [ -n "${HOLD_BEFORE:-}" ]; then
+	BEFORE=$(cd "$HOLD_BEFORE" && pwd)/dtrace/dtrace
+	[ -x "$BEFORE" ] || bc_fail "no $BEFORE"
+	modes+=(before)
+fi
+# The modes take turns, each round starting one further, so that the
+# shared machine's load falls on each alike.
 for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then
-		dtrace_round
-		bpftrace_round
-	else
-		bpftrace_round
-		dtrace_round
-	fi
+	for i in "${!modes[@]}"; do
+		case ${modes[$(((i + r) % ${#modes[@]}))]} in
+		dtrace) dtrace_round dtrace "$DTRACE" ;;
+		before) dtrace_round before "$BEFORE" ;;
+		bpftrace) bpftrace_round ;;
+		none) programs none ;;
+		esac
+	done
 done
 
 # of MODE: the starts column (us) of that mode, in ms
 of() { awk -v m="$1" '$1 == m { printf "%.1f\n", $3 / 1000 }' "$W/starts"; }
 traced() { awk 'FNR == NR { s[$1] = 1; next } $1 == m && ($2 in s)' m="$1" "$W/seen" "$W/starts" | wc -l; }
-parts() { cut -d' ' -f"$1" "$W/parts" | quantile "$2"; }
-row() { printf '%-50s %14s %16s %12s\n' "$@"; }
-row "$((ROUNDS * K)) new files per mode, load $(load)" "dtrace -Z" "bpftrace by hand" "no tracer"
-row "hold, NOTICE to READY, median (ms)" "$(quantile 0.5 <"$W/holds")" - -
-row "  p99" "$(quantile 0.99 <"$W/holds")" - -
-row "  maximum" "$(quantile 1 <"$W/holds")" - -
-row "  its listing (dtrace's), median / p99" "$(parts 1 0.5) / $(parts 1 0.99)" - -
-row "  its links (the kernel's), median / p99" "$(parts 3 0.5) / $(parts 3 0.99)" - -
-row "new file to its first firing, median (ms)" "$(of dtrace | quantile 0.5)" \
-	"$(of bpftrace | quantile 0.5)" "$(of none | quantile 0.5)"
-row "  p99" "$(of dtrace | quantile 0.99)" "$(of bpftrace | quantile 0.99)" "$(of none | quantile 0.99)"
-row "first firing printed" "$(traced dtrace) of $((ROUNDS * K))" "$(traced bpftrace) of $((ROUNDS * K))" -
+# hold MODE Q, part MODE COLUMN Q
+hold() { awk -v m="$1" '$1 == m { print $2 }' "$W/holds" | quantile "$2"; }
+part() { awk -v m="$1" -v c="$2" '$1 == m { print $c }' "$W/parts" | quantile "$3"; }
+cols=(dtrace bpftrace none)
+title=("dtrace -Z" "bpftrace by hand" "no tracer")
+if [ -n "${HOLD_BEFORE:-}" ]; then
+	cols=(dtrace before bpftrace none)
+	title=("dtrace -Z" "before" "bpftrace by hand" "no tracer")
+fi
+# row LABEL FUNCTION ARGS...: FUNCTION MODE ARGS... in each column
+row() {
+	local label=$1 f=$2 m v
+	shift 2
+	printf '%-42s' "$label"
+	for m in "${cols[@]}"; do
+		v=$("$f" "$m" "$@")
+		printf ' %16s' "$v"
+	done
+	echo
+}
+dt_only() { # MODE F ARGS...: F's value for a dtrace mode, else -
+	local m=$1 f=$2
+	shift 2
+	case $m in dtrace | before) "$f" "$m" "$@" ;; *) echo - ;; esac
+}
+two() { echo "$(part "$1" "$2" 0.5) / $(part "$1" "$2" 0.99)"; }
+firsts() { of "$1" | quantile "$2"; }
+printed() { case $1 in none) echo - ;; *) echo "$(traced "$1") of $((ROUNDS * K))" ;; esac; }
+printf '%-42s' "$((ROUNDS * K)) new files per mode, load $(load)"
+printf ' %16s' "${title[@]}"
+echo
+row "hold, NOTICE to READY, median (ms)" dt_only hold 0.5
+row "  p99" dt_only hold 0.99
+row "  maximum" dt_only hold 1
+row "  its listing (dtrace's), median / p99" dt_only two 2
+row "  its links (the kernel's), median / p99" dt_only two 4
+row "new file to its first firing, median (ms)" firsts 0.5
+row "  p99" firsts 0.99
+row "first firing printed" printed

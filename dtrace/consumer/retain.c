@@ -42,8 +42,9 @@
  * before it goes on). So as root, when the daemon accepts it, a WATCH
  * (core/protocol.h) is kept open: the daemon then holds each registration
  * of a new file (its REGISTER's answer, which drti waits for) and sends a
- * NOTICE naming the file. The registrant is listed at once, by its pid (as
- * -p lists: no round trip to the daemon), else the daemon; the engine
+ * NOTICE naming the file. That file alone is read at once, through its
+ * registrant's mapping of it (its notes, once: no round trip to the daemon,
+ * none of the process's other files), else the daemon is listed; the engine
  * attaches the batch, or its bpftrace instance is started, and READY is
  * sent only when the batch that holds the file is attached (the engine:
  * right after its links; a bpftrace instance: once it has run its BEGIN,
