@@ -54,6 +54,23 @@ bc_unbg() {
 	done
 }
 
+# bc_stop PID: SIGINT (the tracer's own ending, its output flushed), and if
+# it has not ended within 5 s, SIGTERM, then SIGKILL; reaped, forgotten.
+# (bpftrace 0.17 has been seen to stay in epoll_wait after a SIGINT.)
+bc_stop() {
+	local i sig
+	for sig in INT TERM KILL; do
+		kill -"$sig" "$1" 2>/dev/null || break
+		for i in $(seq 50); do
+			kill -0 "$1" 2>/dev/null || break 2
+			sleep 0.1
+		done
+		[ "$sig" = KILL ] || echo "pid $1 still there $((i / 10)) s after SIG$sig" >&2
+	done
+	wait "$1" 2>/dev/null || true
+	bc_unbg "$1"
+}
+
 # bc_build D C OUT [CFLAGS...]: $W/OUT, the program C with the provider D (both
 # in $W), built as a user builds one (the header is D's name with .h).
 bc_build() {

@@ -599,6 +599,37 @@ static bool refusal(int e)
 }
 
 /*
+ * Sites [first, nsites) into the map: one bpf(BPF_MAP_UPDATE_BATCH) call
+ * (Linux 5.6) rather than a call a site, else (a kernel without it) one by
+ * one. 0, or -1 with errno.
+ */
+static int write_sites(int fd, const struct eg_prog *p, size_t first)
+{
+	size_t i, n = p->nsites - first;
+	uint32_t *keys, count = (uint32_t)n;
+	struct eg_site_val *vals;
+	int rc;
+
+	if (!n)
+		return 0;
+	keys = dt_xmalloc(n * sizeof(*keys));
+	vals = dt_xmalloc(n * sizeof(*vals));
+	for (i = 0; i < n; i++) {
+		keys[i] = p->sites[first + i].cookie;
+		vals[i] = p->sites[first + i].val;
+	}
+	rc = bpf_map_update_batch(fd, keys, vals, &count, NULL);
+	dt_free(keys);
+	dt_free(vals);
+	if (!rc && count == n)
+		return 0;
+	for (i = first; i < p->nsites; i++)
+		if (bpf_map_update_elem(fd, &p->sites[i].cookie, &p->sites[i].val, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+/*
  * A site's entry goes into the map `sites` at its cookie before its link
  * is made: the program never fires on a cookie it cannot find.
  */
@@ -609,12 +640,10 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 	int64_t t0;
 	size_t i, j;
 
-	for (i = first; i < p->nsites; i++)
-		if (fd < 0 ||
-		    bpf_map_update_elem(fd, &p->sites[i].cookie, &p->sites[i].val, BPF_ANY)) {
-			usdt_error(diag, "cannot write the sites' map: %s", strerror(errno));
-			return -1;
-		}
+	if (fd < 0 || write_sites(fd, p, first)) {
+		usdt_error(diag, "cannot write the sites' map: %s", strerror(errno));
+		return -1;
+	}
 	for (i = first; l->multi && i < p->nsites; i = j) {
 		int mfd;
 
