@@ -90,9 +90,7 @@ $P*:::tick { printf(\"%d %d\\n\", pid, arg0); }" >"$W/out" 2>"$W/err" &
 	for _ in $(seq 300); do grep -q ready "$W/out" && break; sleep 0.1; done
 	programs "$1"
 	sleep 1
-	kill -INT "$dt"
-	wait "$dt" || true
-	bc_unbg "$dt"
+	bc_stop "$dt"
 	awk '/^[0-9]+ 7$/ { print $1 }' "$W/out" >>"$W/seen"
 	sed -n "s/^dtrace: notice [0-9]* answered in \\([0-9.]*\\) ms$/$1 \\1/p" "$W/err" >>"$W/holds"
 	sed -n "s/^dtrace: new files listed in \\([0-9.]*\\) ms, .* attached in \\([0-9.]*\\) ms (the kernel's links \\([0-9.]*\\) ms)$/$1 \\1 \\2 \\3/p" \
@@ -116,9 +114,7 @@ BEGIN { printf(\"go\\n\"); }" >"$W/bt.out" 2>"$W/bt.err" &
 		run_new bpftrace "$t0"
 		pid=$(tail -n 1 "$W/starts" | cut -d' ' -f2)
 		for _ in $(seq 500); do grep -q "^$pid 7$" "$W/bt.out" && break; sleep 0.01; done
-		kill -INT "$bt"
-		wait "$bt" || true
-		bc_unbg "$bt"
+		bc_stop "$bt"
 		grep -q "^$pid 7$" "$W/bt.out" && echo "$pid" >>"$W/seen"
 	done
 }
