@@ -3,7 +3,11 @@
 # private helper daemon (--linger 0), then programs that each are a new
 # file (a copy of one binary under a new name: a new inode, a new
 # registration), firing tick once, first thing in main(), and printing their
-# pid and the wall-clock time at main(). Modes, in the same run, taking
+# pid and the wall-clock time at main(); each waits for the daemon's answer
+# up to 5 s (USDTKIT_HELPER_TIMEOUT_MS and USDTKIT_HELPER_HOLD_MS: drti's
+# 100 ms default for a first answer let programs go unheld, their firing
+# lost, when the daemon itself took longer under load 20, with or without
+# a tracer). Modes, in the same run, taking
 # turns, K programs a round:
 #  - dtrace: a `dtrace -Z -q` with a clause on `prov*:::tick` watching the
 #    daemon (kernel-helper/README.md, WATCH), which holds each new file's
@@ -65,7 +69,7 @@ n=0
 # "MODE PID T0_TO_MAIN_US" into starts.
 run_new() {
 	local pid tmain
-	USDTKIT_HELPER_HOLD_MS=5000 "$W/once$n" >"$W/main"
+	USDTKIT_HELPER_TIMEOUT_MS=5000 USDTKIT_HELPER_HOLD_MS=5000 "$W/once$n" >"$W/main"
 	read -r pid tmain <"$W/main"
 	echo "$1 $pid $((tmain - $2))" >>"$W/starts"
 }
