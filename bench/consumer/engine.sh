@@ -13,17 +13,11 @@
 # Prints a table (bench/README.md, bench/consumer/README.md). Needs root,
 # clang, bpftrace.   Usage: bench/consumer/engine.sh [BUILDDIR] [RUNS] [N]
 set -eu
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-$SRC/build}" && pwd)
+# shellcheck source=bench/consumer/lib.sh
+. "$(dirname "$0")/lib.sh"
+bc_init "${1:-}" bpftrace clang
 RUNS=${2:-5}
 N=${3:-200000}
-DTRACE=$B/dtrace/dtrace
-[ -x "$DTRACE" ] || { echo "no $DTRACE: build first" >&2; exit 1; }
-command -v bpftrace >/dev/null || { echo "bpftrace is not installed" >&2; exit 1; }
-W=$(mktemp -d)
-BG=""
-trap '[ -n "$BG" ] && kill "$BG" 2>/dev/null; rm -rf "$W"' EXIT
-export USDTKIT_HELPER_SOCKET="$W/no-daemon.sock"
 
 # fire N FILE [PAUSE_MS]: bench:::two("GET /index.html", "curl/8.1") N times
 # (without a pause: saturation), then the loop's clock and CPU time in ns
@@ -60,30 +54,12 @@ int main(int argc, char **argv)
 	return 0;
 }
 C
-(cd "$W" && "$DTRACE" -h -s bench.d -o bench.h &&
-	cc -O2 -I"$SRC/include" -I. -c fire.c -o fire.o &&
-	"$DTRACE" -G -s bench.d -o bp.o fire.o && cc -o fire fire.o bp.o)
+bc_build bench.d fire.c fire
 F=$W/fire
-
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
-# until_go CMD...: microseconds from starting CMD to its first line "go".
-until_go() {
-	local t0 pid
-	rm -f "$W/fifo"
-	mkfifo "$W/fifo"
-	t0=$(now_us)
-	"$@" >"$W/fifo" 2>/dev/null &
-	pid=$!
-	read -r _ <"$W/fifo"
-	echo $(($(now_us) - t0))
-	kill -INT "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-}
 
 "$F" 100000000 "" 50 >/dev/null &
 BG=$!
+bc_bg "$BG"
 sleep 0.5
 D_PROG="bench\$target:::two { printf(\"%s %s\\n\", copyinstr(arg0), copyinstr(arg1)); } BEGIN { printf(\"go\\n\"); }"
 B_PROG="usdt:$F:bench:two /pid == $BG/ { printf(\"%s %s\\n\", str(arg0), str(arg1)); } BEGIN { printf(\"go\\n\"); }"
@@ -102,7 +78,7 @@ for _ in $(seq "$RUNS"); do
 	until_go bpftrace -e "$B_PROG" >>"$W/bt"
 done
 kill "$BG"
-BG=""
+bc_unbg "$BG"
 
 # run_fire OUT CMD...: the lines CMD printed (its records) into OUT's
 # first column, the traced loop's CPU ns per firing into the second.
@@ -116,8 +92,8 @@ run_fire() {
 	lines=$(grep -c '^GET /index.html curl/8.1$' "$W/lines" || true)
 	echo "$lines $((cpu / N))" >>"$out"
 }
-DP='bench$target:::two { printf("%s %s\n", copyinstr(arg0), copyinstr(arg1)); }'
-DC='bench$target:::two { @[copyinstr(arg0), copyinstr(arg1)] = count(); }'
+DP="bench\$target:::two { printf(\"%s %s\\n\", copyinstr(arg0), copyinstr(arg1)); }"
+DC="bench\$target:::two { @[copyinstr(arg0), copyinstr(arg1)] = count(); }"
 BP="usdt:$F:bench:two /pid == cpid/ { printf(\"%s %s\\n\", str(arg0), str(arg1)); }"
 BC="usdt:$F:bench:two /pid == cpid/ { @[str(arg0), str(arg1)] = count(); }"
 export USDTKIT_CACHE_DIR=$W/warm
@@ -134,7 +110,7 @@ col() { cut -d' ' -f"$1" "$2" | median; }
 ratio() { echo "scale=2; $1 / $2" | bc -l; }
 
 c=$(median <"$W/cold_t") w=$(median <"$W/warm_t") b=$(median <"$W/bt")
-printf '%-50s %16s %12s %7s\n' "median of $RUNS runs, load $(cut -d' ' -f1 /proc/loadavg)" "dtrace engine=bpf" "bpftrace" "ratio"
+printf '%-50s %16s %12s %7s\n' "median of $RUNS runs, load $(load)" "dtrace engine=bpf" "bpftrace" "ratio"
 printf '%-50s %13d ms %9d ms %7s\n' "start to attached, cold (clang runs)" $((c / 1000)) $((b / 1000)) "$(ratio "$c" "$b")"
 printf '%-50s %13d ms %9d ms %7s\n' "start to attached, cached object" $((w / 1000)) $((b / 1000)) "$(ratio "$w" "$b")"
 printf '%-50s %16s %12s\n' "records delivered of $N at saturation, strsize 64" \

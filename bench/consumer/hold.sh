@@ -1,33 +1,47 @@
 #!/bin/bash
 # A new file's hold under a watching consumer (issue 32, items 4 and 7): a
-# private helper daemon, then `dtrace -Z -q` with a clause on `prov*:::tick`
-# watching it (kernel-helper/README.md, WATCH), and programs that each are a
-# new file (a copy of one binary under a new name: a new inode, a new
-# registration the daemon holds until dtrace answers). Each fires tick once,
-# first thing in main(), and prints its pid and the wall-clock time at
-# main(). Rounds take turns between the engine (new uprobe links to the
-# loaded programs) and the bpftrace backend (a bpftrace started per new
-# file), in the same run, K programs a round; before them, K programs with
-# no dtrace (the start without a hold). Per mode:
-#  - the hold, dtrace's side: from the daemon's NOTICE received to READY
-#    sent (USDTKIT_ENGINE_TIMES=1 prints it), median, p99, maximum;
-#  - exec -> main(): the shell's clock before the exec to the program's at
-#    main(), the hold and the registration in it;
-#  - the programs whose one firing dtrace printed.
-# Prints a table (bench/README.md). Needs root, bpftrace, a build.
-# Usage: bench/consumer/hold.sh [BUILDDIR] [ROUNDS] [K]
+# private helper daemon (--linger 0), then programs that each are a new
+# file (a copy of one binary under a new name: a new inode, a new
+# registration), firing tick once, first thing in main(), and printing their
+# pid and the wall-clock time at main(); each waits for the daemon's answer
+# up to 5 s (USDTKIT_HELPER_TIMEOUT_MS and USDTKIT_HELPER_HOLD_MS: drti's
+# 100 ms default for a first answer let programs go unheld, their firing
+# lost, when the daemon itself took longer under load 20, with or without
+# a tracer). Modes, in the same run, taking
+# turns, K programs a round:
+#  - dtrace: a `dtrace -Z -q` with a clause on `prov*:::tick` watching the
+#    daemon (kernel-helper/README.md, WATCH), which holds each new file's
+#    registration until dtrace has attached its sites (new uprobe links to
+#    the programs already loaded) and answered READY;
+#  - bpftrace by hand: what a bpftrace user does for a new file, bpftrace
+#    has no way to be told of one: start `bpftrace -e 'usdt:FILE:prov:tick
+#    { ... } BEGIN { printf("go\n"); }'` once the file is there, wait for
+#    BEGIN's line (bpftrace runs BEGIN once every probe is attached), then
+#    run the program;
+#  - no tracer (the start without a hold);
+#  - with HOLD_BEFORE=BUILDDIR, also dtrace -Z of that build (an earlier
+#    version, for a before/after in the same run).
+# Per mode:
+#  - the hold on dtrace's side, from the daemon's NOTICE received to READY
+#    sent (USDTKIT_ENGINE_TIMES=1 prints it), median, p99 and maximum, and
+#    its parts: the listing (reading the new file's notes: dtrace's own
+#    work) and the links (the time inside the kernel's bpf(BPF_LINK_CREATE):
+#    its uprobe registration);
+#  - the new file to its first firing traced: dtrace, the shell's clock
+#    before the exec to the program's at main() (the registration and the
+#    hold in it); bpftrace, from the file's copy to main() (bpftrace's start
+#    and attach, then the program's exec); no tracer, exec to main();
+#  - the programs whose one firing the tracer printed.
+# Prints a table (bench/README.md, README.md here). Needs root, bpftrace, a
+# build with usdtkit-helperd.
+# Usage: [HOLD_BEFORE=BUILDDIR] bench/consumer/hold.sh [BUILDDIR] [ROUNDS] [K]
 set -eu
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-$SRC/build}" && pwd)
+# shellcheck source=bench/consumer/lib.sh
+. "$(dirname "$0")/lib.sh"
+bc_init "${1:-}" helperd bpftrace
 ROUNDS=${2:-4}
 K=${3:-25}
-DTRACE=$B/dtrace/dtrace
-HELPERD=$B/kernel-helper/helperd/usdtkit-helperd
-[ -x "$DTRACE" ] && [ -x "$HELPERD" ] || { echo "no $DTRACE or $HELPERD: build first" >&2; exit 1; }
-W=$(mktemp -d)
-DPID="" DT=""
-trap '[ -n "$DT" ] && kill "$DT" 2>/dev/null; [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; sleep 1; rm -rf "$W"' EXIT
-P=bhld$(tr -dc a-z </dev/urandom | head -c 6)
+P=$(bc_provider bhld)
 
 cat >"$W/p.d" <<EOF
 provider $P { probe tick(int n); };
@@ -47,64 +61,130 @@ int main(void)
 	return 0;
 }
 EOF
-(cd "$W" && "$DTRACE" -h -s p.d -o p.h && cc -O2 -I"$SRC/include" -I. -c once.c -o once.o &&
-	"$DTRACE" -G -s p.d -o pp.o once.o && cc -o once once.o pp.o)
-
-export USDTKIT_HELPER_SOCKET="$W/helper.sock"
-"$HELPERD" -f --socket "$USDTKIT_HELPER_SOCKET" --linger 0 2>"$W/daemon.log" &
-DPID=$!
-for _ in $(seq 100); do grep -q ': ready' "$W/daemon.log" && break; sleep 0.1; done
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+bc_build p.d once.c once
+bc_daemon 0
 n=0
-# MODE: K new programs; "MODE PID EXEC_TO_MAIN_US" into starts.
+
+# run_new MODE T0: the next new program (copied already), from T0 (us);
+# "MODE PID T0_TO_MAIN_US" into starts.
+run_new() {
+	local pid tmain
+	USDTKIT_HELPER_TIMEOUT_MS=5000 USDTKIT_HELPER_HOLD_MS=5000 "$W/once$n" >"$W/main"
+	read -r pid tmain <"$W/main"
+	echo "$1 $pid $((tmain - $2))" >>"$W/starts"
+}
+
+# K new programs, exec to main() each (no tracer, or dtrace watching).
 programs() {
-	local t0 pid tmain
+	for _ in $(seq "$K"); do
+		n=$((n + 1))
+		cp "$W/once" "$W/once$n"
+		run_new "$1" "$(now_us)"
+	done
+}
+
+# A watching dtrace, K programs; what it printed and its hold times kept.
+# MODE DTRACE: dtrace, or before and the other build's.
+dtrace_round() {
+	local dt
+	USDTKIT_ENGINE_TIMES=1 "$2" -Z -q -n "BEGIN { printf(\"ready\\n\"); }
+$P*:::tick { printf(\"%d %d\\n\", pid, arg0); }" >"$W/out" 2>"$W/err" &
+	dt=$!
+	bc_bg "$dt"
+	for _ in $(seq 300); do grep -q ready "$W/out" && break; sleep 0.1; done
+	programs "$1"
+	sleep 1
+	bc_stop "$dt"
+	awk '/^[0-9]+ 7$/ { print $1 }' "$W/out" >>"$W/seen"
+	sed -n "s/^dtrace: notice [0-9]* answered in \\([0-9.]*\\) ms$/$1 \\1/p" "$W/err" >>"$W/holds"
+	sed -n "s/^dtrace: new files listed in \\([0-9.]*\\) ms, .* attached in \\([0-9.]*\\) ms (the kernel's links \\([0-9.]*\\) ms)$/$1 \\1 \\2 \\3/p" \
+		"$W/err" >>"$W/parts"
+	grep -v "answered in\|cached object\|^dtrace: clang\|new files listed" "$W/err" >&2 || true
+}
+
+# K new files, each traced as a bpftrace user would: bpftrace started on
+# the file once it is there, the program run once bpftrace has attached.
+bpftrace_round() {
+	local t0 bt pid
 	for _ in $(seq "$K"); do
 		n=$((n + 1))
 		cp "$W/once" "$W/once$n"
 		t0=$(now_us)
-		USDTKIT_HELPER_HOLD_MS=5000 "$W/once$n" >"$W/main"
-		read -r pid tmain <"$W/main"
-		echo "$1 $pid $((tmain - t0))" >>"$W/starts"
+		bpftrace -e "usdt:$W/once$n:$P:tick { printf(\"%d %d\\n\", pid, arg0); }
+BEGIN { printf(\"go\\n\"); }" >"$W/bt.out" 2>"$W/bt.err" &
+		bt=$!
+		bc_bg "$bt"
+		for _ in $(seq 3000); do grep -q '^go$' "$W/bt.out" && break; sleep 0.01; done
+		run_new bpftrace "$t0"
+		pid=$(tail -n 1 "$W/starts" | cut -d' ' -f2)
+		for _ in $(seq 500); do grep -q "^$pid 7$" "$W/bt.out" && break; sleep 0.01; done
+		bc_stop "$bt"
+		grep -q "^$pid 7$" "$W/bt.out" && echo "$pid" >>"$W/seen"
 	done
 }
-# ENGINE: a watching dtrace, K programs, its output and hold times kept.
-round() {
-	USDTKIT_ENGINE_TIMES=1 "$DTRACE" -x engine="$1" -Z -q -n "BEGIN { printf(\"ready\\n\"); }
-$P*:::tick { printf(\"%d %d\\n\", pid, arg0); }" >"$W/out" 2>"$W/err" &
-	DT=$!
-	for _ in $(seq 300); do grep -q ready "$W/out" && break; sleep 0.1; done
-	programs "$1"
-	sleep 1
-	kill -INT "$DT"
-	wait "$DT" || true
-	DT=""
-	awk '/^[0-9]+ 7$/ { print $1 }' "$W/out" >>"$W/seen"
-	sed -n "s/^dtrace: notice [0-9]* answered in \\([0-9.]*\\) ms$/$1 \\1/p" "$W/err" >>"$W/holds"
-	grep -v "answered in\|cached object\|^dtrace: clang\|new files listed" "$W/err" >&2 || true
-}
+
 : >"$W/starts"
 : >"$W/seen"
 : >"$W/holds"
-programs none
+: >"$W/parts"
+modes=(dtrace bpftrace none)
+if [ -n "${HOLD_BEFORE:-}" ]; then
+	BEFORE=$(cd "$HOLD_BEFORE" && pwd)/dtrace/dtrace
+	[ -x "$BEFORE" ] || bc_fail "no $BEFORE"
+	modes+=(before)
+fi
+# The modes take turns, each round starting one further, so that the
+# shared machine's load falls on each alike.
 for r in $(seq "$ROUNDS"); do
-	if [ $((r % 2)) = 1 ]; then round bpf; round bpftrace; else round bpftrace; round bpf; fi
+	for i in "${!modes[@]}"; do
+		case ${modes[$(((i + r) % ${#modes[@]}))]} in
+		dtrace) dtrace_round dtrace "$DTRACE" ;;
+		before) dtrace_round before "$BEFORE" ;;
+		bpftrace) bpftrace_round ;;
+		none) programs none ;;
+		esac
+	done
 done
 
-# q MODE FILE COLUMN Q: that quantile of the column over the mode's lines
-q() {
-	awk -v m="$1" -v c="$3" '$1 == m { print $c }' "$2" | sort -n |
-		awk -v q="$4" '{ a[NR] = $1 } END { if (!NR) { print "-"; exit } i = int(q * NR + 0.999); if (i < 1) i = 1; print a[i] }'
-}
+# of MODE: the starts column (us) of that mode, in ms
+of() { awk -v m="$1" '$1 == m { printf "%.1f\n", $3 / 1000 }' "$W/starts"; }
 traced() { awk 'FNR == NR { s[$1] = 1; next } $1 == m && ($2 in s)' m="$1" "$W/seen" "$W/starts" | wc -l; }
-printf '%-44s %14s %14s %12s\n' "$((ROUNDS * K)) new files per mode, load $(cut -d' ' -f1 /proc/loadavg)" "engine" "bpftrace" "no dtrace"
-printf '%-44s %14s %14s %12s\n' "hold, NOTICE to READY, median (ms)" "$(q bpf "$W/holds" 2 0.5)" "$(q bpftrace "$W/holds" 2 0.5)" -
-printf '%-44s %14s %14s %12s\n' "  p99" "$(q bpf "$W/holds" 2 0.99)" "$(q bpftrace "$W/holds" 2 0.99)" -
-printf '%-44s %14s %14s %12s\n' "  maximum" "$(q bpf "$W/holds" 2 1)" "$(q bpftrace "$W/holds" 2 1)" -
-for x in 0.5 0.99; do
-	printf '%-44s %14s %14s %12s\n' "exec -> main(), $([ $x = 0.5 ] && echo median || echo p99) (ms)" \
-		"$(awk "BEGIN { printf \"%.1f\", $(q bpf "$W/starts" 3 $x) / 1000 }")" \
-		"$(awk "BEGIN { printf \"%.1f\", $(q bpftrace "$W/starts" 3 $x) / 1000 }")" \
-		"$(awk "BEGIN { printf \"%.1f\", $(q none "$W/starts" 3 $x) / 1000 }")"
-done
-printf '%-44s %14s %14s %12s\n' "first firing printed" "$(traced bpf) of $((ROUNDS * K))" "$(traced bpftrace) of $((ROUNDS * K))" -
+# hold MODE Q, part MODE COLUMN Q
+hold() { awk -v m="$1" '$1 == m { print $2 }' "$W/holds" | quantile "$2"; }
+part() { awk -v m="$1" -v c="$2" '$1 == m { print $c }' "$W/parts" | quantile "$3"; }
+cols=(dtrace bpftrace none)
+title=("dtrace -Z" "bpftrace by hand" "no tracer")
+if [ -n "${HOLD_BEFORE:-}" ]; then
+	cols=(dtrace before bpftrace none)
+	title=("dtrace -Z" "before" "bpftrace by hand" "no tracer")
+fi
+# row LABEL FUNCTION ARGS...: FUNCTION MODE ARGS... in each column
+row() {
+	local label=$1 f=$2 m v
+	shift 2
+	printf '%-42s' "$label"
+	for m in "${cols[@]}"; do
+		v=$("$f" "$m" "$@")
+		printf ' %16s' "$v"
+	done
+	echo
+}
+dt_only() { # MODE F ARGS...: F's value for a dtrace mode, else -
+	local m=$1 f=$2
+	shift 2
+	case $m in dtrace | before) "$f" "$m" "$@" ;; *) echo - ;; esac
+}
+two() { echo "$(part "$1" "$2" 0.5) / $(part "$1" "$2" 0.99)"; }
+firsts() { of "$1" | quantile "$2"; }
+printed() { case $1 in none) echo - ;; *) echo "$(traced "$1") of $((ROUNDS * K))" ;; esac; }
+printf '%-42s' "$((ROUNDS * K)) new files per mode, load $(load)"
+printf ' %16s' "${title[@]}"
+echo
+row "hold, NOTICE to READY, median (ms)" dt_only hold 0.5
+row "  p99" dt_only hold 0.99
+row "  maximum" dt_only hold 1
+row "  its listing (dtrace's), median / p99" dt_only two 2
+row "  its links (the kernel's), median / p99" dt_only two 4
+row "new file to its first firing, median (ms)" firsts 0.5
+row "  p99" firsts 0.99
+row "first firing printed" printed

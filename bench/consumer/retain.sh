@@ -4,12 +4,13 @@
 # firings lost, and what the daemon's hold (kernel-helper/README.md, WATCH)
 # costs the program's start. A private helper daemon; RUNS programs per
 # mode, each a copy of one binary under a new name (a new inode: a new
-# registration, a new bpftrace instance). Each fires tick(seq, t_registered,
-# t_now) every millisecond for 4 s, t_registered being CLOCK_MONOTONIC at
-# main() (drti's constructor has registered by then), and prints its pid and
-# the wall-clock time at main(), so that exec -> main() (the hold) is known.
-# Four modes: drti's defaults (told HELD, it waits up to 2000 ms for the
-# instance to attach), USDTKIT_HELPER_HOLD_MS=0 (held at most its 100 ms
+# registration, new uprobe links in the running dtrace). Each fires
+# tick(seq, t_registered, t_now) every millisecond for 4 s, t_registered
+# being CLOCK_MONOTONIC at main() (drti's constructor has registered by
+# then), and prints its pid and the wall-clock time at main(), so that
+# exec -> main() (the hold) is known.
+# Four modes: drti's defaults (told HELD, it waits up to 2000 ms for
+# dtrace to attach), USDTKIT_HELPER_HOLD_MS=0 (held at most its 100 ms
 # timeout), USDTKIT_HELPER_HOLD_MS=5000 (the daemon's bound), and restarts:
 # a copy run once (briefly) before dtrace starts, its file's events
 # lingering in the daemon (--linger 600), run again under dtrace with
@@ -17,16 +18,11 @@
 # Prints the tables; see README.md. Needs root, bpftrace, a build.
 # Usage: bench/consumer/retain.sh [BUILDDIR] [RUNS]
 set -eu
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-$SRC/build}" && pwd)
+# shellcheck source=bench/consumer/lib.sh
+. "$(dirname "$0")/lib.sh"
+bc_init "${1:-}" helperd bpftrace
 RUNS=${2:-10}
-DTRACE=$B/dtrace/dtrace
-HELPERD=$B/kernel-helper/helperd/usdtkit-helperd
-[ -x "$DTRACE" ] && [ -x "$HELPERD" ] || { echo "no $DTRACE or $HELPERD: build first" >&2; exit 1; }
-W=$(mktemp -d)
-DPID="" DT=""
-trap '[ -n "$DT" ] && kill "$DT" 2>/dev/null; [ -n "$DPID" ] && kill "$DPID" 2>/dev/null; sleep 1; rm -rf "$W"' EXIT
-P=bret$(tr -dc a-z </dev/urandom | head -c 6)
+P=$(bc_provider bret)
 
 cat >"$W/p.d" <<EOF
 provider $P { probe tick(long seq, long t_registered, long t_now); };
@@ -61,13 +57,8 @@ int main(int argc, char **argv)
 	return 0;
 }
 EOF
-(cd "$W" && "$DTRACE" -h -s p.d -o p.h && cc -O2 -I"$SRC/include" -I. -c tick.c -o tick.o &&
-	"$DTRACE" -G -s p.d -o pp.o tick.o && cc -o tick tick.o pp.o)
-
-export USDTKIT_HELPER_SOCKET="$W/helper.sock"
-"$HELPERD" -f --socket "$USDTKIT_HELPER_SOCKET" --linger 600 2>"$W/daemon.log" &
-DPID=$!
-for i in $(seq 100); do grep -q ': ready' "$W/daemon.log" && break; sleep 0.1; done
+bc_build p.d tick.c tick
+bc_daemon 600
 # the restart mode's files: run once, they linger
 for i in $(seq "$RUNS"); do
 	cp "$W/tick" "$W/tickr$i"
@@ -77,8 +68,8 @@ done
 "$DTRACE" -Z -q -n "BEGIN { printf(\"ready\\n\"); }
 $P*:::tick { printf(\"%d %d %d %d\\n\", pid, arg0, arg1, arg2); }" >"$W/out" 2>"$W/err" &
 DT=$!
-for i in $(seq 300); do grep -q ready "$W/out" && break; sleep 0.1; done
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
+bc_bg "$DT"
+for _ in $(seq 300); do grep -q ready "$W/out" && break; sleep 0.1; done
 # MODE NAME [VAR=VALUE]: one new program; "MODE PID EXEC_TO_MAIN_US" in starts.
 run_one() {
 	local t0 pid tmain
@@ -97,7 +88,7 @@ done
 sleep 1
 kill -INT "$DT"
 wait "$DT" || true
-DT=""
+bc_unbg "$DT"
 [ -s "$W/err" ] && cat "$W/err" >&2
 
 # Per process: its mode, the delay of its first firing seen (from main()),

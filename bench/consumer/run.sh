@@ -6,15 +6,10 @@
 # aggregation). Prints a table; see README.md. Needs root and bpftrace.
 # Usage: bench/consumer/run.sh [BUILDDIR] [RUNS]
 set -eu
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-$SRC/build}" && pwd)
+# shellcheck source=bench/consumer/lib.sh
+. "$(dirname "$0")/lib.sh"
+bc_init "${1:-}" bpftrace
 RUNS=${2:-5}
-DTRACE=$B/dtrace/dtrace
-[ -x "$DTRACE" ] || { echo "no $DTRACE: build first" >&2; exit 1; }
-W=$(mktemp -d)
-trap '[ -n "$QS" ] && kill "$QS" 2>/dev/null; rm -rf "$W"' EXIT
-QS=""
-export USDTKIT_HELPER_SOCKET="$W/no-daemon.sock"
 
 EX=$SRC/examples/quickstart
 (cd "$W" && "$DTRACE" -h -s "$EX/quickstart.d" -o quickstart_probes.h &&
@@ -57,25 +52,9 @@ C
 	"$DTRACE" -G -s "$EX/quickstart.d" -o fp.o fire.o && cc -o fire fire.o fp.o)
 F=$W/fire
 
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
-
-# until_go CMD...: microseconds from starting CMD to its first line "go".
-until_go() {
-	local t0 line pid
-	rm -f "$W/fifo"
-	mkfifo "$W/fifo"
-	t0=$(now_us)
-	"$@" >"$W/fifo" 2>/dev/null &
-	pid=$!
-	read -r line <"$W/fifo"
-	echo $(($(now_us) - t0))
-	kill -INT "$pid" 2>/dev/null || true
-	wait "$pid" 2>/dev/null || true
-}
-
 "$Q" 100000000 50 >/dev/null &
 QS=$!
+bc_bg "$QS"
 sleep 0.5
 D_PROG="quickstart\$target:::request-start { printf(\"%d %s\\n\", arg0, copyinstr(arg1)); } BEGIN { printf(\"go\\n\"); }"
 B_PROG="usdt:$Q:quickstart:request__start /pid == $QS/ { printf(\"%d %s\\n\", arg0, str(arg1)); } BEGIN { printf(\"go\\n\"); }"
@@ -85,7 +64,7 @@ B_PROG="usdt:$Q:quickstart:request__start /pid == $QS/ { printf(\"%d %s\\n\", ar
 # are read on bpftrace 0.17 as chunks of 63 (dtrace/consumer/translate.c,
 # long_string), whose code doubles bpftrace's compile time; with
 # -x strsize=64 dtrace generates the hand-written program's one str().
-for i in $(seq "$RUNS"); do
+for _ in $(seq "$RUNS"); do
 	until_go "$DTRACE" -q -p "$QS" -n "$D_PROG" >>"$W/d_starts"
 	until_go "$DTRACE" -x strsize=64 -q -p "$QS" -n "$D_PROG" >>"$W/d64_starts"
 	until_go bpftrace -e "$B_PROG" >>"$W/b_starts"
@@ -94,7 +73,7 @@ median <"$W/d_starts" >"$W/d_start"
 median <"$W/d64_starts" >"$W/d64_start"
 median <"$W/b_starts" >"$W/b_start"
 kill "$QS"
-QS=""
+bc_unbg "$QS"
 
 # Saturation: N firings without pause, each counted in an aggregation.
 # Two rates per run: over the traced program's whole run (the tracer's
@@ -109,12 +88,13 @@ rate() { # CMD...: "whole-run-rate loop-rate loop-cpu-rate" in events per second
 	"$@" >/dev/null 2>&1
 	t1=$(now_us)
 	read -r ns cpu <"$W/loop" || true
-	[ "${ns:-0}" -gt 0 ] && [ "${cpu:-0}" -gt 0 ] ||
-		{ echo "the traced program wrote no loop time: $*" >&2; exit 1; }
+	if [ "${ns:-0}" -le 0 ] || [ "${cpu:-0}" -le 0 ]; then
+		bc_fail "the traced program wrote no loop time: $*"
+	fi
 	echo "$((N * 1000000 / (t1 - t0))) $((N * 1000000000 / ns)) $((N * 1000000000 / cpu))"
 }
-for i in $(seq "$RUNS"); do
-	rate "$DTRACE" -q -c "$F $N $W/loop" -n 'quickstart$target:::request-start { @n = count(); }' >>"$W/d_rates"
+for _ in $(seq "$RUNS"); do
+	rate "$DTRACE" -q -c "$F $N $W/loop" -n "quickstart\$target:::request-start { @n = count(); }" >>"$W/d_rates"
 	rate bpftrace -c "$F $N $W/loop" -e "usdt:$F:quickstart:request__start /pid == cpid/ { @n = count(); }" >>"$W/b_rates"
 	rate "$F" "$N" "$W/loop" >>"$W/u_rates"
 done

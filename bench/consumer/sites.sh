@@ -16,17 +16,11 @@
 # Needs root, clang, bpftrace, a build.
 # Usage: bench/consumer/sites.sh [BUILDDIR] [RUNS] [SITES]
 set -eu
-SRC=$(cd "$(dirname "$0")/../.." && pwd)
-B=$(cd "${1:-$SRC/build}" && pwd)
+# shellcheck source=bench/consumer/lib.sh
+. "$(dirname "$0")/lib.sh"
+bc_init "${1:-}" bpftrace
 RUNS=${2:-5}
 NS=${3:-1000}
-DTRACE=$B/dtrace/dtrace
-[ -x "$DTRACE" ] || { echo "no $DTRACE: build first" >&2; exit 1; }
-command -v bpftrace >/dev/null || { echo "bpftrace is not installed" >&2; exit 1; }
-W=$(mktemp -d)
-BG=""
-trap '[ -n "$BG" ] && kill "$BG" 2>/dev/null; rm -rf "$W"' EXIT
-export USDTKIT_HELPER_SOCKET="$W/no-daemon.sock"
 
 echo "provider bsite { probe tick(int n); };" >"$W/p.d"
 {
@@ -39,14 +33,12 @@ echo "provider bsite { probe tick(int n); };" >"$W/p.d"
 	echo '}'
 	echo 'int main(void) { sites(); sleep(600); return 0; }'
 } >"$W/many.c"
-(cd "$W" && "$DTRACE" -h -s p.d -o p.h && cc -O1 -I"$SRC/include" -I. -c many.c -o many.o &&
-	"$DTRACE" -G -s p.d -o pp.o many.o && cc -o many many.o pp.o)
+bc_build p.d many.c many -O1
 "$W/many" &
 BG=$!
+bc_bg "$BG"
 sleep 0.5
 
-now_us() { local t=${EPOCHREALTIME/[.,]/}; echo "$((10#$t))"; }
-median() { sort -n | awk '{ a[NR] = $1 } END { print a[int((NR + 1) / 2)] }'; }
 # timed CMD...: "MS_TO_GO MS_TO_EXIT" from starting CMD to its first line
 # "go" and to its end.
 timed() {
@@ -68,7 +60,7 @@ USDTKIT_ENGINE_TIMES=1 USDTKIT_UPROBE_MULTI=0 timed "$DTRACE" -q -p "$BG" -n "$D
 sed -n 's/.*load and attach \([0-9.]*\) ms.*/\1/p' "$W/stderr" >"$W/attach0"
 BPFTRACE_MAX_PROBES=$((NS + 100)) timed bpftrace -e "usdt:$W/many:bsite:tick /pid == $BG/ { @ = count(); } BEGIN { printf(\"go\n\"); exit(); }" >"$W/bt"
 col() { awk -v c="$1" '{ print $c }'; }
-printf '%-44s %14s %14s %12s\n' "$NS sites, load $(cut -d' ' -f1 /proc/loadavg)" "multi-uprobe" "per site" "bpftrace"
+printf '%-44s %14s %14s %12s\n' "$NS sites, load $(load)" "multi-uprobe" "per site" "bpftrace"
 printf '%-44s %11s ms %11s ms %12s\n' "load and attach (dtrace's own count)" "$(median <"$W/attach1")" "$(cat "$W/attach0")" -
 printf '%-44s %11s ms %11s ms %9s ms\n' "command to BEGIN (every site attached)" "$(col 1 <"$W/multi" | median)" "$(col 1 <"$W/single")" "$(col 1 <"$W/bt")"
 printf '%-44s %11s ms %11s ms %9s ms\n' "command to its exit (links torn down)" "$(col 2 <"$W/multi" | median)" "$(col 2 <"$W/single")" "$(col 2 <"$W/bt")"

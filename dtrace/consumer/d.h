@@ -232,6 +232,18 @@ bool dt_match_is_usdt(const struct dt_pdesc *d);
  */
 long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *pids, size_t npids,
 		  struct usdt_diag *diag);
+/* A file the daemon announced (NOTICE) and its registrant. */
+struct dt_noticed {
+	int pid;
+	uint64_t dev, ino; /* makedev(major, minor) */
+};
+/*
+ * The same for those files alone, each read through its registrant (one
+ * mapping opened, its notes read once): how many probes, or -1 (a process
+ * that no longer maps its file: the caller lists the daemon instead).
+ */
+long dt_match_files(struct dt_program *prog, struct dt_probes *probes, const struct dt_noticed *f,
+		    size_t n, struct usdt_diag *diag);
 
 struct dt_retain;
 struct dt_tables;

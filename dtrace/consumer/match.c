@@ -674,6 +674,26 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 	return match_clauses(&m) ? -1 : (long)probes->n;
 }
 
+long dt_match_files(struct dt_program *prog, struct dt_probes *probes, const struct dt_noticed *f,
+		    size_t n, struct usdt_diag *diag)
+{
+	struct matcher m = {.prog = prog, .probes = probes, .diag = diag, .retained = true};
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!is_known(f[i].dev, f[i].ino) &&
+		    usdt_list_each_file(f[i].pid, f[i].dev, f[i].ino, copy_probe, &m, diag)) {
+			free_usdt(&m);
+			return -1;
+		}
+	m.have_usdt = true;
+	probes->nsources = prog->o->nsources;
+	probes->matched = dt_xmalloc((prog->o->nsources + 1) * sizeof(size_t));
+	memset(probes->matched, 0, (prog->o->nsources + 1) * sizeof(size_t));
+	probes->next_id = next_id;
+	return match_clauses(&m) ? -1 : (long)probes->n;
+}
+
 static void free_usdt(struct matcher *mp)
 {
 	struct matcher m = *mp;

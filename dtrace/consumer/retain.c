@@ -35,10 +35,11 @@
  * enables a process's probes before it goes on). So as root, when the daemon accepts it, a WATCH
  * (core/protocol.h) is kept open: the daemon then holds each registration
  * of a new file (its REGISTER's answer, which drti waits for) and sends a
- * NOTICE naming the file. The registrant is listed at once, by its pid (as
- * -p lists: no round trip to the daemon), else the daemon; the engine
- * attaches the batch, and READY is sent only when the batch that holds
- * the file is attached (right after its links: the caller calls
+ * NOTICE naming the file. That file alone is read at once, through its
+ * registrant's mapping of it (its notes, once: no round trip to the daemon,
+ * none of the process's other files), else the daemon is listed; the engine
+ * attaches the batch, and READY is sent only when the batch that holds the
+ * file is attached (right after its links: the caller calls
  * dt_retain_started), at once for a
  * file no clause matches or a listing showed before (the daemon holds a
  * known file's registration too while we watch: a program restarted, its
@@ -466,19 +467,40 @@ static long list_new(struct dt_retain *rt, struct dt_probes *ps, const int *pids
 	return n;
 }
 
-/* The held registrants whose files no batch traces, listed by pid. */
+/*
+ * The held registrants' files that no batch traces: those files alone, each
+ * through its registrant (one mapping opened, its notes read once: neither
+ * the daemon's LIST nor the process's other files). -1: one could not be
+ * read so (the caller lists the daemon).
+ */
 static long list_noticed(struct dt_retain *rt, struct dt_probes *ps)
 {
-	int *pids = dt_xmalloc((rt->nheld + 1) * sizeof(int));
+	struct dt_noticed *f = dt_xmalloc((rt->nheld + 1) * sizeof(*f));
 	size_t i, n = 0;
+	struct quiet q;
 	long got = 0;
 
-	for (i = 0; i < rt->nheld; i++)
-		if (!rt->held[i].batch && rt->held[i].pid > 0)
-			pids[n++] = rt->held[i].pid;
-	if (n)
-		got = list_new(rt, ps, pids, n);
-	dt_free(pids);
+	for (i = 0; i < rt->nheld && got == 0; i++) {
+		const struct held *h = &rt->held[i];
+
+		if (h->batch)
+			continue;
+		if (h->pid <= 0)
+			got = -1;
+		f[n].pid = h->pid;
+		f[n].dev = h->dev;
+		f[n++].ino = h->ino;
+	}
+	if (!got && n) {
+		if (quiet_open(&q)) {
+			got = dt_match_files(rt->prog, ps, f, n, &q.d);
+			quiet_close(&q);
+			free(q.text);
+		} else {
+			got = -1;
+		}
+	}
+	dt_free(f);
 	return got;
 }
 
@@ -516,7 +538,8 @@ int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 	if (b) {
 		if (n != rt->nprev || memcmp(b, rt->prev, n)) {
 			rt->pending = board_has_new(b, n);
-			list = rt->pending;
+			/* watching: its NOTICE comes (else the burst or LIST_MS lists it) */
+			list = rt->pending && rt->watch_fd < 0;
 			dt_free(rt->prev);
 			rt->prev = b;
 			rt->nprev = n;
@@ -524,8 +547,19 @@ int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 			dt_free(b);
 		}
 	}
-	if (state && rt->last_poll_done)
-		rt->burst_until = now + BURST_END_MS, rt->burst_gap = BURST_MS, list = true;
+	/*
+	 * A registration: listed now, and in a burst after it; while watching,
+	 * its NOTICE is what a new file's registrant waits for, so the burst
+	 * starts BURST_MS later (a LIST now waits for a daemon busy with that
+	 * registration, and held the NOTICE unread behind it).
+	 */
+	if (state && rt->last_poll_done) {
+		rt->burst_until = now + BURST_END_MS, rt->burst_gap = BURST_MS;
+		if (rt->watch_fd >= 0)
+			rt->last_list = now;
+		else
+			list = true;
+	}
 	if (now < rt->burst_until && now - rt->last_list >= rt->burst_gap) {
 		list = true;
 		rt->burst_gap *= 2;
@@ -549,13 +583,16 @@ int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 	if (list) {
 		rt->last_list = now;
 		/*
-		 * A NOTICE's registrant is listed first by itself, as -p lists
-		 * (its maps, the new file's notes): the daemon's LIST, a round
-		 * trip to a daemon busy with registrations, is most of a hold.
+		 * A NOTICE's file is read through its registrant, alone: the
+		 * daemon's LIST (a round trip to a daemon busy with
+		 * registrations) and the process's other files were most of a
+		 * hold. The daemon is listed when that fails; when it matched
+		 * nothing, the notices are answered now and the burst's
+		 * listings come at the next polls.
 		 */
-		if (noticed)
-			got = list_noticed(rt, ps);
-		if (got <= 0) {
+		got = noticed ? list_noticed(rt, ps) : -1;
+		if (got < 0) {
+			dt_free(ps->matched);
 			memset(ps, 0, sizeof(*ps));
 			got = list_new(rt, ps, NULL, 0);
 		}
@@ -563,6 +600,7 @@ int dt_retain_poll_probes(struct dt_retain *rt, struct dt_probes *ps)
 			rt->pending = board_has_new(rt->prev, rt->nprev);
 	}
 	if (maps && got <= 0) {
+		dt_free(ps->matched);
 		memset(ps, 0, sizeof(*ps));
 		got = list_new(rt, ps, rt->pids, rt->npids);
 	}

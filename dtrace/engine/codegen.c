@@ -719,6 +719,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 		}
 	if (!prog->o->compile_only && !prog->o->show_program)
 		spares(&g, &progs);
+	eg_probe_sites_end(out);
 	cg_btf_free(&g);
 	if (!g.failed && cg_fault_sizes(&g)) {
 		dt_free(progs.s);

@@ -180,27 +180,79 @@ static char *split_bt(const char *bt, const char **prov, const char **name)
 	return path;
 }
 
-static int read_notes(const struct dt_probe *p, const char *path, struct usdt_notes **notes,
-		      struct usdt_diag *diag)
+void eg_probe_sites_end(struct eg_prog *p)
+{
+	size_t i;
+
+	if (p->last.funcs)
+		for (i = 0; i < p->last.notes->nsites; i++)
+			free(p->last.funcs[i]);
+	dt_free(p->last.funcs);
+	if (p->last.notes)
+		usdt_notes_free(p->last.notes);
+	dt_free(p->last.path);
+	memset(&p->last, 0, sizeof(p->last));
+}
+
+/* The notes of the probe's file: read once for all its probes (p->last). */
+static struct usdt_notes *read_notes(struct eg_prog *p, const struct dt_probe *pr, const char *path,
+				     struct usdt_diag *diag)
 {
 	char err[200];
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	int fd;
 
-	if (fd < 0 || fstat(fd, &st) || (p->ino && (st.st_ino != p->ino || st.st_dev != p->dev))) {
+	if (p->last.notes && pr->ino && pr->ino == p->last.ino && pr->dev == p->last.dev &&
+	    !strcmp(path, p->last.path))
+		return p->last.notes;
+	eg_probe_sites_end(p);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) ||
+	    (pr->ino && (st.st_ino != pr->ino || st.st_dev != pr->dev))) {
 		usdt_error(diag, "%s cannot be read again (%s)", path,
 			   fd < 0 ? strerror(errno) : "it was replaced");
 		if (fd >= 0)
 			close(fd);
-		return -1;
+		return NULL;
 	}
-	if (usdt_notes_read(fd, NULL, notes, err, sizeof(err))) {
+	if (usdt_notes_read(fd, NULL, &p->last.notes, err, sizeof(err))) {
 		usdt_error(diag, "%s: %s", path, err);
+		p->last.notes = NULL;
 		close(fd);
-		return -1;
+		return NULL;
 	}
 	close(fd);
-	return 0;
+	p->last.path = dt_xstrdup(path);
+	p->last.dev = (uint64_t)st.st_dev;
+	p->last.ino = (uint64_t)st.st_ino;
+	return p->last.notes;
+}
+
+/*
+ * Every site's function in the file (the lister's symbol reader: DWARF in
+ * a process of its own), once: NULL when it cannot say.
+ */
+static char **site_funcs(struct eg_prog *p)
+{
+	const struct usdt_notes *n = p->last.notes;
+	uint64_t *pcs;
+	const char *why = NULL;
+	size_t i;
+	int fd;
+
+	if (p->last.funcs)
+		return p->last.funcs;
+	pcs = dt_xmalloc((n->nsites + 1) * sizeof(*pcs));
+	p->last.funcs = dt_xmalloc((n->nsites + 1) * sizeof(char *));
+	for (i = 0; i < n->nsites; i++)
+		pcs[i] = n->sites[i].pc;
+	fd = open(p->last.path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || usdt_sym_functions(fd, pcs, n->nsites, p->last.funcs, &why))
+		memset(p->last.funcs, 0, (n->nsites + 1) * sizeof(char *));
+	if (fd >= 0)
+		close(fd);
+	dt_free(pcs);
+	return p->last.funcs;
 }
 
 static bool node_args(const struct dt_node *n)
@@ -285,19 +337,17 @@ int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint
 		   struct usdt_diag *diag)
 {
 	const struct eg_group *gr = &p->groups[gi];
-	struct usdt_notes *notes = NULL;
+	const struct usdt_notes *notes;
 	const char *prov, *name, *why = NULL;
-	char *path = split_bt(pr->bt, &prov, &name), **funcs = NULL;
-	uint64_t *pcs = NULL;
+	char *path = split_bt(pr->bt, &prov, &name), **funcs;
+	size_t *at = NULL;
 	size_t i, n = 0, first = p->nsites;
 	unsigned k;
-	int rc = -1, fd;
+	int rc = -1;
 
-	if (!prov || !name || read_notes(pr, path, &notes, diag))
+	if (!prov || !name || !(notes = read_notes(p, pr, path, diag)))
 		goto out;
-	pcs = dt_xmalloc((notes->nsites + 1) * sizeof(*pcs));
-	funcs = dt_xmalloc((notes->nsites + 1) * sizeof(*funcs));
-	memset(funcs, 0, (notes->nsites + 1) * sizeof(*funcs));
+	at = dt_xmalloc((notes->nsites + 1) * sizeof(*at));
 	for (i = 0; i < notes->nsites; i++) {
 		const struct usdt_site *s = &notes->sites[i];
 		struct eg_site site;
@@ -333,33 +383,21 @@ int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint
 		site_str(site.val.prov, pr->prov);
 		site_str(site.val.mod, pr->mod);
 		site_str(site.val.name, pr->name);
-		pcs[n++] = s->pc;
+		at[n++] = i;
 		DT_PUSH(p->sites, p->nsites, site);
 	}
 	if (!n) {
 		usdt_error(diag, "no site of %s:%s in %s", prov, name, path);
 		goto out;
 	}
-	/*
-	 * probefunc: each site's function (the lister's symbol reader: DWARF
-	 * in a process of its own), else the probe's: read where the listing
-	 * saw sites in several functions.
-	 */
-	fd = pr->nfuncs > 1 ? open(path, O_RDONLY | O_CLOEXEC) : -1;
-	if (fd < 0 || usdt_sym_functions(fd, pcs, n, funcs, &why))
-		memset(funcs, 0, n * sizeof(*funcs));
-	if (fd >= 0)
-		close(fd);
-	for (i = 0; i < n; i++) {
-		site_str(p->sites[first + i].val.func, funcs[i] ? funcs[i] : pr->func);
-		free(funcs[i]);
-	}
+	/* probefunc: each site's function where the listing saw several, else the probe's */
+	funcs = pr->nfuncs > 1 ? site_funcs(p) : NULL;
+	for (i = 0; i < n; i++)
+		site_str(p->sites[first + i].val.func,
+			 funcs && funcs[at[i]] ? funcs[at[i]] : pr->func);
 	rc = 0;
 out:
-	if (notes)
-		usdt_notes_free(notes);
-	dt_free(pcs);
-	dt_free(funcs);
+	dt_free(at);
 	dt_free(path);
 	return rc;
 }

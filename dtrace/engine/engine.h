@@ -122,6 +122,7 @@ struct eg_fault_site {
 /* A fault's words, as DTrace's messages have them ("divide-by-zero"). */
 const char *eg_fault_name(uint64_t kind);
 
+struct usdt_notes;
 struct eg_prog {
 	struct dt_buf c; /* the BPF C source */
 	struct eg_rec *recs;
@@ -144,6 +145,18 @@ struct eg_prog {
 	size_t started_act, dump_act;
 	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */
 	long strsize;
+	/*
+	 * The last file whose sites were made (eg_probe_sites): its notes, and
+	 * each site's function once asked, so that a file's probes read it
+	 * once (a new file's hold pays for every read). eg_probe_sites_end()
+	 * lets it go.
+	 */
+	struct {
+		char *path;
+		uint64_t dev, ino;
+		struct usdt_notes *notes;
+		char **funcs; /* [notes->nsites], or NULL: not asked yet */
+	} last;
 };
 
 /*
@@ -163,6 +176,7 @@ bool eg_group_uses_args(const struct dt_program *prog, const struct dt_probe *pr
 long eg_group_find(const struct eg_prog *p, const char *key);
 int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint32_t probe,
 		   struct usdt_diag *diag);
+void eg_probe_sites_end(struct eg_prog *p);
 /* codegen_prelude.c: what every generated file starts with. */
 void eg_prelude(struct dt_buf *o, long strsize, unsigned scratch_size);
 
@@ -206,6 +220,8 @@ int eg_map_fd(const struct eg_loaded *l, const char *name);
 void eg_unload(struct eg_loaded *l);
 /* Milliseconds clang took, and load plus attach (USDTKIT_ENGINE_TIMES prints them). */
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms);
+/* Milliseconds spent so far in the kernel's link calls (bpf(BPF_LINK_CREATE), perf uprobes). */
+double eg_links_ms(const struct eg_loaded *l);
 
 /*
  * ustack.c: a recorded user stack as the renderer reads stacks (bpftrace's

@@ -34,12 +34,14 @@
 
 struct eg_loaded {
 	struct bpf_object *obj;
+	struct bpf_object *single; /* loaded again for a link a site: fall_back() */
 	struct bpf_link **links;
 	size_t nlinks;
 	int *mfds; /* multi-uprobe links (their descriptors) */
 	size_t nmfds;
-	bool multi;    /* the USDT programs attach by multi-uprobe links */
-	size_t nsites; /* sites attached */
+	bool multi;	 /* the USDT programs attach by multi-uprobe links */
+	size_t nsites;	 /* sites attached */
+	int64_t link_ns; /* spent in the kernel's link calls (USDTKIT_ENGINE_TIMES) */
 	struct bpf_link *begin, *end, *error;
 	double clang_ms, load_ms;
 	struct dt_buf objbuf; /* the object, from clang or the cache */
@@ -360,7 +362,8 @@ static int check_targets(struct bpf_object *obj, const struct eg_prog *p, struct
  * attached so must be loaded for it (its expected attach type), and then
  * cannot be attached by a perf event: the choice is made before the load,
  * by the kernel's version, and USDTKIT_UPROBE_MULTI=0 refuses it (one link
- * a site, as before 6.6).
+ * a site, as before 6.6). A kernel that refuses the link all the same is
+ * answered by fall_back(), below.
  */
 #define EG_TRACE_UPROBE_MULTI 48
 struct eg_umulti_attr {
@@ -379,6 +382,14 @@ static bool want_multi(void)
 		return false;
 	return !uname(&u) && sscanf(u.release, "%u.%u", &a, &b) == 2 &&
 	       (a > 6 || (a == 6 && b >= 6));
+}
+
+/* USDTKIT_UPROBE_MULTI=refused: the tests' way to the fallback (fall_back()). */
+static bool refuse_multi(void)
+{
+	const char *e = getenv("USDTKIT_UPROBE_MULTI");
+
+	return e && !strcmp(e, "refused");
 }
 
 /* Sites [i, j) of one program and file, by one link: its descriptor, or -1. */
@@ -403,6 +414,9 @@ static int attach_multi(struct eg_loaded *l, const struct eg_prog *p, size_t i, 
 	a.ref_ctr_offsets = (uint64_t)(uintptr_t)ref;
 	a.cookies = (uint64_t)(uintptr_t)ck;
 	a.cnt = (uint32_t)n;
+	/* tests: a refusal, by the kernel itself (a flag it does not know: EINVAL) */
+	if (refuse_multi())
+		a.mflags = 1u << 31;
 	fd = pg ? (int)syscall(SYS_bpf, 28 /* BPF_LINK_CREATE */, &a, sizeof(a)) : -1;
 	dt_free(off);
 	dt_free(ref);
@@ -526,6 +540,96 @@ int eg_attach(struct eg_loaded *l, const struct eg_prog *p, struct usdt_diag *di
 }
 
 /*
+ * The kernel refused a multi-uprobe link (a kernel that has the call but
+ * refuses these sites, or one older than 6.6 that says it is newer): the
+ * object is loaded again, once, its USDT programs for perf-event links,
+ * every map the first load's (so the records, aggregations and variables
+ * are one set), and from then on every site gets a link of its own. What
+ * multi-uprobe links attached before stays. Nothing is printed: the user
+ * sees every site traced either way. 0, or -1 (reported).
+ */
+static int fall_back(struct eg_loaded *l, const struct eg_prog *p, int why, struct usdt_diag *diag)
+{
+	struct bpf_object_open_opts oo; /* (LIBBPF_OPTS is a GNU statement expression) */
+	struct bpf_program *pg;
+	struct bpf_map *m, *m0 = NULL;
+	size_t i;
+
+	memset(&oo, 0, sizeof(oo));
+	oo.sz = sizeof(oo);
+	oo.object_name = "dtrace";
+	l->single = bpf_object__open_mem(l->objbuf.s, l->objbuf.n, &oo);
+	if (!l->single)
+		goto fail;
+	bpf_object__for_each_map(m, l->single)
+	{
+		m0 = bpf_object__next_map(l->obj, m0);
+		if (!m0 || strcmp(bpf_map__name(m), bpf_map__name(m0)) ||
+		    bpf_map__reuse_fd(m, bpf_map__fd(m0)))
+			goto fail;
+	}
+	/* only the USDT programs: BEGIN, END, timers and tracepoints stay the first load's */
+	bpf_object__for_each_program(pg, l->single)
+	{
+		bool usdt = false;
+
+		for (i = 0; i < p->ngroups && !usdt; i++)
+			usdt = !strcmp(bpf_program__name(pg), p->groups[i].prog);
+		bpf_program__set_autoload(pg, usdt);
+	}
+	if (bpf_object__load(l->single))
+		goto fail;
+	l->multi = false;
+	if (getenv("USDTKIT_ENGINE_TIMES"))
+		fprintf(stderr, "dtrace: multi-uprobe link refused (%s): a link a site\n",
+			strerror(why));
+	return 0;
+fail:
+	usdt_error(diag,
+		   "the kernel refused a multi-uprobe link (%s), and the programs could not be "
+		   "loaded again for a link a site: %s",
+		   strerror(why), strerror(errno));
+	return -1;
+}
+
+/* The refusals fall_back() answers (the kernel's ENOTSUPP, 524, included). */
+static bool refusal(int e)
+{
+	return e == EINVAL || e == EOPNOTSUPP || e == ENOSYS || e == 524;
+}
+
+/*
+ * Sites [first, nsites) into the map: one bpf(BPF_MAP_UPDATE_BATCH) call
+ * (Linux 5.6) rather than a call a site, else (a kernel without it) one by
+ * one. 0, or -1 with errno.
+ */
+static int write_sites(int fd, const struct eg_prog *p, size_t first)
+{
+	size_t i, n = p->nsites - first;
+	uint32_t *keys, count = (uint32_t)n;
+	struct eg_site_val *vals;
+	int rc;
+
+	if (!n)
+		return 0;
+	keys = dt_xmalloc(n * sizeof(*keys));
+	vals = dt_xmalloc(n * sizeof(*vals));
+	for (i = 0; i < n; i++) {
+		keys[i] = p->sites[first + i].cookie;
+		vals[i] = p->sites[first + i].val;
+	}
+	rc = bpf_map_update_batch(fd, keys, vals, &count, NULL);
+	dt_free(keys);
+	dt_free(vals);
+	if (!rc && count == n)
+		return 0;
+	for (i = first; i < p->nsites; i++)
+		if (bpf_map_update_elem(fd, &p->sites[i].cookie, &p->sites[i].val, BPF_ANY))
+			return -1;
+	return 0;
+}
+
+/*
  * A site's entry goes into the map `sites` at its cookie before its link
  * is made: the program never fires on a cookie it cannot find.
  */
@@ -533,14 +637,13 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 		    struct usdt_diag *diag)
 {
 	int fd = bpf_object__find_map_fd_by_name(l->obj, "sites");
+	int64_t t0;
 	size_t i, j;
 
-	for (i = first; i < p->nsites; i++)
-		if (fd < 0 ||
-		    bpf_map_update_elem(fd, &p->sites[i].cookie, &p->sites[i].val, BPF_ANY)) {
-			usdt_error(diag, "cannot write the sites' map: %s", strerror(errno));
-			return -1;
-		}
+	if (fd < 0 || write_sites(fd, p, first)) {
+		usdt_error(diag, "cannot write the sites' map: %s", strerror(errno));
+		return -1;
+	}
 	for (i = first; l->multi && i < p->nsites; i = j) {
 		int mfd;
 
@@ -548,7 +651,15 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 				!strcmp(p->sites[j].path, p->sites[i].path);
 		     j++)
 			;
+		t0 = usdt_clock_ns(CLOCK_MONOTONIC);
 		mfd = attach_multi(l, p, i, j);
+		l->link_ns += usdt_clock_ns(CLOCK_MONOTONIC) - t0;
+		if (mfd < 0 && refusal(errno) && !l->single) {
+			if (fall_back(l, p, errno, diag))
+				return -1;
+			first = i; /* these and the rest: a link a site, below */
+			break;
+		}
 		if (mfd < 0) {
 			usdt_error(diag, "cannot attach %zu uprobes to %s: %s", j - i,
 				   p->sites[i].path, strerror(errno));
@@ -570,7 +681,10 @@ int eg_attach_sites(struct eg_loaded *l, const struct eg_prog *p, size_t first,
 		const struct eg_site *s = &p->sites[i];
 		struct bpf_link *k;
 
-		k = attach(l->obj, s->prog, -1, s->path, s->off, s->sema_off, s->cookie, diag);
+		t0 = usdt_clock_ns(CLOCK_MONOTONIC);
+		k = attach(l->single ? l->single : l->obj, s->prog, -1, s->path, s->off,
+			   s->sema_off, s->cookie, diag);
+		l->link_ns += usdt_clock_ns(CLOCK_MONOTONIC) - t0;
 		if (!k)
 			return -1;
 		DT_PUSH(l->links, l->nlinks, k);
@@ -612,6 +726,11 @@ int eg_map_fd(const struct eg_loaded *l, const char *name)
 	return l->obj ? bpf_object__find_map_fd_by_name(l->obj, name) : -1;
 }
 
+double eg_links_ms(const struct eg_loaded *l)
+{
+	return (double)l->link_ns / 1e6;
+}
+
 void eg_times(const struct eg_loaded *l, double *clang_ms, double *load_ms)
 {
 	*clang_ms = l->clang_ms;
@@ -632,6 +751,7 @@ void eg_unload(struct eg_loaded *l)
 	bpf_link__destroy(l->begin);
 	bpf_link__destroy(l->error);
 	bpf_link__destroy(l->end);
+	bpf_object__close(l->single);
 	bpf_object__close(l->obj);
 	dt_free(l->links);
 	dt_free(l->objbuf.s);

@@ -736,6 +736,28 @@ int usdt_list_each(const int *pids, size_t npids,
 	return usdt_list_each_new(pids, npids, NULL, fn, arg, diag);
 }
 
+/* fn for each probe of the modules (but those skip names), then they are freed. */
+static int each_of(struct lister *l, struct usdt_list_modules *mods,
+		   bool (*skip)(uint64_t dev, uint64_t ino),
+		   int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg)
+{
+	int rc = 0;
+	size_t i;
+
+	for (i = 0; i < mods->n && !rc; i++)
+		if (!skip || !skip(mods->v[i].dev, mods->v[i].ino))
+			rc = each_module(l, &mods->v[i], fn, arg);
+	if (rc == -ENOMEM) {
+		usdt_error(l->diag, "out of memory");
+		rc = -1;
+	}
+	for (i = 0; i < l->nfiles; i++)
+		file_entry_free(&l->files[i]);
+	free(l->files);
+	usdt_list_modules_free(mods);
+	return rc;
+}
+
 int usdt_list_each_new(const int *pids, size_t npids, bool (*skip)(uint64_t dev, uint64_t ino),
 		       int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
 		       struct usdt_diag *diag)
@@ -743,23 +765,25 @@ int usdt_list_each_new(const int *pids, size_t npids, bool (*skip)(uint64_t dev,
 	struct usdt_list_opts o = {.pids = pids, .npids = npids};
 	struct lister l = {.o = &o, .diag = diag};
 	struct usdt_list_modules mods = {0};
-	int rc = -1;
-	size_t i;
 
-	if (gather(&l, &mods))
-		goto out;
-	rc = 0;
-	for (i = 0; i < mods.n && !rc; i++)
-		if (!skip || !skip(mods.v[i].dev, mods.v[i].ino))
-			rc = each_module(&l, &mods.v[i], fn, arg);
-	if (rc == -ENOMEM) {
-		usdt_error(diag, "out of memory");
-		rc = -1;
+	if (gather(&l, &mods)) {
+		usdt_list_modules_free(&mods);
+		return -1;
 	}
-out:
-	for (i = 0; i < l.nfiles; i++)
-		file_entry_free(&l.files[i]);
-	free(l.files);
-	usdt_list_modules_free(&mods);
-	return rc;
+	return each_of(&l, &mods, skip, fn, arg);
+}
+
+int usdt_list_each_file(int pid, uint64_t dev, uint64_t ino,
+			int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
+			struct usdt_diag *diag)
+{
+	struct usdt_list_opts o = {0};
+	struct lister l = {.o = &o, .diag = diag};
+	struct usdt_list_modules mods = {0};
+
+	if (usdt_list_proc_file(pid, dev, ino, &mods)) {
+		usdt_list_modules_free(&mods);
+		return -1;
+	}
+	return each_of(&l, &mods, NULL, fn, arg);
 }

@@ -84,6 +84,16 @@ int usdt_list_each_new(const int *pids, size_t npids, bool (*skip)(uint64_t dev,
 		       int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
 		       struct usdt_diag *diag);
 
+/*
+ * The same for one file of one process (device and inode as its maps show
+ * them): a file the daemon just announced, its registrant held. Only that
+ * mapping is opened (no wait for the loader: the registrant is past it).
+ * 0, fn's value, or -1 (the process maps no such file now: nothing said).
+ */
+int usdt_list_each_file(int pid, uint64_t dev, uint64_t ino,
+			int (*fn)(const struct usdt_list_probe *p, void *arg), void *arg,
+			struct usdt_diag *diag);
+
 bool usdt_list_daemon_running(const char **path);
 
 #endif /* USDT_LIST_H */

@@ -297,6 +297,41 @@ int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_
 	return err;
 }
 
+/* usdt_list_proc_file's walk: the first mapping of one file. */
+struct file_walk {
+	int pid;
+	uint64_t dev, ino;
+	struct usdt_list_modules *mods;
+};
+
+static int file_module(const struct usdt_mapping *m, void *arg)
+{
+	struct file_walk *w = arg;
+	int fd, err;
+
+	if (m->dev != w->dev || m->ino != w->ino)
+		return 0;
+	fd = usdt_list_open_mapping(w->pid, m);
+	if (fd < 0)
+		return fd;
+	err = add_module(w->mods, w->pid, fd, m->path, m->start);
+	if (err < 0)
+		return err;
+	/* what was opened must be that file (add_module read its device and inode) */
+	if (!w->mods->n || w->mods->v[w->mods->n - 1].dev != w->dev ||
+	    w->mods->v[w->mods->n - 1].ino != w->ino)
+		return -ESTALE;
+	return 1; /* found: the walk stops */
+}
+
+int usdt_list_proc_file(int pid, uint64_t dev, uint64_t ino, struct usdt_list_modules *mods)
+{
+	struct file_walk w = {.pid = pid, .dev = dev, .ino = ino, .mods = mods};
+	int err = usdt_list_proc_maps(pid, file_module, &w);
+
+	return err == 1 ? 0 : err ? err : -ENOENT;
+}
+
 /* ---- the daemon ---- */
 
 static const char *socket_path(void)

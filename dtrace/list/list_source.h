@@ -55,6 +55,14 @@ int usdt_list_read_proc(const char *path, char **text, size_t *len);
 int usdt_list_proc_modules(int pid, struct usdt_list_modules *mods, struct usdt_diag *diag);
 
 /*
+ * Appends one file of process pid (device and inode as its maps show them),
+ * through its first mapping, checked to be that file once opened: 0, or a
+ * negative errno (-ENOENT: pid maps no such file; -ESTALE: another file is
+ * there now). Nothing is reported.
+ */
+int usdt_list_proc_file(int pid, uint64_t dev, uint64_t ino, struct usdt_list_modules *mods);
+
+/*
  * Appends every (process, module) the helper daemon has registered, asking
  * it over its socket (USDTKIT_HELPER_SOCKET, default /run/usdtkit/helper.sock).
  * Returns 0, or -1 after reporting (no daemon: the message says so and

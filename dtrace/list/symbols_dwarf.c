@@ -538,8 +538,13 @@ static bool lists_headers_ok(const unsigned char *d, uint64_t size, bool msb)
 	return true;
 }
 
-/* NULL, or why libdwarf must not see this file. */
-static const char *dwarf_lists_check(int fd)
+/*
+ * NULL, or why libdwarf must not see this file; *has_info: it has a
+ * .debug_info section (none: no DWARF to read, and no child to fork: a
+ * stripped program, as most packaged ones are, is named from its symbols
+ * without the fork, which a new file's hold under a watching dtrace pays).
+ */
+static const char *dwarf_lists_check(int fd, bool *has_info)
 {
 	const char *why = NULL;
 	Elf_Scn *scn = NULL;
@@ -547,19 +552,24 @@ static const char *dwarf_lists_check(int fd)
 	size_t shstrndx;
 	Elf *elf;
 
+	*has_info = true; /* unless the section headers say otherwise */
 	elf_version(EV_CURRENT);
 	elf = elf_begin(fd, ELF_C_READ, NULL);
 	if (!elf || !gelf_getehdr(elf, &eh) || elf_getshdrstrndx(elf, &shstrndx))
 		goto out;
+	*has_info = false;
 	while (!why && (scn = elf_nextscn(elf, scn)) != NULL) {
 		GElf_Shdr sh;
 		const char *name;
 		Elf_Data *data;
 
-		if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_PROGBITS ||
-		    (sh.sh_flags & SHF_COMPRESSED))
+		if (!gelf_getshdr(scn, &sh))
 			continue;
 		name = elf_strptr(elf, shstrndx, sh.sh_name);
+		if (name && (!strcmp(name, ".debug_info") || !strcmp(name, ".zdebug_info")))
+			*has_info = true;
+		if (sh.sh_type != SHT_PROGBITS || (sh.sh_flags & SHF_COMPRESSED))
+			continue;
 		if (!name || (strcmp(name, ".debug_rnglists") && strcmp(name, ".debug_loclists")))
 			continue;
 		data = elf_getdata(scn, NULL);
@@ -580,13 +590,13 @@ out:
 /* Fills w->names from DWARF through a child; NULL, or why nothing came of it. */
 const char *usdt_sym_dwarf_names(int fd, struct dw_walk *w)
 {
-	const char *why = dwarf_lists_check(fd);
+	bool ok, has_info;
+	const char *why = dwarf_lists_check(fd, &has_info);
 	int p[2], status = 0;
-	bool ok;
 	pid_t pid;
 	size_t i;
 
-	if (why)
+	if (why || !has_info)
 		return why;
 	if (pipe2(p, O_CLOEXEC))
 		return "cannot create a pipe for the DWARF reader";
