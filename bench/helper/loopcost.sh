@@ -26,56 +26,26 @@
 # user-space instructions: the kernel's side (printing /proc/PID/maps,
 # tracefs) is not in these counts.
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-builddir=${1:-build}
+# shellcheck source=bench/helper/daemonbench.sh
+. "$(dirname "$0")/daemonbench.sh"
 n=${2:-300}
-case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
-helperd=${HELPERD:-$builddir/kernel-helper/helperd/usdtkit-helperd}
+bh_setup loopcost "${1:-build}" tests/crash/crashclient
 hold="$builddir/tests/crash/crashclient"
-for f in "$helperd" "$hold"; do
-	[ -x "$f" ] || { echo "build usdtkit first: $f missing (ninja -C $builddir)" >&2; exit 1; }
-done
-[ "$(id -u)" = 0 ] || { echo "needs root (a daemon writing tracefs)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
-
-w=$(mktemp -d /tmp/usdtkit-loopcost.XXXXXX)
-chmod 711 "$w"
 dpid=
-cleanup() {
+stop_daemon() {
 	if [ -n "$dpid" ]; then
 		kill "$dpid" 2>/dev/null || true
 		wait "$dpid" 2>/dev/null || true
 	fi
-	rm -rf "$w"
 }
-trap cleanup EXIT
-P="lc$$"
-sock="$w/helper.sock"
-export USDTKIT_HELPER_SOCKET="$sock"
-gcc -O2 -I"$top/core" -I"$top/tests/lib" "$top/bench/helper/loadclient.c" -o "$w/loadclient" -ldl
-{
-	echo '#include <sys/sdt.h>'
-	echo 'void lib_call(int x);'
-	echo 'void lib_call(int x) {'
-	echo '	if (x != 42) return;'
-	for i in $(seq 0 9); do echo "	STAP_PROBE1(${P}ten, p$i, x);"; done
-	echo '}'
-} >"$w/ten.c"
-gcc -O0 -fPIC -shared -I"$top/include" "$w/ten.c" -o "$w/ten.so"
+bh_on_exit stop_daemon
+bh_loadclient
+bh_lib ten ten 10 1 ", x"
 mkfifo "$w/hold.in"
 mkdir -m 0755 "$w/new"
 for i in $(seq 20); do cp "$w/ten.so" "$w/new/libten$i.so"; done
-if [ "${LOOPCOST_ONLY:-}" = big ]; then
-	{
-		echo '#include <sys/sdt.h>'
-		echo 'void lib_call(int x);'
-		echo 'void lib_call(int x) {'
-		echo '	if (x != 42) return;'
-		for i in $(seq 0 11999); do echo "	STAP_PROBE(${P}big, p$i);"; done
-		echo '}'
-	} >"$w/big.c"
-	gcc -O0 -fPIC -shared -I"$top/include" "$w/big.c" -o "$w/big.so"
-fi
+[ "${LOOPCOST_ONLY:-}" != big ] || bh_lib big big 12000
 
 # KIND: the daemon under callgrind, the requests, then its counts.
 measure() {
