@@ -460,7 +460,9 @@ struct registration {
 	struct hd_module *m, *prev;
 	struct usdt_notes *n;
 	struct usdt_tracefs_reg *tr;
-	uint64_t seq;
+	uint64_t seq;	  /* its intent's record (0: none), the writer's first slice's */
+	bool intent_made; /* (the first slice began by it) */
+	bool own_path;	  /* m->path is our alias or descriptor name */
 	unsigned charged; /* probes counted in the owner's quota while written */
 	bool deleted;	  /* the mapping's file was deleted: never on the board */
 	void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back);
@@ -472,6 +474,15 @@ static bool reg_step(struct hd_wjob *j, uint64_t budget_ns)
 {
 	struct registration *r = (struct registration *)j;
 
+	if (!r->intent_made) {
+		/*
+		 * Intent first, here rather than on the loop (it grows with the
+		 * sites): a kill during the writes leaves sites a restart knows
+		 * as ours. m is the job's until reg_done.
+		 */
+		r->seq = hd_journal_intent(r->m->dev, r->m->ino, r->m->path, r->own_path, r->n);
+		r->intent_made = true;
+	}
 	if (usdt_tracefs_reg_step(r->tr, budget_ns) > 0)
 		return true;
 	/* The last slice: the module's sites made here, off the loop. */
@@ -644,8 +655,8 @@ int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino
 	if (!ret && !m->mapped_path)
 		ret = -ENOMEM;
 	if (!ret) {
-		/* Intent first: a kill during the writes leaves sites a restart knows as ours. */
-		r->seq = hd_journal_intent(dev, ino, m->path, m->alias || m->hold_fd >= 0, n);
+		/* (The journal's intent is the job's first step: reg_step.) */
+		r->own_path = m->alias || m->hold_fd >= 0;
 		ret = usdt_tracefs_reg_begin(hd_tracefs, n, m->path, &r->tr);
 	}
 	if (ret) {
