@@ -54,7 +54,8 @@ measure() {
 	valgrind --tool=callgrind --callgrind-out-file="$out" \
 		--toggle-collect=conn_accept_one --toggle-collect=serve_conn_event \
 		--toggle-collect=hd_parse_event --toggle-collect=hd_writer_event \
-		--toggle-collect=writer_main --toggle-collect=hd_process_exited \
+		--toggle-collect=writer_main --toggle-collect=checker_main \
+		--toggle-collect=hd_process_exited \
 		--toggle-collect=hd_registry_background --toggle-collect=hd_tick \
 		"$helperd" -f --socket "$sock" --linger 0 --no-board --test-no-seccomp \
 		2>"$w/daemon.$kind.log" &
@@ -91,7 +92,7 @@ measure() {
 	dpid=
 	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$w/daemon.$kind.log" "$LOOPCOST_KEEP/"
 	fns=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
-		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main/ {
+		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main|checker_main/ {
 			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
 	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; big) reqs=1 ;; *) reqs=$n ;; esac
 	if [ "$kind" = big ]; then
@@ -100,7 +101,7 @@ measure() {
 				v = $1; gsub(",", "", v)
 				for (i = 2; i <= NF; i++) {
 					f = $i; sub(/.*:/, "", f)
-					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush)$/ && !(f in seen)) {
+					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|checker_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush|hd_worker_decode|hd_journal_intent)$/ && !(f in seen)) {
 						seen[f] = v; order[++k] = f
 					}
 				}
@@ -108,7 +109,7 @@ measure() {
 			/^ *[0-9,]+ .*PROGRAM TOTALS/ { t = $1; gsub(",", "", t) }
 			END {
 				for (i = 1; i <= k; i++) printf "       %-24s %12d\n", order[i], seen[order[i]]
-				printf "       the loop (all but writer_main) %d\n", t - seen["writer_main"]
+				printf "       the loop (all but writer_main, checker_main) %d\n", t - seen["writer_main"] - seen["checker_main"]
 			}'
 	fi
 	awk -v k="$kind" -v r="$reqs" '/^summary:/ { printf "%-6s %d requests: %.0f instructions per request\n", k, r, $2 / r }' "$out"

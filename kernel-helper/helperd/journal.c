@@ -247,8 +247,7 @@ int hd_list_union(struct usdt_uprobe_entry **out, size_t *n, int reads)
 	return 0;
 }
 
-/* 0x and v in lowercase hexadecimal, as "0x%" PRIx64 prints it. */
-static void put_hex(struct usdt_sbuf *b, uint64_t v)
+void hd_put_hex(struct usdt_sbuf *b, uint64_t v)
 {
 	char d[2 + 16];
 	size_t i = sizeof(d);
@@ -278,11 +277,11 @@ static void site_line(struct usdt_sbuf *b, char kind, const char *group, const c
 		usdt_sb_puts(b, event);
 		usdt_sb_putc(b, ' ');
 	}
-	put_hex(b, off);
+	hd_put_hex(b, off);
 	if (kind == 's') {
 		usdt_sb_putc(b, ' ');
 		if (ref)
-			put_hex(b, *ref);
+			hd_put_hex(b, *ref);
 		else
 			usdt_sb_putc(b, '-');
 	}
