@@ -2,7 +2,9 @@
 # The daemon under one user's load (issue 33, item 5; the verdicts are
 # tests/security/t-sec-writer-stall.sh's, these are the figures):
 #   bench/helper/loadtest.sh [BUILDDIR] [SECONDS] [LOAD]   (default: build, 60, big+flood)
-# HELPERD=PATH runs another daemon binary (an older build, for comparison).
+# HELPERD=PATH runs another daemon binary (an older build, for comparison);
+# HELPERD_ARGS adds options to its command line (--test-bulk-nice 0: bulk
+# work not niced, to compare).
 # LOAD: big+flood, big (the 12,000-site files only), flood, or none (the
 # same measurements on a daemon nobody loads: the machine's own floor).
 # as root, with tracefs. A private daemon (its own socket, --linger 0) is
@@ -54,7 +56,9 @@ for i in $(seq 60); do cp "$w/ten.so" "$w/new/libten$i.so"; done
 for i in $(seq 300); do cp "$w/hostile.so" "$w/flood/libh$i.so"; done
 chmod -R a+rX "$w"
 
-"$helperd" -f --socket "$sock" --linger 0 --test-worker-delay "400:$w/flood/*" 2>"$w/daemon.log" &
+# shellcheck disable=SC2086 # (HELPERD_ARGS: words)
+"$helperd" -f --socket "$sock" --linger 0 --test-worker-delay "400:$w/flood/*" ${HELPERD_ARGS:-} \
+	2>"$w/daemon.log" &
 dpid=$!
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$w/daemon.log" >&2; exit 1; }

@@ -244,6 +244,8 @@ void hd_writer_cancel(struct hd_wjob *j);
 void hd_writer_event(void);
 /* Jobs queued or under way. */
 unsigned hd_writer_queued(void);
+/* Tests only (--test-bulk-nice): bulk work's nice value above the daemon's (default 10). */
+void hd_writer_bulk_nice(int n);
 /* SIGTERM: registrations cut short, removals finished, the thread joined, done callbacks run. */
 void hd_writer_stop(void);
 

@@ -109,6 +109,8 @@
  *   address-space limit, which valgrind cannot run under;
  *   --test-hold-ms MS bounds a hold (WATCH) at MS instead of
  *   USDT_HOLD_MAX_MS, so that a test sees the bound in a second;
+ *   --test-bulk-nice N runs the writer's and checker's bulk work at nice
+ *   +N instead of +10 (0: not niced; bench/helper/loadtest.sh compares);
  *   --test-crash-after N makes the daemon SIGKILL itself right after its
  *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
  *   a registration or a removal). Only the command line sets them, that is
@@ -355,6 +357,7 @@ int main(int argc, char **argv)
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"test-crash-after", required_argument, NULL, 'K'},
 	    {"test-hold-ms", required_argument, NULL, 'H'},
+	    {"test-bulk-nice", required_argument, NULL, 'N'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -455,6 +458,9 @@ int main(int argc, char **argv)
 		}
 		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
 			hd_cfg.worker.test_no_seccomp = true;
+			break;
+		case 'N': /* tests only: bulk work's nice value (0: as any other) */
+			hd_writer_bulk_nice((int)strtol(optarg, NULL, 10));
 			break;
 		case 'H': /* tests only: the bound of a hold (at most USDT_HOLD_MAX_MS) */
 			serve_hold_bound((unsigned)strtoul(optarg, NULL, 10));

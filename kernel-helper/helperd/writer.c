@@ -64,6 +64,12 @@
 /* A turn of one uid: the time another uid's work may wait per uid with work queued. */
 #define SLICE_NS (20ull * 1000 * 1000)
 #define BULK_NICE 10
+static int bulk_nice = BULK_NICE; /* --test-bulk-nice */
+
+void hd_writer_bulk_nice(int n)
+{
+	bulk_nice = n < 0 ? 0 : n > 19 ? 19 : n;
+}
 
 struct uidq {
 	struct uidq *next;
@@ -138,7 +144,7 @@ static void finish(struct lane *l, struct hd_wjob *j)
 /* The thread's nice value for j: BULK_NICE more for bulk work, else the daemon's (when allowed). */
 static void set_nice(struct lane *l, bool bulk)
 {
-	int want = bulk ? l->base + BULK_NICE : l->base;
+	int want = bulk ? l->base + bulk_nice : l->base;
 
 	if (l->nice == want)
 		return;
