@@ -56,9 +56,13 @@ for i in $(seq 60); do cp "$w/ten.so" "$w/new/libten$i.so"; done
 for i in $(seq 300); do cp "$w/hostile.so" "$w/flood/libh$i.so"; done
 chmod -R a+rX "$w"
 
+# This tree's daemon times its answers from their accept (--test-timing; an
+# older one, HELPERD=, may not know the option).
+timing=--test-timing
+[ -z "${HELPERD:-}" ] || timing=
 # shellcheck disable=SC2086 # (HELPERD_ARGS: words)
-"$helperd" -f --socket "$sock" --linger 0 --test-worker-delay "400:$w/flood/*" ${HELPERD_ARGS:-} \
-	2>"$w/daemon.log" &
+"$helperd" -f --socket "$sock" --linger 0 --test-worker-delay "400:$w/flood/*" $timing \
+	${HELPERD_ARGS:-} 2>"$w/daemon.log" &
 dpid=$!
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$w/daemon.log" >&2; exit 1; }
@@ -142,3 +146,11 @@ for _ in $(seq 3000); do
 done
 echo "after the load: big events $(events big), hostile events $(events hostile), gone in $((($(date +%s%N) - s0) / 1000000)) ms; $(mem)"
 exec 8>&-
+# The daemon's own view: each answer from its accept (printed at its exit).
+kill "$dpid"
+wait "$dpid" 2>/dev/null || true
+dpid=
+if [ -n "$timing" ]; then
+	echo "in the daemon, accept to answer:"
+	sed -n 's/^usdtkit-helperd: info: timing: /  /p' "$w/daemon.log"
+fi

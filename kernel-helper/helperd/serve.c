@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 
+#include "clock.h"
 #include "conn.h"
 #include "protocol.h"
 
@@ -131,6 +132,65 @@ static int watch(struct conn *c, uint32_t seq)
 	return 0;
 }
 
+/*
+ * --test-timing (bench/helper/loadtest.sh): each successful answer's time
+ * in the daemon, from the connection's accept to the answer queued, by
+ * kind; the client's round trip minus it is the wait before the accept
+ * (the listen queue: the loop busy, or not scheduled) and the client's own
+ * wake-up. Printed at exit.
+ */
+enum { TM_KNOWN, TM_NEW, TM_LIST, TM_KINDS };
+static struct {
+	uint32_t *us;
+	size_t n, cap;
+} tm[TM_KINDS];
+
+static void timing_add(int kind, const struct conn *c, int status)
+{
+	int64_t us;
+
+	if (!conn_timing || status < 0 || !c->accepted_ns)
+		return;
+	us = (usdt_clock_ns(CLOCK_MONOTONIC) - c->accepted_ns) / 1000;
+	if (tm[kind].n == tm[kind].cap) {
+		size_t cap = tm[kind].cap ? 2 * tm[kind].cap : 1024;
+		uint32_t *v = cap <= (1u << 20) ? realloc(tm[kind].us, cap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return;
+		tm[kind].us = v;
+		tm[kind].cap = cap;
+	}
+	tm[kind].us[tm[kind].n++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void serve_timing_report(void)
+{
+	static const char *const name[TM_KINDS] = {"REGISTER of a known file",
+						   "REGISTER of a new file", "LIST"};
+
+	for (int k = 0; conn_timing && k < TM_KINDS; k++) {
+		uint32_t *v = tm[k].us;
+		size_t n = tm[k].n;
+
+		if (!n)
+			continue;
+		qsort(v, n, sizeof(*v), cmp_u32);
+		hd_info("timing: %s, accept to answer (us): n=%zu p50=%u p90=%u p99=%u max=%u",
+			name[k], n, v[n / 2], v[n * 9 / 10], v[n * 99 / 100], v[n - 1]);
+		free(v);
+		tm[k].us = NULL;
+		tm[k].n = tm[k].cap = 0;
+	}
+}
+
 /* One packet from c: false when the connection is to be closed. */
 static bool handle(struct conn *c)
 {
@@ -202,6 +262,8 @@ static bool handle(struct conn *c)
 		break;
 	}
 	}
+	if (rq.type == USDT_MSG_REGISTER || rq.type == USDT_MSG_LIST)
+		timing_add(rq.type == USDT_MSG_LIST ? TM_LIST : TM_KNOWN, c, status);
 	if (!conn_reply(c, rq.seq, status, nprobes))
 		return false;
 	return conn_flush(c);
@@ -209,6 +271,7 @@ static bool handle(struct conn *c)
 
 static void answer_registrant(struct conn *c, int status, uint32_t nprobes)
 {
+	timing_add(TM_NEW, c, status);
 	c->waiting = false;
 	conn_touch(c);
 	/* (flush re-arms EPOLLIN) */
