@@ -91,17 +91,17 @@ measure() {
 	wait "$dpid" 2>/dev/null || true
 	dpid=
 	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$w/daemon.$kind.log" "$LOOPCOST_KEEP/"
-	fns=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
+	fns=$(callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null |
 		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main|checker_main/ {
 			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
 	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; big) reqs=1 ;; *) reqs=$n ;; esac
 	if [ "$kind" = big ]; then
-		callgrind_annotate --inclusive=yes "$out" 2>/dev/null | awk '
+		callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | awk '
 			/^ *[0-9,]+ / {
 				v = $1; gsub(",", "", v)
 				for (i = 2; i <= NF; i++) {
 					f = $i; sub(/.*:/, "", f)
-					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|checker_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush|hd_worker_decode|hd_journal_intent)$/ && !(f in seen)) {
+					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|checker_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush|hd_worker_decode|hd_journal_intent|check_done)$/ && !(f in seen)) {
 						seen[f] = v; order[++k] = f
 					}
 				}
