@@ -99,32 +99,46 @@ static void put_dec(struct usdt_sbuf *b, uint64_t v)
 uint64_t hd_state_lines(struct usdt_sbuf *b, uint64_t dev, uint64_t ino, const char *path,
 			const struct hd_site *sites, size_t n)
 {
-	size_t from = b->len;
+	struct usdt_sbuf pre = {0}, hex = {0};
+	size_t from = b->len, plen = strlen(path);
+	uint64_t h;
 
-	for (size_t i = 0; i < n; i++) {
+	/* site DEV INO GROUP EVENT 0xOFF 0xREF|- PATH (paths: no white space) */
+	usdt_sb_puts(&pre, "site ");
+	put_dec(&pre, dev);
+	usdt_sb_putc(&pre, ' ');
+	put_dec(&pre, ino);
+	usdt_sb_putc(&pre, ' ');
+	for (size_t i = 0; !pre.oom && i < n; i++) {
 		const struct hd_site *s = &sites[i];
+		size_t g = strlen(s->group), e = strlen(s->event);
 
-		/* site DEV INO GROUP EVENT 0xOFF 0xREF|- PATH (paths: no white space) */
-		usdt_sb_puts(b, "site ");
-		put_dec(b, dev);
-		usdt_sb_putc(b, ' ');
-		put_dec(b, ino);
-		usdt_sb_putc(b, ' ');
-		usdt_sb_puts(b, s->group);
-		usdt_sb_putc(b, ' ');
-		usdt_sb_puts(b, s->event);
-		usdt_sb_putc(b, ' ');
-		hd_put_hex(b, s->off);
-		usdt_sb_putc(b, ' ');
+		hex.len = 0;
+		hd_put_hex(&hex, s->off);
+		usdt_sb_putc(&hex, ' ');
 		if (s->has_ref)
-			hd_put_hex(b, s->ref);
+			hd_put_hex(&hex, s->ref);
 		else
-			usdt_sb_putc(b, '-');
+			usdt_sb_putc(&hex, '-');
+		usdt_sb_putc(&hex, ' ');
+		if (hex.oom)
+			break;
+		/* (one line's pieces, each copied once) */
+		usdt_sb_putn(b, pre.s, pre.len);
+		usdt_sb_putn(b, s->group, g);
 		usdt_sb_putc(b, ' ');
-		usdt_sb_puts(b, path);
+		usdt_sb_putn(b, s->event, e);
+		usdt_sb_putc(b, ' ');
+		usdt_sb_putn(b, hex.s, hex.len);
+		usdt_sb_putn(b, path, plen);
 		usdt_sb_putc(b, '\n');
 	}
-	return b->oom ? 0 : tag_bytes(TAG_BASIS, b->s + from, b->len - from);
+	if (pre.oom || hex.oom)
+		b->oom = true;
+	usdt_sb_free(&pre);
+	usdt_sb_free(&hex);
+	h = b->oom ? 0 : tag_bytes(TAG_BASIS, b->s + from, b->len - from);
+	return h;
 }
 
 /* m's lines, made now unless kept from when its sites were made. */
