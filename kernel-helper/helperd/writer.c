@@ -47,7 +47,12 @@
  * job's uid and, inside the kernel, tracefs' lock meanwhile). Setting the
  * thread back to nice 0 needs CAP_SYS_NICE or RLIMIT_NICE (the unit's
  * LimitNICE=+0); without either the thread stays niced after its first bulk
- * job (logged once).
+ * job (logged once). And since the other jobs wait for the slice under
+ * way, a bulk slice is niced only while no other uid's job is queued, and
+ * a job of another uid submitted during one sets the thread back at once
+ * (priority inheritance, by hand: niced inside a write() on a busy
+ * machine, a slice took seconds, and every other user's new file waited
+ * that long: bench/helper/README.md).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -87,6 +92,8 @@ struct lane {
 	struct uidq *turn;   /* the next to serve */
 	unsigned queued;
 	int base, nice; /* the thread's nice value: at its start, as last set */
+	pid_t tid;	/* the thread's (for the loop's boost) */
+	uid_t cur_uid;	/* whose job the thread runs (under lock) */
 	bool nice_warned;
 };
 
@@ -141,15 +148,13 @@ static void finish(struct lane *l, struct hd_wjob *j)
 	pthread_mutex_unlock(&w.lock);
 }
 
-/* The thread's nice value for j: BULK_NICE more for bulk work, else the daemon's (when allowed). */
-static void set_nice(struct lane *l, bool bulk)
+/* The thread's nice value set to want (tid 0: the calling thread), under l->lock. */
+static void renice(struct lane *l, pid_t tid, int want)
 {
-	int want = bulk ? l->base + bulk_nice : l->base;
-
 	if (l->nice == want)
 		return;
-	/* (Linux: a thread's nice value is its own; PRIO_PROCESS of 0 is the calling thread.) */
-	if (setpriority(PRIO_PROCESS, 0, want) == 0) {
+	/* (Linux: a thread's nice value is its own; PRIO_PROCESS takes a thread id.) */
+	if (setpriority(PRIO_PROCESS, (id_t)tid, want) == 0) {
 		l->nice = want;
 	} else if (!l->nice_warned) {
 		l->nice_warned = true;
@@ -158,16 +163,26 @@ static void set_nice(struct lane *l, bool bulk)
 	}
 }
 
+/* Whether a uid other than uid has a job queued (under l->lock). */
+static bool others_wait(const struct lane *l, uid_t uid)
+{
+	for (const struct uidq *q = l->queues; q; q = q->next)
+		if (q->uid != uid && q->head)
+			return true;
+	return false;
+}
+
 static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
 
+	pthread_mutex_lock(&l->lock);
+	l->tid = gettid();
 	errno = 0;
 	l->base = getpriority(PRIO_PROCESS, 0);
 	if (l->base == -1 && errno)
 		l->base = 0;
 	l->nice = l->base;
-	pthread_mutex_lock(&l->lock);
 	for (;;) {
 		struct hd_wjob *j = pick(l);
 		bool more;
@@ -178,8 +193,10 @@ static void *lane_main(void *arg)
 			pthread_cond_wait(&l->cond, &l->lock);
 			continue;
 		}
+		l->cur_uid = j->uid;
+		/* Niced only while no other uid's work waits for this slice (the head comment). */
+		renice(l, 0, j->bulk && !others_wait(l, j->uid) ? l->base + bulk_nice : l->base);
 		pthread_mutex_unlock(&l->lock);
-		set_nice(l, j->bulk);
 		j->cut = atomic_load(&j->cancel);
 		more = !j->cut && j->step(j, SLICE_NS);
 		pthread_mutex_lock(&l->lock);
@@ -295,6 +312,14 @@ void hd_writer_submit(struct hd_wjob *j)
 		q->head = j;
 	q->tail = j;
 	l->queued++;
+	/*
+	 * Another uid's small job waits for a bulk slice: the slice goes on at
+	 * the daemon's priority (the thread niced could hold it, and
+	 * tracefs' lock with it, for seconds on a busy machine); the bulk
+	 * job is niced again at its next slice.
+	 */
+	if (!j->bulk && l->tid && j->uid != l->cur_uid)
+		renice(l, l->tid, l->base);
 	pthread_cond_signal(&l->cond);
 	pthread_mutex_unlock(&l->lock);
 }
