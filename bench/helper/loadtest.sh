@@ -151,6 +151,6 @@ kill "$dpid"
 wait "$dpid" 2>/dev/null || true
 dpid=
 if [ -n "$timing" ]; then
-	echo "in the daemon, accept to answer:"
+	echo "in the daemon, from the accept and from the reading of the request to the answer:"
 	sed -n 's/^usdtkit-helperd: info: timing: /  /p' "$w/daemon.log"
 fi

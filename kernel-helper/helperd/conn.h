@@ -41,6 +41,7 @@ struct conn {
 	uint32_t nsent;	     /* NOTICEs sent: watch_from .. watch_from + nsent - 1 */
 	uint64_t born;	     /* the loop iteration that accepted it */
 	int64_t accepted_ns; /* --test-timing: when it was accepted (CLOCK_MONOTONIC) */
+	int64_t read_ns;     /* --test-timing: when its request was read */
 };
 
 /* What epoll's data points to: a struct conn, a process, a parse, or one of main.c's. */
