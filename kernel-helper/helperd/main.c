@@ -111,8 +111,8 @@
  *   USDT_HOLD_MAX_MS, so that a test sees the bound in a second;
  *   --test-bulk-nice N runs the writer's and checker's bulk work at nice
  *   +N instead of +10 (0: not niced; bench/helper/loadtest.sh compares);
- *   --test-timing times each answer from its connection's accept (serve.c)
- *   and prints the figures at exit;
+ *   --test-timing times each answer from its connection's accept and from
+ *   its request's reading (serve.c) and prints the figures at exit;
  *   --test-crash-after N makes the daemon SIGKILL itself right after its
  *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
  *   a registration or a removal). Only the command line sets them, that is
