@@ -2,7 +2,9 @@
 # The daemon under one user's load (issue 33, item 5; the verdicts are
 # tests/security/t-sec-writer-stall.sh's, these are the figures):
 #   bench/helper/loadtest.sh [BUILDDIR] [SECONDS] [LOAD]   (default: build, 60, big+flood)
-# HELPERD=PATH runs another daemon binary (an older build, for comparison).
+# HELPERD=PATH runs another daemon binary (an older build, for comparison);
+# HELPERD_ARGS adds options to its command line (--test-bulk-nice 0: bulk
+# work not niced, to compare).
 # LOAD: big+flood, big (the 12,000-site files only), flood, or none (the
 # same measurements on a daemon nobody loads: the machine's own floor).
 # as root, with tracefs. A private daemon (its own socket, --linger 0) is
@@ -22,25 +24,17 @@
 # VmRSS), and, once the load stops, what is left: nobody's events (must
 # reach 0) and the time they took to go.
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-builddir=${1:-build}
+# shellcheck source=bench/helper/daemonbench.sh
+. "$(dirname "$0")/daemonbench.sh"
 secs=${2:-60}
 load=${3:-big+flood}
-case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
-helperd=${HELPERD:-$builddir/kernel-helper/helperd/usdtkit-helperd}
+bh_setup loadtest "${1:-build}" tests/security/flood tests/crash/crashclient dtrace/dtrace
 flood="$builddir/tests/security/flood"
 hold="$builddir/tests/crash/crashclient"
 dtrace="$builddir/dtrace/dtrace"
-for f in "$helperd" "$flood" "$hold" "$dtrace"; do
-	[ -x "$f" ] || { echo "build usdtkit first: $f missing (ninja -C $builddir)" >&2; exit 1; }
-done
-[ "$(id -u)" = 0 ] || { echo "needs root (a daemon writing tracefs)" >&2; exit 1; }
 TRACEFS=/sys/kernel/tracing
-
-w=$(mktemp -d /tmp/usdtkit-loadtest.XXXXXX)
-chmod 711 "$w"
 pids=""
-cleanup() {
+stop_all() {
 	local p
 	exec 9>&- 2>/dev/null || true
 	for p in $pids; do kill "$p" 2>/dev/null || true; done
@@ -49,28 +43,12 @@ cleanup() {
 		kill "$dpid" 2>/dev/null || true
 		wait "$dpid" 2>/dev/null || true
 	fi
-	rm -rf "$w"
 }
-trap cleanup EXIT
-P="lt$$"
-sock="$w/helper.sock"
-export USDTKIT_HELPER_SOCKET="$sock"
-
-gcc -O2 -I"$top/core" -I"$top/tests/lib" "$top/bench/helper/loadclient.c" -o "$w/loadclient" -ldl
-lib() { # NAME PROVIDER NSITES ARGS
-	{
-		echo '#include <sys/sdt.h>'
-		echo 'void lib_call(int x);'
-		echo 'void lib_call(int x) {'
-		echo '	if (x != 42) return;'
-		for i in $(seq 0 $(($3 - 1))); do echo "	STAP_PROBE$4(${P}$2, p$i${5:-});"; done
-		echo '}'
-	} >"$w/$1.c"
-	gcc -O0 -fPIC -shared -I"$top/include" "$w/$1.c" -o "$w/$1.so"
-}
-lib big big 12000 ""
-lib ten ten 10 1 ", x"
-lib hostile hostile 10 ""
+bh_on_exit stop_all
+bh_loadclient
+bh_lib big big 12000
+bh_lib ten ten 10 1 ", x"
+bh_lib hostile hostile 10
 mkdir -m 0755 "$w/big" "$w/known" "$w/new" "$w/flood"
 for i in 1 2; do cp "$w/big.so" "$w/big/libbig$i.so"; done
 cp "$w/ten.so" "$w/known/libten.so"
@@ -78,7 +56,13 @@ for i in $(seq 60); do cp "$w/ten.so" "$w/new/libten$i.so"; done
 for i in $(seq 300); do cp "$w/hostile.so" "$w/flood/libh$i.so"; done
 chmod -R a+rX "$w"
 
-"$helperd" -f --socket "$sock" --linger 0 --test-worker-delay "400:$w/flood/*" 2>"$w/daemon.log" &
+# This tree's daemon times its answers from their accept (--test-timing; an
+# older one, HELPERD=, may not know the option).
+timing=--test-timing
+[ -z "${HELPERD:-}" ] || timing=
+# shellcheck disable=SC2086 # (HELPERD_ARGS: words)
+"$helperd" -f --socket "$sock" --linger 0 --test-worker-delay "400:$w/flood/*" $timing \
+	${HELPERD_ARGS:-} 2>"$w/daemon.log" &
 dpid=$!
 for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.1; done
 [ -S "$sock" ] || { cat "$w/daemon.log" >&2; exit 1; }
@@ -148,13 +132,13 @@ echo "  uid 4242, new 10-site file REGISTER (us): $(cat "$w/r.new")"
 echo "  root LIST (us): $(cat "$w/r.list")"
 sort -n "$w/dl.times" | awk '{v[NR] = $1} END {printf "  root dtrace -l (us): n=%d p50=%d p90=%d p99=%d max=%d\n", NR, v[int(NR/2)+1], v[int(NR*0.9)+1], v[int(NR*0.99)+1], v[NR]}'
 echo "  daemon CPU: $(((c1 - c0) * 1000 / hz)) ms over $(((t1 - t0) / 1000000)) ms; $(mem)"
-echo "  nobody: $(grep -c '^status=0' "$w/big.out" || true) big registrations answered 0, $(grep -vc '^status=0\|^ready' "$w/big.out" || true) other lines; flood: $(cat "$w/flood.out" 2>/dev/null | head -1)"
+echo "  nobody: $(grep -c '^status=0' "$w/big.out" || true) big registrations answered 0, $(grep -vc '^status=0\|^ready' "$w/big.out" || true) other lines; flood: $(head -1 "$w/flood.out" 2>/dev/null)"
 
 # The load stops: everything of nobody's goes.
 exec 9>&-
 for p in $pids; do kill "$p" 2>/dev/null || true; done
 # (the registration under way, its process gone: cut short, then removed)
-[ -s "$w/big.pid" ] && kill "$(cat "$w/big.pid")" 2>/dev/null || true
+if [ -s "$w/big.pid" ]; then kill "$(cat "$w/big.pid")" 2>/dev/null || true; fi
 s0=$(date +%s%N)
 for _ in $(seq 3000); do
 	[ "$(events big)" -eq 0 ] && [ "$(events hostile)" -eq 0 ] && break
@@ -162,3 +146,11 @@ for _ in $(seq 3000); do
 done
 echo "after the load: big events $(events big), hostile events $(events hostile), gone in $((($(date +%s%N) - s0) / 1000000)) ms; $(mem)"
 exec 8>&-
+# The daemon's own view: each answer from its accept (printed at its exit).
+kill "$dpid"
+wait "$dpid" 2>/dev/null || true
+dpid=
+if [ -n "$timing" ]; then
+	echo "in the daemon, from the accept and from the reading of the request to the answer:"
+	sed -n 's/^usdtkit-helperd: info: timing: /  /p' "$w/daemon.log"
+fi

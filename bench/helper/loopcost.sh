@@ -26,56 +26,26 @@
 # user-space instructions: the kernel's side (printing /proc/PID/maps,
 # tracefs) is not in these counts.
 set -eu
-top=$(cd "$(dirname "$0")/../.." && pwd)
-builddir=${1:-build}
+# shellcheck source=bench/helper/daemonbench.sh
+. "$(dirname "$0")/daemonbench.sh"
 n=${2:-300}
-case $builddir in /*) ;; *) builddir="$top/$builddir" ;; esac
-helperd=${HELPERD:-$builddir/kernel-helper/helperd/usdtkit-helperd}
+bh_setup loopcost "${1:-build}" tests/crash/crashclient
 hold="$builddir/tests/crash/crashclient"
-for f in "$helperd" "$hold"; do
-	[ -x "$f" ] || { echo "build usdtkit first: $f missing (ninja -C $builddir)" >&2; exit 1; }
-done
-[ "$(id -u)" = 0 ] || { echo "needs root (a daemon writing tracefs)" >&2; exit 1; }
 command -v valgrind >/dev/null || { echo "needs valgrind" >&2; exit 1; }
-
-w=$(mktemp -d /tmp/usdtkit-loopcost.XXXXXX)
-chmod 711 "$w"
 dpid=
-cleanup() {
+stop_daemon() {
 	if [ -n "$dpid" ]; then
 		kill "$dpid" 2>/dev/null || true
 		wait "$dpid" 2>/dev/null || true
 	fi
-	rm -rf "$w"
 }
-trap cleanup EXIT
-P="lc$$"
-sock="$w/helper.sock"
-export USDTKIT_HELPER_SOCKET="$sock"
-gcc -O2 -I"$top/core" -I"$top/tests/lib" "$top/bench/helper/loadclient.c" -o "$w/loadclient" -ldl
-{
-	echo '#include <sys/sdt.h>'
-	echo 'void lib_call(int x);'
-	echo 'void lib_call(int x) {'
-	echo '	if (x != 42) return;'
-	for i in $(seq 0 9); do echo "	STAP_PROBE1(${P}ten, p$i, x);"; done
-	echo '}'
-} >"$w/ten.c"
-gcc -O0 -fPIC -shared -I"$top/include" "$w/ten.c" -o "$w/ten.so"
+bh_on_exit stop_daemon
+bh_loadclient
+bh_lib ten ten 10 1 ", x"
 mkfifo "$w/hold.in"
 mkdir -m 0755 "$w/new"
 for i in $(seq 20); do cp "$w/ten.so" "$w/new/libten$i.so"; done
-if [ "${LOOPCOST_ONLY:-}" = big ]; then
-	{
-		echo '#include <sys/sdt.h>'
-		echo 'void lib_call(int x);'
-		echo 'void lib_call(int x) {'
-		echo '	if (x != 42) return;'
-		for i in $(seq 0 11999); do echo "	STAP_PROBE(${P}big, p$i);"; done
-		echo '}'
-	} >"$w/big.c"
-	gcc -O0 -fPIC -shared -I"$top/include" "$w/big.c" -o "$w/big.so"
-fi
+[ "${LOOPCOST_ONLY:-}" != big ] || bh_lib big big 12000
 
 # KIND: the daemon under callgrind, the requests, then its counts.
 measure() {
@@ -84,7 +54,8 @@ measure() {
 	valgrind --tool=callgrind --callgrind-out-file="$out" \
 		--toggle-collect=conn_accept_one --toggle-collect=serve_conn_event \
 		--toggle-collect=hd_parse_event --toggle-collect=hd_writer_event \
-		--toggle-collect=writer_main --toggle-collect=hd_process_exited \
+		--toggle-collect=writer_main --toggle-collect=checker_main \
+		--toggle-collect=hd_process_exited \
 		--toggle-collect=hd_registry_background --toggle-collect=hd_tick \
 		"$helperd" -f --socket "$sock" --linger 0 --no-board --test-no-seccomp \
 		2>"$w/daemon.$kind.log" &
@@ -120,17 +91,17 @@ measure() {
 	wait "$dpid" 2>/dev/null || true
 	dpid=
 	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$w/daemon.$kind.log" "$LOOPCOST_KEEP/"
-	fns=$(callgrind_annotate --inclusive=yes "$out" 2>/dev/null |
-		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main/ {
+	fns=$(callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null |
+		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main|checker_main/ {
 			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
 	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; big) reqs=1 ;; *) reqs=$n ;; esac
 	if [ "$kind" = big ]; then
-		callgrind_annotate --inclusive=yes "$out" 2>/dev/null | awk '
+		callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | awk '
 			/^ *[0-9,]+ / {
 				v = $1; gsub(",", "", v)
 				for (i = 2; i <= NF; i++) {
 					f = $i; sub(/.*:/, "", f)
-					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush)$/ && !(f in seen)) {
+					if (f ~ /^(serve_conn_event|conn_accept_one|hd_parse_event|hd_writer_event|writer_main|checker_main|hd_process_exited|hd_registry_background|hd_tick|reg_done|rm_done|hd_mod_remove|hd_registry_flush|hd_worker_decode|hd_journal_intent|check_done)$/ && !(f in seen)) {
 						seen[f] = v; order[++k] = f
 					}
 				}
@@ -138,7 +109,7 @@ measure() {
 			/^ *[0-9,]+ .*PROGRAM TOTALS/ { t = $1; gsub(",", "", t) }
 			END {
 				for (i = 1; i <= k; i++) printf "       %-24s %12d\n", order[i], seen[order[i]]
-				printf "       the loop (all but writer_main) %d\n", t - seen["writer_main"]
+				printf "       the loop (all but writer_main, checker_main) %d\n", t - seen["writer_main"] - seen["checker_main"]
 			}'
 	fi
 	awk -v k="$kind" -v r="$reqs" '/^summary:/ { printf "%-6s %d requests: %.0f instructions per request\n", k, r, $2 / r }' "$out"

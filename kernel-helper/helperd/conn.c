@@ -21,8 +21,11 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include "clock.h"
 #include "conn.h"
 #include "protocol.h"
+
+bool conn_timing;
 
 #ifndef SO_PEERPIDFD
 #define SO_PEERPIDFD 77
@@ -239,6 +242,8 @@ bool conn_accept_one(int lfd)
 	}
 	c->tag = HD_TAG_CONN;
 	c->fd = fd;
+	if (conn_timing)
+		c->accepted_ns = usdt_clock_ns(CLOCK_MONOTONIC);
 	c->pid = cred.pid;
 	c->uid = cred.uid;
 	len = sizeof(c->pidfd);

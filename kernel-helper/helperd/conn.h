@@ -40,6 +40,8 @@ struct conn {
 	uint32_t watch_from; /* the first NOTICE it was sent */
 	uint32_t nsent;	     /* NOTICEs sent: watch_from .. watch_from + nsent - 1 */
 	uint64_t born;	     /* the loop iteration that accepted it */
+	int64_t accepted_ns; /* --test-timing: when it was accepted (CLOCK_MONOTONIC) */
+	int64_t read_ns;     /* --test-timing: when its request was read */
 };
 
 /* What epoll's data points to: a struct conn, a process, a parse, or one of main.c's. */
@@ -95,6 +97,9 @@ void serve_conn_closing(struct conn *c);
 uint32_t serve_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
 void serve_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
 void serve_hold_bound(unsigned ms);
+/* --test-timing: connections stamped at accept (conn.c), answers timed by kind (serve.c). */
+extern bool conn_timing;
+void serve_timing_report(void);
 /* Holds past their bound end; returns the next deadline (UINT64_MAX: none). */
 uint64_t serve_holds_expire(uint64_t now);
 

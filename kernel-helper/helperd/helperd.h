@@ -139,6 +139,21 @@ int hd_parse_read(struct hd_parse_job *j);
 int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
 		    size_t errlen);
 /*
+ * hd_parse_finish in two halves, so that the second can run off the loop
+ * (the checker thread, writer.c): the worker's end (the loop's: it reaps),
+ * its whole answer handed over undecoded in ans; then the answer checked
+ * and decoded (worker_answer.c; touches only ans and fd; frees ans).
+ */
+struct hd_answer {
+	unsigned char *buf; /* its length (8 bytes), then the answer */
+	size_t len;
+};
+int hd_parse_collect(struct hd_parse_job *j, int why, struct hd_answer *ans, char *err,
+		     size_t errlen);
+int hd_parse_check(struct hd_answer *ans, int fd, struct usdt_notes **out, char *err,
+		   size_t errlen);
+void hd_answer_free(struct hd_answer *ans);
+/*
  * After hd_parse_read said the job ended: when its worker was the spare and
  * died before it answered anything (killed from outside, between its fork
  * and its use), forks a worker for the job (same deadline; j->rfd is new)
@@ -195,10 +210,18 @@ enum hd_tag {
 	HD_TAG_WRITER
 };
 
-/* ---- writer.c: the thread that writes events (its head comment has the rules) ---- */
+/* ---- writer.c: the threads that write events and check answers (its head comment) ---- */
+#define HD_BULK_SITES 1000 /* a job of more sites than this is bulk work */
+enum {
+	HD_LANE_WRITE, /* the writer: uprobe_events */
+	HD_LANE_CHECK, /* the checker: a parse worker's answer */
+	HD_LANES
+};
 struct hd_wjob {
 	struct hd_wjob *next;
-	uid_t uid; /* whose turn it takes */
+	uid_t uid;	    /* whose turn it takes */
+	unsigned char lane; /* HD_LANE_*: which thread */
+	bool bulk;	    /* over HD_BULK_SITES sites: its thread yields (nice) meanwhile */
 	/* On the writer thread: about budget_ns of writing; true while more remains. */
 	bool (*step)(struct hd_wjob *j, uint64_t budget_ns);
 	/* On the loop's thread, once the job ended (the job may be freed there). */
@@ -221,6 +244,8 @@ void hd_writer_cancel(struct hd_wjob *j);
 void hd_writer_event(void);
 /* Jobs queued or under way. */
 unsigned hd_writer_queued(void);
+/* Tests only (--test-bulk-nice): bulk work's nice value above the daemon's (default 10). */
+void hd_writer_bulk_nice(int n);
 /* SIGTERM: registrations cut short, removals finished, the thread joined, done callbacks run. */
 void hd_writer_stop(void);
 
@@ -288,6 +313,10 @@ struct hd_module {
 	bool unadopted; /* a retirement found a process mapping it that it could not adopt */
 	bool removing;	/* its removal is being written (writer.c) */
 	bool reviving;	/* draining, and a registration of the file revives it */
+	/* Its lines in the state file and their hash, kept until its sites change (NULL: none). */
+	char *state_text;
+	size_t state_len;
+	uint64_t state_hash;
 };
 
 /* Whether new users may attach to m: not draining, nor being removed. */
@@ -495,6 +524,14 @@ void hd_retire_stop(void);
 /* ---- state.c: the state file, start-up recovery, tracefs readiness (persistence) ---- */
 /* Writes the state file of these modules (buckets of hd_module.hnext lists) if it changed. */
 void hd_state_flush(struct hd_module *const *mods, size_t nbuckets);
+struct usdt_sbuf;
+/*
+ * A module's lines of the state file appended to b, and their hash (for
+ * hd_module.state_text and state_hash; 0 if b ran out of memory). Touches
+ * only its arguments: called on the writer thread for a new module.
+ */
+uint64_t hd_state_lines(struct usdt_sbuf *b, uint64_t dev, uint64_t ino, const char *path,
+			const struct hd_site *sites, size_t n);
 /* A site's removal line, as the kernel lists it. */
 void hd_site_removal_line(char *line, size_t size, const char *path, const struct hd_site *s);
 /*
@@ -580,6 +617,8 @@ void hd_journal_sites(uint64_t seq, const struct hd_module *m);
 struct usdt_sbuf;
 void hd_journal_sites_as(uint64_t seq, const struct hd_module *m, const struct usdt_sbuf *lines);
 void hd_journal_site_lines(struct usdt_sbuf *b, const struct hd_site *sites, size_t n);
+/* 0x and v in lowercase hexadecimal, as "0x%" PRIx64 prints it, appended to b (any thread). */
+void hd_put_hex(struct usdt_sbuf *b, uint64_t v);
 /* What the journal holds since the last state file (SIZE_MAX: no journal, all is in that file). */
 size_t hd_journal_bytes(void);
 /* After a state file (tag: the hash of its body): the journal starts again, empty. */

@@ -6,7 +6,8 @@
  *
  * The state file (state.c) is a snapshot of every site we own, rewritten
  * whole in the background. Between two snapshots the truth is in the
- * journal, STATE.journal, appended to with one write() per record:
+ * journal, STATE.journal, appended to with one writev() per record (its
+ * lines made before, never copied into one buffer):
  *
  *   usdtkit-helperd-journal 1 TAG BOOTID     header: the hash of the snapshot it follows
  *   I SEQ DEV INO PATH NWANT NPRE            intent: sites about to be written on PATH,
@@ -33,6 +34,15 @@
  * of the file's groups already exists: a new provider costs one access()
  * per group and no listing.
  *
+ * Threads. A registration's intent is made and appended by the writer
+ * thread (writer.c) at the job's first slice, before its first tracefs
+ * write, so the loop never makes one (a 12,000-site file's cost it 7.6
+ * million instructions, bench/helper/README.md); everything else is the
+ * loop's. One mutex keeps the file's end, the sequence numbers and the
+ * open intents whole between the two: a reset (after a snapshot) and an
+ * intent's append are never interleaved, so an intent is either in the
+ * journal the reset truncated and written again by it, or appended after.
+ *
  * No fsync. Against SIGKILL the page cache is enough (the data of a
  * returned write() survives the process). Against a power loss nothing is
  * needed: the kernel's uprobe events do not survive it either; the boot id
@@ -53,9 +63,11 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "helperd.h"
@@ -70,10 +82,16 @@ static uint64_t jseq; /* the last record's sequence number */
 static bool jwarned;
 static char jpath[4200];
 static char boot_id[40];
+static pthread_mutex_t jlock = PTHREAD_MUTEX_INITIALIZER; /* all of the above, open_intents */
 
 size_t hd_journal_bytes(void)
 {
-	return jfd >= 0 ? (size_t)jsize : SIZE_MAX;
+	size_t n;
+
+	pthread_mutex_lock(&jlock);
+	n = jfd >= 0 ? (size_t)jsize : SIZE_MAX;
+	pthread_mutex_unlock(&jlock);
+	return n;
 }
 
 /*
@@ -104,17 +122,20 @@ const char *hd_boot_id(void)
 	return boot_id;
 }
 
-/* Appends one whole record, or nothing (cut back to the last whole one). */
-static bool append(struct usdt_sbuf *b)
+/*
+ * Appends one whole record made of n pieces with writev(), or nothing
+ * (cut back to the last whole one). Under jlock.
+ */
+static bool appendv(struct iovec *iov, int n)
 {
-	size_t done = 0;
+	size_t total = 0, done = 0;
 
-	if (jfd < 0 || b->oom) {
-		usdt_sb_free(b);
+	for (int i = 0; i < n; i++)
+		total += iov[i].iov_len;
+	if (jfd < 0)
 		return false;
-	}
-	while (done < b->len) {
-		ssize_t w = write(jfd, b->s + done, b->len - done);
+	while (done < total) {
+		ssize_t w = writev(jfd, iov, n);
 
 		if (w < 0 && errno == EINTR)
 			continue;
@@ -132,17 +153,35 @@ static bool append(struct usdt_sbuf *b)
 				    "after a crash may leave events behind)",
 				    jpath, strerror(e));
 			jwarned = true;
-			usdt_sb_free(b);
 			return false;
 		}
 		done += (size_t)w;
+		/* A short write: the pieces left, the first one cut. */
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
 	}
-	jsize += (off_t)b->len;
+	jsize += (off_t)total;
 	if (jwarned)
 		hd_info("the state journal %s is written again", jpath);
 	jwarned = false;
-	usdt_sb_free(b);
 	return true;
+}
+
+/* One record in one buffer (freed), under jlock. */
+static bool append(struct usdt_sbuf *b)
+{
+	struct iovec iov = {b->s, b->len};
+	bool ok = !b->oom && appendv(&iov, 1);
+
+	usdt_sb_free(b);
+	return ok;
 }
 
 static bool write_header(uint64_t tag)
@@ -208,8 +247,7 @@ int hd_list_union(struct usdt_uprobe_entry **out, size_t *n, int reads)
 	return 0;
 }
 
-/* 0x and v in lowercase hexadecimal, as "0x%" PRIx64 prints it. */
-static void put_hex(struct usdt_sbuf *b, uint64_t v)
+void hd_put_hex(struct usdt_sbuf *b, uint64_t v)
 {
 	char d[2 + 16];
 	size_t i = sizeof(d);
@@ -239,11 +277,11 @@ static void site_line(struct usdt_sbuf *b, char kind, const char *group, const c
 		usdt_sb_puts(b, event);
 		usdt_sb_putc(b, ' ');
 	}
-	put_hex(b, off);
+	hd_put_hex(b, off);
 	if (kind == 's') {
 		usdt_sb_putc(b, ' ');
 		if (ref)
-			put_hex(b, *ref);
+			hd_put_hex(b, *ref);
 		else
 			usdt_sb_putc(b, '-');
 	}
@@ -256,11 +294,15 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 	struct usdt_uprobe_entry *ls = NULL;
 	struct usdt_sbuf b = {0};
 	size_t nls = 0, nwant = 0, npre = 0;
-	bool maybe = false;
-	uint64_t seq = ++jseq;
+	bool maybe = false, ok;
+	uint64_t seq;
 
-	if (jfd < 0)
+	pthread_mutex_lock(&jlock);
+	seq = jfd >= 0 ? ++jseq : 0;
+	pthread_mutex_unlock(&jlock);
+	if (!seq)
 		return 0;
+	/* Made without the lock: the loop's records and snapshots do not wait for it. */
 	for (size_t i = 0; i < n->nsites; i++) {
 		if (n->sites[i].reject)
 			continue;
@@ -286,23 +328,31 @@ uint64_t hd_journal_intent(uint64_t dev, uint64_t ino, const char *path, bool ow
 				       ls[j].off);
 	usdt_sb_printf(&b, "E %" PRIu64 "\n", seq);
 	usdt_tracefs_list_free(ls, nls);
-	if (!b.oom) {
+	if (b.oom) {
+		usdt_sb_free(&b);
+		return 0;
+	}
+	pthread_mutex_lock(&jlock);
+	{
+		/* Kept (the text itself) for the resets until its record of sites. */
 		struct open_intent *o = malloc(sizeof(*o));
+		struct iovec iov = {b.s, b.len};
 
-		if (o && (o->text = malloc(b.len))) {
-			memcpy(o->text, b.s, b.len);
+		ok = appendv(&iov, 1);
+		if (o) {
 			o->len = b.len;
+			o->text = usdt_sb_take(&b);
 			o->seq = seq;
 			o->next = open_intents;
 			open_intents = o;
-		} else {
-			free(o);
 		}
 	}
-	return append(&b) ? seq : 0;
+	pthread_mutex_unlock(&jlock);
+	usdt_sb_free(&b);
+	return ok ? seq : 0;
 }
 
-void hd_journal_drop(uint64_t seq)
+static void drop_locked(uint64_t seq)
 {
 	for (struct open_intent **pp = &open_intents; *pp; pp = &(*pp)->next)
 		if ((*pp)->seq == seq) {
@@ -313,6 +363,13 @@ void hd_journal_drop(uint64_t seq)
 			free(o);
 			return;
 		}
+}
+
+void hd_journal_drop(uint64_t seq)
+{
+	pthread_mutex_lock(&jlock);
+	drop_locked(seq);
+	pthread_mutex_unlock(&jlock);
 }
 
 void hd_journal_site_lines(struct usdt_sbuf *b, const struct hd_site *sites, size_t n)
@@ -326,22 +383,38 @@ void hd_journal_site_lines(struct usdt_sbuf *b, const struct hd_site *sites, siz
 
 void hd_journal_sites_as(uint64_t seq, const struct hd_module *m, const struct usdt_sbuf *lines)
 {
-	struct usdt_sbuf b = {0};
+	struct usdt_sbuf head = {0}, own = {0};
+	char tail[32];
+	struct iovec iov[3];
 
-	if (jfd < 0)
+	pthread_mutex_lock(&jlock);
+	if (jfd < 0) {
+		pthread_mutex_unlock(&jlock);
 		return;
+	}
 	if (seq)
-		hd_journal_drop(seq);
+		drop_locked(seq);
 	else
 		seq = ++jseq;
-	usdt_sb_printf(&b, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino,
+	pthread_mutex_unlock(&jlock);
+	usdt_sb_printf(&head, "M %" PRIu64 " %" PRIu64 " %" PRIu64 " %s %zu\n", seq, m->dev, m->ino,
 		       m->path, m->nsites);
-	if (lines && !lines->oom)
-		usdt_sb_putn(&b, lines->s ? lines->s : "", lines->len);
-	else
-		hd_journal_site_lines(&b, m->sites, m->nsites);
-	usdt_sb_printf(&b, "F %" PRIu64 "\n", seq);
-	append(&b);
+	if (!lines || lines->oom) {
+		hd_journal_site_lines(&own, m->sites, m->nsites);
+		lines = &own;
+	}
+	snprintf(tail, sizeof(tail), "F %" PRIu64 "\n", seq);
+	/* The lines as they were made (the writer thread's, for a registration): not copied. */
+	iov[0] = (struct iovec){head.s, head.len};
+	iov[1] = (struct iovec){lines->s, lines->len};
+	iov[2] = (struct iovec){tail, strlen(tail)};
+	if (!head.oom && !lines->oom) {
+		pthread_mutex_lock(&jlock);
+		appendv(iov, 3);
+		pthread_mutex_unlock(&jlock);
+	}
+	usdt_sb_free(&head);
+	usdt_sb_free(&own);
 }
 
 void hd_journal_sites(uint64_t seq, const struct hd_module *m)
@@ -351,21 +424,25 @@ void hd_journal_sites(uint64_t seq, const struct hd_module *m)
 
 void hd_journal_reset(uint64_t tag)
 {
-	if (jfd < 0)
+	pthread_mutex_lock(&jlock);
+	if (jfd < 0) {
+		pthread_mutex_unlock(&jlock);
 		return;
+	}
 	if (ftruncate(jfd, 0) != 0 || !write_header(tag)) {
 		hd_warn("cannot reset the state journal %s: %s", jpath, strerror(errno));
 		close(jfd);
 		jfd = -1;
+		pthread_mutex_unlock(&jlock);
 		return;
 	}
 	/* The registrations being written: their intents hold across the snapshot. */
 	for (struct open_intent *o = open_intents; o; o = o->next) {
-		struct usdt_sbuf b = {0};
+		struct iovec iov = {o->text, o->len};
 
-		usdt_sb_printf(&b, "%.*s", (int)o->len, o->text);
-		append(&b);
+		appendv(&iov, 1);
 	}
+	pthread_mutex_unlock(&jlock);
 }
 
 /* --- reading it back --- */

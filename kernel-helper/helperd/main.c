@@ -109,6 +109,10 @@
  *   address-space limit, which valgrind cannot run under;
  *   --test-hold-ms MS bounds a hold (WATCH) at MS instead of
  *   USDT_HOLD_MAX_MS, so that a test sees the bound in a second;
+ *   --test-bulk-nice N runs the writer's and checker's bulk work at nice
+ *   +N instead of +10 (0: not niced; bench/helper/loadtest.sh compares);
+ *   --test-timing times each answer from its connection's accept and from
+ *   its request's reading (serve.c) and prints the figures at exit;
  *   --test-crash-after N makes the daemon SIGKILL itself right after its
  *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
  *   a registration or a removal). Only the command line sets them, that is
@@ -355,6 +359,8 @@ int main(int argc, char **argv)
 	    {"test-no-seccomp", no_argument, NULL, 'V'},
 	    {"test-crash-after", required_argument, NULL, 'K'},
 	    {"test-hold-ms", required_argument, NULL, 'H'},
+	    {"test-bulk-nice", required_argument, NULL, 'N'},
+	    {"test-timing", no_argument, NULL, 'T'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -455,6 +461,12 @@ int main(int argc, char **argv)
 		}
 		case 'V': /* tests only: the worker without its seccomp filter (valgrind) */
 			hd_cfg.worker.test_no_seccomp = true;
+			break;
+		case 'T': /* tests only: answers timed in the daemon, printed at exit */
+			conn_timing = true;
+			break;
+		case 'N': /* tests only: bulk work's nice value (0: as any other) */
+			hd_writer_bulk_nice((int)strtol(optarg, NULL, 10));
 			break;
 		case 'H': /* tests only: the bound of a hold (at most USDT_HOLD_MAX_MS) */
 			serve_hold_bound((unsigned)strtoul(optarg, NULL, 10));
@@ -639,6 +651,7 @@ int main(int argc, char **argv)
 			next_rescan = now + hd_cfg.rescan_s * 1000ull;
 		}
 	}
+	serve_timing_report();
 	hd_info("stopping: removing the events this daemon created");
 	/*
 	 * Before anything else: a process starting from now on finds no socket

@@ -114,6 +114,7 @@ static void mod_free(struct hd_module *m)
 	free(m->path);
 	free(m->mapped_path);
 	free(m->sites);
+	free(m->state_text);
 	free(m);
 }
 
@@ -244,6 +245,8 @@ static void rm_done(struct hd_wjob *j)
 			m->sites[keep++] = m->sites[i];
 	}
 	m->nsites = keep;
+	free(m->state_text); /* (its lines in the state file: made again at the next) */
+	m->state_text = NULL;
 	/* Until this record, a restart takes them all for ours and removes those still listed. */
 	hd_journal_sites(0, m);
 	if (keep) {
@@ -301,6 +304,7 @@ void hd_mod_remove(struct hd_module *m, bool save)
 	r->job.uid = m->owner;
 	r->job.step = rm_step;
 	r->job.done = rm_done;
+	r->job.bulk = m->nsites > HD_BULK_SITES;
 	m->removing = true;
 	hd_writer_submit(&r->job);
 }
@@ -372,6 +376,8 @@ struct reg_made {
 	unsigned nprobes, refused;
 	uint64_t delta;
 	struct usdt_sbuf journal, warn, dbg;
+	struct usdt_sbuf state; /* its lines in the state file (when none existed before) */
+	uint64_t state_hash;
 };
 
 /* Parses s->line's "(0xREF)" back: what the kernel will list and match at removal. */
@@ -394,11 +400,16 @@ static void reg_made_free(struct reg_made *d)
 	usdt_sb_free(&d->journal);
 	usdt_sb_free(&d->warn);
 	usdt_sb_free(&d->dbg);
+	usdt_sb_free(&d->state);
 	memset(d, 0, sizeof(*d));
 }
 
-/* Ends tr (freed): its results made into d; touches nothing but its arguments. */
-static void reg_make(struct reg_made *d, struct usdt_tracefs_reg *tr, const struct usdt_notes *n)
+/*
+ * Ends tr (freed): its results made into d, for m (only its key and path
+ * read); touches nothing but its arguments.
+ */
+static void reg_make(struct reg_made *d, struct usdt_tracefs_reg *tr, const struct usdt_notes *n,
+		     const struct hd_module *m)
 {
 	struct usdt_site_result *res = NULL;
 	size_t nres = 0;
@@ -426,6 +437,10 @@ static void reg_make(struct reg_made *d, struct usdt_tracefs_reg *tr, const stru
 	}
 	if (d->ok)
 		hd_journal_site_lines(&d->journal, d->sites, d->nsites);
+	/* (With sites that existed, the loop may drop some: their lines made there, if so.) */
+	if (d->ok && !d->nold)
+		d->state_hash =
+		    hd_state_lines(&d->state, m->dev, m->ino, m->path, d->sites, d->nsites);
 	for (size_t i = 0; i < n->nsites; i++)
 		if (!n->sites[i].reject) {
 			d->delta = n->sites[i].pc - n->sites[i].pc_off;
@@ -460,7 +475,9 @@ struct registration {
 	struct hd_module *m, *prev;
 	struct usdt_notes *n;
 	struct usdt_tracefs_reg *tr;
-	uint64_t seq;
+	uint64_t seq;	  /* its intent's record (0: none), the writer's first slice's */
+	bool intent_made; /* (the first slice began by it) */
+	bool own_path;	  /* m->path is our alias or descriptor name */
 	unsigned charged; /* probes counted in the owner's quota while written */
 	bool deleted;	  /* the mapping's file was deleted: never on the board */
 	void (*done)(void *arg, int ret, struct hd_module *m, struct usdt_notes *back);
@@ -472,10 +489,19 @@ static bool reg_step(struct hd_wjob *j, uint64_t budget_ns)
 {
 	struct registration *r = (struct registration *)j;
 
+	if (!r->intent_made) {
+		/*
+		 * Intent first, here rather than on the loop (it grows with the
+		 * sites): a kill during the writes leaves sites a restart knows
+		 * as ours. m is the job's until reg_done.
+		 */
+		r->seq = hd_journal_intent(r->m->dev, r->m->ino, r->m->path, r->own_path, r->n);
+		r->intent_made = true;
+	}
 	if (usdt_tracefs_reg_step(r->tr, budget_ns) > 0)
 		return true;
 	/* The last slice: the module's sites made here, off the loop. */
-	reg_make(&r->made, r->tr, r->n);
+	reg_make(&r->made, r->tr, r->n, r->m);
 	r->tr = NULL;
 	/* Not cut (a job's last slice never is): nobody needs the notes any more. */
 	usdt_notes_free(r->n);
@@ -493,7 +519,7 @@ static void reg_done(struct hd_wjob *j)
 
 	if (r->tr) {
 		/* Cut before its last slice: made here. */
-		reg_make(d, r->tr, r->n);
+		reg_make(d, r->tr, r->n, m);
 		r->tr = NULL;
 	}
 	hd_quota_add(m->owner, 0, -(long)r->charged);
@@ -539,6 +565,11 @@ static void reg_done(struct hd_wjob *j)
 	m->nprobes = d->nprobes;
 	m->delta = d->delta;
 	d->sites = NULL;
+	if (!dropped && !d->nold && !d->state.oom) {
+		m->state_len = d->state.len;
+		m->state_hash = d->state_hash;
+		m->state_text = usdt_sb_take(&d->state);
+	}
 	/* The journal's lines were made for all of them: made again when some were dropped. */
 	hd_journal_sites_as(r->seq, m, dropped ? NULL : &d->journal);
 	reg_made_free(d);
@@ -644,8 +675,8 @@ int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino
 	if (!ret && !m->mapped_path)
 		ret = -ENOMEM;
 	if (!ret) {
-		/* Intent first: a kill during the writes leaves sites a restart knows as ours. */
-		r->seq = hd_journal_intent(dev, ino, m->path, m->alias || m->hold_fd >= 0, n);
+		/* (The journal's intent is the job's first step: reg_step.) */
+		r->own_path = m->alias || m->hold_fd >= 0;
 		ret = usdt_tracefs_reg_begin(hd_tracefs, n, m->path, &r->tr);
 	}
 	if (ret) {
@@ -671,6 +702,7 @@ int hd_mod_start(const struct hd_mapping *mp, int fd, uint64_t dev, uint64_t ino
 	r->job.uid = uid;
 	r->job.step = reg_step;
 	r->job.done = reg_done;
+	r->job.bulk = n->naccepted > HD_BULK_SITES;
 	r->job.stop_cancels = true;
 	if (job)
 		*job = &r->job;

@@ -17,6 +17,7 @@
 #include <sys/socket.h>
 #include <sys/sysmacros.h>
 
+#include "clock.h"
 #include "conn.h"
 #include "protocol.h"
 
@@ -131,6 +132,76 @@ static int watch(struct conn *c, uint32_t seq)
 	return 0;
 }
 
+/*
+ * --test-timing (bench/helper/loadtest.sh): each successful answer's time
+ * in the daemon by kind, from the connection's accept and from its
+ * request's reading to the answer queued. Accept to reading is the
+ * client's own send after its connect (its scheduling, on a busy machine);
+ * reading to answer is the loop's; the client's round trip minus accept to
+ * answer is the wait before the accept (the listen queue: the loop busy,
+ * or not scheduled) and the client's wake-up. Printed at exit.
+ */
+enum { TM_KNOWN, TM_NEW, TM_LIST, TM_KINDS };
+static struct {
+	uint32_t *us;
+	size_t n, cap;
+} tm[2][TM_KINDS]; /* [0] from the accept, [1] from the reading */
+
+static void tm_put(int from, int kind, int64_t ns)
+{
+	int64_t us = (usdt_clock_ns(CLOCK_MONOTONIC) - ns) / 1000;
+
+	if (tm[from][kind].n == tm[from][kind].cap) {
+		size_t cap = tm[from][kind].cap ? 2 * tm[from][kind].cap : 1024;
+		uint32_t *v =
+		    cap <= (1u << 20) ? realloc(tm[from][kind].us, cap * sizeof(*v)) : NULL;
+
+		if (!v)
+			return;
+		tm[from][kind].us = v;
+		tm[from][kind].cap = cap;
+	}
+	tm[from][kind].us[tm[from][kind].n++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+}
+
+static void timing_add(int kind, const struct conn *c, int status)
+{
+	if (!conn_timing || status < 0 || !c->accepted_ns || !c->read_ns)
+		return;
+	tm_put(0, kind, c->accepted_ns);
+	tm_put(1, kind, c->read_ns);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void serve_timing_report(void)
+{
+	static const char *const name[TM_KINDS] = {"REGISTER of a known file",
+						   "REGISTER of a new file", "LIST"};
+	static const char *const from[2] = {"accept", "request read"};
+
+	for (int f = 0; conn_timing && f < 2; f++)
+		for (int k = 0; k < TM_KINDS; k++) {
+			uint32_t *v = tm[f][k].us;
+			size_t n = tm[f][k].n;
+
+			if (!n)
+				continue;
+			qsort(v, n, sizeof(*v), cmp_u32);
+			hd_info("timing: %s, %s to answer (us): n=%zu p50=%u p90=%u p99=%u max=%u",
+				name[k], from[f], n, v[n / 2], v[n * 9 / 10], v[n * 99 / 100],
+				v[n - 1]);
+			free(v);
+			tm[f][k].us = NULL;
+			tm[f][k].n = tm[f][k].cap = 0;
+		}
+}
+
 /* One packet from c: false when the connection is to be closed. */
 static bool handle(struct conn *c)
 {
@@ -145,6 +216,8 @@ static bool handle(struct conn *c)
 		return errno == EAGAIN || errno == EINTR;
 	if (len == 0)
 		return false; /* the peer closed */
+	if (conn_timing)
+		c->read_ns = usdt_clock_ns(CLOCK_MONOTONIC);
 	conn_touch(c);
 	status = hd_msg_decode(raw, (size_t)len, &rq);
 	if (status == -EMSGSIZE) {
@@ -202,6 +275,8 @@ static bool handle(struct conn *c)
 		break;
 	}
 	}
+	if (rq.type == USDT_MSG_REGISTER || rq.type == USDT_MSG_LIST)
+		timing_add(rq.type == USDT_MSG_LIST ? TM_LIST : TM_KNOWN, c, status);
 	if (!conn_reply(c, rq.seq, status, nprobes))
 		return false;
 	return conn_flush(c);
@@ -209,6 +284,7 @@ static bool handle(struct conn *c)
 
 static void answer_registrant(struct conn *c, int status, uint32_t nprobes)
 {
+	timing_add(TM_NEW, c, status);
 	c->waiting = false;
 	conn_touch(c);
 	/* (flush re-arms EPOLLIN) */

@@ -561,13 +561,13 @@ int hd_parse_read(struct hd_parse_job *j)
 	return done;
 }
 
-int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
-		    size_t errlen)
+int hd_parse_collect(struct hd_parse_job *j, int why, struct hd_answer *ans, char *err,
+		     size_t errlen)
 {
 	int status = 0, ret = why ? why : j->ret;
 
-	if (out)
-		*out = NULL;
+	ans->buf = NULL;
+	ans->len = 0;
 	if (j->rfd >= 0)
 		close(j->rfd);
 	j->rfd = -1;
@@ -604,14 +604,47 @@ int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes *
 		ret = -EPROTO;
 		snprintf(err, errlen, "the parser's answer is incomplete");
 	} else {
-		ret = hd_worker_decode(j->buf + sizeof(uint64_t), j->len - sizeof(uint64_t), fd,
-				       out, err, errlen);
+		/* The answer after its length, handed over whole. */
+		ans->buf = j->buf;
+		ans->len = j->len;
+		j->buf = NULL;
 	}
 	j->complete = false;
 	free(j->buf);
 	j->buf = NULL;
 	j->len = j->cap = 0;
 	return ret;
+}
+
+int hd_parse_check(struct hd_answer *ans, int fd, struct usdt_notes **out, char *err, size_t errlen)
+{
+	int ret = hd_worker_decode(ans->buf + sizeof(uint64_t), ans->len - sizeof(uint64_t), fd,
+				   out, err, errlen);
+
+	hd_answer_free(ans);
+	return ret;
+}
+
+void hd_answer_free(struct hd_answer *ans)
+{
+	free(ans->buf);
+	ans->buf = NULL;
+	ans->len = 0;
+}
+
+int hd_parse_finish(struct hd_parse_job *j, int fd, int why, struct usdt_notes **out, char *err,
+		    size_t errlen)
+{
+	struct hd_answer ans;
+	int ret = hd_parse_collect(j, why, &ans, err, errlen);
+
+	if (out)
+		*out = NULL;
+	if (ret || !out) {
+		hd_answer_free(&ans);
+		return ret;
+	}
+	return hd_parse_check(&ans, fd, out, err, errlen);
 }
 
 int hd_parse(int fd, const struct hd_worker_limits *lim, struct usdt_notes **out, char *err,

@@ -29,6 +29,30 @@
  * Before the thread starts (start-up recovery and scan) and after it
  * stopped (SIGTERM), a job runs in line to its end, its `done` called
  * before hd_writer_submit returns.
+ *
+ * The checker. A second thread, run the same way (jobs in per-uid turns,
+ * done on the loop) but writing nothing: it checks what a parse worker
+ * answered (worker_answer.c: every count and string bounded, every site's
+ * bytes read again in the file), which grows with the sites (21 million
+ * instructions for a 12,000-site file) and must not hold the loop either.
+ * A job says which thread takes it (hd_wjob.lane); the two share the list
+ * of ended jobs and the eventfd.
+ *
+ * Bulk work yields. A job that grows with thousands of sites (hd_wjob.bulk:
+ * a 12,000-site file's writes or check) runs with its thread at nice
+ * BULK_NICE, every other at the daemon's own priority: on a busy machine the
+ * loop, which answers everyone, and the small jobs of other users win the
+ * CPU against one user's bulk work, which still advances (a nice value, not
+ * SCHED_IDLE, which other tenants' load could starve for good, holding the
+ * job's uid and, inside the kernel, tracefs' lock meanwhile). Setting the
+ * thread back to nice 0 needs CAP_SYS_NICE or RLIMIT_NICE (the unit's
+ * LimitNICE=+0); without either the thread stays niced after its first bulk
+ * job (logged once). And since the other jobs wait for the slice under
+ * way, a bulk slice is niced only while no other uid's job is queued, and
+ * a job of another uid submitted during one sets the thread back at once
+ * (priority inheritance, by hand: niced inside a write() on a busy
+ * machine, a slice took seconds, and every other user's new file waited
+ * that long: bench/helper/README.md).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -37,12 +61,20 @@
 #include <string.h>
 #include <sys/epoll.h>
 #include <sys/eventfd.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "helperd.h"
 
 /* A turn of one uid: the time another uid's work may wait per uid with work queued. */
 #define SLICE_NS (20ull * 1000 * 1000)
+#define BULK_NICE 10
+static int bulk_nice = BULK_NICE; /* --test-bulk-nice */
+
+void hd_writer_bulk_nice(int n)
+{
+	bulk_nice = n < 0 ? 0 : n > 19 ? 19 : n;
+}
 
 struct uidq {
 	struct uidq *next;
@@ -50,37 +82,50 @@ struct uidq {
 	struct hd_wjob *head, *tail;
 };
 
-static struct {
-	enum hd_tag tag; /* HD_TAG_WRITER: epoll data points here */
+struct lane {
+	const char *name;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool running, stopping;
-	int efd;
 	struct uidq *queues; /* uids with jobs, in turn order */
 	struct uidq *turn;   /* the next to serve */
-	struct hd_wjob *done, **done_tail;
 	unsigned queued;
-} w = {.tag = HD_TAG_WRITER, .efd = -1};
+	int base, nice; /* the thread's nice value: at its start, as last set */
+	pid_t tid;	/* the thread's (for the loop's boost) */
+	uid_t cur_uid;	/* whose job the thread runs (under lock) */
+	bool nice_warned;
+};
 
-static struct hd_wjob *pick(void)
+static struct lane lanes[HD_LANES] = {{.name = "writer"}, {.name = "checker"}};
+
+/* The jobs ended, for the loop; the eventfd in the epoll set. */
+static struct {
+	enum hd_tag tag; /* HD_TAG_WRITER: epoll data points here */
+	pthread_mutex_t lock;
+	int efd;
+	struct hd_wjob *done, **done_tail;
+} w = {.tag = HD_TAG_WRITER, .lock = PTHREAD_MUTEX_INITIALIZER, .efd = -1};
+
+static struct hd_wjob *pick(struct lane *l)
 {
-	struct uidq *q = w.turn ? w.turn : w.queues;
+	struct uidq *q = l->turn ? l->turn : l->queues;
 
 	for (; q && !q->head; q = q->next)
 		;
 	if (!q)
-		for (q = w.queues; q && !q->head; q = q->next)
+		for (q = l->queues; q && !q->head; q = q->next)
 			;
 	if (!q)
 		return NULL;
-	w.turn = q->next;
+	l->turn = q->next;
 	return q->head;
 }
 
-static void finish(struct hd_wjob *j)
+/* j out of its lane (under l->lock), onto the list of ended jobs. */
+static void finish(struct lane *l, struct hd_wjob *j)
 {
-	struct uidq **pp = &w.queues;
+	struct uidq **pp = &l->queues;
 
 	while (*pp && (*pp)->uid != j->uid)
 		pp = &(*pp)->next;
@@ -90,64 +135,117 @@ static void finish(struct hd_wjob *j)
 		q->head = j->next;
 		if (!q->head) {
 			*pp = q->next;
-			if (w.turn == q)
-				w.turn = q->next;
+			if (l->turn == q)
+				l->turn = q->next;
 			free(q);
 		}
 	}
-	w.queued--;
+	l->queued--;
 	j->next = NULL;
+	pthread_mutex_lock(&w.lock);
 	*w.done_tail = j;
 	w.done_tail = &j->next;
+	pthread_mutex_unlock(&w.lock);
 }
 
-static void *writer_main(void *arg)
+/* The thread's nice value set to want (tid 0: the calling thread), under l->lock. */
+static void renice(struct lane *l, pid_t tid, int want)
 {
-	(void)arg;
-	pthread_mutex_lock(&w.lock);
+	if (l->nice == want)
+		return;
+	/* (Linux: a thread's nice value is its own; PRIO_PROCESS takes a thread id.) */
+	if (setpriority(PRIO_PROCESS, (id_t)tid, want) == 0) {
+		l->nice = want;
+	} else if (!l->nice_warned) {
+		l->nice_warned = true;
+		hd_dbg("%s thread: nice %d: %s (stays at %d)", l->name, want, strerror(errno),
+		       l->nice);
+	}
+}
+
+/* Whether a uid other than uid has a job queued (under l->lock). */
+static bool others_wait(const struct lane *l, uid_t uid)
+{
+	for (const struct uidq *q = l->queues; q; q = q->next)
+		if (q->uid != uid && q->head)
+			return true;
+	return false;
+}
+
+static void *lane_main(void *arg)
+{
+	struct lane *l = arg;
+
+	pthread_mutex_lock(&l->lock);
+	l->tid = gettid();
+	errno = 0;
+	l->base = getpriority(PRIO_PROCESS, 0);
+	if (l->base == -1 && errno)
+		l->base = 0;
+	l->nice = l->base;
 	for (;;) {
-		struct hd_wjob *j = pick();
+		struct hd_wjob *j = pick(l);
 		bool more;
 
 		if (!j) {
-			if (w.stopping)
+			if (l->stopping)
 				break;
-			pthread_cond_wait(&w.cond, &w.lock);
+			pthread_cond_wait(&l->cond, &l->lock);
 			continue;
 		}
-		pthread_mutex_unlock(&w.lock);
+		l->cur_uid = j->uid;
+		/* Niced only while no other uid's work waits for this slice (the head comment). */
+		renice(l, 0, j->bulk && !others_wait(l, j->uid) ? l->base + bulk_nice : l->base);
+		pthread_mutex_unlock(&l->lock);
 		j->cut = atomic_load(&j->cancel);
 		more = !j->cut && j->step(j, SLICE_NS);
-		pthread_mutex_lock(&w.lock);
+		pthread_mutex_lock(&l->lock);
 		if (!more) {
 			uint64_t one = 1;
 
-			finish(j);
+			finish(l, j);
 			if (write(w.efd, &one, sizeof(one)) < 0) {
 				/* (an eventfd's counter cannot overflow here) */
 			}
 		}
 	}
-	pthread_mutex_unlock(&w.lock);
+	pthread_mutex_unlock(&l->lock);
 	return NULL;
+}
+
+/* The writer thread's own name, for profiles (bench/helper/loopcost.sh counts it apart). */
+static void *writer_main(void *arg)
+{
+	return lane_main(arg);
+}
+
+static void *checker_main(void *arg)
+{
+	return lane_main(arg);
 }
 
 int hd_writer_start(int epfd)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &w};
+	void *(*fn[HD_LANES])(void *) = {writer_main, checker_main};
 	int ret;
 
-	pthread_mutex_init(&w.lock, NULL);
-	pthread_cond_init(&w.cond, NULL);
 	w.done_tail = &w.done;
 	w.efd = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
 	if (w.efd < 0 || epoll_ctl(epfd, EPOLL_CTL_ADD, w.efd, &ev) != 0)
 		return -errno;
-	/* Signals stay blocked in it (the mask is inherited): the loop's signalfd takes them. */
-	ret = pthread_create(&w.thread, NULL, writer_main, NULL);
-	if (ret)
-		return -ret;
-	w.running = true;
+	for (int i = 0; i < HD_LANES; i++) {
+		struct lane *l = &lanes[i];
+
+		pthread_mutex_init(&l->lock, NULL);
+		pthread_cond_init(&l->cond, NULL);
+		/* Signals stay blocked in it (the mask is inherited): the loop's signalfd takes
+		 * them. */
+		ret = pthread_create(&l->thread, NULL, fn[i], l);
+		if (ret)
+			return -ret;
+		l->running = true;
+	}
 	return 0;
 }
 
@@ -183,27 +281,28 @@ void hd_writer_run(struct hd_wjob *j)
 
 void hd_writer_submit(struct hd_wjob *j)
 {
+	struct lane *l = &lanes[j->lane < HD_LANES ? j->lane : 0];
 	struct uidq *q, **tail;
 
-	if (!w.running) {
+	if (!l->running) {
 		hd_writer_run(j);
 		return;
 	}
 	atomic_store(&j->cancel, false);
 	j->next = NULL;
 	j->cut = false;
-	pthread_mutex_lock(&w.lock);
-	for (q = w.queues; q && q->uid != j->uid; q = q->next)
+	pthread_mutex_lock(&l->lock);
+	for (q = l->queues; q && q->uid != j->uid; q = q->next)
 		;
 	if (!q && (q = calloc(1, sizeof(*q)))) {
 		q->uid = j->uid;
-		for (tail = &w.queues; *tail; tail = &(*tail)->next)
+		for (tail = &l->queues; *tail; tail = &(*tail)->next)
 			;
 		*tail = q;
 	}
 	if (!q) {
 		/* No memory for a queue: in line, as before the thread. */
-		pthread_mutex_unlock(&w.lock);
+		pthread_mutex_unlock(&l->lock);
 		hd_writer_run(j);
 		return;
 	}
@@ -212,9 +311,17 @@ void hd_writer_submit(struct hd_wjob *j)
 	else
 		q->head = j;
 	q->tail = j;
-	w.queued++;
-	pthread_cond_signal(&w.cond);
-	pthread_mutex_unlock(&w.lock);
+	l->queued++;
+	/*
+	 * Another uid's small job waits for a bulk slice: the slice goes on at
+	 * the daemon's priority (the thread niced could hold it, and
+	 * tracefs' lock with it, for seconds on a busy machine); the bulk
+	 * job is niced again at its next slice.
+	 */
+	if (!j->bulk && l->tid && j->uid != l->cur_uid)
+		renice(l, l->tid, l->base);
+	pthread_cond_signal(&l->cond);
+	pthread_mutex_unlock(&l->lock);
 }
 
 void hd_writer_cancel(struct hd_wjob *j)
@@ -224,30 +331,38 @@ void hd_writer_cancel(struct hd_wjob *j)
 
 unsigned hd_writer_queued(void)
 {
-	unsigned n;
+	unsigned n = 0;
 
-	if (!w.running)
-		return 0;
-	pthread_mutex_lock(&w.lock);
-	n = w.queued;
-	pthread_mutex_unlock(&w.lock);
+	for (int i = 0; i < HD_LANES; i++) {
+		struct lane *l = &lanes[i];
+
+		if (!l->running)
+			continue;
+		pthread_mutex_lock(&l->lock);
+		n += l->queued;
+		pthread_mutex_unlock(&l->lock);
+	}
 	return n;
 }
 
 void hd_writer_stop(void)
 {
-	if (!w.running)
-		return;
-	pthread_mutex_lock(&w.lock);
-	/* Registrations end at their next slice, removals run to their end. */
-	for (struct uidq *q = w.queues; q; q = q->next)
-		for (struct hd_wjob *j = q->head; j; j = j->next)
-			if (j->stop_cancels)
-				atomic_store(&j->cancel, true);
-	w.stopping = true;
-	pthread_cond_signal(&w.cond);
-	pthread_mutex_unlock(&w.lock);
-	pthread_join(w.thread, NULL);
-	w.running = false;
+	for (int i = 0; i < HD_LANES; i++) {
+		struct lane *l = &lanes[i];
+
+		if (!l->running)
+			continue;
+		pthread_mutex_lock(&l->lock);
+		/* Registrations and checks end at their next slice, removals run to their end. */
+		for (struct uidq *q = l->queues; q; q = q->next)
+			for (struct hd_wjob *j = q->head; j; j = j->next)
+				if (j->stop_cancels)
+					atomic_store(&j->cancel, true);
+		l->stopping = true;
+		pthread_cond_signal(&l->cond);
+		pthread_mutex_unlock(&l->lock);
+		pthread_join(l->thread, NULL);
+		l->running = false;
+	}
 	hd_writer_event();
 }
