@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Between the parser's files: parse.c (clauses, expressions) on parse_decl.c (types). */
+/*
+ * Between the parser's files, top to bottom: parse.c (clauses, statements,
+ * declarations) on parse_expr.c (expressions) on parse_decl.c (types, and
+ * the parser's tokens: next, expect, a node, the one error).
+ */
 #ifndef DT_PARSE_H
 #define DT_PARSE_H
 
@@ -29,6 +33,17 @@ struct parser {
  */
 void dt_parse_fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
     USDT_PRINTF(3, 4);
+
+/* The next token (an error of the lexer fails the parse). */
+void dt_parse_next(struct parser *ps);
+/* The token op, consumed; else an error "expected 'op' what, found ...". */
+bool dt_parse_expect(struct parser *ps, const char *op, const char *what);
+/* The current token in an error's words ("'x'", "a number"...). */
+const char *dt_parse_tok_desc(struct parser *ps);
+/* A node of the tree at the current token. */
+struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind);
+/* An expression (parse_expr.c): assignments, no comma operator outside brackets. */
+struct dt_node *dt_parse_expr(struct parser *ps);
 
 /* A word that starts a type: C's and D's type words, a typedef's name. */
 bool dt_parse_type_word(const struct parser *ps, const char *w);

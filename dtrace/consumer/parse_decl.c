@@ -51,20 +51,60 @@ void dt_parse_fail(struct parser *ps, const struct dt_pos *pos, const char *fmt,
 /* An error with its D_ tag. */
 #define fail_tag(ps, t, ...) ((ps)->tag = (t), dt_parse_fail(ps, __VA_ARGS__))
 
-static void next(struct parser *ps)
+#define next dt_parse_next
+#define expect dt_parse_expect
+
+struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind)
+{
+	struct dt_node *n = dt_xmalloc(sizeof(*n));
+
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->pos = ps->lx.pos;
+	return n;
+}
+
+void dt_parse_next(struct parser *ps)
 {
 	dt_lex_next(&ps->lx);
 	if (ps->lx.err)
 		ps->failed = true;
 }
 
-static bool expect(struct parser *ps, const char *op, const char *what)
+const char *dt_parse_tok_desc(struct parser *ps)
 {
+	static char buf[80];
+
+	switch (ps->lx.tok) {
+	case T_EOF:
+		return "the end of the program";
+	case T_INT:
+		return "a number";
+	case T_STR:
+		return "a string";
+	case T_IDENT:
+	case T_AGG:
+		snprintf(buf, sizeof(buf), "'%s%.60s'", ps->lx.tok == T_AGG ? "@" : "",
+			 ps->lx.text);
+		return buf;
+	case T_OP:
+		snprintf(buf, sizeof(buf), "'%s'", ps->lx.op);
+		return buf;
+	default:
+		return "an invalid token";
+	}
+}
+
+bool dt_parse_expect(struct parser *ps, const char *op, const char *what)
+{
+	char msg[160];
+
 	if (dt_lex_is(&ps->lx, op)) {
-		next(ps);
+		dt_parse_next(ps);
 		return true;
 	}
-	fail(ps, &ps->lx.pos, "expected '%s' %s", op, what);
+	snprintf(msg, sizeof(msg), "expected '%s' %s, found %s", op, what, dt_parse_tok_desc(ps));
+	dt_parse_fail(ps, &ps->lx.pos, "%s", msg);
 	return false;
 }
 
