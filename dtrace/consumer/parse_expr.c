@@ -234,9 +234,16 @@ static struct dt_node *postfix(struct parser *ps)
 			char *flat = NULL;
 			int r = -1;
 
+			strcpy(m->op, ps->lx.op);
 			m->a = n;
 			next(ps);
-			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
+			if (ps->lx.tok != T_IDENT) {
+				fail(ps, &ps->lx.pos,
+				     "expected a member's name after '%s', found %s", m->op,
+				     tok_desc(ps));
+				return NULL;
+			}
+			m->name = dt_xstrdup(ps->lx.text);
 			if (dot && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
 				r = dt_parse_member(ps,
 						    n->kind == N_IDENT	? 'g'
@@ -249,25 +256,24 @@ static struct dt_node *postfix(struct parser *ps)
 				next(ps);
 				continue;
 			}
-			if (r == -2) {
-				fail_unsupported(ps, &m->pos,
-						 "members of unions are not supported yet ('%s')",
-						 m->name);
-				return NULL;
-			}
 			if (r == -4) {
-				fail(ps, &m->pos,
-				     r == -2 ? "members of unions are not supported yet ('%s')"
-					     : "'%s' is not a member of this struct",
-				     m->name);
+				ps->tag = "D_TYPE_MEMBER";
+				fail(ps, &m->pos, "'%s' is not a member of this struct", m->name);
 				return NULL;
 			}
-			fail_unsupported(
-			    ps, &m->pos,
-			    "members of structures and translated arguments ('%s') are not "
-			    "supported: use argN with copyinstr() or copyin()",
-			    m->name);
-			return NULL;
+			/* through a pointer, of a union, of a member: the engine's (its types) */
+			next(ps);
+			n = m;
+		} else if (dt_lex_is(&ps->lx, "[")) {
+			/* an element through a pointer or of an array member: `p->a[2]` (name "")
+			 */
+			struct dt_node *ix = node(ps, N_INDEX);
+
+			ix->a = n;
+			ix->name = dt_xstrdup("");
+			next(ps);
+			ix->args = arglist(ps, &ix->nargs, "]");
+			n = ix;
 		} else {
 			break;
 		}
@@ -302,14 +308,6 @@ static struct dt_node *unary(struct parser *ps)
 		n->a = unary(ps);
 		if (!n->a)
 			return NULL;
-		if (n->op[0] == '*' || n->op[0] == '&') {
-			fail_unsupported(
-			    ps, &n->pos,
-			    "'%s' on a pointer is not supported: user memory is read with copyin() "
-			    "or copyinstr()",
-			    n->op);
-			return NULL;
-		}
 		return n;
 	}
 	if (dt_lex_is(lx, "++") || dt_lex_is(lx, "--")) {

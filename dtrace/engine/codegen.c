@@ -139,8 +139,12 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		struct cv v;
 		struct dt_value dv;
 
-		if (!cg_ustack(g, n->args[i], &v))
+		if (cg_ustack(g, n->args[i], &v))
+			;
+		else if (is_printf)
 			cg_value(g, n->args[i], &v);
+		else
+			cg_strval(g, n->args[i], &v); /* trace() of a char * prints its string */
 		if (g->failed)
 			break;
 		put_value(g, w, &v, &dv);
@@ -520,6 +524,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
+	} else if (cg_ptr_stmt(g, n, w->o, "\t\t")) {
+		/* a store through a pointer, bcopy(), copyinto() */
 	} else if (n->kind == N_CALL) {
 		cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
@@ -569,7 +575,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
-	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n", pc->clause);
+	/* alloca()'s scratch: from its start again at each clause (codegen_ptr.c) */
+	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n\tDMEM_RESET();\n", pc->clause);
 	if (recs)
 		dt_buf_printf(o, "\t__u8 *rec = 0;\n");
 	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
@@ -748,6 +755,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	cg_fault_functions(&out->c);
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
+	cg_ptr_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);
 	cg_arrays_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);

@@ -58,6 +58,7 @@ static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const cha
 	if (!v->size)
 		set_int(v, 8, false);
 	cg_conv(v, t.size, t.is_unsigned);
+	v->ptr = t.is_ptr ? cg_type_pointee(g, ty) : NULL; /* (int *)x points at an int */
 }
 
 /* sizeof(type), sizeof expr, offsetof(type, member): size_t constants. */
@@ -310,6 +311,8 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_refuse(g, n, "D_DIV_ZERO", "expression contains division by zero");
 		goto out;
 	}
+	if (cg_ptr_arith(g, n, &a, &b, v)) /* p + i moves by p's pointee's size */
+		goto out;
 	cg_arith(n->op, &a, &b, v); /* the operands converted to the result's type */
 	if ((!strcmp(n->op, "/") || !strcmp(n->op, "%")) && !g->failed)
 		cg_divide(g, v, n->op, v->is_unsigned, a.text,
@@ -360,7 +363,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct cv a = {0}, b = {0}, c = {0};
 
 	memset(v, 0, sizeof(*v));
-	if (g->failed)
+	if (g->failed || cg_ptr_value(g, n, v))
 		return;
 	switch (n->kind) {
 	case N_INT:
@@ -431,7 +434,12 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (!strcmp(n->name, "stringof") && n->nargs == 1) {
 			/* a string already (copyin()'s bytes are one here) */
 			cg_value(g, n->args[0], v);
-			if (!g->failed && v->type != TY_STR) {
+			if (!g->failed && v->type != TY_STR && v->ptr) {
+				/* a pointer: the string there (D's memory, the process's) */
+				v->type = TY_STR;
+				v->skind = SV_USER;
+				v->ptr = NULL;
+			} else if (!g->failed && v->type != TY_STR) {
 				/* an integer: its decimal digits, as lltostr() */
 				struct dt_node ll = *n;
 
@@ -481,6 +489,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			cg_arith("+", &b, &c, &t); /* b and c converted to their common type */
 			cv_printf(v, "((%s) ? (%s) : (%s))", a.text, b.text, c.text);
 			set_int(v, t.size, t.is_unsigned);
+			v->ptr = b.ptr ? b.ptr : c.ptr;
 			cv_free(&t);
 		}
 		cv_free(&a);
@@ -491,9 +500,10 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
 			/* (char *)copyin(...): the bytes are a string here already */
 			cg_value(g, n->a, v);
-			if (!g->failed && v->type != TY_STR)
-				cg_err(g, n,
-				       "a cast of an integer to a string (copyinstr() reads one)");
+			if (!g->failed && v->type != TY_STR) { /* an integer: a pointer to chars */
+				cg_conv(v, 8, true);
+				v->ptr = dt_xstrdup("char");
+			}
 			return;
 		}
 		cg_int(g, n->a, v);

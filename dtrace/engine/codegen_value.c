@@ -65,6 +65,17 @@ void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const cha
 	g->tag = NULL;
 }
 
+void cg_strval(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	cg_value(g, n, v);
+	if (!g->failed && v->type == TY_INT && v->ptr &&
+	    (!strcmp(v->ptr, "char") || !strcmp(v->ptr, "const char"))) {
+		v->type = TY_STR; /* a char pointer's string: read where it points */
+		v->skind = SV_USER;
+		v->ptr = NULL;
+	}
+}
+
 void cv_free(struct cv *v)
 {
 	dt_free(v->text);
