@@ -170,6 +170,42 @@ static unsigned elem_size(struct cg *g, const char *ty)
 	return cg_type(g, ty, &t) || t.is_void ? 0 : t.size;
 }
 
+/* A kernel symbol (`` `max_pfn``, ``vmlinux`max_pfn``): its name past the backquote. */
+static const char *ksym(const struct dt_node *n)
+{
+	const char *bq = n->kind == N_IDENT ? strrchr(n->name, '`') : NULL;
+
+	return bq && bq[1] ? bq + 1 : NULL;
+}
+
+/*
+ * A kernel symbol's address, from /proc/kallsyms (a kernel built without
+ * CONFIG_KALLSYMS_ALL lists functions only: its data has no address here).
+ */
+static bool ksym_addr(struct cg *g, const struct dt_node *n, unsigned long long *addr)
+{
+	const char *name = ksym(n);
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char line[512], sym[256], msg[400];
+	unsigned long long a;
+	char t;
+
+	while (f && fgets(line, sizeof(line), f))
+		if (sscanf(line, "%llx %c %255s", &a, &t, sym) == 3 && !strcmp(sym, name) && a) {
+			fclose(f);
+			*addr = a;
+			return true;
+		}
+	if (f)
+		fclose(f);
+	snprintf(msg, sizeof(msg),
+		 "failed to resolve %s: no such kernel symbol with an address in "
+		 "/proc/kallsyms",
+		 n->name);
+	cg_fail(g, n, msg);
+	return false;
+}
+
 /* A global that is a memory object (a scalar array, a union): its variable. */
 static const struct cg_var *mem_var(struct cg *g, const struct dt_node *n)
 {
@@ -188,8 +224,8 @@ static bool ptr_index(struct cg *g, const struct dt_node *n)
 
 	if (n->kind != N_INDEX || n->nargs != 1)
 		return false;
-	if (!n->name[0])
-		return true;
+	if (!n->name[0] || (!n->a && strchr(n->name, '`')))
+		return true; /* through an expression; a kernel symbol's elements */
 	if (n->a && n->a->kind != N_SELF && n->a->kind != N_THIS)
 		return false;
 	x = cg_var_find(g, !n->a ? 'g' : n->a->kind == N_SELF ? 's' : 't', n->name);
@@ -213,6 +249,17 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 
 	memset(addr, 0, sizeof(*addr));
 	*ty = NULL;
+	if (ksym(n)) { /* its type is not known here (no CTF): an int, as an undeclared value */
+		unsigned long long ka;
+		char t[40];
+
+		if (!ksym_addr(g, n, &ka))
+			return false;
+		snprintf(t, sizeof(t), "(__s64)0x%llxULL", ka);
+		cv_set(addr, t, 8, true, NULL);
+		*ty = dt_xstrdup("int");
+		return true;
+	}
 	if ((x = mem_var(g, n)) != NULL) {
 		char t[200];
 
@@ -379,12 +426,14 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 			base.kind = n->a ? n->a->kind : N_IDENT;
 			base.a = NULL;
 			base.nargs = 0;
-			if (mem_var(g, &base)) {
+			if (mem_var(g, &base) || ksym(&base)) {
 				char *at;
 
 				if (!lvalue(g, &base, &b, &at))
 					return false;
 				el = element(g, at, &arr);
+				if (!el)
+					el = at; /* a kernel symbol: its elements, of its type */
 			} else {
 				cg_value(g, &base, &b);
 				el = b.ptr;
@@ -458,12 +507,13 @@ static void address_of(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct cv addr;
 	char *ty;
 
-	if (a->kind == N_IDENT || a->kind == N_SELF || a->kind == N_THIS || a->kind == N_AGG ||
+	if ((a->kind == N_IDENT && !ksym(a)) || a->kind == N_SELF || a->kind == N_THIS ||
+	    a->kind == N_AGG ||
 	    (a->kind == N_INDEX && !ptr_index(g, a))) {
 		cg_refuse(g, n, "D_ADDROF_VAR", "cannot take address of dynamic variable");
 		return;
 	}
-	if (a->kind != N_UNARY && a->kind != N_MEMBER && a->kind != N_INDEX) {
+	if (a->kind != N_UNARY && a->kind != N_MEMBER && a->kind != N_INDEX && !ksym(a)) {
 		cg_refuse(g, n, "D_ADDROF_LVAL", "unacceptable operand for unary & operator");
 		return;
 	}
@@ -539,7 +589,7 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		return true;
 	}
 	if ((n->kind == N_UNARY && n->op[0] == '*' && !n->op[1]) || n->kind == N_MEMBER ||
-	    ptr_index(g, n) || mem_var(g, n)) {
+	    ptr_index(g, n) || mem_var(g, n) || ksym(n)) {
 		if (mem_var(g, n)) {
 			const char *dt = cg_decl_type(g, 'g', n->name);
 			bool arr;
