@@ -168,6 +168,8 @@ void cg_strfn2_functions(struct dt_buf *o);
 /* Pointers, D's memory (codegen_ptr.c): its scratch bytes a CPU. */
 #define CG_DMEM_SCRATCH 4096u
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
+/* The type of n when it is a place in memory (`*p`, `p->m`, `a[i]`), else NULL. */
+char *cg_ptr_type(struct cg *g, const struct dt_node *n);
 bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv *b, struct cv *v);
 bool cg_ptr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 void cg_ptr_maps(const struct cg *g, struct dt_buf *o);

@@ -90,6 +90,8 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		set_int(v, 8, true);
 		return;
 	}
+	if (!ty && n->a && (ty = cg_ptr_type(g, n->a)) == NULL && g->failed)
+		return;
 	if (!ty && n->a &&
 	    (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS)) {
 		char k = n->a->kind == N_IDENT ? 'g' : n->a->kind == N_SELF ? 's' : 't';

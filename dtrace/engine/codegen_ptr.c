@@ -508,8 +508,7 @@ static void address_of(struct cg *g, const struct dt_node *n, struct cv *v)
 	char *ty;
 
 	if ((a->kind == N_IDENT && !ksym(a)) || a->kind == N_SELF || a->kind == N_THIS ||
-	    a->kind == N_AGG ||
-	    (a->kind == N_INDEX && !ptr_index(g, a))) {
+	    a->kind == N_AGG || (a->kind == N_INDEX && !ptr_index(g, a))) {
 		cg_refuse(g, n, "D_ADDROF_VAR", "cannot take address of dynamic variable");
 		return;
 	}
@@ -560,6 +559,20 @@ bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv
 		return true;
 	}
 	return false; /* comparisons and the rest: as integers (unsigned, 64 bits) */
+}
+
+char *cg_ptr_type(struct cg *g, const struct dt_node *n)
+{
+	struct cv addr = {0};
+	char *ty = NULL;
+
+	if ((n->kind == N_UNARY && n->op[0] == '*' && !n->op[1]) || n->kind == N_MEMBER ||
+	    ptr_index(g, n) || mem_var(g, n)) {
+		if (!lvalue(g, n, &addr, &ty))
+			ty = NULL;
+		cv_free(&addr);
+	}
+	return ty;
 }
 
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
