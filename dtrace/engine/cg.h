@@ -167,6 +167,9 @@ void cg_strfn2_functions(struct dt_buf *o);
 
 /* Pointers, D's memory (codegen_ptr.c): its scratch bytes a CPU. */
 #define CG_DMEM_SCRATCH 4096u
+#define CG_DMEM_MAX 16000u /* a per-CPU map's value holds 32 KiB: twice this and more */
+/* codegen_vars.c: alloca()'s scratch, -x scratchsize (8-byte multiple) or the default */
+unsigned cg_dmem_size(const struct cg *g);
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
 /* The type of n when it is a place in memory (`*p`, `p->m`, `a[i]`), else NULL. */
 char *cg_ptr_type(struct cg *g, const struct dt_node *n);

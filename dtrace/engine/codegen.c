@@ -700,6 +700,11 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 
 	memset(out, 0, sizeof(*out));
 	g.strsize = prog->o->strsize > 0 ? prog->o->strsize : EG_STRSIZE_DEFAULT;
+	if (prog->o->scratchsize > (long)CG_DMEM_MAX) {
+		usdt_error(diag, "scratchsize %ld: -x engine=bpf has %u bytes of scratch at most",
+			   prog->o->scratchsize, CG_DMEM_MAX);
+		return -1;
+	}
 	if (g.strsize > EG_STRSIZE_MAX) {
 		usdt_error(diag, "strsize %ld: -x engine=bpf reads strings of %d bytes at most",
 			   g.strsize, EG_STRSIZE_MAX);

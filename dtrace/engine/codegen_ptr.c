@@ -586,11 +586,20 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	}
 	if (n->kind == N_CALL && !strcmp(n->name, "alloca") && n->nargs == 1) {
 		struct cv s;
+		int64_t k;
 		char t[600];
 
 		cg_int(g, n->args[0], &s);
 		if (g->failed)
 			return true;
+		if (cg_const(g, n->args[0], &k) && (uint64_t)k > cg_dmem_size(g)) {
+			char msg[200];
+
+			snprintf(msg, sizeof(msg), "alloca(%lld) size larger than scratchsize %u",
+				 (long long)k, cg_dmem_size(g));
+			cg_refuse(g, n, "D_ALLOCA_SIZE", msg);
+			return true;
+		}
 		snprintf(
 		    t, sizeof(t),
 		    "({ __u64 an_ = (__u64)(%s), ap_ = dalloca(an_); if (!ap_) FAULT(%zu, 5, an_); "
@@ -741,7 +750,7 @@ void cg_ptr_maps(const struct cg *g, struct dt_buf *o)
 				 "bpf_probe_read_user_str(d, STRSIZE, (void *)(a))\n");
 		return;
 	}
-	dt_buf_printf(o, "#define DMEM_SCRATCH %uULL\n", DMEM_SCRATCH);
+	dt_buf_printf(o, "#define DMEM_SCRATCH %uULL\n", cg_dmem_size(g));
 	if (objs)
 		dt_buf_printf(o, "#define DMEM_GLOBALS (sizeof(struct gvars) - DMEM_SCRATCH)\n");
 	dt_buf_add(o, dmem_functions, sizeof(dmem_functions) - 1);

@@ -32,6 +32,13 @@ const struct cg_var *cg_var_find(struct cg *g, char kind, const char *name)
 	return find(g, kind, name);
 }
 
+unsigned cg_dmem_size(const struct cg *g)
+{
+	long s = g->prog->o->scratchsize;
+
+	return s > 0 ? (unsigned)((s + 7) & ~7L) : CG_DMEM_SCRATCH;
+}
+
 static char var_kind(const struct dt_node *n)
 {
 	return n->kind == N_SELF ? 's' : n->kind == N_THIS ? 't' : n->kind == N_IDENT ? 'g' : 0;
@@ -293,7 +300,7 @@ void cg_vars_maps(const struct cg *g, struct dt_buf *o)
 		for (i = 0; kind == 'g' && i < g->nvars; i++)
 			if (g->vars[i]
 				.bytes) { /* a bounded length fits after any object's offset */
-				dt_buf_printf(o, "\t__u8 g__slack[%u];\n", CG_DMEM_SCRATCH);
+				dt_buf_printf(o, "\t__u8 g__slack[%u];\n", cg_dmem_size(g));
 				break;
 			}
 		dt_buf_printf(o, "};\n");
