@@ -360,7 +360,8 @@ char *dt_parse_type(struct parser *ps)
 			if (s && is_ident(ps) && is_c_word(ps->lx.text) &&
 			    strcmp(ps->lx.text, "const") && strcmp(ps->lx.text, "volatile"))
 				/* `struct a { ... } struct b { ... }`: a ';' left out */
-				fail_tag(ps, "D_DECL_COMBO", &ps->lx.pos, "invalid type combination");
+				fail_tag(ps, "D_DECL_COMBO", &ps->lx.pos,
+					 "invalid type combination");
 			break;
 		}
 		if (t.n)

@@ -175,7 +175,9 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
 char *cg_ptr_type(struct cg *g, const struct dt_node *n);
 bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv *b, struct cv *v);
 bool cg_ptr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
-void cg_ptr_maps(const struct cg *g, struct dt_buf *o);
+/* codegen_dmem.c: D's memory's map and functions; tracemem()'s fields (its action begun). */
+void cg_dmem_maps(const struct cg *g, struct dt_buf *o);
+void cg_tracemem(struct cg *g, const struct dt_node *n, struct eg_rec *r, struct dt_buf *o);
 
 /* Associative arrays (codegen_arrays.c). */
 void cg_array_scan(struct cg *g, const struct dt_node *n);

@@ -89,7 +89,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8, false};
+	struct eg_field f = {v->type, w->r->size, 8, false, false};
 	char dst[64];
 
 	dv->type = v->type;
@@ -227,7 +227,7 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.field_type = dt_xmalloc((a.nkeys + 1) * sizeof(*a.field_type));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8, false};
+		struct eg_field f = {keys[k].type, e.key_size, 8, false, false};
 
 		if (keys[k].type == TY_STR)
 			f.size = ROUND8((unsigned)g->strsize);
@@ -524,6 +524,9 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "tracemem")) {
+		item_begin(w, new_action(g, A_TRACEMEM));
+		cg_tracemem(g, n, w->r, w->o);
 	} else if (cg_ptr_stmt(g, n, w->o, "\t\t")) {
 		/* a store through a pointer, bcopy(), copyinto() */
 	} else if (n->kind == N_CALL) {
@@ -561,7 +564,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4, false};
+		struct eg_field f = {TY_INT, 4, 4, false, false};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;
@@ -760,7 +763,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	cg_fault_functions(&out->c);
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
-	cg_ptr_maps(&g, &out->c);
+	cg_dmem_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);
 	cg_arrays_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);

@@ -2,7 +2,7 @@
 # D's pointers on the BPF engine (issue 35, item 1): & of array elements and
 # of members reached through pointers, *, ->, [] through pointers, pointer
 # arithmetic and comparison, a union global's members, alloca(), bcopy(),
-# copyinto(), a char * as its string, a process's memory read through a
+# copyinto(), tracemem(), a char * as its string, a process's memory read through a
 # pointer argument, faults on addresses nothing answers for, and what
 # DTrace refuses, with its tags. Every expected value is worked out by hand
 # from C's layout and DTrace's rules (dtrace(1): "D's pointers"), never taken
@@ -66,6 +66,29 @@ dt 0 -x engine=bpf -q -s "$T/mem.d"
 # byte is 4, its last 1; the union is its longest member's 8 bytes;
 # alloca()'s struct: y at offset 8; "hello" copied, its first byte made 'j'.
 same "$T/out" "20 30 40 2 8\n22 33 33 0 1\n-7 44 1234567890123 32\n4 1 1020304 8\n5 6 16 8\njello jello 5\n\n" "pointers into D's memory"
+
+# tracemem(): DTrace's dump (its consumer's dt_print_bytes(), margin 5): a
+# blank line, the 16 columns' header, then 16 bytes a row at its offset in
+# hex, padded to 16, then the bytes as characters, '.' where not printable;
+# tracemem(p, 16, 5) prints 5 of them, a count of 0 nothing.
+cat >"$T/tm.d" <<'D'
+int a[4];
+BEGIN
+{
+	a[0] = 0x6c6c6548; a[1] = 0x77202c6f; a[2] = 0x646c726f; a[3] = 0x0a21;
+	tracemem(&a[0], 16);
+	tracemem(&a[0], 16, 5);
+	tracemem(&a[0], 16, 0);
+	c = (char *)alloca(20);
+	bcopy((char *)&a[0], c, 16);
+	tracemem(c, 20);
+	exit(0);
+}
+D
+dt 0 -x engine=bpf -q -s "$T/tm.d"
+hdr="\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789abcdef\n"
+row0="         0: 48 65 6c 6c 6f 2c 20 77 6f 72 6c 64 21 0a 00 00  Hello, world!...\n"
+same "$T/out" "$hdr$row0$hdr         0: 48 65 6c 6c 6f                                   Hello\n$hdr$row0        10: 00 00 00 00                                      ....\n\n" "tracemem()"
 
 # alloca()'s memory is the clause's: the next clause gets the same address;
 # past what alloca() gave is an invalid address (DTrace's fault, ERROR's arg4 1;
