@@ -61,6 +61,85 @@ static void block(struct parser *ps, struct dt_stmt ***v, size_t *n)
 	}
 }
 
+/* base.m: a member variable of its own ("v.m"), or '.' of memory (N_MEMBER). */
+static struct dt_node *member_of(struct parser *ps, const struct dt_node *base, const char *m)
+{
+	struct dt_node *n = dt_xmalloc(sizeof(*n));
+	char *flat = NULL;
+
+	memset(n, 0, sizeof(*n));
+	n->pos = base->pos;
+	if ((base->kind == N_IDENT || base->kind == N_SELF || base->kind == N_THIS) &&
+	    !dt_parse_member(ps,
+			     base->kind == N_IDENT  ? 'g'
+			     : base->kind == N_SELF ? 's'
+						    : 't',
+			     base->name, m, &flat)) {
+		n->kind = base->kind;
+		n->name = flat;
+		return n;
+	}
+	n->kind = N_MEMBER;
+	strcpy(n->op, ".");
+	n->a = (struct dt_node *)base;
+	n->name = dt_xstrdup(m);
+	return n;
+}
+
+/* A struct is kept in memory (a global's without bit-fields, or reached through one). */
+static bool in_memory(struct parser *ps, const struct dt_node *n)
+{
+	char *flat = NULL;
+
+	while (n->kind == N_MEMBER && n->op[0] == '.')
+		n = n->a;
+	if (n->kind != N_IDENT)
+		return n->kind == N_UNARY || n->kind == N_MEMBER || n->kind == N_INDEX;
+	return dt_parse_place_struct(ps, n) && !strchr(n->name, '.') &&
+	       dt_parse_member(ps, 'g', n->name, "", &flat) == -5;
+}
+
+/*
+ * `l = r;` of two places of one struct type where either keeps its members
+ * as variables of their own: an assignment a member (nested ones too).
+ */
+static void struct_assign(struct parser *ps, struct dt_node *l, struct dt_node *r,
+			  struct dt_stmt ***v, size_t *nv)
+{
+	const struct dt_decl *s;
+	size_t i;
+
+	/* (the struct looked up again each time: a member variable declared moves decls) */
+	for (i = 0; (s = dt_parse_place_struct(ps, l)) != NULL && i < s->nmembers && !ps->failed;
+	     i++) {
+		struct dt_node *lm, *rm;
+		char *m;
+
+		if (!s->members[i].name)
+			continue;
+		m = dt_xstrdup(s->members[i].name);
+		lm = member_of(ps, l, m);
+		rm = member_of(ps, r, m);
+		dt_free(m);
+		if (dt_parse_place_struct(ps, lm)) {
+			struct_assign(ps, lm, rm, v, nv);
+		} else {
+			struct dt_stmt *st = dt_xmalloc(sizeof(*st));
+			struct dt_node *a = dt_xmalloc(sizeof(*a));
+
+			memset(st, 0, sizeof(*st));
+			memset(a, 0, sizeof(*a));
+			a->kind = N_ASSIGN;
+			a->pos = l->pos;
+			strcpy(a->op, "=");
+			a->a = lm;
+			a->b = rm;
+			st->e = a;
+			DT_PUSH(*v, *nv, st);
+		}
+	}
+}
+
 static struct dt_stmt *statement(struct parser *ps)
 {
 	struct dt_stmt *s;
@@ -89,6 +168,20 @@ static struct dt_stmt *statement(struct parser *ps)
 	s->e = expr(ps);
 	if (!s->e || ps->failed)
 		return s;
+	if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=")) {
+		const struct dt_decl *sl = dt_parse_place_struct(ps, s->e->a),
+				     *sr = dt_parse_place_struct(ps, s->e->b);
+
+		if (sl && sl == sr && !(in_memory(ps, s->e->a) && in_memory(ps, s->e->b))) {
+			struct dt_node *one = node(ps, N_INT);
+
+			one->ival = 1; /* the members' assignments, as one statement */
+			s->is_if = true;
+			struct_assign(ps, s->e->a, s->e->b, &s->then, &s->nthen);
+			one->pos = s->e->pos;
+			s->e = one;
+		}
+	}
 	if (dt_lex_is(&ps->lx, "}"))
 		return s; /* the last statement needs no ';' */
 	expect(ps, ";", "after the statement");

@@ -61,8 +61,15 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type);
  * `var.member` of a variable (kind 'g', 's', 't') declared as a struct:
  * the member is a variable of its own, named "var.member" (*flat), its
  * type the member's (declared here). 0; -1 var is no struct; -2 a union;
- * -3 an incomplete struct; -4 no such member.
+ * -3 an incomplete struct; -4 no such member; -5 a global struct without
+ * bit-fields (the engine's memory: N_MEMBER).
  */
 int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat);
+
+/*
+ * The struct a place is of (a variable declared as one, a member variable
+ * "v.m", a member of one reached by '.'), or NULL.
+ */
+const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_node *n);
 
 #endif /* DT_PARSE_H */

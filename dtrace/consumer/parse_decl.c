@@ -487,6 +487,10 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
 	s = find_decl(ps, 'S', ty);
 	if (!s)
 		return -3;
+	for (i = 0; kind == 'g' && i < s->nmembers && !s->members[i].bits; i++)
+		;
+	if (kind == 'g' && i == s->nmembers)
+		return -5; /* a global struct without bit-fields: memory, its members there */
 	for (i = 0; i < s->nmembers; i++)
 		if (s->members[i].name && !strcmp(s->members[i].name, member))
 			break;
@@ -503,4 +507,30 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
 	}
 	*flat = b.s;
 	return 0;
+}
+
+const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_node *n)
+{
+	const char *ty = NULL;
+	size_t i;
+
+	if (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS) {
+		const struct dt_decl *v = find_decl(ps,
+						    n->kind == N_IDENT	? 'g'
+						    : n->kind == N_SELF ? 's'
+									: 't',
+						    n->name);
+
+		ty = v ? v->type : NULL;
+	} else if (n->kind == N_MEMBER && n->op[0] == '.') {
+		const struct dt_decl *s = dt_parse_place_struct(ps, n->a);
+
+		for (i = 0; s && i < s->nmembers; i++)
+			if (s->members[i].name && !strcmp(s->members[i].name, n->name))
+				ty = s->members[i].type;
+	}
+	ty = resolve(ps, ty);
+	if (!ty || strncmp(ty, "struct ", 7))
+		return NULL;
+	return find_decl(ps, 'S', ty);
 }

@@ -123,6 +123,8 @@ int cg_type(struct cg *g, const char *ty, struct cg_type *t);
 int cg_type_member(struct cg *g, const char *ty, const char *member, struct cg_type *t,
 		   unsigned *offset);
 const char *cg_decl_type(const struct cg *g, char kind, const char *name);
+/* A struct with bit-field members (its variables stay members of their own). */
+bool cg_type_has_bits(struct cg *g, const char *ty);
 /* A pointer type's pointee ("int *" -> "int", typedefs undone), else NULL. */
 char *cg_type_pointee(struct cg *g, const char *ty);
 /* The type words of member `member` of struct or union ty, else NULL. */
@@ -171,6 +173,8 @@ void cg_strfn2_functions(struct dt_buf *o);
 /* codegen_vars.c: alloca()'s scratch, -x scratchsize (8-byte multiple) or the default */
 unsigned cg_dmem_size(const struct cg *g);
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
+/* n as a place in memory: its address and type (false: n is none, or reported). */
+bool cg_ptr_lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char **ty);
 /* The type of n when it is a place in memory (`*p`, `p->m`, `a[i]`), else NULL. */
 char *cg_ptr_type(struct cg *g, const struct dt_node *n);
 bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv *b, struct cv *v);
@@ -178,6 +182,8 @@ bool cg_ptr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 /* codegen_dmem.c: D's memory's map and functions; tracemem()'s fields (its action begun). */
 void cg_dmem_maps(const struct cg *g, struct dt_buf *o);
 void cg_tracemem(struct cg *g, const struct dt_node *n, struct eg_rec *r, struct dt_buf *o);
+/* trace() of a struct or union (in memory): its bytes, as tracemem() prints them. */
+bool cg_trace_object(struct cg *g, const struct dt_node *n);
 
 /* Associative arrays (codegen_arrays.c). */
 void cg_array_scan(struct cg *g, const struct dt_node *n);

@@ -504,6 +504,10 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	if (n->kind == N_ASSIGN && n->a && n->a->kind == N_AGG) {
 		agg_update(g, w, n);
 	} else if (n->kind == N_CALL && w->r &&
+		   (!strcmp(n->name, "tracemem") || cg_trace_object(g, n))) {
+		item_begin(w, new_action(g, A_TRACEMEM));
+		cg_tracemem(g, n, w->r, w->o);
+	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace"))) {
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
@@ -524,9 +528,6 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
-	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "tracemem")) {
-		item_begin(w, new_action(g, A_TRACEMEM));
-		cg_tracemem(g, n, w->r, w->o);
 	} else if (cg_ptr_stmt(g, n, w->o, "\t\t")) {
 		/* a store through a pointer, bcopy(), copyinto() */
 	} else if (n->kind == N_CALL) {

@@ -112,17 +112,44 @@ void cg_dmem_maps(const struct cg *g, struct dt_buf *o)
  * record as a field of bytes, then how many to print (n, when it is
  * between 0 and size; else size): the fields of the action the caller began.
  */
+bool cg_trace_object(struct cg *g, const struct dt_node *n)
+{
+	struct cv a = {0};
+	struct cg_type t;
+	char *ty = NULL;
+	bool is = false;
+
+	if (n->kind != N_CALL || strcmp(n->name, "trace") || n->nargs != 1 ||
+	    !(n->args[0]->kind == N_IDENT || n->args[0]->kind == N_UNARY ||
+	      n->args[0]->kind == N_MEMBER || n->args[0]->kind == N_INDEX))
+		return false;
+	if (n->args[0]->kind == N_IDENT && !cg_var_find(g, 'g', n->args[0]->name))
+		return false;
+	if (cg_ptr_lvalue(g, n->args[0], &a, &ty) && !cg_type(g, ty, &t) && t.is_aggr &&
+	    !strstr(ty, " ["))
+		is = true;
+	cv_free(&a);
+	return is;
+}
+
 void cg_tracemem(struct cg *g, const struct dt_node *n, struct eg_rec *r, struct dt_buf *o)
 {
 	struct eg_field fb = {TY_STR, r->size, 0, false, true}, fn = {TY_INT, 0, 8, false, false};
 	struct cv a = {0}, lim = {0};
 	int64_t size = 0;
+	struct cg_type t;
+	char *ty;
 
-	if (n->nargs < 2 || !cg_const(g, n->args[1], &size) || size <= 0 || size > 4096) {
+	if (!strcmp(n->name, "trace")) { /* a struct or a union: its bytes, as tracemem() */
+		if (!cg_ptr_lvalue(g, n->args[0], &a, &ty) || cg_type(g, ty, &t))
+			goto out;
+		size = t.size;
+	} else if (n->nargs < 2 || !cg_const(g, n->args[1], &size) || size <= 0 || size > 4096) {
 		cg_err(g, n, "tracemem() of other than a constant size from 1 to 4096");
 		return;
 	}
-	cg_int(g, n->args[0], &a);
+	if (!a.text)
+		cg_int(g, n->args[0], &a);
 	if (!g->failed && n->nargs > 2)
 		cg_int(g, n->args[2], &lim);
 	if (g->failed)

@@ -479,6 +479,14 @@ bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv
 	return false; /* comparisons and the rest: as integers (unsigned, 64 bits) */
 }
 
+bool cg_ptr_lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char **ty)
+{
+	if ((n->kind == N_UNARY && n->op[0] == '*' && !n->op[1]) || n->kind == N_MEMBER ||
+	    ptr_index(g, n) || mem_var(g, n) || ksym(n))
+		return lvalue(g, n, addr, ty);
+	return false;
+}
+
 char *cg_ptr_type(struct cg *g, const struct dt_node *n)
 {
 	struct cv addr = {0};
@@ -557,6 +565,37 @@ static bool store(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 
 	if (!lvalue(g, n->a, &addr, &ty))
 		return true;
+	if (!cg_type(g, ty, &t) && t.is_aggr && (strstr(ty, " [") || strchr(resolve(g, ty), '['))) {
+		char msg[300];
+
+		snprintf(msg, sizeof(msg),
+			 "operator %s may not be applied to operand of type \"%s\"",
+			 n->kind == N_ASSIGN ? n->op : n->op, ty);
+		cg_refuse(g, n, "D_OP_ARRFUN", msg);
+		return true;
+	}
+	if (!cg_type(g, ty, &t) && t.is_aggr && n->kind == N_ASSIGN && !strcmp(n->op, "=")) {
+		/* a struct or union copied whole, from a place of its type */
+		struct cv src = {0};
+		char *sty = NULL;
+
+		if (!lvalue(g, n->b, &src, &sty) || strcmp(resolve(g, sty), resolve(g, ty))) {
+			if (!g->failed)
+				cg_refuse(g, n, "D_OP_INCOMPAT",
+					  "operands have incompatible types: a struct or union is "
+					  "assigned only one of its own type");
+			cv_free(&src);
+			return true;
+		}
+		dt_buf_printf(o,
+			      "%s{\n%s\t__u64 cd_ = (__u64)(%s), cs_ = (__u64)(%s);\n"
+			      "%s\tif (dcopy(cd_, cs_, %u, 0))\n%s\t\tFAULT(%zu, 1, cd_);\n%s}\n",
+			      ind, ind, addr.text, src.text, ind, t.size, ind, site(g), ind);
+		g->dmem = true;
+		cv_free(&src);
+		cv_free(&addr);
+		return true;
+	}
 	if (cg_type(g, ty, &t) || t.is_aggr || t.is_str || t.is_void || t.size > 8) {
 		cg_err(g, n, "a store of this type into memory");
 		return true;
@@ -647,7 +686,8 @@ bool cg_ptr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		return copy_stmt(g, n, o, ind);
 	if ((n->kind != N_ASSIGN && n->kind != N_INCDEC) || !l)
 		return false;
-	if ((l->kind == N_UNARY && l->op[0] == '*') || l->kind == N_MEMBER || ptr_index(g, l))
+	if ((l->kind == N_UNARY && l->op[0] == '*') || l->kind == N_MEMBER || ptr_index(g, l) ||
+	    mem_var(g, l))
 		return store(g, n, o, ind);
 	if (l->kind == N_UNARY && l->op[0] == '&') {
 		cg_refuse(g, n, "D_OP_LVAL", "operator = requires modifiable lvalue as an operand");

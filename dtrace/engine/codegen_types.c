@@ -230,6 +230,18 @@ static const char *undo_typedefs(struct cg *g, const char *ty)
 	return ty;
 }
 
+bool cg_type_has_bits(struct cg *g, const char *ty)
+{
+	const char *r = undo_typedefs(g, ty);
+	const struct dt_decl *d = r && !strncmp(r, "struct ", 7) ? decl(g, 'S', r) : NULL;
+	size_t i;
+
+	for (i = 0; d && i < d->nmembers; i++)
+		if (d->members[i].bits)
+			return true;
+	return false;
+}
+
 char *cg_type_pointee(struct cg *g, const char *ty)
 {
 	const char *r = undo_typedefs(g, ty);

@@ -217,8 +217,9 @@ static void mem_objects(struct cg *g)
 
 		while (r && cg_decl_type(g, 'T', r) && strcmp(cg_decl_type(g, 'T', r), r))
 			r = cg_decl_type(g, 'T', r);
-		if (d->kind != 'g' || !r || cg_type(g, d->type, &t) || !t.size ||
-		    (!strstr(r, " [") && strncmp(r, "union ", 6)))
+		if (d->kind != 'g' || !r || cg_type(g, d->type, &t) || !t.size || t.is_ptr ||
+		    (!strstr(r, " [") && strncmp(r, "union ", 6) &&
+		     (strncmp(r, "struct ", 7) || cg_type_has_bits(g, r))))
 			continue;
 		v = add(g, 'g', d->name);
 		v->bytes = (t.size + 7) & ~7u;
