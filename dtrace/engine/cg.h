@@ -173,6 +173,8 @@ void cg_strfn2_functions(struct dt_buf *o);
 /* codegen_vars.c: alloca()'s scratch, -x scratchsize (8-byte multiple) or the default */
 unsigned cg_dmem_size(const struct cg *g);
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
+/* n is a place in memory (`*p`, `p->m`, `p[i]`, `a[i]` of a scalar array, a union's member). */
+bool cg_ptr_is_place(struct cg *g, const struct dt_node *n);
 /* n as a place in memory: its address and type (false: n is none, or reported). */
 bool cg_ptr_lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char **ty);
 /* The type of n when it is a place in memory (`*p`, `p->m`, `a[i]`), else NULL. */

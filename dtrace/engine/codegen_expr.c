@@ -342,6 +342,23 @@ static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_err(g, n, "this assignment used as a value");
 		return;
 	}
+	if (cg_ptr_is_place(g, n->a)) { /* memory: stored, then read again */
+		dt_buf_printf(&o, "({\n");
+		if (post && cg_ptr_value(g, n->a, &old) && !g->failed)
+			dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);
+		if (!g->failed)
+			cg_ptr_stmt(g, n, &o, "\t\t");
+		if (!g->failed)
+			cg_ptr_value(g, n->a, v);
+		if (!g->failed)
+			dt_buf_printf(&o, "\t\t%s; })", post ? "old_" : v->text);
+		cv_free(&old);
+		dt_free(v->text);
+		v->text = g->failed ? NULL : o.s;
+		if (g->failed)
+			dt_free(o.s);
+		return;
+	}
 	dt_buf_printf(&o, "({\n");
 	if (post && (arr ? cg_array_read(g, n->a, &old) : cg_var_read(g, n->a, &old)) && !g->failed)
 		dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);

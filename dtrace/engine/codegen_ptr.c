@@ -479,6 +479,12 @@ bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv
 	return false; /* comparisons and the rest: as integers (unsigned, 64 bits) */
 }
 
+bool cg_ptr_is_place(struct cg *g, const struct dt_node *n)
+{
+	return (n->kind == N_UNARY && n->op[0] == '*' && !n->op[1]) || n->kind == N_MEMBER ||
+	       ptr_index(g, n) || mem_var(g, n);
+}
+
 bool cg_ptr_lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char **ty)
 {
 	if ((n->kind == N_UNARY && n->op[0] == '*' && !n->op[1]) || n->kind == N_MEMBER ||
@@ -645,35 +651,42 @@ static bool store(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 static bool copy_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
 {
 	bool bc = !strcmp(n->name, "bcopy");
-	struct cv s = {0}, d = {0}, len = {0};
+	struct cv a[3] = {{0}};
+	/* bcopy(src, dst, n), copyinto(src, n, dst): which argument is which */
+	int src = 0, dst = bc ? 1 : 2, len = bc ? 2 : 1, i;
+	char *stext = NULL;
 
-	cg_value(g, n->args[0], bc ? &s : &s);
-	if (!g->failed)
-		cg_int(g, n->args[bc ? 2 : 1], &len);
-	if (!g->failed)
-		cg_int(g, n->args[bc ? 1 : 2], &d);
+	for (i = 0; i < 3 && !g->failed; i++)
+		if (i == src)
+			cg_value(g, n->args[i], &a[i]);
+		else
+			cg_int(g, n->args[i], &a[i]);
 	if (g->failed)
 		goto out;
-	if (!d.ptr) {
+	if (!a[dst].ptr) {
 		cg_refuse(g, n, "D_PROTO_ARG",
 			  bc ? "bcopy( ) argument #2 is incompatible with prototype"
 			     : "copyinto( ) argument #3 is incompatible with prototype");
 		goto out;
 	}
-	if (s.type == TY_STR && s.skind != SV_MEM) {
-		cg_err(g, n, "bcopy() of a string that is not a variable's");
-		goto out;
+	dt_buf_printf(o, "%s{\n", ind);
+	if (a[src].type == TY_STR && a[src].skind != SV_MEM) {
+		/* a string that is no variable's: its bytes in a slot first */
+		dt_buf_printf(
+		    o, "%s\t__u8 *ct_ = strtmp(0);\n%s\tif (!ct_)\n%s\t\tFAULT(%zu, 5, 0);\n", ind,
+		    ind, ind, site(g));
+		cg_store_str(g, &a[src], "ct_", false, o, "\t\t\t");
+		stext = "ct_";
 	}
-	dt_buf_printf(o,
-		      "%s{\n%s\t__u64 cd_ = (__u64)(%s), cs_ = (__u64)(%s), cn_ = (__u64)(%s);\n"
-		      "%s\tif (dcopy(cd_, cs_, cn_, %d))\n%s\t\tFAULT(%zu, 1, cd_);\n%s}\n",
-		      ind, ind, d.text, s.text, len.text, ind, s.type == TY_STR ? 1 : 0, ind,
-		      site(g), ind);
+	/* (evaluated in the arguments' order: D's) */
+	dt_buf_printf(o, "%s\t__u64 c0_ = (__u64)(%s), c1_ = (__u64)(%s), c2_ = (__u64)(%s);\n",
+		      ind, stext ? stext : a[0].text, a[1].text, a[2].text);
+	dt_buf_printf(o, "%s\tif (dcopy(c%d_, c%d_, c%d_, %d))\n%s\t\tFAULT(%zu, 1, c%d_);\n%s}\n",
+		      ind, dst, src, len, a[src].type == TY_STR ? 1 : 0, ind, site(g), dst, ind);
 	g->dmem = true;
 out:
-	cv_free(&s);
-	cv_free(&d);
-	cv_free(&len);
+	for (i = 0; i < 3; i++)
+		cv_free(&a[i]);
 	return true;
 }
 
