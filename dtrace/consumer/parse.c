@@ -169,8 +169,16 @@ static struct dt_stmt *statement(struct parser *ps)
 	if (!s->e || ps->failed)
 		return s;
 	if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=")) {
-		const struct dt_decl *sl = dt_parse_place_struct(ps, s->e->a),
-				     *sr = dt_parse_place_struct(ps, s->e->b);
+		const struct dt_decl *sl, *sr = dt_parse_place_struct(ps, s->e->b);
+
+		if (sr) { /* a variable first assigned a struct is of its type */
+			char *ty = dt_xstrdup(sr->name);
+
+			dt_parse_declare_as(ps, s->e->a, ty);
+			dt_free(ty);
+		}
+		sl = dt_parse_place_struct(ps, s->e->a);
+		sr = dt_parse_place_struct(ps, s->e->b);
 
 		if (sl && sl == sr && !(in_memory(ps, s->e->a) && in_memory(ps, s->e->b))) {
 			struct dt_node *one = node(ps, N_INT);

@@ -72,4 +72,7 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
  */
 const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_node *n);
 
+/* A variable not declared yet (kind by n) declared of `type`: D's implicit declaration. */
+void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char *type);
+
 #endif /* DT_PARSE_H */

@@ -534,3 +534,20 @@ const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_n
 		return NULL;
 	return find_decl(ps, 'S', ty);
 }
+
+void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char *type)
+{
+	char kind = n->kind == N_IDENT	? 'g'
+		    : n->kind == N_SELF ? 's'
+		    : n->kind == N_THIS ? 't'
+					: 0;
+	struct dt_decl d = {.kind = kind, .pos = n->pos};
+
+	if (!kind || strchr(n->name, '.') || find_decl(ps, kind, n->name))
+		return;
+	d.name = dt_xstrdup(n->name);
+	d.type = dt_xstrdup(type);
+	if (kind == 'g')
+		DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(n->name));
+	DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+}
