@@ -24,6 +24,7 @@ enum sv_kind {
 	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
 	SV_COND,  /* text: a condition choosing between sub[0] and sub[1] */
 	SV_STACK, /* ustack(): size is its frames (codegen_stack.c) */
+	SV_BYTES, /* a struct or union: text its address, size its bytes, ptr its type (a key) */
 };
 
 /* A value: an integer's C expression, or a string's source. */
@@ -62,6 +63,7 @@ struct cg_array {
 	bool is_str;
 	unsigned size;
 	bool is_unsigned;
+	char *kname[8]; /* a key that is a struct or union: its type */
 };
 
 struct btf;

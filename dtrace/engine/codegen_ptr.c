@@ -549,8 +549,17 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			bool arr;
 			char *el = element(g, dt, &arr);
 
-			if (!el) {
-				cg_err(g, n, "a union variable as a value");
+			if (!el && lvalue(g, n, &addr, &ty)) { /* a struct or union: its bytes */
+				struct cg_type t = {0};
+
+				cg_type(g, ty, &t);
+				cv_set(v, addr.text, 0, false, NULL);
+				v->type = TY_STR;
+				v->skind = SV_BYTES;
+				v->size = t.size;
+				v->ptr = ty;
+				cv_free(&addr);
+				g->dmem = true;
 				return true;
 			}
 		}

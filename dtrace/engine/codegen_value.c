@@ -134,6 +134,15 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 	case SV_COMM:
 		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
 		return;
+	case SV_BYTES: /* D's memory, else the process's (a key's bytes: zeroes if neither) */
+		dt_buf_printf(
+		    o,
+		    "%s{\n%s\t__u64 ba_ = (__u64)(%s);\n%s\t__u8 *bp_ = dmem_at(ba_, %u);\n"
+		    "%s\tif (bp_)\n%s\t\tbpf_probe_read_kernel(%s, %u, bp_);\n%s\telse\n"
+		    "%s\t\tbpf_probe_read_user(%s, %u, (void *)ba_);\n%s}\n",
+		    ind, ind, v->text, ind, v->size, ind, ind, dst, v->size, ind, ind, dst, v->size,
+		    ind);
+		return;
 	case SV_MEM:
 		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,
 			      v->text);

@@ -91,7 +91,8 @@ row0="         0: 48 65 6c 6c 6f 2c 20 77 6f 72 6c 64 21 0a 00 00  Hello, world!
 same "$T/out" "$hdr$row0$hdr         0: 48 65 6c 6c 6f                                   Hello\n$hdr$row0        10: 00 00 00 00                                      ....\n\n" "tracemem()"
 
 # A struct assigned whole, between a this-> struct (its members variables of
-# their own) and globals (memory), member by member; trace() of a union
+# their own) and globals (memory), member by member; R, first assigned a
+# struct, is one; a struct as a key is its bytes (R's equal P's); trace() of a union
 # prints its bytes as tracemem() does (DTrace's trace() of a struct or union).
 cat >"$T/sou.d" <<'D'
 struct coords { int x, y; };
@@ -107,6 +108,9 @@ BEGIN
 	Q.y++;
 	this->q = Q;
 	printf("%d %d %d %d %d\n", P.x, P.y, Q.x, Q.y, this->q.y);
+	R = P;
+	k[P] = 5;
+	printf("%d %d\n", k[R], k[Q]);
 	u.a = 0x12345678;
 	trace(u);
 	exit(0);
@@ -115,7 +119,7 @@ D
 dt 0 -x engine=bpf -q -s "$T/sou.d"
 # u's 4 bytes (an int's, little-endian; the union is 4 bytes), 12 columns of
 # padding, then "xV4." (0x12 is not printable).
-same "$T/out" "15 16 15 17 17\n$hdr         0: 78 56 34 12                                      xV4.\n\n" "structs assigned whole, trace() of a union"
+same "$T/out" "15 16 15 17 17\n5 0\n$hdr         0: 78 56 34 12                                      xV4.\n\n" "structs assigned whole, trace() of a union"
 
 # alloca()'s memory is the clause's: the next clause gets the same address;
 # past what alloca() gave is an invalid address (DTrace's fault, ERROR's arg4 1;
