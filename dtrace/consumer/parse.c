@@ -256,10 +256,27 @@ static void declaration(struct parser *ps)
 		expect(ps, ";", "after the declaration");
 		return;
 	}
+	if (dt_lex_is_word(lx, "register") || dt_lex_is_word(lx, "auto") ||
+	    dt_lex_is_word(lx, "static")) {
+		ps->tag = "D_DECL_BADCLASS";
+		fail(ps, &lx->pos, "specified storage class not appropriate in D");
+		return;
+	}
 	if (dt_lex_is_word(lx, "extern")) {
 		/* a kernel symbol's declaration: nothing a program here can read */
 		int depth = 0;
 
+		next(ps);
+		if (lx->tok == T_IDENT && dt_parse_type_word(ps, lx->text)) {
+			struct dt_pos at = lx->pos;
+			char *ty = dt_parse_type(ps);
+
+			if (ty && dt_lex_is(lx, ";")) { /* `extern int;`: nothing declared */
+				ps->tag = "D_DECL_USELESS";
+				fail(ps, &at, "useless declaration");
+			}
+			dt_free(ty);
+		}
 		while (!ps->failed && lx->tok != T_EOF && (depth || !dt_lex_is(lx, ";"))) {
 			depth += dt_lex_is(lx, "(") - dt_lex_is(lx, ")");
 			next(ps);
@@ -300,6 +317,8 @@ static bool declaration_ahead(struct parser *ps)
 		return false;
 	memcpy(word, w, n);
 	word[n] = '\0';
+	if (!strcmp(word, "register") || !strcmp(word, "auto") || !strcmp(word, "static"))
+		return true; /* C's storage classes: refused by declaration() */
 	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
 	    !strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum"))
 		return true;
