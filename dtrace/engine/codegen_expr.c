@@ -519,7 +519,11 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
 			/* (char *)copyin(...): the bytes are a string here already */
 			cg_value(g, n->a, v);
-			if (!g->failed && v->type != TY_STR) { /* an integer: a pointer to chars */
+			if (!g->failed && v->type != TY_STR && !strcmp(n->name, "string")) {
+				v->type = TY_STR; /* (string)p: the string at p */
+				v->skind = SV_USER;
+				v->ptr = NULL;
+			} else if (!g->failed && v->type != TY_STR) { /* a pointer to chars */
 				cg_conv(v, 8, true);
 				v->ptr = dt_xstrdup("char");
 			}

@@ -402,6 +402,12 @@ static void load(struct cg *g, const struct dt_node *n, const char *addr, const 
 		cv_set(v, addr, 8, true, el);
 		return;
 	}
+	if (!cg_type(g, ty, &t) && t.is_str) { /* a string kept in memory: read where it is */
+		cv_set(v, addr, 0, false, NULL);
+		v->type = TY_STR;
+		v->skind = SV_USER;
+		return;
+	}
 	if (cg_type(g, ty, &t) || t.is_aggr || t.is_str || t.is_void || t.size > 8) {
 		char msg[300];
 
@@ -611,6 +617,28 @@ static bool store(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 		cv_free(&addr);
 		return true;
 	}
+	if (!cg_type(g, ty, &t) && t.is_str && n->kind == N_ASSIGN && !strcmp(n->op, "=")) {
+		/* a string into memory: STRSIZE bytes there (the scratch holds them) */
+		if (cg_dmem_size(g) < (unsigned)g->strsize) {
+			cg_err(g, n, "a string stored into a scratch smaller than strsize");
+			return true;
+		}
+		cg_value(g, n->b, &val);
+		if (!g->failed && val.type != TY_STR)
+			cg_refuse(g, n, "D_OP_INCOMPAT",
+				  "operands have incompatible types: string = int");
+		if (g->failed)
+			goto out;
+		dt_buf_printf(
+		    o,
+		    "%s{\n%s\t__u64 sa_ = (__u64)(%s);\n%s\t__u8 *sp_ = dmem_at(sa_, STRSIZE);\n"
+		    "%s\tif (!sp_)\n%s\t\tFAULT(%zu, 1, sa_);\n",
+		    ind, ind, addr.text, ind, ind, ind, site(g));
+		cg_store_str(g, &val, "sp_", false, o, "\t\t\t");
+		dt_buf_printf(o, "%s}\n", ind);
+		g->dmem = true;
+		goto out;
+	}
 	if (cg_type(g, ty, &t) || t.is_aggr || t.is_str || t.is_void || t.size > 8) {
 		cg_err(g, n, "a store of this type into memory");
 		return true;
@@ -649,6 +677,7 @@ static bool store(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 		    o, "%s\tif (dstore(sa_, (__u64)(%s), %u))\n%s\t\tFAULT(%zu, 1, sa_);\n%s}\n",
 		    ind, nv.text, t.size, ind, site(g), ind);
 	}
+out:
 	cv_free(&addr);
 	cv_free(&val);
 	cv_free(&old);

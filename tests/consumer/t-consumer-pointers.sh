@@ -90,6 +90,11 @@ hdr="\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  0123456789ab
 row0="         0: 48 65 6c 6c 6f 2c 20 77 6f 72 6c 64 21 0a 00 00  Hello, world!...\n"
 same "$T/out" "$hdr$row0$hdr         0: 48 65 6c 6c 6f                                   Hello\n$hdr$row0        10: 00 00 00 00                                      ....\n\n" "tracemem()"
 
+# A string kept in alloca()'s memory (string *), and (string) of a pointer:
+# the string there; bcopy() of probename's 6 bytes ("BEGIN" and its NUL).
+dt 0 -x engine=bpf -q -n 'BEGIN { x = (string *)alloca(sizeof(string)); *x = "abc"; s = alloca(8); bcopy(probename, s, 6); printf("%s %s\n", *x, (string)s); exit(0); }'
+same "$T/out" "abc BEGIN\n\n" "strings in alloca()'s memory"
+
 # A struct assigned whole, between a this-> struct (its members variables of
 # their own) and globals (memory), member by member; R, first assigned a
 # struct, is one; a struct as a key is its bytes (R's equal P's); trace() of a union
