@@ -413,6 +413,21 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			bool sized;
 
 			next(ps);
+			if (dt_lex_is(&ps->lx, "]")) {
+				fail_tag(ps, "D_DECL_ARRNULL", &d.pos,
+					 "array declaration requires array dimension or tuple "
+					 "signature: %s",
+					 d.name);
+				dt_free(t.s);
+				return;
+			}
+			if (dt_lex_is(&ps->lx, "-") || (ps->lx.tok == T_INT && ps->lx.ival <= 0)) {
+				fail_tag(ps, "D_DECL_ARRSUB", &ps->lx.pos,
+					 "positive integral constant expression or tuple signature "
+					 "expected as array declaration subscript");
+				dt_free(t.s);
+				return;
+			}
 			/* `int a[5]` keeps its size; an associative `int a[int]` is not kept */
 			sized = ps->lx.tok == T_INT && ps->lx.ival > 0;
 			if (sized)

@@ -244,6 +244,11 @@ static void emit_var_ref(struct tr *t, struct dt_node *n, struct dt_buf *o)
 	struct var *v;
 	size_t i;
 
+	if (n->kind == N_INDEX && (!n->name[0] || strchr(n->name, '`'))) {
+		err(t, n, "'[ ]' of a pointer: pointers are the BPF engine's (-x engine=bpf)%s",
+		    "");
+		return;
+	}
 	if (!t->infer && !t->lvalue) {
 		char kind = n->kind == N_SELF		 ? 's'
 			    : n->kind == N_THIS		 ? 't'
@@ -1064,6 +1069,10 @@ static void emit(struct tr *t, struct dt_node *n, struct dt_buf *o)
 		return;
 	}
 	case N_UNARY:
+		if (!n->op[1] && (n->op[0] == '*' || n->op[0] == '&')) {
+			err(t, n, "'%s': pointers are the BPF engine's (-x engine=bpf)", n->op);
+			return;
+		}
 		dt_buf_printf(o, "(%s", n->op);
 		emit(t, n->a, o);
 		dt_buf_add(o, ")", 1);
@@ -2009,6 +2018,11 @@ static void emit_assign(struct tr *t, struct dt_node *n, struct dt_buf *o, const
 
 	if (lhs->kind == N_AGG) {
 		emit_agg_assign(t, n, o, ind);
+		return;
+	}
+	if (lhs->kind == N_INDEX && !lhs->name[0]) {
+		err(t, lhs, "'[ ]' of a pointer: pointers are the BPF engine's (-x engine=bpf)%s",
+		    "");
 		return;
 	}
 	if (lhs->kind == N_INDEX && lhs->a && n->kind == N_ASSIGN) {

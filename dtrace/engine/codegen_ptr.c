@@ -318,7 +318,9 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 		return *ty != NULL;
 	}
 	if (ptr_index(g, n)) {
+		unsigned long bound = 0; /* an array's elements (a constant index is checked) */
 		unsigned sz;
+		int64_t k;
 		char t[1200];
 
 		if (!n->name[0]) {
@@ -329,6 +331,8 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 				return false;
 			} else if (at) {
 				el = element(g, at, &arr);
+				if (el && arr)
+					bound = strtoul(strrchr(resolve(g, at), '[') + 1, NULL, 10);
 				if (!el || !arr) { /* a pointer member: its value */
 					cv_free(&b);
 					cg_value(g, n->a, &b);
@@ -350,6 +354,8 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 				if (!lvalue(g, &base, &b, &at))
 					return false;
 				el = element(g, at, &arr);
+				if (el && arr)
+					bound = strtoul(strrchr(resolve(g, at), '[') + 1, NULL, 10);
 				if (!el)
 					el = at; /* a kernel symbol: its elements, of its type */
 			} else {
@@ -372,6 +378,12 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 		cg_int(g, n->args[0], &i);
 		if (g->failed)
 			return false;
+		if (bound && cg_const(g, n->args[0], &k) && (k < 0 || (uint64_t)k >= bound)) {
+			snprintf(t, sizeof(t), "index outside array bounds: %lld, max is %lu",
+				 (long long)k, bound);
+			cg_refuse(g, n, "D_ARR_BOUNDS", t);
+			return false;
+		}
 		snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + (__u64)(%s) * %uULL)", b.text, i.text,
 			 sz);
 		cv_set(addr, t, 8, true, NULL);

@@ -222,4 +222,9 @@ refused D_OP_PTR "operator -> must be applied to a pointer" 'struct s { int a; }
 refused D_OP_SOU 'operator . cannot be applied to type "struct s *"; must be applied to a struct or union' 'struct s { int a; } *v; BEGIN { v.a = 1; }'
 refused D_OP_INCOMPAT 'operands have incompatible types: "void *" + "int"' 'void *p; BEGIN { trace(p + 1); }'
 refused D_OP_LVAL "operator = requires modifiable lvalue as an operand" 'int a[2]; BEGIN { &a[0] = 0; }'
+refused D_ARR_BOUNDS "index outside array bounds: 5, max is 5" 'int a[5]; BEGIN { a[5] = 0; }'
+refused D_DECL_ARRNULL "array declaration requires array dimension or tuple signature: a" 'int a[]; BEGIN { }'
+dt 1 -xerrtags -x scratchsize=16 -e -n 'BEGIN { p = alloca(20); }'
+expect_grep "\[D_ALLOCA_SIZE\] line 1: alloca\(20\) size larger than scratchsize 16" "$T/err" "alloca() past -x scratchsize"
+refused D_PROTO_ARG "assoc_array[ ] key #1 is incompatible with prototype:" 'struct a { int x; } a1; struct b { int x; } b1; BEGIN { assoc_array[a1] = 1; assoc_array[b1] = 2; }'
 echo "ok: D's pointers"
