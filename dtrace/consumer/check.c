@@ -177,7 +177,7 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 		else if (want == 's' && t == CT_INT)
 			proto_arg(k, n, i, "D_PROTO_ARG", "string", t);
-		else if (want == 'p' && t == CT_STR)
+		else if (want == 'p' && t == CT_STR && (i || strcmp(n->name, "bcopy")))
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 		else if (want == 'c' && p->kind == 'a' && !dt_check_const(n->args[i], &cv))
 			proto_arg(k, n, i, "D_PROTO_ARG", "integer constant", t);
@@ -215,6 +215,13 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	case N_CALL:
 		call(k, n, value);
 		return;
+	case N_UNARY:
+		if (n->op[0] == '&' && n->a && n->a->kind == N_AGG) {
+			dt_check_fail(k, n, "D_ADDROF_VAR",
+				      "cannot take address of dynamic variable");
+			return;
+		}
+		break;
 	case N_AGG:
 		if (value)
 			dt_check_fail(k, n, k->in_key ? "D_KEY_TYPE" : "D_OP_INCOMPAT",

@@ -236,6 +236,11 @@ enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n)
 		p = dt_check_proto(n->name);
 		return p ? p->ret : CT_UNKNOWN;
 	case N_UNARY:
+		if (!n->op[1] && n->op[0] == '*')
+			return CT_UNKNOWN; /* the pointee's type: the engine's */
+		if (!n->op[1] && n->op[0] == '&')
+			return CT_PTR;
+		return CT_INT;
 	case N_INCDEC:
 		return CT_INT;
 	case N_BINARY:

@@ -37,6 +37,7 @@ struct dt_consumer_opts {
 	unsigned long long macros_used; /* $1..$64 the program refers to */
 	bool argref;			/* -x argref: macro arguments may go unused */
 	long strsize;			/* 0: default */
+	long scratchsize;		/* alloca()'s bytes; 0: default */
 	long bufsize;			/* bytes; 0: default */
 	long dynvarsize;
 	long aggsize; /* bytes; 0: default (only a size too small matters: refused) */

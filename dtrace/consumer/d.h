@@ -303,6 +303,7 @@ enum dt_akind {
 	A_STARTED,    /* first in BEGIN: every probe is attached */
 	A_USTACK,     /* ustack(): its frames as text (dtrace/engine/ustack.c), DTrace's */
 	A_CLEAR,      /* clear(): the engine zeroes the map; nothing printed */
+	A_TRACEMEM,   /* tracemem(): the bytes as hex digits, how many to print */
 };
 
 struct dt_action {

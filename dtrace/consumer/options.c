@@ -225,6 +225,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->bufsize = parse_size(val);
 	} else if (!strcmp(opt, "aggsize") && val) {
 		o->aggsize = parse_size(val);
+	} else if (!strcmp(opt, "scratchsize") && val) {
+		o->scratchsize = parse_size(val);
 	} else if (!strcmp(opt, "dynvarsize") && val) {
 		o->dynvarsize = parse_size(val);
 	} else if (!strcmp(opt, "zdefs")) {

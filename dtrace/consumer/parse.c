@@ -23,477 +23,12 @@
 
 #include "parse.h"
 
-static struct dt_node *expr(struct parser *ps);
-static struct dt_node *assignment(struct parser *ps);
-
-/* An error at pos, tagged ps->tag or D_SYNTAX (parse_decl.c's dt_parse_fail()). */
+#define next dt_parse_next
+#define expect dt_parse_expect
+#define tok_desc dt_parse_tok_desc
+#define node dt_parse_node
+#define expr dt_parse_expr
 #define fail dt_parse_fail
-
-/* What D has and this consumer does not: usdtkit's own tag. */
-#define fail_unsupported(ps, ...) ((ps)->tag = "D_UNSUPPORTED", fail(ps, __VA_ARGS__))
-
-static struct dt_node *node(struct parser *ps, enum dt_nkind kind)
-{
-	struct dt_node *n = dt_xmalloc(sizeof(*n));
-
-	memset(n, 0, sizeof(*n));
-	n->kind = kind;
-	n->pos = ps->lx.pos;
-	return n;
-}
-
-static void next(struct parser *ps)
-{
-	dt_lex_next(&ps->lx);
-	if (ps->lx.err)
-		ps->failed = true;
-}
-
-static const char *tok_desc(struct parser *ps)
-{
-	static char buf[80];
-
-	switch (ps->lx.tok) {
-	case T_EOF:
-		return "the end of the program";
-	case T_INT:
-		return "a number";
-	case T_STR:
-		return "a string";
-	case T_IDENT:
-	case T_AGG:
-		snprintf(buf, sizeof(buf), "'%s%.60s'", ps->lx.tok == T_AGG ? "@" : "",
-			 ps->lx.text);
-		return buf;
-	case T_OP:
-		snprintf(buf, sizeof(buf), "'%s'", ps->lx.op);
-		return buf;
-	default:
-		return "an invalid token";
-	}
-}
-
-static bool expect(struct parser *ps, const char *op, const char *what)
-{
-	char msg[160];
-
-	if (dt_lex_is(&ps->lx, op)) {
-		next(ps);
-		return true;
-	}
-	snprintf(msg, sizeof(msg), "expected '%s' %s, found %s", op, what, tok_desc(ps));
-	fail(ps, &ps->lx.pos, "%s", msg);
-	return false;
-}
-
-/* ---- expressions ---- */
-
-static struct dt_node **arglist(struct parser *ps, size_t *n, const char *close)
-{
-	struct dt_node **v = NULL;
-
-	*n = 0;
-	ps->depth++;
-	if (!dt_lex_is(&ps->lx, close)) {
-		for (;;) {
-			struct dt_node *a = assignment(ps);
-
-			if (!a)
-				break;
-			DT_PUSH(v, *n, a);
-			if (!dt_lex_is(&ps->lx, ","))
-				break;
-			next(ps);
-		}
-	}
-	ps->depth--;
-	expect(ps, close, close[0] == ')' ? "to close the argument list" : "to close the keys");
-	return v;
-}
-
-static struct dt_node *find_inline(struct parser *ps, const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < ps->ninl; i++)
-		if (!strcmp(ps->inl[i].name, name))
-			return ps->inl[i].value;
-	return NULL;
-}
-
-static struct dt_node *unary(struct parser *ps);
-static bool cast_ahead(struct parser *ps);
-
-/*
- * `sizeof(type)`, `sizeof expr` (N_SIZEOF: name the type, or a the
- * expression) and `offsetof(type, member)` (ival 1, str the member).
- */
-static struct dt_node *size_of(struct parser *ps)
-{
-	struct dt_node *n = node(ps, N_SIZEOF);
-	bool off = ps->lx.text[0] == 'o';
-
-	next(ps);
-	if (off || (dt_lex_is(&ps->lx, "(") && cast_ahead(ps))) {
-		expect(ps, "(", off ? "after offsetof" : "after sizeof");
-		n->name = ps->failed ? NULL : dt_parse_type(ps);
-		if (off && n->name && expect(ps, ",", "after offsetof's type")) {
-			n->ival = 1;
-			if (ps->lx.tok != T_IDENT) {
-				fail(ps, &ps->lx.pos, "expected a member's name, found %s",
-				     tok_desc(ps));
-				return NULL;
-			}
-			n->str = dt_xstrdup(ps->lx.text);
-			next(ps);
-		}
-		expect(ps, ")", off ? "to close offsetof" : "to close sizeof");
-		return ps->failed ? NULL : n;
-	}
-	n->a = unary(ps);
-	return n->a ? n : NULL;
-}
-
-static struct dt_node *primary(struct parser *ps)
-{
-	struct dt_lex *lx = &ps->lx;
-	struct dt_node *n;
-
-	switch (lx->tok) {
-	case T_INT:
-		n = node(ps, N_INT);
-		n->ival = lx->ival;
-		n->size = lx->isize;
-		n->is_unsigned = lx->iuns;
-		next(ps);
-		return n;
-	case T_STR:
-		n = node(ps, N_STR);
-		n->str = lx->text;
-		n->slen = lx->len;
-		lx->text = NULL;
-		next(ps);
-		return n;
-	case T_AGG:
-		n = node(ps, N_AGG);
-		n->name = dt_xstrdup(lx->text);
-		next(ps);
-		if (dt_lex_is(lx, "[")) {
-			next(ps);
-			n->args = arglist(ps, &n->nargs, "]");
-		}
-		return n;
-	case T_IDENT: {
-		struct dt_node *inl;
-
-		if (!strcmp(lx->text, "self") || !strcmp(lx->text, "this")) {
-			n = node(ps, lx->text[0] == 's' ? N_SELF : N_THIS);
-			next(ps);
-			if (!dt_lex_is(lx, "->")) {
-				fail(ps, &n->pos, "%s must be followed by '->' and a variable name",
-				     n->kind == N_SELF ? "self" : "this");
-				return NULL;
-			}
-			next(ps);
-			if (lx->tok != T_IDENT) {
-				fail(ps, &lx->pos, "expected a variable name after '->', found %s",
-				     tok_desc(ps));
-				return NULL;
-			}
-			n->name = dt_xstrdup(lx->text);
-			next(ps);
-			if (dt_lex_is(lx, "[")) { /* self->a[k]; this->s[n] (copyin's NUL) */
-				struct dt_node *ix = node(ps, N_INDEX);
-
-				ix->pos = n->pos;
-				ix->a = n;
-				ix->name = dt_xstrdup(n->name);
-				next(ps);
-				ix->args = arglist(ps, &ix->nargs, "]");
-				return ix;
-			}
-			return n;
-		}
-		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof"))
-			return size_of(ps);
-		if (!strcmp(lx->text, "xlate")) {
-			fail_unsupported(ps, &lx->pos, "'%s' is not supported by this D consumer",
-					 lx->text);
-			return NULL;
-		}
-		inl = find_inline(ps, lx->text);
-		if (inl) {
-			next(ps);
-			return inl;
-		}
-		n = node(ps, N_IDENT);
-		n->name = dt_xstrdup(lx->text);
-		next(ps);
-		if (dt_lex_is(lx, "(")) {
-			n->kind = N_CALL;
-			next(ps);
-			n->args = arglist(ps, &n->nargs, ")");
-		} else if (dt_lex_is(lx, "[")) {
-			next(ps);
-			if (!strcmp(n->name, "args")) {
-				n->kind = N_ARGS;
-				ps->depth++;
-				n->a = expr(ps);
-				ps->depth--;
-				expect(ps, "]", "after args[N]");
-				if (n->a && n->a->kind != N_INT)
-					fail(ps, &n->a->pos, "args[] needs a constant index%s", "");
-				else if (n->a)
-					n->ival = n->a->ival;
-			} else {
-				n->kind = N_INDEX;
-				n->args = arglist(ps, &n->nargs, "]");
-			}
-		}
-		return n;
-	}
-	case T_OP:
-		if (dt_lex_is(lx, "(")) {
-			next(ps);
-			ps->depth++;
-			n = expr(ps);
-			ps->depth--;
-			expect(ps, ")", "to close the parenthesis");
-			return n;
-		}
-		/* fallthrough */
-	default:
-		fail(ps, &lx->pos, "expected an expression, found %s", tok_desc(ps));
-		return NULL;
-	}
-}
-
-static struct dt_node *postfix(struct parser *ps)
-{
-	struct dt_node *n = primary(ps);
-
-	while (n && !ps->failed) {
-		if (dt_lex_is(&ps->lx, "++") || dt_lex_is(&ps->lx, "--")) {
-			struct dt_node *p = node(ps, N_INCDEC);
-
-			strcpy(p->op, ps->lx.op);
-			p->ival = 1;
-			p->a = n;
-			n = p;
-			next(ps);
-		} else if (dt_lex_is(&ps->lx, "->") || dt_lex_is(&ps->lx, ".")) {
-			struct dt_node *m = node(ps, N_MEMBER);
-			bool dot = dt_lex_is(&ps->lx, ".");
-			char *flat = NULL;
-			int r = -1;
-
-			m->a = n;
-			next(ps);
-			m->name = ps->lx.tok == T_IDENT ? dt_xstrdup(ps->lx.text) : dt_xstrdup("?");
-			if (dot && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
-				r = dt_parse_member(ps,
-						    n->kind == N_IDENT	? 'g'
-						    : n->kind == N_SELF ? 's'
-									: 't',
-						    n->name, m->name, &flat);
-			if (!r) { /* a struct variable's member: a variable of its own */
-				dt_free(n->name);
-				n->name = flat;
-				next(ps);
-				continue;
-			}
-			if (r == -2) {
-				fail_unsupported(ps, &m->pos,
-						 "members of unions are not supported yet ('%s')",
-						 m->name);
-				return NULL;
-			}
-			if (r == -4) {
-				fail(ps, &m->pos,
-				     r == -2 ? "members of unions are not supported yet ('%s')"
-					     : "'%s' is not a member of this struct",
-				     m->name);
-				return NULL;
-			}
-			fail_unsupported(
-			    ps, &m->pos,
-			    "members of structures and translated arguments ('%s') are not "
-			    "supported: use argN with copyinstr() or copyin()",
-			    m->name);
-			return NULL;
-		} else {
-			break;
-		}
-	}
-	return n;
-}
-
-static bool cast_ahead(struct parser *ps)
-{
-	const char *p = ps->lx.p;
-	char w[32];
-	size_t n = 0;
-
-	p += strspn(p, " \t\n");
-	while ((isalnum((unsigned char)*p) || *p == '_') && n < sizeof(w) - 1)
-		w[n++] = *p++;
-	w[n] = '\0';
-	return n && dt_parse_type_word(ps, w);
-}
-
-static struct dt_node *unary(struct parser *ps)
-{
-	struct dt_lex *lx = &ps->lx;
-	struct dt_node *n;
-
-	if (lx->tok == T_OP &&
-	    (!strcmp(lx->op, "!") || !strcmp(lx->op, "~") || !strcmp(lx->op, "-") ||
-	     !strcmp(lx->op, "+") || !strcmp(lx->op, "*") || !strcmp(lx->op, "&"))) {
-		n = node(ps, N_UNARY);
-		strcpy(n->op, lx->op);
-		next(ps);
-		n->a = unary(ps);
-		if (!n->a)
-			return NULL;
-		if (n->op[0] == '*' || n->op[0] == '&') {
-			fail_unsupported(
-			    ps, &n->pos,
-			    "'%s' on a pointer is not supported: user memory is read with copyin() "
-			    "or copyinstr()",
-			    n->op);
-			return NULL;
-		}
-		return n;
-	}
-	if (dt_lex_is(lx, "++") || dt_lex_is(lx, "--")) {
-		n = node(ps, N_INCDEC);
-		strcpy(n->op, lx->op);
-		next(ps);
-		n->a = unary(ps);
-		return n->a ? n : NULL;
-	}
-	if (dt_lex_is(lx, "(") && cast_ahead(ps)) {
-		struct dt_buf t = {0};
-
-		n = node(ps, N_CAST);
-		next(ps);
-		while (!ps->failed && !dt_lex_is(lx, ")") && lx->tok != T_EOF) {
-			if (t.n)
-				dt_buf_add(&t, " ", 1);
-			if (lx->tok == T_IDENT)
-				dt_buf_add(&t, lx->text, strlen(lx->text));
-			else if (lx->tok == T_OP)
-				dt_buf_add(&t, lx->op, strlen(lx->op));
-			next(ps);
-		}
-		expect(ps, ")", "to close the cast");
-		n->name = t.s;
-		n->a = unary(ps);
-		return n->a ? n : NULL;
-	}
-	return postfix(ps);
-}
-
-static int prec(struct parser *ps)
-{
-	static const struct {
-		const char *op;
-		int p;
-	} t[] = {
-	    {"||", 1}, {"^^", 2}, {"&&", 3}, {"|", 4},	{"^", 5},  {"&", 6},  {"==", 7},
-	    {"!=", 7}, {"<", 8},  {"<=", 8}, {">", 8},	{">=", 8}, {"<<", 9}, {">>", 9},
-	    {"+", 10}, {"-", 10}, {"*", 11}, {"/", 11}, {"%", 11},
-	};
-	size_t i;
-
-	if (ps->lx.tok != T_OP)
-		return 0;
-	if (ps->in_pred && ps->depth == 0 && !strcmp(ps->lx.op, "/")) {
-		/* The predicate's closing '/'? */
-		const char *p = ps->lx.p;
-
-		p += strspn(p, " \t\r\n");
-		if (*p == '{' || *p == ';' || *p == '\0')
-			return 0;
-	}
-	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++)
-		if (!strcmp(ps->lx.op, t[i].op))
-			return t[i].p;
-	return 0;
-}
-
-static struct dt_node *binary(struct parser *ps, int min)
-{
-	struct dt_node *l = unary(ps);
-	int p;
-
-	while (l && !ps->failed && (p = prec(ps)) >= min) {
-		struct dt_node *n = node(ps, N_BINARY);
-
-		strcpy(n->op, ps->lx.op);
-		next(ps);
-		n->a = l;
-		n->b = binary(ps, p + 1);
-		if (!n->b)
-			return NULL;
-		l = n;
-	}
-	return l;
-}
-
-static struct dt_node *ternary(struct parser *ps)
-{
-	struct dt_node *c = binary(ps, 1), *n;
-
-	if (!c || !dt_lex_is(&ps->lx, "?"))
-		return c;
-	n = node(ps, N_TERNARY);
-	next(ps);
-	n->a = c;
-	ps->depth++;
-	n->b = assignment(ps);
-	ps->depth--;
-	if (!expect(ps, ":", "in the conditional expression"))
-		return NULL;
-	n->c = ternary(ps);
-	return n->b && n->c ? n : NULL;
-}
-
-static struct dt_node *assignment(struct parser *ps)
-{
-	static const char *const aops[] = {
-	    "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", NULL};
-	struct dt_node *l = ternary(ps);
-	size_t i;
-
-	if (!l || ps->lx.tok != T_OP)
-		return l;
-	for (i = 0; aops[i]; i++)
-		if (!strcmp(ps->lx.op, aops[i]))
-			break;
-	if (!aops[i])
-		return l;
-	{
-		struct dt_node *n = node(ps, N_ASSIGN);
-
-		strcpy(n->op, aops[i]);
-		next(ps);
-		n->a = l;
-		n->b = assignment(ps);
-		return n->b ? n : NULL;
-	}
-}
-
-static struct dt_node *expr(struct parser *ps)
-{
-	struct dt_node *n = assignment(ps);
-
-	if (n && dt_lex_is(&ps->lx, ",") && ps->depth == 0) {
-		fail_unsupported(ps, &ps->lx.pos, "the comma operator is not supported%s", "");
-		return NULL;
-	}
-	return n;
-}
 
 /* ---- statements and clauses ---- */
 
@@ -526,6 +61,85 @@ static void block(struct parser *ps, struct dt_stmt ***v, size_t *n)
 	}
 }
 
+/* base.m: a member variable of its own ("v.m"), or '.' of memory (N_MEMBER). */
+static struct dt_node *member_of(struct parser *ps, const struct dt_node *base, const char *m)
+{
+	struct dt_node *n = dt_xmalloc(sizeof(*n));
+	char *flat = NULL;
+
+	memset(n, 0, sizeof(*n));
+	n->pos = base->pos;
+	if ((base->kind == N_IDENT || base->kind == N_SELF || base->kind == N_THIS) &&
+	    !dt_parse_member(ps,
+			     base->kind == N_IDENT  ? 'g'
+			     : base->kind == N_SELF ? 's'
+						    : 't',
+			     base->name, m, &flat)) {
+		n->kind = base->kind;
+		n->name = flat;
+		return n;
+	}
+	n->kind = N_MEMBER;
+	strcpy(n->op, ".");
+	n->a = (struct dt_node *)base;
+	n->name = dt_xstrdup(m);
+	return n;
+}
+
+/* A struct is kept in memory (a global's without bit-fields, or reached through one). */
+static bool in_memory(struct parser *ps, const struct dt_node *n)
+{
+	char *flat = NULL;
+
+	while (n->kind == N_MEMBER && n->op[0] == '.')
+		n = n->a;
+	if (n->kind != N_IDENT)
+		return n->kind == N_UNARY || n->kind == N_MEMBER || n->kind == N_INDEX;
+	return dt_parse_place_struct(ps, n) && !strchr(n->name, '.') &&
+	       dt_parse_member(ps, 'g', n->name, "", &flat) == -5;
+}
+
+/*
+ * `l = r;` of two places of one struct type where either keeps its members
+ * as variables of their own: an assignment a member (nested ones too).
+ */
+static void struct_assign(struct parser *ps, struct dt_node *l, struct dt_node *r,
+			  struct dt_stmt ***v, size_t *nv)
+{
+	const struct dt_decl *s;
+	size_t i;
+
+	/* (the struct looked up again each time: a member variable declared moves decls) */
+	for (i = 0; (s = dt_parse_place_struct(ps, l)) != NULL && i < s->nmembers && !ps->failed;
+	     i++) {
+		struct dt_node *lm, *rm;
+		char *m;
+
+		if (!s->members[i].name)
+			continue;
+		m = dt_xstrdup(s->members[i].name);
+		lm = member_of(ps, l, m);
+		rm = member_of(ps, r, m);
+		dt_free(m);
+		if (dt_parse_place_struct(ps, lm)) {
+			struct_assign(ps, lm, rm, v, nv);
+		} else {
+			struct dt_stmt *st = dt_xmalloc(sizeof(*st));
+			struct dt_node *a = dt_xmalloc(sizeof(*a));
+
+			memset(st, 0, sizeof(*st));
+			memset(a, 0, sizeof(*a));
+			a->kind = N_ASSIGN;
+			a->pos = l->pos;
+			strcpy(a->op, "=");
+			a->a = lm;
+			a->b = rm;
+			st->e = a;
+			DT_PUSH(*v, *nv, st);
+		}
+	}
+}
+
 static struct dt_stmt *statement(struct parser *ps)
 {
 	struct dt_stmt *s;
@@ -554,6 +168,28 @@ static struct dt_stmt *statement(struct parser *ps)
 	s->e = expr(ps);
 	if (!s->e || ps->failed)
 		return s;
+	if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=")) {
+		const struct dt_decl *sl, *sr = dt_parse_place_struct(ps, s->e->b);
+
+		if (sr) { /* a variable first assigned a struct is of its type */
+			char *ty = dt_xstrdup(sr->name);
+
+			dt_parse_declare_as(ps, s->e->a, ty);
+			dt_free(ty);
+		}
+		sl = dt_parse_place_struct(ps, s->e->a);
+		sr = dt_parse_place_struct(ps, s->e->b);
+
+		if (sl && sl == sr && !(in_memory(ps, s->e->a) && in_memory(ps, s->e->b))) {
+			struct dt_node *one = node(ps, N_INT);
+
+			one->ival = 1; /* the members' assignments, as one statement */
+			s->is_if = true;
+			struct_assign(ps, s->e->a, s->e->b, &s->then, &s->nthen);
+			one->pos = s->e->pos;
+			s->e = one;
+		}
+	}
 	if (dt_lex_is(&ps->lx, "}"))
 		return s; /* the last statement needs no ';' */
 	expect(ps, ";", "after the statement");
@@ -620,10 +256,27 @@ static void declaration(struct parser *ps)
 		expect(ps, ";", "after the declaration");
 		return;
 	}
+	if (dt_lex_is_word(lx, "register") || dt_lex_is_word(lx, "auto") ||
+	    dt_lex_is_word(lx, "static")) {
+		ps->tag = "D_DECL_BADCLASS";
+		fail(ps, &lx->pos, "specified storage class not appropriate in D");
+		return;
+	}
 	if (dt_lex_is_word(lx, "extern")) {
 		/* a kernel symbol's declaration: nothing a program here can read */
 		int depth = 0;
 
+		next(ps);
+		if (lx->tok == T_IDENT && dt_parse_type_word(ps, lx->text)) {
+			struct dt_pos at = lx->pos;
+			char *ty = dt_parse_type(ps);
+
+			if (ty && dt_lex_is(lx, ";")) { /* `extern int;`: nothing declared */
+				ps->tag = "D_DECL_USELESS";
+				fail(ps, &at, "useless declaration");
+			}
+			dt_free(ty);
+		}
 		while (!ps->failed && lx->tok != T_EOF && (depth || !dt_lex_is(lx, ";"))) {
 			depth += dt_lex_is(lx, "(") - dt_lex_is(lx, ")");
 			next(ps);
@@ -664,6 +317,8 @@ static bool declaration_ahead(struct parser *ps)
 		return false;
 	memcpy(word, w, n);
 	word[n] = '\0';
+	if (!strcmp(word, "register") || !strcmp(word, "auto") || !strcmp(word, "static"))
+		return true; /* C's storage classes: refused by declaration() */
 	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
 	    !strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum"))
 		return true;

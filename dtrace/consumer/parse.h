@@ -1,5 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* Between the parser's files: parse.c (clauses, expressions) on parse_decl.c (types). */
+/*
+ * Between the parser's files, top to bottom: parse.c (clauses, statements,
+ * declarations) on parse_expr.c (expressions) on parse_decl.c (types, and
+ * the parser's tokens: next, expect, a node, the one error).
+ */
 #ifndef DT_PARSE_H
 #define DT_PARSE_H
 
@@ -30,6 +34,17 @@ struct parser {
 void dt_parse_fail(struct parser *ps, const struct dt_pos *pos, const char *fmt, ...)
     USDT_PRINTF(3, 4);
 
+/* The next token (an error of the lexer fails the parse). */
+void dt_parse_next(struct parser *ps);
+/* The token op, consumed; else an error "expected 'op' what, found ...". */
+bool dt_parse_expect(struct parser *ps, const char *op, const char *what);
+/* The current token in an error's words ("'x'", "a number"...). */
+const char *dt_parse_tok_desc(struct parser *ps);
+/* A node of the tree at the current token. */
+struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind);
+/* An expression (parse_expr.c): assignments, no comma operator outside brackets. */
+struct dt_node *dt_parse_expr(struct parser *ps);
+
 /* A word that starts a type: C's and D's type words, a typedef's name. */
 bool dt_parse_type_word(const struct parser *ps, const char *w);
 /*
@@ -46,8 +61,18 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type);
  * `var.member` of a variable (kind 'g', 's', 't') declared as a struct:
  * the member is a variable of its own, named "var.member" (*flat), its
  * type the member's (declared here). 0; -1 var is no struct; -2 a union;
- * -3 an incomplete struct; -4 no such member.
+ * -3 an incomplete struct; -4 no such member; -5 a global struct without
+ * bit-fields (the engine's memory: N_MEMBER).
  */
 int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat);
+
+/*
+ * The struct a place is of (a variable declared as one, a member variable
+ * "v.m", a member of one reached by '.'), or NULL.
+ */
+const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_node *n);
+
+/* A variable not declared yet (kind by n) declared of `type`: D's implicit declaration. */
+void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char *type);
 
 #endif /* DT_PARSE_H */

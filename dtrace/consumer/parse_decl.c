@@ -51,20 +51,60 @@ void dt_parse_fail(struct parser *ps, const struct dt_pos *pos, const char *fmt,
 /* An error with its D_ tag. */
 #define fail_tag(ps, t, ...) ((ps)->tag = (t), dt_parse_fail(ps, __VA_ARGS__))
 
-static void next(struct parser *ps)
+#define next dt_parse_next
+#define expect dt_parse_expect
+
+struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind)
+{
+	struct dt_node *n = dt_xmalloc(sizeof(*n));
+
+	memset(n, 0, sizeof(*n));
+	n->kind = kind;
+	n->pos = ps->lx.pos;
+	return n;
+}
+
+void dt_parse_next(struct parser *ps)
 {
 	dt_lex_next(&ps->lx);
 	if (ps->lx.err)
 		ps->failed = true;
 }
 
-static bool expect(struct parser *ps, const char *op, const char *what)
+const char *dt_parse_tok_desc(struct parser *ps)
 {
+	static char buf[80];
+
+	switch (ps->lx.tok) {
+	case T_EOF:
+		return "the end of the program";
+	case T_INT:
+		return "a number";
+	case T_STR:
+		return "a string";
+	case T_IDENT:
+	case T_AGG:
+		snprintf(buf, sizeof(buf), "'%s%.60s'", ps->lx.tok == T_AGG ? "@" : "",
+			 ps->lx.text);
+		return buf;
+	case T_OP:
+		snprintf(buf, sizeof(buf), "'%s'", ps->lx.op);
+		return buf;
+	default:
+		return "an invalid token";
+	}
+}
+
+bool dt_parse_expect(struct parser *ps, const char *op, const char *what)
+{
+	char msg[160];
+
 	if (dt_lex_is(&ps->lx, op)) {
-		next(ps);
+		dt_parse_next(ps);
 		return true;
 	}
-	fail(ps, &ps->lx.pos, "expected '%s' %s", op, what);
+	snprintf(msg, sizeof(msg), "expected '%s' %s, found %s", op, what, dt_parse_tok_desc(ps));
+	dt_parse_fail(ps, &ps->lx.pos, "%s", msg);
 	return false;
 }
 
@@ -317,6 +357,11 @@ char *dt_parse_type(struct parser *ps)
 			if (s)
 				dt_buf_printf(&t, "%s", s);
 			dt_free(s);
+			if (s && is_ident(ps) && is_c_word(ps->lx.text) &&
+			    strcmp(ps->lx.text, "const") && strcmp(ps->lx.text, "volatile"))
+				/* `struct a { ... } struct b { ... }`: a ';' left out */
+				fail_tag(ps, "D_DECL_COMBO", &ps->lx.pos,
+					 "invalid type combination");
 			break;
 		}
 		if (t.n)
@@ -368,6 +413,21 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			bool sized;
 
 			next(ps);
+			if (dt_lex_is(&ps->lx, "]")) {
+				fail_tag(ps, "D_DECL_ARRNULL", &d.pos,
+					 "array declaration requires array dimension or tuple "
+					 "signature: %s",
+					 d.name);
+				dt_free(t.s);
+				return;
+			}
+			if (dt_lex_is(&ps->lx, "-") || (ps->lx.tok == T_INT && ps->lx.ival <= 0)) {
+				fail_tag(ps, "D_DECL_ARRSUB", &ps->lx.pos,
+					 "positive integral constant expression or tuple signature "
+					 "expected as array declaration subscript");
+				dt_free(t.s);
+				return;
+			}
 			/* `int a[5]` keeps its size; an associative `int a[int]` is not kept */
 			sized = ps->lx.tok == T_INT && ps->lx.ival > 0;
 			if (sized)
@@ -442,6 +502,10 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
 	s = find_decl(ps, 'S', ty);
 	if (!s)
 		return -3;
+	for (i = 0; kind == 'g' && i < s->nmembers && !s->members[i].bits; i++)
+		;
+	if (kind == 'g' && i == s->nmembers)
+		return -5; /* a global struct without bit-fields: memory, its members there */
 	for (i = 0; i < s->nmembers; i++)
 		if (s->members[i].name && !strcmp(s->members[i].name, member))
 			break;
@@ -458,4 +522,47 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
 	}
 	*flat = b.s;
 	return 0;
+}
+
+const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_node *n)
+{
+	const char *ty = NULL;
+	size_t i;
+
+	if (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS) {
+		const struct dt_decl *v = find_decl(ps,
+						    n->kind == N_IDENT	? 'g'
+						    : n->kind == N_SELF ? 's'
+									: 't',
+						    n->name);
+
+		ty = v ? v->type : NULL;
+	} else if (n->kind == N_MEMBER && n->op[0] == '.') {
+		const struct dt_decl *s = dt_parse_place_struct(ps, n->a);
+
+		for (i = 0; s && i < s->nmembers; i++)
+			if (s->members[i].name && !strcmp(s->members[i].name, n->name))
+				ty = s->members[i].type;
+	}
+	ty = resolve(ps, ty);
+	if (!ty || strncmp(ty, "struct ", 7))
+		return NULL;
+	return find_decl(ps, 'S', ty);
+}
+
+void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char *type)
+{
+	char kind = n->kind == N_IDENT	? 'g'
+		    : n->kind == N_SELF ? 's'
+		    : n->kind == N_THIS ? 't'
+					: 0;
+	struct dt_decl d = {.kind = kind, .pos = n->pos};
+
+	if (!kind || strchr(n->name, '.') || find_decl(ps, kind, n->name))
+		return;
+	d.name = dt_xstrdup(n->name);
+	d.type = dt_xstrdup(type);
+	if (kind == 'g')
+		DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(n->name));
+	DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
 }

@@ -173,6 +173,9 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	case A_USTACK:
 		dtr_print_ustack(r->out, nf ? f[0] : "");
 		return;
+	case A_TRACEMEM:
+		dtr_print_bytes(r->out, nf ? f[0] : "", nf > 1 ? strtoul(f[1], NULL, 10) : 0);
+		return;
 	case A_CLEAR: /* (the engine clears the map when it reads the record) */
 		return;
 	case A_DUMP:

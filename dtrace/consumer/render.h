@@ -49,6 +49,8 @@ void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry
 
 /* render_printf.c: printf, stacks */
 void dtr_print_ustack(FILE *out, const char *text);
+/* tracemem()'s dump, DTrace's: n of the bytes `hex` spells, 16 a row with their characters. */
+void dtr_print_bytes(FILE *out, const char *hex, size_t n);
 void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
 		 const struct dt_entry *aggv);
 

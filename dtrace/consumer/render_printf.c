@@ -310,3 +310,37 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 }
 
 #pragma GCC diagnostic pop
+
+/*
+ * DTrace's dump of raw bytes (its consumer's dt_print_bytes() for
+ * tracemem(), at a margin of 5): a header of the 16 columns, then each row
+ * of 16 bytes at its offset, in hex, padded, then as characters ('.' for
+ * what is not printable). No bytes print nothing.
+ */
+void dtr_print_bytes(FILE *out, const char *hex, size_t n)
+{
+	size_t i, j, have = strlen(hex) / 2;
+	unsigned c[16];
+
+	if (n > have)
+		n = have;
+	if (!n)
+		return;
+	fprintf(out, "\n%5s      ", "");
+	for (i = 0; i < 16; i++)
+		fprintf(out, "  %c", "0123456789abcdef"[i]);
+	fprintf(out, "  0123456789abcdef\n");
+	for (i = 0; i < n; i += 16) {
+		fprintf(out, "%5s%5zx:", "", i);
+		for (j = i; j < i + 16 && j < n; j++) {
+			sscanf(hex + 2 * j, "%2x", &c[j - i]);
+			fprintf(out, " %02x", c[j - i]);
+		}
+		for (; j % 16; j++)
+			fprintf(out, "   ");
+		fprintf(out, "  ");
+		for (j = i; j < i + 16 && j < n; j++)
+			fputc(c[j - i] < ' ' || c[j - i] > '~' ? '.' : (int)c[j - i], out);
+		fputc('\n', out);
+	}
+}

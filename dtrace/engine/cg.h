@@ -24,6 +24,7 @@ enum sv_kind {
 	SV_MEM,	  /* text: a pointer to a string in BPF memory (a variable) */
 	SV_COND,  /* text: a condition choosing between sub[0] and sub[1] */
 	SV_STACK, /* ustack(): size is its frames (codegen_stack.c) */
+	SV_BYTES, /* a struct or union: text its address, size its bytes, ptr its type (a key) */
 };
 
 /* A value: an integer's C expression, or a string's source. */
@@ -34,6 +35,7 @@ struct cv {
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
+	char *ptr; /* a pointer: its pointee's type words ("int", "struct rec", "void") */
 };
 
 /* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */
@@ -44,8 +46,10 @@ struct cg_var {
 	bool is_unsigned;
 	bool typed;
 	bool is_str;
-	char *cname;   /* its C name: a struct member's "s.m" is s__m */
-	unsigned bits; /* a bit-field's width */
+	char *cname;	/* its C name: a struct member's "s.m" is s__m */
+	unsigned bits;	/* a bit-field's width */
+	char *ptr;	/* a pointer: its pointee's type words */
+	unsigned bytes; /* a global memory object (scalar array, union): its size, else 0 */
 };
 
 /* An associative array: global ('g') or a thread's ('s'). */
@@ -59,6 +63,7 @@ struct cg_array {
 	bool is_str;
 	unsigned size;
 	bool is_unsigned;
+	char *kname[8]; /* a key that is a struct or union: its type */
 };
 
 struct btf;
@@ -85,6 +90,7 @@ struct cg {
 	size_t narrays;
 	/* arrays' keys being built, one inside another's (a[b[k]]), and the most at once */
 	unsigned key_depth, key_depth_max;
+	bool dmem;	 /* D's memory is used (codegen_ptr.c): its map and functions */
 	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
@@ -103,6 +109,8 @@ void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
 void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
+/* A value where a string is wanted: a char pointer's is the string it points at. */
+void cg_strval(struct cg *g, const struct dt_node *n, struct cv *v);
 void cv_free(struct cv *v);
 
 /* ---- D's types and C's arithmetic on them (codegen_types.c) ---- */
@@ -117,6 +125,12 @@ int cg_type(struct cg *g, const char *ty, struct cg_type *t);
 int cg_type_member(struct cg *g, const char *ty, const char *member, struct cg_type *t,
 		   unsigned *offset);
 const char *cg_decl_type(const struct cg *g, char kind, const char *name);
+/* A struct with bit-field members (its variables stay members of their own). */
+bool cg_type_has_bits(struct cg *g, const char *ty);
+/* A pointer type's pointee ("int *" -> "int", typedefs undone), else NULL. */
+char *cg_type_pointee(struct cg *g, const char *ty);
+/* The type words of member `member` of struct or union ty, else NULL. */
+char *cg_type_member_words(struct cg *g, const char *ty, const char *member);
 unsigned cg_decl_bits(const struct cg *g, char kind, const char *name);
 /* An integer value cast to (size, signedness), as DTrace casts. */
 void cg_conv(struct cv *v, unsigned size, bool is_unsigned);
@@ -155,6 +169,26 @@ bool cg_is_strfn2(const char *f);
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
 void cg_strfn2_functions(struct dt_buf *o);
 
+/* Pointers, D's memory (codegen_ptr.c): its scratch bytes a CPU. */
+#define CG_DMEM_SCRATCH 4096u
+#define CG_DMEM_MAX 16000u /* a per-CPU map's value holds 32 KiB: twice this and more */
+/* codegen_vars.c: alloca()'s scratch, -x scratchsize (8-byte multiple) or the default */
+unsigned cg_dmem_size(const struct cg *g);
+bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
+/* n is a place in memory (`*p`, `p->m`, `p[i]`, `a[i]` of a scalar array, a union's member). */
+bool cg_ptr_is_place(struct cg *g, const struct dt_node *n);
+/* n as a place in memory: its address and type (false: n is none, or reported). */
+bool cg_ptr_lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char **ty);
+/* The type of n when it is a place in memory (`*p`, `p->m`, `a[i]`), else NULL. */
+char *cg_ptr_type(struct cg *g, const struct dt_node *n);
+bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv *b, struct cv *v);
+bool cg_ptr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+/* codegen_dmem.c: D's memory's map and functions; tracemem()'s fields (its action begun). */
+void cg_dmem_maps(const struct cg *g, struct dt_buf *o);
+void cg_tracemem(struct cg *g, const struct dt_node *n, struct eg_rec *r, struct dt_buf *o);
+/* trace() of a struct or union (in memory): its bytes, as tracemem() prints them. */
+bool cg_trace_object(struct cg *g, const struct dt_node *n);
+
 /* Associative arrays (codegen_arrays.c). */
 void cg_array_scan(struct cg *g, const struct dt_node *n);
 void cg_arrays_maps(const struct cg *g, struct dt_buf *o);
@@ -162,6 +196,7 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v);
 bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 
 /* Variables (codegen_vars.c). */
+const struct cg_var *cg_var_find(struct cg *g, char kind, const char *name);
 void cg_vars_scan(struct cg *g, struct dt_probes *ps);
 void cg_vars_maps(const struct cg *g, struct dt_buf *o);
 unsigned cg_vars_size(const struct cg *g);
@@ -193,6 +228,8 @@ int cg_fault_sizes(struct cg *g);
 bool cg_fault_const(const char *name, long long *value);
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
 		       const char *ind);
+/* A new fault site of the clause being written: its number (from 1). */
+size_t cg_fault_site(struct cg *g);
 void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b);
 
 #endif /* DT_CG_H */

@@ -89,7 +89,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8, false};
+	struct eg_field f = {v->type, w->r->size, 8, false, false};
 	char dst[64];
 
 	dv->type = v->type;
@@ -139,8 +139,12 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		struct cv v;
 		struct dt_value dv;
 
-		if (!cg_ustack(g, n->args[i], &v))
+		if (cg_ustack(g, n->args[i], &v))
+			;
+		else if (is_printf)
 			cg_value(g, n->args[i], &v);
+		else
+			cg_strval(g, n->args[i], &v); /* trace() of a char * prints its string */
 		if (g->failed)
 			break;
 		put_value(g, w, &v, &dv);
@@ -222,7 +226,7 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*a.keys));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8, false};
+		struct eg_field f = {keys[k].type, e.key_size, 8, false, false};
 
 		if (keys[k].type == TY_STR)
 			f.size = ROUND8((unsigned)g->strsize);
@@ -498,6 +502,10 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	if (n->kind == N_ASSIGN && n->a && n->a->kind == N_AGG) {
 		agg_update(g, w, n);
 	} else if (n->kind == N_CALL && w->r &&
+		   (!strcmp(n->name, "tracemem") || cg_trace_object(g, n))) {
+		item_begin(w, new_action(g, A_TRACEMEM));
+		cg_tracemem(g, n, w->r, w->o);
+	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace"))) {
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
@@ -518,6 +526,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
+	} else if (cg_ptr_stmt(g, n, w->o, "\t\t")) {
+		/* a store through a pointer, bcopy(), copyinto() */
 	} else if (n->kind == N_CALL) {
 		cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
@@ -553,7 +563,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4, false};
+		struct eg_field f = {TY_INT, 4, 4, false, false};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;
@@ -567,7 +577,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
-	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n", pc->clause);
+	/* alloca()'s scratch: from its start again at each clause (codegen_ptr.c) */
+	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n\tDMEM_RESET();\n", pc->clause);
 	if (recs)
 		dt_buf_printf(o, "\t__u8 *rec = 0;\n");
 	dt_buf_printf(o, "\tif (%s) {\n", cond.n ? cond.s : "1");
@@ -691,6 +702,11 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 
 	memset(out, 0, sizeof(*out));
 	g.strsize = prog->o->strsize > 0 ? prog->o->strsize : EG_STRSIZE_DEFAULT;
+	if (prog->o->scratchsize > (long)CG_DMEM_MAX) {
+		usdt_error(diag, "scratchsize %ld: -x engine=bpf has %u bytes of scratch at most",
+			   prog->o->scratchsize, CG_DMEM_MAX);
+		return -1;
+	}
 	if (g.strsize > EG_STRSIZE_MAX) {
 		usdt_error(diag, "strsize %ld: dtrace reads strings of %d bytes at most", g.strsize,
 			   EG_STRSIZE_MAX);
@@ -747,6 +763,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	cg_fault_functions(&out->c);
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
+	cg_dmem_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);
 	cg_arrays_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);

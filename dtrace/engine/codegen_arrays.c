@@ -53,6 +53,8 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 
 		cg_value(g, ix->args[k], &t);
 		a.ktype[k] = g->failed ? TY_INT : t.type;
+		if (!g->failed && t.skind == SV_BYTES)
+			a.kname[k] = t.ptr; /* a struct's bytes: keys of its type only */
 		a.off[k] = a.key_size;
 		a.key_size += a.ktype[k] == TY_STR ? ROUND8((unsigned)g->strsize) : 8;
 		cv_free(&t);
@@ -134,6 +136,19 @@ static void fill_key(struct cg *g, const struct cg_array *a, const struct dt_nod
 		cg_value(g, ix->args[i], &v);
 		if (!g->failed && v.type != a->ktype[i])
 			cg_fail(g, ix->args[i], "an array's key of another type than before");
+		if (!g->failed && (a->kname[i] || v.skind == SV_BYTES) &&
+		    (!a->kname[i] || v.skind != SV_BYTES || strcmp(a->kname[i], v.ptr))) {
+			char msg[300];
+
+			snprintf(msg, sizeof(msg),
+				 "%s[ ] key #%zu is incompatible with prototype:\n\tprototype: "
+				 "%s\n\t      key: %s",
+				 ix->name, i + 1, a->kname[i] ? a->kname[i] : "string",
+				 v.skind == SV_BYTES ? v.ptr : "string");
+			cg_refuse(g, ix->args[i], "D_PROTO_ARG", msg);
+		}
+		if (!g->failed && v.skind == SV_BYTES && v.size > ROUND8((unsigned)g->strsize))
+			cg_fail(g, ix->args[i], "a key of a struct larger than strsize");
 		snprintf(dst, sizeof(dst), "(k + %u)", a->off[i]);
 		if (!g->failed && v.type == TY_STR)
 			cg_store_str(g, &v, dst, true, o, ind);

@@ -57,6 +57,7 @@ static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const cha
 	if (!v->size)
 		set_int(v, 8, false);
 	cg_conv(v, t.size, t.is_unsigned);
+	v->ptr = t.is_ptr ? cg_type_pointee(g, ty) : NULL; /* (int *)x points at an int */
 }
 
 /* sizeof(type), sizeof expr, offsetof(type, member): size_t constants. */
@@ -88,6 +89,8 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		set_int(v, 8, true);
 		return;
 	}
+	if (!ty && n->a && (ty = cg_ptr_type(g, n->a)) == NULL && g->failed)
+		return;
 	if (!ty && n->a &&
 	    (n->a->kind == N_IDENT || n->a->kind == N_SELF || n->a->kind == N_THIS)) {
 		char k = n->a->kind == N_IDENT ? 'g' : n->a->kind == N_SELF ? 's' : 't';
@@ -309,6 +312,8 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_refuse(g, n, "D_DIV_ZERO", "expression contains division by zero");
 		goto out;
 	}
+	if (cg_ptr_arith(g, n, &a, &b, v)) /* p + i moves by p's pointee's size */
+		goto out;
 	cg_arith(n->op, &a, &b, v); /* the operands converted to the result's type */
 	if ((!strcmp(n->op, "/") || !strcmp(n->op, "%")) && !g->failed)
 		cg_divide(g, v, n->op, v->is_unsigned, a.text,
@@ -336,6 +341,23 @@ static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_err(g, n, "this assignment used as a value");
 		return;
 	}
+	if (cg_ptr_is_place(g, n->a)) { /* memory: stored, then read again */
+		dt_buf_printf(&o, "({\n");
+		if (post && cg_ptr_value(g, n->a, &old) && !g->failed)
+			dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);
+		if (!g->failed)
+			cg_ptr_stmt(g, n, &o, "\t\t");
+		if (!g->failed)
+			cg_ptr_value(g, n->a, v);
+		if (!g->failed)
+			dt_buf_printf(&o, "\t\t%s; })", post ? "old_" : v->text);
+		cv_free(&old);
+		dt_free(v->text);
+		v->text = g->failed ? NULL : o.s;
+		if (g->failed)
+			dt_free(o.s);
+		return;
+	}
 	dt_buf_printf(&o, "({\n");
 	if (post && (arr ? cg_array_read(g, n->a, &old) : cg_var_read(g, n->a, &old)) && !g->failed)
 		dt_buf_printf(&o, "\t\t__s64 old_ = (__s64)(%s);\n", old.text);
@@ -359,7 +381,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct cv a = {0}, b = {0}, c = {0};
 
 	memset(v, 0, sizeof(*v));
-	if (g->failed)
+	if (g->failed || cg_ptr_value(g, n, v))
 		return;
 	switch (n->kind) {
 	case N_INT:
@@ -430,7 +452,12 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (!strcmp(n->name, "stringof") && n->nargs == 1) {
 			/* a string already (copyin()'s bytes are one here) */
 			cg_value(g, n->args[0], v);
-			if (!g->failed && v->type != TY_STR) {
+			if (!g->failed && v->type != TY_STR && v->ptr) {
+				/* a pointer: the string there (D's memory, the process's) */
+				v->type = TY_STR;
+				v->skind = SV_USER;
+				v->ptr = NULL;
+			} else if (!g->failed && v->type != TY_STR) {
 				/* an integer: its decimal digits, as lltostr() */
 				struct dt_node ll = *n;
 
@@ -480,6 +507,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			cg_arith("+", &b, &c, &t); /* b and c converted to their common type */
 			cv_printf(v, "((%s) ? (%s) : (%s))", a.text, b.text, c.text);
 			set_int(v, t.size, t.is_unsigned);
+			v->ptr = b.ptr ? b.ptr : c.ptr;
 			cv_free(&t);
 		}
 		cv_free(&a);
@@ -490,9 +518,14 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (dt_ctype_is_string(n->name) || !strcmp(n->name, "string")) {
 			/* (char *)copyin(...): the bytes are a string here already */
 			cg_value(g, n->a, v);
-			if (!g->failed && v->type != TY_STR)
-				cg_err(g, n,
-				       "a cast of an integer to a string (copyinstr() reads one)");
+			if (!g->failed && v->type != TY_STR && !strcmp(n->name, "string")) {
+				v->type = TY_STR; /* (string)p: the string at p */
+				v->skind = SV_USER;
+				v->ptr = NULL;
+			} else if (!g->failed && v->type != TY_STR) { /* a pointer to chars */
+				cg_conv(v, 8, true);
+				v->ptr = dt_xstrdup("char");
+			}
 			return;
 		}
 		cg_int(g, n->a, v);

@@ -143,9 +143,9 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 			join ? "strjoin() takes two strings" : "this function takes one string");
 		return true;
 	}
-	cg_value(g, n->args[0], &a);
+	cg_strval(g, n->args[0], &a);
 	if (join)
-		cg_value(g, n->args[1], &b);
+		cg_strval(g, n->args[1], &b);
 	if (!g->failed && (a.type != TY_STR || (join && b.type != TY_STR)))
 		cg_fail(g, n, "a string function's argument is not a string");
 	j = g->failed ? 0 : slot(g, n);

@@ -223,7 +223,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 	}
 	if (f == F_STRTOK) {
 		if (n->nargs == 2 && !tok_next)
-			cg_value(g, a0, &a);
+			cg_strval(g, a0, &a);
 		if (!g->failed && n->nargs == 2 && !tok_next && a.type != TY_STR)
 			cg_fail(g, n, "a string function's argument is not a string");
 	} else if (f == F_LLTOSTR || f == F_COPYIN || f == F_COPYINSTR) {
@@ -231,13 +231,13 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		if (!g->failed && f == F_LLTOSTR && g->strsize < 32)
 			cg_fail(g, n, "lltostr() with a strsize below 32");
 	} else {
-		cg_value(g, n->args[0], &a);
+		cg_strval(g, n->args[0], &a);
 		if (!g->failed && a.type != TY_STR)
 			cg_fail(g, n, "a string function's argument is not a string");
 	}
 	if (!g->failed && n->nargs > 1) {
 		if (two_str) {
-			cg_value(g, n->args[1], &b);
+			cg_strval(g, n->args[1], &b);
 			if (!g->failed && b.type != TY_STR)
 				cg_fail(g, n, "a string function's argument is not a string");
 		} else {

@@ -220,6 +220,57 @@ int cg_type_member(struct cg *g, const char *ty, const char *member, struct cg_t
 	return layout(g, d, t, member, offset) ? 0 : -3;
 }
 
+static const char *undo_typedefs(struct cg *g, const char *ty)
+{
+	const struct dt_decl *d;
+	int guard = 0;
+
+	while (ty && (d = decl(g, 'T', ty)) != NULL && strcmp(d->type, ty) && guard++ < 32)
+		ty = d->type;
+	return ty;
+}
+
+bool cg_type_has_bits(struct cg *g, const char *ty)
+{
+	const char *r = undo_typedefs(g, ty);
+	const struct dt_decl *d = r && !strncmp(r, "struct ", 7) ? decl(g, 'S', r) : NULL;
+	size_t i;
+
+	for (i = 0; d && i < d->nmembers; i++)
+		if (d->members[i].bits)
+			return true;
+	return false;
+}
+
+char *cg_type_pointee(struct cg *g, const char *ty)
+{
+	const char *r = undo_typedefs(g, ty);
+	size_t n = r ? strlen(r) : 0;
+	char *p;
+
+	if (n < 3 || strcmp(r + n - 2, " *"))
+		return NULL;
+	p = dt_xmalloc(n - 1);
+	memcpy(p, r, n - 2);
+	p[n - 2] = '\0';
+	return p;
+}
+
+char *cg_type_member_words(struct cg *g, const char *ty, const char *member)
+{
+	const struct dt_decl *d;
+	const char *r = undo_typedefs(g, ty);
+	size_t i;
+
+	if (!r || (strncmp(r, "struct ", 7) && strncmp(r, "union ", 6)))
+		return NULL;
+	d = decl(g, r[0] == 's' ? 'S' : 'U', r);
+	for (i = 0; d && i < d->nmembers; i++)
+		if (d->members[i].name && !strcmp(d->members[i].name, member))
+			return dt_xstrdup(d->members[i].type);
+	return NULL;
+}
+
 /* The type a variable is declared with ('g', 's', 't'), or NULL. */
 const char *cg_decl_type(const struct cg *g, char kind, const char *name)
 {

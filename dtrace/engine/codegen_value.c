@@ -62,6 +62,17 @@ void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const cha
 	g->tag = NULL;
 }
 
+void cg_strval(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	cg_value(g, n, v);
+	if (!g->failed && v->type == TY_INT && v->ptr &&
+	    (!strcmp(v->ptr, "char") || !strcmp(v->ptr, "const char"))) {
+		v->type = TY_STR; /* a char pointer's string: read where it points */
+		v->skind = SV_USER;
+		v->ptr = NULL;
+	}
+}
+
 void cv_free(struct cv *v)
 {
 	dt_free(v->text);
@@ -119,6 +130,15 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 		return;
 	case SV_COMM:
 		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);
+		return;
+	case SV_BYTES: /* D's memory, else the process's (a key's bytes: zeroes if neither) */
+		dt_buf_printf(
+		    o,
+		    "%s{\n%s\t__u64 ba_ = (__u64)(%s);\n%s\t__u8 *bp_ = dmem_at(ba_, %u);\n"
+		    "%s\tif (bp_)\n%s\t\tbpf_probe_read_kernel(%s, %u, bp_);\n%s\telse\n"
+		    "%s\t\tbpf_probe_read_user(%s, %u, (void *)ba_);\n%s}\n",
+		    ind, ind, v->text, ind, v->size, ind, ind, dst, v->size, ind, ind, dst, v->size,
+		    ind);
 		return;
 	case SV_MEM:
 		dt_buf_printf(o, "%sbpf_probe_read_kernel_str(%s, STRSIZE, %s);\n", ind, dst,

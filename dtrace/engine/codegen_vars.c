@@ -15,6 +15,8 @@
 
 #include "cg.h"
 
+const struct cg_var *cg_var_find(struct cg *g, char kind, const char *name);
+
 static struct cg_var *find(struct cg *g, char kind, const char *name)
 {
 	size_t i;
@@ -23,6 +25,18 @@ static struct cg_var *find(struct cg *g, char kind, const char *name)
 		if (g->vars[i].kind == kind && !strcmp(g->vars[i].name, name))
 			return &g->vars[i];
 	return NULL;
+}
+
+const struct cg_var *cg_var_find(struct cg *g, char kind, const char *name)
+{
+	return find(g, kind, name);
+}
+
+unsigned cg_dmem_size(const struct cg *g)
+{
+	long s = g->prog->o->scratchsize;
+
+	return s > 0 ? (unsigned)((s + 7) & ~7L) : CG_DMEM_SCRATCH;
 }
 
 static char var_kind(const struct dt_node *n)
@@ -67,18 +81,6 @@ static struct cg_var *add(struct cg *g, char kind, const char *name)
 	return &g->vars[g->nvars - 1];
 }
 
-/* A variable declared as a pointer: D's pointers are not supported yet. */
-static bool pointer_var(struct cg *g, char kind, const char *name, const struct dt_node *n)
-{
-	const char *ty = cg_decl_type(g, kind, name);
-	struct cg_type t;
-
-	if (!ty || cg_type(g, ty, &t) || !t.is_ptr)
-		return false;
-	cg_err(g, n, "a pointer variable");
-	return true;
-}
-
 /* A variable's declared type (`int x;`, `self string s;`), if it has one. */
 static bool declared(struct cg *g, struct cg_var *v)
 {
@@ -90,6 +92,7 @@ static bool declared(struct cg *g, struct cg_var *v)
 	v->is_str = t.is_str;
 	v->size = t.is_str ? 0 : t.size;
 	v->is_unsigned = t.is_unsigned;
+	v->ptr = t.is_ptr ? cg_type_pointee(g, ty) : NULL;
 	v->bits = cg_decl_bits(g, v->kind, v->name);
 	return true;
 }
@@ -104,8 +107,19 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 	/* a = b = …: b first, so that a is typed by b's value */
 	if (n->kind == N_ASSIGN && n->b && (n->b->kind == N_ASSIGN || n->b->kind == N_INCDEC))
 		scan_node(g, n->b);
-	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX)
-		cg_array_scan(g, n);
+	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX &&
+	    n->a->name[0]) {
+		/* not an element of memory: a scalar array's, a pointer's */
+		const struct dt_node *ix = n->a;
+		const struct cg_var *x = find(g,
+					      !ix->a		      ? 'g'
+					      : ix->a->kind == N_SELF ? 's'
+								      : 't',
+					      ix->name);
+
+		if (!x || (!x->ptr && !x->bytes))
+			cg_array_scan(g, n);
+	}
 	k = (n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a ? var_kind(n->a) : 0;
 	if (k && !(k == 'g' && is_builtin(n->a->name))) {
 		struct cg_var *v = add(g, k, n->a->name);
@@ -119,6 +133,7 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 			if (!g->failed && t.type == TY_INT) {
 				v->size = t.size < 4 ? 4 : t.size;
 				v->is_unsigned = t.is_unsigned;
+				v->ptr = t.ptr;
 			}
 			v->is_str = !g->failed && t.type == TY_STR;
 			cv_free(&t);
@@ -189,10 +204,34 @@ int cg_check_unmatched(struct cg *g, struct dt_probes *ps)
 	return g->failed ? -1 : 0;
 }
 
+/* Globals that are memory (`int a[5]`, a union): bytes of gvars, addressable. */
+static void mem_objects(struct cg *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->prog->ndecls; i++) {
+		const struct dt_decl *d = &g->prog->decls[i];
+		struct cg_type t;
+		const char *r = d->type;
+		struct cg_var *v;
+
+		while (r && cg_decl_type(g, 'T', r) && strcmp(cg_decl_type(g, 'T', r), r))
+			r = cg_decl_type(g, 'T', r);
+		if (d->kind != 'g' || !r || cg_type(g, d->type, &t) || !t.size || t.is_ptr ||
+		    (!strstr(r, " [") && strncmp(r, "union ", 6) &&
+		     (strncmp(r, "struct ", 7) || cg_type_has_bits(g, r))))
+			continue;
+		v = add(g, 'g', d->name);
+		v->bytes = (t.size + 7) & ~7u;
+		v->typed = true;
+	}
+}
+
 void cg_vars_scan(struct cg *g, struct dt_probes *ps)
 {
 	size_t c, i, k;
 	g->scanning = true;
+	mem_objects(g);
 	for (c = 0; c < g->prog->nclauses; c++) {
 		const struct dt_clause *cl = g->prog->clauses[c];
 
@@ -251,11 +290,20 @@ void cg_vars_maps(const struct cg *g, struct dt_buf *o)
 			continue;
 		dt_buf_printf(o, "struct %cvars {\n", kind);
 		for (i = 0; i < g->nvars; i++)
-			if (g->vars[i].kind == kind && g->vars[i].is_str)
+			if (g->vars[i].kind == kind && g->vars[i].bytes)
+				dt_buf_printf(o, "\t__u8 %c_%s[%u] __attribute__((aligned(8)));\n",
+					      kind, g->vars[i].cname, g->vars[i].bytes);
+			else if (g->vars[i].kind == kind && g->vars[i].is_str)
 				dt_buf_printf(o, "\t__u8 %c_%s[%ld];\n", kind, g->vars[i].cname,
 					      (g->strsize + 7) & ~7L);
 			else if (g->vars[i].kind == kind && kind != 't')
 				dt_buf_printf(o, "\t__s64 %c_%s;\n", kind, g->vars[i].cname);
+		for (i = 0; kind == 'g' && i < g->nvars; i++)
+			if (g->vars[i]
+				.bytes) { /* a bounded length fits after any object's offset */
+				dt_buf_printf(o, "\t__u8 g__slack[%u];\n", cg_dmem_size(g));
+				break;
+			}
 		dt_buf_printf(o, "};\n");
 	}
 	if (ks & 4)
@@ -327,12 +375,7 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->type = TY_INT;
 	v->size = x ? x->size : 8;
 	v->is_unsigned = x && x->is_unsigned;
-	if (pointer_var(g, k, n->name, n)) {
-		v->type = TY_INT;
-		v->size = 8;
-		v->text = dt_xstrdup("0LL");
-		return true;
-	}
+	v->ptr = x ? x->ptr : NULL;
 	if (!x && cg_decl_type(g, k, n->name)) { /* declared, never assigned: 0 or "" */
 		struct cg_type t;
 
@@ -345,6 +388,8 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr && !t.is_float) {
 			v->size = t.size;
 			v->is_unsigned = t.is_unsigned;
+			if (t.is_ptr)
+				v->ptr = cg_type_pointee(g, cg_decl_type(g, k, n->name));
 		} else {
 			cg_err(g, n, "a variable of this type");
 		}
@@ -428,8 +473,13 @@ static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var
 		nv->is_unsigned = val->is_unsigned;
 	} else {
 		old.text = dt_xstrdup(cur);
+		struct cg_type pt;
+		unsigned step = x->ptr && !cg_type(g, x->ptr, &pt) && pt.size ? pt.size : 1;
+		char st[24];
+
+		snprintf(st, sizeof(st), "%uLL", step);
 		if (n->kind == N_INCDEC) {
-			one.text = dt_xstrdup("1LL");
+			one.text = dt_xstrdup(st);
 			op[0] = n->op[0];
 			val = &one;
 		} else {
@@ -437,6 +487,12 @@ static void int_value(struct cg *g, const struct dt_node *n, const struct cg_var
 			if ((op[0] == '/' || op[0] == '%') && cg_const(g, n->b, &z) && !z)
 				cg_refuse(g, n, "D_DIV_ZERO",
 					  "expression contains division by zero");
+			if (step > 1 && (op[0] == '+' || op[0] == '-') && !op[1]) {
+				one.text = dt_xmalloc(strlen(val->text) + 48);
+				sprintf(one.text, "(__s64)((__u64)(%s) * %s)", val->text, st);
+				one.size = 8;
+				val = &one;
+			}
 		}
 		cg_arith(op, &old, val, nv);
 		cv_free(&old);
@@ -475,8 +531,6 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		return true;
 	}
 	x = find(g, k, lhs->name);
-	if (pointer_var(g, k, lhs->name, lhs))
-		return true;
 	if (!x) {
 		cg_err(g, lhs, "this variable");
 		return true;

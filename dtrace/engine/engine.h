@@ -26,6 +26,7 @@ struct eg_field {
 	enum dt_type type; /* TY_INT (8 bytes, or 4: the record's CPU) or TY_STR */
 	unsigned off, size;
 	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
+	bool is_bytes; /* TY_STR of raw bytes (tracemem()): read as their hex digits */
 };
 
 /* One action of a record: its renderer action and its fields. */

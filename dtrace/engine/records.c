@@ -44,6 +44,12 @@ static char *field_text(struct eg_reader *rd, const struct eg_field *f, const un
 		return dt_xstrdup("");
 	if (f->is_stack)
 		return eg_ustack_text(rd->syms, base + f->off, f->size);
+	if (f->is_bytes) { /* tracemem()'s: two hex digits a byte */
+		s = dt_xmalloc(2 * f->size + 1);
+		for (n = 0; n < f->size; n++)
+			snprintf(s + 2 * n, 3, "%02x", base[f->off + n]);
+		return s;
+	}
 	if (f->type == TY_STR) {
 		n = strnlen((const char *)base + f->off, f->size);
 		s = dt_xmalloc(n + 1);

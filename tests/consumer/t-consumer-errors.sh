@@ -24,7 +24,7 @@ err_case 1 "^<command line>:1:1: error: probe description fbt::vfs_read:entry: t
 	-n 'fbt::vfs_read:entry { }'
 err_case 1 "error: macro argument \\\$1 is not given" -n 'BEGIN { trace($1); }'
 err_case 1 "error: \\\$target is the process of -c or -p" -n 'BEGIN { trace($target); }'
-err_case 1 "error: members of structures and translated arguments \('url'\)" -n 'BEGIN { trace(args[0]->url); }'
+err_case 1 "error: operator -> must be applied to a pointer" -n 'BEGIN { x = 1; trace(x->url); }'
 err_case 1 "error: llquantize\( \) factor \(argument #2\) and steps \(argument #5\) must divide each other evenly" -n 'BEGIN { @a = llquantize(1, 10, 0, 6, 25); }'
 err_case 1 "error: unterminated string" -n 'BEGIN { printf("x); }'
 err_case 1 "error: operands have incompatible types: int = string" -n 'BEGIN { x = 1; x = "s"; }'
