@@ -47,40 +47,39 @@ static void end_record(struct dt_render *r)
 	r->in_record = false;
 }
 
+/*
+ * trace() of a value: DTrace's widths by the recorded size and its type's
+ * sign (dt_print_trace: " %3d", " %5d", " %10d", " %19d" signed, " %20u"
+ * for an unsigned 64-bit one), none under quiet.
+ */
 static void trace_value(struct dt_render *r, const struct val *v)
 {
+	static const int sw[] = {3, 5, 10, 19}, uw[] = {3, 5, 10, 20};
+	unsigned long long u = (unsigned long long)v->i;
+	long long s = (long long)v->i;
+	int k;
+
 	if (v->is_stack) {
 		dtr_print_ustack(r->out, v->s);
 		return;
 	}
-	if (r->o->quiet) {
-		if (v->is_str)
-			fputs(v->s, r->out);
-		else
-			fprintf(r->out, "%lld", (long long)v->i);
-		return;
-	}
 	if (v->is_str) {
-		fprintf(r->out, "  %-33s", v->s);
+		fprintf(r->out, r->o->quiet ? "%s" : "  %-33s", v->s);
 		return;
 	}
-	switch (v->size) { /* a narrow value as its type's sign reads it (DTrace: by size) */
-	case 1:
-		fprintf(r->out, " %3d", v->is_unsigned ? (int)(uint8_t)v->i : (int)(int8_t)v->i);
-		break;
-	case 2:
-		fprintf(r->out, " %5d", v->is_unsigned ? (int)(uint16_t)v->i : (int)(int16_t)v->i);
-		break;
-	case 4:
-		if (v->is_unsigned)
-			fprintf(r->out, " %8u", (unsigned)v->i);
-		else
-			fprintf(r->out, " %8d", (int)v->i);
-		break;
-	default:
-		fprintf(r->out, " %16lld", (long long)v->i);
-		break;
+	k = v->size == 1 ? 0 : v->size == 2 ? 1 : v->size == 4 ? 2 : 3;
+	if (k < 3) { /* a narrow value as its type's sign reads it */
+		u &= (1ULL << (8 << k)) - 1;
+		s = (long long)(u ^ (1ULL << ((8 << k) - 1))) - (1LL << ((8 << k) - 1));
 	}
+	if (r->o->quiet && v->is_unsigned)
+		fprintf(r->out, "%llu", u);
+	else if (r->o->quiet)
+		fprintf(r->out, "%lld", s);
+	else if (v->is_unsigned)
+		fprintf(r->out, " %*llu", uw[k], u);
+	else
+		fprintf(r->out, " %*lld", sw[k], s);
 }
 
 static void record(struct dt_render *r, size_t id, char **f, size_t nf)
@@ -101,11 +100,17 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		char fn[600];
 
 		end_record(r);
-		if (!r->header_done)
+		/* _DTRACE_TESTING: without the CPU and ID columns, as DTrace's */
+		if (!r->header_done && r->o->testing)
+			fprintf(r->out, "%32s\n", "FUNCTION:NAME");
+		else if (!r->header_done)
 			fprintf(r->out, "%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
 		r->header_done = true;
 		snprintf(fn, sizeof(fn), "%s:%s", act->probe->func, act->probe->name);
-		fprintf(r->out, "%3d %6u %32s ", nf ? atoi(f[0]) : 0, act->probe->id, fn);
+		if (r->o->testing)
+			fprintf(r->out, "%32s ", fn);
+		else
+			fprintf(r->out, "%3d %6u %32s ", nf ? atoi(f[0]) : 0, act->probe->id, fn);
 		r->in_record = true;
 		return;
 	}

@@ -96,6 +96,8 @@ struct cg {
  * by the expression layer through g->expr (so no layer calls up to it).
  */
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+/* A clause writes a record: a data-recording action, or no statement (codegen_acts.c). */
+bool cg_clause_records(const struct dt_clause *c);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);

@@ -531,7 +531,7 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = g->prog->clauses[pc->clause];
-	bool quiet = g->prog->o->quiet, recs = !dt_clause_only_aggs(c);
+	bool quiet = g->prog->o->quiet, recs = cg_clause_records(c);
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
@@ -546,6 +546,9 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			dt_buf_printf(&cond, "%spid == %d", k ? " || " : "", pc->pids[k]);
 		dt_buf_add(&cond, pc->npids ? ")" : "0)", pc->npids ? 1 : 2);
 	}
+	/* after exit(), no clause runs but END's (and ERROR's): DTrace's activity test */
+	if (g->probe->kind != P_END && g->probe->kind != P_ERROR)
+		dt_buf_printf(&cond, "%s!draining()", cond.n ? " && " : "");
 	if (c->pred) {
 		struct cv p;
 

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which of a clause's statements are DTrace's data-recording actions. A
+ * clause writes a record (and, without quiet, its probe's line) when it
+ * has one, or when it has no statement at all (DTrace's default action);
+ * a clause of assignments and aggregations alone prints nothing.
+ */
+#include <string.h>
+
+#include "cg.h"
+
+static const char *const recording[] = {
+    "trace",  "printf",	   "printa",	  "exit",   "ustack",	  "stack",   "jstack",
+    "clear",  "normalize", "denormalize", "trunc",  "system",	  "freopen", "ftruncate",
+    "raise",  "stop",	   "panic",	  "chill",  "breakpoint", "setopt",  "tracemem",
+    "printm", "print",	   "speculate",	  "commit", "discard",	  NULL,
+};
+
+static bool stmts_record(struct dt_stmt *const *s, size_t n)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		if (s[i]->is_if) {
+			if (stmts_record(s[i]->then, s[i]->nthen) ||
+			    stmts_record(s[i]->els, s[i]->nels))
+				return true;
+			continue;
+		}
+		if (!s[i]->e || s[i]->e->kind != N_CALL || !s[i]->e->name)
+			continue;
+		for (k = 0; recording[k]; k++)
+			if (!strcmp(recording[k], s[i]->e->name))
+				return true;
+	}
+	return false;
+}
+
+bool cg_clause_records(const struct dt_clause *c)
+{
+	return !c->nbody || stmts_record(c->body, c->nbody);
+}
