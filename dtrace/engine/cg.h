@@ -85,7 +85,8 @@ struct cg {
 	size_t narrays;
 	/* arrays' keys being built, one inside another's (a[b[k]]), and the most at once */
 	unsigned key_depth, key_depth_max;
-	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
+	struct btf *btf;    /* the kernel's, once a builtin needs it (codegen_btf.c) */
+	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
 };
@@ -98,6 +99,9 @@ struct cg {
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
 /* A clause writes a record: a data-recording action, or no statement (codegen_acts.c). */
 bool cg_clause_records(const struct dt_clause *c);
+/* caller, stackdepth, curthread, curcpu, errno, ipl...: the helpers' (codegen_bvar.c) */
+bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v);
+void cg_bvar_maps(const struct cg *g, struct dt_buf *o);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
@@ -191,6 +195,8 @@ bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4]);
 bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3]);
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);
+/* A new fault site of the clause being written (0 while scanning): FAULT()'s first argument. */
+size_t cg_fault_site(struct cg *g);
 int cg_fault_sizes(struct cg *g);
 bool cg_fault_const(const char *name, long long *value);
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,

@@ -624,7 +624,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	if (p->kind != P_END && p->kind != P_ERROR)
 		dt_buf_printf(&body, "\tif (draining())\n\t\treturn 0;\n");
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
-	dt_buf_printf(&body, "\t(void)pid;\n");
+	dt_buf_printf(&body, "\t(void)pid;\n\t__u64 ts_now = 0;\n\t(void)ts_now;\n");
 	if (p->kind == P_USDT)
 		dt_buf_printf(&body, "\t__u32 probe_ix = site->probe;\n");
 	else
@@ -753,6 +753,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	cg_vars_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);
 	cg_arrays_maps(&g, &out->c);
+	cg_bvar_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);
 	dt_free(progs.s);
 	return 0;

@@ -130,8 +130,10 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 
 	if (p && p->kind == P_USDT && cg_site_builtin(g, n, v))
 		return true;
-	if (!strcmp(s, "timestamp")) {
-		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
+	if (cg_bvar(g, n, v))
+		return true;
+	if (!strcmp(s, "timestamp")) { /* one a firing, as DTrace's */
+		cv_printf(v, "(__s64)(ts_now ? ts_now : (ts_now = bpf_ktime_get_ns()))");
 		set_int(v, 8, true);
 	} else if (!strcmp(s, "walltimestamp")) {
 		/* the monotonic clock plus the wall clock's offset, taken at the start */

@@ -143,6 +143,11 @@ static size_t new_site(struct cg *g)
 	return g->out->nfaults;
 }
 
+size_t cg_fault_site(struct cg *g)
+{
+	return g->scanning ? 0 : new_site(g);
+}
+
 /* A string read from the process; an address not readable faults (DTRACEFLT_BADADDR). */
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
 		       const char *ind)

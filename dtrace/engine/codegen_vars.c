@@ -32,11 +32,12 @@ static char var_kind(const struct dt_node *n)
 
 static bool is_builtin(const char *s)
 {
-	static const char *const b[] = {"timestamp",	 "pid",	      "tid",	   "uid",
-					"gid",		 "cpu",	      "epid",	   "id",
-					"NULL",		 "execname",  "probename", "probefunc",
-					"probemod",	 "probeprov", "ppid",	   "vtimestamp",
-					"walltimestamp", "zonename",  NULL};
+	static const char *const b[] = {
+	    "timestamp", "pid",	      "tid",	    "uid",	   "gid",	    "cpu",
+	    "epid",	 "id",	      "NULL",	    "execname",	   "probename",	    "probefunc",
+	    "probemod",	 "probeprov", "ppid",	    "vtimestamp",  "walltimestamp", "zonename",
+	    "caller",	 "ucaller",   "stackdepth", "ustackdepth", "curthread",	    "curcpu",
+	    "errno",	 "ipl",	      NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
