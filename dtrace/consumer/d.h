@@ -315,6 +315,7 @@ enum dt_akind {
 	A_STARTED,    /* first in BEGIN: every probe is attached */
 	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
 	A_CLEAR,      /* clear() (field 0), trunc() (1): for the retained instances' share */
+	A_SYSTEM,     /* system(): printf's format and arguments, the command run by the reader */
 };
 
 struct dt_action {

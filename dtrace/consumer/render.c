@@ -82,6 +82,29 @@ static void trace_value(struct dt_render *r, const struct val *v)
 		fprintf(r->out, " %*lld", sw[k], s);
 }
 
+/*
+ * system(): the command printf's conversions make, run by the shell as
+ * DTrace's consumer runs it, when its record is read; what it writes goes
+ * after what dtrace wrote before it.
+ */
+static void run_system(struct dt_render *r, const char *fmt, struct val *v, size_t nv)
+{
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len);
+	int rc;
+
+	if (!m)
+		return;
+	dtr_dformat(m, fmt, v, nv, NULL, NULL);
+	fclose(m);
+	fflush(r->out);
+	rc = system(cmd);
+	if (rc == -1)
+		fprintf(stderr, "dtrace: system() failed: %s\n", cmd);
+	free(cmd);
+}
+
 static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 {
 	const struct dt_action *act;
@@ -115,12 +138,15 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		return;
 	}
 	case A_PRINTF:
+	case A_SYSTEM:
 	case A_TRACE: {
 		struct val *v = dt_xmalloc((act->nargs + 1) * sizeof(*v));
 
 		for (i = 0; i < act->nargs; i++)
 			dtr_eval(act->args[i].r, &act->args[i], f, nf, &v[i]);
-		if (act->kind == A_PRINTF)
+		if (act->kind == A_SYSTEM)
+			run_system(r, act->fmt, v, act->nargs);
+		else if (act->kind == A_PRINTF)
 			dtr_dformat(r->out, act->fmt, v, act->nargs, NULL, NULL);
 		else if (act->nargs && v[0].is_str && r->o && r->o->rawbytes)
 			dtr_print_rawbytes(r->out, v[0].s, r->t->strsize);

@@ -99,6 +99,8 @@ struct cg {
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
 /* A clause writes a record: a data-recording action, or no statement (codegen_acts.c). */
 bool cg_clause_records(const struct dt_clause *c);
+/* system() and the other destructive actions: allowed (-w), else refused as DTrace refuses */
+bool cg_destructive(struct cg *g, const struct dt_node *n);
 /* caller, stackdepth, curthread, curcpu, errno, ipl...: the helpers' (codegen_bvar.c) */
 bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_bvar_maps(const struct cg *g, struct dt_buf *o);

@@ -5,6 +5,7 @@
  * has one, or when it has no statement at all (DTrace's default action);
  * a clause of assignments and aggregations alone prints nothing.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
@@ -39,4 +40,22 @@ static bool stmts_record(struct dt_stmt *const *s, size_t n)
 bool cg_clause_records(const struct dt_clause *c)
 {
 	return !c->nbody || stmts_record(c->body, c->nbody);
+}
+
+/* A destructive action (system()) without -w or the destructive option: DTrace's refusal. */
+bool cg_destructive(struct cg *g, const struct dt_node *n)
+{
+	struct dt_consumer_opts *o = g->prog->o;
+
+	(void)n;
+	if (o->destructive)
+		return true;
+	/* (also for dt_consume: the engine's errors go nowhere when it may decline) */
+	snprintf(o->opt_error, sizeof(o->opt_error),
+		 "could not enable tracing: Destructive actions not allowed");
+	if (!g->failed)
+		usdt_error(g->diag, "%s", o->opt_error);
+	g->failed = true;
+	g->invalid = true;
+	return false;
 }
