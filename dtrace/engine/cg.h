@@ -101,6 +101,8 @@ void cg_err(struct cg *g, const struct dt_node *n, const char *what);
 bool cg_clause_records(const struct dt_clause *c);
 /* system() and the other destructive actions: allowed (-w), else refused as DTrace refuses */
 bool cg_destructive(struct cg *g, const struct dt_node *n);
+/* A subroutine's call as a statement: its value computed and dropped */
+bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 /* caller, stackdepth, curthread, curcpu, errno, ipl...: the helpers' (codegen_bvar.c) */
 bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_bvar_maps(const struct cg *g, struct dt_buf *o);

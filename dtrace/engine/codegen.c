@@ -524,7 +524,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
 	} else if (n->kind == N_CALL) {
-		cg_unknown_call(g, n, "this action");
+		if (!cg_call_stmt(g, n, w->o, "\t\t"))
+			cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
 		   !cg_var_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");

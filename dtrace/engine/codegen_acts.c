@@ -17,9 +17,19 @@ static const char *const recording[] = {
     "printm", "print",	   "speculate",	  "commit", "discard",	  NULL,
 };
 
+static bool is_action(const char *name)
+{
+	size_t k;
+
+	for (k = 0; recording[k]; k++)
+		if (!strcmp(recording[k], name))
+			return true;
+	return false;
+}
+
 static bool stmts_record(struct dt_stmt *const *s, size_t n)
 {
-	size_t i, k;
+	size_t i;
 
 	for (i = 0; i < n; i++) {
 		if (s[i]->is_if) {
@@ -28,11 +38,8 @@ static bool stmts_record(struct dt_stmt *const *s, size_t n)
 				return true;
 			continue;
 		}
-		if (!s[i]->e || s[i]->e->kind != N_CALL || !s[i]->e->name)
-			continue;
-		for (k = 0; recording[k]; k++)
-			if (!strcmp(recording[k], s[i]->e->name))
-				return true;
+		if (s[i]->e && s[i]->e->kind == N_CALL && s[i]->e->name && is_action(s[i]->e->name))
+			return true;
 	}
 	return false;
 }
@@ -58,4 +65,22 @@ bool cg_destructive(struct cg *g, const struct dt_node *n)
 	g->failed = true;
 	g->invalid = true;
 	return false;
+}
+
+/*
+ * A subroutine called as a statement (`strlen("a");`): its value computed,
+ * as DTrace computes it, and dropped. An action is not one.
+ */
+bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	struct cv v = {0};
+
+	if (n->kind != N_CALL || !n->name || is_action(n->name))
+		return false;
+	cg_value(g, n, &v);
+	if (!g->failed)
+		dt_buf_printf(o, "%s(void)(%s);\n", ind,
+			      v.type == TY_STR && v.skind == SV_CONST ? "0" : v.text);
+	cv_free(&v);
+	return true;
 }
