@@ -144,6 +144,8 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+/* s[i] of a string variable or builtin: its character (codegen_strfn.c) */
+bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
 int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
 void cg_btf_free(struct cg *g);

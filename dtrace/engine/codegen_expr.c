@@ -391,7 +391,8 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_var_read(g, n, v);
 		return;
 	case N_INDEX:
-		cg_array_read(g, n, v);
+		if (!cg_str_index(g, n, v))
+			cg_array_read(g, n, v);
 		return;
 	case N_ARGS: {
 		unsigned k = (unsigned)n->ival;
