@@ -298,6 +298,7 @@ struct dt_value {
 	enum dt_type type;
 	unsigned size;
 	bool is_unsigned;
+	bool is_float; /* float or double: the bits (printf's %e %f %g) */
 };
 
 enum dt_akind {

@@ -31,6 +31,7 @@ struct cv {
 	enum dt_type type;
 	unsigned size;
 	bool is_unsigned;
+	bool is_float; /* a declared float or double variable's bits (D has no float arithmetic) */
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;

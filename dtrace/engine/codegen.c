@@ -95,6 +95,7 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 	dv->type = v->type;
 	dv->size = v->size;
 	dv->is_unsigned = v->is_unsigned;
+	dv->is_float = v->is_float;
 	if (v->type == TY_STR && v->skind == SV_CONST) {
 		dv->r = const_recipe(v->text);
 		return;

@@ -343,9 +343,11 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->text = dt_xstrdup("");
 			return true;
 		}
-		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr && !t.is_float) {
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr &&
+		    (!t.is_float || t.size <= 8)) {
 			v->size = t.size;
 			v->is_unsigned = t.is_unsigned;
+			v->is_float = t.is_float; /* 0.0: never assigned (D has no float values) */
 		} else {
 			cg_err(g, n, "a variable of this type");
 		}
