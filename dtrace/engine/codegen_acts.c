@@ -78,9 +78,15 @@ bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 	if (n->kind != N_CALL || !n->name || is_action(n->name))
 		return false;
 	cg_value(g, n, &v);
-	if (!g->failed)
-		dt_buf_printf(o, "%s(void)(%s);\n", ind,
-			      v.type == TY_STR && v.skind == SV_CONST ? "0" : v.text);
+	if (!g->failed && v.type == TY_STR && v.skind == SV_USER) {
+		/* copyinstr(p): read, so that a bad address faults as DTrace's does */
+		dt_buf_printf(o, "%s{\n%s\t__u8 *cs = scratch_zeroed();\n%s\tif (cs) {\n", ind, ind,
+			      ind);
+		cg_store_str(g, &v, "cs", true, o, "\t\t\t\t");
+		dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
+	} else if (!g->failed && v.text && (v.type == TY_INT || v.skind == SV_MEM)) {
+		dt_buf_printf(o, "%s(void)(%s);\n", ind, v.text);
+	}
 	cv_free(&v);
 	return true;
 }

@@ -116,13 +116,13 @@ int cg_fault_sizes(struct cg *g)
 	/*
 	 * DTrace's dynamic variables: dynvarsize over (the largest tuple + the
 	 * largest value) elements, at least one (an int thread variable is 4
-	 * bytes, a string strsize + 1)
+	 * bytes, a string strsize + 1, an array's tuple its keys and its ID)
 	 */
 	for (i = 0; i < g->narrays; i++) {
 		unsigned v = g->arrays[i].is_str ? (unsigned)g->strsize + 1 : g->arrays[i].size;
 
-		if (g->arrays[i].key_size > tup)
-			tup = g->arrays[i].key_size;
+		if (g->arrays[i].key_size + 8 > tup) /* a tuple holds its variable's ID too */
+			tup = g->arrays[i].key_size + 8;
 		if (v > dv)
 			dv = v;
 	}

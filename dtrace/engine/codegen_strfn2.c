@@ -304,19 +304,21 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			      "\t\t\t__u64 n = (__u64)(%s);\n"
 			      "\t\t\tif (n > STRSIZE - 1) n = STRSIZE - 1;\n"
 			      "\t\t\tBOUNDED(n);\n\t\t\tif (n < STRSIZE) {\n"
-			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s))) n = 0;\n"
+			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s)))\n"
+			      "\t\t\t\t\tFAULT(%zu, 1, (%s));\n"
 			      "\t\t\t\tput(t, n, 0);\n\t\t\t}\n\t\t\tres = t;\n",
-			      b.text, a.text);
+			      b.text, a.text, cg_fault_site(g), a.text);
 		break;
 	case F_COPYINSTR:
 		/* copyinstr(addr, maxlength): at most maxlength bytes of the string */
 		dt_buf_printf(
 		    &o,
-		    "\t\t\tbpf_probe_read_user_str(t, STRSIZE, (void *)(%s));\n"
+		    "\t\t\tif (bpf_probe_read_user_str(t, STRSIZE, (void *)(%s)) < 0)\n"
+		    "\t\t\t\tFAULT(%zu, 1, (%s));\n"
 		    "\t\t\t__s64 n = (__s64)(%s);\n"
 		    "\t\t\tput(t, n < 0 ? 0 : n > STRSIZE - 1 ? STRSIZE - 1 : (__u32)n, 0);\n"
 		    "\t\t\tres = t;\n",
-		    a.text, b.text);
+		    a.text, cg_fault_site(g), a.text, b.text);
 		break;
 	case F_STRCHR:
 	case F_STRRCHR:

@@ -102,8 +102,8 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 
 	if (!n)
 		return;
-	/* a = b = …: b first, so that a is typed by b's value */
-	if (n->kind == N_ASSIGN && n->b && (n->b->kind == N_ASSIGN || n->b->kind == N_INCDEC))
+	/* a = b = …, a = f(b = …): b first, so that a is typed by b's value */
+	if (n->kind == N_ASSIGN && n->b)
 		scan_node(g, n->b);
 	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX)
 		cg_array_scan(g, n);
@@ -128,7 +128,8 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 		v->typed = true;
 	}
 	scan_node(g, n->a);
-	scan_node(g, n->b);
+	if (n->kind != N_ASSIGN)
+		scan_node(g, n->b);
 	scan_node(g, n->c);
 	for (i = 0; i < n->nargs; i++)
 		scan_node(g, n->args[i]);
