@@ -122,6 +122,19 @@ void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->text = o.s;
 }
 
+/* 0 (D's NULL) where a string is wanted: the string at address 0, which faults when read */
+static void null_str(struct cg *g, const struct dt_node *arg, struct cv *v)
+{
+	int64_t c;
+
+	if (g->failed || v->type != TY_INT || !cg_const(g, arg, &c) || c)
+		return;
+	v->type = TY_STR;
+	v->skind = SV_USER;
+	dt_free(v->text);
+	v->text = dt_xstrdup("0ULL");
+}
+
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	const char *f = n->name;
@@ -145,8 +158,11 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 		return true;
 	}
 	cg_value(g, n->args[0], &a);
-	if (join)
+	null_str(g, n->args[0], &a);
+	if (join) {
 		cg_value(g, n->args[1], &b);
+		null_str(g, n->args[1], &b);
+	}
 	if (!g->failed && (a.type != TY_STR || (join && b.type != TY_STR)))
 		cg_fail(g, n, "a string function's argument is not a string");
 	j = g->failed ? 0 : slot(g, n);

@@ -59,6 +59,12 @@ same "$T/out" "yfoo|foo||1|111|100\n\n" "strchr, strrchr, s[i], execname[0], sub
 dt 0 -q -n 'BEGIN { self->s = "AB"; this->s = "CD"; printf("%d %d %d\n", self->s[1], this->s[0], this->s[9]); exit(0); }'
 same "$T/out" "66 67 0\n\n" "self->s[i], this->s[i], past the end"
 
+# 0 is D's NULL where a string is wanted: read at run time, it faults at address 0
+dt 0 -q -n 'BEGIN { strlen(0); exit(1); } ERROR { printf("%d %d\n", arg4 == DTRACEFLT_BADADDR, arg5); exit(0); }'
+same "$T/out" "1 0\n\n" "strlen(0) faults"
+dt 1 -q -n 'BEGIN { trace(strlen(1)); exit(0); }'
+grep -q 'incompatible with prototype' "$T/err" || fail "strlen(1) is refused"
+
 # system(): printf's conversions, run when the record is read, after what
 # dtrace printed before; destructive: refused without -w.
 dt 0 -q -w -n 'BEGIN { printf("first\n"); system("echo %s %d", "sys", 42); printf("last\n"); exit(0); }'
