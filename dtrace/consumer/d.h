@@ -317,6 +317,7 @@ enum dt_akind {
 	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
 	A_CLEAR,      /* clear() (field 0), trunc() (1): for the retained instances' share */
 	A_SYSTEM,     /* system(): printf's format and arguments, the command run by the reader */
+	A_FREOPEN,    /* freopen(): printf's format and arguments, the file output goes to */
 };
 
 struct dt_action {

@@ -19,10 +19,13 @@
  * This file is the top of the renderer's layers (render.h lists them):
  * records, the run's end, and the BPF engine's way in.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "d.h"
 #include "json.h"
@@ -87,18 +90,31 @@ static void trace_value(struct dt_render *r, const struct val *v)
  * DTrace's consumer runs it, when its record is read; what it writes goes
  * after what dtrace wrote before it.
  */
-static void run_system(struct dt_render *r, const char *fmt, struct val *v, size_t nv)
+static void run_system(struct dt_render *r, const char *fmt, struct val *v, size_t nv, bool fre)
 {
+	static int saved = -1; /* the output as it was before the first freopen() */
 	char *cmd = NULL;
 	size_t len = 0;
 	FILE *m = open_memstream(&cmd, &len);
-	int rc;
+	int rc, fd;
 
 	if (!m)
 		return;
 	dtr_dformat(m, fmt, v, nv, NULL, NULL);
 	fclose(m);
 	fflush(r->out);
+	if (fre) { /* DTrace's freopen(): output appended to the file; "" the original output */
+		if (saved < 0)
+			saved = dup(fileno(r->out));
+		fd = cmd[0] ? open(cmd, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666) : saved;
+		if (fd < 0 || dup2(fd, fileno(r->out)) < 0)
+			fprintf(stderr, "dtrace: failed to freopen \"%s\": %s\n", cmd,
+				strerror(errno));
+		if (fd >= 0 && fd != saved)
+			close(fd);
+		free(cmd);
+		return;
+	}
 	rc = system(cmd);
 	if (rc == -1)
 		fprintf(stderr, "dtrace: system() failed: %s\n", cmd);
@@ -138,14 +154,15 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		return;
 	}
 	case A_PRINTF:
+	case A_FREOPEN:
 	case A_SYSTEM:
 	case A_TRACE: {
 		struct val *v = dt_xmalloc((act->nargs + 1) * sizeof(*v));
 
 		for (i = 0; i < act->nargs; i++)
 			dtr_eval(act->args[i].r, &act->args[i], f, nf, &v[i]);
-		if (act->kind == A_SYSTEM)
-			run_system(r, act->fmt, v, act->nargs);
+		if (act->kind == A_SYSTEM || act->kind == A_FREOPEN)
+			run_system(r, act->fmt, v, act->nargs, act->kind == A_FREOPEN);
 		else if (act->kind == A_PRINTF)
 			dtr_dformat(r->out, act->fmt, v, act->nargs, NULL, NULL);
 		else if (act->nargs && v[0].is_str && r->o && r->o->rawbytes)

@@ -121,7 +121,8 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 
 static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 {
-	bool sys = !strcmp(n->name, "system"), is_printf = sys || !strcmp(n->name, "printf");
+	bool fre = !strcmp(n->name, "freopen");
+	bool sys = fre || !strcmp(n->name, "system"), is_printf = sys || !strcmp(n->name, "printf");
 	size_t i, first = is_printf ? 1 : 0, act;
 	struct dt_action *a;
 
@@ -135,7 +136,7 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		cg_err(g, n, "trace() of other than one value");
 		return;
 	}
-	act = new_action(g, sys ? A_SYSTEM : is_printf ? A_PRINTF : A_TRACE);
+	act = new_action(g, fre ? A_FREOPEN : sys ? A_SYSTEM : is_printf ? A_PRINTF : A_TRACE);
 	item_begin(w, act);
 	dt_buf_printf(w->o, "\t\tif (rec) {\n");
 	for (i = first; i < n->nargs && !g->failed; i++) {
@@ -504,7 +505,7 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		agg_update(g, w, n);
 	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace") ||
-		    !strcmp(n->name, "system"))) {
+		    !strcmp(n->name, "system") || !strcmp(n->name, "freopen"))) {
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);

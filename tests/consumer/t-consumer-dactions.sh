@@ -73,6 +73,13 @@ dt 1 -q -n 'BEGIN { system("echo no"); exit(0); }'
 same "$T/out" "" "system() without -w runs nothing"
 grep -q 'could not enable tracing: Destructive actions not allowed' "$T/err" || fail "system() without -w: DTrace's refusal"
 
+# freopen(): what follows goes to the file (appended); "" the output again
+dt 0 -q -w -n "BEGIN { printf(\"a\\n\"); freopen(\"$T/%s\", \"fo\"); printf(\"b\\n\"); freopen(\"\"); printf(\"c\\n\"); exit(0); }"
+same "$T/out" "a\nc\n\n" "freopen(): the output before and after"
+same "$T/fo" "b\n" "freopen(): the file's"
+dt 1 -q -n "BEGIN { freopen(\"$T/no\"); exit(0); }"
+[ ! -e "$T/no" ] || fail "freopen() without -w opens nothing"
+
 # dynvarsize in DTrace's units: elements of (tuple + value), an int 4 bytes.
 dt 0 -q -x dynvarsize=4 -n 'BEGIN { self->a = 1; self->b = 0; trace(self->a); exit(0); }'
 same "$T/out" "1\n" "dynvarsize=4 holds one int thread variable"
