@@ -173,6 +173,8 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 				      n->name, i + 1);
 		else if ((want == 'i' || want == 'c') && t == CT_STR)
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
+		else if (want == 's' && t == CT_INT && dt_check_const(n->args[i], &cv) && !cv)
+			; /* 0, D's NULL: a pointer (read at run time: DTrace's fault) */
 		else if (want == 's' && (t == CT_INT || t == CT_PTR) && strcmp(n->name, "printf"))
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
 		else if (want == 's' && t == CT_INT)

@@ -45,6 +45,7 @@ struct dt_consumer_opts {
 	/* printa's order (DTrace's aggsortkey, aggsortkeypos, aggsortrev) */
 	bool aggsortkey, aggsortrev;
 	bool rawbytes; /* trace() of a string as a hex dump */
+	bool testing;  /* $_DTRACE_TESTING: records without the CPU and ID columns */
 	long aggsortkeypos;
 	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
 	char opt_error[200];

@@ -286,6 +286,7 @@ struct dt_value {
 	enum dt_type type;
 	unsigned size;
 	bool is_unsigned;
+	bool is_float; /* float or double: the bits (printf's %e %f %g) */
 };
 
 enum dt_akind {
@@ -304,6 +305,8 @@ enum dt_akind {
 	A_USTACK,     /* ustack(): its frames as text (dtrace/engine/ustack.c), DTrace's */
 	A_CLEAR,      /* clear(): the engine zeroes the map; nothing printed */
 	A_TRACEMEM,   /* tracemem(): the bytes as hex digits, how many to print */
+	A_SYSTEM,     /* system(): printf's format and arguments, the command run by the reader */
+	A_FREOPEN,    /* freopen(): printf's format and arguments, the file output goes to */
 };
 
 struct dt_action {

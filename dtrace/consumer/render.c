@@ -19,10 +19,13 @@
  * layers (render.h lists them): records, the run's end, the engine's way
  * in.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "d.h"
 #include "render.h"
@@ -46,40 +49,75 @@ static void end_record(struct dt_render *r)
 	r->in_record = false;
 }
 
+/*
+ * trace() of a value: DTrace's widths by the recorded size and its type's
+ * sign (dt_print_trace: " %3d", " %5d", " %10d", " %19d" signed, " %20u"
+ * for an unsigned 64-bit one), none under quiet.
+ */
 static void trace_value(struct dt_render *r, const struct val *v)
 {
+	static const int sw[] = {3, 5, 10, 19}, uw[] = {3, 5, 10, 20};
+	unsigned long long u = (unsigned long long)v->i;
+	long long s = (long long)v->i;
+	int k;
+
 	if (v->is_stack) {
 		dtr_print_ustack(r->out, v->s);
 		return;
 	}
-	if (r->o->quiet) {
-		if (v->is_str)
-			fputs(v->s, r->out);
-		else
-			fprintf(r->out, "%lld", (long long)v->i);
-		return;
-	}
 	if (v->is_str) {
-		fprintf(r->out, "  %-33s", v->s);
+		fprintf(r->out, r->o->quiet ? "%s" : "  %-33s", v->s);
 		return;
 	}
-	switch (v->size) { /* a narrow value as its type's sign reads it (DTrace: by size) */
-	case 1:
-		fprintf(r->out, " %3d", v->is_unsigned ? (int)(uint8_t)v->i : (int)(int8_t)v->i);
-		break;
-	case 2:
-		fprintf(r->out, " %5d", v->is_unsigned ? (int)(uint16_t)v->i : (int)(int16_t)v->i);
-		break;
-	case 4:
-		if (v->is_unsigned)
-			fprintf(r->out, " %8u", (unsigned)v->i);
-		else
-			fprintf(r->out, " %8d", (int)v->i);
-		break;
-	default:
-		fprintf(r->out, " %16lld", (long long)v->i);
-		break;
+	k = v->size == 1 ? 0 : v->size == 2 ? 1 : v->size == 4 ? 2 : 3;
+	if (k < 3) { /* a narrow value as its type's sign reads it */
+		u &= (1ULL << (8 << k)) - 1;
+		s = (long long)(u ^ (1ULL << ((8 << k) - 1))) - (1LL << ((8 << k) - 1));
 	}
+	if (r->o->quiet && v->is_unsigned)
+		fprintf(r->out, "%llu", u);
+	else if (r->o->quiet)
+		fprintf(r->out, "%lld", s);
+	else if (v->is_unsigned)
+		fprintf(r->out, " %*llu", uw[k], u);
+	else
+		fprintf(r->out, " %*lld", sw[k], s);
+}
+
+/*
+ * system(): the command printf's conversions make, run by the shell as
+ * DTrace's consumer runs it, when its record is read; what it writes goes
+ * after what dtrace wrote before it.
+ */
+static void run_system(struct dt_render *r, const char *fmt, struct val *v, size_t nv, bool fre)
+{
+	static int saved = -1; /* the output as it was before the first freopen() */
+	char *cmd = NULL;
+	size_t len = 0;
+	FILE *m = open_memstream(&cmd, &len);
+	int rc, fd;
+
+	if (!m)
+		return;
+	dtr_dformat(m, fmt, v, nv, NULL, NULL);
+	fclose(m);
+	fflush(r->out);
+	if (fre) { /* DTrace's freopen(): output appended to the file; "" the original output */
+		if (saved < 0)
+			saved = dup(fileno(r->out));
+		fd = cmd[0] ? open(cmd, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0666) : saved;
+		if (fd < 0 || dup2(fd, fileno(r->out)) < 0)
+			fprintf(stderr, "dtrace: failed to freopen \"%s\": %s\n", cmd,
+				strerror(errno));
+		if (fd >= 0 && fd != saved)
+			close(fd);
+		free(cmd);
+		return;
+	}
+	rc = system(cmd);
+	if (rc == -1)
+		fprintf(stderr, "dtrace: system() failed: %s\n", cmd);
+	free(cmd);
 }
 
 static void record(struct dt_render *r, size_t id, char **f, size_t nf)
@@ -100,21 +138,31 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		char fn[600];
 
 		end_record(r);
-		if (!r->header_done)
+		/* _DTRACE_TESTING: without the CPU and ID columns, as DTrace's */
+		if (!r->header_done && r->o->testing)
+			fprintf(r->out, "%32s\n", "FUNCTION:NAME");
+		else if (!r->header_done)
 			fprintf(r->out, "%3s %6s %32s\n", "CPU", "ID", "FUNCTION:NAME");
 		r->header_done = true;
 		snprintf(fn, sizeof(fn), "%s:%s", act->probe->func, act->probe->name);
-		fprintf(r->out, "%3d %6u %32s ", nf ? atoi(f[0]) : 0, act->probe->id, fn);
+		if (r->o->testing)
+			fprintf(r->out, "%32s ", fn);
+		else
+			fprintf(r->out, "%3d %6u %32s ", nf ? atoi(f[0]) : 0, act->probe->id, fn);
 		r->in_record = true;
 		return;
 	}
 	case A_PRINTF:
+	case A_FREOPEN:
+	case A_SYSTEM:
 	case A_TRACE: {
 		struct val *v = dt_xmalloc((act->nargs + 1) * sizeof(*v));
 
 		for (i = 0; i < act->nargs; i++)
 			dtr_eval(act->args[i].r, &act->args[i], f, nf, &v[i]);
-		if (act->kind == A_PRINTF)
+		if (act->kind == A_SYSTEM || act->kind == A_FREOPEN)
+			run_system(r, act->fmt, v, act->nargs, act->kind == A_FREOPEN);
+		else if (act->kind == A_PRINTF)
 			dtr_dformat(r->out, act->fmt, v, act->nargs, NULL, NULL);
 		else if (act->nargs && v[0].is_str && r->o && r->o->rawbytes)
 			dtr_print_rawbytes(r->out, v[0].s, r->t->strsize);

@@ -25,6 +25,7 @@ struct val {
 	int64_t i;
 	unsigned size;
 	bool is_unsigned;
+	bool is_float; /* the bits of a float (size 4) or a double */
 };
 
 struct dt_entry {

@@ -242,6 +242,25 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 			struct val *x = &v[vi++];
 
 			switch (conv) {
+			case 'e':
+			case 'E':
+			case 'f':
+			case 'F':
+			case 'g':
+			case 'G':
+				if (x->is_float) { /* the value's bits as its type's */
+					uint32_t b32 = (uint32_t)x->i;
+					uint64_t b64 = (uint64_t)x->i;
+					float f;
+					double d;
+
+					memcpy(&f, &b32, sizeof(f));
+					memcpy(&d, &b64, sizeof(d));
+					snprintf(spec + sn, sizeof(spec) - sn, "%c", conv);
+					fprintf(out, spec, x->size == 4 ? (double)f : d);
+					break;
+				}
+				goto other;
 			case 'd':
 			case 'i':
 				snprintf(spec + sn, sizeof(spec) - sn, "lld");
@@ -291,7 +310,8 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 			case 's':
 			case 'a':
 			case 'A':
-			default: {
+			default:
+			other : {
 				char *s = dtr_vstr(x);
 
 				if (conv == 'a' || conv == 'A') {

@@ -39,6 +39,7 @@ void dtr_eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fiel
 			out->i = (int64_t)strtoll(f, NULL, 10);
 			out->size = dv && dv->size ? dv->size : 8;
 			out->is_unsigned = dv && dv->is_unsigned;
+			out->is_float = dv && dv->is_float;
 		}
 		return;
 	}

@@ -32,6 +32,7 @@ struct cv {
 	enum dt_type type;
 	unsigned size;
 	bool is_unsigned;
+	bool is_float; /* a declared float or double variable's bits (D has no float arithmetic) */
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
@@ -92,6 +93,7 @@ struct cg {
 	unsigned key_depth, key_depth_max;
 	bool dmem;	 /* D's memory is used (codegen_ptr.c): its map and functions */
 	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
+	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
 };
@@ -102,6 +104,15 @@ struct cg {
  * by the expression layer through g->expr (so no layer calls up to it).
  */
 void cg_err(struct cg *g, const struct dt_node *n, const char *what);
+/* A clause writes a record: a data-recording action, or no statement (codegen_acts.c). */
+bool cg_clause_records(const struct dt_clause *c);
+/* system() and the other destructive actions: allowed (-w), else refused as DTrace refuses */
+bool cg_destructive(struct cg *g, const struct dt_node *n);
+/* A subroutine's call as a statement: its value computed and dropped */
+bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+/* caller, stackdepth, curthread, curcpu, errno, ipl...: the helpers' (codegen_bvar.c) */
+bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v);
+void cg_bvar_maps(const struct cg *g, struct dt_buf *o);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
@@ -148,6 +159,8 @@ void cg_use_arg(struct cg *g, const struct dt_node *n, unsigned k);
 
 /* String functions (codegen_strfn.c): true when n is one (its value in v, or refused). */
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v);
+/* s[i] of a string variable or builtin: its character (codegen_strfn.c) */
+bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
 int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
 void cg_btf_free(struct cg *g);
@@ -224,6 +237,8 @@ bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4]);
 bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3]);
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);
+/* A new fault site of the clause being written (0 while scanning): FAULT()'s first argument. */
+size_t cg_fault_site(struct cg *g);
 int cg_fault_sizes(struct cg *g);
 bool cg_fault_const(const char *name, long long *value);
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,

@@ -95,6 +95,7 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 	dv->type = v->type;
 	dv->size = v->size;
 	dv->is_unsigned = v->is_unsigned;
+	dv->is_float = v->is_float;
 	if (v->type == TY_STR && v->skind == SV_CONST) {
 		dv->r = const_recipe(v->text);
 		return;
@@ -120,10 +121,13 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 
 static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 {
-	bool is_printf = !strcmp(n->name, "printf");
+	bool fre = !strcmp(n->name, "freopen");
+	bool sys = fre || !strcmp(n->name, "system"), is_printf = sys || !strcmp(n->name, "printf");
 	size_t i, first = is_printf ? 1 : 0, act;
 	struct dt_action *a;
 
+	if (sys && !cg_destructive(g, n))
+		return;
 	if (is_printf && (!n->nargs || n->args[0]->kind != N_STR)) {
 		cg_err(g, n, "printf() without a constant format");
 		return;
@@ -132,7 +136,7 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		cg_err(g, n, "trace() of other than one value");
 		return;
 	}
-	act = new_action(g, is_printf ? A_PRINTF : A_TRACE);
+	act = new_action(g, fre ? A_FREOPEN : sys ? A_SYSTEM : is_printf ? A_PRINTF : A_TRACE);
 	item_begin(w, act);
 	dt_buf_printf(w->o, "\t\tif (rec) {\n");
 	for (i = first; i < n->nargs && !g->failed; i++) {
@@ -506,7 +510,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		item_begin(w, new_action(g, A_TRACEMEM));
 		cg_tracemem(g, n, w->r, w->o);
 	} else if (n->kind == N_CALL && w->r &&
-		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace"))) {
+		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace") ||
+		    !strcmp(n->name, "system") || !strcmp(n->name, "freopen"))) {
 		print_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
@@ -529,7 +534,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	} else if (cg_ptr_stmt(g, n, w->o, "\t\t")) {
 		/* a store through a pointer, bcopy(), copyinto() */
 	} else if (n->kind == N_CALL) {
-		cg_unknown_call(g, n, "this action");
+		if (!cg_call_stmt(g, n, w->o, "\t\t"))
+			cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
 		   !cg_var_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
@@ -539,7 +545,7 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = g->prog->clauses[pc->clause];
-	bool quiet = g->prog->o->quiet, recs = !dt_clause_only_aggs(c);
+	bool quiet = g->prog->o->quiet, recs = cg_clause_records(c);
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
@@ -554,6 +560,9 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			dt_buf_printf(&cond, "%spid == %d", k ? " || " : "", pc->pids[k]);
 		dt_buf_add(&cond, pc->npids ? ")" : "0)", pc->npids ? 1 : 2);
 	}
+	/* after exit(), no clause runs but END's (and ERROR's): DTrace's activity test */
+	if (g->probe->kind != P_END && g->probe->kind != P_ERROR)
+		dt_buf_printf(&cond, "%s!draining()", cond.n ? " && " : "");
 	if (c->pred) {
 		struct cv p;
 
@@ -630,7 +639,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	if (p->kind != P_END && p->kind != P_ERROR)
 		dt_buf_printf(&body, "\tif (draining())\n\t\treturn 0;\n");
 	dt_buf_printf(&body, "\t__s64 pid = (__s64)(bpf_get_current_pid_tgid() >> 32);\n");
-	dt_buf_printf(&body, "\t(void)pid;\n");
+	dt_buf_printf(&body, "\t(void)pid;\n\t__u64 ts_now = 0;\n\t(void)ts_now;\n");
 	if (p->kind == P_USDT)
 		dt_buf_printf(&body, "\t__u32 probe_ix = site->probe;\n");
 	else
@@ -766,6 +775,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	cg_dmem_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);
 	cg_arrays_maps(&g, &out->c);
+	cg_bvar_maps(&g, &out->c);
 	dt_buf_add(&out->c, progs.s, progs.n);
 	dt_free(progs.s);
 	return 0;

@@ -132,8 +132,10 @@ static bool builtin(struct cg *g, const struct dt_node *n, struct cv *v)
 
 	if (p && p->kind == P_USDT && cg_site_builtin(g, n, v))
 		return true;
-	if (!strcmp(s, "timestamp")) {
-		cv_printf(v, "(__s64)bpf_ktime_get_ns()");
+	if (cg_bvar(g, n, v))
+		return true;
+	if (!strcmp(s, "timestamp")) { /* one a firing, as DTrace's */
+		cv_printf(v, "(__s64)(ts_now ? ts_now : (ts_now = bpf_ktime_get_ns()))");
 		set_int(v, 8, true);
 	} else if (!strcmp(s, "walltimestamp")) {
 		/* the monotonic clock plus the wall clock's offset, taken at the start */
@@ -410,7 +412,8 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_var_read(g, n, v);
 		return;
 	case N_INDEX:
-		cg_array_read(g, n, v);
+		if (!cg_str_index(g, n, v))
+			cg_array_read(g, n, v);
 		return;
 	case N_ARGS: {
 		unsigned k = (unsigned)n->ival;

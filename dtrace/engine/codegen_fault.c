@@ -104,7 +104,7 @@ const char *eg_fault_name(uint64_t kind)
 int cg_fault_sizes(struct cg *g)
 {
 	const struct dt_consumer_opts *o = g->prog->o;
-	unsigned rec = 0, agg = 0, dyn = 0;
+	unsigned rec = 0, agg = 0, dyn = 0, tup = 0, dv = 0;
 	size_t i;
 
 	for (i = 0; i < g->out->nrecs; i++)
@@ -113,12 +113,26 @@ int cg_fault_sizes(struct cg *g)
 	for (i = 0; i < g->t->naggs; i++)
 		if (g->out->aggs[i].key_size + g->out->aggs[i].val_size > agg)
 			agg = g->out->aggs[i].key_size + g->out->aggs[i].val_size;
-	for (i = 0; i < g->narrays; i++)
-		if (g->arrays[i].key_size + 8 > dyn)
-			dyn = g->arrays[i].key_size + 8;
-	for (i = 0; i < g->nvars; i++)
-		if (g->vars[i].kind == 's' && dyn < 16)
-			dyn = 16;
+	/*
+	 * DTrace's dynamic variables: dynvarsize over (the largest tuple + the
+	 * largest value) elements, at least one (an int thread variable is 4
+	 * bytes, a string strsize + 1, an array's tuple its keys and its ID)
+	 */
+	for (i = 0; i < g->narrays; i++) {
+		unsigned v = g->arrays[i].is_str ? (unsigned)g->strsize + 1 : g->arrays[i].size;
+
+		if (g->arrays[i].key_size + 8 > tup) /* a tuple holds its variable's ID too */
+			tup = g->arrays[i].key_size + 8;
+		if (v > dv)
+			dv = v;
+	}
+	for (i = 0; i < g->nvars; i++) {
+		unsigned v = g->vars[i].is_str ? (unsigned)g->strsize + 1 : g->vars[i].size;
+
+		if (g->vars[i].kind == 's' && v > dv)
+			dv = v;
+	}
+	dyn = dv ? tup + dv : 0;
 	if ((o->bufsize > 0 && o->bufsize < (long)rec) ||
 	    (o->aggsize > 0 && o->aggsize < (long)agg) ||
 	    (o->dynvarsize > 0 && o->dynvarsize < (long)dyn)) {
@@ -138,6 +152,11 @@ size_t cg_fault_site(struct cg *g)
 		 p->mod ? p->mod : "", p->func ? p->func : "", p->name ? p->name : "");
 	DT_PUSH(g->out->faults, g->out->nfaults, s);
 	return g->out->nfaults;
+}
+
+size_t cg_fault_site(struct cg *g)
+{
+	return g->scanning ? 0 : new_site(g);
 }
 
 /* A string read from the process; an address not readable faults (DTRACEFLT_BADADDR). */

@@ -121,6 +121,19 @@ void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->text = o.s;
 }
 
+/* 0 (D's NULL) where a string is wanted: the string at address 0, which faults when read */
+static void null_str(struct cg *g, const struct dt_node *arg, struct cv *v)
+{
+	int64_t c;
+
+	if (g->failed || v->type != TY_INT || !cg_const(g, arg, &c) || c)
+		return;
+	v->type = TY_STR;
+	v->skind = SV_USER;
+	dt_free(v->text);
+	v->text = dt_xstrdup("0ULL");
+}
+
 bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	const char *f = n->name;
@@ -144,8 +157,11 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 		return true;
 	}
 	cg_strval(g, n->args[0], &a);
-	if (join)
+	null_str(g, n->args[0], &a);
+	if (join) {
 		cg_strval(g, n->args[1], &b);
+		null_str(g, n->args[1], &b);
+	}
 	if (!g->failed && (a.type != TY_STR || (join && b.type != TY_STR)))
 		cg_fail(g, n, "a string function's argument is not a string");
 	j = g->failed ? 0 : slot(g, n);
@@ -182,5 +198,73 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 		v->type = TY_STR;
 		v->skind = SV_MEM;
 	}
+	return true;
+}
+
+/* A string variable or builtin indexed (`s[1]`, `self->s[i]`, `execname[0]`): is n one? */
+static bool str_base(const struct cg *g, const struct dt_node *n, struct dt_node *base)
+{
+	static const char *const bstr[] = {"execname",	"probename", "probefunc", "probemod",
+					   "probeprov", "zonename",  NULL};
+	char kind = n->a ? (n->a->kind == N_SELF ? 's' : n->a->kind == N_THIS ? 't' : 0) : 'g';
+	size_t i;
+
+	if (n->nargs != 1 || !kind || !n->name)
+		return false;
+	memset(base, 0, sizeof(*base));
+	if (n->a)
+		*base = *n->a;
+	else {
+		base->kind = N_IDENT;
+		base->pos = n->pos;
+		base->name = n->name;
+	}
+	for (i = 0; i < g->narrays; i++)
+		if (g->arrays[i].kind == (kind == 's' ? 'S' : 'a') &&
+		    !strcmp(g->arrays[i].name, n->name))
+			return false;
+	for (i = 0; i < g->nvars; i++)
+		if (g->vars[i].kind == kind && g->vars[i].is_str &&
+		    !strcmp(g->vars[i].name, n->name))
+			return true;
+	for (i = 0; kind == 'g' && bstr[i]; i++)
+		if (!strcmp(bstr[i], n->name))
+			return true;
+	return false;
+}
+
+/* A string's character (D's char, signed): the string copied into a slot, the byte read. */
+bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v)
+{
+	struct dt_node base;
+	struct cv sv = {0}, ix = {0};
+	struct dt_buf o = {0};
+	unsigned j;
+
+	if (n->kind != N_INDEX || !str_base(g, n, &base))
+		return false;
+	cg_value(g, &base, &sv);
+	cg_int(g, n->args[0], &ix);
+	j = g->failed ? 0 : slot(g, n);
+	if (!g->failed) {
+		/* past the string's end (its copy leaves older bytes there): 0 */
+		dt_buf_printf(
+		    &o,
+		    "({ __u8 *t = strfn_slot(%u, 0), *r = strfn_slot(%u, 1); __s64 c = 0;\n"
+		    "\t\tif (t && r) {\n",
+		    j, j);
+		cg_store_str(g, &sv, "t", false, &o, "\t\t\t");
+		dt_buf_printf(&o,
+			      "\t\t\t__u64 ci = (__u64)(%s);\n"
+			      "\t\t\tif (ci <= dstrlen(t, r))\n"
+			      "\t\t\t\tc = (signed char)at(t, (__u32)ci);\n\t\t}\n\t\tc; })",
+			      ix.text);
+		v->text = o.s;
+		v->type = TY_INT;
+		v->size = 1;
+		v->is_unsigned = false;
+	}
+	cv_free(&sv);
+	cv_free(&ix);
 	return true;
 }

@@ -175,9 +175,9 @@ void cg_strfn2_functions(struct dt_buf *o)
 
 static int which(const char *f)
 {
-	static const char *const names[] = {"strstr",  "index",	    "rindex",  "substr",
-					    "toupper", "tolower",   "lltostr", "copyin",
-					    "strtok",  "copyinstr", NULL};
+	static const char *const names[] = {"strstr",  "index",	  "rindex", "substr", "toupper",
+					    "tolower", "lltostr", "copyin", "strtok", "copyinstr",
+					    "strchr",  "strrchr", NULL};
 	int i;
 
 	for (i = 0; names[i]; i++)
@@ -196,19 +196,22 @@ enum {
 	F_LLTOSTR,
 	F_COPYIN,
 	F_STRTOK,
-	F_COPYINSTR
+	F_COPYINSTR,
+	F_STRCHR,
+	F_STRRCHR
 };
 
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
 	int f = which(n->name);
+	bool chr = f == F_STRCHR || f == F_STRRCHR;
 	size_t lo = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_SUBSTR ||
-			    f == F_COPYIN || f == F_STRTOK
+			    f == F_COPYIN || f == F_STRTOK || chr
 			? 2
 			: 1;
-	size_t hi = f == F_STRSTR || f == F_COPYIN || f == F_STRTOK || f == F_COPYINSTR ? 2
-		    : lo == 2								? 3
-											: 1;
+	size_t hi = f == F_STRSTR || f == F_COPYIN || f == F_STRTOK || f == F_COPYINSTR || chr ? 2
+		    : lo == 2								       ? 3
+											       : 1;
 	const struct dt_node *a0 = n->nargs ? n->args[0] : NULL;
 	bool tok_next = f == F_STRTOK && a0 &&
 			((a0->kind == N_IDENT && !strcmp(a0->name, "NULL")) ||
@@ -301,19 +304,32 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			      "\t\t\t__u64 n = (__u64)(%s);\n"
 			      "\t\t\tif (n > STRSIZE - 1) n = STRSIZE - 1;\n"
 			      "\t\t\tBOUNDED(n);\n\t\t\tif (n < STRSIZE) {\n"
-			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s))) n = 0;\n"
+			      "\t\t\t\tif (n && bpf_probe_read_user(t, n, (void *)(%s)))\n"
+			      "\t\t\t\t\tFAULT(%zu, 1, (%s));\n"
 			      "\t\t\t\tput(t, n, 0);\n\t\t\t}\n\t\t\tres = t;\n",
-			      b.text, a.text);
+			      b.text, a.text, cg_fault_site(g), a.text);
 		break;
 	case F_COPYINSTR:
 		/* copyinstr(addr, maxlength): at most maxlength bytes of the string */
 		dt_buf_printf(
 		    &o,
-		    "\t\t\tbpf_probe_read_user_str(t, STRSIZE, (void *)(%s));\n"
+		    "\t\t\tif (bpf_probe_read_user_str(t, STRSIZE, (void *)(%s)) < 0)\n"
+		    "\t\t\t\tFAULT(%zu, 1, (%s));\n"
 		    "\t\t\t__s64 n = (__s64)(%s);\n"
 		    "\t\t\tput(t, n < 0 ? 0 : n > STRSIZE - 1 ? STRSIZE - 1 : (__u32)n, 0);\n"
 		    "\t\t\tres = t;\n",
-		    a.text, b.text);
+		    a.text, cg_fault_site(g), a.text, b.text);
+		break;
+	case F_STRCHR:
+	case F_STRRCHR:
+		/* the character as a one-byte string; '\0' is found at the end, as DTrace's */
+		dt_buf_printf(&o,
+			      "\t\t\tr[0] = (__u8)(%s); r[1] = 0;\n"
+			      "\t\t\tlong la = dlen(t), at = !r[0] ? la : "
+			      "dfind(t, r, la, 1, %s, %d);\n"
+			      "\t\t\t__u64 ua = (__u64)at;\n\t\t\tBOUNDED(ua);\n"
+			      "\t\t\tif (ua < STRSIZE) res = t + ua;\n",
+			      b.text, f == F_STRCHR ? "0" : "la - 1", f == F_STRCHR ? 1 : -1);
 		break;
 	case F_STRTOK: /* written above */
 		break;

@@ -46,11 +46,12 @@ static char var_kind(const struct dt_node *n)
 
 static bool is_builtin(const char *s)
 {
-	static const char *const b[] = {"timestamp",	 "pid",	      "tid",	   "uid",
-					"gid",		 "cpu",	      "epid",	   "id",
-					"NULL",		 "execname",  "probename", "probefunc",
-					"probemod",	 "probeprov", "ppid",	   "vtimestamp",
-					"walltimestamp", "zonename",  NULL};
+	static const char *const b[] = {
+	    "timestamp", "pid",	      "tid",	    "uid",	   "gid",	    "cpu",
+	    "epid",	 "id",	      "NULL",	    "execname",	   "probename",	    "probefunc",
+	    "probemod",	 "probeprov", "ppid",	    "vtimestamp",  "walltimestamp", "zonename",
+	    "caller",	 "ucaller",   "stackdepth", "ustackdepth", "curthread",	    "curcpu",
+	    "errno",	 "ipl",	      NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)
@@ -104,8 +105,8 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 
 	if (!n)
 		return;
-	/* a = b = …: b first, so that a is typed by b's value */
-	if (n->kind == N_ASSIGN && n->b && (n->b->kind == N_ASSIGN || n->b->kind == N_INCDEC))
+	/* a = b = …, a = f(b = …): b first, so that a is typed by b's value */
+	if (n->kind == N_ASSIGN && n->b)
 		scan_node(g, n->b);
 	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_INDEX &&
 	    n->a->name[0]) {
@@ -142,7 +143,8 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 		v->typed = true;
 	}
 	scan_node(g, n->a);
-	scan_node(g, n->b);
+	if (n->kind != N_ASSIGN)
+		scan_node(g, n->b);
 	scan_node(g, n->c);
 	for (i = 0; i < n->nargs; i++)
 		scan_node(g, n->args[i]);
@@ -385,11 +387,13 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 			v->text = dt_xstrdup("");
 			return true;
 		}
-		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr && !t.is_float) {
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && !t.is_aggr &&
+		    (!t.is_float || t.size <= 8)) {
 			v->size = t.size;
 			v->is_unsigned = t.is_unsigned;
 			if (t.is_ptr)
 				v->ptr = cg_type_pointee(g, cg_decl_type(g, k, n->name));
+			v->is_float = t.is_float; /* 0.0: never assigned (D has no float values) */
 		} else {
 			cg_err(g, n, "a variable of this type");
 		}

@@ -119,8 +119,8 @@ same "$T/out" "/api|1|-12\n/sta|2|-12\n\n" "copyin(), a NUL stored, stringof()"
 ebpf 0 -c './quickstart 2 1' -n 'quickstart*:::request-start { trace(args[0]); trace(args[1]); }'
 strip_served
 hdr=$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)
-r1=$(printf '%3d %6d %32s  %8d  %-33s' 0 4 main:request-start 1 '/api/users?id=1')
-r2=$(printf '%3d %6d %32s  %8d  %-33s' 0 4 main:request-start 2 '/static/app.js?id=2')
+r1=$(printf '%3d %6d %32s  %10d  %-33s' 0 4 main:request-start 1 '/api/users?id=1')
+r2=$(printf '%3d %6d %32s  %10d  %-33s' 0 4 main:request-start 2 '/static/app.js?id=2')
 same "$T/out" "$hdr\n$r1\n$r2\n\n" "records with the default prefix"
 pid=$(sed -n 's/^dtrace: pid \([0-9]*\) has exited$/\1/p' "$T/err")
 [ -n "$pid" ] || fail "no 'pid N has exited' notice"

@@ -127,7 +127,7 @@ same "$T/out" "\n             0  1  2  3  4  5  6  7  8  9  a  b  c  d  e  f  01
 
 # Buffers smaller than what the program writes: DTrace's refusal, whichever
 # engine would run it (an ERROR clause included).
-for x in aggsize=8 dynvarsize=15 bufsize=16; do
+for x in aggsize=8 dynvarsize=3 bufsize=16; do
 	dt 1 -q -x "$x" -n 'BEGIN { self->x = 1; @ = count(); printf("%d\n", 1); exit(0); } ERROR { exit(0); }'
 	same "$T/err" "dtrace: error: could not enable tracing: Enabling exceeds size of buffer\n" "-x $x too small"
 done

@@ -104,7 +104,8 @@ dt 1 -q -n 'BEGIN { trace((struct nosuch)1); exit(0); }'
 expect_grep "error: cast to unknown type 'struct nosuch'" "$T/err" "a cast to an unknown type"
 # trace() without -q: a narrow value printed as its type's sign reads it
 # (DTrace's dt_consume prints a 1, 2 or 4-byte record through the unsigned
-# type of its size for an unsigned type: 255, 65535, 4294967295)
+# type of its size for an unsigned type: 255, 65535, 4294967295; widths
+# " %3d", " %5d", " %10d" as Oracle's dt_print_trace)
 dt 0 -x engine=bpf -n 'BEGIN { trace((uint8_t)-1); trace((int8_t)-1); trace((uint16_t)-1); trace((uint32_t)-1); trace((int32_t)-1); exit(0); }'
-grep -q ' 255  -1 65535 4294967295       -1 *$' "$T/out" || { cat "$T/out" >&2; fail "trace() of narrow unsigned and signed values"; }
+grep -q ' 255  -1 65535 4294967295         -1 *$' "$T/out" || { cat "$T/out" >&2; fail "trace() of narrow unsigned and signed values"; }
 echo "ok: D's types and arithmetic"

@@ -30,12 +30,12 @@ same "$T/out" "$want\n" "-q printf records"
 [ -s "$T/err" ] && { cat "$T/err" >&2; fail "-q wrote to stderr"; }
 
 # 2. Not quiet: the header, "%3d %6d %32s " prefixes, trace() of an int
-# (" %8d") and of a string ("  %-33s"), each record's newline; the notices.
+# (DTrace's " %10d") and of a string ("  %-33s"), each record's newline; the notices.
 dt 0 -c './quickstart 2 1' -n 'quickstart*:::request-start { trace(args[0]); trace(args[1]); }'
 strip_served
 hdr=$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)
-r1=$(printf '%3d %6d %32s  %8d  %-33s' 0 4 main:request-start 1 '/api/users?id=1')
-r2=$(printf '%3d %6d %32s  %8d  %-33s' 0 4 main:request-start 2 '/static/app.js?id=2')
+r1=$(printf '%3d %6d %32s  %10d  %-33s' 0 4 main:request-start 1 '/api/users?id=1')
+r2=$(printf '%3d %6d %32s  %10d  %-33s' 0 4 main:request-start 2 '/static/app.js?id=2')
 same "$T/out" "$hdr\n$r1\n$r2\n\n" "records with the default prefix"
 pid=$(sed -n 's/^dtrace: pid \([0-9]*\) has exited$/\1/p' "$T/err")
 [ -n "$pid" ] || fail "no 'pid N has exited' notice"

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Which of a clause's statements are DTrace's data-recording actions. A
+ * clause writes a record (and, without quiet, its probe's line) when it
+ * has one, or when it has no statement at all (DTrace's default action);
+ * a clause of assignments and aggregations alone prints nothing.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cg.h"
+
+static const char *const recording[] = {
+    "trace",  "printf",	   "printa",	  "exit",   "ustack",	  "stack",   "jstack",
+    "clear",  "normalize", "denormalize", "trunc",  "system",	  "freopen", "ftruncate",
+    "raise",  "stop",	   "panic",	  "chill",  "breakpoint", "setopt",  "tracemem",
+    "printm", "print",	   "speculate",	  "commit", "discard",	  NULL,
+};
+
+static bool is_action(const char *name)
+{
+	size_t k;
+
+	for (k = 0; recording[k]; k++)
+		if (!strcmp(recording[k], name))
+			return true;
+	return false;
+}
+
+static bool stmts_record(struct dt_stmt *const *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i]->is_if) {
+			if (stmts_record(s[i]->then, s[i]->nthen) ||
+			    stmts_record(s[i]->els, s[i]->nels))
+				return true;
+			continue;
+		}
+		if (s[i]->e && s[i]->e->kind == N_CALL && s[i]->e->name && is_action(s[i]->e->name))
+			return true;
+	}
+	return false;
+}
+
+bool cg_clause_records(const struct dt_clause *c)
+{
+	return !c->nbody || stmts_record(c->body, c->nbody);
+}
+
+/* A destructive action (system()) without -w or the destructive option: DTrace's refusal. */
+bool cg_destructive(struct cg *g, const struct dt_node *n)
+{
+	struct dt_consumer_opts *o = g->prog->o;
+
+	(void)n;
+	if (o->destructive)
+		return true;
+	/* (also for dt_consume: the engine's errors go nowhere when it may decline) */
+	snprintf(o->opt_error, sizeof(o->opt_error),
+		 "could not enable tracing: Destructive actions not allowed");
+	if (!g->failed)
+		usdt_error(g->diag, "%s", o->opt_error);
+	g->failed = true;
+	g->invalid = true;
+	return false;
+}
+
+/*
+ * A subroutine called as a statement (`strlen("a");`): its value computed,
+ * as DTrace computes it, and dropped. An action is not one.
+ */
+bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	struct cv v = {0};
+
+	if (n->kind != N_CALL || !n->name || is_action(n->name))
+		return false;
+	cg_value(g, n, &v);
+	if (!g->failed && v.type == TY_STR && v.skind == SV_USER) {
+		/* copyinstr(p): read, so that a bad address faults as DTrace's does */
+		dt_buf_printf(o, "%s{\n%s\t__u8 *cs = scratch_zeroed();\n%s\tif (cs) {\n", ind, ind,
+			      ind);
+		cg_store_str(g, &v, "cs", true, o, "\t\t\t\t");
+		dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
+	} else if (!g->failed && v.text && (v.type == TY_INT || v.skind == SV_MEM)) {
+		dt_buf_printf(o, "%s(void)(%s);\n", ind, v.text);
+	}
+	cv_free(&v);
+	return true;
+}
