@@ -520,6 +520,9 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		    !strcmp(n->name, "denormalize") || !strcmp(n->name, "clear") ||
 		    !strcmp(n->name, "trunc"))) {
 		agg_action(g, w, n);
+	} else if (n->kind == N_CALL &&
+		   cg_spec_stmt(g, n, w->r != NULL, g->out->nrecs, w->o, "\t\t")) {
+		/* speculate(), commit(), discard(): codegen_spec.c */
 	} else if (n->kind == N_CALL) {
 		cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
@@ -531,7 +534,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = g->prog->clauses[pc->clause];
-	bool quiet = g->prog->o->quiet, recs = !dt_clause_only_aggs(c);
+	bool quiet = g->prog->o->quiet;
+	bool recs = !dt_clause_only_aggs(c) && !cg_clause_no_record(c);
 	struct dt_buf cond = {0}, body = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
@@ -568,6 +572,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		statement(g, &w, c->body[k]);
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
+	cg_spec_clause_head(g, o, g->out->nrecs, rec.size, quiet);
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
 	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n", pc->clause);
 	if (recs)
@@ -597,6 +602,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			      pc->clause, pc->clause,
 			      recs ? "\tif (rec)\n\t\tbpf_ringbuf_discard(rec, 0);\n" : "",
 			      pc->clause);
+	cg_spec_clause_end(g, o, recs);
 	dt_buf_printf(o, "\t}\n#undef FAULT_LABEL\n");
 	dt_free(cond.s);
 	dt_free(body.s);
@@ -746,6 +752,10 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	cg_sites_prelude(&out->c);
 	cg_fault_functions(&out->c);
+	if (cg_spec_functions(&g, &out->c)) {
+		dt_free(progs.s);
+		return -1;
+	}
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);

@@ -131,8 +131,7 @@ int cg_fault_sizes(struct cg *g)
 	return 0;
 }
 
-/* A new fault site of the clause being written: its number, from 1. */
-static size_t new_site(struct cg *g)
+size_t cg_fault_site(struct cg *g)
 {
 	const struct dt_probe *p = g->probe;
 	struct eg_fault_site s = {p->id, g->clause, {0}};
@@ -147,7 +146,7 @@ static size_t new_site(struct cg *g)
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
 		       const char *ind)
 {
-	size_t site = g->scanning ? 0 : new_site(g);
+	size_t site = g->scanning ? 0 : cg_fault_site(g);
 
 	dt_buf_printf(o,
 		      "%s{\n%s\t__u64 fa = (__u64)(%s);\n"
@@ -161,7 +160,7 @@ void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *
 	struct dt_buf o = {0};
 	size_t site;
 
-	site = g->scanning ? 0 : new_site(g);
+	site = g->scanning ? 0 : cg_fault_site(g);
 	if (un)
 		dt_buf_printf(
 		    &o,

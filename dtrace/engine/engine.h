@@ -119,6 +119,15 @@ struct eg_fault_site {
 	size_t clause;
 	char desc[256]; /* prov:mod:func:name */
 };
+/*
+ * commit() or discard() (codegen_spec.c): the record numbered EG_SPEC_REC,
+ * {id, cpu, speculation ID, EG_SPEC_COMMIT or EG_SPEC_DISCARD}; a record
+ * speculate() tagged has its speculation's ID at byte 20 of its header.
+ */
+#define EG_SPEC_REC 0xfffffffeu
+#define EG_SPEC_COMMIT 2
+#define EG_SPEC_DISCARD 3
+#define EG_NSPEC_MAX 1024
 /* A fault's words, as DTrace's messages have them ("divide-by-zero"). */
 const char *eg_fault_name(uint64_t kind);
 
@@ -144,6 +153,7 @@ struct eg_prog {
 	size_t started_act, dump_act;
 	size_t *dump_printa; /* per aggregation: its A_PRINTA (A_PRINTA_END is the next) */
 	long strsize;
+	long nspec, specsize; /* a program that speculates: its options' values */
 };
 
 /*
@@ -215,6 +225,22 @@ struct eg_syms;
 struct eg_syms *eg_syms_new(void);
 void eg_syms_free(struct eg_syms *s);
 char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
+
+/* records_spec.c: the reader's speculative buffers, by speculation ID */
+struct eg_spec_rec {
+	unsigned char *data;
+	size_t size;
+};
+struct eg_specbuf;
+struct eg_specbuf *eg_specbuf_new(long nspec, long specsize, int stats_fd);
+/* A tagged record kept (dsize: its size as DTrace counts it), or a speculative drop. */
+void eg_specbuf_add(struct eg_specbuf *sb, uint32_t id, const void *d, size_t size, size_t dsize);
+/* commit() or discard() read: id's records, in order, handed over (eg_spec_recs_free). */
+struct eg_spec_rec *eg_specbuf_take(struct eg_specbuf *sb, uint32_t id, size_t *n);
+void eg_spec_recs_free(struct eg_spec_rec *v, size_t n);
+/* New failed speculations and speculative drops, reported as DTrace does. */
+void eg_specbuf_report(struct eg_specbuf *sb);
+void eg_specbuf_free(struct eg_specbuf *sb);
 
 /* records.c */
 struct eg_reader;
