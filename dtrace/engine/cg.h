@@ -203,7 +203,7 @@ bool cg_spec_call(struct cg *g, const struct dt_node *n, struct cv *v);
 bool cg_spec_stmt(struct cg *g, const struct dt_node *n, bool has_rec, size_t rec, struct dt_buf *o,
 		  const char *ind);
 bool cg_clause_no_record(const struct dt_clause *c);
-void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t rec, unsigned size, bool quiet);
+void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t recno, struct eg_rec *rec);
 void cg_spec_clause_end(struct cg *g, struct dt_buf *o, bool recs);
 int cg_spec_functions(struct cg *g, struct dt_buf *o);
 

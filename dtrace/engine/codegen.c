@@ -97,6 +97,7 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 	dv->is_unsigned = v->is_unsigned;
 	if (v->type == TY_STR && v->skind == SV_CONST) {
 		dv->r = const_recipe(v->text);
+		w->r->const_bytes += (unsigned)g->strsize + 1;
 		return;
 	}
 	dv->r = v->skind == SV_STACK ? stack_recipe(it->n) : field_recipe(it->n);
@@ -572,7 +573,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		statement(g, &w, c->body[k]);
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
-	cg_spec_clause_head(g, o, g->out->nrecs, rec.size, quiet);
+	cg_spec_clause_head(g, o, g->out->nrecs, &rec);
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
 	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n", pc->clause);
 	if (recs)

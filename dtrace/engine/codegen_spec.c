@@ -176,14 +176,23 @@ bool cg_clause_no_record(const struct dt_clause *c)
 }
 
 /*
- * Before a clause that speculates: the size DTrace counts against specsize
- * (a 16-byte header and the values: the record's, less its 8 more bytes of
- * header and the 4 of the default output's probe).
+ * Before a clause: its record's size as DTrace counts it against specsize
+ * (a 16-byte header, an integer's 8 bytes, a string's strsize + 1, the
+ * constant strings this does not record), and where it speculates, that
+ * size as SPEC_RSIZE_n for speculate().
  */
-void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t rec, unsigned size, bool quiet)
+void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t recno, struct eg_rec *rec)
 {
+	size_t i;
+
+	rec->dsize = 16 + rec->const_bytes;
+	for (i = 0; i < rec->nf; i++)
+		if (rec->f[i].type == TY_STR && !rec->f[i].is_stack)
+			rec->dsize += (unsigned)g->strsize + 1;
+		else if (rec->f[i].size != 4) /* (4: the default output's CPU) */
+			rec->dsize += rec->f[i].size;
 	if (g->clause_spec)
-		dt_buf_printf(o, "#define SPEC_RSIZE_%zu %u\n", rec, size - 8 - (quiet ? 0 : 4));
+		dt_buf_printf(o, "#define SPEC_RSIZE_%zu %u\n", recno, rec->dsize);
 }
 
 /* After it: where speculate() of an ID not active goes, the record discarded. */

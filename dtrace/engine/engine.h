@@ -41,6 +41,8 @@ struct eg_rec {
 	struct eg_field *f;
 	size_t nf;
 	unsigned size;
+	unsigned const_bytes; /* constant strings, which DTrace records and this does not */
+	unsigned dsize;	      /* the size DTrace counts against specsize (codegen_spec.c) */
 };
 
 /* An aggregation's BPF map: the key's parts, the value's size. */

@@ -179,10 +179,7 @@ static int on_record(void *ctx, void *data, size_t size)
 		return 0;
 	rec = &rd->p->recs[id];
 	if (spec && rd->sb) {
-		/* DTrace's size: a 16-byte header, the values (not the default output's probe) */
-		size_t dsize = rec->size - 8 - (rec->nf && rec->f[0].size == 4 ? 4 : 0);
-
-		eg_specbuf_add(rd->sb, spec, d, size, dsize);
+		eg_specbuf_add(rd->sb, spec, d, size, rec->dsize);
 		return 0;
 	}
 	rd->records++;
