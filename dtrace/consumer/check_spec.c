@@ -1,13 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A clause's order of actions around speculate() and commit(), as DTrace's
- * compiler checks it: speculate() is the first data-recording action of
- * its clause and its only speculate() (D_SPEC_DREC, D_SPEC_SPEC), never
- * with commit() (D_SPEC_COMM, D_COMM_SPEC); a speculative clause neither
+ * compiler checks it: speculate() comes before any data-recording or
+ * aggregating action of its clause, and once (D_SPEC_DREC, D_SPEC_SPEC),
+ * never after commit() (D_SPEC_COMM); a speculative clause neither
  * aggregates, nor exits, nor takes a destructive action (D_AGG_SPEC,
  * D_EXIT_SPEC, D_ACT_SPEC); nothing is recorded or aggregated after a
- * commit(), nothing recorded before it (D_DREC_COMM, D_AGG_COMM,
- * D_COMM_DREC). discard() has no rule of its own.
+ * commit(), nor before it (D_DREC_COMM, D_AGG_COMM, D_COMM_DREC).
+ * discard() has no rule of its own.
  */
 #include <string.h>
 
@@ -26,12 +26,13 @@ struct order {
 static void one(struct chk *k, struct order *s, const struct dt_node *e)
 {
 	if (e->kind == N_ASSIGN && e->a && e->a->kind == N_AGG) {
-		if (s->spec)
-			dt_check_fail(k, e, "D_AGG_SPEC",
-				      "aggregating actions may not follow speculate( )");
-		else if (s->committed)
+		if (s->committed)
 			dt_check_fail(k, e, "D_AGG_COMM",
 				      "aggregating actions may not follow commit( )");
+		else if (s->spec)
+			dt_check_fail(k, e, "D_AGG_SPEC",
+				      "aggregating actions may not follow speculate( )");
+		s->recorded = true;
 		return;
 	}
 	if (e->kind != N_CALL)
@@ -47,9 +48,7 @@ static void one(struct chk *k, struct order *s, const struct dt_node *e)
 				      "speculate( ) may not follow data-recording action(s)");
 		s->spec = true;
 	} else if (!strcmp(e->name, "commit")) {
-		if (s->spec)
-			dt_check_fail(k, e, "D_COMM_SPEC", "commit( ) may not follow speculate( )");
-		else if (s->recorded)
+		if (s->recorded)
 			dt_check_fail(k, e, "D_COMM_DREC",
 				      "commit( ) may not follow data-recording action(s)");
 		s->committed = true;

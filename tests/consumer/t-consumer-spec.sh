@@ -216,7 +216,7 @@ refused() {
 refused D_SPEC_DREC 'BEGIN { s = speculation(); } BEGIN { printf("x"); speculate(s); }'
 refused D_SPEC_SPEC 'BEGIN { s = speculation(); } BEGIN { speculate(s); speculate(s); }'
 refused D_SPEC_COMM 'BEGIN { s = speculation(); } BEGIN { commit(s); speculate(s); }'
-refused D_COMM_SPEC 'BEGIN { s = speculation(); } BEGIN { speculate(s); commit(s); }'
+refused D_COMM_DREC 'BEGIN { s = speculation(); } BEGIN { @a = count(); commit(s); }'
 refused D_EXIT_SPEC 'BEGIN { s = speculation(); } BEGIN { speculate(s); exit(0); }'
 refused D_AGG_SPEC 'BEGIN { s = speculation(); } BEGIN { speculate(s); @a = count(); }'
 refused D_DREC_COMM 'BEGIN { s = speculation(); } BEGIN { commit(s); printf("x"); }'
