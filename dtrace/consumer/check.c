@@ -372,42 +372,6 @@ static void timer_desc(struct chk *k, const struct dt_pdesc *d)
 	}
 }
 
-/*
- * A clause's order of actions around commit(): nothing is recorded or
- * aggregated after it, nothing recorded before it (D_DREC_COMM,
- * D_AGG_COMM, D_COMM_DREC).
- */
-static void commit_order(struct chk *k, const struct dt_clause *c)
-{
-	static const char *const drec[] = {"trace",  "printf", "printa", "tracemem", "stack",
-					   "ustack", "jstack", "exit",	 "print",    NULL};
-	bool committed = false, recorded = false;
-	size_t i;
-
-	for (i = 0; i < c->nbody && !k->failed; i++) {
-		const struct dt_node *e = c->body[i]->e;
-
-		if (c->body[i]->is_if || !e)
-			continue;
-		if (e->kind == N_ASSIGN && e->a && e->a->kind == N_AGG && committed)
-			dt_check_fail(k, e, "D_AGG_COMM",
-				      "aggregating actions may not follow commit( )");
-		if (e->kind != N_CALL)
-			continue;
-		if (!strcmp(e->name, "commit")) {
-			if (recorded)
-				dt_check_fail(k, e, "D_COMM_DREC",
-					      "commit( ) may not follow data-recording action(s)");
-			committed = true;
-		} else if (dt_check_in_list(drec, e->name)) {
-			if (committed)
-				dt_check_fail(k, e, "D_DREC_COMM",
-					      "data-recording actions may not follow commit( )");
-			recorded = true;
-		}
-	}
-}
-
 /* args[N] in a clause of BEGIN/END/ERROR only: those probes have no arguments. */
 static bool no_args_probe(const struct dt_clause *c)
 {
@@ -479,7 +443,7 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 		k.no_args = no_args_probe(c);
 		stmts(&k, c->body, c->nbody);
 		if (!k.failed)
-			commit_order(&k, c);
+			dt_check_spec_order(&k, c);
 	}
 	dt_free(k.vars);
 	dt_free(k.aggs);

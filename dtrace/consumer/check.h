@@ -77,6 +77,8 @@ void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, cons
 void dt_check_ops(struct chk *k, const struct dt_node *n);
 void dt_check_index(struct chk *k, const struct dt_node *n);
 bool dt_check_known(const char *name);
+/* check_spec.c: speculate(), commit() and what may come before and after them */
+void dt_check_spec_order(struct chk *k, const struct dt_clause *c);
 /* check_fmt.c */
 bool dt_check_agg_known(struct chk *k, const char *name);
 void dt_check_printf(struct chk *k, const struct dt_node *call);

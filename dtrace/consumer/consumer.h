@@ -41,7 +41,10 @@ struct dt_consumer_opts {
 	long bufsize;			/* bytes; 0: default */
 	long dynvarsize;
 	long aggsize; /* bytes; 0: default (only a size too small matters: refused) */
-	int target;   /* $target once known */
+	long nspec;   /* speculations (-x nspec), when nspec_set; DTrace's default: 1 */
+	bool nspec_set;
+	long specsize; /* bytes a speculation buffers; 0: default */
+	int target;    /* $target once known */
 	/* printa's order (DTrace's aggsortkey, aggsortkeypos, aggsortrev) */
 	bool aggsortkey, aggsortrev;
 	bool rawbytes; /* trace() of a string as a hex dump */

@@ -92,9 +92,9 @@ static int bool_value(const char *v)
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
-	    "switchrate",  "aggrate",	   "cleanrate",	   "statusrate",    "nspec", "specsize",
-	    "stackframes", "ustackframes", "jstackframes", "jstackstrsize", "zdefs", "evaltime",
-	    "nolibs",	   "bufresize",	   "grabanon",	   "linkmode",	    NULL};
+	    "switchrate",   "aggrate",	    "cleanrate",     "statusrate", "stackframes",
+	    "ustackframes", "jstackframes", "jstackstrsize", "zdefs",	   "evaltime",
+	    "nolibs",	    "bufresize",    "grabanon",	     "linkmode",   NULL};
 	/* DTrace's options that change what is printed, which this consumer does not do */
 	static const char *const refused[] = {"aggpercpu", "aggzoom",	 "aggpack",
 					      "agghist",   "flowindent", "stackindent",
@@ -227,6 +227,11 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->aggsize = parse_size(val);
 	} else if (!strcmp(opt, "scratchsize") && val) {
 		o->scratchsize = parse_size(val);
+	} else if (!strcmp(opt, "nspec") && val) {
+		o->nspec = parse_size(val);
+		o->nspec_set = true;
+	} else if (!strcmp(opt, "specsize") && val) {
+		o->specsize = parse_size(val);
 	} else if (!strcmp(opt, "dynvarsize") && val) {
 		o->dynvarsize = parse_size(val);
 	} else if (!strcmp(opt, "zdefs")) {

@@ -96,6 +96,8 @@ struct cg {
 	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
+	bool spec_used;	  /* some clause speculates, commits or discards (codegen_spec.c) */
+	bool clause_spec; /* the clause being written calls speculate() */
 };
 
 /*
@@ -246,5 +248,15 @@ void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct d
 /* A new fault site of the clause being written: its number (from 1). */
 size_t cg_fault_site(struct cg *g);
 void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b);
+/* A new fault site of the clause being written: its number, from 1. */
+size_t cg_fault_site(struct cg *g);
+/* codegen_spec.c: speculation(), speculate(), commit(), discard() */
+bool cg_spec_call(struct cg *g, const struct dt_node *n, struct cv *v);
+bool cg_spec_stmt(struct cg *g, const struct dt_node *n, bool has_rec, size_t rec, struct dt_buf *o,
+		  const char *ind);
+bool cg_clause_no_record(const struct dt_clause *c);
+void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t recno, struct eg_rec *rec);
+void cg_spec_clause_end(struct cg *g, struct dt_buf *o, bool recs);
+int cg_spec_functions(struct cg *g, struct dt_buf *o);
 
 #endif /* DT_CG_H */

@@ -98,6 +98,7 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 	dv->is_float = v->is_float;
 	if (v->type == TY_STR && v->skind == SV_CONST) {
 		dv->r = const_recipe(v->text);
+		w->r->const_bytes += (unsigned)g->strsize + 1;
 		return;
 	}
 	dv->r = v->skind == SV_STACK ? stack_recipe(it->n) : field_recipe(it->n);
@@ -533,6 +534,9 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		agg_action(g, w, n);
 	} else if (cg_ptr_stmt(g, n, w->o, "\t\t")) {
 		/* a store through a pointer, bcopy(), copyinto() */
+	} else if (n->kind == N_CALL &&
+		   cg_spec_stmt(g, n, w->r != NULL, g->out->nrecs, w->o, "\t\t")) {
+		/* speculate(), commit(), discard(): codegen_spec.c */
 	} else if (n->kind == N_CALL) {
 		if (!cg_call_stmt(g, n, w->o, "\t\t"))
 			cg_unknown_call(g, n, "this action");
@@ -585,6 +589,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		statement(g, &w, c->body[k]);
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
+	cg_spec_clause_head(g, o, g->out->nrecs, &rec);
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
 	/* alloca()'s scratch: from its start again at each clause (codegen_ptr.c) */
 	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n\tDMEM_RESET();\n", pc->clause);
@@ -615,6 +620,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			      pc->clause, pc->clause,
 			      recs ? "\tif (rec)\n\t\tbpf_ringbuf_discard(rec, 0);\n" : "",
 			      pc->clause);
+	cg_spec_clause_end(g, o, recs);
 	dt_buf_printf(o, "\t}\n#undef FAULT_LABEL\n");
 	dt_free(cond.s);
 	dt_free(body.s);
@@ -770,6 +776,10 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	cg_sites_prelude(&out->c);
 	cg_fault_functions(&out->c);
+	if (cg_spec_functions(&g, &out->c)) {
+		dt_free(progs.s);
+		return -1;
+	}
 	agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_dmem_maps(&g, &out->c);

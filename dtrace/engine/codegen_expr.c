@@ -472,7 +472,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			}
 			return;
 		}
-		if (!cg_strfn(g, n, v))
+		if (!cg_spec_call(g, n, v) && !cg_strfn(g, n, v))
 			cg_unknown_call(g, n, "this function");
 		return;
 	case N_UNARY:

@@ -42,6 +42,8 @@ struct eg_rec {
 	struct eg_field *f;
 	size_t nf;
 	unsigned size;
+	unsigned const_bytes; /* constant strings, which DTrace records and this does not */
+	unsigned dsize;	      /* the size DTrace counts against specsize (codegen_spec.c) */
 };
 
 /* An aggregation's BPF map: the key's parts, the value's size. */
@@ -120,6 +122,15 @@ struct eg_fault_site {
 	size_t clause;
 	char desc[256]; /* prov:mod:func:name */
 };
+/*
+ * commit() or discard() (codegen_spec.c): the record numbered EG_SPEC_REC,
+ * {id, cpu, speculation ID, EG_SPEC_COMMIT or EG_SPEC_DISCARD}; a record
+ * speculate() tagged has its speculation's ID at byte 20 of its header.
+ */
+#define EG_SPEC_REC 0xfffffffeu
+#define EG_SPEC_COMMIT 2
+#define EG_SPEC_DISCARD 3
+#define EG_NSPEC_MAX 1024
 /* A fault's words, as DTrace's messages have them ("divide-by-zero"). */
 const char *eg_fault_name(uint64_t kind);
 
@@ -158,6 +169,7 @@ struct eg_prog {
 		struct usdt_notes *notes;
 		char **funcs; /* [notes->nsites], or NULL: not asked yet */
 	} last;
+	long nspec, specsize; /* a program that speculates: its options' values */
 };
 
 /*
@@ -232,6 +244,22 @@ struct eg_syms;
 struct eg_syms *eg_syms_new(void);
 void eg_syms_free(struct eg_syms *s);
 char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
+
+/* records_spec.c: the reader's speculative buffers, by speculation ID */
+struct eg_spec_rec {
+	unsigned char *data;
+	size_t size;
+};
+struct eg_specbuf;
+struct eg_specbuf *eg_specbuf_new(long nspec, long specsize, int stats_fd);
+/* A tagged record kept (dsize: its size as DTrace counts it), or a speculative drop. */
+void eg_specbuf_add(struct eg_specbuf *sb, uint32_t id, const void *d, size_t size, size_t dsize);
+/* commit() or discard() read: id's records, in order, handed over (eg_spec_recs_free). */
+struct eg_spec_rec *eg_specbuf_take(struct eg_specbuf *sb, uint32_t id, size_t *n);
+void eg_spec_recs_free(struct eg_spec_rec *v, size_t n);
+/* New failed speculations and speculative drops, reported as DTrace does. */
+void eg_specbuf_report(struct eg_specbuf *sb);
+void eg_specbuf_free(struct eg_specbuf *sb);
 
 /* records.c */
 struct eg_reader;

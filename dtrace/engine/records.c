@@ -30,7 +30,9 @@ struct eg_reader {
 	int ncpus;
 	uint64_t *drops_seen;
 	size_t records;
-	struct eg_syms *syms; /* the files of the stacks read (ustack.c) */
+	struct eg_syms *syms;  /* the files of the stacks read (ustack.c) */
+	struct eg_specbuf *sb; /* a program that speculates: its records kept */
+	int specs_fd;
 };
 
 /* A field as the renderer reads it: an integer in decimal, a string up to its NUL. */
@@ -128,13 +130,39 @@ static void on_fault(struct eg_reader *rd, const unsigned char *d, size_t size)
 	}
 }
 
+static int on_record(void *ctx, void *data, size_t size);
+
+/*
+ * commit() or discard() read: the speculation's records printed (as if
+ * read now) or dropped, and its ID freed for speculation() again.
+ */
+static void on_spec(struct eg_reader *rd, const unsigned char *d)
+{
+	uint64_t id, op;
+	struct eg_spec_rec *v;
+	size_t n, i;
+	uint32_t key;
+
+	memcpy(&id, d + 8, 8);
+	memcpy(&op, d + 16, 8);
+	key = (uint32_t)id;
+	v = eg_specbuf_take(rd->sb, key, &n);
+	for (i = 0; i < n && op == EG_SPEC_COMMIT; i++) {
+		memset(v[i].data + 20, 0, 4); /* no longer speculative */
+		on_record(rd, v[i].data, v[i].size);
+	}
+	eg_spec_recs_free(v, n);
+	if (rd->specs_fd >= 0)
+		bpf_map_delete_elem(rd->specs_fd, &key);
+}
+
 static int on_record(void *ctx, void *data, size_t size)
 {
 	struct eg_reader *rd = ctx;
 	const unsigned char *d = data;
 	const struct eg_rec *rec;
 	uint64_t ran;
-	uint32_t id, probe;
+	uint32_t id, probe, spec;
 	size_t i, k;
 
 	if (size < 24)
@@ -145,10 +173,20 @@ static int on_record(void *ctx, void *data, size_t size)
 		on_fault(rd, d, size);
 		return 0;
 	}
+	if (id == EG_SPEC_REC) {
+		if (rd->sb)
+			on_spec(rd, d);
+		return 0;
+	}
 	memcpy(&probe, d + 16, 4);
+	memcpy(&spec, d + 20, 4);
 	if (id >= rd->p->nrecs)
 		return 0;
 	rec = &rd->p->recs[id];
+	if (spec && rd->sb) {
+		eg_specbuf_add(rd->sb, spec, d, size, rec->dsize);
+		return 0;
+	}
 	rd->records++;
 	for (i = 0; i < rec->nitems; i++) {
 		const struct eg_item *it = &rec->items[i];
@@ -187,6 +225,9 @@ struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, st
 		rd->ncpus = 1;
 	rd->drops_seen = dt_xmalloc((size_t)rd->ncpus * sizeof(uint64_t));
 	memset(rd->drops_seen, 0, (size_t)rd->ncpus * sizeof(uint64_t));
+	rd->specs_fd = p->specsize > 0 ? eg_map_fd(l, "specs") : -1;
+	if (p->specsize > 0)
+		rd->sb = eg_specbuf_new(p->nspec, p->specsize, eg_map_fd(l, "spec_stats"));
 	rd->rb = fd >= 0 ? ring_buffer__new(fd, on_record, rd, NULL) : NULL;
 	if (!rd->rb) {
 		usdt_error(diag, "cannot read the ring buffer: %s", strerror(errno));
@@ -226,6 +267,8 @@ void eg_reader_drops(struct eg_reader *rd)
 				rd->drops_seen[c] = v[c];
 			}
 	dt_free(v);
+	if (rd->sb)
+		eg_specbuf_report(rd->sb);
 }
 
 /* An entry merged across CPUs: its key's bytes, value, count, buckets. */
@@ -401,6 +444,7 @@ void eg_reader_free(struct eg_reader *rd)
 		return;
 	ring_buffer__free(rd->rb);
 	eg_syms_free(rd->syms);
+	eg_specbuf_free(rd->sb);
 	dt_free(rd->drops_seen);
 	dt_free(rd);
 }
