@@ -57,13 +57,11 @@ bool cg_destructive(struct cg *g, const struct dt_node *n)
 	(void)n;
 	if (o->destructive)
 		return true;
-	/* (also for dt_consume: the engine's errors go nowhere when it may decline) */
 	snprintf(o->opt_error, sizeof(o->opt_error),
 		 "could not enable tracing: Destructive actions not allowed");
 	if (!g->failed)
 		usdt_error(g->diag, "%s", o->opt_error);
 	g->failed = true;
-	g->invalid = true;
 	return false;
 }
 

@@ -143,7 +143,7 @@ int cg_fault_sizes(struct cg *g)
 }
 
 /* A new fault site of the clause being written: its number, from 1. */
-size_t cg_fault_site(struct cg *g)
+static size_t new_site(struct cg *g)
 {
 	const struct dt_probe *p = g->probe;
 	struct eg_fault_site s = {p->id, g->clause, {0}};
