@@ -91,8 +91,8 @@ struct cg {
 	size_t narrays;
 	/* arrays' keys being built, one inside another's (a[b[k]]), and the most at once */
 	unsigned key_depth, key_depth_max;
-	bool dmem;	 /* D's memory is used (codegen_ptr.c): its map and functions */
-	struct btf *btf; /* the kernel's, once a builtin needs it (codegen_btf.c) */
+	bool dmem;	    /* D's memory is used (codegen_ptr.c): its map and functions */
+	struct btf *btf;    /* the kernel's, once a builtin needs it (codegen_btf.c) */
 	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
@@ -254,7 +254,6 @@ size_t cg_fault_site(struct cg *g);
 bool cg_spec_call(struct cg *g, const struct dt_node *n, struct cv *v);
 bool cg_spec_stmt(struct cg *g, const struct dt_node *n, bool has_rec, size_t rec, struct dt_buf *o,
 		  const char *ind);
-bool cg_clause_no_record(const struct dt_clause *c);
 void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t recno, struct eg_rec *rec);
 void cg_spec_clause_end(struct cg *g, struct dt_buf *o, bool recs);
 int cg_spec_functions(struct cg *g, struct dt_buf *o);

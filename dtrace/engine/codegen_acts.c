@@ -3,7 +3,8 @@
  * Which of a clause's statements are DTrace's data-recording actions. A
  * clause writes a record (and, without quiet, its probe's line) when it
  * has one, or when it has no statement at all (DTrace's default action);
- * a clause of assignments and aggregations alone prints nothing.
+ * a clause of assignments and aggregations alone prints nothing, nor one
+ * that only commits or discards a speculation (Oracle DTrace's).
  */
 #include <stdio.h>
 #include <string.h>
@@ -11,10 +12,10 @@
 #include "cg.h"
 
 static const char *const recording[] = {
-    "trace",  "printf",	   "printa",	  "exit",   "ustack",	  "stack",   "jstack",
-    "clear",  "normalize", "denormalize", "trunc",  "system",	  "freopen", "ftruncate",
-    "raise",  "stop",	   "panic",	  "chill",  "breakpoint", "setopt",  "tracemem",
-    "printm", "print",	   "speculate",	  "commit", "discard",	  NULL,
+    "trace",  "printf",	   "printa",	  "exit",  "ustack",	 "stack",   "jstack",
+    "clear",  "normalize", "denormalize", "trunc", "system",	 "freopen", "ftruncate",
+    "raise",  "stop",	   "panic",	  "chill", "breakpoint", "setopt",  "tracemem",
+    "printm", "print",	   "speculate",	  NULL,
 };
 
 static bool is_action(const char *name)

@@ -146,36 +146,6 @@ bool cg_spec_stmt(struct cg *g, const struct dt_node *n, bool has_rec, size_t re
 }
 
 /*
- * A clause that records nothing writes no record (Oracle DTrace's: not even
- * the default output's probe line): it has statements, and none is a call
- * but commit() and discard() (assignments, aggregations, if). An empty
- * clause prints its probe.
- */
-static bool records(const struct dt_stmt *const *v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		const struct dt_node *e = v[i]->e;
-
-		if (v[i]->is_if) {
-			if (records((const struct dt_stmt *const *)v[i]->then, v[i]->nthen) ||
-			    records((const struct dt_stmt *const *)v[i]->els, v[i]->nels))
-				return true;
-		} else if (e && e->kind == N_CALL && !is_call(e, "commit") &&
-			   !is_call(e, "discard")) {
-			return true;
-		}
-	}
-	return false;
-}
-
-bool cg_clause_no_record(const struct dt_clause *c)
-{
-	return c->nbody && !records((const struct dt_stmt *const *)c->body, c->nbody);
-}
-
-/*
  * Before a clause: its record's size as DTrace counts it against specsize
  * (a 16-byte header, an integer's 8 bytes, a string's strsize + 1, the
  * constant strings this does not record), and where it speculates, that
