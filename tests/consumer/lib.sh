@@ -53,7 +53,7 @@ same() {
 # $USDTKIT_CLANG) to compile the BPF C, and tracefs for the uprobes; libbpf
 # is linked in.
 need_engine() {
-	command -v "${USDTKIT_CLANG:-clang}" >/dev/null ||
+		command -v "${USDTKIT_CLANG:-clang}" >/dev/null || command -v clang-14 >/dev/null ||
 		fail "clang is not installed (scripts/deps.sh installs it): dtrace -n compiles with it"
 	need_tracefs
 }
