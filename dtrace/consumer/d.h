@@ -373,6 +373,8 @@ struct dt_tables {
  * parameters DTrace refuses (or more than max buckets).
  */
 size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
+/* llquantize.c: DTrace's symmetric layout: P positive buckets' bounds lb[1..P], 2P + 1 in all */
+size_t dt_llq_layout(const int64_t p[4], uint64_t *lb, bool *ghost, size_t max);
 
 /* Writes the bpftrace program into out. Returns 0 or -1 (reported). */
 int dt_translate(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,

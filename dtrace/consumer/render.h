@@ -34,7 +34,10 @@ struct dt_entry {
 	int64_t v;
 	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2; llquantize: its buckets */
 	size_t nbuckets;
-	int64_t st[3]; /* stddev: count, sum, sum of squares */
+	int64_t st[3];	  /* stddev: count, sum, sum of squares */
+	bool hist;	  /* sorted by hsum, then hzero (dtr_hist_order()) */
+	long double hsum; /* a histogram's sum of bucket value * count, unsaturated */
+	int64_t hzero;	  /* the count of its bucket whose value is 0 */
 };
 
 /* render_value.c: values */
@@ -47,6 +50,7 @@ void dtr_print_rawbytes(FILE *out, const char *s, long strsize);
 /* render_hist.c: histograms */
 void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e);
 void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e);
+void dtr_hist_order(const struct dt_agg *a, struct dt_entry *e);
 void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
 
 /* render_printf.c: printf, stacks */

@@ -107,6 +107,12 @@ static int cmp_entry(const void *a, const void *b)
 	size_t from = o && o->aggsortkeypos > 0 ? (size_t)o->aggsortkeypos : 0;
 	int c = (x->v > y->v) - (x->v < y->v);
 
+	if (x->hist && y->hist) {
+		c = (x->hsum > y->hsum) - (x->hsum < y->hsum);
+		if (!c)
+			c = (x->hzero > y->hzero) - (x->hzero < y->hzero);
+	}
+
 	if (o && o->aggsortkey) {
 		int k = cmp_keys_from(x, y, from);
 
@@ -364,17 +370,8 @@ static void entry_value(const struct dt_agg *a, struct dt_entry *e)
 {
 	if (a->fn == F_STDDEV) {
 		e->v = (int64_t)dstddev(e->st, a->normal ? a->normal : 1);
-	} else if (a->fn == F_LLQUANTIZE) {
-		int64_t lb[1024], sum = 0, prod;
-		size_t n = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0])), i;
-
-		lb[0] = n ? lb[1] - 1 : 0;
-		for (i = 0; i < n && i < e->nbuckets; i++) {
-			if (__builtin_mul_overflow(e->buckets[i], lb[i], &prod) ||
-			    __builtin_add_overflow(sum, prod, &sum))
-				sum = INT64_MAX;
-		}
-		e->v = sum;
+	} else if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE) {
+		dtr_bucket_sum(a, e);
 	}
 }
 

@@ -246,10 +246,8 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	if (fn == F_QUANTIZE)
 		e.val_size += 8 * EG_NQ;
 	if (fn == F_LLQUANTIZE) {
-		int64_t lb[1024];
-
 		memcpy(a.llq, lq, sizeof(a.llq));
-		e.val_size += 8 * (unsigned)dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
+		e.val_size += 8 * (unsigned)cg_llq_nbuckets(lq);
 	}
 	if (fn == F_STDDEV)
 		e.val_size += 8; /* the sum of squares */
@@ -266,22 +264,6 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	if (e.key_size > g->scratch)
 		g->scratch = e.key_size;
 	return (long)g->t->naggs - 1;
-}
-
-/* x's llquantize bucket, knowing x >= lb[lo]: the last k in [lo, hi] with x >= lb[k], as ?: */
-static void llq_search(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi)
-{
-	size_t mid = (lo + hi + 1) / 2;
-
-	if (lo >= hi) {
-		dt_buf_printf(o, "%zu", lo);
-		return;
-	}
-	dt_buf_printf(o, "(x < %lldLL ? ", (long long)lb[mid]);
-	llq_search(o, lb, lo, mid - 1);
-	dt_buf_printf(o, " : ");
-	llq_search(o, lb, mid, hi);
-	dt_buf_printf(o, ")");
 }
 
 static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
@@ -384,19 +366,13 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			      (long long)lq[0], (long long)lq[2], (long long)nb);
 		break;
 	}
-	case F_LLQUANTIZE: {
-		int64_t lb[1024];
-		size_t nb = dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
-
-		/* bucket 0 below lb[1], k for [lb[k], lb[k + 1]), nb - 1 at or past lb[nb - 1] */
-		dt_buf_printf(w->o, "\t\t\t\t__u32 b = x < %lldLL ? 0 : ", (long long)lb[1]);
-		llq_search(w->o, lb, 1, nb - 1);
+	case F_LLQUANTIZE:
+		cg_llq_bucket(w->o, lq);
 		dt_buf_printf(w->o,
-			      ";\n\t\t\t\tBOUNDED(b);\n"
+			      "\t\t\t\tBOUNDED(b);\n"
 			      "\t\t\t\tif (v && b < %zu) { v->b[b] += inc; v->n++; }\n",
-			      nb);
+			      cg_llq_nbuckets(lq));
 		break;
-	}
 	default:
 		dt_buf_printf(w->o, "\t\t\t\t__u32 b = qidx(x);\n\t\t\t\tBOUNDED(b);\n"
 				    "\t\t\t\tif (v && b < 128) { v->b[b] += inc; v->n++; }\n");
@@ -628,8 +604,12 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 		dt_buf_printf(&body, "\t__u32 probe_ix = %u;\n", ix);
 	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n"
 			     "\t(void)flt_site;\n\t(void)flt_kind;\n\t(void)flt_val;\n");
-	for (i = 0; i < p->npc && !g->failed; i++)
+	for (i = 0; i < p->npc && !g->failed; i++) {
+		/* an exit() in an earlier clause of this firing: the later ones do not run */
+		if (i > 0 && p->kind != P_END && p->kind != P_ERROR)
+			dt_buf_printf(&body, "\tif (draining())\n\t\treturn 0;\n");
 		clause(g, &p->pc[i], &body);
+	}
 	if (g->failed) {
 		dt_free(body.s);
 		return -1;
