@@ -438,6 +438,8 @@ struct dt_merged *dt_merged_new(void);
  * v is its sum and its two "buckets" its count and sum of squares).
  */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf);
+/* A histogram's rank among its aggregation's entries (DTrace's sort): the sum, then *zero */
+long double dt_hist_rank(const struct dt_agg *a, const int64_t *buckets, size_t nb, int64_t *zero);
 void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,
 			 const int64_t *buckets, size_t nbuckets);
 

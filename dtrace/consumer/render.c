@@ -301,10 +301,12 @@ void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t
 	a = &r->t->aggs[r->printa_agg];
 	memset(&e, 0, sizeof(e));
 	e.v = v;
-	if (a->fn == F_STDDEV && nbuckets == 2) { /* v the sum, then count, sum of squares */
+	if (a->fn == F_STDDEV && (nbuckets == 2 || nbuckets == 3)) {
+		/* v the sum, then count, sum of squares (its low and high words) */
 		e.st[0] = buckets[0];
 		e.st[1] = v;
 		e.st[2] = buckets[1];
+		e.st[3] = nbuckets == 3 ? buckets[2] : 0;
 		nbuckets = 0;
 	}
 	if (nbuckets) {

@@ -34,7 +34,7 @@ struct dt_entry {
 	int64_t v;
 	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2; llquantize: its buckets */
 	size_t nbuckets;
-	int64_t st[3];	  /* stddev: count, sum, sum of squares */
+	int64_t st[4];	  /* stddev: count, sum, sum of squares (128 bits: low, high) */
 	bool hist;	  /* sorted by hsum, then hzero (dtr_hist_order()) */
 	long double hsum; /* a histogram's sum of bucket value * count, unsaturated */
 	int64_t hzero;	  /* the count of its bucket whose value is 0 */

@@ -156,8 +156,10 @@ void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a
 			o->v = e->v > o->v ? e->v : o->v;
 		else if (a->fn != F_AVG)
 			o->v += e->v;
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 4; k++)
 			o->st[k] += e->st[k];
+		if ((uint64_t)o->st[2] < (uint64_t)e->st[2]) /* the sum of squares' carry */
+			o->st[3]++;
 		for (k = 0; k < o->nbuckets && k < e->nbuckets; k++)
 			o->buckets[k] += e->buckets[k];
 		dtr_entry_free(e);
@@ -338,7 +340,7 @@ void dtr_gather(struct dt_render *r, const struct dt_json *data)
  * average of the squares less the square of the average, both normalized,
  * in 128 bits.
  */
-static uint64_t dstddev(const int64_t st[3], int64_t normal)
+static uint64_t dstddev(const int64_t st[4], int64_t normal)
 {
 	__extension__ typedef unsigned __int128 u128;
 	u128 sq, x, res = 0, bit = (u128)1 << 126;
@@ -346,7 +348,8 @@ static uint64_t dstddev(const int64_t st[3], int64_t normal)
 
 	if (st[0] == 0 || normal <= 0)
 		return 0;
-	sq = (u128)(uint64_t)st[2] / (uint64_t)normal / (uint64_t)normal / (uint64_t)st[0];
+	sq = ((u128)(uint64_t)st[3] << 64 | (uint64_t)st[2]) / (uint64_t)normal / (uint64_t)normal /
+	     (uint64_t)st[0];
 	avg = st[1] / normal / st[0];
 	if (avg < 0)
 		avg = -avg;

@@ -127,6 +127,15 @@ void dtr_hist_order(const struct dt_agg *a, struct dt_entry *e)
 	}
 }
 
+long double dt_hist_rank(const struct dt_agg *a, const int64_t *buckets, size_t nb, int64_t *zero)
+{
+	struct dt_entry e = {.buckets = (int64_t *)buckets, .nbuckets = nb};
+
+	dtr_hist_order(a, &e);
+	*zero = e.hzero;
+	return e.hsum;
+}
+
 /* The value of a histogram's entry as a number: its sum, saturated. */
 void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e)
 {

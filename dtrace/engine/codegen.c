@@ -250,7 +250,7 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 		e.val_size += 8 * (unsigned)cg_llq_nbuckets(lq);
 	}
 	if (fn == F_STDDEV)
-		e.val_size += 8; /* the sum of squares */
+		e.val_size += 16; /* the sum of squares, 128 bits: low, high */
 	if (fn == F_LQUANTIZE) {
 		memcpy(a.lq, lq, sizeof(a.lq));
 		e.val_size += 8 * (unsigned)((lq[1] - lq[0]) / lq[2] + 2);
@@ -345,7 +345,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; }\n");
 		break;
 	case F_STDDEV:
-		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; v->b[0] += x * x; }\n");
+		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; sq128_add(v->b, x); }\n");
 		break;
 	case F_MIN:
 	case F_MAX:
