@@ -61,13 +61,20 @@ static char **split_key(const struct dt_agg *a, const char *key)
 	return f;
 }
 
+/* An integer key as DTrace compares it: its bytes, unsigned (-1 sorts after 2). */
+static uint64_t key_bits(const struct val *v)
+{
+	return v->size && v->size < 8 ? (uint64_t)v->i & ((UINT64_C(1) << (8 * v->size)) - 1)
+				      : (uint64_t)v->i;
+}
+
 static int cmp_val(const struct val *a, const struct val *b)
 {
 	if (a->is_str && b->is_str)
 		return strcmp(a->s, b->s);
 	if (a->is_str != b->is_str)
 		return a->is_str ? 1 : -1;
-	return (a->i > b->i) - (a->i < b->i);
+	return (key_bits(a) > key_bits(b)) - (key_bits(a) < key_bits(b));
 }
 
 static int cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
@@ -118,7 +125,7 @@ static int cmp_entry(const void *a, const void *b)
 
 		c = k ? k : c;
 	} else if (!c) {
-		c = cmp_keys(x, y);
+		c = cmp_keys_from(x, y, from);
 	}
 	return o && o->aggsortrev ? -c : c;
 }
@@ -389,11 +396,11 @@ static void print_key(FILE *out, const struct val *k)
 		return;
 	}
 	switch (k->size) {
-	case 1:
-		fprintf(out, " %3d", (int)(int8_t)k->i);
+	case 1: /* DTrace prints the narrow keys' bits unsigned */
+		fprintf(out, " %3d", (int)(uint8_t)k->i);
 		break;
 	case 2:
-		fprintf(out, " %5d", (int)(int16_t)k->i);
+		fprintf(out, " %5d", (int)(uint16_t)k->i);
 		break;
 	case 4:
 		fprintf(out, " %8d", (int)k->i);

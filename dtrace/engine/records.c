@@ -392,10 +392,12 @@ void eg_reader_dump(struct eg_reader *rd)
 
 	dt_render_record(rd->r, rd->p->dump_act, NULL, 0);
 	for (i = 0; i < rd->r->t->naggs; i++) {
-		size_t act = rd->p->dump_printa[i];
+		/* aggsortrev reverses DTrace's one sort of every entry: the aggregations too */
+		bool rev = rd->r->o && rd->r->o->aggsortrev;
+		size_t act = rd->p->dump_printa[rev ? rd->r->t->naggs - 1 - i : i];
 
 		dt_render_record(rd->r, act, NULL, 0);
-		read_agg(rd, i);
+		read_agg(rd, rev ? rd->r->t->naggs - 1 - i : i);
 		dt_render_record(rd->r, act + 1, NULL, 0);
 	}
 	fflush(rd->r->out);
