@@ -69,7 +69,7 @@ struct cg {
 	struct eg_prog *out;
 	struct usdt_diag *diag;
 	const struct dt_probe *probe;
-	long strsize;
+	long strsize; /* the bytes of a string area: -x strsize + 1, the NUL */
 	bool failed;
 	bool invalid;	 /* the program is wrong (cg_refuse()): no other backend may run it */
 	const char *tag; /* cg_refuse()'s D_ tag for cg_fail(), else NULL (D_OP_INCOMPAT) */

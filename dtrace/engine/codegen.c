@@ -678,13 +678,14 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 			   g.strsize, EG_STRSIZE_MAX);
 		return -1;
 	}
+	t->strsize = g.strsize;
+	g.strsize++; /* a string holds strsize characters and its NUL (DTrace's strsize) */
 	/* the ring buffer: a power of two pages */
 	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
 		;
 	rb = (long)i;
 	t->wall_offset = usdt_wall_offset_ns();
 	out->strsize = g.strsize;
-	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
 	out->started_act = new_action(&g, A_STARTED);
 	if (cg_check_unmatched(&g, probes))
