@@ -323,6 +323,8 @@ struct dt_action {
 	struct dt_value *args;
 	size_t nargs;
 	size_t agg;
+	size_t *more; /* printa(fmt, @a, @b, ...): the aggregations after agg, joined by key */
+	size_t nmore;
 	const struct dt_probe *probe; /* A_CLAUSE */
 	size_t clause;
 };
@@ -401,6 +403,12 @@ struct dt_render {
 	long printa_agg; /* -1, or the aggregation a printa is printing */
 	size_t printa_act;
 	struct dt_entry *ents; /* entries gathered for the printa */
+	struct dt_joined {     /* a printa of several: the entries of those before */
+		size_t agg;
+		struct dt_entry *ents;
+		size_t nents;
+	} * joined;
+	size_t njoined;
 	size_t nents;
 	unsigned long attached;
 	bool attached_seen;
@@ -438,6 +446,8 @@ struct dt_merged *dt_merged_new(void);
  * v is its sum and its two "buckets" its count and sum of squares).
  */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf);
+/* printa() of several aggregations: the entries that follow are aggregation agg's */
+void dt_render_join_next(struct dt_render *r, size_t agg);
 /* A histogram's rank among its aggregation's entries (DTrace's sort): the sum, then *zero */
 long double dt_hist_rank(const struct dt_agg *a, const int64_t *buckets, size_t nb, int64_t *zero);
 void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,

@@ -142,7 +142,9 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 
 		if (r->printa_agg < 0)
 			return;
-		if (r->retained && start->clause == (size_t)-1) {
+		if (r->njoined) {
+			dtr_print_joined(r, start);
+		} else if (r->retained && start->clause == (size_t)-1) {
 			dtr_merged_take(r, a); /* printed by the first instance */
 		} else if (start->clause != (size_t)-1) {
 			dtr_merged_add(r, a);

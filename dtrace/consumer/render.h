@@ -51,12 +51,16 @@ void dtr_print_rawbytes(FILE *out, const char *s, long strsize);
 void dtr_read_buckets(const struct dt_agg *a, const struct dt_json *arr, struct dt_entry *e);
 void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e);
 void dtr_hist_order(const struct dt_agg *a, struct dt_entry *e);
+size_t dtr_nbuckets(const struct dt_agg *a);
 void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
 
 /* render_printf.c: printf, stacks */
 void dtr_print_ustack(FILE *out, const char *text);
 void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
 		 const struct dt_entry *aggv);
+void dtr_dformat_join(FILE *out, const char *fmt, struct val *v, size_t nv,
+		      const struct dt_agg *const *aggs, const struct dt_entry *const *ents,
+		      size_t nagg);
 
 /* render_agg.c: aggregations */
 void dtr_entry_free(struct dt_entry *e);
@@ -68,5 +72,10 @@ void dtr_merged_clear(struct dt_render *r, const struct dt_agg *a, bool drop);
 void dtr_gather(struct dt_render *r, const struct dt_json *data);
 void dtr_merged_print_rest(struct dt_render *r);
 void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struct dt_agg *a);
+void dtr_entry_value(const struct dt_agg *a, struct dt_entry *e);
+int dtr_cmp_keys(const struct dt_entry *x, const struct dt_entry *y);
+
+/* render_join.c: printa() of several aggregations */
+void dtr_print_joined(struct dt_render *r, const struct dt_action *act);
 
 #endif /* DT_RENDER_H */

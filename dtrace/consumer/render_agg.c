@@ -90,6 +90,11 @@ static int cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
 	return 0;
 }
 
+int dtr_cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
+{
+	return cmp_keys(x, y);
+}
+
 /* The keys from position `from` on, then those before it (DTrace's aggsortkeypos). */
 static int cmp_keys_from(const struct dt_entry *x, const struct dt_entry *y, size_t from)
 {
@@ -376,7 +381,7 @@ static uint64_t dstddev(const int64_t st[4], int64_t normal)
 }
 
 /* The value entries are sorted by, for what is not a plain number. */
-static void entry_value(const struct dt_agg *a, struct dt_entry *e)
+void dtr_entry_value(const struct dt_agg *a, struct dt_entry *e)
 {
 	if (a->fn == F_STDDEV) {
 		e->v = (int64_t)dstddev(e->st, a->normal ? a->normal : 1);
@@ -417,7 +422,7 @@ void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struc
 	size_t i, from = 0;
 
 	for (i = 0; i < r->nents; i++)
-		entry_value(a, &r->ents[i]);
+		dtr_entry_value(a, &r->ents[i]);
 	if (r->nents)
 		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
 	if (a->has_trunc) { /* (trunc() keeps by value, whatever the order printed) */

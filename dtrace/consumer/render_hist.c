@@ -127,6 +127,23 @@ void dtr_hist_order(const struct dt_agg *a, struct dt_entry *e)
 	}
 }
 
+/* How many buckets an entry of aggregation a has (an empty one's, for a join). */
+size_t dtr_nbuckets(const struct dt_agg *a)
+{
+	uint64_t lb[4097];
+	bool ghost[4097];
+	size_t np;
+
+	if (a->fn == F_QUANTIZE)
+		return NQ;
+	if (a->fn == F_LQUANTIZE)
+		return lq_levels(a) + 2;
+	if (a->fn != F_LLQUANTIZE)
+		return 0;
+	np = dt_llq_layout(a->llq, lb, ghost, sizeof(lb) / sizeof(lb[0]));
+	return np ? 2 * np + 1 : 0;
+}
+
 long double dt_hist_rank(const struct dt_agg *a, const int64_t *buckets, size_t nb, int64_t *zero)
 {
 	struct dt_entry e = {.buckets = (int64_t *)buckets, .nbuckets = nb};

@@ -413,14 +413,17 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	const char *f = n->name;
 	bool printa = !strcmp(f, "printa"), norm = !strcmp(f, "normalize");
 	bool trunc = !strcmp(f, "trunc");
-	size_t want = printa || trunc ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act;
+	size_t want = printa || trunc ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act, k;
 	long ai;
 
-	if (n->nargs != want || (printa && n->nargs == 2 && n->args[0]->kind != N_STR)) {
+	/* printa(fmt, @a, @b, ...): joined by key (render_join.c) */
+	if (printa && n->nargs > 2 && n->nargs <= 16 && n->args[0]->kind == N_STR)
+		want = n->nargs;
+	if (n->nargs != want || (printa && n->nargs >= 2 && n->args[0]->kind != N_STR)) {
 		cg_err(g, n, "these arguments of an aggregation action");
 		return;
 	}
-	ai = agg_named(g, n->args[printa && n->nargs == 2 ? 1 : 0]);
+	ai = agg_named(g, n->args[printa && n->nargs >= 2 ? 1 : 0]);
 	if (ai < 0)
 		return;
 	act = new_action(g, printa	  ? A_PRINTA
@@ -430,8 +433,15 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 					  : A_CLEAR);
 	g->t->acts[act].agg = (size_t)ai;
 	g->t->acts[act].clause = g->clause;
-	if (printa && n->nargs == 2)
+	if (printa && n->nargs >= 2)
 		g->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+	for (k = 2; printa && k < n->nargs; k++) {
+		long more = agg_named(g, n->args[k]);
+
+		if (more < 0)
+			return;
+		DT_PUSH(g->t->acts[act].more, g->t->acts[act].nmore, (size_t)more);
+	}
 	item_begin(w, act);
 	if (norm || (trunc && n->nargs == 2)) {
 		struct cv v;

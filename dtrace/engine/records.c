@@ -85,9 +85,15 @@ static void act_on(struct eg_reader *rd, size_t act, char **f, size_t nf)
 		return;
 	}
 	dt_render_record(rd->r, act, f, nf);
-	if (a->kind == A_PRINTA)
+	if (a->kind == A_PRINTA) {
+		size_t k;
+
 		read_agg(rd, a->agg);
-	else if (a->kind == A_CLEAR)
+		for (k = 0; k < a->nmore; k++) {
+			dt_render_join_next(rd->r, a->more[k]);
+			read_agg(rd, a->more[k]);
+		}
+	} else if (a->kind == A_CLEAR)
 		clear_agg(rd, a->agg);
 }
 
