@@ -57,6 +57,7 @@ struct dt_consumer_opts {
 	bool aggsortkey, aggsortrev;
 	bool rawbytes; /* trace() of a string as a hex dump */
 	long aggsortkeypos;
+	long aggsortpos; /* printa() of several aggregations: the one sorted by first */
 	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
 	char opt_error[200];
 };
@@ -72,5 +73,8 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
  * before running.
  */
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
+
+/* setopt() while tracing: NULL, or why DTrace would not set it (in its words) */
+const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, const char *val);
 
 #endif /* DT_CONSUMER_H */

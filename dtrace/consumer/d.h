@@ -315,6 +315,7 @@ enum dt_akind {
 	A_STARTED,    /* first in BEGIN: every probe is attached */
 	A_USTACK,     /* ustack(): bpftrace's perf-mode text, DTrace's frames */
 	A_CLEAR,      /* clear() (field 0), trunc() (1): for the retained instances' share */
+	A_SETOPT,     /* setopt(): fmt is "name" or "name=value" */
 };
 
 struct dt_action {
@@ -391,7 +392,8 @@ long dt_bt_strlen(const struct dt_consumer_opts *o);
 
 /* ---- rendering (render.c) ---- */
 struct dt_render {
-	const struct dt_consumer_opts *o;
+	const struct dt_consumer_opts *o; /* &run_opts */
+	struct dt_consumer_opts run_opts; /* the options, as setopt() changes them */
 	struct dt_tables *t;
 	FILE *out;
 	bool header_done;

@@ -32,7 +32,9 @@ void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struc
 		    FILE *out)
 {
 	memset(r, 0, sizeof(*r));
-	r->o = o;
+	if (o)
+		r->run_opts = *o;
+	r->o = o ? &r->run_opts : NULL;
 	r->t = t;
 	r->out = out;
 	r->printa_agg = -1;
@@ -101,6 +103,8 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		char fn[600];
 
 		end_record(r);
+		if (r->o && r->o->quiet)
+			return; /* setopt("quiet") of a program compiled without it */
 		/* _DTRACE_TESTING (DTrace's test mode): no CPU and ID, which vary between runs */
 		if (!r->header_done && getenv("_DTRACE_TESTING"))
 			fprintf(r->out, "%32s\n", "FUNCTION:NAME");
@@ -160,6 +164,26 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 			dtr_entry_free(&r->ents[i]);
 		r->nents = 0;
 		r->printa_agg = -1;
+		return;
+	}
+	case A_SETOPT: {
+		char name[128], *eq;
+		const char *why;
+
+		snprintf(name, sizeof(name), "%s", act->fmt ? act->fmt : "");
+		eq = strchr(name, '=');
+		if (eq)
+			*eq++ = '\0';
+		why = dt_set_runtime_option(&r->run_opts, name, eq);
+		if (why && act->probe) /* DTrace's words, for the probe and clause */
+			fprintf(stderr,
+				"dtrace: error in dt_clause_%zu for probe ID %u (%s:%s:%s:%s): "
+				"couldn't set option \"%s\" to \"%s\": %s\n\n",
+				act->clause, act->probe->id,
+				act->probe->prov ? act->probe->prov : "",
+				act->probe->mod ? act->probe->mod : "",
+				act->probe->func ? act->probe->func : "", act->probe->name, name,
+				eq ? eq : "1", why);
 		return;
 	}
 	case A_EXIT:

@@ -4,8 +4,8 @@
  * aggregations joined by key, as DTrace joins them (libdtrace's
  * dtrace_aggregate_walk_joined). Every key of any of them is a row; an
  * aggregation without the key gives its zero (0, or an empty histogram);
- * the rows are sorted by the first aggregation's value, then the next's,
- * then by key; the k-th %@ of the format prints the k-th aggregation.
+ * the rows are sorted by the first aggregation's value (aggsortpos: that
+ * one's), then the next's, then by key; the k-th %@ of the format prints the k-th aggregation.
  * The reader (the engine's records.c) hands each aggregation's entries in
  * turn, dt_render_join_next() between them; render.c's A_PRINTA_END
  * prints the rows here. Above render_agg.c (entries, values, keys) and
@@ -33,7 +33,7 @@ struct row {
 };
 
 static const struct dt_agg *const *sort_aggs;
-static size_t sort_n;
+static size_t sort_n, sort_pos; /* aggsortpos: the aggregation compared first */
 
 static int value_cmp(const struct dt_agg *a, const struct dt_entry *x, const struct dt_entry *y)
 {
@@ -51,7 +51,8 @@ static int row_cmp(const void *p, const void *q)
 	size_t k;
 
 	for (k = 0; k < sort_n; k++) {
-		int c = value_cmp(sort_aggs[k], x->e[k], y->e[k]);
+		size_t a = (sort_pos + k) % sort_n;
+		int c = value_cmp(sort_aggs[a], x->e[a], y->e[a]);
 
 		if (c)
 			return c;
@@ -105,6 +106,7 @@ void dtr_print_joined(struct dt_render *r, const struct dt_action *act)
 	}
 	sort_aggs = aggs;
 	sort_n = n;
+	sort_pos = r->o && r->o->aggsortpos > 0 ? (size_t)r->o->aggsortpos % n : 0;
 	if (nrows)
 		qsort(rows, nrows, sizeof(*rows), row_cmp);
 	for (i = 0; i < nrows; i++)

@@ -462,6 +462,27 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	}
 }
 
+/* setopt(name[, value]): a record whose reader sets the option (dt_set_runtime_option()) */
+static void setopt_action(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	size_t act, len;
+	char *f;
+
+	if (n->nargs < 1 || n->nargs > 2 || n->args[0]->kind != N_STR ||
+	    (n->nargs == 2 && n->args[1]->kind != N_STR)) {
+		cg_err(g, n, "setopt() of other than string constants");
+		return;
+	}
+	act = new_action(g, A_SETOPT);
+	len = strlen(n->args[0]->str) + (n->nargs == 2 ? strlen(n->args[1]->str) + 1 : 0) + 1;
+	f = dt_xmalloc(len);
+	snprintf(f, len, n->nargs == 2 ? "%s=%s" : "%s", n->args[0]->str,
+		 n->nargs == 2 ? n->args[1]->str : "");
+	g->t->acts[act].fmt = f;
+	g->t->acts[act].clause = g->clause;
+	item_begin(w, act);
+}
+
 static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 {
 	const struct dt_node *n = s->e;
@@ -488,6 +509,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace"))) {
 		print_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "setopt")) {
+		setopt_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "ustack")) {

@@ -158,7 +158,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (!(ran & (UINT64_C(1) << i)))
 			continue; /* in a branch not taken */
 		/* a program is its clause set's: the probe that fired is the record's */
-		if (rd->r->t->acts[it->act].kind == A_CLAUSE && probe < rd->p->nprobes)
+		if ((rd->r->t->acts[it->act].kind == A_CLAUSE ||
+		     rd->r->t->acts[it->act].kind == A_SETOPT) &&
+		    probe < rd->p->nprobes)
 			rd->r->t->acts[it->act].probe = rd->p->probes[probe];
 		f = dt_xmalloc((it->n + 1) * sizeof(*f));
 		for (k = 0; k < it->n; k++)
