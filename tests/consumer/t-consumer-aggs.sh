@@ -8,7 +8,8 @@
 # integer keys compared by their bits, unsigned, the narrow ones printed
 # unsigned; aggsortrev reversing the exit dump's order; trunc() of
 # histograms; exit() stopping the later clauses of its firing; strsize
-# counting characters, not the NUL; _DTRACE_TESTING's record prefix. Every
+# counting characters, not the NUL; _DTRACE_TESTING's record prefix;
+# printa() of several aggregations joined by key; setopt() while tracing. Every
 # expected value is worked out by hand from DTrace's rules (libdtrace
 # dt_print_quantline, dt_aggregate_*cmp, dt_stddev), never taken from this
 # dtrace's output.
@@ -119,3 +120,22 @@ same "$T/out" "abcd|\n\n" "strsize counts characters, not the NUL"
 # 10. _DTRACE_TESTING (DTrace's test mode): no CPU or ID in the prefix.
 _DTRACE_TESTING=1 dt 0 -x engine=bpf -n 'BEGIN { exit(0); }'
 same "$T/out" "$(printf '%32s' FUNCTION:NAME)\n$(printf '%32s ' :BEGIN)\n\n" "_DTRACE_TESTING's prefix"
+
+# 11. printa() of two aggregations, joined by key: a key one lacks gives 0,
+# rows sorted by the first's value (3: 0, 2: 5, 1: 10); with aggsortpos=1
+# by the second's (1: 0, 3: 1, 2: 7).
+join='BEGIN { @a[1] = sum(10); @a[2] = sum(5); @b[2] = sum(7); @b[3] = sum(1); printa("%d %@d %@d\n", @a, @b); exit(0); }'
+dt 0 -x engine=bpf -q -n "$join"
+grep -v '^$' "$T/out" >"$T/lines"
+same "$T/lines" "3 0 1\n2 5 7\n1 10 0\n" "printa of two aggregations"
+dt 0 -x engine=bpf -q -x aggsortpos=1 -n "$join"
+grep -v '^$' "$T/out" >"$T/lines"
+same "$T/lines" "1 10 0\n3 0 1\n2 5 7\n" "printa of two aggregations, aggsortpos=1"
+
+# 12. setopt() while tracing: aggsortkey from the next printa on; a name
+# DTrace does not know refused in its words, and the run goes on.
+dt 0 -x engine=bpf -q -n 'BEGIN { @[1] = sum(2); @[2] = sum(1); printa("%d %@d\n", @); setopt("aggsortkey"); printa("%d %@d\n", @); setopt("Nixon"); exit(0); }'
+grep -v '^$' "$T/out" >"$T/lines"
+same "$T/lines" "2 1\n1 2\n1 2\n2 1\n" "setopt(\"aggsortkey\") at run time"
+grep -qF 'couldn'"'"'t set option "Nixon" to "1": Invalid option name' "$T/err" ||
+	{ cat "$T/err" >&2; fail "setopt of an unknown option: DTrace's error"; }
