@@ -170,9 +170,6 @@ bool dt_check_const(const struct dt_node *n, int64_t *v);
  */
 bool dt_clause_only_aggs(const struct dt_clause *c);
 
-/* formats.c: printf()/printa() formats DTrace refuses (%1$d). 0 or -1 (reported). */
-int dt_check_formats(const struct dt_program *prog, struct usdt_diag *diag);
-
 /* macros.c: $pid, $ppid, $uid... at s (past the '$'): the value, the name's length. */
 bool dt_macro_process(const char *s, char *buf, size_t n, size_t *len);
 
