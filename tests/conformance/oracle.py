@@ -15,7 +15,8 @@ usdtkit's dtrace, and compares:
     parent's), as runtest.sh reads them (preprocessor/'s -C);
   - its output: standard output, then "-- @@stderr --" and standard error
     when there is any; through the test's .r.p filter when it has an
-    executable one; then 0x... turned into {ptr} (runtest.sh's postprocess);
+    executable one (on its standard input, no argument; its failure fails
+    the test); then 0x... turned into {ptr} (runtest.sh's postprocess);
     compared with TEST.ARCH.r or TEST.r, both sorted unless @@nosort;
   - its exit: 0 for tst, 1 for err; the tag for err.D_*.
 
@@ -150,13 +151,18 @@ def select(checkout):
     return sorted(tests)
 
 
-def postprocess(checkout, base, out, test):
+def postprocess(checkout, base, out):
+    """runtest.sh's postprocess(): the .r.p filter with the output on its
+    standard input and no argument (a gawk -f filter would read an argument
+    as a file), then {ptr}. None when the filter fails (runtest.sh's
+    "results postprocessor failed": the test fails)."""
     pp = os.path.join(checkout, base + ".r.p")
     if os.access(pp, os.X_OK):
-        r = subprocess.run([pp, test], input=out, capture_output=True, text=True, cwd=checkout,
+        r = subprocess.run([pp], input=out, capture_output=True, text=True, cwd=checkout,
                            errors="replace")
-        if r.returncode == 0:
-            out = r.stdout
+        if r.returncode != 0:
+            return None
+        out = r.stdout
     out = re.sub(r"0x[0-9a-f]+", "{ptr}", out)
     return re.sub(r"at BPF pc [1-9][0-9]*", "at BPF pc NNN", out)
 
@@ -187,12 +193,14 @@ def run_one(checkout, dtrace, extra, rel, text):
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         err, rc = "timed out", None
     full = out + ("-- @@stderr --\n" + err if err else "")
-    got = postprocess(checkout, base, full, name)
+    got = postprocess(checkout, base, full)
     rfile = os.path.join(checkout, base + "." + ARCH + ".r")
     if not os.path.exists(rfile):
         rfile = os.path.join(checkout, base + ".r")
     same = None
-    if os.path.exists(rfile):
+    if got is None:
+        got, same = "", False
+    elif os.path.exists(rfile):
         with open(rfile, encoding="utf-8", errors="replace") as fh:
             want = fh.read()
         if has_option(opts, "nosort"):
@@ -212,7 +220,7 @@ def run_one(checkout, dtrace, extra, rel, text):
     if rc != 0:
         return rel, "fail", "exit %d: %s" % (rc, first_err[:160]), None
     if same is False:
-        return rel, "fail", "output differs", None
+        return rel, "fail", "output differs" if got else "results postprocessor failed", None
     return rel, "pass", "", None
 
 
