@@ -21,6 +21,8 @@ void dt_render_join_next(struct dt_render *r, size_t agg)
 {
 	struct dt_joined j = {(size_t)r->printa_agg, r->ents, r->nents};
 
+	if (r->printa_agg < 0 || agg >= r->t->naggs)
+		return; /* no printa() under way (the renderer is done) */
 	DT_PUSH(r->joined, r->njoined, j);
 	r->ents = NULL;
 	r->nents = 0;
