@@ -26,10 +26,7 @@
 static void proto_arg(struct chk *k, const struct dt_node *call, size_t i, const char *tag,
 		      const char *proto, enum dt_ctype got)
 {
-	dt_check_fail(k, call->args[i], tag,
-		      "%s( ) argument #%zu is incompatible with prototype:\n\tprototype: %s\n\t "
-		      "argument: %s",
-		      call->name, i + 1, proto, dt_ctype_name(got));
+	dt_check_proto_fail(k, call->args[i], tag, call->name, i + 1, proto, dt_ctype_name(got));
 }
 
 /* An aggregation argument of clear() & co: DTrace's tag names the function. */

@@ -71,6 +71,10 @@ void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag
 void dt_check_ident_written(struct chk *k, const struct dt_node *n);
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
 const char *dt_ctype_name(enum dt_ctype t);
+void dt_check_proto_fail(struct chk *k, const struct dt_node *at, const char *tag, const char *fn,
+			 size_t argno, const char *proto, const char *arg);
+void dt_check_conv_fail(struct chk *k, const struct dt_node *at, const char *tag, const char *fn,
+			size_t argno, int conv, const char *conv_text, const char *proto);
 void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)
     USDT_PRINTF(4, 5);
 /* check_ops.c */

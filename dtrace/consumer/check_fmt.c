@@ -152,10 +152,11 @@ static bool dyn_arg(struct chk *k, const struct dt_node *call, size_t *ai, int c
 	}
 	t = dt_check_type(k, call->args[*ai]);
 	if (t != CT_UNKNOWN && t != CT_INT) {
-		dt_check_fail(k, call->args[*ai], "D_PRINTF_DYN_TYPE",
-			      "%s( ) argument #%zu is incompatible with conversion #%d prototype:\n"
-			      "\tconversion: %% %s %c\n\t prototype: int",
-			      call->name, *ai + 1, ci + 1, which, c->letter);
+		char conv[16];
+
+		snprintf(conv, sizeof(conv), "%% %s %c", which, c->letter);
+		dt_check_conv_fail(k, call->args[*ai], "D_PRINTF_DYN_TYPE", call->name, *ai + 1,
+				   ci + 1, conv, "int");
 		return false;
 	}
 	(*ai)++;
@@ -171,9 +172,8 @@ void dt_check_printf(struct chk *k, const struct dt_node *call)
 
 	if (f->kind != N_STR) {
 		if (dt_check_type(k, f) == CT_STR)
-			dt_check_fail(k, f, "D_PRINTF_ARG_FMT",
-				      "printf( ) argument #1 is incompatible with prototype:\n"
-				      "\tprototype: string constant\n\t argument: string");
+			dt_check_proto_fail(k, f, "D_PRINTF_ARG_FMT", "printf", 1,
+					    "string constant", "string");
 		return;
 	}
 	if (!f->slen) {
@@ -206,10 +206,8 @@ void dt_check_printf(struct chk *k, const struct dt_node *call)
 						 ? CT_AGG
 						 : dt_check_type(k, call->args[ai]));
 		if (want) {
-			dt_check_fail(k, call->args[ai], "D_PRINTF_ARG_TYPE",
-				      "printf( ) argument #%zu is incompatible with conversion #%d "
-				      "prototype:\n\tconversion: %s\n\t prototype: %s",
-				      ai + 1, i + 1, cv[i].text, want);
+			dt_check_conv_fail(k, call->args[ai], "D_PRINTF_ARG_TYPE", "printf", ai + 1,
+					   i + 1, cv[i].text, want);
 			return;
 		}
 		ai++;
@@ -243,10 +241,9 @@ void dt_check_printa(struct chk *k, const struct dt_node *call)
 		const struct aggty *ag;
 
 		if (call->args[i]->kind != N_AGG) {
-			dt_check_fail(k, call->args[i], "D_PRINTA_AGGARG",
-				      "printa( ) argument #%zu is incompatible with prototype:\n"
-				      "\tprototype: aggregation\n\t argument: %s",
-				      i + 1, dt_ctype_name(dt_check_type(k, call->args[i])));
+			dt_check_proto_fail(k, call->args[i], "D_PRINTA_AGGARG", "printa", i + 1,
+					    "aggregation",
+					    dt_ctype_name(dt_check_type(k, call->args[i])));
 			return;
 		}
 		ag = agg_find(k, call->args[i]->name);
@@ -300,10 +297,8 @@ void dt_check_printa(struct chk *k, const struct dt_node *call)
 		}
 		want = conv_mismatch(&cv[c], i < 8 ? first->keys[i] : CT_UNKNOWN);
 		if (want) {
-			dt_check_fail(k, call, "D_PRINTF_ARG_TYPE",
-				      "printa( ) argument #2 is incompatible with conversion #%d "
-				      "prototype:\n\tconversion: %s\n\t prototype: %s",
-				      c + 1, cv[c].text, want);
+			dt_check_conv_fail(k, call, "D_PRINTF_ARG_TYPE", "printa", 2, c + 1,
+					   cv[c].text, want);
 			return;
 		}
 		i++;

@@ -293,6 +293,26 @@ void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct
 
 /* ---- errors ---- */
 
+/* DTrace's words for an argument its function's prototype does not take. */
+void dt_check_proto_fail(struct chk *k, const struct dt_node *at, const char *tag, const char *fn,
+			 size_t argno, const char *proto, const char *arg)
+{
+	dt_check_fail(k, at, tag,
+		      "%s( ) argument #%zu is incompatible with prototype:\n\tprototype: %s\n\t "
+		      "argument: %s",
+		      fn, argno, proto, arg);
+}
+
+/* DTrace's words for an argument a format's conversion does not take. */
+void dt_check_conv_fail(struct chk *k, const struct dt_node *at, const char *tag, const char *fn,
+			size_t argno, int conv, const char *conv_text, const char *proto)
+{
+	dt_check_fail(k, at, tag,
+		      "%s( ) argument #%zu is incompatible with conversion #%d prototype:\n"
+		      "\tconversion: %s\n\t prototype: %s",
+		      fn, argno, conv, conv_text, proto);
+}
+
 void dt_check_fail(struct chk *k, const struct dt_node *n, const char *tag, const char *fmt, ...)
 {
 	char msg[1024];

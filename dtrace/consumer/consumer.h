@@ -50,6 +50,7 @@ struct dt_consumer_opts {
 	bool rawbytes; /* trace() of a string as a hex dump */
 	bool testing;  /* $_DTRACE_TESTING: records without the CPU and ID columns */
 	long aggsortkeypos;
+	long aggsortpos; /* printa() of several aggregations: the one sorted by first */
 	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
 	char opt_error[200];
 };
@@ -65,5 +66,8 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
  * before running.
  */
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
+
+/* setopt() while tracing: NULL, or why DTrace would not set it (in its words) */
+const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, const char *val);
 
 #endif /* DT_CONSUMER_H */

@@ -171,9 +171,6 @@ bool dt_check_const(const struct dt_node *n, int64_t *v);
  */
 bool dt_clause_only_aggs(const struct dt_clause *c);
 
-/* formats.c: printf()/printa() formats DTrace refuses (%1$d). 0 or -1 (reported). */
-int dt_check_formats(const struct dt_program *prog, struct usdt_diag *diag);
-
 /* macros.c: $pid, $ppid, $uid... at s (past the '$'): the value, the name's length. */
 bool dt_macro_process(const char *s, char *buf, size_t n, size_t *len);
 
@@ -307,6 +304,7 @@ enum dt_akind {
 	A_TRACEMEM,   /* tracemem(): the bytes as hex digits, how many to print */
 	A_SYSTEM,     /* system(): printf's format and arguments, the command run by the reader */
 	A_FREOPEN,    /* freopen(): printf's format and arguments, the file output goes to */
+	A_SETOPT,     /* setopt(): fmt is "name" or "name=value" */
 };
 
 struct dt_action {
@@ -315,6 +313,8 @@ struct dt_action {
 	struct dt_value *args;
 	size_t nargs;
 	size_t agg;
+	size_t *more; /* printa(fmt, @a, @b, ...): the aggregations after agg, joined by key */
+	size_t nmore;
 	const struct dt_probe *probe; /* A_CLAUSE */
 	size_t clause;
 };
@@ -356,17 +356,13 @@ struct dt_tables {
 	long strsize;	     /* DTrace's: substr() cuts at it */
 };
 
-/*
- * llquantize()'s buckets for p = {factor, low, high, nsteps}: their lower
- * bounds in lb[1..n-2], lb[n-1] the last's (">="); returns n, or 0 for
- * parameters DTrace refuses (or more than max buckets). render_hist.c: the
- * renderer draws them, the engine's code finds a value's bucket by them.
- */
-size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max);
+/* llquantize.c: DTrace's symmetric layout: P positive buckets' bounds lb[1..P], 2P + 1 in all */
+size_t dt_llq_layout(const int64_t p[4], uint64_t *lb, bool *ghost, size_t max);
 
 /* ---- rendering (render.c) ---- */
 struct dt_render {
-	const struct dt_consumer_opts *o;
+	const struct dt_consumer_opts *o; /* &run_opts */
+	struct dt_consumer_opts run_opts; /* the options, as setopt() changes them */
 	struct dt_tables *t;
 	FILE *out;
 	bool header_done;
@@ -377,6 +373,12 @@ struct dt_render {
 	long printa_agg; /* -1, or the aggregation a printa is printing */
 	size_t printa_act;
 	struct dt_entry *ents; /* entries gathered for the printa */
+	struct dt_joined {     /* a printa of several: the entries of those before */
+		size_t agg;
+		struct dt_entry *ents;
+		size_t nents;
+	} * joined;
+	size_t njoined;
 	size_t nents;
 };
 
@@ -393,6 +395,10 @@ void dt_render_finish(struct dt_render *r);
  * its count and sum of squares).
  */
 void dt_render_record(struct dt_render *r, size_t act, char **f, size_t nf);
+/* printa() of several aggregations: the entries that follow are aggregation agg's */
+void dt_render_join_next(struct dt_render *r, size_t agg);
+/* A histogram's rank among its aggregation's entries (DTrace's sort): the sum, then *zero */
+long double dt_hist_rank(const struct dt_agg *a, const int64_t *buckets, size_t nb, int64_t *zero);
 void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t v,
 			 const int64_t *buckets, size_t nbuckets);
 

@@ -179,13 +179,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 
 		if (n < 0)
 			refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
-		else if (opt[7] == 'k')
-			o->aggsortkeypos = n;
-		else if (n > 0) /* (printa of one aggregation: its position is 0) */
-			refuse(o,
-			       "-x aggsortpos=%ld: printa() of several aggregations is not "
-			       "supported, so no position but 0 is",
-			       n);
+		else
+			*(opt[7] == 'k' ? &o->aggsortkeypos : &o->aggsortpos) = n;
 		return 0;
 	}
 
@@ -243,4 +238,86 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		return -1;
 	}
 	return 0;
+}
+
+/* DTrace's rate: digits and a unit it knows (dt_opt_rate) */
+static bool valid_rate(const char *v)
+{
+	static const char *const units[] = {"",	    "ns", "nsec", "us", "usec", "ms",
+					    "msec", "s",  "sec",  "m",	"min",	"h",
+					    "hour", "d",  "day",  "hz", NULL};
+	char *end;
+	size_t i;
+
+	if (!v || *v < '0' || *v > '9')
+		return false;
+	strtoull(v, &end, 10);
+	for (i = 0; units[i]; i++)
+		if (!strcmp(end, units[i]))
+			return true;
+	return false;
+}
+
+/*
+ * setopt() while tracing: DTrace's dynamic run-time options. Those that
+ * change the output are honoured (printa's order, quiet, rawbytes), the
+ * rates checked and accepted (nothing printed depends on them); DTrace's
+ * other run-time options cannot change while tracing, and a name DTrace
+ * does not know is refused. Returns NULL when the option is set, else
+ * DTrace's reason.
+ */
+const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, const char *val)
+{
+	static const char *const rates[] = {"aggrate", "switchrate", NULL};
+	static const char *const undone[] = {"flowindent", "stackindent", "printsize", NULL};
+	static const char *const fixed[] = {
+	    "aggsize",	  "bpflog",	  "bpflogsize",	   "bufsize",	  "bufpolicy",
+	    "bufresize",  "cleanrate",	  "cpu",	   "destructive", "dynvarsize",
+	    "grabanon",	  "jstackframes", "jstackstrsize", "lockmem",	  "maxframes",
+	    "nspec",	  "pcapsize",	  "scratchsize",   "specsize",	  "stackframes",
+	    "statusrate", "strsize",	  "ustackframes",  "noresolve",	  NULL};
+	static const char *const compile[] = {
+	    "amin",	"argref",   "core",    "cpp",	      "cpphdrs",   "cpppath",	  "ctypes",
+	    "define",	"dtypes",   "debug",   "debugassert", "disasm",	   "droptags",	  "empty",
+	    "errtags",	"evaltime", "incdir",  "iregs",	      "kdefs",	   "knodefs",	  "late",
+	    "lazyload", "ldpath",   "libdir",  "linkmode",    "linktype",  "nolibs",	  "pgmax",
+	    "procfs",	"pspec",    "stdc",    "strip",	      "syslibdir", "tregs",	  "udefs",
+	    "undef",	"unodefs",  "verbose", "version",     "zdefs",	   "quietresize", NULL};
+	int b = val && *val >= '0' && *val <= '9' ? 1 : bool_value(val);
+	size_t i;
+
+	for (i = 0; rates[i]; i++)
+		if (!strcmp(opt, rates[i]))
+			return val && valid_rate(val) ? NULL : "Invalid value for specified option";
+	for (i = 0; compile[i]; i++)
+		if (!strcmp(opt, compile[i]))
+			return NULL; /* DTrace's compile-time options: no effect now */
+	for (i = 0; fixed[i]; i++)
+		if (!strcmp(opt, fixed[i]))
+			return "Operation illegal when tracing is active";
+	for (i = 0; undone[i]; i++)
+		if (!strcmp(opt, undone[i]))
+			return "this D consumer does not do this option";
+	if (!strcmp(opt, "aggsortkeypos") || !strcmp(opt, "aggsortpos")) {
+		long n = val ? strtol(val, NULL, 10) : -1;
+
+		if (n < 0)
+			return "Invalid value for specified option";
+		*(opt[7] == 'k' ? &o->aggsortkeypos : &o->aggsortpos) = n;
+		return NULL;
+	}
+	if (strcmp(opt, "aggsortkey") && strcmp(opt, "aggsortrev") && strcmp(opt, "quiet") &&
+	    strcmp(opt, "rawbytes"))
+		return "Invalid option name";
+	if (b < 0)
+		return "Invalid value for specified option";
+	if (!strcmp(opt, "aggsortkey"))
+		o->aggsortkey = b;
+	else if (!strcmp(opt, "aggsortrev"))
+		o->aggsortrev = b;
+	else if (!strcmp(opt, "quiet"))
+		o->quiet = b;
+	else
+		o->rawbytes = b;
+	return NULL;
 }

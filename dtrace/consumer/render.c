@@ -34,7 +34,9 @@ void dt_render_init(struct dt_render *r, const struct dt_consumer_opts *o, struc
 		    FILE *out)
 {
 	memset(r, 0, sizeof(*r));
-	r->o = o;
+	if (o)
+		r->run_opts = *o;
+	r->o = o ? &r->run_opts : NULL;
 	r->t = t;
 	r->out = out;
 	r->printa_agg = -1;
@@ -138,6 +140,8 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 		char fn[600];
 
 		end_record(r);
+		if (r->o && r->o->quiet)
+			return; /* setopt("quiet") of a program compiled without it */
 		/* _DTRACE_TESTING: without the CPU and ID columns, as DTrace's */
 		if (!r->header_done && r->o->testing)
 			fprintf(r->out, "%32s\n", "FUNCTION:NAME");
@@ -183,7 +187,9 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 
 		if (r->printa_agg < 0)
 			return;
-		if (start->clause != (size_t)-1) {
+		if (r->njoined) {
+			dtr_print_joined(r, start);
+		} else if (start->clause != (size_t)-1) {
 			if (!start->fmt)
 				fputc('\n', r->out); /* DTrace's printa(@a): a blank line first */
 			dtr_print_agg(r, start, a);
@@ -195,6 +201,26 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 			dtr_entry_free(&r->ents[i]);
 		r->nents = 0;
 		r->printa_agg = -1;
+		return;
+	}
+	case A_SETOPT: {
+		char name[128], *eq;
+		const char *why;
+
+		snprintf(name, sizeof(name), "%s", act->fmt ? act->fmt : "");
+		eq = strchr(name, '=');
+		if (eq)
+			*eq++ = '\0';
+		why = dt_set_runtime_option(&r->run_opts, name, eq);
+		if (why && act->probe) /* DTrace's words, for the probe and clause */
+			fprintf(stderr,
+				"dtrace: error in dt_clause_%zu for probe ID %u (%s:%s:%s:%s): "
+				"couldn't set option \"%s\" to \"%s\": %s\n\n",
+				act->clause, act->probe->id,
+				act->probe->prov ? act->probe->prov : "",
+				act->probe->mod ? act->probe->mod : "",
+				act->probe->func ? act->probe->func : "", act->probe->name, name,
+				eq ? eq : "1", why);
 		return;
 	}
 	case A_EXIT:
@@ -260,10 +286,12 @@ void dt_render_agg_entry(struct dt_render *r, char **keys, size_t nkeys, int64_t
 	a = &r->t->aggs[r->printa_agg];
 	memset(&e, 0, sizeof(e));
 	e.v = v;
-	if (a->fn == F_STDDEV && nbuckets == 2) { /* v the sum, then count, sum of squares */
+	if (a->fn == F_STDDEV && (nbuckets == 2 || nbuckets == 3)) {
+		/* v the sum, then count, sum of squares (its low and high words) */
 		e.st[0] = buckets[0];
 		e.st[1] = v;
 		e.st[2] = buckets[1];
+		e.st[3] = nbuckets == 3 ? buckets[2] : 0;
 		nbuckets = 0;
 	}
 	if (nbuckets) {

@@ -34,7 +34,10 @@ struct dt_entry {
 	int64_t v;
 	int64_t *buckets; /* quantize: NQ; lquantize: levels + 2; llquantize: its buckets */
 	size_t nbuckets;
-	int64_t st[3]; /* stddev: count, sum, sum of squares */
+	int64_t st[4];	  /* stddev: count, sum, sum of squares (128 bits: low, high) */
+	bool hist;	  /* sorted by hsum, then hzero (dtr_hist_order()) */
+	long double hsum; /* a histogram's sum of bucket value * count, unsaturated */
+	int64_t hzero;	  /* the count of its bucket whose value is 0 */
 };
 
 /* render_value.c: values */
@@ -46,6 +49,8 @@ void dtr_print_rawbytes(FILE *out, const char *s, long strsize);
 
 /* render_hist.c: histograms */
 void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e);
+void dtr_hist_order(const struct dt_agg *a, struct dt_entry *e);
+size_t dtr_nbuckets(const struct dt_agg *a);
 void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e);
 
 /* render_printf.c: printf, stacks */
@@ -54,11 +59,19 @@ void dtr_print_ustack(FILE *out, const char *text);
 void dtr_print_bytes(FILE *out, const char *hex, size_t n);
 void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
 		 const struct dt_entry *aggv);
+void dtr_dformat_join(FILE *out, const char *fmt, struct val *v, size_t nv,
+		      const struct dt_agg *const *aggs, const struct dt_entry *const *ents,
+		      size_t nagg);
 
 /* render_agg.c: aggregations */
 void dtr_entry_free(struct dt_entry *e);
 void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a,
 		   struct dt_entry *e, bool push);
 void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struct dt_agg *a);
+void dtr_entry_value(const struct dt_agg *a, struct dt_entry *e);
+int dtr_cmp_keys(const struct dt_entry *x, const struct dt_entry *y);
+
+/* render_join.c: printa() of several aggregations */
+void dtr_print_joined(struct dt_render *r, const struct dt_action *act);
 
 #endif /* DT_RENDER_H */

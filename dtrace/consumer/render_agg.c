@@ -13,13 +13,20 @@
 #include "d.h"
 #include "render.h"
 
+/* An integer key as DTrace compares it: its bytes, unsigned (-1 sorts after 2). */
+static uint64_t key_bits(const struct val *v)
+{
+	return v->size && v->size < 8 ? (uint64_t)v->i & ((UINT64_C(1) << (8 * v->size)) - 1)
+				      : (uint64_t)v->i;
+}
+
 static int cmp_val(const struct val *a, const struct val *b)
 {
 	if (a->is_str && b->is_str)
 		return strcmp(a->s, b->s);
 	if (a->is_str != b->is_str)
 		return a->is_str ? 1 : -1;
-	return (a->i > b->i) - (a->i < b->i);
+	return (key_bits(a) > key_bits(b)) - (key_bits(a) < key_bits(b));
 }
 
 static int cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
@@ -33,6 +40,11 @@ static int cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
 			return c;
 	}
 	return 0;
+}
+
+int dtr_cmp_keys(const struct dt_entry *x, const struct dt_entry *y)
+{
+	return cmp_keys(x, y);
 }
 
 /* The keys from position `from` on, then those before it (DTrace's aggsortkeypos). */
@@ -59,12 +71,18 @@ static int cmp_entry(const void *a, const void *b)
 	size_t from = o && o->aggsortkeypos > 0 ? (size_t)o->aggsortkeypos : 0;
 	int c = (x->v > y->v) - (x->v < y->v);
 
+	if (x->hist && y->hist) {
+		c = (x->hsum > y->hsum) - (x->hsum < y->hsum);
+		if (!c)
+			c = (x->hzero > y->hzero) - (x->hzero < y->hzero);
+	}
+
 	if (o && o->aggsortkey) {
 		int k = cmp_keys_from(x, y, from);
 
 		c = k ? k : c;
 	} else if (!c) {
-		c = cmp_keys(x, y);
+		c = cmp_keys_from(x, y, from);
 	}
 	return o && o->aggsortrev ? -c : c;
 }
@@ -102,8 +120,10 @@ void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a
 			o->v = e->v > o->v ? e->v : o->v;
 		else if (a->fn != F_AVG)
 			o->v += e->v;
-		for (k = 0; k < 3; k++)
+		for (k = 0; k < 4; k++)
 			o->st[k] += e->st[k];
+		if ((uint64_t)o->st[2] < (uint64_t)e->st[2]) /* the sum of squares' carry */
+			o->st[3]++;
 		for (k = 0; k < o->nbuckets && k < e->nbuckets; k++)
 			o->buckets[k] += e->buckets[k];
 		dtr_entry_free(e);
@@ -117,7 +137,7 @@ void dtr_add_entry(struct dt_entry **ents, size_t *nents, const struct dt_agg *a
  * average of the squares less the square of the average, both normalized,
  * in 128 bits.
  */
-static uint64_t dstddev(const int64_t st[3], int64_t normal)
+static uint64_t dstddev(const int64_t st[4], int64_t normal)
 {
 	__extension__ typedef unsigned __int128 u128;
 	u128 sq, x, res = 0, bit = (u128)1 << 126;
@@ -125,7 +145,8 @@ static uint64_t dstddev(const int64_t st[3], int64_t normal)
 
 	if (st[0] == 0 || normal <= 0)
 		return 0;
-	sq = (u128)(uint64_t)st[2] / (uint64_t)normal / (uint64_t)normal / (uint64_t)st[0];
+	sq = ((u128)(uint64_t)st[3] << 64 | (uint64_t)st[2]) / (uint64_t)normal / (uint64_t)normal /
+	     (uint64_t)st[0];
 	avg = st[1] / normal / st[0];
 	if (avg < 0)
 		avg = -avg;
@@ -145,21 +166,12 @@ static uint64_t dstddev(const int64_t st[3], int64_t normal)
 }
 
 /* The value entries are sorted by, for what is not a plain number. */
-static void entry_value(const struct dt_agg *a, struct dt_entry *e)
+void dtr_entry_value(const struct dt_agg *a, struct dt_entry *e)
 {
 	if (a->fn == F_STDDEV) {
 		e->v = (int64_t)dstddev(e->st, a->normal ? a->normal : 1);
-	} else if (a->fn == F_LLQUANTIZE) {
-		int64_t lb[1024], sum = 0, prod;
-		size_t n = dt_llq_bounds(a->llq, lb, sizeof(lb) / sizeof(lb[0])), i;
-
-		lb[0] = n ? lb[1] - 1 : 0;
-		for (i = 0; i < n && i < e->nbuckets; i++) {
-			if (__builtin_mul_overflow(e->buckets[i], lb[i], &prod) ||
-			    __builtin_add_overflow(sum, prod, &sum))
-				sum = INT64_MAX;
-		}
-		e->v = sum;
+	} else if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE) {
+		dtr_bucket_sum(a, e);
 	}
 }
 
@@ -174,11 +186,11 @@ static void print_key(FILE *out, const struct val *k)
 		return;
 	}
 	switch (k->size) {
-	case 1:
-		fprintf(out, " %3d", (int)(int8_t)k->i);
+	case 1: /* DTrace prints the narrow keys' bits unsigned */
+		fprintf(out, " %3d", (int)(uint8_t)k->i);
 		break;
 	case 2:
-		fprintf(out, " %5d", (int)(int16_t)k->i);
+		fprintf(out, " %5d", (int)(uint16_t)k->i);
 		break;
 	case 4:
 		fprintf(out, " %8d", (int)k->i);
@@ -195,7 +207,7 @@ void dtr_print_agg(struct dt_render *r, const struct dt_action *act, const struc
 	size_t i, from = 0;
 
 	for (i = 0; i < r->nents; i++)
-		entry_value(a, &r->ents[i]);
+		dtr_entry_value(a, &r->ents[i]);
 	if (r->nents)
 		qsort(r->ents, r->nents, sizeof(*r->ents), cmp_entry);
 	if (a->has_trunc) { /* (trunc() keeps by value, whatever the order printed) */

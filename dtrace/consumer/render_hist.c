@@ -28,57 +28,228 @@ static size_t lq_levels(const struct dt_agg *a)
 	return a->lq[2] > 0 ? (size_t)((a->lq[1] - a->lq[0]) / a->lq[2]) : 0;
 }
 
-/* The value a histogram's entries are sorted by: DTrace sums bucket * count. */
+/*
+ * Bucket i's value as DTrace weighs it when it sorts: quantize's power of
+ * two; lquantize's level, base - 1 below the range and the limit + 1
+ * above it.
+ */
+static int64_t bucket_value(const struct dt_agg *a, size_t i, size_t nb)
+{
+	if (a->fn == F_QUANTIZE)
+		return quantize_value(i);
+	if (i == 0)
+		return a->lq[0] - 1;
+	if (i == nb - 1)
+		return a->lq[0] + (int64_t)lq_levels(a) * a->lq[2] + 1;
+	return a->lq[0] + (int64_t)(i - 1) * a->lq[2];
+}
+
+/*
+ * The order of a histogram's entries (dt_aggregate_quantizedcmp and its
+ * kin): the sum of value * count over the buckets, in long double (no
+ * overflow), then the count of the bucket whose value is 0.
+ */
+void dtr_hist_order(const struct dt_agg *a, struct dt_entry *e)
+{
+	uint64_t lb[4097];
+	bool ghost[4097];
+	size_t i, k, np, nb = e->nbuckets;
+
+	e->hist = true;
+	e->hsum = 0;
+	e->hzero = 0;
+	if (a->fn == F_LLQUANTIZE) {
+		/* each bucket weighs its bound (negated below the middle), the ghosts nothing */
+		np = dt_llq_layout(a->llq, lb, ghost, sizeof(lb) / sizeof(lb[0]));
+		if (!np || nb != 2 * np + 1)
+			return;
+		for (k = 1; k <= np; k++)
+			if (!ghost[k])
+				e->hsum += (long double)lb[k] *
+					   ((long double)e->buckets[np + k] - e->buckets[np - k]);
+		e->hzero = e->buckets[np];
+		return;
+	}
+	for (i = 0; i < nb; i++) {
+		int64_t bv = bucket_value(a, i, nb);
+
+		e->hsum += (long double)e->buckets[i] * (long double)bv;
+		if (bv == 0)
+			e->hzero = e->buckets[i];
+	}
+}
+
+/* How many buckets an entry of aggregation a has (an empty one's, for a join). */
+size_t dtr_nbuckets(const struct dt_agg *a)
+{
+	uint64_t lb[4097];
+	bool ghost[4097];
+	size_t np;
+
+	if (a->fn == F_QUANTIZE)
+		return NQ;
+	if (a->fn == F_LQUANTIZE)
+		return lq_levels(a) + 2;
+	if (a->fn != F_LLQUANTIZE)
+		return 0;
+	np = dt_llq_layout(a->llq, lb, ghost, sizeof(lb) / sizeof(lb[0]));
+	return np ? 2 * np + 1 : 0;
+}
+
+long double dt_hist_rank(const struct dt_agg *a, const int64_t *buckets, size_t nb, int64_t *zero)
+{
+	struct dt_entry e = {.buckets = (int64_t *)buckets, .nbuckets = nb};
+
+	dtr_hist_order(a, &e);
+	*zero = e.hzero;
+	return e.hsum;
+}
+
+/* The value of a histogram's entry as a number: its sum, saturated. */
 void dtr_bucket_sum(const struct dt_agg *a, struct dt_entry *e)
 {
-	size_t i, nb = e->nbuckets;
+	dtr_hist_order(a, e);
+	e->v = e->hsum >= (long double)INT64_MAX   ? INT64_MAX
+	       : e->hsum <= (long double)INT64_MIN ? INT64_MIN
+						   : (int64_t)e->hsum;
+}
 
-	e->v = 0;
-	for (i = 0; i < nb; i++) {
-		int64_t bv = a->fn == F_QUANTIZE ? quantize_value(i)
-			     : i == 0		 ? a->lq[0] - 1
-						 : a->lq[0] + (int64_t)(i - 1) * a->lq[2];
+/*
+ * One bucket's line, as dt_print_quantline draws it: the bar's depth is the
+ * raw count's share of the total of the raw counts' magnitudes; with
+ * negative counts only, the bar grows left to the axis; with both signs,
+ * two half-length bars either side of a centre line.
+ */
+static void quantline(FILE *out, int64_t val, int64_t normal, long double total, bool pos, bool neg)
+{
+	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
+	static const char spaces[] = "                                        ";
+	unsigned len = 40, depth = 0;
+	long double mag = val < 0 ? -(long double)val : (long double)val;
 
-		int64_t prod, sum;
+	if (pos || neg)
+		depth = total > 0 ? (unsigned)(mag * len / total + 0.5) : 0;
+	if (!neg) {
+		fprintf(out, "|%s%s %-9lld\n", ats + len - depth, spaces + depth,
+			(long long)(val / normal));
+	} else if (!pos) {
+		fprintf(out, "%s%s| %-9lld\n", spaces + depth, ats + len - depth,
+			(long long)(val / normal));
+	} else {
+		len /= 2;
+		depth = total > 0 ? (unsigned)(mag * len / total + 0.5) : 0;
+		if (val <= 0)
+			fprintf(out, "%s%s|%*s %-9lld\n", spaces + 40 - len + depth,
+				ats + 40 - depth, (int)len, "", (long long)(val / normal));
+		else
+			fprintf(out, "%20s|%s%s %-9lld\n", "", ats + 40 - depth,
+				spaces + 40 - len + depth, (long long)(val / normal));
+	}
+}
 
-		if (!e->buckets[i])
-			continue;
-		/* saturated: only the order of entries depends on it */
-		if (__builtin_mul_overflow(e->buckets[i], bv, &prod))
-			prod = (e->buckets[i] < 0) != (bv < 0) ? INT64_MIN : INT64_MAX;
-		if (__builtin_add_overflow(e->v, prod, &sum))
-			sum = prod < 0 ? INT64_MIN : INT64_MAX;
-		e->v = sum;
+/*
+ * llquantize's histogram (dt_llq_layout()): the buckets from the first to
+ * the last with a count, one more either side; a ghost bucket is not
+ * printed, unless it is the first or last row, then under its labelled
+ * neighbour's label (below it for the first, above for the last).
+ */
+static void llq_label(char *c, size_t n, const uint64_t *lb, size_t np, size_t i, size_t first)
+{
+	if (i == np)
+		snprintf(c, n,
+			 lb[1] == 1    ? "0"
+			 : first >= np ? "< %llu"
+				       : "abs() < %llu",
+			 (unsigned long long)lb[1]);
+	else if (i == 0)
+		snprintf(c, n, "<= -%llu", (unsigned long long)lb[np]);
+	else if (i == 2 * np)
+		snprintf(c, n, ">= %llu", (unsigned long long)lb[np]);
+	else if (i > np)
+		snprintf(c, n, "%llu", (unsigned long long)lb[i - np]);
+	else
+		snprintf(c, n, "-%llu", (unsigned long long)lb[np - i]);
+}
+
+static bool llq_ghost(const bool *ghost, size_t np, size_t i)
+{
+	return i != np && ghost[i > np ? i - np : np - i];
+}
+
+static void print_llquantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e)
+{
+	uint64_t lb[4097];
+	bool ghost[4097], pos = false, neg = false;
+	int64_t normal = a->normal ? a->normal : 1;
+	size_t np = dt_llq_layout(a->llq, lb, ghost, sizeof(lb) / sizeof(lb[0]));
+	size_t nb = 2 * np + 1, first = 0, last = nb - 1, i;
+	long double total = 0;
+
+	if (!np || e->nbuckets != nb)
+		return;
+	while (first <= last && e->buckets[first] == 0)
+		first++;
+	if (first > last)
+		first = last = np + 1;
+	else
+		while (e->buckets[last] == 0)
+			last--;
+	for (i = first; i <= last; i++) {
+		pos |= e->buckets[i] > 0;
+		neg |= e->buckets[i] < 0;
+		total +=
+		    e->buckets[i] < 0 ? -(long double)e->buckets[i] : (long double)e->buckets[i];
+	}
+	fprintf(out, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
+		"count");
+	if (first > 0)
+		first--;
+	if (last < nb - 1)
+		last++;
+	for (i = first; i <= last; i++) {
+		char c[48];
+		size_t j = i;
+
+		if (llq_ghost(ghost, np, i)) {
+			if (i != first && i != last)
+				continue;
+			while (llq_ghost(ghost, np, j))
+				j = i == first ? j - 1 : j + 1;
+		}
+		llq_label(c, sizeof(c), lb, np, j, first);
+		fprintf(out, "%16s ", c);
+		quantline(out, e->buckets[i], normal, total, pos, neg);
 	}
 }
 
 void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry *e)
 {
-	static const char ats[] = "@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@@";
-	static const char spaces[] = "                                        ";
 	int64_t normal = a->normal ? a->normal : 1;
 	size_t first = 0, last, i, nb = e->nbuckets, levels = lq_levels(a);
 	long double total = 0;
-	int64_t llb[1024] = {0};
+	bool pos = false, neg = false;
 
-	if (a->fn == F_LLQUANTIZE)
-		dt_llq_bounds(a->llq, llb, sizeof(llb) / sizeof(llb[0]));
-
+	if (a->fn == F_LLQUANTIZE) {
+		print_llquantize(out, a, e);
+		return;
+	}
 	if (!nb)
 		return;
 	last = nb - 1;
-	for (i = 0; i < nb; i++)
-		total += (long double)(e->buckets[i] < 0 ? -e->buckets[i] : e->buckets[i]) / normal;
+	for (i = 0; i < nb; i++) {
+		total +=
+		    e->buckets[i] < 0 ? -(long double)e->buckets[i] : (long double)e->buckets[i];
+		pos |= e->buckets[i] > 0;
+		neg |= e->buckets[i] < 0;
+	}
 	while (first < nb - 1 && e->buckets[first] == 0)
 		first++;
 	if (first == nb - 1 && e->buckets[first] == 0) {
-		/* nothing: dt_print_quantize, _lquantize, _llquantize's choices */
+		/* nothing: dt_print_quantize and _lquantize's choices */
 		if (a->fn == F_QUANTIZE)
 			first = QZERO - 1, last = QZERO + 1;
-		else if (a->fn == F_LQUANTIZE)
-			first = 0, last = nb > 2 ? 2 : nb - 1;
 		else
-			first = 0, last = nb > 1 ? 1 : 0;
+			first = 0, last = nb > 2 ? 2 : nb - 1;
 	} else {
 		if (first > 0)
 			first--;
@@ -90,21 +261,8 @@ void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry
 	fprintf(out, "\n%16s %41s %-9s\n", "value", "------------- Distribution -------------",
 		"count");
 	for (i = first; i <= last; i++) {
-		int64_t cnt = e->buckets[i] / normal;
-		unsigned depth = 0;
-
 		if (a->fn == F_QUANTIZE) {
 			fprintf(out, "%16lld ", (long long)quantize_value(i));
-		} else if (a->fn == F_LLQUANTIZE) {
-			char c[48];
-
-			if (i == 0)
-				snprintf(c, sizeof(c), "< %lld", (long long)llb[1]);
-			else if (i == nb - 1)
-				snprintf(c, sizeof(c), ">= %lld", (long long)llb[i]);
-			else
-				snprintf(c, sizeof(c), "%lld", (long long)llb[i]);
-			fprintf(out, "%16s ", c);
 		} else {
 			char c[48];
 
@@ -118,52 +276,6 @@ void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry
 					 (long long)(a->lq[0] + (int64_t)(i - 1) * a->lq[2]));
 			fprintf(out, "%16s ", c);
 		}
-		if (total > 0)
-			depth = (unsigned)((long double)(cnt < 0 ? -cnt : cnt) * 40 / total + 0.5);
-		if (depth > 40)
-			depth = 40;
-		fprintf(out, "|%s%s %-9lld\n", ats + 40 - depth, spaces + depth, (long long)cnt);
+		quantline(out, e->buckets[i], normal, total, pos, neg);
 	}
-}
-
-/*
- * llquantize(): DTrace's log-linear buckets (its bucket function's walk):
- * bucket 0 below factor^low; then each order of magnitude [last, this)
- * up to high is cut in min(this, nsteps) buckets of this / that width,
- * of which the first 1/factor lie in the magnitude below and are not
- * counted again; then one for what is above. Their lower bounds, into
- * lb[1..]; returns the number of buckets, or 0 for parameters DTrace
- * refuses (or more buckets than max).
- */
-size_t dt_llq_bounds(const int64_t p[4], int64_t *lb, size_t max)
-{
-	int64_t factor = p[0], low = p[1], high = p[2], nsteps = p[3], this = 1, last, next = 0;
-	size_t bin = 1;
-	int64_t order, j;
-
-	if (factor < 2 || low < 0 || high > 64 || low > high || nsteps <= 0)
-		return 0;
-	for (order = 0; order < low; order++)
-		if (__builtin_mul_overflow(this, factor, &this))
-			return 0;
-	last = this;
-	if (__builtin_mul_overflow(this, factor, &this))
-		return 0;
-	for (; order <= high; order++) {
-		int64_t nb = this > nsteps ? nsteps : this, width = this / nb;
-
-		for (j = 0; j < nb - nb / factor; j++) {
-			if (bin >= max)
-				return 0;
-			lb[bin++] = last + j * width;
-		}
-		last = this;
-		if (order < high && __builtin_mul_overflow(this, factor, &next))
-			break; /* the magnitudes end where 64 bits do */
-		this = next;
-	}
-	if (bin >= max)
-		return 0;
-	lb[bin] = last; /* ">= last" */
-	return bin + 1;
 }

@@ -144,7 +144,19 @@ void dtr_print_ustack(FILE *out, const char *text)
 void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
 		 const struct dt_entry *aggv)
 {
-	size_t vi = 0;
+	dtr_dformat_join(out, fmt, v, nv, &a, &aggv, a ? 1 : 0);
+}
+
+/*
+ * The same for printa() of several aggregations joined by key: the k-th
+ * %@ is the k-th aggregation's entry (with one aggregation, every %@ is
+ * its entry).
+ */
+void dtr_dformat_join(FILE *out, const char *fmt, struct val *v, size_t nv,
+		      const struct dt_agg *const *aggs, const struct dt_entry *const *ents,
+		      size_t nagg)
+{
+	size_t vi = 0, ai = 0;
 	const char *p = fmt;
 
 	while (*p) {
@@ -217,6 +229,10 @@ void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const str
 		if (prec >= 0)
 			sn += (size_t)snprintf(spec + sn, sizeof(spec) - sn, ".%d", prec);
 		if (at) {
+			const struct dt_agg *a = nagg ? aggs[ai < nagg ? ai : nagg - 1] : NULL;
+			const struct dt_entry *aggv = nagg ? ents[ai < nagg ? ai : nagg - 1] : NULL;
+
+			ai++;
 			if (!aggv || !a)
 				continue;
 			if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE) {

@@ -75,7 +75,7 @@ struct cg {
 	struct eg_prog *out;
 	struct usdt_diag *diag;
 	const struct dt_probe *probe;
-	long strsize;
+	long strsize; /* the bytes of a string area: -x strsize + 1, the NUL */
 	bool failed;
 
 	const char *tag; /* cg_refuse()'s D_ tag for cg_fail(), else NULL (D_OP_INCOMPAT) */
@@ -236,6 +236,8 @@ void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */
 bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4]);
+size_t cg_llq_nbuckets(const int64_t llq[4]);
+void cg_llq_bucket(struct dt_buf *o, const int64_t llq[4]);
 bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3]);
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);

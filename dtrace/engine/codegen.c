@@ -253,13 +253,11 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	if (fn == F_QUANTIZE)
 		e.val_size += 8 * EG_NQ;
 	if (fn == F_LLQUANTIZE) {
-		int64_t lb[1024];
-
 		memcpy(a.llq, lq, sizeof(a.llq));
-		e.val_size += 8 * (unsigned)dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
+		e.val_size += 8 * (unsigned)cg_llq_nbuckets(lq);
 	}
 	if (fn == F_STDDEV)
-		e.val_size += 8; /* the sum of squares */
+		e.val_size += 16; /* the sum of squares, 128 bits: low, high */
 	if (fn == F_LQUANTIZE) {
 		memcpy(a.lq, lq, sizeof(a.lq));
 		e.val_size += 8 * (unsigned)((lq[1] - lq[0]) / lq[2] + 2);
@@ -273,22 +271,6 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	if (e.key_size > g->scratch)
 		g->scratch = e.key_size;
 	return (long)g->t->naggs - 1;
-}
-
-/* x's llquantize bucket, knowing x >= lb[lo]: the last k in [lo, hi] with x >= lb[k], as ?: */
-static void llq_search(struct dt_buf *o, const int64_t *lb, size_t lo, size_t hi)
-{
-	size_t mid = (lo + hi + 1) / 2;
-
-	if (lo >= hi) {
-		dt_buf_printf(o, "%zu", lo);
-		return;
-	}
-	dt_buf_printf(o, "(x < %lldLL ? ", (long long)lb[mid]);
-	llq_search(o, lb, lo, mid - 1);
-	dt_buf_printf(o, " : ");
-	llq_search(o, lb, mid, hi);
-	dt_buf_printf(o, ")");
 }
 
 static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
@@ -370,7 +352,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; }\n");
 		break;
 	case F_STDDEV:
-		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; v->b[0] += x * x; }\n");
+		dt_buf_printf(w->o, "\t\t\t\tif (v) { v->v += x; v->n++; sq128_add(v->b, x); }\n");
 		break;
 	case F_MIN:
 	case F_MAX:
@@ -391,19 +373,13 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 			      (long long)lq[0], (long long)lq[2], (long long)nb);
 		break;
 	}
-	case F_LLQUANTIZE: {
-		int64_t lb[1024];
-		size_t nb = dt_llq_bounds(lq, lb, sizeof(lb) / sizeof(lb[0]));
-
-		/* bucket 0 below lb[1], k for [lb[k], lb[k + 1]), nb - 1 at or past lb[nb - 1] */
-		dt_buf_printf(w->o, "\t\t\t\t__u32 b = x < %lldLL ? 0 : ", (long long)lb[1]);
-		llq_search(w->o, lb, 1, nb - 1);
+	case F_LLQUANTIZE:
+		cg_llq_bucket(w->o, lq);
 		dt_buf_printf(w->o,
-			      ";\n\t\t\t\tBOUNDED(b);\n"
+			      "\t\t\t\tBOUNDED(b);\n"
 			      "\t\t\t\tif (v && b < %zu) { v->b[b] += inc; v->n++; }\n",
-			      nb);
+			      cg_llq_nbuckets(lq));
 		break;
-	}
 	default:
 		dt_buf_printf(w->o, "\t\t\t\t__u32 b = qidx(x);\n\t\t\t\tBOUNDED(b);\n"
 				    "\t\t\t\tif (v && b < 128) { v->b[b] += inc; v->n++; }\n");
@@ -444,14 +420,17 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 	const char *f = n->name;
 	bool printa = !strcmp(f, "printa"), norm = !strcmp(f, "normalize");
 	bool trunc = !strcmp(f, "trunc");
-	size_t want = printa || trunc ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act;
+	size_t want = printa || trunc ? (n->nargs == 2 ? 2 : 1) : norm ? 2 : 1, act, k;
 	long ai;
 
-	if (n->nargs != want || (printa && n->nargs == 2 && n->args[0]->kind != N_STR)) {
+	/* printa(fmt, @a, @b, ...): joined by key (render_join.c) */
+	if (printa && n->nargs > 2 && n->nargs <= 16 && n->args[0]->kind == N_STR)
+		want = n->nargs;
+	if (n->nargs != want || (printa && n->nargs >= 2 && n->args[0]->kind != N_STR)) {
 		cg_err(g, n, "these arguments of an aggregation action");
 		return;
 	}
-	ai = agg_named(g, n->args[printa && n->nargs == 2 ? 1 : 0]);
+	ai = agg_named(g, n->args[printa && n->nargs >= 2 ? 1 : 0]);
 	if (ai < 0)
 		return;
 	act = new_action(g, printa	  ? A_PRINTA
@@ -461,8 +440,15 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 					  : A_CLEAR);
 	g->t->acts[act].agg = (size_t)ai;
 	g->t->acts[act].clause = g->clause;
-	if (printa && n->nargs == 2)
+	if (printa && n->nargs >= 2)
 		g->t->acts[act].fmt = dt_xstrdup(n->args[0]->str);
+	for (k = 2; printa && k < n->nargs; k++) {
+		long more = agg_named(g, n->args[k]);
+
+		if (more < 0)
+			return;
+		DT_PUSH(g->t->acts[act].more, g->t->acts[act].nmore, (size_t)more);
+	}
 	item_begin(w, act);
 	if (norm || (trunc && n->nargs == 2)) {
 		struct cv v;
@@ -481,6 +467,27 @@ static void agg_action(struct cg *g, struct recw *w, const struct dt_node *n)
 		g->t->acts[act].agg = (size_t)ai;
 		item_begin(w, act);
 	}
+}
+
+/* setopt(name[, value]): a record whose reader sets the option (dt_set_runtime_option()) */
+static void setopt_action(struct cg *g, struct recw *w, const struct dt_node *n)
+{
+	size_t act, len;
+	char *f;
+
+	if (n->nargs < 1 || n->nargs > 2 || n->args[0]->kind != N_STR ||
+	    (n->nargs == 2 && n->args[1]->kind != N_STR)) {
+		cg_err(g, n, "setopt() of other than string constants");
+		return;
+	}
+	act = new_action(g, A_SETOPT);
+	len = strlen(n->args[0]->str) + (n->nargs == 2 ? strlen(n->args[1]->str) + 1 : 0) + 1;
+	f = dt_xmalloc(len);
+	snprintf(f, len, n->nargs == 2 ? "%s=%s" : "%s", n->args[0]->str,
+		 n->nargs == 2 ? n->args[1]->str : "");
+	g->t->acts[act].fmt = f;
+	g->t->acts[act].clause = g->clause;
+	item_begin(w, act);
 }
 
 static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
@@ -514,6 +521,8 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace") ||
 		    !strcmp(n->name, "system") || !strcmp(n->name, "freopen"))) {
 		print_action(g, w, n);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "setopt")) {
+		setopt_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "ustack")) {
@@ -652,8 +661,12 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 		dt_buf_printf(&body, "\t__u32 probe_ix = %u;\n", ix);
 	dt_buf_printf(&body, "\t__u64 flt_site = 0, flt_kind = 0, flt_val = 0;\n"
 			     "\t(void)flt_site;\n\t(void)flt_kind;\n\t(void)flt_val;\n");
-	for (i = 0; i < p->npc && !g->failed; i++)
+	for (i = 0; i < p->npc && !g->failed; i++) {
+		/* an exit() in an earlier clause of this firing: the later ones do not run */
+		if (i > 0 && p->kind != P_END && p->kind != P_ERROR)
+			dt_buf_printf(&body, "\tif (draining())\n\t\treturn 0;\n");
 		clause(g, &p->pc[i], &body);
+	}
 	if (g->failed) {
 		dt_free(body.s);
 		return -1;
@@ -727,13 +740,14 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 			   EG_STRSIZE_MAX);
 		return -1;
 	}
+	t->strsize = g.strsize;
+	g.strsize++; /* a string holds strsize characters and its NUL (DTrace's strsize) */
 	/* the ring buffer: a power of two pages */
 	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
 		;
 	rb = (long)i;
 	t->wall_offset = usdt_wall_offset_ns();
 	out->strsize = g.strsize;
-	t->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
 	out->started_act = new_action(&g, A_STARTED);
 	if (cg_check_unmatched(&g, probes))

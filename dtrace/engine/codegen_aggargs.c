@@ -2,9 +2,10 @@
 /*
  * An aggregating function's constant parameters: lquantize()'s base,
  * limit, step and llquantize()'s factor, magnitudes and steps, read as
- * constants and checked as DTrace checks them (the buckets' bounds from
- * the renderer's dt_llq_bounds(), so both agree). Below codegen.c's
- * aggregations; it calls only the value layer's errors.
+ * constants and checked as DTrace checks them, and llquantize()'s bucket
+ * of a value (the bounds from dt_llq_layout(), the renderer's too, so both
+ * agree). Below codegen.c's aggregations; it calls only the value layer's
+ * errors.
  */
 #include <stdint.h>
 
@@ -13,7 +14,6 @@
 /* llquantize(x, factor, low, high, nsteps): constants DTrace accepts. */
 bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 {
-	int64_t lb[1024];
 	size_t i;
 
 	if (fn->nargs != 5 && fn->nargs != 6) {
@@ -26,7 +26,7 @@ bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 			return false;
 		}
 	}
-	if (!dt_llq_bounds(llq, lb, sizeof(lb) / sizeof(lb[0]))) {
+	if (!cg_llq_nbuckets(llq)) {
 		cg_fail(
 		    g, fn,
 		    "llquantize(): the factor must be at least 2, the low magnitude below the high "
@@ -34,6 +34,45 @@ bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4])
 		return false;
 	}
 	return true;
+}
+
+/* llquantize's buckets: 2P + 1 (dt_llq_layout()), 0 for parameters it cannot lay out */
+size_t cg_llq_nbuckets(const int64_t llq[4])
+{
+	uint64_t lb[4097];
+	bool ghost[4097];
+	size_t np = dt_llq_layout(llq, lb, ghost, sizeof(lb) / sizeof(lb[0]));
+
+	return np ? 2 * np + 1 : 0;
+}
+
+/* The positive bucket of magnitude u >= lb[lo]: the last k in [lo, hi] with u >= lb[k], as ?: */
+static void search(struct dt_buf *o, const uint64_t *lb, size_t lo, size_t hi)
+{
+	size_t mid = (lo + hi + 1) / 2;
+
+	if (lo >= hi) {
+		dt_buf_printf(o, "%zu", lo);
+		return;
+	}
+	dt_buf_printf(o, "(u < %lluULL ? ", (unsigned long long)lb[mid]);
+	search(o, lb, lo, mid - 1);
+	dt_buf_printf(o, " : ");
+	search(o, lb, mid, hi);
+	dt_buf_printf(o, ")");
+}
+
+/* `__u32 b`, x's bucket: P for a magnitude below lb[1], else P + k or, x negative, P - k. */
+void cg_llq_bucket(struct dt_buf *o, const int64_t llq[4])
+{
+	uint64_t lb[4097];
+	bool ghost[4097];
+	size_t np = dt_llq_layout(llq, lb, ghost, sizeof(lb) / sizeof(lb[0]));
+
+	dt_buf_printf(o, "\t\t\t\t__u64 u = x < 0 ? -(__u64)x : (__u64)x;\n");
+	dt_buf_printf(o, "\t\t\t\t__u32 k = u < %lluULL ? 0 : ", (unsigned long long)lb[1]);
+	search(o, lb, 1, np);
+	dt_buf_printf(o, ";\n\t\t\t\t__u32 b = x < 0 ? %zu - k : %zu + k;\n", np, np);
 }
 
 /* lquantize(x, base, limit[, step[, increment]]): constants, as DTrace wants them. */

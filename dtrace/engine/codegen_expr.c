@@ -114,10 +114,11 @@ static void size_of(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_value(g, n->a, &e);
 		if (g->failed)
 			return;
-		/* a string constant is its bytes and NUL; any other string strsize */
+		/* a string constant is its bytes and NUL; any other string strsize (g->strsize - 1)
+		 */
 		t.size = e.type != TY_STR      ? e.size
 			 : e.skind == SV_CONST ? (unsigned)strlen(e.text) + 1
-					       : (unsigned)g->strsize;
+					       : (unsigned)g->strsize - 1;
 		cv_free(&e);
 	}
 	cv_printf(v, "%uULL", t.size);

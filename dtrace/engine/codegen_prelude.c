@@ -126,6 +126,15 @@ static const char functions[] =
     "\t__u32 k = v == (-9223372036854775807LL - 1) ? 63 : qlog(-v);\n"
     "\treturn 63 - (k > 62 ? 62 : k);\n"
     "}\n"
+    /* stddev's sum of squares in 128 bits (b[0] low, b[1] high): x*x by 32-bit halves */
+    "INLINE void sq128_add(__s64 *b, __s64 x) {\n"
+    "\t__u64 u = x < 0 ? -(__u64)x : (__u64)x, h = u >> 32, l = u & 0xffffffffULL;\n"
+    "\t__u64 m = h * l, lo = l * l, lo2 = lo + (m << 33);\n"
+    "\t__u64 hi = h * h + (m >> 31) + (lo2 < lo);\n"
+    "\t__u64 nlo = (__u64)b[0] + lo2;\n"
+    "\tb[1] = (__s64)((__u64)b[1] + hi + (nlo < lo2));\n"
+    "\tb[0] = (__s64)nlo;\n"
+    "}\n"
     /* A string area (a key's, a record's) cleared: equal strings, equal bytes. */
     "INLINE void *scratch_zeroed(void) {\n"
     "\t__u32 z = 0; void *s = bpf_map_lookup_elem(&scratch, &z);\n"

@@ -158,7 +158,7 @@ int cg_type(struct cg *g, const char *ty, struct cg_type *t)
 		return 0;
 	}
 	if (!strcmp(ty, "string")) {
-		t->size = (unsigned)g->strsize;
+		t->size = (unsigned)g->strsize - 1; /* sizeof (string): strsize */
 		t->align = 1;
 		t->is_str = true;
 		return 0;

@@ -92,9 +92,15 @@ static void act_on(struct eg_reader *rd, size_t act, char **f, size_t nf)
 		return;
 	}
 	dt_render_record(rd->r, act, f, nf);
-	if (a->kind == A_PRINTA)
+	if (a->kind == A_PRINTA) {
+		size_t k;
+
 		read_agg(rd, a->agg);
-	else if (a->kind == A_CLEAR)
+		for (k = 0; k < a->nmore; k++) {
+			dt_render_join_next(rd->r, a->more[k]);
+			read_agg(rd, a->more[k]);
+		}
+	} else if (a->kind == A_CLEAR)
 		clear_agg(rd, a->agg);
 }
 
@@ -195,7 +201,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		if (!(ran & (UINT64_C(1) << i)))
 			continue; /* in a branch not taken */
 		/* a program is its clause set's: the probe that fired is the record's */
-		if (rd->r->t->acts[it->act].kind == A_CLAUSE && probe < rd->p->nprobes)
+		if ((rd->r->t->acts[it->act].kind == A_CLAUSE ||
+		     rd->r->t->acts[it->act].kind == A_SETOPT) &&
+		    probe < rd->p->nprobes)
 			rd->r->t->acts[it->act].probe = rd->p->probes[probe];
 		f = dt_xmalloc((it->n + 1) * sizeof(*f));
 		for (k = 0; k < it->n; k++)
@@ -312,6 +320,9 @@ static void each_entry(struct eg_reader *rd, size_t ai, entry_fn fn, void *arg)
 			set = true;
 			for (i = 0; i < nb; i++)
 				b[i] += cv[2 + i];
+			/* stddev's sum of squares: 128 bits, the low word's carry */
+			if (a->fn == F_STDDEV && nb == 2 && (uint64_t)b[0] < (uint64_t)cv[2])
+				b[1]++;
 		}
 		if (a->fn == F_AVG && n)
 			v /= n;
@@ -334,9 +345,9 @@ static void render_entry(struct eg_reader *rd, size_t ai, const unsigned char *k
 	for (i = 0; i < e->nkeys; i++)
 		f[i] = field_text(rd, &e->keys[i], key, e->key_size);
 	if (rd->r->t->aggs[ai].fn == F_STDDEV) {
-		int64_t st[2] = {n, nb ? b[0] : 0};
+		int64_t st[3] = {n, nb ? b[0] : 0, nb > 1 ? b[1] : 0};
 
-		dt_render_agg_entry(rd->r, f, e->nkeys, v, st, 2);
+		dt_render_agg_entry(rd->r, f, e->nkeys, v, st, 3);
 	} else {
 		dt_render_agg_entry(rd->r, f, e->nkeys, v, nb ? b : NULL, nb);
 	}
@@ -351,10 +362,11 @@ static void read_agg(struct eg_reader *rd, size_t ai)
 	each_entry(rd, ai, render_entry, NULL);
 }
 
-/* trunc(): the keys, ordered by value (a histogram's by its count). */
+/* trunc(): the keys, ordered by value (a histogram's as the renderer sorts it). */
 struct ranked {
 	unsigned char *key;
-	int64_t v;
+	long double v;
+	int64_t zero;
 };
 struct ranking {
 	struct ranked *v;
@@ -365,9 +377,12 @@ static void rank_entry(struct eg_reader *rd, size_t ai, const unsigned char *key
 		       int64_t n, const int64_t *b, size_t nb, void *arg)
 {
 	struct ranking *rk = arg;
-	struct ranked x = {dt_xmalloc(rd->p->aggs[ai].key_size), nb ? n : v};
+	struct ranked x = {dt_xmalloc(rd->p->aggs[ai].key_size), (long double)v, 0};
+	const struct dt_agg *a = &rd->r->t->aggs[ai];
 
-	(void)b;
+	if (a->fn == F_QUANTIZE || a->fn == F_LQUANTIZE || a->fn == F_LLQUANTIZE)
+		x.v = dt_hist_rank(a, b, nb, &x.zero);
+	(void)n;
 	memcpy(x.key, key, rd->p->aggs[ai].key_size);
 	DT_PUSH(rk->v, rk->n, x);
 }
@@ -376,7 +391,11 @@ static int by_value(const void *a, const void *b)
 {
 	const struct ranked *x = a, *y = b;
 
-	return x->v < y->v ? 1 : x->v > y->v ? -1 : 0;
+	return x->v < y->v	   ? 1
+	       : x->v > y->v	   ? -1
+	       : x->zero < y->zero ? 1
+	       : x->zero > y->zero ? -1
+				   : 0;
 }
 
 /*
@@ -429,10 +448,12 @@ void eg_reader_dump(struct eg_reader *rd)
 
 	dt_render_record(rd->r, rd->p->dump_act, NULL, 0);
 	for (i = 0; i < rd->r->t->naggs; i++) {
-		size_t act = rd->p->dump_printa[i];
+		/* aggsortrev reverses DTrace's one sort of every entry: the aggregations too */
+		bool rev = rd->r->o && rd->r->o->aggsortrev;
+		size_t act = rd->p->dump_printa[rev ? rd->r->t->naggs - 1 - i : i];
 
 		dt_render_record(rd->r, act, NULL, 0);
-		read_agg(rd, i);
+		read_agg(rd, rev ? rd->r->t->naggs - 1 - i : i);
 		dt_render_record(rd->r, act + 1, NULL, 0);
 	}
 	fflush(rd->r->out);

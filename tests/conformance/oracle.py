@@ -11,9 +11,12 @@ usdtkit's dtrace, and compares:
   - the program: `dtrace [-xerrtags] -DARCH_x86_64 -s TEST [@@runtest-opts]`
     from the checkout's top, with _DTRACE_TESTING=t and LANGUAGE=C in the
     environment, under the test's @@timeout (41 s by default, runtest.sh's);
+    a test's @@options are its own, else its directory's test.options (or a
+    parent's), as runtest.sh reads them (preprocessor/'s -C);
   - its output: standard output, then "-- @@stderr --" and standard error
     when there is any; through the test's .r.p filter when it has an
-    executable one; then 0x... turned into {ptr} (runtest.sh's postprocess);
+    executable one (on its standard input, no argument; its failure fails
+    the test); then 0x... turned into {ptr} (runtest.sh's postprocess);
     compared with TEST.ARCH.r or TEST.r, both sorted unless @@nosort;
   - its exit: 0 for tst, 1 for err; the tag for err.D_*.
 
@@ -44,16 +47,37 @@ DEFAULT_TIMEOUT = 41
 ARCH = os.uname().machine
 
 
-def options(text, name):
-    """runtest.sh's @@NAME options: the values after '@@NAME:' or '@@NAME '."""
-    vals = []
-    for m in re.finditer(r"@@" + re.escape(name) + r"(?: *: *| +|$)(.*)$", text, re.M):
-        vals.append(m.group(1).replace("*/", "").strip())
-    return vals
+def option_texts(checkout, rel, text):
+    """Where runtest.sh looks for a test's @@options: the test, then the
+    test.options (test.ARCH.options) of its directory and of each directory
+    above it, up to the checkout's top."""
+    texts = [text]
+    d = os.path.dirname(rel)
+    while d:
+        for name in ("test.%s.options" % ARCH, "test.options"):
+            f = os.path.join(checkout, d, name)
+            if os.path.exists(f):
+                with open(f, encoding="utf-8", errors="replace") as fh:
+                    texts.append(fh.read())
+                break
+        d = os.path.dirname(d)
+    return texts
 
 
-def has_option(text, name):
-    return re.search(r"@@" + re.escape(name) + r"( *:| |$)", text, re.M) is not None
+def options(texts, name):
+    """runtest.sh's @@NAME options: the values after '@@NAME:' or '@@NAME '
+    in the first of texts (option_texts()) that has any."""
+    for text in texts:
+        vals = []
+        for m in re.finditer(r"@@" + re.escape(name) + r"(?: *: *| +|$)(.*)$", text, re.M):
+            vals.append(m.group(1).replace("*/", "").strip())
+        if vals:
+            return vals
+    return []
+
+
+def has_option(texts, name):
+    return any(re.search(r"@@" + re.escape(name) + r"( *:| |$)", t, re.M) for t in texts)
 
 
 def strip_comments(text):
@@ -112,11 +136,12 @@ def select(checkout):
                 text = fh.read()
             if text.startswith("#!"):
                 continue
-            if has_option(text, "skip"):
+            opts = option_texts(checkout, rel, text)
+            if has_option(opts, "skip"):
                 continue
             if xfile_says_skip(checkout, base):
                 continue
-            trig = options(text, "trigger")
+            trig = options(opts, "trigger")
             if trig and trig[0] != "none":
                 continue
             descs = descriptions(text)
@@ -126,14 +151,18 @@ def select(checkout):
     return sorted(tests)
 
 
-def postprocess(checkout, base, out, test):
+def postprocess(checkout, base, out):
+    """runtest.sh's postprocess(): the .r.p filter with the output on its
+    standard input and no argument (a gawk -f filter would read an argument
+    as a file), then {ptr}. None when the filter fails (runtest.sh's
+    "results postprocessor failed": the test fails)."""
     pp = os.path.join(checkout, base + ".r.p")
     if os.access(pp, os.X_OK):
-        # (no arguments, as runtest.sh runs it: a gawk filter would read a named file)
         r = subprocess.run([pp], input=out, capture_output=True, text=True, cwd=checkout,
                            errors="replace")
-        if r.returncode == 0:
-            out = r.stdout
+        if r.returncode != 0:
+            return None
+        out = r.stdout
     out = re.sub(r"0x[0-9a-f]+", "{ptr}", out)
     return re.sub(r"at BPF pc [1-9][0-9]*", "at BPF pc NNN", out)
 
@@ -148,10 +177,11 @@ def run_one(checkout, dtrace, extra, rel, text):
         args.append("-xerrtags")
         tag = re.sub(r"\..*$", "", name[len("err."):])
     args += ["-DARCH_" + ARCH, "-s", rel]
-    for o in options(text, "runtest-opts"):
+    opts = option_texts(checkout, rel, text)
+    for o in options(opts, "runtest-opts"):
         args += shlex.split(o)
     timeout = DEFAULT_TIMEOUT
-    for t in options(text, "timeout"):
+    for t in options(opts, "timeout"):
         if t.isdigit() and int(t) > timeout:
             timeout = int(t)
     env = dict(os.environ, _DTRACE_TESTING="t", LANGUAGE="C", LC_ALL="C")
@@ -163,15 +193,17 @@ def run_one(checkout, dtrace, extra, rel, text):
         out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
         err, rc = "timed out", None
     full = out + ("-- @@stderr --\n" + err if err else "")
-    got = postprocess(checkout, base, full, name)
+    got = postprocess(checkout, base, full)
     rfile = os.path.join(checkout, base + "." + ARCH + ".r")
     if not os.path.exists(rfile):
         rfile = os.path.join(checkout, base + ".r")
     same = None
-    if os.path.exists(rfile):
+    if got is None:
+        got, same = "", False
+    elif os.path.exists(rfile):
         with open(rfile, encoding="utf-8", errors="replace") as fh:
             want = fh.read()
-        if has_option(text, "nosort"):
+        if has_option(opts, "nosort"):
             same = want.splitlines() == got.splitlines()
         else:
             same = sorted(want.splitlines()) == sorted(got.splitlines())
@@ -188,7 +220,7 @@ def run_one(checkout, dtrace, extra, rel, text):
     if rc != 0:
         return rel, "fail", "exit %d: %s" % (rc, first_err[:160]), None
     if same is False:
-        return rel, "fail", "output differs", None
+        return rel, "fail", "output differs" if got else "results postprocessor failed", None
     return rel, "pass", "", None
 
 

@@ -401,9 +401,10 @@ for v in O2 O0; do
 	want+=$(printf '  %-50s  %-50s %16d' "$s255a" "${s255b}1" 2)'\n'
 	same "$T/out" "$want" "twelve arguments and a two-string key ($v)"
 done
-# -x strsize: strings cut at strsize - 1 bytes, up to 1024.
+# -x strsize: strings cut at strsize bytes (DTrace's: strsize characters,
+# the NUL not counted), up to 1024.
 ebpf 0 -q -x strsize=16 -c './mO2 1' -n 'engt$target:::two { printf("%s|\n", copyinstr(arg0)); }'
-same "$T/out" "aaaaaaaaaaaaaaa|\naaaaaaaaaaaaaaa|\n\n" "-x strsize=16"
+same "$T/out" "aaaaaaaaaaaaaaaa|\naaaaaaaaaaaaaaaa|\n\n" "-x strsize=16"
 ebpf 0 -q -x strsize=1024 -c './mO2 1' -n 'engt$target:::two { printf("%d\n", 1); @[copyinstr(arg0), copyinstr(arg1)] = count(); }'
 "$DTRACE" -x engine=bpf -x strsize=2048 -e -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" &&
 	fail "-x strsize=2048 accepted"
@@ -500,14 +501,16 @@ want="\n"$(printf '  %-50s %16d' from_b 0)'\n'$(printf '  %-50s %16d' from_a 7)'
 same "$T/out" "$want" "stddev"
 ebpf 0 -q -n 'BEGIN { @s = stddev(2); @s = stddev(4); @s = stddev(4); @s = stddev(4); @s = stddev(5); @s = stddev(5); @s = stddev(7); @s = stddev(9); exit(0); }'
 same "$T/out" "\n$(printf ' %16d' 2)\n" "stddev of 2 4 4 4 5 5 7 9"
-# llquantize(x, 10, 0, 2, 10): below 1, then 1..9, 10..90, 100..900 by
-# their steps, then 1000 and up; every bucket from the first used to the
-# last, 40 @ for the whole.
+# llquantize(x, 10, 0, 2, 10), DTrace for Linux's layout: negative values
+# mirror the positive buckets, 0 its own bucket (lmag 0), then 1..9,
+# 10..90, 100..900 by their steps, then 1000 and up; every bucket from
+# one before the first used to the last, 40 @ for the whole.
 ebpf 0 -q -n 'BEGIN { @ = llquantize(0, 10, 0, 2, 10); @ = llquantize(5, 10, 0, 2, 10); @ = llquantize(5, 10, 0, 2, 10); @ = llquantize(15, 10, 0, 2, 10); @ = llquantize(2000, 10, 0, 2, 10); exit(0); }'
 row() { printf '%16s |%-40s %-9d\n' "$1" "$(printf '@%.0s' $(seq "$((8 * $2))") | head -c $((8 * $2)))" "$2"; }
 {
 	printf '\n\n%16s %41s %-9s\n' value '------------- Distribution -------------' count
-	row '< 1' 1
+	row -1 0
+	row 0 1
 	for v in 1 2 3 4; do row $v 0; done
 	row 5 2
 	for v in 6 7 8 9; do row $v 0; done
@@ -520,9 +523,9 @@ cmp -s "$T/out" "$T/llq" || { diff "$T/llq" "$T/out" >&2; fail "llquantize"; }
 # copyinstr(addr, maxlength): at most maxlength bytes.
 ebpf 0 -q -c ./s -n 'strt$target:::req { printf("%s|%s|%s|\n", copyinstr(arg0, 4), copyinstr(arg0, 0), copyinstr(arg0, 100)); }'
 same "$T/out" "/usr||/usr/lib/Foo/bar.rb|\n/tmp||/tmp/x|\n/usr||/usr/lib/Foo/bar.rb|\n\n" "copyinstr with a length"
-# The string functions at -x strsize=16: the string cut at 15 bytes first.
+# The string functions at -x strsize=16: the string cut at 16 bytes first.
 ebpf 0 -q -x strsize=16 -c ./s -n 'strt$target:::req /strstr(copyinstr(arg0), "Foo") != NULL/ { printf("%s %d %s %s %s\n", substr(copyinstr(arg0), 1, 3), rindex(copyinstr(arg0), "/"), strtok(copyinstr(arg0), "/"), toupper(copyinstr(arg0)), stringof(copyin(arg0, 3))); }'
-same "$T/out" "usr 12 usr /USR/LIB/FOO/BA /us\nusr 12 usr /USR/LIB/FOO/BA /us\n\n" "string functions at strsize 16"
+same "$T/out" "usr 12 usr /USR/LIB/FOO/BAR /us\nusr 12 usr /USR/LIB/FOO/BAR /us\n\n" "string functions at strsize 16"
 # probeprov of a USDT probe: the provider and the firing process's pid.
 ebpf 0 -q -c ./s -n 'strt$target:::req { @[probeprov, probename] = count(); } END { printf("%d\n", $target); }'
 pid=$(head -1 "$T/out")

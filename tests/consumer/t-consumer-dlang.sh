@@ -107,7 +107,7 @@ dt 0 -q -x aggsortkey -x aggsortkeypos=1 -n "$prog"; [ "$(order)" = 2a3b1c ] || 
 
 # Options that change DTrace's output and are not done here are refused,
 # never ignored; values DTrace refuses are refused in its words.
-for x in bufpolicy=ring bufpolicy=fill aggpercpu flowindent stackindent=4 aggsortpos=1; do
+for x in bufpolicy=ring bufpolicy=fill aggpercpu flowindent stackindent=4; do
 	dt 1 -q -x "$x" -n 'BEGIN { exit(0); }'
 	grep -q "^dtrace: error: -x ${x%%=*}" "$T/err" || { cat "$T/err" >&2; fail "-x $x refused"; }
 done

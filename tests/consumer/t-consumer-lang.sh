@@ -123,8 +123,9 @@ done
 
 # 1. All twelve arguments, exact, from every build's two sites: args[] typed,
 # argN raw. 5. With stddev() (dt_print_stddev: " %16llu" of libdtrace's
-# integer dt_stddev) and llquantize() (dt_print_llquantize's buckets: below
-# 10^0, steps of 1 up to 10, of 10 up to 100, then ">= 100").
+# integer dt_stddev) and llquantize() (dt_print_llquantize's buckets, DTrace
+# for Linux's: the negative ones mirror the positive, 0 alone (lmag 0), steps
+# of 1 up to 10, of 10 up to 100, then ">= 100"; one bucket either side).
 dt 0 -q -c './lang 2' -n 'langt$target:::many { printf("%d %d %d %d %d %d %d %d %s %d %d %d|%d %d %d %d\n", args[0], args[1], args[2], args[3], args[4], args[5], args[6], args[7], args[8], args[9], args[10], args[11], arg6, arg7, arg9, arg11); @sd = stddev(args[0]); @sdk[args[8]] = stddev(args[4] - 10); @ll = llquantize(args[4], 10, 0, 1, 10); }'
 want=""
 for v in gcc0 gcc2 clang0 clang2; do
@@ -141,7 +142,7 @@ want+="$(printf '  %-50s %16d' twelve 2)\n"
 dist=$(printf '%16s %41s %-9s' value '------------- Distribution -------------' count)
 row() { printf '%16s |%-40s %-9s' "$1" "$2" "$3"; }
 at13=@@@@@@@@@@@@@
-want+="\n$dist\n$(row '< 1' $at13 4)\n$(row 1 '' 0)\n$(row 2 '' 0)\n$(row 3 $at13 4)\n"
+want+="\n$dist\n$(row -1 '' 0)\n$(row 0 $at13 4)\n$(row 1 '' 0)\n$(row 2 '' 0)\n$(row 3 $at13 4)\n"
 want+="$(row 4 '' 0)\n$(row 5 '' 0)\n$(row 6 $at13 4)\n$(row 7 '' 0)\n\n"
 same "$T/out" "$want" "twelve arguments from gcc and clang, -O0 and -O2; stddev, llquantize"
 
@@ -174,10 +175,10 @@ rc=0
 grep -qE "^<command line>:1:26: error: arg6 of langf:::f cannot be read at its site 0x[0-9a-f]+ in .*/fa: operand '8f@%xmm0': (a size other than 1, 2, 4, 8|floating-point argument)" "$T/err" ||
 	{ cat "$T/err" >&2; fail "arg6 in %xmm0: not refused by name"; }
 
-# 2. Strings as long as DTrace's (strsize 256: 255 bytes and the NUL), though
+# 2. Strings as long as DTrace's (a 255-byte string: strsize 256 holds 256 and the NUL), though
 # bpftrace 0.17 holds at most 200: printed by %s, by trace() (quiet: the
 # string alone), and as an aggregation key ("  %-50s" then the value
-# " %16lld"); two of them in one printf; -x strsize=100 cuts at 99.
+# " %16lld"); two of them in one printf; -x strsize=100 cuts at 100.
 big=""
 for ((i = 0; i < 255; i++)); do big+=$(printf "\\x$(printf %x $((97 + i % 26)))"); done
 # 3. copyin() and HotSpot's idiom: a buffer, its NUL, stringof().
@@ -237,9 +238,9 @@ want="$rec\n$f1\n$f2\n$rec\n$f1\n$f2\n\n\n$f1\n$(printf ' %16d' 2)\n"
 want+="\n$(printf '  %-50s %16d' "$big" 2)\n$(printf '  %-50s %16d' defg 2)\n"
 same "$T/out" "$want" "255-byte strings printed and as a key; copyin(); strlen, strstr, substr; ustack"
 # Not quiet, -x strsize=100: trace()'s "  %-33s" after the record prefix,
-# the string cut at 99 bytes.
+# the string cut at 100 bytes (strsize characters, the NUL not counted).
 dt 0 -x strsize=100 -c './lang 1' -n 'langt$target:::text { trace(args[0]); }'
-want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 say:text "${big:0:99}")\n\n"
+want="$(printf '%3s %6s %32s' CPU ID FUNCTION:NAME)\n$(printf '%3d %6d %32s   %-33s' 0 4 say:text "${big:0:100}")\n\n"
 same "$T/out" "$want" "trace() with -x strsize=100"
 # strsize set past bpftrace 0.17's 200 (a script's `#pragma D option
 # strsize=256`, or more): read in chunks of 63 as by default, printed, its
