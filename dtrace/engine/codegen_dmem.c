@@ -80,6 +80,18 @@ static const char dmem_functions[] =
     "\tif (m) m->top = 0;\n"
     "}\n"
     "#define DMEM_RESET() dmem_reset()\n"
+    /* STRSIZE bytes above every allocation (the map holds twice the scratch): a string
+     * made there before its strsize bytes are copied into D's memory */
+    "INLINE __u8 *dmem_tmp(void) {\n"
+    "\t__u32 z = 0; struct dmem *m = bpf_map_lookup_elem(&dmem, &z);\n"
+    "\t__u64 t;\n"
+    "\tif (!m) return 0;\n"
+    "\tt = m->top;\n"
+    "\tif (t > DMEM_SCRATCH) return 0;\n"
+    "\tBOUNDED(t);\n"
+    "\tif (t > DMEM_SCRATCH) return 0;\n"
+    "\treturn m->b + t;\n"
+    "}\n"
     /* a string at a (D's memory, the process's) */
     "INLINE long dread_str(void *d, __u64 a) {\n"
     "\t__u8 *p = dmem_at(a, 1);\n"

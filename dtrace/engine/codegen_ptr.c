@@ -641,13 +641,23 @@ static bool store(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 				  "operands have incompatible types: string = int");
 		if (g->failed)
 			goto out;
-		dt_buf_printf(
-		    o,
-		    "%s{\n%s\t__u64 sa_ = (__u64)(%s);\n%s\t__u8 *sp_ = dmem_at(sa_, STRSIZE);\n"
-		    "%s\tif (!sp_)\n%s\t\tFAULT(%zu, 1, sa_);\n",
-		    ind, ind, addr.text, ind, ind, ind, site(g));
-		cg_store_str(g, &val, "sp_", false, o, "\t\t\t");
-		dt_buf_printf(o, "%s}\n", ind);
+		/*
+		 * sizeof(string) is strsize, one byte less than a string's
+		 * area (its strsize characters and NUL): the string is made
+		 * above the allocations, then strsize bytes of it are copied,
+		 * the last a NUL.
+		 */
+		dt_buf_printf(o,
+			      "%s{\n%s\t__u64 sa_ = (__u64)(%s);\n%s\t__u8 *sp_ = dmem_at(sa_, "
+			      "STRSIZE - 1);\n"
+			      "%s\t__u8 *st_ = dmem_tmp();\n"
+			      "%s\tif (!sp_ || !st_)\n%s\t\tFAULT(%zu, 1, sa_);\n",
+			      ind, ind, addr.text, ind, ind, ind, ind, site(g));
+		cg_store_str(g, &val, "st_", false, o, "\t\t\t");
+		dt_buf_printf(o,
+			      "%s\tbpf_probe_read_kernel(sp_, STRSIZE - 1, st_);\n"
+			      "%s\tsp_[STRSIZE - 2] = 0;\n%s}\n",
+			      ind, ind, ind);
 		g->dmem = true;
 		goto out;
 	}
