@@ -18,7 +18,7 @@ if [ "$major" -lt 6 ] || { [ "$major" = 6 ] && [ "$minor" -lt 6 ]; }; then
 	exit 77
 fi
 
-P=dtmr$(tr -dc a-z </dev/urandom | head -c 6)
+P=dtmr$(tr -dc '[:lower:]' </dev/urandom | head -c 6)
 mkdir -p "$T/b"
 echo "provider $P { probe tick(int n); };" >"$T/b/p.d"
 cat >"$T/b/three.c" <<EOF
