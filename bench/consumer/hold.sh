@@ -7,8 +7,7 @@
 # up to 5 s (USDTKIT_HELPER_TIMEOUT_MS and USDTKIT_HELPER_HOLD_MS: drti's
 # 100 ms default for a first answer let programs go unheld, their firing
 # lost, when the daemon itself took longer under load 20, with or without
-# a tracer). Modes, in the same run, taking
-# turns, K programs a round:
+# a tracer). Modes, in the same run, taking turns, K programs a round:
 #  - dtrace: a `dtrace -Z -q` with a clause on `prov*:::tick` watching the
 #    daemon (kernel-helper/README.md, WATCH), which holds each new file's
 #    registration until dtrace has attached its sites (new uprobe links to

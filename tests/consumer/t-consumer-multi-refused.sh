@@ -18,7 +18,7 @@ if [ "$major" -lt 6 ] || { [ "$major" = 6 ] && [ "$minor" -lt 6 ]; }; then
 	exit 77
 fi
 
-P=dtmr$(tr -dc a-z </dev/urandom | head -c 6)
+P=dtmr$(tr -dc '[:lower:]' </dev/urandom | head -c 6)
 mkdir -p "$T/b"
 echo "provider $P { probe tick(int n); };" >"$T/b/p.d"
 cat >"$T/b/three.c" <<EOF
@@ -67,7 +67,10 @@ wait_until 40 "dtrace to start" grep -q ready "$T/out"
 grep -q "pid [0-9]* watches new files" "$T/daemon.log" || fail "dtrace does not watch the daemon"
 for n in 1 2; do
 	cp "$T/b/once" "$T/b/once$n"
-	USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once$n" || fail "the program failed"
+	# (a first answer awaited 5 s too: at load 26 the daemon, sanitized, once
+	# read a REGISTER after drti's 100 ms, and the program went on unheld)
+	USDTKIT_HELPER_TIMEOUT_MS=5000 USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once$n" ||
+		fail "the program failed"
 done
 poll_until 10 grep -q "^once2 tick 7$" "$T/out" || true
 kill -INT "$DT"
