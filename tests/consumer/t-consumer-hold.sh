@@ -6,7 +6,9 @@
 # main(): that one firing is in the output. The daemon tells the program's
 # drti that it is held (HELD), and drti waits past its 100 ms timeout, up to
 # USDTKIT_HELPER_HOLD_MS (2000 by default; 5000 here, the daemon's bound, so
-# that an attach on a loaded CI machine fits). (Without the hold the
+# that an attach on a loaded CI machine fits; USDTKIT_HELPER_TIMEOUT_MS 5000
+# too, so that the daemon's HELD itself, late on a loaded machine, is waited
+# for). (Without the hold the
 # program may end before its sites are attached: the firing is lost.)
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
@@ -38,7 +40,7 @@ at_exit "kill $DT 2>/dev/null"
 wait_until 40 "dtrace to start" grep -q ready "$T/out"
 grep -q "pid [0-9]* watches new files" "$T/daemon.log" || fail "dtrace does not watch the daemon"
 
-USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" || fail "the program failed"
+USDTKIT_HELPER_TIMEOUT_MS=5000 USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" || fail "the program failed"
 poll_until 10 grep -q "^once tick 7$" "$T/out" || true
 kill -INT "$DT"
 rc=0

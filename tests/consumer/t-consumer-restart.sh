@@ -52,9 +52,9 @@ grep -q "pid [0-9]* watches new files" "$T/daemon.log" || fail "dtrace does not 
 [ -f "$DSOCK.watched" ] || fail "no SOCKET.watched while dtrace watches"
 
 # the restart: its one firing is traced (arg0 7), then a second start (8)
-USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" || fail "the program failed"
+USDTKIT_HELPER_TIMEOUT_MS=5000 USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" || fail "the program failed"
 poll_until 10 grep -q "^once tick 7$" "$T/out" || true
-USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" x || fail "the program failed"
+USDTKIT_HELPER_TIMEOUT_MS=5000 USDTKIT_HELPER_HOLD_MS=5000 "$T/b/once" x || fail "the program failed"
 poll_until 10 grep -q "^once tick 8$" "$T/out" || true
 kill -INT "$DT"
 rc=0
