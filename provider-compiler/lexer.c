@@ -75,7 +75,7 @@ static struct usdt_loc loc_at(const struct lexer *lx, const char *p)
 #define MAX_LEX_ERRORS 100
 
 static void lex_error_at(struct lexer *lx, struct usdt_loc loc, const char *line_start,
-		      const char *msg)
+			 const char *msg)
 {
 	if (!lx->diag)
 		return;
