@@ -650,6 +650,21 @@ int dt_match(struct dt_program *prog, struct dt_probes *probes, struct usdt_diag
 	return match_clauses(&m);
 }
 
+/* New files listed into m: their probes matched against the clauses (IDs after every earlier
+ * one's). */
+static long match_listed(struct matcher *m)
+{
+	struct dt_probes *probes = m->probes;
+	size_t ns = m->prog->o->nsources;
+
+	m->have_usdt = true;
+	probes->nsources = ns;
+	probes->matched = dt_xmalloc((ns + 1) * sizeof(size_t));
+	memset(probes->matched, 0, (ns + 1) * sizeof(size_t));
+	probes->next_id = next_id;
+	return match_clauses(m) ? -1 : (long)probes->n;
+}
+
 /*
  * Retained enablings: the probes of files no listing showed before, matched
  * against the program's USDT descriptions into `probes` (empty at the call,
@@ -666,12 +681,7 @@ long dt_match_new(struct dt_program *prog, struct dt_probes *probes, const int *
 		free_usdt(&m);
 		return -1;
 	}
-	m.have_usdt = true;
-	probes->nsources = prog->o->nsources;
-	probes->matched = dt_xmalloc((prog->o->nsources + 1) * sizeof(size_t));
-	memset(probes->matched, 0, (prog->o->nsources + 1) * sizeof(size_t));
-	probes->next_id = next_id;
-	return match_clauses(&m) ? -1 : (long)probes->n;
+	return match_listed(&m);
 }
 
 long dt_match_files(struct dt_program *prog, struct dt_probes *probes, const struct dt_noticed *f,
@@ -686,12 +696,7 @@ long dt_match_files(struct dt_program *prog, struct dt_probes *probes, const str
 			free_usdt(&m);
 			return -1;
 		}
-	m.have_usdt = true;
-	probes->nsources = prog->o->nsources;
-	probes->matched = dt_xmalloc((prog->o->nsources + 1) * sizeof(size_t));
-	memset(probes->matched, 0, (prog->o->nsources + 1) * sizeof(size_t));
-	probes->next_id = next_id;
-	return match_clauses(&m) ? -1 : (long)probes->n;
+	return match_listed(&m);
 }
 
 static void free_usdt(struct matcher *mp)
