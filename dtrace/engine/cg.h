@@ -120,6 +120,8 @@ void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
 /* An error of the program that DTrace refuses at compile time, with its tag. */
 void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const char *what);
+/* A name no clause assigns and no builtin has: D_IDENT_UNDEF */
+void cg_refuse_undef(struct cg *g, const struct dt_node *n);
 void cg_value(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_int(struct cg *g, const struct dt_node *n, struct cv *v);
 /* A value where a string is wanted: a char pointer's is the string it points at. */

@@ -177,11 +177,7 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		return true;
 	}
 	if (!a && kind == 'g') { /* no clause assigns it: D knows no such name */
-		char msg[300];
-
-		snprintf(msg, sizeof(msg),
-			 "'%s' is not a variable or a builtin this D consumer knows", n->name);
-		cg_refuse(g, n, "D_IDENT_UNDEF", msg);
+		cg_refuse_undef(g, n);
 		return true;
 	}
 	if (!a) {

@@ -62,6 +62,15 @@ void cg_refuse(struct cg *g, const struct dt_node *n, const char *tag, const cha
 	g->tag = NULL;
 }
 
+void cg_refuse_undef(struct cg *g, const struct dt_node *n)
+{
+	char msg[300];
+
+	snprintf(msg, sizeof(msg), "'%s' is not a variable or a builtin this D consumer knows",
+		 n->name);
+	cg_refuse(g, n, "D_IDENT_UNDEF", msg);
+}
+
 void cg_strval(struct cg *g, const struct dt_node *n, struct cv *v)
 {
 	cg_value(g, n, v);

@@ -400,13 +400,8 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		v->text = dt_xstrdup("0LL");
 		return true;
 	}
-	if (!x && k == 'g') { /* no clause assigns it: D knows no such name */
-		char msg[300];
-
-		snprintf(msg, sizeof(msg),
-			 "'%s' is not a variable or a builtin this D consumer knows", n->name);
-		cg_refuse(g, n, "D_IDENT_UNDEF", msg);
-	}
+	if (!x && k == 'g') /* no clause assigns it: D knows no such name */
+		cg_refuse_undef(g, n);
 	if (!x) { /* this-> or self-> never assigned: D reads it as 0 */
 		v->text = dt_xstrdup("0LL");
 		return true;
