@@ -236,6 +236,8 @@ const struct dt_probe *cg_spare_probe(struct cg *g, size_t clause);
 void cg_group_program(struct cg *g, size_t gi, const char *body, struct dt_buf *o);
 void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_aggargs.c: the aggregations' maps */
+void cg_agg_maps(const struct cg *g, struct dt_buf *o);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */
 bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4]);
 size_t cg_llq_nbuckets(const int64_t llq[4]);

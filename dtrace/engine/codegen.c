@@ -698,28 +698,6 @@ static void spares(struct cg *g, struct dt_buf *o)
 	}
 }
 
-static void agg_maps(struct cg *g, struct dt_buf *o)
-{
-	size_t i;
-
-	for (i = 0; i < g->t->naggs; i++) {
-		const struct eg_agg *e = &g->out->aggs[i];
-
-		dt_buf_printf(o, "struct k_%s { __u8 b[%u]; };\n", e->map, e->key_size);
-		if (e->val_size > 16)
-			dt_buf_printf(o, "struct v_%s { __s64 v, n, b[%u]; };\n", e->map,
-				      (e->val_size - 16) / 8);
-		else
-			dt_buf_printf(o, "struct v_%s { __s64 v, n; };\n", e->map);
-		/* per-CPU hash, allocated as keys come (BPF_F_NO_PREALLOC) */
-		dt_buf_printf(o,
-			      "struct { __uint(type, 5); __uint(max_entries, %u); "
-			      "__uint(map_flags, 1); __type(key, struct k_%s); __type(value, "
-			      "struct v_%s); } %s SEC(\".maps\");\n",
-			      e->val_size > 16 ? 4096u : 16384u, e->map, e->map, e->map);
-	}
-}
-
 int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tables *t,
 	       struct eg_prog *out, struct usdt_diag *diag)
 {
@@ -794,7 +772,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 		dt_free(progs.s);
 		return -1;
 	}
-	agg_maps(&g, &out->c);
+	cg_agg_maps(&g, &out->c);
 	cg_vars_maps(&g, &out->c);
 	cg_dmem_maps(&g, &out->c);
 	cg_strfn_maps(&g, &out->c);

@@ -4,8 +4,8 @@
  * limit, step and llquantize()'s factor, magnitudes and steps, read as
  * constants and checked as DTrace checks them, and llquantize()'s bucket
  * of a value (the bounds from dt_llq_layout(), the renderer's too, so both
- * agree). Below codegen.c's aggregations; it calls only the value layer's
- * errors.
+ * agree); and each aggregation's map. Below codegen.c's aggregations; it
+ * calls only the value layer's errors.
  */
 #include <stdint.h>
 
@@ -95,4 +95,27 @@ bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
 		return false;
 	}
 	return true;
+}
+
+/* Each aggregation's map: a per-CPU hash of its keys (the engine reads and merges the CPUs). */
+void cg_agg_maps(const struct cg *g, struct dt_buf *o)
+{
+	size_t i;
+
+	for (i = 0; i < g->t->naggs; i++) {
+		const struct eg_agg *e = &g->out->aggs[i];
+
+		dt_buf_printf(o, "struct k_%s { __u8 b[%u]; };\n", e->map, e->key_size);
+		if (e->val_size > 16)
+			dt_buf_printf(o, "struct v_%s { __s64 v, n, b[%u]; };\n", e->map,
+				      (e->val_size - 16) / 8);
+		else
+			dt_buf_printf(o, "struct v_%s { __s64 v, n; };\n", e->map);
+		/* per-CPU hash, allocated as keys come (BPF_F_NO_PREALLOC) */
+		dt_buf_printf(o,
+			      "struct { __uint(type, 5); __uint(max_entries, %u); "
+			      "__uint(map_flags, 1); __type(key, struct k_%s); __type(value, "
+			      "struct v_%s); } %s SEC(\".maps\");\n",
+			      e->val_size > 16 ? 4096u : 16384u, e->map, e->map, e->map);
+	}
 }
