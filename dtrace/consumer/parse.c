@@ -467,8 +467,8 @@ static bool declaration_ahead(struct parser *ps)
 	if (!strcmp(word, "register") || !strcmp(word, "auto") || !strcmp(word, "static"))
 		return true; /* C's storage classes: refused by declaration() */
 	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
-	    !strcmp(word, "translator") ||
-	    !strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum"))
+	    !strcmp(word, "translator") || !strcmp(word, "struct") || !strcmp(word, "union") ||
+	    !strcmp(word, "enum"))
 		return true;
 	if (strcmp(word, "self") && strcmp(word, "this") && !dt_parse_type_word(ps, word))
 		return false;

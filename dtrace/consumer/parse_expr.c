@@ -287,7 +287,8 @@ static struct dt_node *postfix(struct parser *ps)
 				next(ps);
 				continue;
 			}
-			if (dot && strcmp(n->op, DT_XVAR_OP) && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
+			if (dot && strcmp(n->op, DT_XVAR_OP) &&
+			    (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
 				r = dt_parse_member(ps,
 						    n->kind == N_IDENT	? 'g'
 						    : n->kind == N_SELF ? 's'

@@ -135,8 +135,8 @@ void dt_xlate_add_member(struct parser *ps, struct dt_xlator *x, const char *nam
 	char *want, *got;
 
 	if (!mt) {
-		fail_tag(ps, "D_XLATE_MEMB", pos, "translator member %s is not a member of %s", name,
-			 x->out);
+		fail_tag(ps, "D_XLATE_MEMB", pos, "translator member %s is not a member of %s",
+			 name, x->out);
 		return;
 	}
 	got = type_of(ps, x, e);
@@ -154,6 +154,11 @@ void dt_xlate_add_member(struct parser *ps, struct dt_xlator *x, const char *nam
 	DT_PUSH(x->mname, x->nm, dt_xstrdup(name));
 	x->nm--;
 	DT_PUSH(x->mexpr, x->nm, e);
+}
+
+static bool is_int(const char *ty)
+{
+	return !strchr(ty, '*') && !strchr(ty, '[') && !is_sou(ty) && strcmp(ty, "string");
 }
 
 const struct dt_decl *dt_xlate_output(struct parser *ps, const struct dt_node *n)
@@ -188,12 +193,17 @@ void dt_xlate_resolve(struct parser *ps, struct dt_node *n)
 							   : 't',
 				    n->a->name)) != NULL)
 		in = dt_xlate_canon(ps, v->type);
+	else if (n->a->kind == N_INT || (n->a->kind == N_UNARY && !strchr("*&", n->a->op[0])))
+		in = dt_xstrdup("int"); /* an integer: any integer input takes it */
 	for (i = 0; i < ps->nxl; i++) {
 		if (strcmp(ps->xl[i].out, out))
 			continue;
 		cands++;
 		if (!in || !strcmp(ps->xl[i].in, in))
-			found = found < ps->nxl ? found : i;
+			found =
+			    found < ps->nxl && (!in || !strcmp(ps->xl[found].in, in)) ? found : i;
+		else if (found == ps->nxl && is_int(ps->xl[i].in) && is_int(in))
+			found = i; /* an integer of another width */
 	}
 	if (found == ps->nxl || (!in && cands > 1))
 		fail_tag(ps, "D_XLATE_NONE", &n->pos, "cannot translate from \"%s\" to \"%s\"",
