@@ -279,8 +279,10 @@ static struct dt_node *postfix(struct parser *ps)
 			m->name = dt_xstrdup(ps->lx.text);
 			if (n->kind == N_XLATE) { /* a translated member: its expression */
 				if (dot == (n->op[0] == '*')) {
-					fail(ps, &m->pos, "operator %s cannot be applied to %s",
-					     m->op, n->op[0] == '*' ? "a pointer" : "a struct");
+					ps->tag = dot ? "D_OP_SOU" : "D_OP_PTR";
+					fail(ps, &m->pos, "%s",
+					     dot ? "operator . must be applied to a struct or union"
+						 : "operator -> must be applied to a pointer");
 					return NULL;
 				}
 				n = dt_xlate_member(ps, n, m->name, &m->pos);

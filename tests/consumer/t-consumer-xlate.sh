@@ -41,7 +41,8 @@ dt 0 -s "$T/x.d"
 same "$T/out" "42 x 121\n8 9 0\n42 x 121 | 6 25 | 5 k\n\n" "translations in D's memory"
 
 # A process's structure through the probe's pointer argument.
-mkdir -p "$T/u" && cd "$T/u" || fail "no scratch directory"
+mkdir -p "$T/u" || fail "no scratch directory"
+cd "$T/u" || fail "no scratch directory"
 cat >xl.d <<'D'
 provider xl {
 	probe rec(void *);
@@ -62,8 +63,10 @@ int main(void)
 	return 0;
 }
 C
-"$DTRACE" -h -s xl.d -o xl_probes.h && cc -O2 -I"$SDT_INC" -I. -c xl.c -o xl.o &&
-	"$DTRACE" -G -s xl.d -o prov.o xl.o && cc -o xl xl.o prov.o || fail "building the probe program"
+if ! { "$DTRACE" -h -s xl.d -o xl_probes.h && cc -O2 -I"$SDT_INC" -I. -c xl.c -o xl.o &&
+	"$DTRACE" -G -s xl.d -o prov.o xl.o && cc -o xl xl.o prov.o; }; then
+	fail "building the probe program"
+fi
 cat >u.d <<'D'
 struct pt { int x; long y; };
 struct view { long total; int neg; };
@@ -94,5 +97,6 @@ refused D_TYPE_MEMBER "q is not a member of struct i" "$S translator struct o < 
 refused D_XLATE_REDECL "translator from struct i * to struct o has already been declared" "$S translator struct o < struct i *p > { }; translator struct o < struct i *q > { };"
 refused D_XLATE_NONE 'cannot translate from "struct i" to "struct o"' "$S translator struct o < struct i *p > { b = p->a; }; struct i v; BEGIN { trace(xlate<struct o>(v).b); }"
 refused D_CAST_INVAL 'invalid cast expression: "pointer to translated data" to "uintptr_t"' "$S translator struct o < struct i *p > { b = p->a; }; struct i *v; BEGIN { trace((uintptr_t)xlate<struct o *>(v)); }"
+refused D_OP_PTR "operator -> must be applied to a pointer" "$S translator struct o < struct i *p > { b = p->a; }; struct i *v; BEGIN { trace(xlate<struct o>(v)->b); }"
 refused D_UNSUPPORTED "xlate to psinfo_t: DTrace's own translators need the kernel's types" 'BEGIN { trace(xlate<psinfo_t>(curthread).pr_pid); }'
 echo "ok: D's translators"
