@@ -70,6 +70,7 @@ enum dt_nkind {
 	N_CAST,	  /* (type) a: name is the type */
 	N_MEMBER, /* a->name or a.name: refused */
 	N_SIZEOF, /* sizeof(type) (name: the type) or sizeof expr (a) */
+	N_XLATE,  /* xlate <name> (a): lowered by the parser, never reaches the engine */
 };
 
 struct dt_node {

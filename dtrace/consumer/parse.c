@@ -140,6 +140,48 @@ static void struct_assign(struct parser *ps, struct dt_node *l, struct dt_node *
 	}
 }
 
+/* `l = xlate <T> (e);`: each member of l assigned its translation. */
+static void xlate_assign(struct parser *ps, struct dt_stmt *s)
+{
+	struct dt_node *l = s->e->a, *x = s->e->b, *one;
+	const struct dt_decl *o = dt_xlate_output(ps, x);
+	char *ty = dt_xstrdup(o->name);
+	size_t i;
+
+	if (x->op[0] == '*') {
+		ps->tag = "D_UNSUPPORTED";
+		fail(ps, &x->pos, "a pointer to translated data cannot be stored%s", "");
+		dt_free(ty);
+		return;
+	}
+	dt_parse_declare_as(ps, l, ty);
+	dt_free(ty);
+	one = node(ps, N_INT);
+	one->ival = 1; /* the members' assignments, as one statement */
+	one->pos = s->e->pos;
+	s->is_if = true;
+	for (i = 0; !ps->failed && (o = dt_xlate_output(ps, x)) != NULL && i < o->nmembers; i++) {
+		struct dt_stmt *st;
+		struct dt_node *a;
+		char *m;
+
+		if (!o->members[i].name)
+			continue;
+		m = dt_xstrdup(o->members[i].name);
+		st = dt_xmalloc(sizeof(*st));
+		memset(st, 0, sizeof(*st));
+		a = node(ps, N_ASSIGN);
+		a->pos = s->e->pos;
+		strcpy(a->op, "=");
+		a->a = member_of(ps, l, m);
+		a->b = dt_xlate_member(ps, x, m, &x->pos);
+		dt_free(m);
+		st->e = a;
+		DT_PUSH(s->then, s->nthen, st);
+	}
+	s->e = one;
+}
+
 static struct dt_stmt *statement(struct parser *ps)
 {
 	struct dt_stmt *s;
@@ -168,7 +210,9 @@ static struct dt_stmt *statement(struct parser *ps)
 	s->e = expr(ps);
 	if (!s->e || ps->failed)
 		return s;
-	if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=")) {
+	if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=") && s->e->b->kind == N_XLATE)
+		xlate_assign(ps, s);
+	else if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=")) {
 		const struct dt_decl *sl, *sr = dt_parse_place_struct(ps, s->e->b);
 
 		if (sr) { /* a variable first assigned a struct is of its type */
@@ -216,6 +260,104 @@ static void split_fields(struct dt_pdesc *d)
 	for (k = 0; k < 4; k++)
 		d->field[k] = dt_xstrdup(k + nf >= 4 ? f[k + nf - 4] : "");
 	dt_free(buf);
+}
+
+/* The tag after `struct`/`union` at the current token, followed by '{'. */
+static bool body_ahead(struct parser *ps, char *tag, size_t n)
+{
+	const char *p = ps->lx.p + strspn(ps->lx.p, " \t\n"), *w = p;
+
+	while (isalnum((unsigned char)*p) || *p == '_')
+		p++;
+	if (p == w || (size_t)(p - w) >= n)
+		return false;
+	snprintf(tag, n, "%.*s", (int)(p - w), w);
+	p += strspn(p, " \t\n");
+	return *p == '{';
+}
+
+/*
+ * `translator OUT < IN var > { member = expr; ... }` (parse_xlate.c keeps
+ * and checks it; an `xlate` is lowered there).
+ */
+static void translator(struct parser *ps)
+{
+	struct dt_lex *lx = &ps->lx;
+	struct dt_pos pos = lx->pos;
+	struct dt_xlator x;
+	const char *kw;
+	char tag[64], full[80], *type;
+	size_t i;
+
+	memset(&x, 0, sizeof(x));
+	next(ps);
+	kw = dt_lex_is_word(lx, "struct") ? "struct" : dt_lex_is_word(lx, "union") ? "union" : NULL;
+	if (kw && body_ahead(ps, tag, sizeof(tag))) {
+		snprintf(full, sizeof(full), "%s %s", kw, tag);
+		if (dt_parse_find(ps, kw[0] == 's' ? 'S' : 'U', full)) {
+			ps->tag = "D_DECL_TYPERED";
+			fail(ps, &pos, "type redeclared: %s", full);
+			return;
+		}
+	}
+	type = dt_parse_type(ps);
+	if (!type)
+		return;
+	x.out = dt_xlate_canon(ps, type);
+	dt_free(type);
+	if (strchr(x.out, '*') || (strncmp(x.out, "struct ", 7) && strncmp(x.out, "union ", 6))) {
+		ps->tag = "D_XLATE_SOU";
+		fail(ps, &pos, "translator output type must be a struct or union");
+		return;
+	}
+	if (!dt_parse_find(ps, x.out[0] == 's' ? 'S' : 'U', x.out)) {
+		ps->tag = "D_XLATE_SOU";
+		fail(ps, &pos, "incomplete struct/union/enum %s", x.out);
+		return;
+	}
+	expect(ps, "<", "after the translator's output type");
+	type = ps->failed ? NULL : dt_parse_type(ps);
+	if (!type)
+		return;
+	x.in = dt_xlate_canon(ps, type);
+	dt_free(type);
+	if (lx->tok != T_IDENT) {
+		fail(ps, &lx->pos, "expected the translator's input name, found %s", tok_desc(ps));
+		return;
+	}
+	x.var = dt_xstrdup(lx->text);
+	next(ps);
+	expect(ps, ">", "after the translator's input");
+	for (i = 0; i < ps->nxl && !ps->failed; i++)
+		if (!strcmp(ps->xl[i].out, x.out) && !strcmp(ps->xl[i].in, x.in)) {
+			ps->tag = "D_XLATE_REDECL";
+			fail(ps, &pos, "translator from %s to %s has already been declared", x.in,
+			     x.out);
+		}
+	expect(ps, "{", "to open the translator's members");
+	while (!ps->failed && !dt_lex_is(lx, "}")) {
+		struct dt_pos at = lx->pos;
+		struct dt_node *e;
+		char *m;
+
+		if (lx->tok != T_IDENT) {
+			fail(ps, &lx->pos, "expected a member's name, found %s", tok_desc(ps));
+			return;
+		}
+		m = dt_xstrdup(lx->text);
+		next(ps);
+		expect(ps, "=", "after the member's name");
+		ps->xvar = x.var;
+		e = ps->failed ? NULL : expr(ps);
+		ps->xvar = NULL;
+		if (e && !ps->failed)
+			dt_xlate_add_member(ps, &x, m, e, &at);
+		dt_free(m);
+		expect(ps, ";", "after the member's definition");
+	}
+	expect(ps, "}", "to close the translator");
+	if (!ps->failed)
+		DT_PUSH(ps->xl, ps->nxl, x);
 }
 
 /*
@@ -284,6 +426,11 @@ static void declaration(struct parser *ps)
 		expect(ps, ";", "after the declaration");
 		return;
 	}
+	if (dt_lex_is_word(lx, "translator")) {
+		translator(ps);
+		expect(ps, ";", "after the translator");
+		return;
+	}
 	if (dt_lex_is_word(lx, "typedef")) {
 		kind = 'T';
 		next(ps);
@@ -320,7 +467,8 @@ static bool declaration_ahead(struct parser *ps)
 	if (!strcmp(word, "register") || !strcmp(word, "auto") || !strcmp(word, "static"))
 		return true; /* C's storage classes: refused by declaration() */
 	if (!strcmp(word, "inline") || !strcmp(word, "typedef") || !strcmp(word, "extern") ||
-	    !strcmp(word, "struct") || !strcmp(word, "union") || !strcmp(word, "enum"))
+	    !strcmp(word, "translator") || !strcmp(word, "struct") || !strcmp(word, "union") ||
+	    !strcmp(word, "enum"))
 		return true;
 	if (strcmp(word, "self") && strcmp(word, "this") && !dt_parse_type_word(ps, word))
 		return false;

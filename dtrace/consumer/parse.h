@@ -14,6 +14,14 @@ struct inline_def {
 	struct dt_node *value;
 };
 
+/* A translator (parse_xlate.c): its output and input types, resolved, its members. */
+struct dt_xlator {
+	char *out, *in, *var;
+	char **mname;
+	struct dt_node **mexpr;
+	size_t nm;
+};
+
 struct parser {
 	struct dt_lex lx;
 	struct dt_program *prog;
@@ -25,7 +33,13 @@ struct parser {
 	struct inline_def *inl;
 	size_t ninl;
 	unsigned nanon; /* unnamed struct, union and enum types so far */
+	struct dt_xlator *xl;
+	size_t nxl;
+	const char *xvar; /* a translator's input, while its members are read */
 };
+
+/* The translator's input in its members: an N_IDENT marked so (op). */
+#define DT_XVAR_OP "$in"
 
 /*
  * The parser's one error: at pos, tagged ps->tag (then cleared) or
@@ -74,5 +88,29 @@ const struct dt_decl *dt_parse_place_struct(struct parser *ps, const struct dt_n
 
 /* A variable not declared yet (kind by n) declared of `type`: D's implicit declaration. */
 void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char *type);
+
+/* A declaration of kind and name, or NULL; a type with its typedefs undone. */
+const struct dt_decl *dt_parse_find(const struct parser *ps, char kind, const char *name);
+const char *dt_parse_resolve(const struct parser *ps, const char *ty);
+
+/*
+ * Translators (parse_xlate.c, under parse_expr.c). A type with its
+ * typedefs undone at each level ("output_t *" -> "struct o *"), allocated.
+ */
+char *dt_xlate_canon(const struct parser *ps, const char *ty);
+/* One member `name = e` of translator x, checked (D_XLATE_MEMB, _INCOMPAT...). */
+void dt_xlate_add_member(struct parser *ps, struct dt_xlator *x, const char *name,
+			 struct dt_node *e, const struct dt_pos *pos);
+/* `xlate <type> (in)` read: n (N_XLATE) checked, its translator found (ival) or an error. */
+void dt_xlate_resolve(struct parser *ps, struct dt_node *n);
+/*
+ * The member m of a translated value n (N_XLATE): the translator's
+ * expression with the input substituted, as the member's type; 0 for a
+ * member the translator does not define. NULL on an error.
+ */
+struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, const char *m,
+				const struct dt_pos *pos);
+/* The output struct or union of n (N_XLATE). */
+const struct dt_decl *dt_xlate_output(struct parser *ps, const struct dt_node *n);
 
 #endif /* DT_PARSE_H */

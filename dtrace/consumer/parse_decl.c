@@ -524,6 +524,16 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 	}
 }
 
+const struct dt_decl *dt_parse_find(const struct parser *ps, char kind, const char *name)
+{
+	return find_decl(ps, kind, name);
+}
+
+const char *dt_parse_resolve(const struct parser *ps, const char *ty)
+{
+	return resolve(ps, ty);
+}
+
 static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name)
 {
 	size_t i;

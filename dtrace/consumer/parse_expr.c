@@ -101,6 +101,35 @@ static struct dt_node *size_of(struct parser *ps)
 	return n->a ? n : NULL;
 }
 
+/* `xlate < type > ( expr )`: N_XLATE, its translator found (parse_xlate.c). */
+static struct dt_node *xlate(struct parser *ps)
+{
+	struct dt_node *n = node(ps, N_XLATE);
+
+	next(ps);
+	expect(ps, "<", "after xlate");
+	if (!ps->failed && ps->lx.tok == T_IDENT && !dt_parse_type_word(ps, ps->lx.text)) {
+		fail_unsupported(ps, &ps->lx.pos,
+				 "xlate to %s: DTrace's own translators need the kernel's types, "
+				 "which this consumer does not have",
+				 ps->lx.text);
+		return NULL;
+	}
+	n->name = ps->failed ? NULL : dt_parse_type(ps);
+	if (!ps->failed)
+		expect(ps, ">", "after xlate's type");
+	if (!ps->failed)
+		expect(ps, "(", "after xlate's type");
+	ps->depth++;
+	n->a = ps->failed ? NULL : expr(ps);
+	ps->depth--;
+	if (!ps->failed)
+		expect(ps, ")", "after xlate's input");
+	if (!ps->failed)
+		dt_xlate_resolve(ps, n);
+	return ps->failed ? NULL : n;
+}
+
 static struct dt_node *primary(struct parser *ps)
 {
 	struct dt_lex *lx = &ps->lx;
@@ -163,10 +192,14 @@ static struct dt_node *primary(struct parser *ps)
 		}
 		if (!strcmp(lx->text, "sizeof") || !strcmp(lx->text, "offsetof"))
 			return size_of(ps);
-		if (!strcmp(lx->text, "xlate")) {
-			fail_unsupported(ps, &lx->pos, "'%s' is not supported by this D consumer",
-					 lx->text);
-			return NULL;
+		if (!strcmp(lx->text, "xlate"))
+			return xlate(ps);
+		if (ps->xvar && !strcmp(lx->text, ps->xvar)) { /* a translator's input */
+			n = node(ps, N_IDENT);
+			n->name = dt_xstrdup(lx->text);
+			strcpy(n->op, DT_XVAR_OP);
+			next(ps);
+			return n;
 		}
 		inl = find_inline(ps, lx->text);
 		if (inl) {
@@ -244,7 +277,20 @@ static struct dt_node *postfix(struct parser *ps)
 				return NULL;
 			}
 			m->name = dt_xstrdup(ps->lx.text);
-			if (dot && (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
+			if (n->kind == N_XLATE) { /* a translated member: its expression */
+				if (dot == (n->op[0] == '*')) {
+					ps->tag = dot ? "D_OP_SOU" : "D_OP_PTR";
+					fail(ps, &m->pos, "%s",
+					     dot ? "operator . must be applied to a struct or union"
+						 : "operator -> must be applied to a pointer");
+					return NULL;
+				}
+				n = dt_xlate_member(ps, n, m->name, &m->pos);
+				next(ps);
+				continue;
+			}
+			if (dot && strcmp(n->op, DT_XVAR_OP) &&
+			    (n->kind == N_IDENT || n->kind == N_SELF || n->kind == N_THIS))
 				r = dt_parse_member(ps,
 						    n->kind == N_IDENT	? 'g'
 						    : n->kind == N_SELF ? 's'
@@ -334,6 +380,13 @@ static struct dt_node *unary(struct parser *ps)
 		expect(ps, ")", "to close the cast");
 		n->name = t.s;
 		n->a = unary(ps);
+		if (n->a && n->a->kind == N_XLATE) {
+			ps->tag = "D_CAST_INVAL";
+			fail(ps, &n->pos, "invalid cast expression: \"%s\" to \"%s\"",
+			     n->a->op[0] == '*' ? "pointer to translated data" : "translated data",
+			     n->name);
+			return NULL;
+		}
 		return n->a ? n : NULL;
 	}
 	return postfix(ps);
