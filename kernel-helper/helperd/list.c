@@ -26,13 +26,22 @@
  * possible before (the processes change while /proc is read, whatever the
  * thread); a tracer lists again (dtrace does) when it needs a later state.
  *
- * A connection that closes while its LIST runs is forgotten (the job's
- * cookie cleared, the job cancelled at its next slice); without the
+ * LISTs of every process by one uid share a reading (the loop is
+ * never slower than the kernel printing maps, so under a flood of LISTs
+ * they queue up): a LIST joins a job of the same uid that has not begun
+ * reading (`state`, an atomic the thread claims at its first step and the
+ * loop holds while it joins) and whose snapshot equals its own, so its
+ * answer is a reading begun after its request, against the model as it
+ * was then, exactly as its own job's would be.
+ *
+ * A connection that closes while its LIST runs is forgotten (its cookie
+ * cleared; the job, once no cookie is left, cancelled at its next slice); without the
  * thread (before it starts, or if it could not) hd_list reads /proc in
  * line, as it always did.
  */
 #include <dirent.h>
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -46,13 +55,15 @@ struct snap_mod {
 	uint64_t mdev, mino; /* as maps names it: the sort key */
 	uint64_t dev, ino;   /* the registry's (and the answer's) key */
 	uint64_t delta;	     /* the text segment's link-time vaddr - offset */
-	uint32_t nprobes;
+	uint64_t nprobes;    /* (64 bits: no padding, snapshots compare with memcmp) */
 };
 
 struct listjob {
 	struct hd_wjob j; /* first: the lane's job */
 	struct listjob *next;
-	void *cookie; /* serve.c's connection; NULL once it closed */
+	void **cookies; /* serve.c's connections; NULL once one closed */
+	size_t ncookies, cookies_cap;
+	atomic_int state; /* JOB_OPEN, JOB_JOINING (the loop), JOB_READING (the thread) */
 	pid_t pid, self;
 	uid_t uid;
 	struct snap_mod *mods;
@@ -62,6 +73,8 @@ struct listjob {
 	size_t n, cap, bytes;
 	int status; /* -ENOMEM, -EFBIG (more than a connection may queue) */
 };
+
+enum { JOB_OPEN, JOB_JOINING, JOB_READING };
 
 static struct listjob *pending; /* queued or running, for hd_list_cancel */
 
@@ -150,7 +163,7 @@ static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
 	}
 	l->ents[l->n] = (struct hd_list_entry){
 	    .pid = pid,
-	    .nprobes = m->nprobes,
+	    .nprobes = (uint32_t)m->nprobes,
 	    .dev = m->dev,
 	    .ino = m->ino,
 	    .start = mp->start,
@@ -175,6 +188,10 @@ static bool list_step(struct hd_wjob *j, uint64_t budget_ns)
 	    (int64_t)(budget_ns < (uint64_t)INT64_MAX / 4 ? budget_ns : (uint64_t)INT64_MAX / 4);
 	struct dirent *de;
 
+	if (atomic_load(&l->state) != JOB_READING)
+		for (int open = JOB_OPEN;
+		     !atomic_compare_exchange_weak(&l->state, &open, JOB_READING); open = JOB_OPEN)
+			; /* the loop is adding a cookie: a few instructions */
 	if (!l->nmods || l->status)
 		return false;
 	if (l->pid) {
@@ -208,6 +225,7 @@ static void list_free(struct listjob *l)
 		free((char *)l->ents[i].path);
 	free(l->ents);
 	free(l->mods);
+	free(l->cookies);
 	free(l);
 }
 
@@ -215,16 +233,16 @@ static void list_free(struct listjob *l)
 static void list_done(struct hd_wjob *j)
 {
 	struct listjob *l = (struct listjob *)j, **pp = &pending;
+	int status;
 
 	while (*pp && *pp != l)
 		pp = &(*pp)->next;
 	if (*pp)
 		*pp = l->next;
-	if (l->cookie && hd_upcalls.list_done)
-		hd_upcalls.list_done(l->cookie, l->ents, l->n,
-				     l->status ? l->status
-				     : j->cut  ? -ECANCELED
-					       : 0);
+	status = l->status ? l->status : j->cut ? -ECANCELED : 0;
+	for (size_t i = 0; i < l->ncookies; i++)
+		if (l->cookies[i] && hd_upcalls.list_done)
+			hd_upcalls.list_done(l->cookies[i], l->ents, l->n, status);
 	list_free(l);
 }
 
@@ -249,6 +267,43 @@ static struct listjob *list_new(pid_t pid, uid_t uid)
 	return l;
 }
 
+static bool cookie_add(struct listjob *l, void *cookie)
+{
+	if (l->ncookies == l->cookies_cap) {
+		size_t cap = l->cookies_cap ? 2 * l->cookies_cap : 4;
+		void **c = realloc(l->cookies, cap * sizeof(*c));
+
+		if (!c)
+			return false;
+		l->cookies = c;
+		l->cookies_cap = cap;
+	}
+	l->cookies[l->ncookies++] = cookie;
+	return true;
+}
+
+/* A job of every process for l's uid, not reading yet, with l's snapshot: joined. */
+static bool join(const struct listjob *l, void *cookie)
+{
+	for (struct listjob *o = pending; o; o = o->next) {
+		int open = JOB_OPEN;
+		bool ok;
+
+		/* (a job cancelled, its connections gone, would answer -ECANCELED) */
+		if (o->pid || o->uid != l->uid || atomic_load(&o->j.cancel) ||
+		    o->nmods != l->nmods ||
+		    (l->nmods && memcmp(o->mods, l->mods, l->nmods * sizeof(*l->mods))))
+			continue;
+		if (!atomic_compare_exchange_strong(&o->state, &open, JOB_JOINING))
+			continue; /* reading already: its answer may predate this request */
+		ok = cookie_add(o, cookie);
+		atomic_store(&o->state, JOB_OPEN);
+		if (ok)
+			return true;
+	}
+	return false;
+}
+
 int hd_list_begin(pid_t pid, uid_t uid, void *cookie)
 {
 	struct listjob *l;
@@ -256,7 +311,14 @@ int hd_list_begin(pid_t pid, uid_t uid, void *cookie)
 	/* Nothing registered: nothing to read; without the lane: in line (hd_list). */
 	if (!hd_nmodules_total || !hd_writer_running(HD_LANE_LIST) || !(l = list_new(pid, uid)))
 		return 0;
-	l->cookie = cookie;
+	if (!pid && join(l, cookie)) {
+		list_free(l);
+		return -EINPROGRESS;
+	}
+	if (!cookie_add(l, cookie)) {
+		list_free(l);
+		return 0;
+	}
 	l->next = pending;
 	pending = l;
 	hd_writer_submit(&l->j);
@@ -265,11 +327,17 @@ int hd_list_begin(pid_t pid, uid_t uid, void *cookie)
 
 void hd_list_cancel(void *cookie)
 {
-	for (struct listjob *l = pending; l; l = l->next)
-		if (l->cookie == cookie) {
-			l->cookie = NULL;
-			hd_writer_cancel(&l->j);
+	for (struct listjob *l = pending; l; l = l->next) {
+		bool left = false;
+
+		for (size_t i = 0; i < l->ncookies; i++) {
+			if (l->cookies[i] == cookie)
+				l->cookies[i] = NULL;
+			left |= l->cookies[i] != NULL;
 		}
+		if (!left)
+			hd_writer_cancel(&l->j);
+	}
 }
 
 size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
