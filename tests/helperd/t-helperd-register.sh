@@ -129,6 +129,17 @@ done
 daemon_healthy
 "$HDCLIENT" list >"$T/list.r"
 expect_eq "$(grep -c '^entry' "$T/list.r")" 2 "processes root lists after LISTs cut short"
+# LISTs at once (queued together, they may share one reading): each answered whole.
+lp=""
+for i in $(seq 8); do
+	"$HDCLIENT" list >"$T/list.p$i" &
+	lp="$lp $!"
+done
+for p in $lp; do wait "$p" || fail "a concurrent LIST failed"; done
+for i in $(seq 8); do
+	expect_eq "$(grep -c '^entry' "$T/list.p$i")" 2 "processes in concurrent LIST $i"
+	expect_grep '^status=0 count=2' "$T/list.p$i" "concurrent LIST $i's reply"
+done
 prog_stop u
 prog_stop r
 wait_events 0 "after both exited"
