@@ -20,9 +20,11 @@
 #     the loop's whole share: everything but the writer thread's),
 # each kind to a daemon of its own. Counted: the loop's handling of a
 # connection (conn_accept_one, serve_conn_event, inclusive: accept, the
-# peer's credentials, the request, the answer; LIST's /proc reading), and
-# for new files the parse's end and the events' writing (hd_parse_event,
-# hd_writer_event, the writer thread's jobs). Printed per request. Only
+# peer's credentials, the request, the answer), for LIST the lister
+# thread's reading of /proc (lister_main, also printed apart: the rest is
+# the loop's share), and for new files the parse's end and the events'
+# writing (hd_parse_event, hd_writer_event, the writer thread's jobs).
+# Printed per request. Only
 # user-space instructions: the kernel's side (printing /proc/PID/maps,
 # tracefs) is not in these counts.
 set -eu
@@ -54,7 +56,7 @@ measure() {
 	valgrind --tool=callgrind --callgrind-out-file="$out" \
 		--toggle-collect=conn_accept_one --toggle-collect=serve_conn_event \
 		--toggle-collect=hd_parse_event --toggle-collect=hd_writer_event \
-		--toggle-collect=writer_main --toggle-collect=checker_main \
+		--toggle-collect=writer_main --toggle-collect=checker_main --toggle-collect=lister_main \
 		--toggle-collect=hd_process_exited \
 		--toggle-collect=hd_registry_background --toggle-collect=hd_tick \
 		"$helperd" -f --socket "$sock" --linger 0 --no-board --test-no-seccomp \
@@ -92,7 +94,7 @@ measure() {
 	dpid=
 	[ -z "${LOOPCOST_KEEP:-}" ] || cp "$out" "$w/daemon.$kind.log" "$LOOPCOST_KEEP/"
 	fns=$(callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null |
-		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main|checker_main/ {
+		awk '/conn_accept_one|serve_conn_event|hd_parse_event|hd_writer_event|writer_main|checker_main|lister_main/ {
 			gsub(",", "", $1); printf "%s=%s ", $NF, $1 }')
 	case $kind in new) reqs=20 ;; known) reqs=$((n + 1)) ;; big) reqs=1 ;; *) reqs=$n ;; esac
 	if [ "$kind" = big ]; then
@@ -114,6 +116,11 @@ measure() {
 	fi
 	awk -v k="$kind" -v r="$reqs" '/^summary:/ { printf "%-6s %d requests: %.0f instructions per request\n", k, r, $2 / r }' "$out"
 	echo "       inclusive: $fns"
+	# LIST's reading of /proc is the lister thread's (lister_main), not the loop's.
+	[ "$kind" != list ] || awk -v r="$reqs" '/^summary:/ { s = $2 }
+		/lister_main/ { v = $1; gsub(",", "", v); l = v }
+		END { printf "       the loop (all but lister_main): %.0f per request; lister_main %.0f\n", (s - l) / r, l / r }' \
+		<(cat "$out"; callgrind_annotate --inclusive=yes --threshold=100 "$out" 2>/dev/null | grep -m1 'lister_main')
 	[ "$kind" != list ] || echo "       the machine's maps lines before and after: $lines0, $lines1 (LIST reads them all)"
 	echo "       client: $(cat "$w/r.$kind")"
 }

@@ -83,7 +83,9 @@ void conn_close(struct conn *c)
 	hd_forget(c);
 	if (conn_closing)
 		conn_closing(c);
-	if (c->waiting)
+	if (c->listing)
+		hd_list_cancel(c);
+	else if (c->waiting)
 		hd_register_cancel(c);
 	if (c->linked)
 		conn_unlink(c);

@@ -29,7 +29,8 @@ struct conn {
 	size_t outlen, outpos;
 	bool closing; /* close once the queue is sent */
 	bool linked;  /* in the idle list (not while a REGISTER waits for its parse) */
-	bool waiting; /* a REGISTER waits for its parse: answered by serve_register_done */
+	bool waiting; /* a REGISTER waits for its parse (serve_register_done), or a LIST */
+	bool listing; /* a LIST waits for the lister lane: answered by serve_list_done */
 	uint32_t wait_seq;
 	/* the parse is done, the answer waits for the watchers (see "holds") */
 	uint32_t hold; /* the NOTICE's number; 0: not held */
@@ -96,6 +97,7 @@ void serve_conn_closing(struct conn *c);
 /* The library's calls up (helperd.h, struct hd_upcalls), installed by main. */
 uint32_t serve_hold_begin(pid_t pid, uint64_t maps_dev, uint64_t ino);
 void serve_register_done(void *cookie, int status, uint32_t nprobes, uint32_t hold);
+void serve_list_done(void *cookie, const struct hd_list_entry *e, size_t n, int status);
 void serve_hold_bound(unsigned ms);
 /* --test-timing: connections stamped at accept (conn.c), answers timed by kind (serve.c). */
 extern bool conn_timing;

@@ -215,6 +215,7 @@ enum hd_tag {
 enum {
 	HD_LANE_WRITE, /* the writer: uprobe_events */
 	HD_LANE_CHECK, /* the checker: a parse worker's answer */
+	HD_LANE_LIST,  /* the lister: LIST's reading of /proc (list.c) */
 	HD_LANES
 };
 struct hd_wjob {
@@ -236,6 +237,8 @@ int hd_writer_start(int epfd);
 /* Queues j in its uid's turn (in line, done called before it returns, when the thread is not
  * running). */
 void hd_writer_submit(struct hd_wjob *j);
+/* Whether lane's thread runs (loop's thread only): jobs are queued, not run in line. */
+bool hd_writer_running(unsigned lane);
 /* Runs j in line to its end, done called before it returns. */
 void hd_writer_run(struct hd_wjob *j);
 /* j ends at its next slice (its done still called). */
@@ -627,11 +630,18 @@ void hd_journal_reset(uint64_t tag);
 void hd_journal_replay(const char *state_path, uint64_t tag,
 		       void (*fn)(const struct hd_journal_rec *r, void *arg), void *arg);
 
-/* ---- scan.c: the /proc scans, the exec sweep, LIST ---- */
+/* ---- scan.c: the /proc scans, the exec sweep ---- */
 /* --all: register processes not seen yet. */
 void hd_rescan(void);
 /* Timer: EBUSY retries, the rate buckets. Returns true when work remains. */
 void hd_tick(uint64_t now_ms);
+/*
+ * Scans /proc and registers what it finds; returns the registrations. New
+ * files parsed in line (start-up), or through the parse queue when `async`.
+ */
+unsigned hd_scan_all(bool async);
+
+/* ---- list.c: LIST, its /proc reading on the lister lane (its head comment) ---- */
 /* One LIST entry; the callback sends it. */
 struct hd_list_entry {
 	pid_t pid;
@@ -639,15 +649,20 @@ struct hd_list_entry {
 	uint64_t dev, ino, start, end, load_bias;
 	const char *path;
 };
-/* Calls fn for every (process, module) visible to uid (root: all; others: own). */
+/* Past this many bytes of entries the answer is -EFBIG (conn.c's queue holds 16 MiB). */
+#define HD_LIST_MAX_BYTES (16u << 20)
+/*
+ * Queues the LIST of pid (0: every process) visible to uid (root: all;
+ * others: their own) on the lister lane: -EINPROGRESS, answered by
+ * hd_upcalls.list_done(cookie, ...). 0: not queued (nothing registered, no
+ * lane, no memory): the caller lists in line with hd_list.
+ */
+int hd_list_begin(pid_t pid, uid_t uid, void *cookie);
+/* cookie's connection closed: its LIST is not answered. */
+void hd_list_cancel(void *cookie);
+/* The same LIST in line: fn for every (process, module); returns their number. */
 size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
 	       void *arg);
-
-/*
- * Scans /proc and registers what it finds; returns the registrations. New
- * files parsed in line (start-up), or through the parse queue when `async`.
- */
-unsigned hd_scan_all(bool async);
 
 /*
  * board.c: the published list of registered files (protocol.h, "The
@@ -685,6 +700,8 @@ struct hd_upcalls {
 	uint32_t (*hold_begin)(pid_t pid, uint64_t maps_dev, uint64_t ino);
 	/* serve.c: the deferred answer of a REGISTER (sent once `hold`, if not 0, ends). */
 	void (*register_done)(void *cookie, int status, uint32_t nprobes, uint32_t hold);
+	/* serve.c: a LIST's answer (list.c): its n entries, then its status. */
+	void (*list_done)(void *cookie, const struct hd_list_entry *e, size_t n, int status);
 	/* main.c: obj (a connection or process) is being freed; drop its pending epoll events. */
 	void (*forget)(void *obj);
 };

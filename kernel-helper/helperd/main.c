@@ -385,8 +385,10 @@ int main(int argc, char **argv)
 	hd_cfg.max_probes_per_uid = 65536;
 	hd_cfg.max_procs_per_uid = 4096;
 	/* the library's calls up (helperd.h): the protocol's and the loop's */
-	hd_upcalls = (struct hd_upcalls){
-	    .hold_begin = serve_hold_begin, .register_done = serve_register_done, .forget = forget};
+	hd_upcalls = (struct hd_upcalls){.hold_begin = serve_hold_begin,
+					 .register_done = serve_register_done,
+					 .list_done = serve_list_done,
+					 .forget = forget};
 	hd_cfg.max_fds_per_uid = 0; /* a quarter of the descriptor limit (below) */
 	hd_cfg.worker.timeout_ms = 5000;
 	hd_cfg.worker.cpu_seconds = 5;

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
  * Reading /proc on the daemon's own initiative: the start-up and --all
- * scans, the exec sweep with the rest of the timer's work (hd_tick), and
- * LIST.
+ * scans and the exec sweep with the rest of the timer's work (hd_tick);
+ * LIST's reading is list.c's.
  *
  * The scans register the processes that map a -G module and whose drti
  * talks to our socket, and with --all those mapping any file with stapsdt
@@ -194,92 +194,4 @@ void hd_tick(uint64_t now)
 			    ((m->idle && now >= m->idle_until) ||
 			     (m->draining && m->nusers == 0 && now >= m->retry_at)))
 				hd_retire(m, 0);
-}
-
-/*
- * LIST reads /proc, because the daemon does not track every process that
- * maps a registered file (see "lingering and retiring"): every process (or
- * the one asked for) whose maps hold a registered, non-draining file, as
- * maps names it. root sees all; another uid only its own processes.
- */
-struct list_ctx {
-	void (*fn)(const struct hd_list_entry *e, void *arg);
-	void *arg;
-	size_t n;
-};
-
-/* The module of a maps line's (dev, ino): the board's key, mdev and mino. */
-static struct hd_module *mod_by_mapping(uint64_t dev, uint64_t ino)
-{
-	struct hd_module *m = hd_mod_find(dev, ino);
-
-	if (m && m->mdev == dev && m->mino == ino)
-		return m;
-	if (hd_nodd)
-		for (size_t b = 0; b < HD_MOD_BUCKETS; b++)
-			for (m = hd_modules[b]; m; m = m->hnext)
-				if (m->mdev == dev && m->mino == ino)
-					return m;
-	return NULL;
-}
-
-/* Only the lines of a registered file are read whole. */
-static bool list_wants(uint64_t dev, uint64_t ino, void *arg)
-{
-	struct hd_module *m = mod_by_mapping(dev, ino);
-
-	(void)arg;
-	return m && hd_mod_usable(m);
-}
-
-static int list_mapping(pid_t pid, const struct hd_mapping *mp, void *arg)
-{
-	struct list_ctx *l = arg;
-	struct hd_module *m = mod_by_mapping(mp->dev, mp->ino);
-	struct hd_list_entry e;
-
-	if (!m || !hd_mod_usable(m))
-		return 0;
-	e = (struct hd_list_entry){
-	    .pid = pid,
-	    .nprobes = m->nprobes,
-	    .dev = m->dev,
-	    .ino = m->ino,
-	    .start = mp->start,
-	    .end = mp->end,
-	    .load_bias = mp->start - mp->offset - m->delta,
-	    .path = mp->path,
-	};
-	l->fn(&e, l->arg);
-	l->n++;
-	return 0;
-}
-
-size_t hd_list(pid_t pid, uid_t uid, void (*fn)(const struct hd_list_entry *e, void *arg),
-	       void *arg)
-{
-	struct list_ctx l = {.fn = fn, .arg = arg};
-	pid_t self = getpid();
-	struct dirent *de;
-	DIR *d;
-
-	if (!hd_nmodules_total)
-		return 0;
-	if (pid) {
-		if (pid != self && (uid == 0 || hd_pid_uid(pid) == uid))
-			hd_each_mapping(pid, list_wants, list_mapping, &l);
-		return l.n;
-	}
-	d = opendir("/proc");
-	while (d && (de = readdir(d))) {
-		char *end;
-		long p = strtol(de->d_name, &end, 10);
-
-		if (*end || p <= 0 || p == self || (uid != 0 && hd_pid_uid((pid_t)p) != uid))
-			continue;
-		hd_each_mapping((pid_t)p, list_wants, list_mapping, &l);
-	}
-	if (d)
-		closedir(d);
-	return l.n;
 }

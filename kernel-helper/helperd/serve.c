@@ -4,7 +4,8 @@
  * a request read and checked exactly as protocol.h defines it (anything
  * else -EPROTO, and the connection closed), the per-uid rate, then
  * REGISTER and UNREGISTER handed to the registration logic (users.c),
- * LIST answered (scan.c) one LIST_ENTRY at a time, and WATCH: the watchers
+ * LIST read on the lister lane (list.c) and answered here one LIST_ENTRY
+ * at a time, and WATCH: the watchers
  * and holds below. A REGISTER whose file needs a parse is answered later,
  * by serve_register_done. The loop (main.c) calls serve_conn_event when a
  * connection's socket is ready.
@@ -270,6 +271,14 @@ static bool handle(struct conn *c)
 	default: {
 		struct list_ctx l = {c, rq.seq, false};
 
+		if (hd_list_begin(rq.pid, c->uid, c) == -EINPROGRESS) {
+			/* Read on the lister lane (list.c): the connection waits as a parse's does.
+			 */
+			c->waiting = c->listing = true;
+			c->wait_seq = rq.seq;
+			conn_await(c);
+			return true;
+		}
 		nprobes = (uint32_t)hd_list(rq.pid, c->uid, list_one, &l);
 		status = l.failed ? -EFBIG : 0;
 		break;
@@ -289,6 +298,23 @@ static void answer_registrant(struct conn *c, int status, uint32_t nprobes)
 	conn_touch(c);
 	/* (flush re-arms EPOLLIN) */
 	if (!conn_reply(c, c->wait_seq, status, nprobes) || !conn_flush(c))
+		conn_close(c);
+}
+
+void serve_list_done(void *cookie, const struct hd_list_entry *e, size_t n, int status)
+{
+	struct conn *c = cookie;
+	struct list_ctx l = {c, c->wait_seq, false};
+
+	for (size_t i = 0; i < n && !status; i++)
+		list_one(&e[i], &l);
+	if (!status && l.failed)
+		status = -EFBIG;
+	timing_add(TM_LIST, c, status);
+	c->waiting = c->listing = false;
+	conn_touch(c);
+	/* (flush re-arms EPOLLIN) */
+	if (!conn_reply(c, c->wait_seq, status, status ? 0 : (uint32_t)n) || !conn_flush(c))
 		conn_close(c);
 }
 

@@ -35,8 +35,14 @@
  * answered (worker_answer.c: every count and string bounded, every site's
  * bytes read again in the file), which grows with the sites (21 million
  * instructions for a 12,000-site file) and must not hold the loop either.
- * A job says which thread takes it (hd_wjob.lane); the two share the list
+ * A job says which thread takes it (hd_wjob.lane); the lanes share the list
  * of ended jobs and the eventfd.
+ *
+ * The lister. A third lane, the same again, reads /proc for LIST
+ * (list.c): root's LIST of every process reads every process's maps, tens
+ * of milliseconds on a loaded machine, and a REGISTER that came meanwhile
+ * waited behind it (bench/helper/README.md). Its jobs touch only a
+ * snapshot of the model and what they collect; done hands it to the loop.
  *
  * Bulk work yields. A job that grows with thousands of sites (hd_wjob.bulk:
  * a 12,000-site file's writes or check) runs with its thread at nice
@@ -97,7 +103,7 @@ struct lane {
 	bool nice_warned;
 };
 
-static struct lane lanes[HD_LANES] = {{.name = "writer"}, {.name = "checker"}};
+static struct lane lanes[HD_LANES] = {{.name = "writer"}, {.name = "checker"}, {.name = "lister"}};
 
 /* The jobs ended, for the loop; the eventfd in the epoll set. */
 static struct {
@@ -224,10 +230,15 @@ static void *checker_main(void *arg)
 	return lane_main(arg);
 }
 
+static void *lister_main(void *arg)
+{
+	return lane_main(arg);
+}
+
 int hd_writer_start(int epfd)
 {
 	struct epoll_event ev = {.events = EPOLLIN, .data.ptr = &w};
-	void *(*fn[HD_LANES])(void *) = {writer_main, checker_main};
+	void *(*fn[HD_LANES])(void *) = {writer_main, checker_main, lister_main};
 	int ret;
 
 	w.done_tail = &w.done;
@@ -267,6 +278,11 @@ void hd_writer_event(void)
 		next = list->next;
 		list->done(list);
 	}
+}
+
+bool hd_writer_running(unsigned lane)
+{
+	return lane < HD_LANES && lanes[lane].running;
 }
 
 void hd_writer_run(struct hd_wjob *j)
@@ -333,7 +349,8 @@ unsigned hd_writer_queued(void)
 {
 	unsigned n = 0;
 
-	for (int i = 0; i < HD_LANES; i++) {
+	/* (The lister's jobs change nothing of the model or tracefs: not counted.) */
+	for (int i = 0; i < HD_LANE_LIST; i++) {
 		struct lane *l = &lanes[i];
 
 		if (!l->running)

@@ -20,7 +20,7 @@ import sys
 # Top to bottom; within a layer, a file may use only those after it.
 LAYERS = [
     ('protocol and connections', ['main', 'serve', 'conn']),
-    ('registration logic', ['scan', 'users', 'retire', 'queue']),
+    ('registration logic', ['scan', 'users', 'retire', 'queue', 'list']),
     ('the model', ['procs', 'registry', 'quota']),
     ('persistence', ['state', 'journal', 'ownfiles', 'board']),
     ('the bottom', ['writer', 'worker', 'worker_answer', 'sandbox', 'proc', 'msg', 'loop',

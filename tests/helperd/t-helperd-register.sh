@@ -118,6 +118,28 @@ expect_grep "^entry $pid_u 2 " "$T/list.u" "uid 65534 lists its own process"
 expect_eq "$(grep -c '^entry' "$T/list.u")" 1 "processes uid 65534 may list"
 "$HDCLIENT" list >"$T/list.r"
 expect_eq "$(grep -c '^entry' "$T/list.r")" 2 "processes root lists"
+# LISTs read /proc on the lister thread: clients that go before their answer
+# (killed after 0 to 9 ms) leave the daemon answering, its log clean (a
+# sanitizer build reports into it: stop_daemon).
+for i in $(seq 30); do
+	timeout -s KILL "0.00$((i % 10))" "$HDCLIENT" list >/dev/null 2>&1 || true
+	timeout -s KILL "0.00$((i % 10))" setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$HDCLIENT" list >/dev/null 2>&1 || true
+done
+daemon_healthy
+"$HDCLIENT" list >"$T/list.r"
+expect_eq "$(grep -c '^entry' "$T/list.r")" 2 "processes root lists after LISTs cut short"
+# LISTs at once (queued together, they may share one reading): each answered whole.
+lp=""
+for i in $(seq 8); do
+	"$HDCLIENT" list >"$T/list.p$i" &
+	lp="$lp $!"
+done
+for p in $lp; do wait "$p" || fail "a concurrent LIST failed"; done
+for i in $(seq 8); do
+	expect_eq "$(grep -c '^entry' "$T/list.p$i")" 2 "processes in concurrent LIST $i"
+	expect_grep '^status=0 count=2' "$T/list.p$i" "concurrent LIST $i's reply"
+done
 prog_stop u
 prog_stop r
 wait_events 0 "after both exited"
