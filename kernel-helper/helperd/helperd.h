@@ -574,6 +574,9 @@ FILE *hd_open_own(const char *path);
 int hd_open_own_fd(const char *path, int flags);
 /* A new file of ours at path (O_EXCL temporary renamed into place), else -errno. */
 int hd_create_own(const char *path, int flags);
+struct iovec;
+/* All of iov (consumed) written to fd, IOV_MAX pieces a writev(): 0, else the errno. */
+int hd_writev_all(int fd, struct iovec *iov, size_t n);
 /* Marks the state file to be written in the background. */
 void hd_save_state(void);
 /* Whether a site that existed is ours: prev's, or a previous instance's (then claimed). */

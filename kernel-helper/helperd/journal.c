@@ -128,44 +128,26 @@ const char *hd_boot_id(void)
  */
 static bool appendv(struct iovec *iov, int n)
 {
-	size_t total = 0, done = 0;
+	size_t total = 0;
+	int e;
 
 	for (int i = 0; i < n; i++)
 		total += iov[i].iov_len;
 	if (jfd < 0)
 		return false;
-	while (done < total) {
-		ssize_t w = writev(jfd, iov, n);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			int e = w < 0 ? errno : ENOSPC;
-
-			if (ftruncate(jfd, jsize) != 0) {
-				/* Cannot even cut it back: stop appending to a torn file. */
-				close(jfd);
-				jfd = -1;
-			}
-			if (!jwarned)
-				hd_warn(
-				    "cannot write the state journal %s: %s (going on; a restart "
-				    "after a crash may leave events behind)",
-				    jpath, strerror(e));
-			jwarned = true;
-			return false;
+	e = hd_writev_all(jfd, iov, (size_t)n);
+	if (e) {
+		if (ftruncate(jfd, jsize) != 0) {
+			/* Cannot even cut it back: stop appending to a torn file. */
+			close(jfd);
+			jfd = -1;
 		}
-		done += (size_t)w;
-		/* A short write: the pieces left, the first one cut. */
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
+		if (!jwarned)
+			hd_warn("cannot write the state journal %s: %s (going on; a restart "
+				"after a crash may leave events behind)",
+				jpath, strerror(e));
+		jwarned = true;
+		return false;
 	}
 	jsize += (off_t)total;
 	if (jwarned)

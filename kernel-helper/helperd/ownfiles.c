@@ -37,6 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "helperd.h"
@@ -196,4 +197,28 @@ int hd_create_own(const char *path, int flags)
 		return err;
 	}
 	return fd;
+}
+
+int hd_writev_all(int fd, struct iovec *iov, size_t n)
+{
+	while (n > 0) {
+		int cnt = n > IOV_MAX ? IOV_MAX : (int)n;
+		ssize_t w = writev(fd, iov, cnt);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return w < 0 ? errno : ENOSPC;
+		/* A short write: the pieces left, the first one cut. */
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return 0;
 }

@@ -154,30 +154,6 @@ static bool module_lines(struct hd_module *m)
 	return m->state_text != NULL;
 }
 
-/* All of iov written to fd (bad: false), IOV_MAX pieces per writev(). */
-static bool writev_all(int fd, struct iovec *iov, size_t n)
-{
-	while (n > 0) {
-		int cnt = n > IOV_MAX ? IOV_MAX : (int)n;
-		ssize_t w = writev(fd, iov, cnt);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return false;
-		while (n > 0 && (size_t)w >= iov->iov_len) {
-			w -= (ssize_t)iov->iov_len;
-			iov++;
-			n--;
-		}
-		if (n > 0) {
-			iov->iov_base = (char *)iov->iov_base + w;
-			iov->iov_len -= (size_t)w;
-		}
-	}
-	return true;
-}
-
 /* --- the state file --- */
 
 /*
@@ -223,7 +199,7 @@ static bool write_state(struct hd_module *const *mods, size_t nbuckets)
 	 * No fsync: the file describes tracefs events, which a power loss
 	 * erases too; rename alone keeps it whole against a crash of ours.
 	 */
-	ok = ok && writev_all(fd, iov, k);
+	ok = ok && hd_writev_all(fd, iov, k) == 0;
 	ok &= close(fd) == 0;
 	free(iov);
 	iov = NULL;
