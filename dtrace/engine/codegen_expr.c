@@ -237,6 +237,16 @@ static bool is_cmp(const char *op)
 	       !strcmp(op, "&&") || !strcmp(op, "||") || !strcmp(op, "^^");
 }
 
+/* A string value's nullness, its pointer (SV_MEM) in `p`. */
+static const char *str_null_test(const struct cv *v, const char *p)
+{
+	if (v->skind != SV_MEM)
+		return "0";
+	if (!v->marked)
+		return p[1] == '1' ? "!p1" : "!p2";
+	return p[1] == '1' ? "strnull(p1)" : "strnull(p2)";
+}
+
 /*
  * Two strings compared: each copied into a per-CPU slot (a statement
  * expression: the copies are statements), then compared by a bounded loop.
@@ -246,11 +256,26 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 {
 	struct dt_buf o = {0};
 
+	struct cv pa = *a, pb = *b;
+
+	/* a pointer (a variable's, a search's) taken once: DTrace's NULL sorts first */
 	dt_buf_printf(&o, "({ __s64 r = 0; __u8 *s1 = strtmp(0), *s2 = strtmp(1);\n");
+	dt_buf_printf(&o, "\t\tconst __u8 *p1 = (const __u8 *)(%s), *p2 = (const __u8 *)(%s);\n",
+		      a->skind == SV_MEM ? a->text : "1", b->skind == SV_MEM ? b->text : "1");
+	dt_buf_printf(&o, "\t\tint n1 = %s, n2 = %s;\n", str_null_test(a, "p1"),
+		      str_null_test(b, "p2"));
 	dt_buf_printf(&o, "\t\tif (s1 && s2) {\n");
-	cg_store_str(g, a, "s1", false, &o, "\t\t\t");
-	cg_store_str(g, b, "s2", false, &o, "\t\t\t");
-	dt_buf_printf(&o, "\t\t\tr = dstrcmp(s1, s2) %s 0;\n\t\t}\n\t\tr; })", n->op);
+	pa.marked = pb.marked = false;
+	if (a->skind == SV_MEM)
+		pa.text = "p1";
+	if (b->skind == SV_MEM)
+		pb.text = "p2";
+	cg_store_str(g, &pa, "s1", false, &o, "\t\t\t");
+	cg_store_str(g, &pb, "s2", false, &o, "\t\t\t");
+	dt_buf_printf(&o,
+		      "\t\t\tr = (n1 || n2 ? n2 - n1 : dstrcmp(s1, s2)) %s 0;\n\t\t}\n"
+		      "\t\tr; })",
+		      n->op);
 	v->text = o.s;
 	v->type = TY_INT;
 	v->size = 4;
@@ -273,7 +298,9 @@ static void null_compare(struct cg *g, const struct dt_node *n, const struct cv 
 			"a string compared with an integer (only NULL compares with a string)");
 		return;
 	}
-	if (s->skind == SV_USER || s->skind == SV_MEM)
+	if (s->skind == SV_MEM && s->marked) /* a variable's: DTrace's NULL kept */
+		cv_printf(v, "(__s64)(%sstrnull((const __u8 *)(%s)))", eq ? "" : "!", s->text);
+	else if (s->skind == SV_USER || s->skind == SV_MEM)
 		cv_printf(v, "(__s64)((__u64)(%s) %s 0)", s->text, eq ? "==" : "!=");
 	else if (s->skind == SV_COND)
 		cg_err(g, n, "a string ?: compared with NULL");

@@ -90,4 +90,12 @@ same "$T/err" "dtrace: error: could not enable tracing: Enabling exceeds size of
 dt 0 -q -n 'float f; double d; BEGIN { printf("%d %d %f %e %g\n", (uint)-12345, sizeof(u16), f, d, f); exit(0); }'
 same "$T/out" "4294954951 2 0.000000 0.000000e+00 0\n\n" "uint, u16, float, double"
 
+# DTrace's NULL kept in a string variable, array element, thread and
+# clause-local variable: == NULL, != "", sorted first; printed, a fault.
+dt 0 -q -n 'BEGIN { g = strchr("abc", 122); this->l = strstr("ab", "z"); self->t = g; a[1] = g;
+	e = ""; printf("%d %d %d %d %d %d %d\n", g == NULL, this->l == NULL, self->t == NULL,
+	a[1] == NULL, e == NULL, g < e, g == a[1]); g = "x"; printf("%d %s\n", g == NULL, g); }
+	BEGIN { trace(a[1]); } ERROR { printf("fault %d %d\n", arg4, arg5); exit(0); }'
+same "$T/out" "1 1 1 1 0 1 1\n0 x\nfault 1 0\n\n" "NULL kept in string variables, printed a fault"
+
 echo "ok"
