@@ -252,6 +252,8 @@ void cg_llq_bucket(struct dt_buf *o, const int64_t llq[4]);
 bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3]);
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);
+/* chill(ns): a bounded busy wait, DTrace's limits (a fault past them) */
+void cg_chill(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 /* A new fault site of the clause being written (0 while scanning): FAULT()'s first argument. */
 size_t cg_fault_site(struct cg *g);
 int cg_fault_sizes(struct cg *g);
