@@ -102,6 +102,11 @@ dt 0 -q -w -n 'BEGIN { chill(300000000); chill(300000000); exit(0); } BEGIN { ex
 same "$T/out" "3 0\n\n" "chill() past 500 ms a second: DTRACEFLT_ILLOP"
 grep -q 'illegal operation' "$T/err" || fail "chill() past the limit: DTrace's message"
 
+# A probe listed several times in one clause's description runs the clause
+# once a listing (each is an enabling, as DTrace's).
+dt 0 -q -n 'BEGIN, BEGIN, BEGIN { n++; printf("%d\n", n); } BEGIN { exit(0); }'
+same "$T/out" "1\n2\n3\n\n" "BEGIN, BEGIN, BEGIN: three runs"
+
 # DTrace's NULL kept in a string variable, array element, thread and
 # clause-local variable: == NULL, != "", sorted first; printed, a fault.
 dt 0 -q -n 'BEGIN { g = strchr("abc", 122); this->l = strstr("ab", "z"); self->t = g; a[1] = g;
