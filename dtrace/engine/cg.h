@@ -36,7 +36,7 @@ struct cv {
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
-	char *ptr; /* a pointer: its pointee's type words ("int", "struct rec", "void") */
+	char *ptr;   /* a pointer: its pointee's type words ("int", "struct rec", "void") */
 	bool marked; /* SV_MEM: a variable's area, null where its marker is (strnull()) */
 };
 
