@@ -237,14 +237,12 @@ static bool is_cmp(const char *op)
 	       !strcmp(op, "&&") || !strcmp(op, "||") || !strcmp(op, "^^");
 }
 
-/* A string value's nullness, its pointer (SV_MEM) in `p`. */
-static const char *str_null_test(const struct cv *v, const char *p)
+/* A string value's nullness, its pointer (SV_MEM) in p1 (k 0) or p2 (k 1). */
+static const char *str_null_test(const struct cv *v, int k)
 {
-	if (v->skind != SV_MEM)
-		return "0";
-	if (!v->marked)
-		return p[1] == '1' ? "!p1" : "!p2";
-	return p[1] == '1' ? "strnull(p1)" : "strnull(p2)";
+	static const char *const t[2][2] = {{"!p1", "strnull(p1)"}, {"!p2", "strnull(p2)"}};
+
+	return v->skind == SV_MEM ? t[k & 1][v->marked] : "0";
 }
 
 /*
@@ -262,8 +260,7 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 	dt_buf_printf(&o, "({ __s64 r = 0; __u8 *s1 = strtmp(0), *s2 = strtmp(1);\n");
 	dt_buf_printf(&o, "\t\tconst __u8 *p1 = (const __u8 *)(%s), *p2 = (const __u8 *)(%s);\n",
 		      a->skind == SV_MEM ? a->text : "1", b->skind == SV_MEM ? b->text : "1");
-	dt_buf_printf(&o, "\t\tint n1 = %s, n2 = %s;\n", str_null_test(a, "p1"),
-		      str_null_test(b, "p2"));
+	dt_buf_printf(&o, "\t\tint n1 = %s, n2 = %s;\n", str_null_test(a, 0), str_null_test(b, 1));
 	dt_buf_printf(&o, "\t\tif (s1 && s2) {\n");
 	pa.marked = pb.marked = false;
 	if (a->skind == SV_MEM)
