@@ -282,7 +282,8 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 /*
  * A string compared with NULL (or 0): a string from the process is null
  * where its address is (copyinstr(NULL)), strstr()'s where nothing was
- * found; a constant, execname and a variable's are never null.
+ * found, a variable's where its marker is (strnull()); a constant and
+ * execname are never null.
  */
 static void null_compare(struct cg *g, const struct dt_node *n, const struct cv *s,
 			 const struct dt_node *other, struct cv *v)
@@ -354,7 +355,7 @@ out:
  * An assignment, ++ or -- where a value is wanted (`a = b = 0`,
  * `/(this->p = copyinstr(arg1)) != NULL/`, `x = n++`): the statement, then
  * the variable read again (a postfix ++/-- answers the value before), in
- * one statement expression. A variable's string is never null.
+ * one statement expression (a string variable's marker read: DTrace's NULL).
  */
 static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
 {
