@@ -160,6 +160,9 @@ void cg_store_strvar(struct cg *g, const struct cv *v, const char *dst, struct d
 /* A string recorded: a variable's NULL is a fault (DTrace's: bad address 0). */
 void cg_store_rec_str(struct cg *g, const struct cv *v, const char *dst, struct dt_buf *o,
 		      const char *ind);
+/* The same, the fault's address `addr` (NULL's s[i]: i) */
+void cg_store_str_fault(struct cg *g, const struct cv *v, const char *dst, const char *addr,
+			struct dt_buf *o, const char *ind);
 /* D's NULL where a string is wanted (a string variable given NULL or 0). */
 void cg_null_str(struct cv *v);
 /* n is NULL or the constant 0 (what a string variable takes as DTrace's NULL) */

@@ -23,14 +23,19 @@ static void set_int(struct cv *v, unsigned size, bool is_unsigned)
 static void cv_printf(struct cv *v, const char *fmt, ...) USDT_PRINTF(2, 3);
 static void cv_printf(struct cv *v, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
+	char *buf;
+	int n;
 
+	va_start(ap, fmt); /* any length: an operand may be a long statement expression */
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	buf = dt_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
 	va_end(ap);
 	dt_free(v->text);
-	v->text = dt_xstrdup(buf);
+	v->text = buf;
 }
 
 /*
@@ -261,6 +266,8 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 	dt_buf_printf(&o, "\t\tconst __u8 *p1 = (const __u8 *)(%s), *p2 = (const __u8 *)(%s);\n",
 		      a->skind == SV_MEM ? a->text : "1", b->skind == SV_MEM ? b->text : "1");
 	dt_buf_printf(&o, "\t\tint n1 = %s, n2 = %s;\n", str_null_test(a, 0), str_null_test(b, 1));
+	dt_buf_printf(
+	    &o, "\t\tasm volatile(\"\" : \"+r\"(n1), \"+r\"(n2));\n"); /* no pointer arithmetic */
 	dt_buf_printf(&o, "\t\tif (s1 && s2) {\n");
 	pa.marked = pb.marked = false;
 	if (a->skind == SV_MEM)

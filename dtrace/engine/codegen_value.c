@@ -225,11 +225,27 @@ bool cg_is_null(const struct dt_node *n)
 void cg_store_rec_str(struct cg *g, const struct cv *v, const char *dst, struct dt_buf *o,
 		      const char *ind)
 {
-	if (v->skind == SV_MEM && v->marked) {
-		size_t site = g->scanning ? 0 : cg_fault_site(g);
+	cg_store_str_fault(g, v, dst, "0", o, ind);
+}
 
-		dt_buf_printf(o, "%sif (strnull((const __u8 *)(%s)))\n%s\tFAULT(%zu, 1, 0);\n", ind,
-			      v->text, ind, site);
+void cg_store_str_fault(struct cg *g, const struct cv *v, const char *dst, const char *addr,
+			struct dt_buf *o, const char *ind)
+{
+	struct cv p = *v;
+	char in[64];
+	size_t site;
+
+	if (v->skind != SV_MEM || !v->marked) {
+		cg_store_str(g, v, dst, false, o, ind);
+		return;
 	}
-	cg_store_str(g, v, dst, false, o, ind);
+	/* the variable read once (an assignment used as a value is in it) */
+	site = g->scanning ? 0 : cg_fault_site(g);
+	snprintf(in, sizeof(in), "%s\t", ind);
+	dt_buf_printf(o, "%s{\n%s\tconst __u8 *rp_ = (const __u8 *)(%s);\n", ind, ind, v->text);
+	dt_buf_printf(o, "%s\tif (strnull(rp_))\n%s\t\tFAULT(%zu, 1, %s);\n", ind, ind, site, addr);
+	p.text = "rp_";
+	p.sub = NULL;
+	cg_store_str(g, &p, dst, false, o, in);
+	dt_buf_printf(o, "%s}\n", ind);
 }
