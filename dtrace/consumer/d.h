@@ -200,6 +200,7 @@ struct dt_probe {
 
 struct dt_pclause {
 	size_t clause;
+	size_t desc;  /* which of the clause's descriptions: each one an enabling */
 	bool any_pid; /* every process mapping the file, present and future */
 	int *pids;
 	size_t npids;

@@ -45,6 +45,7 @@ struct matcher {
 	size_t nusdt;
 	bool have_usdt;
 	bool retained; /* matching new files' probes: USDT descriptions only, silently */
+	size_t desc;   /* the description being matched, its index in its clause's list */
 };
 
 /*
@@ -102,16 +103,21 @@ static struct dt_probe *find_or_add(struct dt_probes *ps, const char *bt, bool *
 	return &ps->v[ps->n - 1];
 }
 
-static struct dt_pclause *add_clause(struct dt_probe *p, size_t clause)
+/*
+ * The clause on the probe, once for each of its descriptions that matches
+ * it: DTrace's enablings, so `BEGIN, BEGIN { }` runs twice a firing.
+ */
+static struct dt_pclause *add_clause(const struct matcher *m, struct dt_probe *p, size_t clause)
 {
 	struct dt_pclause pc;
 	size_t i;
 
 	for (i = 0; i < p->npc; i++)
-		if (p->pc[i].clause == clause)
+		if (p->pc[i].clause == clause && p->pc[i].desc == m->desc)
 			return &p->pc[i];
 	memset(&pc, 0, sizeof(pc));
 	pc.clause = clause;
+	pc.desc = m->desc;
 	DT_PUSH(p->pc, p->npc, pc);
 	return &p->pc[p->npc - 1];
 }
@@ -265,7 +271,7 @@ static size_t match_syscall(struct matcher *m, size_t ci, const struct dt_pdesc 
 			set_names(p, "syscall", "", fn, name);
 			tp_fields(p, ev);
 		}
-		add_clause(p, ci)->any_pid = true;
+		add_clause(m, p, ci)->any_pid = true;
 		n++;
 	}
 	closedir(dir);
@@ -297,7 +303,7 @@ static size_t match_proc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 			p->kind = P_TRACEPOINT;
 			set_names(p, "proc", "", "", t[i].name);
 		}
-		add_clause(p, ci)->any_pid = true;
+		add_clause(m, p, ci)->any_pid = true;
 		n++;
 	}
 	return n;
@@ -482,7 +488,7 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 			for (k = 0; k < lp->ntypes; k++)
 				p->types[k] = dt_xstrdup(lp->types[k]);
 		}
-		pc = add_clause(p, ci);
+		pc = add_clause(m, p, ci);
 		if (any_pid(d->field[0], lp->provider)) {
 			pc->any_pid = true;
 		} else {
@@ -553,7 +559,7 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 			ps->next_id--;
 			set_names(p, "dtrace", "", "", name);
 		}
-		add_clause(p, ci)->any_pid = true;
+		add_clause(m, p, ci)->any_pid = true;
 		count = 1;
 	} else if ((!*prov || !strcmp(prov, "profile")) && !*mod && !*func &&
 		   (timer = timer_probe(name, &is_tick))) {
@@ -566,7 +572,7 @@ static int match_desc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 			p->kind = is_tick ? P_TICK : P_PROFILE;
 			set_names(p, "profile", "", "", name);
 		}
-		add_clause(p, ci)->any_pid = true;
+		add_clause(m, p, ci)->any_pid = true;
 		count = 1;
 	} else if ((!*prov || !strcmp(prov, "profile")) && !*mod && !*func &&
 		   (!strncmp(name, "tick-", 5) || !strncmp(name, "profile-", 8))) {
@@ -629,8 +635,10 @@ static int match_clauses(struct matcher *m)
 	int rc = 0;
 
 	for (i = 0; (m->nusdt || !m->retained) && i < prog->nclauses && !rc; i++)
-		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++)
+		for (k = 0; k < prog->clauses[i]->ndescs && !rc; k++) {
+			m->desc = k;
 			rc = match_desc(m, i, &prog->clauses[i]->descs[k]);
+		}
 	for (i = 0; i < m->nusdt; i++)
 		add_known(m->usdt[i].dev, m->usdt[i].ino);
 	next_id = m->probes->next_id;

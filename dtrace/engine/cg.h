@@ -36,7 +36,8 @@ struct cv {
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
-	char *ptr; /* a pointer: its pointee's type words ("int", "struct rec", "void") */
+	char *ptr;   /* a pointer: its pointee's type words ("int", "struct rec", "void") */
+	bool marked; /* SV_MEM: a variable's area, null where its marker is (strnull()) */
 };
 
 /* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */
@@ -155,6 +156,19 @@ void cg_narrow(struct cv *v);
 void cg_arith(const char *op, struct cv *a, struct cv *b, struct cv *v);
 void cg_unary(const char *op, struct cv *a, struct cv *v);
 bool cg_const(struct cg *g, const struct dt_node *n, int64_t *val);
+/* A string stored into a variable's area: DTrace's NULL kept by a marker byte (strnull()). */
+void cg_store_strvar(struct cg *g, const struct cv *v, const char *dst, struct dt_buf *o,
+		     const char *ind);
+/* A string recorded: a variable's NULL is a fault (DTrace's: bad address 0). */
+void cg_store_rec_str(struct cg *g, const struct cv *v, const char *dst, struct dt_buf *o,
+		      const char *ind);
+/* The same, the fault's address `addr` (NULL's s[i]: i) */
+void cg_store_str_fault(struct cg *g, const struct cv *v, const char *dst, const char *addr,
+			struct dt_buf *o, const char *ind);
+/* D's NULL where a string is wanted (a string variable given NULL or 0). */
+void cg_null_str(struct cv *v);
+/* n is NULL or the constant 0 (what a string variable takes as DTrace's NULL) */
+bool cg_is_null(const struct dt_node *n);
 void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed, struct dt_buf *o,
 		  const char *ind);
 /* codegen_expr.c: a D expression as C (the g->expr of every code generation). */
@@ -245,6 +259,8 @@ void cg_llq_bucket(struct dt_buf *o, const int64_t llq[4]);
 bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3]);
 /* codegen_fault.c: run-time errors */
 void cg_fault_functions(struct dt_buf *o);
+/* chill(ns): a bounded busy wait, DTrace's limits (a fault past them) */
+void cg_chill(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 /* A new fault site of the clause being written (0 while scanning): FAULT()'s first argument. */
 size_t cg_fault_site(struct cg *g);
 int cg_fault_sizes(struct cg *g);

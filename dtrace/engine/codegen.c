@@ -110,7 +110,7 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 	}
 	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
 	if (v->type == TY_STR)
-		cg_store_str(g, v, dst, false, w->o, "\t\t\t");
+		cg_store_rec_str(g, v, dst, w->o, "\t\t\t"); /* DTrace's NULL faults */
 	else {
 		cg_narrow(v); /* DTrace records the type's width */
 		dt_buf_printf(w->o, "\t\t\t*(__s64 *)%s = %s;\n", dst, v->text);

@@ -197,6 +197,7 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	v->text = o.s;
 	v->type = a->is_str ? TY_STR : TY_INT;
 	v->skind = SV_MEM;
+	v->marked = a->is_str;
 	v->size = a->size;
 	v->is_unsigned = a->is_unsigned;
 	return true;
@@ -225,6 +226,10 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 	if (n->kind == N_ASSIGN)
 		cg_value(g, n->b, &val);
 	del0 = n->kind == N_ASSIGN && n->b->kind == N_INT && n->b->ival == 0;
+	if (!g->failed && n->kind == N_ASSIGN && a->is_str && cg_is_null(n->b)) {
+		cg_null_str(&val); /* DTrace's NULL, kept: a[k] == NULL */
+		del0 = false;
+	}
 	if (!g->failed && n->kind == N_ASSIGN && !del0 && (val.type == TY_STR) != a->is_str)
 		cg_fail(g, n, "an array is given a string and an integer");
 	if (!g->failed && a->is_str && (n->kind != N_ASSIGN || strcmp(n->op, "=")))
@@ -237,7 +242,7 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 	/* the value first: it may read arrays, whose key area the key below takes */
 	if (a->is_str && !del0) {
 		dt_buf_printf(o, "%s\t__u8 *x = akey(1, 0);\n%s\tif (x) {\n", ind, ind);
-		cg_store_str(g, &val, "x", false, o, "\t\t\t\t");
+		cg_store_strvar(g, &val, "x", o, "\t\t\t\t");
 		dt_buf_printf(o, "%s\t}\n", ind);
 	} else if (!a->is_str) {
 		dt_buf_printf(o, "%s\t__s64 x = %s;\n", ind,

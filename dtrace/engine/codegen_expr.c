@@ -23,14 +23,19 @@ static void set_int(struct cv *v, unsigned size, bool is_unsigned)
 static void cv_printf(struct cv *v, const char *fmt, ...) USDT_PRINTF(2, 3);
 static void cv_printf(struct cv *v, const char *fmt, ...)
 {
-	char buf[1024];
 	va_list ap;
+	char *buf;
+	int n;
 
+	va_start(ap, fmt); /* any length: an operand may be a long statement expression */
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	buf = dt_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
 	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
+	vsnprintf(buf, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
 	va_end(ap);
 	dt_free(v->text);
-	v->text = dt_xstrdup(buf);
+	v->text = buf;
 }
 
 /*
@@ -237,6 +242,14 @@ static bool is_cmp(const char *op)
 	       !strcmp(op, "&&") || !strcmp(op, "||") || !strcmp(op, "^^");
 }
 
+/* A string value's nullness, its pointer (SV_MEM) in p1 (k 0) or p2 (k 1). */
+static const char *str_null_test(const struct cv *v, int k)
+{
+	static const char *const t[2][2] = {{"!p1", "strnull(p1)"}, {"!p2", "strnull(p2)"}};
+
+	return v->skind == SV_MEM ? t[k & 1][v->marked] : "0";
+}
+
 /*
  * Two strings compared: each copied into a per-CPU slot (a statement
  * expression: the copies are statements), then compared by a bounded loop.
@@ -246,11 +259,27 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 {
 	struct dt_buf o = {0};
 
+	struct cv pa = *a, pb = *b;
+
+	/* a pointer (a variable's, a search's) taken once: DTrace's NULL sorts first */
 	dt_buf_printf(&o, "({ __s64 r = 0; __u8 *s1 = strtmp(0), *s2 = strtmp(1);\n");
+	dt_buf_printf(&o, "\t\tconst __u8 *p1 = (const __u8 *)(%s), *p2 = (const __u8 *)(%s);\n",
+		      a->skind == SV_MEM ? a->text : "1", b->skind == SV_MEM ? b->text : "1");
+	dt_buf_printf(&o, "\t\tint n1 = %s, n2 = %s;\n", str_null_test(a, 0), str_null_test(b, 1));
+	dt_buf_printf(
+	    &o, "\t\tasm volatile(\"\" : \"+r\"(n1), \"+r\"(n2));\n"); /* no pointer arithmetic */
 	dt_buf_printf(&o, "\t\tif (s1 && s2) {\n");
-	cg_store_str(g, a, "s1", false, &o, "\t\t\t");
-	cg_store_str(g, b, "s2", false, &o, "\t\t\t");
-	dt_buf_printf(&o, "\t\t\tr = dstrcmp(s1, s2) %s 0;\n\t\t}\n\t\tr; })", n->op);
+	pa.marked = pb.marked = false;
+	if (a->skind == SV_MEM)
+		pa.text = "p1";
+	if (b->skind == SV_MEM)
+		pb.text = "p2";
+	cg_store_str(g, &pa, "s1", false, &o, "\t\t\t");
+	cg_store_str(g, &pb, "s2", false, &o, "\t\t\t");
+	dt_buf_printf(&o,
+		      "\t\t\tr = (n1 || n2 ? n2 - n1 : dstrcmp(s1, s2)) %s 0;\n\t\t}\n"
+		      "\t\tr; })",
+		      n->op);
 	v->text = o.s;
 	v->type = TY_INT;
 	v->size = 4;
@@ -260,7 +289,8 @@ static void str_compare(struct cg *g, const struct dt_node *n, const struct cv *
 /*
  * A string compared with NULL (or 0): a string from the process is null
  * where its address is (copyinstr(NULL)), strstr()'s where nothing was
- * found; a constant, execname and a variable's are never null.
+ * found, a variable's where its marker is (strnull()); a constant and
+ * execname are never null.
  */
 static void null_compare(struct cg *g, const struct dt_node *n, const struct cv *s,
 			 const struct dt_node *other, struct cv *v)
@@ -273,7 +303,9 @@ static void null_compare(struct cg *g, const struct dt_node *n, const struct cv 
 			"a string compared with an integer (only NULL compares with a string)");
 		return;
 	}
-	if (s->skind == SV_USER || s->skind == SV_MEM)
+	if (s->skind == SV_MEM && s->marked) /* a variable's: DTrace's NULL kept */
+		cv_printf(v, "(__s64)(%sstrnull((const __u8 *)(%s)))", eq ? "" : "!", s->text);
+	else if (s->skind == SV_USER || s->skind == SV_MEM)
 		cv_printf(v, "(__s64)((__u64)(%s) %s 0)", s->text, eq ? "==" : "!=");
 	else if (s->skind == SV_COND)
 		cg_err(g, n, "a string ?: compared with NULL");
@@ -330,7 +362,7 @@ out:
  * An assignment, ++ or -- where a value is wanted (`a = b = 0`,
  * `/(this->p = copyinstr(arg1)) != NULL/`, `x = n++`): the statement, then
  * the variable read again (a postfix ++/-- answers the value before), in
- * one statement expression. A variable's string is never null.
+ * one statement expression (a string variable's marker read: DTrace's NULL).
  */
 static void assign_value(struct cg *g, const struct dt_node *n, struct cv *v)
 {

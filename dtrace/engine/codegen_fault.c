@@ -63,9 +63,55 @@ static const struct {
     {"DTRACEFLT_BADSTACK", 9}, {"DTRACEFLT_LIBRARY", 1000},
 };
 
+/*
+ * chill(ns), DTrace's: a busy wait of ns nanoseconds, each CPU's chills
+ * within a second (dtrace_chill_interval) at most 500 ms in all
+ * (dtrace_chill_max); more is DTrace's illegal operation. BPF has no delay
+ * helper, so it spins: bpf_loop()s of clock reads until the time is past
+ * (1 << 23 steps a call, 16 calls: seconds at tens of ns a step).
+ */
+static const char chill_functions[] =
+    "struct chill { __u64 start, spent; };\n"
+    "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
+    "__type(value, struct chill); } chills SEC(\".maps\");\n"
+    "static long (*chill_loop)(__u32 n, void *fn, void *ctx, __u64 f) = (void *)181;\n"
+    "static __attribute__((noinline)) long chill_step(__u32 i, void *end) {\n"
+    "\treturn bpf_ktime_get_ns() >= *(__u64 *)end;\n"
+    "}\n"
+    "INLINE int chill(__u64 ns) {\n"
+    "\t__u32 z = 0; struct chill *c = bpf_map_lookup_elem(&chills, &z);\n"
+    "\t__u64 now = bpf_ktime_get_ns(), end;\n"
+    "\tif (!c) return 0;\n"
+    "\tif (now - c->start > 1000000000ULL) { c->start = now; c->spent = 0; }\n"
+    "\tif (ns > 500000000ULL || c->spent + ns > 500000000ULL) return -1;\n"
+    "\tc->spent += ns;\n"
+    "\tend = now + ns;\n"
+    "\tfor (int k = 0; k < 16 && bpf_ktime_get_ns() < end; k++)\n"
+    "\t\tchill_loop(1 << 23, chill_step, &end, 0);\n"
+    "\treturn 0;\n"
+    "}\n";
+
 void cg_fault_functions(struct dt_buf *o)
 {
 	dt_buf_add(o, fault_functions, sizeof(fault_functions) - 1);
+	dt_buf_add(o, chill_functions, sizeof(chill_functions) - 1);
+}
+
+/* chill(ns) as a statement: destructive (-w); past DTrace's limits, its illegal operation. */
+void cg_chill(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	struct cv v = {0};
+	size_t site;
+
+	if (!cg_destructive(g, n) || n->nargs != 1)
+		return;
+	cg_int(g, n->args[0], &v);
+	if (!g->failed) {
+		site = g->scanning ? 0 : cg_fault_site(g);
+		dt_buf_printf(o, "%sif (chill((__u64)(%s)) < 0)\n%s\tFAULT(%zu, 3, 0);\n", ind,
+			      v.text, ind, site);
+	}
+	cv_free(&v);
 }
 
 bool cg_fault_const(const char *name, long long *value)

@@ -159,6 +159,13 @@ static const char functions[] =
     "\t}\n"
     "\treturn 0;\n"
     "}\n"
+    /* A variable's string is null (DTrace's NULL kept): its first byte 0, its last 1. */
+    "INLINE int strnull(const __u8 *p) {\n"
+    "\tint r = !p || (!p[0] && p[STRSIZE - 1] == 1);\n"
+    /* a barrier: clang would merge the tests into arithmetic on the pointer */
+    "\tasm volatile(\"\" : \"+r\"(r));\n"
+    "\treturn r;\n"
+    "}\n"
     "INLINE void *zero_value(void) {\n"
     "\t__u32 z = 0; return bpf_map_lookup_elem(&zeroes, &z);\n"
     "}\n";

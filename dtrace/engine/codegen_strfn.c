@@ -253,7 +253,7 @@ bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v)
 		    "({ __u8 *t = strfn_slot(%u, 0), *r = strfn_slot(%u, 1); __s64 c = 0;\n"
 		    "\t\tif (t && r) {\n",
 		    j, j);
-		cg_store_str(g, &sv, "t", false, &o, "\t\t\t");
+		cg_store_str_fault(g, &sv, "t", ix.text, &o, "\t\t\t"); /* NULL's: a fault */
 		dt_buf_printf(&o,
 			      "\t\t\t__u64 ci = (__u64)(%s);\n"
 			      "\t\t\tif (ci <= dstrlen(t, r))\n"

@@ -181,3 +181,80 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 		return;
 	}
 }
+
+void cg_null_str(struct cv *v)
+{
+	cv_free(v);
+	v->type = TY_STR;
+	v->skind = SV_MEM;
+	v->marked = false;
+	v->text = dt_xstrdup("((void *)0)");
+}
+
+/*
+ * A string stored into a variable's area keeps DTrace's NULL: a null
+ * string (a null pointer, or a variable's null) is the first byte 0 and
+ * the last (STRSIZE - 1, where a string of strsize characters has its
+ * NUL) 1; any other string leaves that byte 0.
+ */
+void cg_store_strvar(struct cg *g, const struct cv *v, const char *dst, struct dt_buf *o,
+		     const char *ind)
+{
+	char in[64];
+
+	snprintf(in, sizeof(in), "%s\t", ind);
+	if (v->skind == SV_COND) {
+		dt_buf_printf(o, "%sif (%s) {\n", ind, v->text);
+		cg_store_strvar(g, &v->sub[0], dst, o, in);
+		dt_buf_printf(o, "%s} else {\n", ind);
+		cg_store_strvar(g, &v->sub[1], dst, o, in);
+		dt_buf_printf(o, "%s}\n", ind);
+		return;
+	}
+	if (v->skind != SV_MEM) {
+		cg_store_str(g, v, dst, false, o, ind);
+		dt_buf_printf(o, "%s((__u8 *)(%s))[STRSIZE - 1] = 0;\n", ind, dst);
+		return;
+	}
+	dt_buf_printf(o,
+		      "%s{\n%s\tconst __u8 *sp_ = (const __u8 *)(%s);\n"
+		      "%s\tif (sp_) {\n%s\t\tbpf_probe_read_kernel_str(%s, STRSIZE, sp_);\n"
+		      "%s\t\t((__u8 *)(%s))[STRSIZE - 1] = %s;\n"
+		      "%s\t} else {\n%s\t\t((__u8 *)(%s))[0] = 0;\n"
+		      "%s\t\t((__u8 *)(%s))[STRSIZE - 1] = 1;\n%s\t}\n%s}\n",
+		      ind, ind, v->text, ind, ind, dst, ind, dst,
+		      v->marked ? "sp_[STRSIZE - 1]" : "0", ind, ind, dst, ind, dst, ind, ind);
+}
+
+bool cg_is_null(const struct dt_node *n)
+{
+	return (n->kind == N_IDENT && !strcmp(n->name, "NULL")) || (n->kind == N_INT && !n->ival);
+}
+
+void cg_store_rec_str(struct cg *g, const struct cv *v, const char *dst, struct dt_buf *o,
+		      const char *ind)
+{
+	cg_store_str_fault(g, v, dst, "0", o, ind);
+}
+
+void cg_store_str_fault(struct cg *g, const struct cv *v, const char *dst, const char *addr,
+			struct dt_buf *o, const char *ind)
+{
+	struct cv p = *v;
+	char in[64];
+	size_t site;
+
+	if (v->skind != SV_MEM || !v->marked) {
+		cg_store_str(g, v, dst, false, o, ind);
+		return;
+	}
+	/* the variable read once (an assignment used as a value is in it) */
+	site = g->scanning ? 0 : cg_fault_site(g);
+	snprintf(in, sizeof(in), "%s\t", ind);
+	dt_buf_printf(o, "%s{\n%s\tconst __u8 *rp_ = (const __u8 *)(%s);\n", ind, ind, v->text);
+	dt_buf_printf(o, "%s\tif (strnull(rp_))\n%s\t\tFAULT(%zu, 1, %s);\n", ind, ind, site, addr);
+	p.text = "rp_";
+	p.sub = NULL;
+	cg_store_str(g, &p, dst, false, o, in);
+	dt_buf_printf(o, "%s}\n", ind);
+}

@@ -371,6 +371,7 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 			 buf);
 		v->type = TY_STR;
 		v->skind = SV_MEM;
+		v->marked = true;
 		v->text = dt_xstrdup(e);
 		return true;
 	}
@@ -381,6 +382,11 @@ bool cg_var_read(struct cg *g, const struct dt_node *n, struct cv *v)
 	if (!x && cg_decl_type(g, k, n->name)) { /* declared, never assigned: 0 or "" */
 		struct cg_type t;
 
+		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && t.is_str && k == 's') {
+			cg_null_str(v); /* a thread's, never assigned: DTrace's NULL */
+			v->marked = true;
+			return true;
+		}
 		if (!cg_type(g, cg_decl_type(g, k, n->name), &t) && t.is_str) {
 			v->type = TY_STR;
 			v->skind = SV_CONST;
@@ -536,13 +542,8 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 	}
 	if (n->kind == N_ASSIGN) {
 		cg_value(g, n->b, &val);
-		if (!g->failed && x->is_str && n->b->kind == N_INT && n->b->ival == 0) {
-			/* D frees a variable given 0: read as "" from then on */
-			cv_free(&val);
-			val.type = TY_STR;
-			val.skind = SV_CONST;
-			val.text = dt_xstrdup("");
-		}
+		if (!g->failed && x->is_str && cg_is_null(n->b))
+			cg_null_str(&val); /* DTrace's NULL, kept: x == NULL */
 		if (!g->failed && (val.type == TY_STR) != x->is_str) {
 			char msg[300];
 
@@ -572,7 +573,7 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		snprintf(dst, sizeof(dst), "(__u8 *)%s", buf);
 		if (k == 's')
 			dt_buf_printf(o, "%sif (sv) {\n", ind);
-		cg_store_str(g, &val, dst, false, o, k == 's' ? "\t\t\t" : ind);
+		cg_store_strvar(g, &val, dst, o, k == 's' ? "\t\t\t" : ind);
 		if (k == 's')
 			dt_buf_printf(o, "%s}\n", ind);
 	} else {

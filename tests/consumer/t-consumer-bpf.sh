@@ -187,9 +187,10 @@ want+="done 4\n\n"$(printf ' %8d %16d' 404 0)'\n'$(printf ' %8d %16d' 200 1)'\n'
 same "$T/out" "$want" "a script with self->, printa, normalize, a global"
 
 # String variables (self->, this->) and comparisons: a string read into a
-# thread's variable, compared with "" and with a constant, freed with 0; a
+# thread's variable, compared with "" and with a constant, freed with 0 (then
+# DTrace's NULL: == NULL, as Oracle's operators/tst.str_comparison-basic-with-NULL); a
 # this-> string as a key beside a comparison's result.
-ebpf 0 -q -c './quickstart 4 1' -n 'quickstart$target:::request-start { self->path = copyinstr(arg1); this->p = self->path; @[this->p, execname == "quickstart"] = count(); } quickstart$target:::request-done /self->path != ""/ { printf("%s %d\n", self->path, args[1]); self->path = 0; } quickstart$target:::request-done /self->path == ""/ { printf("unset\n"); } quickstart$target:::request-start /copyinstr(arg1) == "/api/users?id=4"/ { printf("four\n"); }'
+ebpf 0 -q -c './quickstart 4 1' -n 'quickstart$target:::request-start { self->path = copyinstr(arg1); this->p = self->path; @[this->p, execname == "quickstart"] = count(); } quickstart$target:::request-done /self->path != ""/ { printf("%s %d\n", self->path, args[1]); self->path = 0; } quickstart$target:::request-done /self->path == NULL/ { printf("unset\n"); } quickstart$target:::request-start /copyinstr(arg1) == "/api/users?id=4"/ { printf("four\n"); }'
 strip_served
 want=""
 for i in 1 2 3 4; do

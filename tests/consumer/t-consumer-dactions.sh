@@ -90,4 +90,29 @@ same "$T/err" "dtrace: error: could not enable tracing: Enabling exceeds size of
 dt 0 -q -n 'float f; double d; BEGIN { printf("%d %d %f %e %g\n", (uint)-12345, sizeof(u16), f, d, f); exit(0); }'
 same "$T/out" "4294954951 2 0.000000 0.000000e+00 0\n\n" "uint, u16, float, double"
 
+# chill(): destructive (-w); a busy wait (END, a later firing, sees the time
+# spent); over DTrace's 500 ms a CPU a second, its illegal operation.
+dt 1 -q -n 'BEGIN { chill(1); exit(0); }'
+grep -q 'could not enable tracing: Destructive actions not allowed' "$T/err" || fail "chill() without -w"
+dt 0 -q -w -n 'BEGIN { t = timestamp; chill(200000000); exit(0); }
+	END { printf("%d\n", timestamp - t >= 200000000); }'
+same "$T/out" "1\n\n" "chill(200 ms) spins 200 ms at least"
+dt 0 -q -w -n 'BEGIN { chill(300000000); chill(300000000); exit(0); } BEGIN { exit(0); }
+	ERROR { printf("%d %d\n", arg4, arg5); }'
+same "$T/out" "3 0\n\n" "chill() past 500 ms a second: DTRACEFLT_ILLOP"
+grep -q 'illegal operation' "$T/err" || fail "chill() past the limit: DTrace's message"
+
+# A probe listed several times in one clause's description runs the clause
+# once a listing (each is an enabling, as DTrace's).
+dt 0 -q -n 'BEGIN, BEGIN, BEGIN { n++; printf("%d\n", n); } BEGIN { exit(0); }'
+same "$T/out" "1\n2\n3\n\n" "BEGIN, BEGIN, BEGIN: three runs"
+
+# DTrace's NULL kept in a string variable, array element, thread and
+# clause-local variable: == NULL, != "", sorted first; printed, a fault.
+dt 0 -q -n 'BEGIN { g = strchr("abc", 122); this->l = strstr("ab", "z"); self->t = g; a[1] = g;
+	e = ""; printf("%d %d %d %d %d %d %d\n", g == NULL, this->l == NULL, self->t == NULL,
+	a[1] == NULL, e == NULL, g < e, g == a[1]); g = "x"; printf("%d %s\n", g == NULL, g); }
+	BEGIN { trace(a[1]); } ERROR { printf("fault %d %d\n", arg4, arg5); exit(0); }'
+same "$T/out" "1 1 1 1 0 1 1\n0 x\nfault 1 0\n\n" "NULL kept in string variables, printed a fault"
+
 echo "ok"
