@@ -229,6 +229,7 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.keyed = lhs->nargs > 0;
 	a.nkeys = lhs->nargs;
 	a.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*a.keys));
+	memset(a.keys, 0, (a.nkeys + 1) * sizeof(*a.keys));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
 		struct eg_field f = {keys[k].type, e.key_size, 8, false, false};
@@ -243,6 +244,7 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 		a.keys[k].type = keys[k].type;
 		a.keys[k].size = keys[k].size;
 		a.keys[k].is_unsigned = keys[k].is_unsigned;
+		a.keys[k].is_float = keys[k].is_float;
 		e.keys[k] = f;
 		e.key_size += f.size;
 	}
