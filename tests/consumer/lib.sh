@@ -49,6 +49,15 @@ same() {
 	}
 }
 
+# refused_tag TAG MESSAGE PROGRAM: dtrace -e refuses the program with
+# DTrace's own -xerrtags line ("[TAG] line 1: MESSAGE"), exit 1.
+refused_tag() {
+	local rc=0
+	"$DTRACE" -xerrtags -e -n "$3" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "dtrace -e -n '$3' exited $rc, expected 1"; }
+	grep -qF -- "[$1] line 1: $2" "$T/err" || { cat "$T/err" >&2; fail "dtrace -n '$3': not [$1] $2"; }
+}
+
 # need_engine: what dtrace -n/-s runs on (dtrace/engine): clang (or
 # $USDTKIT_CLANG) to compile the BPF C, and tracefs for the uprobes; libbpf
 # is linked in.

@@ -206,25 +206,19 @@ dt 0 -x engine=bpf -q -s u.d -c ./ptrt
 same "$T/out" "0 -3 a 1234567890123 first | -3 1234567890123 first\n1 7 b -2 second | 7 -2 second\n\n" "a process's structure through a pointer"
 cd "$T" || fail "no scratch directory"
 
-# What DTrace refuses, with its tags (-xerrtags: DTrace's own line).
-refused() { # tag message program
-	local rc=0
-	"$DTRACE" -xerrtags -e -n "$3" >"$T/out" 2>"$T/err" || rc=$?
-	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "dtrace -e -n '$3' exited $rc, expected 1"; }
-	grep -qF -- "[$1] line 1: $2" "$T/err" || { cat "$T/err" >&2; fail "dtrace -n '$3': not [$1] $2"; }
-}
-refused D_ADDROF_VAR "cannot take address of dynamic variable" 'int i; BEGIN { p = &i; }'
-refused D_ADDROF_VAR "cannot take address of dynamic variable" 'int a[2]; BEGIN { p = &a; }'
-refused D_ADDROF_VAR "cannot take address of dynamic variable" 'BEGIN { @a = count(); trace(&@a); }'
-refused D_DEREF_NONPTR "cannot dereference non-pointer type" 'BEGIN { x = 1; trace(*x); }'
-refused D_DEREF_VOID "cannot dereference pointer to void" 'void *p; BEGIN { trace(*p); }'
-refused D_OP_PTR "operator -> must be applied to a pointer" 'struct s { int a; } v; BEGIN { trace(v->a); }'
-refused D_OP_SOU 'operator . cannot be applied to type "struct s *"; must be applied to a struct or union' 'struct s { int a; } *v; BEGIN { v.a = 1; }'
-refused D_OP_INCOMPAT 'operands have incompatible types: "void *" + "int"' 'void *p; BEGIN { trace(p + 1); }'
-refused D_OP_LVAL "operator = requires modifiable lvalue as an operand" 'int a[2]; BEGIN { &a[0] = 0; }'
-refused D_ARR_BOUNDS "index outside array bounds: 5, max is 5" 'int a[5]; BEGIN { a[5] = 0; }'
-refused D_DECL_ARRNULL "array declaration requires array dimension or tuple signature: a" 'int a[]; BEGIN { }'
+# What DTrace refuses, with its tags (refused_tag: tests/consumer/lib.sh).
+refused_tag D_ADDROF_VAR "cannot take address of dynamic variable" 'int i; BEGIN { p = &i; }'
+refused_tag D_ADDROF_VAR "cannot take address of dynamic variable" 'int a[2]; BEGIN { p = &a; }'
+refused_tag D_ADDROF_VAR "cannot take address of dynamic variable" 'BEGIN { @a = count(); trace(&@a); }'
+refused_tag D_DEREF_NONPTR "cannot dereference non-pointer type" 'BEGIN { x = 1; trace(*x); }'
+refused_tag D_DEREF_VOID "cannot dereference pointer to void" 'void *p; BEGIN { trace(*p); }'
+refused_tag D_OP_PTR "operator -> must be applied to a pointer" 'struct s { int a; } v; BEGIN { trace(v->a); }'
+refused_tag D_OP_SOU 'operator . cannot be applied to type "struct s *"; must be applied to a struct or union' 'struct s { int a; } *v; BEGIN { v.a = 1; }'
+refused_tag D_OP_INCOMPAT 'operands have incompatible types: "void *" + "int"' 'void *p; BEGIN { trace(p + 1); }'
+refused_tag D_OP_LVAL "operator = requires modifiable lvalue as an operand" 'int a[2]; BEGIN { &a[0] = 0; }'
+refused_tag D_ARR_BOUNDS "index outside array bounds: 5, max is 5" 'int a[5]; BEGIN { a[5] = 0; }'
+refused_tag D_DECL_ARRNULL "array declaration requires array dimension or tuple signature: a" 'int a[]; BEGIN { }'
 dt 1 -xerrtags -x scratchsize=16 -e -n 'BEGIN { p = alloca(20); }'
 expect_grep "\[D_ALLOCA_SIZE\] line 1: alloca\(20\) size larger than scratchsize 16" "$T/err" "alloca() past -x scratchsize"
-refused D_PROTO_ARG "assoc_array[ ] key #1 is incompatible with prototype:" 'struct a { int x; } a1; struct b { int x; } b1; BEGIN { assoc_array[a1] = 1; assoc_array[b1] = 2; }'
+refused_tag D_PROTO_ARG "assoc_array[ ] key #1 is incompatible with prototype:" 'struct a { int x; } a1; struct b { int x; } b1; BEGIN { assoc_array[a1] = 1; assoc_array[b1] = 2; }'
 echo "ok: D's pointers"

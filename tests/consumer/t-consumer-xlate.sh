@@ -81,22 +81,16 @@ dt 0 -q -s u.d -c ./xl
 same "$T/out" "997 1\n5 0\n\n" "a process's structure translated"
 cd "$T" || fail "no scratch directory"
 
-# What DTrace refuses, with its tags (-xerrtags: DTrace's own line).
-refused() { # tag message program
-	local rc=0
-	"$DTRACE" -xerrtags -e -n "$3" >"$T/out" 2>"$T/err" || rc=$?
-	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "dtrace -e -n '$3' exited $rc, expected 1"; }
-	grep -qF -- "[$1] line 1: $2" "$T/err" || { cat "$T/err" >&2; fail "dtrace -n '$3': not [$1] $2"; }
-}
+# What DTrace refuses, with its tags (refused_tag: tests/consumer/lib.sh).
 S='struct i { int a; char c; }; struct o { int b; char *s; };'
-refused D_XLATE_SOU "translator output type must be a struct or union" "$S translator int < struct i *p > { };"
-refused D_XLATE_SOU "incomplete struct/union/enum struct nope" "$S translator struct nope < struct i *p > { };"
-refused D_XLATE_MEMB "translator member z is not a member of struct o" "$S translator struct o < struct i *p > { z = p->a; };"
-refused D_XLATE_INCOMPAT 'translator member s definition uses incompatible types: "char *" = "char"' "$S translator struct o < struct i *p > { s = p->c; };"
-refused D_TYPE_MEMBER "q is not a member of struct i" "$S translator struct o < struct i *p > { b = p->q; };"
-refused D_XLATE_REDECL "translator from struct i * to struct o has already been declared" "$S translator struct o < struct i *p > { }; translator struct o < struct i *q > { };"
-refused D_XLATE_NONE 'cannot translate from "struct i" to "struct o"' "$S translator struct o < struct i *p > { b = p->a; }; struct i v; BEGIN { trace(xlate<struct o>(v).b); }"
-refused D_CAST_INVAL 'invalid cast expression: "pointer to translated data" to "uintptr_t"' "$S translator struct o < struct i *p > { b = p->a; }; struct i *v; BEGIN { trace((uintptr_t)xlate<struct o *>(v)); }"
-refused D_OP_PTR "operator -> must be applied to a pointer" "$S translator struct o < struct i *p > { b = p->a; }; struct i *v; BEGIN { trace(xlate<struct o>(v)->b); }"
-refused D_UNSUPPORTED "xlate to psinfo_t: DTrace's own translators need the kernel's types" 'BEGIN { trace(xlate<psinfo_t>(curthread).pr_pid); }'
+refused_tag D_XLATE_SOU "translator output type must be a struct or union" "$S translator int < struct i *p > { };"
+refused_tag D_XLATE_SOU "incomplete struct/union/enum struct nope" "$S translator struct nope < struct i *p > { };"
+refused_tag D_XLATE_MEMB "translator member z is not a member of struct o" "$S translator struct o < struct i *p > { z = p->a; };"
+refused_tag D_XLATE_INCOMPAT 'translator member s definition uses incompatible types: "char *" = "char"' "$S translator struct o < struct i *p > { s = p->c; };"
+refused_tag D_TYPE_MEMBER "q is not a member of struct i" "$S translator struct o < struct i *p > { b = p->q; };"
+refused_tag D_XLATE_REDECL "translator from struct i * to struct o has already been declared" "$S translator struct o < struct i *p > { }; translator struct o < struct i *q > { };"
+refused_tag D_XLATE_NONE 'cannot translate from "struct i" to "struct o"' "$S translator struct o < struct i *p > { b = p->a; }; struct i v; BEGIN { trace(xlate<struct o>(v).b); }"
+refused_tag D_CAST_INVAL 'invalid cast expression: "pointer to translated data" to "uintptr_t"' "$S translator struct o < struct i *p > { b = p->a; }; struct i *v; BEGIN { trace((uintptr_t)xlate<struct o *>(v)); }"
+refused_tag D_OP_PTR "operator -> must be applied to a pointer" "$S translator struct o < struct i *p > { b = p->a; }; struct i *v; BEGIN { trace(xlate<struct o>(v)->b); }"
+refused_tag D_UNSUPPORTED "xlate to psinfo_t: DTrace's own translators need the kernel's types" 'BEGIN { trace(xlate<psinfo_t>(curthread).pr_pid); }'
 echo "ok: D's translators"
