@@ -79,6 +79,7 @@ void cg_strfn_maps(const struct cg *g, struct dt_buf *o)
 		      g->nstrfn ? g->nstrfn : 1, g->nstrfn ? g->nstrfn : 1);
 	dt_buf_add(o, functions, sizeof(functions) - 1);
 	cg_strfn2_functions(o);
+	cg_netfn_functions(o);
 }
 
 /* The slot's two areas as C expressions. */
@@ -143,6 +144,12 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct dt_buf o = {0};
 	unsigned j;
 
+	if (cg_is_netfn(f)) {
+		j = cg_netfn_has_slot(f) ? slot(g, n) : 0;
+		if (!g->failed)
+			cg_netfn(g, n, v, j);
+		return true;
+	}
 	if (!join && !len && !base && !dir) {
 		if (!cg_is_strfn2(f))
 			return false;
