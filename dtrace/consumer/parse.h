@@ -94,6 +94,13 @@ const struct dt_decl *dt_parse_find(const struct parser *ps, char kind, const ch
 const char *dt_parse_resolve(const struct parser *ps, const char *ty);
 
 /*
+ * usdtkit's D library (parse_dlib.c): its types declared in the program
+ * (once), and a constant of its (AF_INET...) by name, or NULL.
+ */
+void dt_dlib_load(struct parser *ps);
+struct dt_node *dt_dlib_const(struct parser *ps, const char *name);
+
+/*
  * Translators (parse_xlate.c, under parse_expr.c). A type with its
  * typedefs undone at each level ("output_t *" -> "struct o *"), allocated.
  */

@@ -175,6 +175,15 @@ static const struct dt_decl *find_typedef(const struct parser *ps, const char *n
 	return NULL;
 }
 
+/* A declaration of our D library yields to the program's of its name: hidden (parse_dlib.c). */
+static bool library_yields(const struct dt_decl *o)
+{
+	if (!o->pos.src || !o->pos.src->library)
+		return false;
+	o->name[0] = '\0';
+	return true;
+}
+
 static bool is_c_word(const char *w)
 {
 	size_t i;
@@ -380,7 +389,8 @@ static char *tagged(struct parser *ps, const char *word)
 
 		for (i = 0; i < ps->prog->ndecls; i++)
 			if (ps->prog->decls[i].kind == d.kind &&
-			    !strcmp(ps->prog->decls[i].name, t.s)) {
+			    !strcmp(ps->prog->decls[i].name, t.s) &&
+			    !library_yields(&ps->prog->decls[i])) {
 				fail_tag(ps, "D_DECL_IDRED", &pos, "%s redeclared", t.s);
 				return NULL;
 			}
@@ -508,7 +518,8 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 		for (i = 0; !array && i < ps->prog->ndecls; i++) {
 			const struct dt_decl *o = &ps->prog->decls[i];
 
-			if (o->kind == kind && !strcmp(o->name, d.name) && kind == 'T') {
+			if (o->kind == kind && !strcmp(o->name, d.name) && kind == 'T' &&
+			    !library_yields(o)) {
 				fail_tag(ps, "D_DECL_IDRED", &d.pos, "typedef '%s' redeclared",
 					 d.name);
 				return;

@@ -65,7 +65,7 @@ static struct dt_node *find_inline(struct parser *ps, const char *name)
 	for (i = 0; i < ps->ninl; i++)
 		if (!strcmp(ps->inl[i].name, name))
 			return ps->inl[i].value;
-	return NULL;
+	return dt_dlib_const(ps, name);
 }
 
 static struct dt_node *unary(struct parser *ps);
