@@ -81,6 +81,14 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type);
 int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat);
 
 /*
+ * `a[k].member` of an associative array declared of a struct (`struct {
+ * int x; } a[int]`): each member an array of its own, named "a.member"
+ * (*flat), typed by its first assignment. 0; -1 no such array of a
+ * struct; -4 no such member.
+ */
+int dt_parse_assoc_member(struct parser *ps, const char *array, const char *member, char **flat);
+
+/*
  * The struct a place is of (a variable declared as one, a member variable
  * "v.m", a member of one reached by '.'), or NULL.
  */

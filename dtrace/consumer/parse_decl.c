@@ -458,7 +458,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 	while (!ps->failed && !dt_lex_is(&ps->lx, ";")) {
 		struct dt_decl d = {.kind = kind, .pos = ps->lx.pos};
 		struct dt_buf t = {0};
-		bool array = false;
+		bool array = false, assoc = false;
 		size_t i;
 
 		dt_buf_printf(&t, "%s", type);
@@ -500,7 +500,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			if (sized)
 				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
 			else
-				array = true;
+				array = assoc = true;
 			while (!ps->failed && !dt_lex_is(&ps->lx, "]") && ps->lx.tok != T_EOF)
 				next(ps);
 			expect(ps, "]", "to close the array's keys");
@@ -513,6 +513,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 				next(ps);
 			} while (!ps->failed && depth > 0 && ps->lx.tok != T_EOF);
 			array = true;
+			assoc = false;
 		}
 		d.type = t.s;
 		for (i = 0; !array && i < ps->prog->ndecls; i++) {
@@ -529,6 +530,10 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(d.name));
 		if (!array)
 			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+		else if (assoc && kind == 'g') /* its struct's members: arrays of their own */
+			DT_PUSH(ps->prog->decls, ps->prog->ndecls,
+				((struct dt_decl){
+				    .kind = 'A', .name = d.name, .type = d.type, .pos = d.pos}));
 		if (!dt_lex_is(&ps->lx, ","))
 			break;
 		next(ps);
@@ -598,6 +603,25 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
 		d.bits = s->members[i].bits;
 		DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
 	}
+	*flat = b.s;
+	return 0;
+}
+
+int dt_parse_assoc_member(struct parser *ps, const char *array, const char *member, char **flat)
+{
+	const struct dt_decl *a = find_decl(ps, 'A', array), *s;
+	const char *ty = a ? resolve(ps, a->type) : NULL;
+	struct dt_buf b = {0};
+	size_t i;
+
+	if (!ty || strncmp(ty, "struct ", 7) || strchr(ty, '*') || !(s = find_decl(ps, 'S', ty)))
+		return -1;
+	for (i = 0; i < s->nmembers; i++)
+		if (s->members[i].name && !strcmp(s->members[i].name, member))
+			break;
+	if (i == s->nmembers)
+		return -4;
+	dt_buf_printf(&b, "%s.%s", array, member);
 	*flat = b.s;
 	return 0;
 }

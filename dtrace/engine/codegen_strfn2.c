@@ -14,6 +14,7 @@
  * substr() index counts from the end, a negative length leaves that many
  * characters off the end, index() and rindex() answer -1 when not found.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
@@ -112,8 +113,8 @@ static const char tok_functions[] =
      * outlives the call), the delimiters as a 256-bit set, and a scan that
      * skips delimiters, then finds the token's end.
      */
-    "struct tokst { __u8 s[(STRSIZE + 7) & ~7]; __u64 bits[4]; long pos, cur, start, end, phase; "
-    "};\n"
+    "struct tokst { __u8 s[(STRSIZE + 7) & ~7]; __u64 bits[4]; long pos, cur, start, end, phase, "
+    "valid; };\n"
     "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
     "__type(value, struct tokst); } toks SEC(\".maps\");\n"
     "struct tokc { const __u8 *d; struct tokst *st; };\n"
@@ -155,6 +156,10 @@ static const char tok_functions[] =
     "\tbpf_loop(STRSIZE, tokscan_cb, &p, 0);\n"
     "\tst->pos = st->end;\n"
     "\tlong b = st->start, e = st->end;\n"
+    /* DTrace's: no token, or one the string's end ends, leaves nothing to continue */
+    "\t__u64 ue = (__u64)e;\n"
+    "\tBOUNDED(ue);\n"
+    "\tif (b < 0 || ue >= STRSIZE - 1 || !st->s[ue]) st->valid = 0;\n"
     "\tif (b < 0 || b >= STRSIZE || e < b) return 0;\n"
     "\tbpf_probe_read_kernel_str(t, STRSIZE, st->s + b);\n"
     "\tput(t, (__u32)(e - b), 0);\n"
@@ -164,7 +169,12 @@ static const char tok_functions[] =
     "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
     "\tif (!st) return 0;\n"
     "\tst->pos = 0;\n"
+    "\tst->valid = 1;\n"
     "\treturn st->s;\n"
+    "}\n"
+    "INLINE int tokvalid(void) {\n"
+    "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
+    "\treturn st && st->valid;\n"
     "}\n";
 
 void cg_strfn2_functions(struct dt_buf *o)
@@ -201,6 +211,26 @@ enum {
 	F_STRRCHR
 };
 
+/* A string stored at dst; DTrace's NULL (a search's null result, a variable's marker) faults. */
+static void store_nonnull(struct cg *g, const struct cv *v, const char *dst, size_t site,
+			  struct dt_buf *o, const char *ind)
+{
+	struct cv p = *v;
+	char in[64];
+
+	if (v->skind != SV_MEM || v->marked) {
+		cg_store_str_fault(g, v, dst, "0", o, ind);
+		return;
+	}
+	snprintf(in, sizeof(in), "%s\t", ind);
+	dt_buf_printf(o, "%s{\n%s\tconst __u8 *np_ = (const __u8 *)(%s);\n", ind, ind, v->text);
+	dt_buf_printf(o, "%s\tif (!np_)\n%s\t\tFAULT(%zu, 1, 0);\n", ind, ind, site);
+	p.text = "np_";
+	p.sub = NULL;
+	cg_store_str(g, &p, dst, false, o, in);
+	dt_buf_printf(o, "%s}\n", ind);
+}
+
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
 	int f = which(n->name);
@@ -216,7 +246,9 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 	bool tok_next = f == F_STRTOK && a0 &&
 			((a0->kind == N_IDENT && !strcmp(a0->name, "NULL")) ||
 			 (a0->kind == N_INT && a0->ival == 0));
-	bool two_str = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_STRTOK;
+	bool del_null = f == F_STRTOK && n->nargs == 2 && cg_is_null(n->args[1]);
+	bool two_str =
+	    f == F_STRSTR || f == F_INDEX || f == F_RINDEX || (f == F_STRTOK && !del_null);
 	struct cv a = {0}, b = {0}, c = {0};
 	struct dt_buf o = {0};
 
@@ -238,7 +270,7 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		if (!g->failed && a.type != TY_STR)
 			cg_fail(g, n, "a string function's argument is not a string");
 	}
-	if (!g->failed && n->nargs > 1) {
+	if (!g->failed && n->nargs > 1 && !del_null) {
 		if (two_str) {
 			cg_strval(g, n->args[1], &b);
 			if (!g->failed && b.type != TY_STR)
@@ -257,12 +289,21 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 	dt_buf_printf(&o, "\t\tif (t && r) {\n");
 	if (f == F_STRTOK) {
 		/* strtok(s, d): s into the state first; strtok(NULL, d): where it was */
+		/* DTrace's: a NULL string or delimiters, or nothing to continue, fault */
+		size_t site = g->scanning ? 0 : cg_fault_site(g);
+
 		if (!tok_next) {
 			dt_buf_printf(&o, "\t\t\t__u8 *ts = tokstate();\n\t\t\tif (ts) {\n");
-			cg_store_str(g, &a, "ts", false, &o, "\t\t\t\t");
+			store_nonnull(g, &a, "ts", site, &o, "\t\t\t\t");
 			dt_buf_printf(&o, "\t\t\t}\n");
+		} else {
+			dt_buf_printf(&o, "\t\t\tif (!tokvalid())\n\t\t\t\tFAULT(%zu, 1, 0);\n",
+				      site);
 		}
-		cg_store_str(g, &b, "r", false, &o, "\t\t\t");
+		if (del_null)
+			dt_buf_printf(&o, "\t\t\tFAULT(%zu, 1, 0);\n", site);
+		else
+			store_nonnull(g, &b, "r", site, &o, "\t\t\t");
 		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r);\n");
 	} else if (f != F_LLTOSTR && f != F_COPYIN && f != F_COPYINSTR) {
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
