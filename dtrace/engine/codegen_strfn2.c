@@ -93,18 +93,20 @@ static const char functions[] =
     "\tput(s, (__u32)(i + rem), 0);\n"
     "\treturn s + i;\n"
     "}\n"
-    /* the digits written from the end of r (at least 32 bytes): where they start */
+    /* the digits written backwards on the stack, then copied into r cut at strsize */
     "INLINE __u8 *dlltostr(__u8 *r, __s64 v) {\n"
+    "\t__u8 b[24];\n"
     "\t__u64 u = v < 0 ? -(__u64)v : (__u64)v;\n"
-    "\t__u32 k = 24;\n"
-    "\tr[24] = 0;\n"
+    "\t__u32 k = 23;\n"
+    "\tb[23] = 0;\n"
     "\tfor (int i = 0; i < 20; i++) {\n"
-    "\t\tr[--k] = '0' + u % 10;\n"
+    "\t\tb[--k] = '0' + u % 10;\n"
     "\t\tu /= 10;\n"
     "\t\tif (!u) break;\n"
     "\t}\n"
-    "\tif (v < 0) r[--k] = '-';\n"
-    "\treturn r + k;\n"
+    "\tif (v < 0) b[--k] = '-';\n"
+    "\tbpf_probe_read_kernel_str(r, STRSIZE, b + k);\n"
+    "\treturn r;\n"
     "}\n";
 
 static const char tok_functions[] =
@@ -263,8 +265,6 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			cg_fail(g, n, "a string function's argument is not a string");
 	} else if (f == F_LLTOSTR || f == F_COPYIN || f == F_COPYINSTR) {
 		cg_int(g, n->args[0], &a);
-		if (!g->failed && f == F_LLTOSTR && g->strsize < 32)
-			cg_fail(g, n, "lltostr() with a strsize below 32");
 	} else {
 		cg_strval(g, n->args[0], &a);
 		if (!g->failed && a.type != TY_STR)
