@@ -199,11 +199,14 @@ void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, struct cv *v);
 bool cg_is_strfn2(const char *f);
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
 void cg_strfn2_functions(struct dt_buf *o);
-/* codegen_netfn.c: htons() and the other swaps, getmajor/getminor, inet_ntoa/ntoa6/ntop, link_ntop */
+/* codegen_netfn.c: htons() and the other swaps, getmajor/getminor, inet_ntoa/ntoa6/ntop, link_ntop
+ */
 bool cg_is_netfn(const char *f);
 bool cg_netfn_has_slot(const char *f);
 void cg_netfn(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
 void cg_netfn_functions(struct dt_buf *o);
+/* codegen_cleanpath.c: cleanpath()'s dcleanpath(t, r) */
+void cg_cleanpath_functions(struct dt_buf *o);
 
 /* Pointers, D's memory (codegen_ptr.c): its scratch bytes a CPU. */
 #define CG_DMEM_SCRATCH 4096u
