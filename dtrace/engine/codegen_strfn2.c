@@ -116,7 +116,7 @@ static const char tok_functions[] =
      * skips delimiters, then finds the token's end.
      */
     "struct tokst { __u8 s[(STRSIZE + 7) & ~7]; __u64 bits[4]; long pos, cur, start, end, phase, "
-    "valid; };\n"
+    "valid, stamp; };\n"
     "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
     "__type(value, struct tokst); } toks SEC(\".maps\");\n"
     "struct tokc { const __u8 *d; struct tokst *st; };\n"
@@ -147,7 +147,7 @@ static const char tok_functions[] =
     "\treturn 0;\n"
     "}\n"
     /* the next token into t, or null; from s when fresh (s copied into the state first) */
-    "INLINE __u8 *dstrtok(__u8 *t, const __u8 *d) {\n"
+    "INLINE __u8 *dstrtok(__u8 *t, const __u8 *d, long stamp) {\n"
     "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
     "\tif (!st) return 0;\n"
     "\tst->bits[0] = st->bits[1] = st->bits[2] = st->bits[3] = 0;\n"
@@ -158,10 +158,7 @@ static const char tok_functions[] =
     "\tbpf_loop(STRSIZE, tokscan_cb, &p, 0);\n"
     "\tst->pos = st->end;\n"
     "\tlong b = st->start, e = st->end;\n"
-    /* DTrace's: no token, or one the string's end ends, leaves nothing to continue */
-    "\t__u64 ue = (__u64)e;\n"
-    "\tBOUNDED(ue);\n"
-    "\tif (b < 0 || ue >= STRSIZE - 1 || !st->s[ue]) st->valid = 0;\n"
+    "\tst->stamp = stamp;\n"
     "\tif (b < 0 || b >= STRSIZE || e < b) return 0;\n"
     "\tbpf_probe_read_kernel_str(t, STRSIZE, st->s + b);\n"
     "\tput(t, (__u32)(e - b), 0);\n"
@@ -174,9 +171,16 @@ static const char tok_functions[] =
     "\tst->valid = 1;\n"
     "\treturn st->s;\n"
     "}\n"
-    "INLINE int tokvalid(void) {\n"
+    /*
+     * DTrace's strtok(NULL, d) faults with no string given yet, or in another
+     * clause once the string is used up (in the clause that used it up: NULL)
+     */
+    "INLINE int tokvalid(long stamp) {\n"
     "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
-    "\treturn st && st->valid;\n"
+    "\tif (!st || !st->valid) return 0;\n"
+    "\t__u64 p = (__u64)st->pos;\n"
+    "\tBOUNDED(p);\n"
+    "\treturn st->stamp == stamp || (p < STRSIZE && st->s[p]);\n"
     "}\n";
 
 void cg_strfn2_functions(struct dt_buf *o)
@@ -297,14 +301,14 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			store_nonnull(g, &a, "ts", site, &o, "\t\t\t\t");
 			dt_buf_printf(&o, "\t\t\t}\n");
 		} else {
-			dt_buf_printf(&o, "\t\t\tif (!tokvalid())\n\t\t\t\tFAULT(%zu, 1, 0);\n",
-				      site);
+			dt_buf_printf(&o, "\t\t\tif (!tokvalid(%zu))\n\t\t\t\tFAULT(%zu, 1, 0);\n",
+				      g->clause, site);
 		}
 		if (del_null)
 			dt_buf_printf(&o, "\t\t\tFAULT(%zu, 1, 0);\n", site);
 		else
 			store_nonnull(g, &b, "r", site, &o, "\t\t\t");
-		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r);\n");
+		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r, %zu);\n", g->clause);
 	} else if (f != F_LLTOSTR && f != F_COPYIN && f != F_COPYINSTR) {
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
 	}

@@ -153,6 +153,9 @@ ERROR
 D
 dt 0 -q -s "$T/tok.d"
 same "$T/out" "a,b,fault 1\n\n" "strtok(NULL) after the last token"
+# in the clause that used the string up, strtok(NULL, d) is NULL
+dt 0 -q -n 'BEGIN { x = strtok("ab", ":"); printf("%s %s\n", x, strtok(NULL, ":") == NULL ? "null" : "?"); exit(0); }'
+same "$T/out" "ab null\n\n" "strtok(NULL) in the clause that used the string up"
 dt 0 -q -n 'BEGIN { trace(strtok("abc", NULL)); exit(1); } ERROR { printf("fault %d\n", arg4); exit(0); }'
 same "$T/out" "fault 1\n\n" "strtok with NULL delimiters"
 dt 0 -q -n 'BEGIN { trace(strtok(strstr("abc", "x"), ",")); exit(1); } ERROR { printf("fault %d\n", arg4); exit(0); }'
