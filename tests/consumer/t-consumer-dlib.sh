@@ -174,3 +174,12 @@ BEGIN
 D
 dt 0 -q -s "$T/assoc.d"
 same "$T/out" "7 seven 9 [] 0\n\n" "an associative array of a struct"
+
+# inet_ntoa6's prototype, as DTrace's: a pointer to struct in6_addr (or
+# in6_addr_t), then an integer constant
+refused_tag D_PROTO_ARG 'inet_ntoa6( ) argument #1 is incompatible with prototype:' \
+	'BEGIN { trace(inet_ntoa6((int *)alloca(16))); }'
+refused_tag D_PROTO_ARG 'inet_ntoa6( ) argument #2 is incompatible with prototype:' \
+	'BEGIN { n = 1; trace(inet_ntoa6((struct in6_addr *)alloca(16), n)); }'
+dt 0 -q -n 'BEGIN { trace(inet_ntoa6((in6_addr_t *)alloca(16), 1)); exit(0); }'
+same "$T/out" "::\n" "inet_ntoa6 of an in6_addr_t"
