@@ -80,10 +80,30 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 		g->scratch = x->key_size; /* the key area is cleared from the zeroes map */
 }
 
+/*
+ * A tick- or profile- program runs in NMI context, where a hash map that
+ * allocates its elements as keys come (BPF_F_NO_PREALLOC) has only the few
+ * its per-CPU cache holds: a firing that stores more loses the rest
+ * without a word (measured: one string element, four integers). With
+ * such a program the arrays' elements are allocated beforehand (fewer of
+ * them where an element is larger than 64 bytes: its memory is taken at
+ * once).
+ */
+static bool in_nmi(const struct cg *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->out->nprobes; i++)
+		if (g->out->probes[i]->kind == P_TICK || g->out->probes[i]->kind == P_PROFILE)
+			return true;
+	return false;
+}
+
 void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 {
 	unsigned most = 8;
 	size_t i;
+	bool prealloc = in_nmi(g);
 
 	for (i = 0; i < g->narrays; i++) {
 		const struct cg_array *a = &g->arrays[i];
@@ -94,9 +114,10 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 			dt_buf_printf(o, "struct av_%zu { __u8 s[%u]; };\n", i,
 				      ROUND8((unsigned)g->strsize));
 		dt_buf_printf(o,
-			      "struct { __uint(type, 1); __uint(max_entries, 16384); "
-			      "__uint(map_flags, 1); __type(key, struct ak_%zu); __type(value, ",
-			      i);
+			      "struct { __uint(type, 1); __uint(max_entries, %u); "
+			      "__uint(map_flags, %d); __type(key, struct ak_%zu); __type(value, ",
+			      prealloc && (a->is_str || a->key_size > 64) ? 4096u : 16384u,
+			      !prealloc, i);
 		if (a->is_str)
 			dt_buf_printf(o, "struct av_%zu", i);
 		else

@@ -323,14 +323,18 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		break;
 	case F_INDEX:
 		dt_buf_printf(&o, "\t\t\tlong from = %s;\n", n->nargs > 2 ? c.text : "0");
+		/* an empty string is found where the search starts, within the string */
 		dt_buf_printf(&o, "\t\t\tif (from < 0) from = 0;\n"
-				  "\t\t\tif (from >= la) res = !lb && from == la ? la : -1;\n"
+				  "\t\t\tif (!lb) res = from > la ? la : from;\n"
+				  "\t\t\telse if (from >= la) res = -1;\n"
 				  "\t\t\telse res = dfind(t, r, la, lb, from, 1);\n");
 		break;
 	case F_RINDEX:
 		dt_buf_printf(&o, "\t\t\tlong from = %s;\n", n->nargs > 2 ? c.text : "la");
-		dt_buf_printf(&o, "\t\t\tif (from > la - lb) from = la - lb;\n"
-				  "\t\t\tres = from < 0 ? -1 : dfind(t, r, la, lb, from, -1);\n");
+		dt_buf_printf(&o,
+			      "\t\t\tif (from > la - lb) from = la - lb;\n"
+			      "\t\t\tif (!lb) res = from < 0 ? 0 : from;\n"
+			      "\t\t\telse res = from < 0 ? -1 : dfind(t, r, la, lb, from, -1);\n");
 		break;
 	case F_SUBSTR:
 		dt_buf_printf(&o, "\t\t\tres = dsubstr(t, %s, %s, %d);\n", b.text,

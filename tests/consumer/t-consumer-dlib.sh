@@ -183,3 +183,27 @@ refused_tag D_PROTO_ARG 'inet_ntoa6( ) argument #2 is incompatible with prototyp
 	'BEGIN { n = 1; trace(inet_ntoa6((struct in6_addr *)alloca(16), n)); }'
 dt 0 -q -n 'BEGIN { trace(inet_ntoa6((in6_addr_t *)alloca(16), 1)); exit(0); }'
 same "$T/out" "::\n" "inet_ntoa6 of an in6_addr_t"
+
+# index/rindex of an empty string: where the search starts, within the string
+dt 0 -q -n 'BEGIN { printf("%d %d %d %d\n", index("foobar", "", 400), index("foobar", "", 2), rindex("foobar", "", -1), rindex("foobar", "", 3)); exit(0); }'
+same "$T/out" "6 2 0 3\n\n" "index and rindex of an empty string"
+
+# a tick- firing (NMI context) that stores many array elements keeps them all
+cat >"$T/nmi.d" <<'D'
+tick-1ms
+/n == 0/
+{
+	a[1] = "x1"; a[2] = "x2"; a[3] = "x3"; a[4] = "x4"; a[5] = "x5"; a[6] = "x6";
+	b[1] = 1; b[2] = 2; b[3] = 3; b[4] = 4; b[5] = 5; b[6] = 6; b[7] = 7; b[8] = 8;
+	n = 1;
+}
+tick-1ms
+/n == 1/
+{
+	printf("%s %s %s %s %s %s", a[1], a[2], a[3], a[4], a[5], a[6]);
+	printf(" %d %d %d %d %d %d %d %d\n", b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8]);
+	exit(0);
+}
+D
+dt 0 -q -s "$T/nmi.d"
+same "$T/out" "x1 x2 x3 x4 x5 x6 1 2 3 4 5 6 7 8\n\n" "array elements stored in a tick- firing"
