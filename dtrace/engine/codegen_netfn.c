@@ -214,7 +214,7 @@ static void int_fn(int f, const struct cv *a, struct cv *v)
 }
 
 /* n bytes at the address into the state (two loads for more than 15: dload's limit) */
-static void load(struct cg *g, struct dt_buf *o, const char *addr, unsigned n)
+static void load(struct cg *g, struct dt_buf *o, unsigned n)
 {
 	size_t site = g->scanning ? 0 : cg_fault_site(g);
 
@@ -226,14 +226,13 @@ static void load(struct cg *g, struct dt_buf *o, const char *addr, unsigned n)
 			      "\t\t\tif (dload(ns->a, %u, na) || dload(ns->a + %u, %u, na + %u))"
 			      " FAULT(%zu, 1, na);\n",
 			      n / 2, n / 2, n - n / 2, n / 2, site);
-	(void)addr;
 }
 
 void cg_netfn(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
 	int f = which(n->name);
 	unsigned want = f == F_NTOP || f == F_LINK ? 2 : 1;
-	struct cv a = {0}, b = {0}, c = {0};
+	struct cv a = {0}, b = {0};
 	struct dt_buf o = {0};
 	int64_t strict = 0;
 	size_t site;
@@ -262,18 +261,18 @@ void cg_netfn(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		      j, want == 2 ? b.text : a.text);
 	switch (f) {
 	case F_NTOA:
-		load(g, &o, "na", 4);
+		load(g, &o, 4);
 		dt_buf_printf(&o, "\t\t\tres = dinet4(t, ns);\n");
 		break;
 	case F_NTOA6:
-		load(g, &o, "na", 16);
+		load(g, &o, 16);
 		dt_buf_printf(&o, "\t\t\tres = dinet6(t, ns, %d);\n", strict != 0);
 		break;
 	case F_NTOP:
 		dt_buf_printf(&o, "\t\t\t__s64 af = (__s64)(%s);\n\t\t\tif (af == 2) {\n", a.text);
-		load(g, &o, "na", 4);
+		load(g, &o, 4);
 		dt_buf_printf(&o, "\t\t\t\tres = dinet4(t, ns);\n\t\t\t} else if (af == 10) {\n");
-		load(g, &o, "na", 16);
+		load(g, &o, 16);
 		dt_buf_printf(&o,
 			      "\t\t\t\tres = dinet6(t, ns, 1);\n"
 			      "\t\t\t} else FAULT(%zu, 3, 0);\n",
@@ -281,9 +280,9 @@ void cg_netfn(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		break;
 	case F_LINK:
 		dt_buf_printf(&o, "\t\t\t__s64 ht = (__s64)(%s);\n\t\t\tif (ht == 1) {\n", a.text);
-		load(g, &o, "na", 6);
+		load(g, &o, 6);
 		dt_buf_printf(&o, "\t\t\t\tres = dlink(t, ns, 6);\n\t\t\t} else if (ht == 32) {\n");
-		load(g, &o, "na", 20);
+		load(g, &o, 20);
 		dt_buf_printf(&o,
 			      "\t\t\t\tres = dlink(t, ns, 20);\n"
 			      "\t\t\t} else FAULT(%zu, 3, 0);\n",
@@ -297,5 +296,4 @@ void cg_netfn(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 out:
 	cv_free(&a);
 	cv_free(&b);
-	cv_free(&c);
 }
