@@ -258,6 +258,10 @@ const struct dt_probe *cg_spare_probe(struct cg *g, size_t clause);
 void cg_group_program(struct cg *g, size_t gi, const char *body, struct dt_buf *o);
 void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_progs.c: a map a firing adds elements to: its map_flags (allocated beforehand in a
+ * program with a tick-/profile- probe, NMI) and its size (n, fewer for elements over 64 bytes) */
+int cg_map_flags(const struct cg *g);
+unsigned cg_map_entries(const struct cg *g, unsigned n, unsigned elem);
 /* codegen_aggargs.c: the aggregations' maps */
 void cg_agg_maps(const struct cg *g, struct dt_buf *o);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */

@@ -80,30 +80,10 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 		g->scratch = x->key_size; /* the key area is cleared from the zeroes map */
 }
 
-/*
- * A tick- or profile- program runs in NMI context, where a hash map that
- * allocates its elements as keys come (BPF_F_NO_PREALLOC) has only the few
- * its per-CPU cache holds: a firing that stores more loses the rest
- * without a word (measured: one string element, four integers). With
- * such a program the arrays' elements are allocated beforehand (fewer of
- * them where an element is larger than 64 bytes: its memory is taken at
- * once).
- */
-static bool in_nmi(const struct cg *g)
-{
-	size_t i;
-
-	for (i = 0; i < g->out->nprobes; i++)
-		if (g->out->probes[i]->kind == P_TICK || g->out->probes[i]->kind == P_PROFILE)
-			return true;
-	return false;
-}
-
 void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 {
 	unsigned most = 8;
 	size_t i;
-	bool prealloc = in_nmi(g);
 
 	for (i = 0; i < g->narrays; i++) {
 		const struct cg_array *a = &g->arrays[i];
@@ -113,11 +93,13 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 		if (a->is_str)
 			dt_buf_printf(o, "struct av_%zu { __u8 s[%u]; };\n", i,
 				      ROUND8((unsigned)g->strsize));
-		dt_buf_printf(o,
-			      "struct { __uint(type, 1); __uint(max_entries, %u); "
-			      "__uint(map_flags, %d); __type(key, struct ak_%zu); __type(value, ",
-			      prealloc && (a->is_str || a->key_size > 64) ? 4096u : 16384u,
-			      !prealloc, i);
+		dt_buf_printf(
+		    o,
+		    "struct { __uint(type, 1); __uint(max_entries, %u); "
+		    "__uint(map_flags, %d); __type(key, struct ak_%zu); __type(value, ",
+		    cg_map_entries(g, 16384u,
+				   a->is_str ? (unsigned)g->strsize + a->key_size : a->key_size),
+		    cg_map_flags(g), i);
 		if (a->is_str)
 			dt_buf_printf(o, "struct av_%zu", i);
 		else
@@ -288,14 +270,17 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 			dt_buf_printf(o, "%s\t\tx = old %s x;\n", ind, opc);
 	}
 	if (a->is_str && !del0)
-		dt_buf_printf(o, "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, x, 0);\n",
-			      ind, ind, a - g->arrays);
+		dt_buf_printf(
+		    o,
+		    "%s\t\tif (x && bpf_map_update_elem(&arr_%zu, k, x, 0))\n%s\t\t\tDYN_DROP();\n",
+		    ind, a - g->arrays, ind);
 	else if (a->is_str)
 		dt_buf_printf(o, "%s\t\tbpf_map_delete_elem(&arr_%zu, k);\n", ind, a - g->arrays);
 	else
 		dt_buf_printf(o,
-			      "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, &x, 0);\n"
-			      "%s\t\telse\n%s\t\t\tbpf_map_delete_elem(&arr_%zu, k);\n",
+			      "%s\t\tif (x) {\n%s\t\t\tif (bpf_map_update_elem(&arr_%zu, k, &x, "
+			      "0)) DYN_DROP();\n%s\t\t}"
+			      " else\n%s\t\t\tbpf_map_delete_elem(&arr_%zu, k);\n",
 			      ind, ind, a - g->arrays, ind, ind, a - g->arrays);
 	dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
 	cv_free(&val);
