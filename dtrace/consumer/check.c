@@ -76,6 +76,50 @@ static void stack_sizes(struct chk *k, const struct dt_node *n)
 }
 
 /* What some functions refuse beyond their prototype. */
+/* A pointer type's pointee with the typedefs undone ("in6_addr_t *" -> "struct in6_addr"). */
+static bool pointee(const struct dt_program *p, const char *ty, char *out, size_t len)
+{
+	size_t n = strlen(ty), i;
+	int guard;
+
+	if (n < 2 || ty[n - 1] != '*')
+		return false;
+	while (n > 0 && (ty[n - 1] == '*' || ty[n - 1] == ' '))
+		n--;
+	snprintf(out, len, "%.*s", (int)n, ty);
+	for (guard = 0; guard < 16; guard++) {
+		for (i = 0; i < p->ndecls; i++)
+			if (p->decls[i].kind == 'T' && !strcmp(p->decls[i].name, out))
+				break;
+		if (i == p->ndecls || !strcmp(p->decls[i].type, out))
+			break;
+		snprintf(out, len, "%s", p->decls[i].type);
+	}
+	return true;
+}
+
+/*
+ * inet_ntoa6()'s address: a pointer declared or cast to another type
+ * than struct in6_addr is refused, as DTrace refuses it (its prototype).
+ */
+static void in6_arg(struct chk *k, const struct dt_node *n, const struct dt_node *a)
+{
+	const char *ty = NULL;
+	char to[128];
+	size_t i;
+
+	if (a->kind == N_CAST)
+		ty = a->name;
+	for (i = 0; a->kind == N_IDENT && i < k->prog->ndecls; i++)
+		if (k->prog->decls[i].kind == 'g' && !strcmp(k->prog->decls[i].name, a->name))
+			ty = k->prog->decls[i].type;
+	if (ty && pointee(k->prog, ty, to, sizeof(to)) && strcmp(to, "struct in6_addr"))
+		dt_check_fail(k, a, "D_PROTO_ARG",
+			      "%s( ) argument #1 is incompatible with prototype:\n\tprototype: "
+			      "struct in6_addr *\n\t argument: %s",
+			      n->name, ty);
+}
+
 static void special_args(struct chk *k, const struct dt_node *n)
 {
 	int64_t v;
@@ -87,6 +131,8 @@ static void special_args(struct chk *k, const struct dt_node *n)
 	else if (!strcmp(n->name, "tracemem") && dt_check_const(n->args[1], &v) && v <= 0)
 		dt_check_fail(k, n->args[1], "D_TRACEMEM_SIZE",
 			      "tracemem( ) argument #2 must be a positive size");
+	else if (!strcmp(n->name, "inet_ntoa6"))
+		in6_arg(k, n, n->args[0]);
 }
 
 static void call(struct chk *k, const struct dt_node *n, bool value)
@@ -178,7 +224,7 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 			proto_arg(k, n, i, "D_PROTO_ARG", "string", t);
 		else if (want == 'p' && t == CT_STR && (i || strcmp(n->name, "bcopy")))
 			proto_arg(k, n, i, "D_PROTO_ARG", pname, t);
-		else if (want == 'c' && p->kind == 'a' && !dt_check_const(n->args[i], &cv))
+		else if (want == 'c' && p->kind != 'g' && !dt_check_const(n->args[i], &cv))
 			proto_arg(k, n, i, "D_PROTO_ARG", "integer constant", t);
 	}
 	if (!k->failed)

@@ -87,7 +87,7 @@ static const struct proto protos[] = {
     {"rw_write_held", 's', 1, 1, "p", {"rwlock_t *"}, CT_INT},
     {"rw_iswriter", 's', 1, 1, "p", {"rwlock_t *"}, CT_INT},
     {"inet_ntoa", 's', 1, 1, "p", {"ipaddr_t *"}, CT_STR},
-    {"inet_ntoa6", 's', 1, 2, "pi", {"struct in6_addr *", "int"}, CT_STR},
+    {"inet_ntoa6", 's', 1, 2, "pc", {"struct in6_addr *", "int"}, CT_STR},
     {"inet_ntop", 's', 2, 2, "ip", {"int", "void *"}, CT_STR},
     {"d_path", 's', 1, 1, "p", {"struct path *"}, CT_STR},
     {"link_ntop", 's', 2, 2, "ip", {"int", "void *"}, CT_STR},

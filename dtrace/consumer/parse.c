@@ -551,6 +551,7 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 	ps.prog = prog;
 	ps.diag = diag;
 	dt_lex_init(&ps.lx, src, prog->o, diag);
+	dt_dlib_load(&ps);
 	while (!ps.failed && dt_lex_skip(&ps.lx)) {
 		if (*ps.lx.p == ';') {
 			ps.lx.p++;

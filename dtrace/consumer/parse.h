@@ -81,6 +81,14 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type);
 int dt_parse_member(struct parser *ps, char kind, const char *var, const char *member, char **flat);
 
 /*
+ * `a[k].member` of an associative array declared of a struct (`struct {
+ * int x; } a[int]`): each member an array of its own, named "a.member"
+ * (*flat), typed by its first assignment. 0; -1 no such array of a
+ * struct; -4 no such member.
+ */
+int dt_parse_assoc_member(struct parser *ps, const char *array, const char *member, char **flat);
+
+/*
  * The struct a place is of (a variable declared as one, a member variable
  * "v.m", a member of one reached by '.'), or NULL.
  */
@@ -92,6 +100,13 @@ void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char 
 /* A declaration of kind and name, or NULL; a type with its typedefs undone. */
 const struct dt_decl *dt_parse_find(const struct parser *ps, char kind, const char *name);
 const char *dt_parse_resolve(const struct parser *ps, const char *ty);
+
+/*
+ * usdtkit's D library (parse_dlib.c): its types declared in the program
+ * (once), and a constant of its (AF_INET...) by name, or NULL.
+ */
+void dt_dlib_load(struct parser *ps);
+struct dt_node *dt_dlib_const(struct parser *ps, const char *name);
 
 /*
  * Translators (parse_xlate.c, under parse_expr.c). A type with its

@@ -175,6 +175,15 @@ static const struct dt_decl *find_typedef(const struct parser *ps, const char *n
 	return NULL;
 }
 
+/* A declaration of our D library yields to the program's of its name: hidden (parse_dlib.c). */
+static bool library_yields(const struct dt_decl *o)
+{
+	if (!o->pos.src || !o->pos.src->library)
+		return false;
+	o->name[0] = '\0';
+	return true;
+}
+
 static bool is_c_word(const char *w)
 {
 	size_t i;
@@ -380,7 +389,8 @@ static char *tagged(struct parser *ps, const char *word)
 
 		for (i = 0; i < ps->prog->ndecls; i++)
 			if (ps->prog->decls[i].kind == d.kind &&
-			    !strcmp(ps->prog->decls[i].name, t.s)) {
+			    !strcmp(ps->prog->decls[i].name, t.s) &&
+			    !library_yields(&ps->prog->decls[i])) {
 				fail_tag(ps, "D_DECL_IDRED", &pos, "%s redeclared", t.s);
 				return NULL;
 			}
@@ -448,7 +458,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 	while (!ps->failed && !dt_lex_is(&ps->lx, ";")) {
 		struct dt_decl d = {.kind = kind, .pos = ps->lx.pos};
 		struct dt_buf t = {0};
-		bool array = false;
+		bool array = false, assoc = false;
 		size_t i;
 
 		dt_buf_printf(&t, "%s", type);
@@ -490,7 +500,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			if (sized)
 				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
 			else
-				array = true;
+				array = assoc = true;
 			while (!ps->failed && !dt_lex_is(&ps->lx, "]") && ps->lx.tok != T_EOF)
 				next(ps);
 			expect(ps, "]", "to close the array's keys");
@@ -503,12 +513,14 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 				next(ps);
 			} while (!ps->failed && depth > 0 && ps->lx.tok != T_EOF);
 			array = true;
+			assoc = false;
 		}
 		d.type = t.s;
 		for (i = 0; !array && i < ps->prog->ndecls; i++) {
 			const struct dt_decl *o = &ps->prog->decls[i];
 
-			if (o->kind == kind && !strcmp(o->name, d.name) && kind == 'T') {
+			if (o->kind == kind && !strcmp(o->name, d.name) && kind == 'T' &&
+			    !library_yields(o)) {
 				fail_tag(ps, "D_DECL_IDRED", &d.pos, "typedef '%s' redeclared",
 					 d.name);
 				return;
@@ -518,6 +530,10 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(d.name));
 		if (!array)
 			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+		else if (assoc && kind == 'g') /* its struct's members: arrays of their own */
+			DT_PUSH(ps->prog->decls, ps->prog->ndecls,
+				((struct dt_decl){
+				    .kind = 'A', .name = d.name, .type = d.type, .pos = d.pos}));
 		if (!dt_lex_is(&ps->lx, ","))
 			break;
 		next(ps);
@@ -587,6 +603,25 @@ int dt_parse_member(struct parser *ps, char kind, const char *var, const char *m
 		d.bits = s->members[i].bits;
 		DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
 	}
+	*flat = b.s;
+	return 0;
+}
+
+int dt_parse_assoc_member(struct parser *ps, const char *array, const char *member, char **flat)
+{
+	const struct dt_decl *a = find_decl(ps, 'A', array), *s;
+	const char *ty = a ? resolve(ps, a->type) : NULL;
+	struct dt_buf b = {0};
+	size_t i;
+
+	if (!ty || strncmp(ty, "struct ", 7) || strchr(ty, '*') || !(s = find_decl(ps, 'S', ty)))
+		return -1;
+	for (i = 0; i < s->nmembers; i++)
+		if (s->members[i].name && !strcmp(s->members[i].name, member))
+			break;
+	if (i == s->nmembers)
+		return -4;
+	dt_buf_printf(&b, "%s.%s", array, member);
 	*flat = b.s;
 	return 0;
 }

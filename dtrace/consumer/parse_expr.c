@@ -65,7 +65,7 @@ static struct dt_node *find_inline(struct parser *ps, const char *name)
 	for (i = 0; i < ps->ninl; i++)
 		if (!strcmp(ps->inl[i].name, name))
 			return ps->inl[i].value;
-	return NULL;
+	return dt_dlib_const(ps, name);
 }
 
 static struct dt_node *unary(struct parser *ps);
@@ -296,6 +296,8 @@ static struct dt_node *postfix(struct parser *ps)
 						    : n->kind == N_SELF ? 's'
 									: 't',
 						    n->name, m->name, &flat);
+			else if (dot && n->kind == N_INDEX && !n->a)
+				r = dt_parse_assoc_member(ps, n->name, m->name, &flat);
 			if (!r) { /* a struct variable's member: a variable of its own */
 				dt_free(n->name);
 				n->name = flat;

@@ -199,6 +199,14 @@ void cg_usdt_probeprov(struct cg *g, const struct dt_node *n, struct cv *v);
 bool cg_is_strfn2(const char *f);
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
 void cg_strfn2_functions(struct dt_buf *o);
+/* codegen_netfn.c: htons() and the other swaps, getmajor/getminor, inet_ntoa/ntoa6/ntop, link_ntop
+ */
+bool cg_is_netfn(const char *f);
+bool cg_netfn_has_slot(const char *f);
+void cg_netfn(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j);
+void cg_netfn_functions(struct dt_buf *o);
+/* codegen_cleanpath.c: cleanpath()'s dcleanpath(t, r) */
+void cg_cleanpath_functions(struct dt_buf *o);
 
 /* Pointers, D's memory (codegen_ptr.c): its scratch bytes a CPU. */
 #define CG_DMEM_SCRATCH 4096u
@@ -250,6 +258,10 @@ const struct dt_probe *cg_spare_probe(struct cg *g, size_t clause);
 void cg_group_program(struct cg *g, size_t gi, const char *body, struct dt_buf *o);
 void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
+/* codegen_progs.c: a map a firing adds elements to: its map_flags (allocated beforehand in a
+ * program with a tick-/profile- probe, NMI) and its size (n, fewer for elements over 64 bytes) */
+int cg_map_flags(const struct cg *g);
+unsigned cg_map_entries(const struct cg *g, unsigned n, unsigned elem);
 /* codegen_aggargs.c: the aggregations' maps */
 void cg_agg_maps(const struct cg *g, struct dt_buf *o);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */

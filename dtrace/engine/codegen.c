@@ -345,6 +345,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		      "\t\t\t\tif (!v) {\n"
 		      "\t\t\t\t\tbpf_map_update_elem(&%s, k, zv, 1);\n"
 		      "\t\t\t\t\tv = bpf_map_lookup_elem(&%s, k);\n"
+		      "\t\t\t\t\tif (!v) AGG_DROP();\n"
 		      "\t\t\t\t}\n",
 		      e->map, e->map, e->map, e->map);
 	switch (f) {

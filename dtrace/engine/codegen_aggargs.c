@@ -111,11 +111,13 @@ void cg_agg_maps(const struct cg *g, struct dt_buf *o)
 				      (e->val_size - 16) / 8);
 		else
 			dt_buf_printf(o, "struct v_%s { __s64 v, n; };\n", e->map);
-		/* per-CPU hash, allocated as keys come (BPF_F_NO_PREALLOC) */
-		dt_buf_printf(o,
-			      "struct { __uint(type, 5); __uint(max_entries, %u); "
-			      "__uint(map_flags, 1); __type(key, struct k_%s); __type(value, "
-			      "struct v_%s); } %s SEC(\".maps\");\n",
-			      e->val_size > 16 ? 4096u : 16384u, e->map, e->map, e->map);
+		/* per-CPU hash, allocated as keys come but in NMI (cg_map_flags()) */
+		dt_buf_printf(
+		    o,
+		    "struct { __uint(type, 5); __uint(max_entries, %u); "
+		    "__uint(map_flags, %d); __type(key, struct k_%s); __type(value, "
+		    "struct v_%s); } %s SEC(\".maps\");\n",
+		    cg_map_entries(g, e->val_size > 16 ? 4096u : 16384u, e->key_size + e->val_size),
+		    cg_map_flags(g), e->map, e->map, e->map);
 	}
 }

@@ -93,10 +93,13 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 		if (a->is_str)
 			dt_buf_printf(o, "struct av_%zu { __u8 s[%u]; };\n", i,
 				      ROUND8((unsigned)g->strsize));
-		dt_buf_printf(o,
-			      "struct { __uint(type, 1); __uint(max_entries, 16384); "
-			      "__uint(map_flags, 1); __type(key, struct ak_%zu); __type(value, ",
-			      i);
+		dt_buf_printf(
+		    o,
+		    "struct { __uint(type, 1); __uint(max_entries, %u); "
+		    "__uint(map_flags, %d); __type(key, struct ak_%zu); __type(value, ",
+		    cg_map_entries(g, 16384u,
+				   a->is_str ? (unsigned)g->strsize + a->key_size : a->key_size),
+		    cg_map_flags(g), i);
 		if (a->is_str)
 			dt_buf_printf(o, "struct av_%zu", i);
 		else
@@ -267,14 +270,17 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 			dt_buf_printf(o, "%s\t\tx = old %s x;\n", ind, opc);
 	}
 	if (a->is_str && !del0)
-		dt_buf_printf(o, "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, x, 0);\n",
-			      ind, ind, a - g->arrays);
+		dt_buf_printf(
+		    o,
+		    "%s\t\tif (x && bpf_map_update_elem(&arr_%zu, k, x, 0))\n%s\t\t\tDYN_DROP();\n",
+		    ind, a - g->arrays, ind);
 	else if (a->is_str)
 		dt_buf_printf(o, "%s\t\tbpf_map_delete_elem(&arr_%zu, k);\n", ind, a - g->arrays);
 	else
 		dt_buf_printf(o,
-			      "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, &x, 0);\n"
-			      "%s\t\telse\n%s\t\t\tbpf_map_delete_elem(&arr_%zu, k);\n",
+			      "%s\t\tif (x) {\n%s\t\t\tif (bpf_map_update_elem(&arr_%zu, k, &x, "
+			      "0)) DYN_DROP();\n%s\t\t}"
+			      " else\n%s\t\t\tbpf_map_delete_elem(&arr_%zu, k);\n",
 			      ind, ind, a - g->arrays, ind, ind, a - g->arrays);
 	dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
 	cv_free(&val);

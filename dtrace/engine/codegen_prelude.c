@@ -58,7 +58,8 @@ static const char prelude[] =
     "#define STRSIZE %ld\n"
     "#define SCRATCH %u\n"
     "struct { __uint(type, 27); __uint(max_entries, RINGBUF_SIZE); } events SEC(\".maps\");\n"
-    "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
+    /* drops per CPU: 0 records, 1 dynamic variables (arrays, self->), 2 aggregations */
+    "struct { __uint(type, 6); __uint(max_entries, 3); __type(key, __u32); "
     "__type(value, __u64); } drops SEC(\".maps\");\n"
     "struct scratch { __u8 b[SCRATCH]; };\n"
     "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
@@ -70,10 +71,14 @@ static const char prelude[] =
 /* The functions every program may call (no format: written as they are). */
 static const char functions[] =
     /* A record could not be written: counted per CPU, reported by dtrace. */
-    "INLINE void drop(void) {\n"
-    "\t__u32 z = 0; __u64 *d = bpf_map_lookup_elem(&drops, &z);\n"
+    "INLINE void drop_n(__u32 z) {\n"
+    "\t__u64 *d = bpf_map_lookup_elem(&drops, &z);\n"
     "\tif (d) (*d)++;\n"
     "}\n"
+    "INLINE void drop(void) { drop_n(0); }\n"
+    /* an element a map had no room for (full, or none to take in NMI) */
+    "#define DYN_DROP() drop_n(1)\n"
+    "#define AGG_DROP() drop_n(2)\n"
     "INLINE __s64 sx(__u64 v, int size) {\n"
     "\treturn size == 1 ? (__s64)(signed char)v : size == 2 ? (__s64)(short)v\n"
     "\t     : size == 4 ? (__s64)(int)v : (__s64)v;\n"

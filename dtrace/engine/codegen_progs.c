@@ -86,6 +86,36 @@ static int tp_args(struct cg *g, size_t pi, const char *event, struct dt_buf *o)
 	return 0;
 }
 
+/*
+ * A tick- or profile- program runs in NMI context, where a hash map that
+ * allocates its elements as keys come (BPF_F_NO_PREALLOC) has only the few
+ * its per-CPU cache holds: a firing that makes more loses the rest
+ * (measured: one string array element, four integers, one aggregation
+ * key). So in a program with such a probe every map a firing adds to
+ * (arrays, aggregations, self-> variables) is allocated beforehand, a
+ * quarter as many elements where one is over 64 bytes (its memory is taken
+ * at once). The one rule: the map's flags and its size.
+ */
+static bool in_nmi(const struct cg *g)
+{
+	size_t i;
+
+	for (i = 0; i < g->out->nprobes; i++)
+		if (g->out->probes[i]->kind == P_TICK || g->out->probes[i]->kind == P_PROFILE)
+			return true;
+	return false;
+}
+
+int cg_map_flags(const struct cg *g)
+{
+	return in_nmi(g) ? 0 : 1;
+}
+
+unsigned cg_map_entries(const struct cg *g, unsigned n, unsigned elem)
+{
+	return in_nmi(g) && elem > 64 ? n / 4 : n;
+}
+
 int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o)
 {
 	const struct dt_probe *p = g->probe;

@@ -79,6 +79,8 @@ void cg_strfn_maps(const struct cg *g, struct dt_buf *o)
 		      g->nstrfn ? g->nstrfn : 1, g->nstrfn ? g->nstrfn : 1);
 	dt_buf_add(o, functions, sizeof(functions) - 1);
 	cg_strfn2_functions(o);
+	cg_netfn_functions(o);
+	cg_cleanpath_functions(o);
 }
 
 /* The slot's two areas as C expressions. */
@@ -139,11 +141,18 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 	const char *f = n->name;
 	bool join = !strcmp(f, "strjoin"), len = !strcmp(f, "strlen");
 	bool base = !strcmp(f, "basename"), dir = !strcmp(f, "dirname");
+	bool clean = !strcmp(f, "cleanpath");
 	struct cv a = {0}, b = {0};
 	struct dt_buf o = {0};
 	unsigned j;
 
-	if (!join && !len && !base && !dir) {
+	if (cg_is_netfn(f)) {
+		j = cg_netfn_has_slot(f) ? slot(g, n) : 0;
+		if (!g->failed)
+			cg_netfn(g, n, v, j);
+		return true;
+	}
+	if (!join && !len && !base && !dir && !clean) {
 		if (!cg_is_strfn2(f))
 			return false;
 		j = slot(g, n);
@@ -182,7 +191,9 @@ bool cg_strfn(struct cg *g, const struct dt_node *n, struct cv *v)
 	} else {
 		dt_buf_printf(&o, "\t\tif (t && r) {\n");
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
-		if (!len)
+		if (clean)
+			dt_buf_printf(&o, "\t\t\tdcleanpath(t, r);\n");
+		else if (!len)
 			dt_buf_printf(&o, "\t\t\tdbasename(t, r, %d);\n", dir);
 		dt_buf_printf(&o, "\t\t}\n\t\t%s; })",
 			      len ? "t && r ? (__s64)dstrlen(t, r) : 0LL" : "r");

@@ -14,6 +14,7 @@
  * substr() index counts from the end, a negative length leaves that many
  * characters off the end, index() and rindex() answer -1 when not found.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
@@ -92,18 +93,20 @@ static const char functions[] =
     "\tput(s, (__u32)(i + rem), 0);\n"
     "\treturn s + i;\n"
     "}\n"
-    /* the digits written from the end of r (at least 32 bytes): where they start */
+    /* the digits written backwards on the stack, then copied into r cut at strsize */
     "INLINE __u8 *dlltostr(__u8 *r, __s64 v) {\n"
+    "\t__u8 b[24];\n"
     "\t__u64 u = v < 0 ? -(__u64)v : (__u64)v;\n"
-    "\t__u32 k = 24;\n"
-    "\tr[24] = 0;\n"
+    "\t__u32 k = 23;\n"
+    "\tb[23] = 0;\n"
     "\tfor (int i = 0; i < 20; i++) {\n"
-    "\t\tr[--k] = '0' + u % 10;\n"
+    "\t\tb[--k] = '0' + u % 10;\n"
     "\t\tu /= 10;\n"
     "\t\tif (!u) break;\n"
     "\t}\n"
-    "\tif (v < 0) r[--k] = '-';\n"
-    "\treturn r + k;\n"
+    "\tif (v < 0) b[--k] = '-';\n"
+    "\tbpf_probe_read_kernel_str(r, STRSIZE, b + k);\n"
+    "\treturn r;\n"
     "}\n";
 
 static const char tok_functions[] =
@@ -112,8 +115,8 @@ static const char tok_functions[] =
      * outlives the call), the delimiters as a 256-bit set, and a scan that
      * skips delimiters, then finds the token's end.
      */
-    "struct tokst { __u8 s[(STRSIZE + 7) & ~7]; __u64 bits[4]; long pos, cur, start, end, phase; "
-    "};\n"
+    "struct tokst { __u8 s[(STRSIZE + 7) & ~7]; __u64 bits[4]; long pos, cur, start, end, phase, "
+    "valid, stamp; };\n"
     "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
     "__type(value, struct tokst); } toks SEC(\".maps\");\n"
     "struct tokc { const __u8 *d; struct tokst *st; };\n"
@@ -144,7 +147,7 @@ static const char tok_functions[] =
     "\treturn 0;\n"
     "}\n"
     /* the next token into t, or null; from s when fresh (s copied into the state first) */
-    "INLINE __u8 *dstrtok(__u8 *t, const __u8 *d) {\n"
+    "INLINE __u8 *dstrtok(__u8 *t, const __u8 *d, long stamp) {\n"
     "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
     "\tif (!st) return 0;\n"
     "\tst->bits[0] = st->bits[1] = st->bits[2] = st->bits[3] = 0;\n"
@@ -155,6 +158,7 @@ static const char tok_functions[] =
     "\tbpf_loop(STRSIZE, tokscan_cb, &p, 0);\n"
     "\tst->pos = st->end;\n"
     "\tlong b = st->start, e = st->end;\n"
+    "\tst->stamp = stamp;\n"
     "\tif (b < 0 || b >= STRSIZE || e < b) return 0;\n"
     "\tbpf_probe_read_kernel_str(t, STRSIZE, st->s + b);\n"
     "\tput(t, (__u32)(e - b), 0);\n"
@@ -164,7 +168,19 @@ static const char tok_functions[] =
     "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
     "\tif (!st) return 0;\n"
     "\tst->pos = 0;\n"
+    "\tst->valid = 1;\n"
     "\treturn st->s;\n"
+    "}\n"
+    /*
+     * DTrace's strtok(NULL, d) faults with no string given yet, or in another
+     * clause once the string is used up (in the clause that used it up: NULL)
+     */
+    "INLINE int tokvalid(long stamp) {\n"
+    "\t__u32 z = 0; struct tokst *st = bpf_map_lookup_elem(&toks, &z);\n"
+    "\tif (!st || !st->valid) return 0;\n"
+    "\t__u64 p = (__u64)st->pos;\n"
+    "\tBOUNDED(p);\n"
+    "\treturn st->stamp == stamp || (p < STRSIZE && st->s[p]);\n"
     "}\n";
 
 void cg_strfn2_functions(struct dt_buf *o)
@@ -201,6 +217,26 @@ enum {
 	F_STRRCHR
 };
 
+/* A string stored at dst; DTrace's NULL (a search's null result, a variable's marker) faults. */
+static void store_nonnull(struct cg *g, const struct cv *v, const char *dst, size_t site,
+			  struct dt_buf *o, const char *ind)
+{
+	struct cv p = *v;
+	char in[64];
+
+	if (v->skind != SV_MEM || v->marked) {
+		cg_store_str_fault(g, v, dst, "0", o, ind);
+		return;
+	}
+	snprintf(in, sizeof(in), "%s\t", ind);
+	dt_buf_printf(o, "%s{\n%s\tconst __u8 *np_ = (const __u8 *)(%s);\n", ind, ind, v->text);
+	dt_buf_printf(o, "%s\tif (!np_)\n%s\t\tFAULT(%zu, 1, 0);\n", ind, ind, site);
+	p.text = "np_";
+	p.sub = NULL;
+	cg_store_str(g, &p, dst, false, o, in);
+	dt_buf_printf(o, "%s}\n", ind);
+}
+
 bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 {
 	int f = which(n->name);
@@ -216,7 +252,9 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 	bool tok_next = f == F_STRTOK && a0 &&
 			((a0->kind == N_IDENT && !strcmp(a0->name, "NULL")) ||
 			 (a0->kind == N_INT && a0->ival == 0));
-	bool two_str = f == F_STRSTR || f == F_INDEX || f == F_RINDEX || f == F_STRTOK;
+	bool del_null = f == F_STRTOK && n->nargs == 2 && cg_is_null(n->args[1]);
+	bool two_str =
+	    f == F_STRSTR || f == F_INDEX || f == F_RINDEX || (f == F_STRTOK && !del_null);
 	struct cv a = {0}, b = {0}, c = {0};
 	struct dt_buf o = {0};
 
@@ -231,14 +269,12 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 			cg_fail(g, n, "a string function's argument is not a string");
 	} else if (f == F_LLTOSTR || f == F_COPYIN || f == F_COPYINSTR) {
 		cg_int(g, n->args[0], &a);
-		if (!g->failed && f == F_LLTOSTR && g->strsize < 32)
-			cg_fail(g, n, "lltostr() with a strsize below 32");
 	} else {
 		cg_strval(g, n->args[0], &a);
 		if (!g->failed && a.type != TY_STR)
 			cg_fail(g, n, "a string function's argument is not a string");
 	}
-	if (!g->failed && n->nargs > 1) {
+	if (!g->failed && n->nargs > 1 && !del_null) {
 		if (two_str) {
 			cg_strval(g, n->args[1], &b);
 			if (!g->failed && b.type != TY_STR)
@@ -257,13 +293,22 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 	dt_buf_printf(&o, "\t\tif (t && r) {\n");
 	if (f == F_STRTOK) {
 		/* strtok(s, d): s into the state first; strtok(NULL, d): where it was */
+		/* DTrace's: a NULL string or delimiters, or nothing to continue, fault */
+		size_t site = g->scanning ? 0 : cg_fault_site(g);
+
 		if (!tok_next) {
 			dt_buf_printf(&o, "\t\t\t__u8 *ts = tokstate();\n\t\t\tif (ts) {\n");
-			cg_store_str(g, &a, "ts", false, &o, "\t\t\t\t");
+			store_nonnull(g, &a, "ts", site, &o, "\t\t\t\t");
 			dt_buf_printf(&o, "\t\t\t}\n");
+		} else {
+			dt_buf_printf(&o, "\t\t\tif (!tokvalid(%zu))\n\t\t\t\tFAULT(%zu, 1, 0);\n",
+				      g->clause, site);
 		}
-		cg_store_str(g, &b, "r", false, &o, "\t\t\t");
-		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r);\n");
+		if (del_null)
+			dt_buf_printf(&o, "\t\t\tFAULT(%zu, 1, 0);\n", site);
+		else
+			store_nonnull(g, &b, "r", site, &o, "\t\t\t");
+		dt_buf_printf(&o, "\t\t\tres = dstrtok(t, r, %zu);\n", g->clause);
 	} else if (f != F_LLTOSTR && f != F_COPYIN && f != F_COPYINSTR) {
 		cg_store_str(g, &a, "t", false, &o, "\t\t\t");
 	}
@@ -278,14 +323,18 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		break;
 	case F_INDEX:
 		dt_buf_printf(&o, "\t\t\tlong from = %s;\n", n->nargs > 2 ? c.text : "0");
+		/* an empty string is found where the search starts, within the string */
 		dt_buf_printf(&o, "\t\t\tif (from < 0) from = 0;\n"
-				  "\t\t\tif (from >= la) res = !lb && from == la ? la : -1;\n"
+				  "\t\t\tif (!lb) res = from > la ? la : from;\n"
+				  "\t\t\telse if (from >= la) res = -1;\n"
 				  "\t\t\telse res = dfind(t, r, la, lb, from, 1);\n");
 		break;
 	case F_RINDEX:
 		dt_buf_printf(&o, "\t\t\tlong from = %s;\n", n->nargs > 2 ? c.text : "la");
-		dt_buf_printf(&o, "\t\t\tif (from > la - lb) from = la - lb;\n"
-				  "\t\t\tres = from < 0 ? -1 : dfind(t, r, la, lb, from, -1);\n");
+		dt_buf_printf(&o,
+			      "\t\t\tif (from > la - lb) from = la - lb;\n"
+			      "\t\t\tif (!lb) res = from < 0 ? 0 : from;\n"
+			      "\t\t\telse res = from < 0 ? -1 : dfind(t, r, la, lb, from, -1);\n");
 		break;
 	case F_SUBSTR:
 		dt_buf_printf(&o, "\t\t\tres = dsubstr(t, %s, %s, %d);\n", b.text,

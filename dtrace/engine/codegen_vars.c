@@ -315,9 +315,11 @@ void cg_vars_maps(const struct cg *g, struct dt_buf *o)
 		dt_buf_printf(o, "struct { __uint(type, 2); __uint(max_entries, 1); __type(key, "
 				 "__u32); __type(value, struct gvars); } gvars SEC(\".maps\");\n");
 	if (ks & 2)
-		dt_buf_printf(o, "struct { __uint(type, 1); __uint(max_entries, 65536); "
-				 "__uint(map_flags, 1); __type(key, __u32); __type(value, struct "
-				 "svars); } svars SEC(\".maps\");\n");
+		dt_buf_printf(o,
+			      "struct { __uint(type, 1); __uint(max_entries, %u); "
+			      "__uint(map_flags, %d); __type(key, __u32); __type(value, struct "
+			      "svars); } svars SEC(\".maps\");\n",
+			      cg_map_entries(g, 65536u, cg_vars_size(g)), cg_map_flags(g));
 }
 
 void cg_vars_body_top(const struct cg *g, struct dt_buf *o)
@@ -565,8 +567,9 @@ bool cg_var_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 		dt_buf_printf(o,
 			      "%sif (!sv) {\n%s\tvoid *zv = zero_value();\n"
 			      "%s\tif (zv)\n%s\t\tbpf_map_update_elem(&svars, &stid, zv, 1);\n"
-			      "%s\tsv = bpf_map_lookup_elem(&svars, &stid);\n%s}\n%sif (sv)\n",
-			      ind, ind, ind, ind, ind, ind, ind);
+			      "%s\tsv = bpf_map_lookup_elem(&svars, &stid);\n"
+			      "%s\tif (!sv) DYN_DROP();\n%s}\n%sif (sv)\n",
+			      ind, ind, ind, ind, ind, ind, ind, ind);
 	if (x->is_str) {
 		char dst[340];
 

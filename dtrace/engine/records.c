@@ -231,8 +231,8 @@ struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, st
 	rd->ncpus = libbpf_num_possible_cpus();
 	if (rd->ncpus < 1)
 		rd->ncpus = 1;
-	rd->drops_seen = dt_xmalloc((size_t)rd->ncpus * sizeof(uint64_t));
-	memset(rd->drops_seen, 0, (size_t)rd->ncpus * sizeof(uint64_t));
+	rd->drops_seen = dt_xmalloc(3 * (size_t)rd->ncpus * sizeof(uint64_t));
+	memset(rd->drops_seen, 0, 3 * (size_t)rd->ncpus * sizeof(uint64_t));
 	rd->specs_fd = p->specsize > 0 ? eg_map_fd(l, "specs") : -1;
 	if (p->specsize > 0)
 		rd->sb = eg_specbuf_new(p->nspec, p->specsize, eg_map_fd(l, "spec_stats"));
@@ -259,21 +259,40 @@ int eg_reader_poll(struct eg_reader *rd, int timeout_ms)
 	return n < 0 && n != -EINTR ? -1 : n < 0 ? 0 : n;
 }
 
+/*
+ * The programs' drops, per CPU (codegen_prelude.c's drops map), in
+ * DTrace's words: records and aggregation keys by CPU, dynamic variables
+ * (array elements, self-> variables) in all.
+ */
 void eg_reader_drops(struct eg_reader *rd)
 {
+	static const char *const what[3] = {"drop", "dynamic variable drop", "aggregation drop"};
 	uint64_t *v = dt_xmalloc((size_t)rd->ncpus * sizeof(uint64_t));
-	uint32_t zero = 0;
+	uint32_t k;
 	int c;
 
-	if (rd->drops_fd >= 0 && !bpf_map_lookup_elem(rd->drops_fd, &zero, v))
-		for (c = 0; c < rd->ncpus; c++)
-			if (v[c] > rd->drops_seen[c]) {
+	for (k = 0; k < 3 && rd->drops_fd >= 0; k++) {
+		uint64_t *seen = rd->drops_seen + (size_t)k * (size_t)rd->ncpus, n = 0;
+
+		if (bpf_map_lookup_elem(rd->drops_fd, &k, v))
+			continue;
+		for (c = 0; c < rd->ncpus; c++) {
+			uint64_t d = v[c] - seen[c];
+
+			seen[c] = v[c];
+			n += d;
+			if (d && k != 1) {
 				fflush(stdout);
-				fprintf(stderr, "dtrace: %" PRIu64 " drop%s on CPU %d\n",
-					v[c] - rd->drops_seen[c],
-					v[c] - rd->drops_seen[c] == 1 ? "" : "s", c);
-				rd->drops_seen[c] = v[c];
+				fprintf(stderr, "dtrace: %" PRIu64 " %s%s on CPU %d\n", d, what[k],
+					d == 1 ? "" : "s", c);
 			}
+		}
+		if (n && k == 1) {
+			fflush(stdout);
+			fprintf(stderr, "dtrace: %" PRIu64 " %s%s\n", n, what[k],
+				n == 1 ? "" : "s");
+		}
+	}
 	dt_free(v);
 	if (rd->sb)
 		eg_specbuf_report(rd->sb);
