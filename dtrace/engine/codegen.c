@@ -552,7 +552,7 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		if (!cg_call_stmt(g, n, w->o, "\t\t"))
 			cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
-		   !cg_var_stmt(g, n, w->o, "\t\t")) {
+		   !cg_var_stmt(g, n, w->o, "\t\t") && !cg_expr_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
 	}
 }
@@ -569,6 +569,9 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	/* the record's number, its CPU, the mask of its actions that ran, its probe */
 	rec.size = 24;
 	g->clause = pc->clause;
+	g->dclause = pc->desc;
+	for (k = 0; k < pc->clause; k++)
+		g->dclause += g->prog->clauses[k]->ndescs;
 	if (!pc->any_pid) {
 		dt_buf_add(&cond, "(", 1);
 		for (k = 0; k < pc->npids; k++)

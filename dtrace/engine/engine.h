@@ -119,7 +119,7 @@ struct eg_tracepoint {
 #define EG_ERROR_ID 3 /* the ERROR probe's ID, as DTrace's */
 struct eg_fault_site {
 	unsigned probe_id;
-	size_t clause;
+	size_t clause;	/* DTrace's dt_clause_N: a clause per probe description */
 	char desc[256]; /* prov:mod:func:name */
 };
 /*
