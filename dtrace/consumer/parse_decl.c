@@ -448,7 +448,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 	while (!ps->failed && !dt_lex_is(&ps->lx, ";")) {
 		struct dt_decl d = {.kind = kind, .pos = ps->lx.pos};
 		struct dt_buf t = {0};
-		bool array = false;
+		bool array = false, assoc = false;
 		size_t i;
 
 		dt_buf_printf(&t, "%s", type);
@@ -490,7 +490,7 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			if (sized)
 				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
 			else
-				array = true;
+				array = assoc = true;
 			while (!ps->failed && !dt_lex_is(&ps->lx, "]") && ps->lx.tok != T_EOF)
 				next(ps);
 			expect(ps, "]", "to close the array's keys");
@@ -516,8 +516,14 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 		}
 		if (kind == 'g') /* a declared global is defined (check_type.c) */
 			DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(d.name));
-		if (!array)
+		if (!array) {
 			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+		} else if (assoc && kind == 'g' && !strchr(t.s, '[')) {
+			/* a global associative array: kind 'a', its value's type (read before set)
+			 */
+			d.kind = 'a';
+			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+		}
 		if (!dt_lex_is(&ps->lx, ","))
 			break;
 		next(ps);

@@ -176,6 +176,21 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		v->text = dt_xstrdup("0LL");
 		return true;
 	}
+	if (!a && kind == 'g' && cg_decl_type(g, 'a', n->name)) {
+		/* declared, and no clause assigns it: every element is D's zero of its type */
+		struct cg_type t;
+
+		if (!cg_type(g, cg_decl_type(g, 'a', n->name), &t) && t.is_str) {
+			cg_null_str(v);
+			v->marked = true; /* DTrace's NULL: recording it faults */
+		} else {
+			v->type = TY_INT;
+			v->size = t.size && t.size < 8 ? t.size : 8;
+			v->is_unsigned = t.is_unsigned;
+			v->text = dt_xstrdup("0LL");
+		}
+		return true;
+	}
 	if (!a && kind == 'g') { /* no clause assigns it: D knows no such name */
 		cg_refuse_undef(g, n);
 		return true;
