@@ -61,7 +61,12 @@ static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const cha
 	}
 	if (!v->size)
 		set_int(v, 8, false);
-	cg_conv(v, t.size, t.is_unsigned);
+	/*
+	 * DTrace folds a constant cast to char or short to the type's bits, not
+	 * sign-extended: printf("%d", (char)0x1ef) prints 239 (printf/tst.ints.d)
+	 */
+	cg_conv(v, t.size,
+		t.is_unsigned || (n->kind == N_CAST && n->a && n->a->kind == N_INT && t.size < 4));
 	v->ptr = t.is_ptr ? cg_type_pointee(g, ty) : NULL; /* (int *)x points at an int */
 }
 

@@ -198,7 +198,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct eg_item *it = &rec->items[i];
 		char **f;
 
-		if (!(ran & (UINT64_C(1) << i)))
+		if (it->mask_off != 8 && (size_t)it->mask_off + 8 <= size)
+			memcpy(&ran, d + it->mask_off, 8); /* past 64 actions: a word of its own */
+		if (!(ran & (UINT64_C(1) << (i % 64))))
 			continue; /* in a branch not taken */
 		/* a program is its clause set's: the probe that fired is the record's */
 		if ((rd->r->t->acts[it->act].kind == A_CLAUSE ||
