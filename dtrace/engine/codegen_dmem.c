@@ -137,6 +137,15 @@ bool cg_trace_object(struct cg *g, const struct dt_node *n)
 		return false;
 	if (n->args[0]->kind == N_IDENT && !cg_var_find(g, 'g', n->args[0]->name))
 		return false;
+	if (n->args[0]->kind == N_INDEX && !n->args[0]->name[0] && n->args[0]->a &&
+	    (n->args[0]->a->kind == N_INDEX || n->args[0]->a->kind == N_CALL)) {
+		/* a string's character (`a[k][1]`) is no object in memory */
+		cg_value(g, n->args[0]->a, &a);
+		is = g->failed || a.type == TY_STR;
+		cv_free(&a);
+		if (is)
+			return false;
+	}
 	if (cg_ptr_lvalue(g, n->args[0], &a, &ty) && !cg_type(g, ty, &t) && t.is_aggr &&
 	    !strstr(ty, " ["))
 		is = true;
