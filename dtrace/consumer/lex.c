@@ -284,7 +284,7 @@ static const char *const ops[] = {
     "-",   "*",	  "/",	"%",  "&",  "|",  "^",	"!",  "~",  ".",  NULL,
 };
 
-/* The escapes a character constant knows (after its backslash). */
+/* The escapes a character constant or a string knows (after its backslash). */
 static const char char_escapes[] = "ntrabfvx01234567\"\\";
 
 static int escape(const char **pp)
@@ -460,9 +460,8 @@ int dt_lex_next(struct dt_lex *lx)
 
 		lx->p++;
 		while (*lx->p && *lx->p != q && *lx->p != '\n') {
-			if (*lx->p == '\\' && lx->p[1] && q == '\'' &&
-			    !strchr(char_escapes, lx->p[1])) {
-				/* DTrace's character constants keep the backslash of \? \' \c */
+			if (*lx->p == '\\' && lx->p[1] && !strchr(char_escapes, lx->p[1])) {
+				/* DTrace's constants keep the backslash of \? \' \c (stresc2chr) */
 				dt_buf_add(&b, lx->p, 2);
 				lx->p += 2;
 			} else if (*lx->p == '\\' && lx->p[1]) {
