@@ -236,7 +236,7 @@ static void enum_body(struct parser *ps)
 
 	next(ps);
 	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
-		struct inline_def d;
+		struct inline_def d = {0};
 		struct dt_node *n;
 		size_t i;
 
