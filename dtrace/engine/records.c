@@ -126,8 +126,10 @@ static void on_fault(struct eg_reader *rd, const unsigned char *d, size_t size)
 	fflush(rd->r->out);
 	fprintf(stderr, "dtrace: error in dt_clause_%zu for probe ID %u (%s): %s", s->clause,
 		s->probe_id, s->desc, eg_fault_name(kind));
-	if (kind == 1 || kind == 2)
+	if (kind == 1 || kind == 2 || kind == 10)
 		fprintf(stderr, " (0x%" PRIx64 ")", val);
+	else if (kind == 11) /* DTRACEFLT_BADINDEX: the index */
+		fprintf(stderr, " (%" PRId64 ")", (int64_t)val);
 	fprintf(stderr, " at BPF pc %" PRIu64 "\n", site);
 	if (s->probe_id != EG_ERROR_ID) {
 		uint64_t arg[6] = {0, s->probe_id, s->clause, site, kind, val};
