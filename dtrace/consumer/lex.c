@@ -417,6 +417,9 @@ int dt_lex_next(struct dt_lex *lx)
 		lx->text = dt_xmalloc(lx->len + 1);
 		memcpy(lx->text, s, lx->len);
 		lx->text[lx->len] = '\0';
+		/* D`name: the D module's scope, where the program's own types are */
+		if (lx->len > 2 && !strncmp(lx->text, "D`", 2) && lx->text[2] != '`')
+			memmove(lx->text, lx->text + 2, lx->len - 1);
 		return lx->tok = T_IDENT;
 	}
 	if (*s == '@') {

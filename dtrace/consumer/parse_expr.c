@@ -428,6 +428,8 @@ static bool cast_ahead(struct parser *ps)
 	size_t n = 0;
 
 	p += strspn(p, " \t\n");
+	if (p[0] == 'D' && p[1] == '`')
+		p += 2; /* D`type: the D module's scope (lex.c) */
 	while ((isalnum((unsigned char)*p) || *p == '_') && n < sizeof(w) - 1)
 		w[n++] = *p++;
 	w[n] = '\0';

@@ -64,8 +64,8 @@ same "$T/out" "0 1\nE 1 0\n\n" "declared arrays read before any assignment"
 dt 0 -q -n 'unsigned char C[int]; short s[int]; self unsigned char u; self signed char c;
 BEGIN { C[0] = -2; C[1] = -3; s[0] = -3; self->u = 254; self->c = 3;
 	printf("%d %d %d %d\n", C[0] + C[1], C[0] + s[0], s[0], self->u + self->c);
-	printf("%d %d\n", (unsigned long long)-5, (char)0x1ef); exit(0); }'
-same "$T/out" "251 251 -3 1\n18446744073709551611 239\n\n" \
+	v = 200; printf("%d %d %d\n", (unsigned long long)-5, (char)0x1ef, (char)v); exit(0); }'
+same "$T/out" "251 251 -3 1\n18446744073709551611 239 -56\n\n" \
 	"declared array types, DTrace's arithmetic types, %d of a 64-bit unsigned value"
 
 # More than 64 actions in a clause, some in a branch not taken.
@@ -95,6 +95,12 @@ BEGIN { r1.i = 5; printf("%d %d %d\n", sum[1, 2], sum[r1.i, 1], r2.i); exit(0); 
 same "$T/out" "21 15 5\n\n" "inline arrays and inline struct members"
 dt 1 -q -n 'inline int sum[int x, int y] = x + y; BEGIN { trace(sum[1]); }'
 grep -q 'takes 2 keys, given 1' "$T/err" || { cat "$T/err" >&2; fail "an inline array given too few keys"; }
+
+# D`name: a type in the D module's scope (the program's own types).
+dt 0 -q -n 'typedef struct ev { int a; long b; } ev_t; struct dq { int x; };
+BEGIN { p = (D`ev_t *)alloca(sizeof(D`ev_t)); p->a = 3;
+	printf("%d %d %d\n", p->a, sizeof(struct D`dq), sizeof(D`ev_t)); exit(0); }'
+same "$T/out" "3 4 16\n\n" "D\`-scoped type names"
 
 # A declared array's index out of its bounds at run time: DTRACEFLT_BADINDEX;
 # through a cast pointer past the object: the bytes there, no fault.
