@@ -13,6 +13,12 @@
  * input. `linux` and `unix` are predefined to 1 by GNU cpp in its default
  * mode; a provider or probe of that name would silently become `1`, so they
  * are undefined first (a -D given by the user still wins: it comes later).
+ *
+ * A D program to trace gets DTrace's environment too (opts->dstdc): its
+ * predefined names, __GNUC__ undefined, and ISO C (-std=c99) by default, so
+ * a system header included under -C declares what a C99 program sees (no
+ * GNU inline functions, which D could not take: <endian.h>'s byte swaps).
+ * The user's -D/-U/-I (and -x define/undef/incdir) come after, and win.
  */
 #include "cpp.h"
 #include "words.h"
@@ -78,7 +84,7 @@ int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text
 	size_t n, i;
 	pid_t pid;
 
-	argv = usdt_split_words(cmd, opts->nargs + 6, &words);
+	argv = usdt_split_words(cmd, opts->nargs + 16, &words);
 	if (!argv) {
 		usdt_error(diag, "out of memory");
 		return -1;
@@ -91,6 +97,18 @@ int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text
 		;
 	argv[n++] = "-Ulinux";
 	argv[n++] = "-Uunix";
+	if (opts->dstdc) {
+		static const char *const defs[] = {"-D__linux",	   "-D__unix",	    "-D__SVR4",
+						   "-D__SUNW_D=1", "-D__SUNW_D_64", "-D__Linux",
+						   "-U__GNUC__"};
+
+		for (i = 0; i < sizeof(defs) / sizeof(defs[0]); i++)
+			argv[n++] = (char *)defs[i];
+		if (opts->dstdc == 'a')
+			argv[n++] = "-std=c99";
+		else if (opts->dstdc == 's')
+			argv[n++] = "-traditional-cpp";
+	}
 	for (i = 0; i < opts->nargs; i++)
 		argv[n++] = opts->args[i];
 	argv[n++] = "-xc";

@@ -11,6 +11,13 @@ struct usdt_cpp_opts {
 	const char *cpp;   /* $CPP (may hold arguments: "gcc -E"), or NULL for "cc -E" */
 	char *const *args; /* "-Idir", "-DNAME=V", "-UNAME", in command-line order */
 	size_t nargs;
+	/*
+	 * For a D program to trace (not -h/-G): DTrace's predefined macros
+	 * (__linux, __unix, __SVR4, __SUNW_D, __SUNW_D_64; __GNUC__ undefined) and
+	 * its -x stdc mode, 'a' (ISO C: -std=c99), 'c', 't' (the compiler's
+	 * default) or 's' (K&R: -traditional-cpp, no __STDC__). 0: none of it.
+	 */
+	char dstdc;
 };
 
 /*

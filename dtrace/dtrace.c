@@ -88,6 +88,7 @@ struct options {
 	struct dt_source *csrc;	   /* every -n and -s, in order */
 	size_t ncsrc;
 	bool flowindent;
+	char stdc; /* -x stdc=a|c|s|t, for cpp (0: a, DTrace's default) */
 	int bits;
 	const char *output;
 	struct strv sources;
@@ -170,8 +171,21 @@ static void consumer_x_option(struct options *o, const char *val, struct usdt_di
 
 	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
 		 val);
+	/* DTrace's preprocessor options: -x define=X is -D X, undef -U, incdir -I */
+	if (val[len] == '=' &&
+	    (!strcmp(name, "define") || !strcmp(name, "undef") || !strcmp(name, "incdir"))) {
+		if (push_cpp_arg(o,
+				 name[0] == 'd'	  ? 'D'
+				 : name[0] == 'u' ? 'U'
+						  : 'I',
+				 val + len + 1))
+			usdt_error(diag, "out of memory");
+		return;
+	}
 	switch (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL)) {
 	case 0:
+		if (!strcmp(name, "stdc"))
+			o->stdc = val[len + 1];
 		break;
 	case -2:
 		/* DTrace's words: the option's name, its value cut at '=' */
@@ -537,6 +551,10 @@ static int read_source(const struct options *o, const char *src, char **text, si
 	    .cpp = getenv("CPP"),
 	    .args = o->cpp_args.v,
 	    .nargs = o->cpp_args.n,
+	    /* a D program to trace: DTrace's cpp environment (not -h/-G's builds) */
+	    .dstdc = o->header || o->object ? 0
+		     : o->stdc		    ? o->stdc
+					    : 'a',
 	};
 	struct usdt_cpp_need need;
 	struct stat st;

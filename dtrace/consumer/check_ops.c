@@ -60,6 +60,15 @@ void dt_check_ops(struct chk *k, const struct dt_node *n)
 		for (i = 0; arith[i]; i++)
 			if (!strncmp(n->op, arith[i], 1) &&
 			    (n->kind == N_ASSIGN ? n->op[1] == '=' && !n->op[2] : !n->op[1])) {
+				if (n->kind == N_BINARY && n->op[0] == '+' &&
+				    (dt_check_type(k, n->a) == CT_STR) !=
+					(dt_check_type(k, n->b) == CT_STR)) {
+					/* a string (a char array) plus an integer: a string */
+					operand(k, n,
+						dt_check_type(k, n->a) == CT_STR ? n->b : n->a,
+						"D_OP_ARITH", "arithmetic");
+					return;
+				}
 				if (n->kind == N_BINARY)
 					operand(k, n, n->a, "D_OP_ARITH", "arithmetic");
 				operand(k, n, n->b,

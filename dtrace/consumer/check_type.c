@@ -246,6 +246,8 @@ enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n)
 	case N_BINARY:
 		a = dt_check_type(k, n->a);
 		b = dt_check_type(k, n->b);
+		if ((a == CT_STR) != (b == CT_STR) && !strcmp(n->op, "+"))
+			return CT_STR;		/* s + i: the string from s[i] on */
 		if (a == CT_STR || b == CT_STR) /* comparisons of strings */
 			return strchr("<>=!", n->op[0]) ? CT_INT : CT_UNKNOWN;
 		return CT_INT;

@@ -120,7 +120,8 @@ struct dt_clause {
 
 /*
  * A declaration the engine types by: a variable's declared type (kind 'g'
- * global, 's' self->, 't' this->), a typedef ('T': name is the new name),
+ * global, 's' self->, 't' this->, 'a' a global associative array: its
+ * value's type), a typedef ('T': name is the new name),
  * a struct or union ('S', 'U': name is "struct tag", its members kind 'm'
  * with their bit-field widths, 0 for none). type: the type's words joined
  * by one space ("unsigned short", "struct rec", "int *").

@@ -284,7 +284,7 @@ static const char *const ops[] = {
     "-",   "*",	  "/",	"%",  "&",  "|",  "^",	"!",  "~",  ".",  NULL,
 };
 
-/* The escapes a character constant knows (after its backslash). */
+/* The escapes a character constant or a string knows (after its backslash). */
 static const char char_escapes[] = "ntrabfvx01234567\"\\";
 
 static int escape(const char **pp)
@@ -417,6 +417,9 @@ int dt_lex_next(struct dt_lex *lx)
 		lx->text = dt_xmalloc(lx->len + 1);
 		memcpy(lx->text, s, lx->len);
 		lx->text[lx->len] = '\0';
+		/* D`name: the D module's scope, where the program's own types are */
+		if (lx->len > 2 && !strncmp(lx->text, "D`", 2) && lx->text[2] != '`')
+			memmove(lx->text, lx->text + 2, lx->len - 1);
 		return lx->tok = T_IDENT;
 	}
 	if (*s == '@') {
@@ -460,9 +463,8 @@ int dt_lex_next(struct dt_lex *lx)
 
 		lx->p++;
 		while (*lx->p && *lx->p != q && *lx->p != '\n') {
-			if (*lx->p == '\\' && lx->p[1] && q == '\'' &&
-			    !strchr(char_escapes, lx->p[1])) {
-				/* DTrace's character constants keep the backslash of \? \' \c */
+			if (*lx->p == '\\' && lx->p[1] && !strchr(char_escapes, lx->p[1])) {
+				/* DTrace's constants keep the backslash of \? \' \c (stresc2chr) */
 				dt_buf_add(&b, lx->p, 2);
 				lx->p += 2;
 			} else if (*lx->p == '\\' && lx->p[1]) {

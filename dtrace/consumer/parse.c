@@ -371,7 +371,7 @@ static void declaration(struct parser *ps)
 	char kind = 'g', *type;
 
 	if (dt_lex_is_word(lx, "inline")) {
-		struct inline_def d;
+		struct inline_def d = {0};
 		struct dt_node *c;
 
 		next(ps);
@@ -384,14 +384,14 @@ static void declaration(struct parser *ps)
 		}
 		d.name = dt_xstrdup(lx->text);
 		next(ps);
-		if (dt_lex_is(lx, "[")) {
-			fail(ps, &lx->pos, "inline arrays are not supported%s", "");
-			return;
-		}
+		if (dt_lex_is(lx, "[")) /* an inline array: its keys' types and names */
+			dt_parse_inline_keys(ps, &d);
 		expect(ps, "=", "after the inline's name");
 		c = node(ps, N_CAST);
 		c->name = type;
+		ps->iparams = &d;
 		c->a = ps->failed ? NULL : expr(ps);
+		ps->iparams = NULL;
 		d.value = !strcmp(type, "string") ? c->a : c;
 		if (d.value)
 			DT_PUSH(ps->inl, ps->ninl, d);

@@ -12,6 +12,9 @@
 struct inline_def {
 	char *name;
 	struct dt_node *value;
+	/* an inline array (`inline int a[int x, int y] = x + y;`): its keys' names */
+	char **params;
+	size_t nparams;
 };
 
 /* A translator (parse_xlate.c): its output and input types, resolved, its members. */
@@ -36,6 +39,8 @@ struct parser {
 	struct dt_xlator *xl;
 	size_t nxl;
 	const char *xvar; /* a translator's input, while its members are read */
+	/* an inline array's keys, while its expression is read: N_IDENT, op "$aK" */
+	const struct inline_def *iparams;
 };
 
 /* The translator's input in its members: an N_IDENT marked so (op). */
@@ -127,5 +132,8 @@ struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, cons
 				const struct dt_pos *pos);
 /* The output struct or union of n (N_XLATE). */
 const struct dt_decl *dt_xlate_output(struct parser *ps, const struct dt_node *n);
+
+/* parse_expr.c: an inline array's `[type name, …]`, its keys' names into d */
+void dt_parse_inline_keys(struct parser *ps, struct inline_def *d);
 
 #endif /* DT_PARSE_H */

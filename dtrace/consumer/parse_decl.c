@@ -245,7 +245,7 @@ static void enum_body(struct parser *ps)
 
 	next(ps);
 	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
-		struct inline_def d;
+		struct inline_def d = {0};
 		struct dt_node *n;
 		size_t i;
 
@@ -528,12 +528,19 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 		}
 		if (kind == 'g') /* a declared global is defined (check_type.c) */
 			DT_PUSH(ps->prog->declared, ps->prog->ndeclared, dt_xstrdup(d.name));
-		if (!array)
+		if (!array) {
 			DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
-		else if (assoc && kind == 'g') /* its struct's members: arrays of their own */
+		} else if (assoc && kind == 'g') {
+			/* a global associative array: kind 'A' (a struct value's members are
+			 * arrays of their own), and 'a', its value's type (read before set) */
 			DT_PUSH(ps->prog->decls, ps->prog->ndecls,
 				((struct dt_decl){
 				    .kind = 'A', .name = d.name, .type = d.type, .pos = d.pos}));
+			if (!strchr(t.s, '[')) {
+				d.kind = 'a';
+				DT_PUSH(ps->prog->decls, ps->prog->ndecls, d);
+			}
+		}
 		if (!dt_lex_is(&ps->lx, ","))
 			break;
 		next(ps);

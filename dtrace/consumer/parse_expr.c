@@ -58,14 +58,86 @@ static struct dt_node **arglist(struct parser *ps, size_t *n, const char *close)
 	return v;
 }
 
-static struct dt_node *find_inline(struct parser *ps, const char *name)
+static const struct inline_def *find_inline(struct parser *ps, const char *name)
 {
 	size_t i;
 
 	for (i = 0; i < ps->ninl; i++)
 		if (!strcmp(ps->inl[i].name, name))
-			return ps->inl[i].value;
-	return dt_dlib_const(ps, name);
+			return &ps->inl[i];
+	return NULL;
+}
+
+/* `[int x, int y]` of `inline int a[int x, int y] = …`: the keys' names into d */
+void dt_parse_inline_keys(struct parser *ps, struct inline_def *d)
+{
+	next(ps);
+	while (!ps->failed && !dt_lex_is(&ps->lx, "]")) {
+		char *ty = dt_parse_type(ps);
+
+		if (!ty)
+			return;
+		dt_free(ty);
+		if (ps->lx.tok != T_IDENT || d->nparams >= 8) {
+			fail(ps, &ps->lx.pos,
+			     "expected the name of an inline array's key, found %s", tok_desc(ps));
+			return;
+		}
+		DT_PUSH(d->params, d->nparams, dt_xstrdup(ps->lx.text));
+		next(ps);
+		if (!dt_lex_is(&ps->lx, ","))
+			break;
+		next(ps);
+	}
+	expect(ps, "]", "to close the inline array's keys");
+}
+
+/* An inline array's expression with its keys' values in place of their names. */
+static struct dt_node *inline_subst(const struct dt_node *n, struct dt_node **keys, size_t nkeys)
+{
+	struct dt_node *c;
+	size_t i;
+
+	if (!n)
+		return NULL;
+	if (n->kind == N_IDENT && n->op[0] == '$' && n->op[1] == 'a' &&
+	    (size_t)(n->op[2] - '0') < nkeys)
+		return keys[n->op[2] - '0'];
+	c = dt_xmalloc(sizeof(*c));
+	*c = *n;
+	c->a = inline_subst(n->a, keys, nkeys);
+	c->b = inline_subst(n->b, keys, nkeys);
+	c->c = inline_subst(n->c, keys, nkeys);
+	if (n->nargs) {
+		c->args = dt_xmalloc(n->nargs * sizeof(*c->args));
+		for (i = 0; i < n->nargs; i++)
+			c->args[i] = inline_subst(n->args[i], keys, nkeys);
+	}
+	return c;
+}
+
+/* NAME or NAME[keys] of an inline: its expression (keys substituted) */
+static struct dt_node *inline_use(struct parser *ps, const struct inline_def *d)
+{
+	struct dt_node **keys, *v;
+	size_t nkeys;
+
+	next(ps);
+	if (!d->nparams || !dt_lex_is(&ps->lx, "["))
+		return d->value;
+	next(ps);
+	keys = arglist(ps, &nkeys, "]");
+	if (ps->failed)
+		return NULL;
+	if (nkeys != d->nparams) {
+		ps->tag = "D_ARR_BADREF";
+		fail(ps, &ps->lx.pos, "inline %s takes %zu keys, given %zu", d->name, d->nparams,
+		     nkeys);
+		return NULL;
+	}
+	v = inline_subst(d->value, keys, nkeys);
+	dt_free(keys);
+	return v;
 }
 
 static struct dt_node *unary(struct parser *ps);
@@ -160,7 +232,8 @@ static struct dt_node *primary(struct parser *ps)
 		}
 		return n;
 	case T_IDENT: {
-		struct dt_node *inl;
+		const struct inline_def *inl;
+		size_t i;
 
 		if (!strcmp(lx->text, "self") || !strcmp(lx->text, "this")) {
 			n = node(ps, lx->text[0] == 's' ? N_SELF : N_THIS);
@@ -201,10 +274,20 @@ static struct dt_node *primary(struct parser *ps)
 			next(ps);
 			return n;
 		}
+		for (i = 0; ps->iparams && i < ps->iparams->nparams; i++)
+			if (!strcmp(lx->text, ps->iparams->params[i])) { /* an inline array's key */
+				n = node(ps, N_IDENT);
+				n->name = dt_xstrdup(lx->text);
+				snprintf(n->op, sizeof(n->op), "$a%zu", i);
+				next(ps);
+				return n;
+			}
 		inl = find_inline(ps, lx->text);
-		if (inl) {
+		if (inl)
+			return inline_use(ps, inl);
+		if ((n = dt_dlib_const(ps, lx->text))) { /* AF_INET...: the D library's */
 			next(ps);
-			return inl;
+			return n;
 		}
 		n = node(ps, N_IDENT);
 		n->name = dt_xstrdup(lx->text);
@@ -268,6 +351,21 @@ static struct dt_node *postfix(struct parser *ps)
 			int r = -1;
 
 			strcpy(m->op, ps->lx.op);
+			if (dot && n->kind == N_CAST && n->name && !strchr(n->name, '*') &&
+			    (!strncmp(n->name, "struct ", 7) || !strncmp(n->name, "union ", 6)) &&
+			    n->a &&
+			    (n->a->kind == N_IDENT || n->a->kind == N_SELF ||
+			     n->a->kind == N_THIS)) {
+				/* an inline struct of a variable (`inline struct r r2 = r1`): r1 */
+				struct dt_node *v = dt_xmalloc(sizeof(*v));
+
+				*v = *n->a;
+				v->name = dt_xstrdup(n->a->name);
+				n = v;
+			}
+			if (dot && n->kind == N_CAST && n->name && !strchr(n->name, '*') && n->a &&
+			    n->a->kind == N_XLATE)
+				n = n->a; /* an inline struct of a translation: the translation */
 			m->a = n;
 			next(ps);
 			if (ps->lx.tok != T_IDENT) {
@@ -336,6 +434,8 @@ static bool cast_ahead(struct parser *ps)
 	size_t n = 0;
 
 	p += strspn(p, " \t\n");
+	if (p[0] == 'D' && p[1] == '`')
+		p += 2; /* D`type: the D module's scope (lex.c) */
 	while ((isalnum((unsigned char)*p) || *p == '_') && n < sizeof(w) - 1)
 		w[n++] = *p++;
 	w[n] = '\0';

@@ -279,6 +279,12 @@ void dtr_dformat_join(FILE *out, const char *fmt, struct val *v, size_t nv,
 				goto other;
 			case 'd':
 			case 'i':
+				/* DTrace's %d of a 64-bit unsigned value: the unsigned number */
+				if (!x->is_str && x->is_unsigned && x->size == 8) {
+					snprintf(spec + sn, sizeof(spec) - sn, "llu");
+					fprintf(out, spec, (unsigned long long)x->i);
+					break;
+				}
 				snprintf(spec + sn, sizeof(spec) - sn, "lld");
 				fprintf(out, spec, (long long)as_int(x));
 				break;

@@ -87,6 +87,7 @@ struct cg {
 	size_t nvars;
 	bool scanning;	 /* cg_vars_scan(): typing, nothing emitted */
 	size_t clause;	 /* the clause being written */
+	size_t dclause;	 /* DTrace's number of it: one per probe description (dt_clause_N) */
 	unsigned nstrfn; /* string function calls: a slot each */
 	struct cg_array *arrays;
 	size_t narrays;
@@ -113,6 +114,8 @@ bool cg_clause_records(const struct dt_clause *c);
 bool cg_destructive(struct cg *g, const struct dt_node *n);
 /* A subroutine's call as a statement: its value computed and dropped */
 bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
+/* Any other expression as a statement (not a store): computed and dropped */
+bool cg_expr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 /* caller, stackdepth, curthread, curcpu, errno, ipl...: the helpers' (codegen_bvar.c) */
 bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_bvar_maps(const struct cg *g, struct dt_buf *o);

@@ -71,17 +71,21 @@ struct recw {
  */
 static void item_begin(struct recw *w, size_t act)
 {
-	struct eg_item it = {act, w->r->nf, 0};
+	struct eg_item it = {act, w->r->nf, 0, 8};
 
-	if (w->r->nitems >= 64) {
+	if (w->r->nitems >= 64 * 64) {
 		if (!w->g->failed)
 			dt_error_at(w->g->diag, &w->c->pos, "D_UNSUPPORTED",
-				    "a clause of more than 64 actions");
+				    "a clause of more than 4096 actions");
 		w->g->failed = true;
 		return;
 	}
-	dt_buf_printf(w->o, "\t\tif (rec)\n\t\t\t*(__u64 *)(rec + 8) |= 1ULL << %zu;\n",
-		      w->r->nitems);
+	/* past the header's 64 bits: a mask word of the record's own, cleared at its reserve */
+	if (w->r->nitems >= 64)
+		it.mask_off = w->r->nitems % 64 ? w->r->items[w->r->nitems - 1].mask_off
+						: (w->r->size += 8) - 8;
+	dt_buf_printf(w->o, "\t\tif (rec)\n\t\t\t*(__u64 *)(rec + %u) |= 1ULL << %zu;\n",
+		      it.mask_off, w->r->nitems % 64);
 	DT_PUSH(w->r->items, w->r->nitems, it);
 }
 
@@ -553,7 +557,7 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		if (!cg_call_stmt(g, n, w->o, "\t\t"))
 			cg_unknown_call(g, n, "this action");
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
-		   !cg_var_stmt(g, n, w->o, "\t\t")) {
+		   !cg_var_stmt(g, n, w->o, "\t\t") && !cg_expr_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
 	}
 }
@@ -570,6 +574,9 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	/* the record's number, its CPU, the mask of its actions that ran, its probe */
 	rec.size = 24;
 	g->clause = pc->clause;
+	g->dclause = pc->desc;
+	for (k = 0; k < pc->clause; k++)
+		g->dclause += g->prog->clauses[k]->ndescs;
 	if (!pc->any_pid) {
 		dt_buf_add(&cond, "(", 1);
 		for (k = 0; k < pc->npids; k++)
@@ -615,8 +622,12 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 			      "\t\t\t*(__u32 *)rec = %zu;\n"
 			      "\t\t\t*(__u32 *)(rec + 4) = bpf_get_smp_processor_id();\n"
 			      "\t\t\t*(__u64 *)(rec + 8) = 0;\n"
-			      "\t\t\t*(__u64 *)(rec + 16) = probe_ix;\n\t\t}\n",
+			      "\t\t\t*(__u64 *)(rec + 16) = probe_ix;\n",
 			      rec.size, g->out->nrecs);
+		for (k = 64; k < rec.nitems; k += 64)
+			dt_buf_printf(o, "\t\t\t*(__u64 *)(rec + %u) = 0;\n",
+				      rec.items[k].mask_off);
+		dt_buf_printf(o, "\t\t}\n");
 	}
 	if (body.n)
 		dt_buf_add(o, body.s, body.n);

@@ -66,6 +66,14 @@ bool cg_destructive(struct cg *g, const struct dt_node *n)
 	return false;
 }
 
+/* copyinstr(p) dropped: read all the same, so that a bad address faults as DTrace's does */
+static void cg_call_stmt_str(struct cg *g, const struct cv *v, struct dt_buf *o, const char *ind)
+{
+	dt_buf_printf(o, "%s{\n%s\t__u8 *cs = scratch_zeroed();\n%s\tif (cs) {\n", ind, ind, ind);
+	cg_store_str(g, v, "cs", true, o, "\t\t\t\t");
+	dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
+}
+
 /*
  * A subroutine called as a statement (`strlen("a");`): its value computed,
  * as DTrace computes it, and dropped. An action is not one.
@@ -82,14 +90,30 @@ bool cg_call_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 		return false;
 	cg_value(g, n, &v);
 	if (!g->failed && v.type == TY_STR && v.skind == SV_USER) {
-		/* copyinstr(p): read, so that a bad address faults as DTrace's does */
-		dt_buf_printf(o, "%s{\n%s\t__u8 *cs = scratch_zeroed();\n%s\tif (cs) {\n", ind, ind,
-			      ind);
-		cg_store_str(g, &v, "cs", true, o, "\t\t\t\t");
-		dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
+		cg_call_stmt_str(g, &v, o, ind);
 	} else if (!g->failed && v.text && (v.type == TY_INT || v.skind == SV_MEM)) {
 		dt_buf_printf(o, "%s(void)(%s);\n", ind, v.text);
 	}
+	cv_free(&v);
+	return true;
+}
+
+/*
+ * An expression as a statement that is neither a call nor a store
+ * (`*(char *)NULL;`, `a + b;`): computed and dropped, as DTrace computes
+ * it, so that a bad address read faults (the ERROR probe) where DTrace's does.
+ */
+bool cg_expr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind)
+{
+	struct cv v = {0};
+
+	if (n->kind == N_ASSIGN || n->kind == N_INCDEC || n->kind == N_CALL || n->kind == N_AGG)
+		return false;
+	cg_value(g, n, &v);
+	if (!g->failed && v.text && (v.type == TY_INT || v.skind == SV_MEM))
+		dt_buf_printf(o, "%s(void)(%s);\n", ind, v.text);
+	else if (!g->failed && v.type == TY_STR && v.skind == SV_USER)
+		cg_call_stmt_str(g, &v, o, ind);
 	cv_free(&v);
 	return true;
 }

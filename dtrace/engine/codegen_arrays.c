@@ -72,6 +72,16 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 		cv_free(&t);
 		g->failed = false;
 	}
+	if (kind == 'g' && cg_decl_type(g, 'a', a.name)) {
+		/* declared (`short s[int]`): its values are of that type */
+		struct cg_type t;
+
+		if (!cg_type(g, cg_decl_type(g, 'a', a.name), &t) && !t.is_aggr && !t.is_void) {
+			a.is_str = t.is_str;
+			a.size = t.is_str ? 0 : t.size > 8 || !t.size ? 8 : t.size;
+			a.is_unsigned = t.is_unsigned;
+		}
+	}
 	if (!a.size)
 		a.size = 8;
 	DT_PUSH(g->arrays, g->narrays, a);
@@ -112,7 +122,7 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 		      "struct akey { __u8 b[%u]; };\n"
 		      "struct { __uint(type, 6); __uint(max_entries, %u); __type(key, __u32); "
 		      "__type(value, struct akey); } akeys SEC(\".maps\");\n"
-		      "INLINE __u8 *akey(__u32 i, int zeroed) {\n"
+		      "static __attribute__((noinline)) __u8 *akey(__u32 i, int zeroed) {\n"
 		      "\tvoid *s = bpf_map_lookup_elem(&akeys, &i), *zs = zero_value();\n"
 		      "\tif (s && zs && zeroed) bpf_probe_read_kernel(s, %u, zs);\n"
 		      "\treturn s;\n}\n",
@@ -177,6 +187,21 @@ bool cg_array_read(struct cg *g, const struct dt_node *n, struct cv *v)
 		v->type = TY_INT;
 		v->size = 8;
 		v->text = dt_xstrdup("0LL");
+		return true;
+	}
+	if (!a && kind == 'g' && cg_decl_type(g, 'a', n->name)) {
+		/* declared, and no clause assigns it: every element is D's zero of its type */
+		struct cg_type t;
+
+		if (!cg_type(g, cg_decl_type(g, 'a', n->name), &t) && t.is_str) {
+			cg_null_str(v);
+			v->marked = true; /* DTrace's NULL: recording it faults */
+		} else {
+			v->type = TY_INT;
+			v->size = t.size && t.size < 8 ? t.size : 8;
+			v->is_unsigned = t.is_unsigned;
+			v->text = dt_xstrdup("0LL");
+		}
 		return true;
 	}
 	if (!a && kind == 'g') { /* no clause assigns it: D knows no such name */
@@ -269,6 +294,9 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 		else
 			dt_buf_printf(o, "%s\t\tx = old %s x;\n", ind, opc);
 	}
+	if (!a->is_str && a->size < 8) /* what the value's type holds */
+		dt_buf_printf(o, "%s\t\tx = %s((__u64)x, %u);\n", ind, a->is_unsigned ? "zx" : "sx",
+			      a->size);
 	if (a->is_str && !del0)
 		dt_buf_printf(
 		    o,

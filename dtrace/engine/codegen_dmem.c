@@ -44,6 +44,16 @@ static const char dmem_functions[] =
     "INLINE int dload(void *d, __u32 n, __u64 a) {\n"
     "\t__u8 *p = dmem_at(a, n);\n"
     "\tif (p) return bpf_probe_read_kernel(d, n & 15, p) ? -1 : 0;\n"
+    /* past a global object (`((int *)a)[10]` of `int a[5]`): the bytes there, as DTrace's */
+    "#ifdef DMEM_GLOBALS\n"
+    "\tif (a - DMEM_VA_G < sizeof(struct gvars) - 16) {\n"
+    "\t\t__u32 z = 0; __u64 off = a - DMEM_VA_G;\n"
+    "\t\t__u8 *m = bpf_map_lookup_elem(&gvars, &z);\n"
+    "\t\tBOUNDED(off);\n"
+    "\t\tif (m && off < sizeof(struct gvars) - 16)\n"
+    "\t\t\treturn bpf_probe_read_kernel(d, n & 15, m + off) ? -1 : 0;\n"
+    "\t}\n"
+    "#endif\n"
     "\tif (a >= DMEM_VA_S && a < DMEM_VA_G + (1ULL << 56)) return -1;\n"
     "\tif (!bpf_probe_read_user(d, n & 15, (void *)a)) return 0;\n"
     "\treturn bpf_probe_read_kernel(d, n & 15, (void *)a) ? -1 : 0;\n"
@@ -137,6 +147,15 @@ bool cg_trace_object(struct cg *g, const struct dt_node *n)
 		return false;
 	if (n->args[0]->kind == N_IDENT && !cg_var_find(g, 'g', n->args[0]->name))
 		return false;
+	if (n->args[0]->kind == N_INDEX && !n->args[0]->name[0] && n->args[0]->a &&
+	    (n->args[0]->a->kind == N_INDEX || n->args[0]->a->kind == N_CALL)) {
+		/* a string's character (`a[k][1]`) is no object in memory */
+		cg_value(g, n->args[0]->a, &a);
+		is = g->failed || a.type == TY_STR;
+		cv_free(&a);
+		if (is)
+			return false;
+	}
 	if (cg_ptr_lvalue(g, n->args[0], &a, &ty) && !cg_type(g, ty, &t) && t.is_aggr &&
 	    !strstr(ty, " ["))
 		is = true;

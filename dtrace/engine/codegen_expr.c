@@ -61,7 +61,12 @@ static void typed(struct cg *g, const struct dt_node *n, struct cv *v, const cha
 	}
 	if (!v->size)
 		set_int(v, 8, false);
-	cg_conv(v, t.size, t.is_unsigned);
+	/*
+	 * DTrace folds a constant cast to char or short to the type's bits, not
+	 * sign-extended: printf("%d", (char)0x1ef) prints 239 (printf/tst.ints.d)
+	 */
+	cg_conv(v, t.size,
+		t.is_unsigned || (n->kind == N_CAST && n->a && n->a->kind == N_INT && t.size < 4));
 	v->ptr = t.is_ptr ? cg_type_pointee(g, ty) : NULL; /* (int *)x points at an int */
 }
 
@@ -339,6 +344,19 @@ static void binary(struct cg *g, const struct dt_node *n, struct cv *v)
 		null_compare(g, n, a.type == TY_STR ? &a : &b, a.type == TY_STR ? n->b : n->a, v);
 		goto out;
 	}
+	if (!g->failed && !strcmp(n->op, "+") && (a.type == TY_STR) != (b.type == TY_STR)) {
+		/* D's string is a char array: s + i (or i + s) is the string from s[i] on */
+		const struct dt_node *args[2] = {a.type == TY_STR ? n->a : n->b,
+						 a.type == TY_STR ? n->b : n->a};
+		struct dt_node sub = *n;
+
+		sub.kind = N_CALL;
+		sub.name = "substr";
+		sub.args = (struct dt_node **)args;
+		sub.nargs = 2;
+		cg_strfn(g, &sub, v);
+		goto out;
+	}
 	if (!g->failed && (a.type != TY_INT || b.type != TY_INT))
 		cg_err(g, n, "an operator on a string and an integer, or this one on strings");
 	if (g->failed)
@@ -416,6 +434,8 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct cv a = {0}, b = {0}, c = {0};
 
 	memset(v, 0, sizeof(*v));
+	if (!g->failed && n->kind == N_INDEX && n->name && !n->name[0] && cg_str_index(g, n, v))
+		return; /* a string-valued expression indexed: its character */
 	if (g->failed || cg_ptr_value(g, n, v))
 		return;
 	switch (n->kind) {

@@ -57,10 +57,11 @@ static const struct {
 	const char *name;
 	int value;
 } faults[] = {
-    {"DTRACEFLT_UNKNOWN", 0},  {"DTRACEFLT_BADADDR", 1},    {"DTRACEFLT_BADALIGN", 2},
-    {"DTRACEFLT_ILLOP", 3},    {"DTRACEFLT_DIVZERO", 4},    {"DTRACEFLT_NOSCRATCH", 5},
-    {"DTRACEFLT_KPRIV", 6},    {"DTRACEFLT_UPRIV", 7},	    {"DTRACEFLT_TUPOFLOW", 8},
-    {"DTRACEFLT_BADSTACK", 9}, {"DTRACEFLT_LIBRARY", 1000},
+    {"DTRACEFLT_UNKNOWN", 0},	 {"DTRACEFLT_BADADDR", 1},  {"DTRACEFLT_BADALIGN", 2},
+    {"DTRACEFLT_ILLOP", 3},	 {"DTRACEFLT_DIVZERO", 4},  {"DTRACEFLT_NOSCRATCH", 5},
+    {"DTRACEFLT_KPRIV", 6},	 {"DTRACEFLT_UPRIV", 7},    {"DTRACEFLT_TUPOFLOW", 8},
+    {"DTRACEFLT_BADSTACK", 9},	 {"DTRACEFLT_BADSIZE", 10}, {"DTRACEFLT_BADINDEX", 11},
+    {"DTRACEFLT_LIBRARY", 1000},
 };
 
 /*
@@ -137,7 +138,9 @@ const char *eg_fault_name(uint64_t kind)
 					    "invalid kernel access",
 					    "invalid user access",
 					    "out of tuple stack space",
-					    "bad stack"};
+					    "bad stack",
+					    "invalid size",
+					    "index out of bounds"};
 
 	return kind < sizeof(names) / sizeof(names[0]) ? names[kind] : "unknown fault";
 }
@@ -192,7 +195,7 @@ int cg_fault_sizes(struct cg *g)
 static size_t new_site(struct cg *g)
 {
 	const struct dt_probe *p = g->probe;
-	struct eg_fault_site s = {p->id, g->clause, {0}};
+	struct eg_fault_site s = {p->id, g->dclause, {0}};
 
 	snprintf(s.desc, sizeof(s.desc), "%s:%s:%s:%s", p->prov ? p->prov : "",
 		 p->mod ? p->mod : "", p->func ? p->func : "", p->name ? p->name : "");

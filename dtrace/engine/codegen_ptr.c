@@ -152,6 +152,7 @@ static bool ptr_index(struct cg *g, const struct dt_node *n)
 
 static void load(struct cg *g, const struct dt_node *n, const char *addr, const char *ty,
 		 struct cv *v);
+static size_t site(struct cg *g);
 
 /*
  * n as a place in memory: its address (an integer) and its type's words;
@@ -384,8 +385,16 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 			cg_refuse(g, n, "D_ARR_BOUNDS", t);
 			return false;
 		}
-		snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + (__u64)(%s) * %uULL)", b.text, i.text,
-			 sz);
+		if (bound && !cg_const(g, n->args[0], &k))
+			/* a declared array's index, checked at run time: DTRACEFLT_BADINDEX */
+			snprintf(
+			    t, sizeof(t),
+			    "({ __s64 ix_ = (__s64)(%s); if ((__u64)ix_ >= %luULL) "
+			    "FAULT(%zu, 11, ix_); (__s64)((__u64)(%s) + (__u64)ix_ * %uULL); })",
+			    i.text, bound, site(g), b.text, sz);
+		else
+			snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + (__u64)(%s) * %uULL)", b.text,
+				 i.text, sz);
 		cv_set(addr, t, 8, true, NULL);
 		cv_free(&b);
 		cv_free(&i);

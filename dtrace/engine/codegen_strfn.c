@@ -252,9 +252,21 @@ bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v)
 	struct dt_buf o = {0};
 	unsigned j;
 
-	if (n->kind != N_INDEX || !str_base(g, n, &base))
+	if (n->kind == N_INDEX && n->name && !n->name[0] && n->nargs == 1 && n->a &&
+	    (n->a->kind == N_INDEX || n->a->kind == N_CALL)) {
+		/* a string-valued expression indexed (`a[k][1]`, `substr(s, 1)[0]`) */
+		cg_value(g, n->a, &sv);
+		if (g->failed)
+			return true; /* reported */
+		if (sv.type != TY_STR) {
+			cv_free(&sv);
+			return false;
+		}
+	} else if (n->kind != N_INDEX || !str_base(g, n, &base)) {
 		return false;
-	cg_value(g, &base, &sv);
+	} else {
+		cg_value(g, &base, &sv);
+	}
 	cg_int(g, n->args[0], &ix);
 	j = g->failed ? 0 : slot(g, n);
 	if (!g->failed) {

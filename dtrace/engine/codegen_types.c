@@ -381,15 +381,19 @@ static void promote(struct cv *v)
 }
 
 /*
- * C's usual arithmetic conversions: the common type of a and b (each
- * promoted to int at least; the wider wins; unsigned at equal width).
+ * DTrace's arithmetic conversions (dt_type_promote): the common type of a
+ * and b is the wider one, unsigned at equal width, with no promotion to int
+ * (an unsigned char plus a signed char is an unsigned char, as DTrace's
+ * arithmetic/tst.cast-add*.d print).
  */
 static void common(const struct cv *a, const struct cv *b, unsigned *size, bool *uns)
 {
 	struct cv x = *a, y = *b;
 
-	promote(&x);
-	promote(&y);
+	if (!x.size)
+		promote(&x);
+	if (!y.size)
+		promote(&y);
 	if (x.size == y.size) {
 		*size = x.size;
 		*uns = x.is_unsigned || y.is_unsigned;

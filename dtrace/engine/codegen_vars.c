@@ -98,6 +98,28 @@ static bool declared(struct cg *g, struct cg_var *v)
 	return true;
 }
 
+/*
+ * A `char *` variable whose first assignment is a string (`s = probeprov`)
+ * holds that string, as D's char pointer points at one: s[0] its first char.
+ */
+static void char_ptr_str(struct cg *g, struct cg_var *v, const struct dt_node *n)
+{
+	struct cv t = {0};
+
+	if (!v->ptr || (strcmp(v->ptr, "char") && strcmp(v->ptr, "const char")) ||
+	    n->kind != N_ASSIGN || strcmp(n->op, "=") || !n->b)
+		return;
+	cg_value(g, n->b, &t);
+	if (!g->failed && t.type == TY_STR) {
+		v->is_str = true;
+		v->size = 0;
+		dt_free(v->ptr);
+		v->ptr = NULL;
+	}
+	cv_free(&t);
+	g->failed = false; /* reported when the code is written */
+}
+
 static void scan_node(struct cg *g, const struct dt_node *n)
 {
 	size_t i;
@@ -126,7 +148,7 @@ static void scan_node(struct cg *g, const struct dt_node *n)
 		struct cg_var *v = add(g, k, n->a->name);
 
 		if (!v->typed && declared(g, v))
-			;
+			char_ptr_str(g, v, n);
 		else if (!v->typed && n->kind == N_ASSIGN && !strcmp(n->op, "=") && n->b) {
 			struct cv t;
 

@@ -32,7 +32,8 @@ struct eg_field {
 /* One action of a record: its renderer action and its fields. */
 struct eg_item {
 	size_t act;
-	size_t first, n; /* in the record's fields */
+	size_t first, n;   /* in the record's fields */
+	unsigned mask_off; /* the mask word with its bit (item % 64): 8, the header's, or past it */
 };
 
 /* A record: what one clause writes when it fires on one probe. */
@@ -119,7 +120,7 @@ struct eg_tracepoint {
 #define EG_ERROR_ID 3 /* the ERROR probe's ID, as DTrace's */
 struct eg_fault_site {
 	unsigned probe_id;
-	size_t clause;
+	size_t clause;	/* DTrace's dt_clause_N: a clause per probe description */
 	char desc[256]; /* prov:mod:func:name */
 };
 /*

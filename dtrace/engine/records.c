@@ -126,8 +126,10 @@ static void on_fault(struct eg_reader *rd, const unsigned char *d, size_t size)
 	fflush(rd->r->out);
 	fprintf(stderr, "dtrace: error in dt_clause_%zu for probe ID %u (%s): %s", s->clause,
 		s->probe_id, s->desc, eg_fault_name(kind));
-	if (kind == 1 || kind == 2)
+	if (kind == 1 || kind == 2 || kind == 10)
 		fprintf(stderr, " (0x%" PRIx64 ")", val);
+	else if (kind == 11) /* DTRACEFLT_BADINDEX: the index */
+		fprintf(stderr, " (%" PRId64 ")", (int64_t)val);
 	fprintf(stderr, " at BPF pc %" PRIu64 "\n", site);
 	if (s->probe_id != EG_ERROR_ID) {
 		uint64_t arg[6] = {0, s->probe_id, s->clause, site, kind, val};
@@ -198,7 +200,9 @@ static int on_record(void *ctx, void *data, size_t size)
 		const struct eg_item *it = &rec->items[i];
 		char **f;
 
-		if (!(ran & (UINT64_C(1) << i)))
+		if (it->mask_off != 8 && (size_t)it->mask_off + 8 <= size)
+			memcpy(&ran, d + it->mask_off, 8); /* past 64 actions: a word of its own */
+		if (!(ran & (UINT64_C(1) << (i % 64))))
 			continue; /* in a branch not taken */
 		/* a program is its clause set's: the probe that fired is the record's */
 		if ((rd->r->t->acts[it->act].kind == A_CLAUSE ||
