@@ -20,6 +20,7 @@ struct dt_xlator {
 	char **mname;
 	struct dt_node **mexpr;
 	size_t nm;
+	int builtin; /* DTrace's own (dlib.h: DT_XL_PSINFO...): no members, N_KTASK */
 };
 
 struct parser {

@@ -20,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlib.h"
 #include "parse.h"
 
 #define fail dt_parse_fail
@@ -193,6 +194,8 @@ void dt_xlate_resolve(struct parser *ps, struct dt_node *n)
 							   : 't',
 				    n->a->name)) != NULL)
 		in = dt_xlate_canon(ps, v->type);
+	else if (n->a->kind == N_IDENT && !strcmp(n->a->name, "curthread"))
+		in = dt_xstrdup("struct task_struct *");
 	else if (n->a->kind == N_INT || (n->a->kind == N_UNARY && !strchr("*&", n->a->op[0])))
 		in = dt_xstrdup("int"); /* an integer: any integer input takes it */
 	for (i = 0; i < ps->nxl; i++) {
@@ -260,6 +263,43 @@ static struct dt_node *copy(struct parser *ps, const struct dt_node *n, const st
 	return c;
 }
 
+/*
+ * A member of DTrace's own translators (dlib.c): the task's address, a
+ * constant, or N_KTASK (the engine's, from the task's fields), as the
+ * member's type; a char array's is the address of the task's (a char *).
+ */
+static struct dt_node *builtin_member(struct parser *ps, const struct dt_node *n, int builtin,
+				      const char *m, const char *mt, const struct dt_pos *pos)
+{
+	const struct dt_dlib_member *d = dt_dlib_member(builtin, m);
+	struct dt_node *c, *e;
+
+	if (!d) {
+		fail_tag(ps, "D_XLATE_NOCONV", pos,
+			 "translator does not define conversion for member: %s", m);
+		return NULL;
+	}
+	if (d->kind == 'z') {
+		e = dt_parse_node(ps, N_INT);
+		e->ival = d->value;
+	} else if (d->kind == 'a') {
+		e = copy(ps, n->a, NULL);
+	} else {
+		e = dt_parse_node(ps, N_KTASK);
+		e->name = dt_xstrdup(m);
+		e->ival = builtin;
+		e->a = copy(ps, n->a, NULL);
+	}
+	e->pos = *pos;
+	if (strchr(mt, '['))
+		return e;
+	c = dt_parse_node(ps, N_CAST);
+	c->pos = *pos;
+	c->name = dt_xstrdup(mt);
+	c->a = e;
+	return c;
+}
+
 struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, const char *m,
 				const struct dt_pos *pos)
 {
@@ -272,6 +312,8 @@ struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, cons
 		fail_tag(ps, "D_TYPE_MEMBER", pos, "%s is not a member of %s", m, x->out);
 		return NULL;
 	}
+	if (x->builtin)
+		return builtin_member(ps, n, x->builtin, m, mt, pos);
 	for (i = 0; i < x->nm; i++)
 		if (!strcmp(x->mname[i], m))
 			e = x->mexpr[i]; /* the last definition */

@@ -182,6 +182,8 @@ bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
 int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
 void cg_btf_free(struct cg *g);
+/* codegen_procfs.c: a member of DTrace's psinfo_t/lwpsinfo_t translators (N_KTASK). */
+void cg_ktask(struct cg *g, const struct dt_node *n, struct cv *v);
 /*
  * codegen_vars.c: what can be checked in a clause no probe matched (-Z),
  * for which no code is written: argN past arg11. 0, or -1 (reported).

@@ -571,6 +571,9 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	case N_SIZEOF:
 		size_of(g, n, v);
 		return;
+	case N_KTASK:
+		cg_ktask(g, n, v);
+		return;
 	default:
 		cg_err(g, n, "this expression");
 		return;
