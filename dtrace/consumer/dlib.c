@@ -68,7 +68,8 @@ const char dt_dlib_types[] =
 #define REGS                                                                                       \
 	"inline int R_X0 = 0; inline int R_X1 = 1; inline int R_X2 = 2; inline int R_X3 = 3;\n"    \
 	"inline int R_X4 = 4; inline int R_X5 = 5; inline int R_X6 = 6; inline int R_X7 = 7;\n"    \
-	"inline int R_X8 = 8; inline int R_X9 = 9; inline int R_X10 = 10; inline int R_X11 = 11;\n" \
+	"inline int R_X8 = 8; inline int R_X9 = 9; inline int R_X10 = 10; inline int R_X11 = "     \
+	"11;\n"                                                                                    \
 	"inline int R_X12 = 12; inline int R_X13 = 13; inline int R_X14 = 14;\n"                   \
 	"inline int R_X15 = 15; inline int R_X16 = 16; inline int R_X17 = 17;\n"                   \
 	"inline int R_X18 = 18; inline int R_X19 = 19; inline int R_X20 = 20;\n"                   \
@@ -80,17 +81,24 @@ const char dt_dlib_types[] =
 	"inline int R_R0 = 0; inline int R_R1 = 1;\n"
 #else
 #define REGS                                                                                       \
-	"inline int R_R15 = 0; inline int R_R14 = 1; inline int R_R13 = 2; inline int R_R12 = 3;\n" \
-	"inline int R_RBP = 4; inline int R_RBX = 5; inline int R_R11 = 6; inline int R_R10 = 7;\n" \
-	"inline int R_R9 = 8; inline int R_R8 = 9; inline int R_RAX = 10; inline int R_RCX = 11;\n" \
+	"inline int R_R15 = 0; inline int R_R14 = 1; inline int R_R13 = 2; inline int R_R12 = "    \
+	"3;\n"                                                                                     \
+	"inline int R_RBP = 4; inline int R_RBX = 5; inline int R_R11 = 6; inline int R_R10 = "    \
+	"7;\n"                                                                                     \
+	"inline int R_R9 = 8; inline int R_R8 = 9; inline int R_RAX = 10; inline int R_RCX = "     \
+	"11;\n"                                                                                    \
 	"inline int R_RDX = 12; inline int R_RSI = 13; inline int R_RDI = 14;\n"                   \
 	"inline int R_ERR = 15; inline int R_RIP = 16; inline int R_CS = 17;\n"                    \
 	"inline int R_EFL = 18; inline int R_RSP = 19; inline int R_SS = 20;\n"                    \
-	"inline int R_DS = 21; inline int R_ES = 22; inline int R_FS = 23; inline int R_GS = 24;\n" \
+	"inline int R_DS = 21; inline int R_ES = 22; inline int R_FS = 23; inline int R_GS = "     \
+	"24;\n"                                                                                    \
 	"inline int R_TRAPNO = 25;\n"                                                              \
-	"inline int R_EBP = 4; inline int R_EBX = 5; inline int R_EAX = 10; inline int R_ECX = 11;\n" \
-	"inline int R_EDX = 12; inline int R_ESI = 13; inline int R_EDI = 14; inline int R_EIP = 16;\n" \
-	"inline int R_ESP = 19; inline int R_PC = 16; inline int R_SP = 19; inline int R_FP = 4;\n" \
+	"inline int R_EBP = 4; inline int R_EBX = 5; inline int R_EAX = 10; inline int R_ECX = "   \
+	"11;\n"                                                                                    \
+	"inline int R_EDX = 12; inline int R_ESI = 13; inline int R_EDI = 14; inline int R_EIP = " \
+	"16;\n"                                                                                    \
+	"inline int R_ESP = 19; inline int R_PC = 16; inline int R_SP = 19; inline int R_FP = "    \
+	"4;\n"                                                                                     \
 	"inline int R_PS = 18; inline int R_R0 = 10; inline int R_R1 = 5;\n"
 #endif
 
@@ -114,16 +122,16 @@ const char dt_dlib_inlines[] =
  * task (N_KTASK); 'a': the task's address; 'z': a constant (value).
  */
 static const struct dt_dlib_member psinfo_members[] = {
-    {"pr_nlwp", 'z', 1},   {"pr_pid", 'k', 0},	 {"pr_ppid", 'k', 0},	{"pr_pgid", 'k', 0},
-    {"pr_sid", 'k', 0},	   {"pr_uid", 'k', 0},	 {"pr_euid", 'k', 0},	{"pr_gid", 'k', 0},
-    {"pr_egid", 'k', 0},   {"pr_addr", 'a', 0},	 {"pr_ttydev", 'k', 0}, {"pr_fname", 'k', 0},
-    {"pr_psargs", 'k', 0}, {"pr_wstat", 'z', 0}, {"pr_argc", 'k', 0},	{"pr_argv", 'k', 0},
+    {"pr_nlwp", 'z', 1},   {"pr_pid", 'k', 0},	  {"pr_ppid", 'k', 0},	 {"pr_pgid", 'k', 0},
+    {"pr_sid", 'k', 0},	   {"pr_uid", 'k', 0},	  {"pr_euid", 'k', 0},	 {"pr_gid", 'k', 0},
+    {"pr_egid", 'k', 0},   {"pr_addr", 'a', 0},	  {"pr_ttydev", 'k', 0}, {"pr_fname", 'k', 0},
+    {"pr_psargs", 'k', 0}, {"pr_wstat", 'z', 0},  {"pr_argc", 'k', 0},	 {"pr_argv", 'k', 0},
     {"pr_envp", 'k', 0},   {"pr_dmodel", 'z', 2}, {"pr_taskid", 'z', 0}, {"pr_projid", 'z', 0},
     {"pr_nzomb", 'z', 0},  {"pr_poolid", 'z', 0}, {"pr_zoneid", 'z', 0}, {"pr_contract", 'z', 0},
     {NULL, 0, 0}};
 
 static const struct dt_dlib_member lwpsinfo_members[] = {
-    {"pr_flag", 'k', 0},  {"pr_lwpid", 'k', 0}, {"pr_addr", 'a', 0}, {"pr_wchan", 'z', 0},
+    {"pr_flag", 'k', 0},  {"pr_lwpid", 'k', 0}, {"pr_addr", 'a', 0},  {"pr_wchan", 'z', 0},
     {"pr_stype", 'z', 0}, {"pr_state", 'k', 0}, {"pr_sname", 'k', 0}, {"pr_pri", 'k', 0},
     {"pr_name", 'k', 0},  {"pr_onpro", 'k', 0}, {NULL, 0, 0}};
 

@@ -319,6 +319,7 @@ static struct dt_node *postfix(struct parser *ps)
 			ix->name = dt_xstrdup("");
 			next(ps);
 			ix->args = arglist(ps, &ix->nargs, "]");
+			dt_xlate_index_check(ps, ix);
 			n = ix;
 		} else {
 			break;
@@ -334,6 +335,8 @@ static bool cast_ahead(struct parser *ps)
 	size_t n = 0;
 
 	p += strspn(p, " \t\n");
+	if (p[0] == 'D' && p[1] == '`')
+		p += 2; /* D`type (the lexer's) */
 	while ((isalnum((unsigned char)*p) || *p == '_') && n < sizeof(w) - 1)
 		w[n++] = *p++;
 	w[n] = '\0';

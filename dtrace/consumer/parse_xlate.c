@@ -291,8 +291,10 @@ static struct dt_node *builtin_member(struct parser *ps, const struct dt_node *n
 		e->a = copy(ps, n->a, NULL);
 	}
 	e->pos = *pos;
-	if (strchr(mt, '['))
+	if (strchr(mt, '[')) {
+		e->size = (unsigned)strtoul(strchr(mt, '[') + 1, NULL, 10); /* its elements */
 		return e;
+	}
 	c = dt_parse_node(ps, N_CAST);
 	c->pos = *pos;
 	c->name = dt_xstrdup(mt);
@@ -330,4 +332,14 @@ struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, cons
 	c->name = dt_xstrdup(mt);
 	c->a = copy(ps, e, n->a);
 	return c;
+}
+
+void dt_xlate_index_check(struct parser *ps, const struct dt_node *ix)
+{
+	const struct dt_node *a = ix->a, *k = ix->nargs == 1 ? ix->args[0] : NULL;
+
+	if (a && a->kind == N_KTASK && a->size && k && k->kind == N_INT &&
+	    (k->ival < 0 || k->ival >= (int64_t)a->size))
+		fail_tag(ps, "D_ARR_BOUNDS", &k->pos, "index outside array bounds: %lld, max is %u",
+			 (long long)k->ival, a->size);
 }

@@ -120,7 +120,8 @@ void cg_dmem_maps(const struct cg *g, struct dt_buf *o)
 	for (i = 0; i < g->nvars; i++)
 		objs |= g->vars[i].bytes > 0;
 	if (!g->dmem) {
-		dt_buf_printf(o, "#define DMEM_RESET()\n%s#define DREAD_STR(d, a) kread_str(d, a)\n",
+		dt_buf_printf(o,
+			      "#define DMEM_RESET()\n%s#define DREAD_STR(d, a) kread_str(d, a)\n",
 			      kread_str);
 		return;
 	}

@@ -445,7 +445,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_var_read(g, n, v);
 		return;
 	case N_INDEX:
-		if (!cg_str_index(g, n, v))
+		if (!cg_uregs(g, n, v) && !cg_str_index(g, n, v))
 			cg_array_read(g, n, v);
 		return;
 	case N_ARGS: {

@@ -87,8 +87,8 @@ static char *state(struct kpath *k, const char *t, bool letter)
 		unsigned bit;
 		int num;
 		char sname;
-	} m[] = {{0x1, 1, 'S'},	  {0x2, 1, 'S'},   {0x4, 4, 'T'},   {0x8, 4, 'T'},  {0x20, 3, 'Z'},
-		 {0x10, 3, 'Z'},  {0x80, 3, 'Z'},  {0x100, 7, 'W'}, {0x200, 7, 'W'}};
+	} m[] = {{0x1, 1, 'S'},	 {0x2, 1, 'S'},	 {0x4, 4, 'T'},	  {0x8, 4, 'T'},  {0x20, 3, 'Z'},
+		 {0x10, 3, 'Z'}, {0x80, 3, 'Z'}, {0x100, 7, 'W'}, {0x200, 7, 'W'}};
 	struct dt_buf b = {0};
 	unsigned size, o;
 	const char *f = state_field(k, &size);
@@ -168,14 +168,16 @@ static char *args_at(struct kpath *k, const char *t, const char *what)
 	char *ss = mm_field(k, t, "start_stack");
 
 	if (!strcmp(what, "argc"))
-		dt_buf_printf(&b, "({ __u64 ss_ = %s, ac_ = 0; if (ss_) bpf_probe_read_user(&ac_, 8, "
-				  "(void *)ss_); ac_; })",
+		dt_buf_printf(&b,
+			      "({ __u64 ss_ = %s, ac_ = 0; if (ss_) bpf_probe_read_user(&ac_, 8, "
+			      "(void *)ss_); ac_; })",
 			      ss);
 	else if (!strcmp(what, "argv"))
 		dt_buf_printf(&b, "({ __u64 ss_ = %s; ss_ ? ss_ + 8 : 0; })", ss);
 	else
-		dt_buf_printf(&b, "({ __u64 ss_ = %s, ac_ = 0; if (ss_) bpf_probe_read_user(&ac_, 8, "
-				  "(void *)ss_); ss_ ? ss_ + 8 * (ac_ + 2) : 0; })",
+		dt_buf_printf(&b,
+			      "({ __u64 ss_ = %s, ac_ = 0; if (ss_) bpf_probe_read_user(&ac_, 8, "
+			      "(void *)ss_); ss_ ? ss_ + 8 * (ac_ + 2) : 0; })",
 			      ss);
 	dt_free(ss);
 	return b.s;
