@@ -13,8 +13,10 @@
  * compiles (members of D's memory, pointers, casts), so a translated value
  * is never stored anywhere: there is no translated data to point at, and
  * `(uintptr_t)xlate <T *> (e)` is refused as DTrace refuses it. DTrace's
- * own translators (psinfo_t, lwpsinfo_t...) need the kernel's types, which
- * this consumer does not have: refused as unsupported.
+ * own translators (psinfo_t, lwpsinfo_t from struct task_struct *: dlib.c)
+ * are entries without members, marked builtin: their members are the
+ * task's address, a constant, or N_KTASK, the engine's to compute from
+ * the task (dtrace/engine/codegen_procfs.c); curthread is their input.
  */
 #include <stdio.h>
 #include <stdlib.h>
