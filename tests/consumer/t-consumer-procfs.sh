@@ -20,8 +20,9 @@ BEGIN
 	    curpsinfo->pr_gid - $gid, curpsinfo->pr_euid - $euid);
 	printf("%s|%s|%s|%d|%d\n", curpsinfo->pr_fname, curlwpsinfo->pr_name,
 	    curpsinfo->pr_psargs, curpsinfo->pr_argc, curpsinfo->pr_dmodel == PR_MODEL_LP64);
-	printf("%s|%s\n", copyinstr(*(uint64_t *)(curpsinfo->pr_argv + 8 * 3)),
-	    copyinstr(*(uint64_t *)curpsinfo->pr_envp));
+	printf("%s|%s|%d\n", copyinstr(*(uint64_t *)(curpsinfo->pr_argv + 8 * 3)),
+	    copyinstr(*(uint64_t *)curpsinfo->pr_envp),
+	    *(uint64_t *)copyin(curpsinfo->pr_argv, 8) == *(uint64_t *)curpsinfo->pr_argv);
 	printf("%d %d %c %d %d %d\n", curlwpsinfo->pr_lwpid - tid, curlwpsinfo->pr_state,
 	    curlwpsinfo->pr_sname, curlwpsinfo->pr_flag, curlwpsinfo->pr_addr == (uintptr_t)curthread,
 	    curpsinfo->pr_addr == (uintptr_t)curthread);
@@ -32,10 +33,11 @@ BEGIN
 }
 D
 # argv[0] is dtrace's path as run; its argv[3] this script's; the first
-# variable of its environment is set here for it to see.
+# variable of its environment is set here for it to see; argv[0]'s address
+# read through copyin()'s bytes (a cast of copyin()) and directly.
 env -i PROCFS_FIRST=yes taskset -c 0 "$DTRACE" -q -s "$T/p.d" >"$T/out" 2>"$T/err" ||
 	{ cat "$T/err" >&2; fail "dtrace -s p.d failed"; }
-same "$T/out" "0 0 0 0 0 0 0\ndtrace|dtrace|$DTRACE|4|1\n$T/p.d|PROCFS_FIRST=yes\n0 2 R 0 1 1\n0 0 0 t\n\n" \
+same "$T/out" "0 0 0 0 0 0 0\ndtrace|dtrace|$DTRACE|4|1\n$T/p.d|PROCFS_FIRST=yes|1\n0 2 R 0 1 1\n0 0 0 t\n\n" \
 	"curpsinfo and curlwpsinfo of dtrace itself"
 
 # A task read through a pointer: a null one reads 0 (no fault), as DTrace's.
