@@ -85,9 +85,10 @@ struct cg {
 	unsigned scratch; /* the largest key */
 	struct cg_var *vars;
 	size_t nvars;
-	bool scanning;	 /* cg_vars_scan(): typing, nothing emitted */
-	size_t clause;	 /* the clause being written */
-	unsigned nstrfn; /* string function calls: a slot each */
+	bool scanning;	  /* cg_vars_scan(): typing, nothing emitted */
+	size_t clause;	  /* the clause being written */
+	size_t clause_no; /* DTrace's number of it (dt_clause_N): one for each description */
+	unsigned nstrfn;  /* string function calls: a slot each */
 	struct cg_array *arrays;
 	size_t narrays;
 	/* arrays' keys being built, one inside another's (a[b[k]]), and the most at once */

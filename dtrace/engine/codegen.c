@@ -551,6 +551,14 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 	} else if (n->kind == N_CALL) {
 		if (!cg_call_stmt(g, n, w->o, "\t\t"))
 			cg_unknown_call(g, n, "this action");
+	} else if ((n->kind == N_UNARY && !strcmp(n->op, "*")) ||
+		   (n->kind == N_MEMBER && !strcmp(n->op, "->"))) {
+		struct cv v;
+
+		cg_int(g, n, &v); /* a load for its own sake: its fault, if any */
+		if (!g->failed)
+			dt_buf_printf(w->o, "\t\t(void)(%s);\n", v.text);
+		cv_free(&v);
 	} else if (!cg_var_byte_stmt(g, n, w->o, "\t\t") && !cg_array_stmt(g, n, w->o, "\t\t") &&
 		   !cg_var_stmt(g, n, w->o, "\t\t")) {
 		cg_err(g, n, "this statement (associative arrays, assignments as values)");
@@ -569,6 +577,9 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	/* the record's number, its CPU, the mask of its actions that ran, its probe */
 	rec.size = 24;
 	g->clause = pc->clause;
+	g->clause_no = pc->desc; /* DTrace compiles a clause once for each of its descriptions */
+	for (k = 0; k < pc->clause; k++)
+		g->clause_no += g->prog->clauses[k]->ndescs;
 	if (!pc->any_pid) {
 		dt_buf_add(&cond, "(", 1);
 		for (k = 0; k < pc->npids; k++)

@@ -12,12 +12,13 @@
  * program), cpu_lgrp its NUMA node (bpf_get_numa_node_id); chip, lgrp and
  * pset are those of this CPU, as DTrace's sched.d defines them. errno the
  * failed return of a syscall:: return probe and 0 elsewhere. ipl, which
- * Linux has no BPF helper for, is DTrace's illegal operation at run time
- * (its ERROR). uregs[R_*] (cg_uregs) is a register of the thread's user
- * mode: the kernel's saved pt_regs of the task (bpf_task_pt_regs, Linux
- * 5.15; at a uprobe, its own registers), past them DTrace's x86-64 extras
- * from the task's thread_struct (ds, es, fsbase, gsbase, trap_nr); the
- * index a constant, as DTrace requires.
+ * Linux has no BPF helper for, is 0 where the probe fires in a thread's
+ * context (a uprobe: BEGIN, END, ERROR, USDT; a syscall), where no
+ * interrupt is being handled; at tick- and profile- (an interrupt) DTrace's
+ * illegal operation at run time (its ERROR), as DTrace for Linux's. uregs[R_*] (cg_uregs) is a
+ * register of the thread's user mode: the kernel's saved pt_regs of the task (bpf_task_pt_regs,
+ * Linux 5.15; at a uprobe, its own registers), past them DTrace's x86-64 extras from the task's
+ * thread_struct (ds, es, fsbase, gsbase, trap_nr); the index a constant, as DTrace requires.
  */
 #include <stdio.h>
 #include <string.h>
@@ -86,7 +87,16 @@ bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v)
 			set(v, 4, false, "0LL");
 		}
 	} else if (!strcmp(s, "ipl")) {
-		snprintf(t, sizeof(t), "({ FAULT(%zu, 3, 0); 0LL; })", cg_fault_site(g));
+		/* a uprobe's or a syscall's: a thread's context, no interrupt handled */
+		bool thread =
+		    p && (p->kind == P_BEGIN || p->kind == P_END || p->kind == P_ERROR ||
+			  p->kind == P_USDT ||
+			  (p->kind == P_TRACEPOINT && p->prov && !strcmp(p->prov, "syscall")));
+
+		if (thread)
+			snprintf(t, sizeof(t), "0LL");
+		else
+			snprintf(t, sizeof(t), "({ FAULT(%zu, 3, 0); 0LL; })", cg_fault_site(g));
 		set(v, 4, true, t);
 	} else {
 		return false;
@@ -157,6 +167,13 @@ bool cg_uregs(struct cg *g, const struct dt_node *n, struct cv *v)
 	if (n->kind != N_INDEX || !n->name || strcmp(n->name, "uregs") || n->a)
 		return false;
 	if (n->nargs != 1 || !cg_const(g, n->args[0], &k)) {
+		struct cv ix = {0};
+
+		if (n->nargs == 1)
+			cg_int(g, n->args[0], &ix); /* an undefined name: D_IDENT_UNDEF first */
+		cv_free(&ix);
+		if (g->failed)
+			return true;
 		cg_refuse(g, n, "D_PROTO_ARG",
 			  "uregs[ ] argument #1 is incompatible with prototype:\n"
 			  "\tprototype: integer constant\n\t argument: int");

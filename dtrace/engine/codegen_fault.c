@@ -192,7 +192,7 @@ int cg_fault_sizes(struct cg *g)
 static size_t new_site(struct cg *g)
 {
 	const struct dt_probe *p = g->probe;
-	struct eg_fault_site s = {p->id, g->clause, {0}};
+	struct eg_fault_site s = {p->id, g->clause_no, {0}};
 
 	snprintf(s.desc, sizeof(s.desc), "%s:%s:%s:%s", p->prov ? p->prov : "",
 		 p->mod ? p->mod : "", p->func ? p->func : "", p->name ? p->name : "");
