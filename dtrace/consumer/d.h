@@ -72,6 +72,7 @@ enum dt_nkind {
 	N_MEMBER, /* a->name or a.name: refused */
 	N_SIZEOF, /* sizeof(type) (name: the type) or sizeof expr (a) */
 	N_XLATE,  /* xlate <name> (a): lowered by the parser, never reaches the engine */
+	N_KTASK,  /* a member of DTrace's own translators (dlib.c): name, of task a; ival builtin */
 };
 
 struct dt_node {

@@ -413,6 +413,9 @@ int dt_lex_next(struct dt_lex *lx)
 	if (isalpha((unsigned char)*s) || *s == '_' || *s == '`') {
 		while (isalnum((unsigned char)*lx->p) || *lx->p == '_' || *lx->p == '`')
 			lx->p++;
+		if (s[0] == 'D' && s[1] == '`' && lx->p > s + 2)
+			s += 2; /* D`name: a type of the D module, the program's or DTrace's
+				   library's */
 		lx->len = (size_t)(lx->p - s);
 		lx->text = dt_xmalloc(lx->len + 1);
 		memcpy(lx->text, s, lx->len);

@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlib.h"
 #include "parse.h"
 
 #define next dt_parse_next
@@ -392,7 +393,7 @@ static void declaration(struct parser *ps)
 		ps->iparams = &d;
 		c->a = ps->failed ? NULL : expr(ps);
 		ps->iparams = NULL;
-		d.value = !strcmp(type, "string") ? c->a : c;
+		d.value = !strcmp(type, "string") || (c->a && c->a->kind == N_XLATE) ? c->a : c;
 		if (d.value)
 			DT_PUSH(ps->inl, ps->ninl, d);
 		expect(ps, ";", "after the declaration");
@@ -540,6 +541,56 @@ static void rewind_token(struct parser *ps)
 	ps->lx.line_start = ps->lx.pos.line_start;
 }
 
+/* Declarations and clauses to the end of the lexer's text. */
+static void top_level(struct parser *ps, size_t source_index)
+{
+	while (!ps->failed && dt_lex_skip(&ps->lx)) {
+		if (*ps->lx.p == ';') {
+			ps->lx.p++;
+			continue;
+		}
+		if (declaration_ahead(ps)) {
+			next(ps);
+			declaration(ps);
+			rewind_token(ps);
+			continue;
+		}
+		clause(ps, source_index);
+		rewind_token(ps);
+	}
+	dt_free(ps->lx.text);
+	ps->lx.text = NULL;
+}
+
+/*
+ * DTrace's own D library (dlib.c), before a program's text: its types once
+ * a program, its builtin translators and inlines with each source.
+ */
+static void library(struct parser *ps)
+{
+	static const struct dt_src types = {dt_dlib_name, dt_dlib_types, dt_dlib_name};
+	static const struct dt_src inlines = {dt_dlib_name, dt_dlib_inlines, dt_dlib_name};
+	const struct dt_dlib_xlator *l;
+
+	if (!dt_parse_find(ps, 'T', "psinfo_t")) {
+		dt_lex_init(&ps->lx, &types, ps->prog->o, ps->diag);
+		top_level(ps, 0);
+	}
+	for (l = dt_dlib_xlators; !ps->failed && l->out; l++) {
+		struct dt_xlator x = {0};
+
+		x.out = dt_xstrdup(l->out);
+		x.in = dt_xstrdup("struct task_struct *");
+		x.var = dt_xstrdup("T");
+		x.builtin = l->builtin;
+		DT_PUSH(ps->xl, ps->nxl, x);
+	}
+	if (!ps->failed) {
+		dt_lex_init(&ps->lx, &inlines, ps->prog->o, ps->diag);
+		top_level(ps, 0);
+	}
+}
+
 int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_index, bool is_script,
 	     struct usdt_diag *diag)
 {
@@ -550,23 +601,12 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 	memset(&ps, 0, sizeof(ps));
 	ps.prog = prog;
 	ps.diag = diag;
-	dt_lex_init(&ps.lx, src, prog->o, diag);
-	dt_dlib_load(&ps);
-	while (!ps.failed && dt_lex_skip(&ps.lx)) {
-		if (*ps.lx.p == ';') {
-			ps.lx.p++;
-			continue;
-		}
-		if (declaration_ahead(&ps)) {
-			next(&ps);
-			declaration(&ps);
-			rewind_token(&ps);
-			continue;
-		}
-		clause(&ps, source_index);
-		rewind_token(&ps);
+	dt_dlib_load(&ps); /* net.d's types (parse_dlib.c) */
+	library(&ps);	    /* procfs.d's and sched.d's (dlib.c) */
+	if (!ps.failed) {
+		dt_lex_init(&ps.lx, src, prog->o, diag);
+		top_level(&ps, source_index);
 	}
-	dt_free(ps.lx.text);
 	for (i = 0; i < ps.ninl; i++)
 		dt_free(ps.inl[i].name);
 	dt_free(ps.inl);

@@ -23,6 +23,7 @@ struct dt_xlator {
 	char **mname;
 	struct dt_node **mexpr;
 	size_t nm;
+	int builtin; /* DTrace's own (dlib.h: DT_XL_PSINFO...): no members, N_KTASK */
 };
 
 struct parser {
@@ -130,6 +131,8 @@ void dt_xlate_resolve(struct parser *ps, struct dt_node *n);
  */
 struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, const char *m,
 				const struct dt_pos *pos);
+/* a[k] of a translated char array (N_KTASK): a constant k past its end is D_ARR_BOUNDS. */
+void dt_xlate_index_check(struct parser *ps, const struct dt_node *ix);
 /* The output struct or union of n (N_XLATE). */
 const struct dt_decl *dt_xlate_output(struct parser *ps, const struct dt_node *n);
 

@@ -300,7 +300,8 @@ static void members(struct parser *ps, struct dt_decl *d)
 		const char *ty = type ? resolve(ps, type) : NULL;
 
 		if (ty && (!strncmp(ty, "struct ", 7) || !strncmp(ty, "union ", 6)) &&
-		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
+		    !strchr(ty, '*') && !dt_lex_is(&ps->lx, "*") &&
+		    !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
 			fail_tag(ps, "D_DECL_INCOMPLETE", &at,
 				 "%s is incomplete: a member's type is declared before it", ty);
 			dt_free(type);

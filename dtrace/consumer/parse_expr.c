@@ -419,6 +419,7 @@ static struct dt_node *postfix(struct parser *ps)
 			ix->name = dt_xstrdup("");
 			next(ps);
 			ix->args = arglist(ps, &ix->nargs, "]");
+			dt_xlate_index_check(ps, ix);
 			n = ix;
 		} else {
 			break;

@@ -13,13 +13,16 @@
  * compiles (members of D's memory, pointers, casts), so a translated value
  * is never stored anywhere: there is no translated data to point at, and
  * `(uintptr_t)xlate <T *> (e)` is refused as DTrace refuses it. DTrace's
- * own translators (psinfo_t, lwpsinfo_t...) need the kernel's types, which
- * this consumer does not have: refused as unsupported.
+ * own translators (psinfo_t, lwpsinfo_t from struct task_struct *: dlib.c)
+ * are entries without members, marked builtin: their members are the
+ * task's address, a constant, or N_KTASK, the engine's to compute from
+ * the task (dtrace/engine/codegen_procfs.c); curthread is their input.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "dlib.h"
 #include "parse.h"
 
 #define fail dt_parse_fail
@@ -193,6 +196,8 @@ void dt_xlate_resolve(struct parser *ps, struct dt_node *n)
 							   : 't',
 				    n->a->name)) != NULL)
 		in = dt_xlate_canon(ps, v->type);
+	else if (n->a->kind == N_IDENT && !strcmp(n->a->name, "curthread"))
+		in = dt_xstrdup("struct task_struct *");
 	else if (n->a->kind == N_INT || (n->a->kind == N_UNARY && !strchr("*&", n->a->op[0])))
 		in = dt_xstrdup("int"); /* an integer: any integer input takes it */
 	for (i = 0; i < ps->nxl; i++) {
@@ -260,6 +265,45 @@ static struct dt_node *copy(struct parser *ps, const struct dt_node *n, const st
 	return c;
 }
 
+/*
+ * A member of DTrace's own translators (dlib.c): the task's address, a
+ * constant, or N_KTASK (the engine's, from the task's fields), as the
+ * member's type; a char array's is the address of the task's (a char *).
+ */
+static struct dt_node *builtin_member(struct parser *ps, const struct dt_node *n, int builtin,
+				      const char *m, const char *mt, const struct dt_pos *pos)
+{
+	const struct dt_dlib_member *d = dt_dlib_member(builtin, m);
+	struct dt_node *c, *e;
+
+	if (!d) {
+		fail_tag(ps, "D_XLATE_NOCONV", pos,
+			 "translator does not define conversion for member: %s", m);
+		return NULL;
+	}
+	if (d->kind == 'z') {
+		e = dt_parse_node(ps, N_INT);
+		e->ival = d->value;
+	} else if (d->kind == 'a') {
+		e = copy(ps, n->a, NULL);
+	} else {
+		e = dt_parse_node(ps, N_KTASK);
+		e->name = dt_xstrdup(m);
+		e->ival = builtin;
+		e->a = copy(ps, n->a, NULL);
+	}
+	e->pos = *pos;
+	if (strchr(mt, '[')) {
+		e->size = (unsigned)strtoul(strchr(mt, '[') + 1, NULL, 10); /* its elements */
+		return e;
+	}
+	c = dt_parse_node(ps, N_CAST);
+	c->pos = *pos;
+	c->name = dt_xstrdup(mt);
+	c->a = e;
+	return c;
+}
+
 struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, const char *m,
 				const struct dt_pos *pos)
 {
@@ -272,6 +316,8 @@ struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, cons
 		fail_tag(ps, "D_TYPE_MEMBER", pos, "%s is not a member of %s", m, x->out);
 		return NULL;
 	}
+	if (x->builtin)
+		return builtin_member(ps, n, x->builtin, m, mt, pos);
 	for (i = 0; i < x->nm; i++)
 		if (!strcmp(x->mname[i], m))
 			e = x->mexpr[i]; /* the last definition */
@@ -288,4 +334,14 @@ struct dt_node *dt_xlate_member(struct parser *ps, const struct dt_node *n, cons
 	c->name = dt_xstrdup(mt);
 	c->a = copy(ps, e, n->a);
 	return c;
+}
+
+void dt_xlate_index_check(struct parser *ps, const struct dt_node *ix)
+{
+	const struct dt_node *a = ix->a, *k = ix->nargs == 1 ? ix->args[0] : NULL;
+
+	if (a && a->kind == N_KTASK && a->size && k && k->kind == N_INT &&
+	    (k->ival < 0 || k->ival >= (int64_t)a->size))
+		fail_tag(ps, "D_ARR_BOUNDS", &k->pos, "index outside array bounds: %lld, max is %u",
+			 (long long)k->ival, a->size);
 }

@@ -95,7 +95,7 @@ struct cg {
 	unsigned key_depth, key_depth_max;
 	bool dmem;	    /* D's memory is used (codegen_ptr.c): its map and functions */
 	struct btf *btf;    /* the kernel's, once a builtin needs it (codegen_btf.c) */
-	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
+	unsigned bvar_maps; /* what codegen_bvar.c's builtins use: 1 a stack, 2 cpuinfo, 4 numa */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
 	bool spec_used;	  /* some clause speculates, commits or discards (codegen_spec.c) */
@@ -119,6 +119,8 @@ bool cg_expr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 /* caller, stackdepth, curthread, curcpu, errno, ipl...: the helpers' (codegen_bvar.c) */
 bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v);
 void cg_bvar_maps(const struct cg *g, struct dt_buf *o);
+/* uregs[R_*]: a register of the thread's user mode (false: n is not uregs[]) */
+bool cg_uregs(struct cg *g, const struct dt_node *n, struct cv *v);
 /* A call of a function the engine has no code for: its error. */
 void cg_unknown_call(struct cg *g, const struct dt_node *n, const char *what);
 void cg_fail(struct cg *g, const struct dt_node *n, const char *what);
@@ -185,6 +187,8 @@ bool cg_str_index(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_btf.c: a kernel struct member's byte offset ("se.sum_exec_runtime"): 0 or -1. */
 int cg_btf_offset(struct cg *g, const char *strct, const char *path, unsigned *off);
 void cg_btf_free(struct cg *g);
+/* codegen_procfs.c: a member of DTrace's psinfo_t/lwpsinfo_t translators (N_KTASK). */
+void cg_ktask(struct cg *g, const struct dt_node *n, struct cv *v);
 /*
  * codegen_vars.c: what can be checked in a clause no probe matched (-Z),
  * for which no code is written: argN past arg11. 0, or -1 (reported).

@@ -150,10 +150,10 @@ static void print_action(struct cg *g, struct recw *w, const struct dt_node *n)
 
 		if (cg_ustack(g, n->args[i], &v))
 			;
-		else if (is_printf)
+		else if (is_printf && n->args[i]->kind != N_KTASK)
 			cg_value(g, n->args[i], &v);
-		else
-			cg_strval(g, n->args[i], &v); /* trace() of a char * prints its string */
+		else /* trace() of a char *, printf() of psinfo_t's char arrays: the string */
+			cg_strval(g, n->args[i], &v);
 		if (g->failed)
 			break;
 		put_value(g, w, &v, &dv);

@@ -2,10 +2,11 @@
 /*
  * The kernel's own structures, for the builtins that read them (ppid:
  * task_struct.real_parent->tgid; vtimestamp: task_struct.se.
- * sum_exec_runtime): a member's byte
+ * sum_exec_runtime; curpsinfo's members, codegen_procfs.c): a member's byte
  * offset from the running kernel's BTF (/sys/kernel/btf/vmlinux), loaded
  * once a program, written into the program as a constant (no CO-RE
- * relocation is needed: the program runs on the kernel it was made on).
+ * relocation is needed: the program runs on the kernel it was made on). A
+ * member of an unnamed struct or union member is found as C finds it.
  */
 #include <string.h>
 
@@ -26,10 +27,17 @@ static int member(const struct btf *btf, __u32 id, const char *name, __u32 *bits
 	n = btf_vlen(t);
 	for (i = 0; i < n; i++, m++) {
 		const char *mn = btf__name_by_offset(btf, m->name_off);
+		__s32 anon;
 
 		if (mn && !strcmp(mn, name)) {
 			*bits = btf_member_bit_offset(t, i);
 			*type = m->type;
+			return 0;
+		}
+		/* a member of an unnamed struct or union member: the kernel's mm_struct's */
+		if ((!mn || !*mn) && (anon = btf__resolve_type(btf, m->type)) >= 0 &&
+		    !member(btf, (__u32)anon, name, bits, type)) {
+			*bits += btf_member_bit_offset(t, i);
 			return 0;
 		}
 	}

@@ -102,14 +102,25 @@ static const char dmem_functions[] =
     "\tif (t > DMEM_SCRATCH) return 0;\n"
     "\treturn m->b + t;\n"
     "}\n"
-    /* a string at a (D's memory, the process's) */
+    /* a string at a (D's memory, the process's, the kernel's) */
     "INLINE long dread_str(void *d, __u64 a) {\n"
     "\t__u8 *p = dmem_at(a, 1);\n"
     "\tif (p) return bpf_probe_read_kernel_str(d, STRSIZE, p);\n"
     "\tif (a >= DMEM_VA_S && a < DMEM_VA_G + (1ULL << 56)) return -1;\n"
-    "\treturn bpf_probe_read_user_str(d, STRSIZE, (void *)a);\n"
+    "\treturn kread_str(d, a);\n"
     "}\n"
     "#define DREAD_STR(d, a) dread_str(d, a)\n";
+
+/*
+ * A string at a, the process's, else the kernel's (a char array of the
+ * kernel's: curpsinfo->pr_fname). A kernel read cannot reach the process's
+ * memory (the kernel refuses a user address), so a bad address faults still.
+ */
+static const char kread_str[] =
+    "INLINE long kread_str(void *d, __u64 a) {\n"
+    "\tlong r = bpf_probe_read_user_str(d, STRSIZE, (void *)a);\n"
+    "\treturn r >= 0 ? r : bpf_probe_read_kernel_str(d, STRSIZE, (void *)a);\n"
+    "}\n";
 
 void cg_dmem_maps(const struct cg *g, struct dt_buf *o)
 {
@@ -119,13 +130,15 @@ void cg_dmem_maps(const struct cg *g, struct dt_buf *o)
 	for (i = 0; i < g->nvars; i++)
 		objs |= g->vars[i].bytes > 0;
 	if (!g->dmem) {
-		dt_buf_printf(o, "#define DMEM_RESET()\n#define DREAD_STR(d, a) "
-				 "bpf_probe_read_user_str(d, STRSIZE, (void *)(a))\n");
+		dt_buf_printf(o,
+			      "#define DMEM_RESET()\n%s#define DREAD_STR(d, a) kread_str(d, a)\n",
+			      kread_str);
 		return;
 	}
 	dt_buf_printf(o, "#define DMEM_SCRATCH %uULL\n", cg_dmem_size(g));
 	if (objs)
 		dt_buf_printf(o, "#define DMEM_GLOBALS (sizeof(struct gvars) - DMEM_SCRATCH)\n");
+	dt_buf_add(o, kread_str, sizeof(kread_str) - 1);
 	dt_buf_add(o, dmem_functions, sizeof(dmem_functions) - 1);
 }
 

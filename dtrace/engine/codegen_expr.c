@@ -465,7 +465,7 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_var_read(g, n, v);
 		return;
 	case N_INDEX:
-		if (!cg_str_index(g, n, v))
+		if (!cg_uregs(g, n, v) && !cg_str_index(g, n, v))
 			cg_array_read(g, n, v);
 		return;
 	case N_ARGS: {
@@ -584,12 +584,37 @@ void cg_expr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			}
 			return;
 		}
+		if (n->a->kind == N_CALL && !strcmp(n->a->name, "copyin") && strchr(n->name, '*')) {
+			/* (T *)copyin(...): the copied bytes' address (a slot, read as the
+			 * kernel's) */
+			cg_value(g, n->a, v);
+			if (!g->failed && v->type == TY_STR && v->skind == SV_MEM) {
+				char *t = v->text;
+
+				v->type = TY_INT;
+				v->text = NULL;
+				/* laundered by a helper: a number, to the verifier */
+				cv_printf(v,
+					  "({ __u64 la_ = 0; const void *lp_ = (%s); "
+					  "bpf_probe_read_kernel(&la_, 8, &lp_); (__s64)la_; })",
+					  t);
+				dt_free(t);
+				set_int(v, 8, true);
+				typed(g, n, v, n->name);
+				return;
+			}
+			cv_free(v);
+			memset(v, 0, sizeof(*v));
+		}
 		cg_int(g, n->a, v);
 		if (!g->failed)
 			typed(g, n, v, n->name);
 		return;
 	case N_SIZEOF:
 		size_of(g, n, v);
+		return;
+	case N_KTASK:
+		cg_ktask(g, n, v);
 		return;
 	default:
 		cg_err(g, n, "this expression");

@@ -51,7 +51,7 @@ static bool is_builtin(const char *s)
 	    "epid",	 "id",	      "NULL",	    "execname",	   "probename",	    "probefunc",
 	    "probemod",	 "probeprov", "ppid",	    "vtimestamp",  "walltimestamp", "zonename",
 	    "caller",	 "ucaller",   "stackdepth", "ustackdepth", "curthread",	    "curcpu",
-	    "errno",	 "ipl",	      NULL};
+	    "errno",	 "ipl",	      "chip",	    "lgrp",	   "pset",	    NULL};
 	size_t i;
 
 	for (i = 0; b[i]; i++)

@@ -5,9 +5,10 @@
 # action (a clause with no statement prints its probe; one of assignments
 # prints nothing), exit() stopping the firing's later clauses, the builtins
 # a BPF helper gives (stackdepth 0 at a uprobe, whose registers are the
-# user's; ipl DTrace's illegal operation), strchr/strrchr, a string indexed,
-# subroutines as statements, system() and its destructive rule, dynvarsize
-# in DTrace's units, the kernel's typedefs, %f of a declared float. Expected
+# user's; ipl 0 at BEGIN, DTrace's illegal operation at tick-),
+# strchr/strrchr, a string indexed, subroutines as statements, system()
+# and its destructive rule, dynvarsize in DTrace's units, the kernel's
+# typedefs, %f of a declared float. Expected
 # values are DTrace's documented semantics.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
@@ -41,9 +42,11 @@ dt 0 -q -n 'BEGIN { exit(1); } END { exit(0); }'
 dt 0 -q -n 'BEGIN { printf("%d %d %d %d %d %d %d %d\n", stackdepth, caller, ustackdepth > 1, ucaller != 0,
 	errno, curthread != 0, curcpu != 0 && curcpu != cpu, timestamp == timestamp); exit(0); }'
 same "$T/out" "0 0 1 1 0 1 1 1\n\n" "stackdepth, caller, ustackdepth, ucaller, errno, curthread, curcpu, timestamp"
-# ipl: no BPF helper gives it: DTrace's run-time illegal operation
-dt 0 -q -n 'BEGIN { trace(ipl); } ERROR { printf("%d\n", arg4 == DTRACEFLT_ILLOP); exit(0); }'
-same "$T/out" "1\n\n" "ipl is an illegal operation"
+# ipl: no BPF helper gives it: 0 in a thread's context (BEGIN: a uprobe),
+# DTrace's run-time illegal operation in an interrupt's (tick-)
+dt 0 -q -n 'BEGIN { printf("%d\n", ipl); } tick-10ms { trace(ipl); }
+    ERROR { printf("%d\n", arg4 == DTRACEFLT_ILLOP); exit(0); }'
+same "$T/out" "0\n1\n\n" "ipl is 0 at BEGIN, an illegal operation at tick-"
 grep -q 'illegal operation' "$T/err" || fail "ipl's message"
 # errno at a syscall's return: its error
 # shellcheck disable=SC2016 # a D program: $target is its macro
