@@ -568,8 +568,8 @@ static void top_level(struct parser *ps, size_t source_index)
  */
 static void library(struct parser *ps)
 {
-	static const struct dt_src types = {dt_dlib_name, dt_dlib_types, dt_dlib_name};
-	static const struct dt_src inlines = {dt_dlib_name, dt_dlib_inlines, dt_dlib_name};
+	static const struct dt_src types = {dt_dlib_name, dt_dlib_types, dt_dlib_name, true};
+	static const struct dt_src inlines = {dt_dlib_name, dt_dlib_inlines, dt_dlib_name, true};
 	const struct dt_dlib_xlator *l;
 
 	if (!dt_parse_find(ps, 'T', "psinfo_t")) {
