@@ -196,7 +196,7 @@ static bool list_step(struct hd_wjob *j, uint64_t budget_ns)
 		return false;
 	if (l->pid) {
 		if (l->pid != l->self && (l->uid == 0 || hd_pid_uid(l->pid) == l->uid))
-			hd_each_mapping(l->pid, list_wants, list_mapping, l);
+			hd_each_exec_file(l->pid, list_wants, list_mapping, l);
 		return false;
 	}
 	if (!l->d && !(l->d = opendir("/proc")))
@@ -208,7 +208,7 @@ static bool list_step(struct hd_wjob *j, uint64_t budget_ns)
 		if (*end || p <= 0 || p == l->self ||
 		    (l->uid != 0 && hd_pid_uid((pid_t)p) != l->uid))
 			continue;
-		hd_each_mapping((pid_t)p, list_wants, list_mapping, l);
+		hd_each_exec_file((pid_t)p, list_wants, list_mapping, l);
 		if (l->status)
 			return false;
 		if (usdt_clock_ns(CLOCK_MONOTONIC) >= until)

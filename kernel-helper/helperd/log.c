@@ -3,7 +3,10 @@
  * The daemon's one way of saying things: stderr in the foreground (tests,
  * containers, systemd's journal reading stderr), syslog otherwise.
  */
+#include <pthread.h>
 #include <stdarg.h>
+#include <stdint.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <syslog.h>
 #include <time.h>
@@ -36,4 +39,79 @@ void hd_log(int prio, const char *fmt, ...)
 		vsyslog(prio, fmt, ap);
 	}
 	va_end(ap);
+}
+
+/* --test-timing's stages (helperd.h): samples in µs, from any thread. */
+bool hd_timing;
+static pthread_mutex_t st_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	uint32_t *us;
+	size_t n, cap;
+} st[HD_STAGES];
+
+uint64_t hd_timing_now(void)
+{
+	struct timespec ts;
+
+	if (!hd_timing)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+void hd_timing_put(enum hd_stage s, uint64_t from_ns, uint64_t to_ns)
+{
+	uint64_t us = to_ns > from_ns ? (to_ns - from_ns) / 1000 : 0;
+
+	if (!hd_timing || !from_ns || !to_ns || s >= HD_STAGES)
+		return;
+	pthread_mutex_lock(&st_lock);
+	if (st[s].n == st[s].cap && st[s].cap < (1u << 20)) {
+		size_t cap = st[s].cap ? 2 * st[s].cap : 256;
+		uint32_t *v = realloc(st[s].us, cap * sizeof(*v));
+
+		if (v) {
+			st[s].us = v;
+			st[s].cap = cap;
+		}
+	}
+	if (st[s].n < st[s].cap)
+		st[s].us[st[s].n++] = us > UINT32_MAX ? UINT32_MAX : (uint32_t)us;
+	pthread_mutex_unlock(&st_lock);
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+void hd_timing_report(void)
+{
+	static const char *const name[HD_STAGES] = {
+	    "a parse queued (REGISTER read to its worker started)",
+	    "a parse (worker started to answer read)",
+	    "a parse's answer read to its writer job queued",
+	    "a small writer job queued to its first slice",
+	    "a small writer job, first slice to last",
+	    "a small writer job, last slice to its end on the loop",
+	    "a LIST's job queued to its reading",
+	    "a LIST's reading of /proc"};
+
+	pthread_mutex_lock(&st_lock);
+	for (int s = 0; s < HD_STAGES; s++) {
+		uint32_t *v = st[s].us;
+		size_t n = st[s].n;
+
+		if (!n)
+			continue;
+		qsort(v, n, sizeof(*v), cmp_u32);
+		hd_info("timing: stage: %s (us): n=%zu p50=%u p90=%u p99=%u max=%u", name[s], n,
+			v[n / 2], v[n * 9 / 10], v[n * 99 / 100], v[n - 1]);
+		free(v);
+		st[s].us = NULL;
+		st[s].n = st[s].cap = 0;
+	}
+	pthread_mutex_unlock(&st_lock);
 }

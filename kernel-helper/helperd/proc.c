@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <stdatomic.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -222,6 +224,142 @@ int hd_each_mapping(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *ar
 	maps_close(r);
 	free(m);
 	return ret > 0 ? 0 : ret;
+}
+
+/*
+ * LIST's reading (list.c) by PROCMAP_QUERY (Linux 6.11+: an ioctl on
+ * /proc/PID/maps that answers for one mapping, its path only when asked).
+ * Reading maps as text made the kernel print every mapping's path
+ * (d_path, mangle_path, show_map_vma: more than half the daemon's CPU
+ * under LIST, bench/helper/README.md) for the few lines LIST wants; the
+ * query walks only the file-backed executable mappings (a probe can only
+ * fire in one), asks for a path only for a file `want` takes, and that of
+ * the file's first mapping (where its offset 0 is mapped: the mapping
+ * hd_each_mapping, in address order, would give). A mapping the query
+ * names is what maps shows for it (the same device numbers, inode and
+ * d_path, " (deleted)" included; maps escapes a newline as \012, done
+ * here the same way). A kernel without it answers ENOTTY: then, and from
+ * then on, hd_each_mapping.
+ */
+struct hd_pmq { /* the kernel's struct procmap_query (linux/fs.h) */
+	uint64_t size, query_flags, query_addr;
+	uint64_t vma_start, vma_end, vma_flags, vma_page_size, vma_offset;
+	uint64_t inode;
+	uint32_t dev_major, dev_minor;
+	uint32_t vma_name_size, build_id_size;
+	uint64_t vma_name_addr, build_id_addr;
+};
+#define HD_PMQ_IOCTL 0xc0686611u /* PROCMAP_QUERY: _IOWR('f', 17, struct procmap_query) */
+#define HD_PMQ_EXEC 0x04u	 /* PROCMAP_QUERY_VMA_EXECUTABLE */
+#define HD_PMQ_NEXT 0x10u	 /* PROCMAP_QUERY_COVERING_OR_NEXT_VMA */
+#define HD_PMQ_FILE 0x20u	 /* PROCMAP_QUERY_FILE_BACKED_VMA */
+
+static atomic_bool no_query; /* ENOTTY once: text from then on */
+
+static int pmq(int fd, uint64_t addr, uint64_t flags, struct hd_pmq *q, char *name, size_t len)
+{
+	*q = (struct hd_pmq){.size = sizeof(*q), .query_flags = flags, .query_addr = addr};
+	if (name) {
+		q->vma_name_addr = (uint64_t)(uintptr_t)name;
+		q->vma_name_size = (uint32_t)len;
+	}
+	return ioctl(fd, HD_PMQ_IOCTL, q) == 0 ? 0 : -errno;
+}
+
+/* m from q and its path as maps prints it (a newline as \012, " (deleted)" cut). */
+static bool pmq_mapping(const struct hd_pmq *q, const char *name, struct hd_mapping *m)
+{
+	static const char del[] = " (deleted)";
+	size_t len = strlen(name), o = 0;
+
+	m->start = q->vma_start;
+	m->end = q->vma_end;
+	m->offset = q->vma_offset;
+	m->dev = (uint64_t)makedev(q->dev_major, q->dev_minor);
+	m->ino = q->inode;
+	m->deleted = len > sizeof(del) - 1 && strcmp(name + len - (sizeof(del) - 1), del) == 0;
+	if (m->deleted)
+		len -= sizeof(del) - 1;
+	for (size_t i = 0; i < len; i++) {
+		if (o + 5 > sizeof(m->path))
+			return false;
+		if (name[i] == '\n') {
+			memcpy(m->path + o, "\\012", 4);
+			o += 4;
+		} else {
+			m->path[o++] = name[i];
+		}
+	}
+	m->path[o] = '\0';
+	return true;
+}
+
+int hd_each_exec_file(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *arg),
+		      int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg), void *arg)
+{
+	struct {
+		struct hd_mapping m;
+		char name[sizeof(((struct hd_mapping *)0)->path)];
+	} * b;
+	uint64_t seen[64], addr = 0;
+	size_t nseen = 0;
+	int fd, ret = 0;
+	bool first = true;
+
+	if (atomic_load(&no_query))
+		return hd_each_mapping(pid, want, fn, arg);
+	fd = open_proc(pid, "maps");
+	if (fd < 0)
+		return fd;
+	if (!(b = malloc(sizeof(*b)))) {
+		close(fd);
+		return -ENOMEM;
+	}
+	for (;; first = false) {
+		struct hd_pmq q, f;
+		uint64_t dev, ino, key;
+		bool dup = false;
+
+		ret = pmq(fd, addr, HD_PMQ_NEXT | HD_PMQ_FILE | HD_PMQ_EXEC, &q, NULL, 0);
+		if (ret == -ENOTTY && first) {
+			atomic_store(&no_query, true);
+			close(fd);
+			free(b);
+			return hd_each_mapping(pid, want, fn, arg);
+		}
+		if (ret)
+			break;
+		addr = q.vma_end;
+		dev = (uint64_t)makedev(q.dev_major, q.dev_minor);
+		ino = q.inode;
+		if (!ino || (want && !want(dev, ino, arg)))
+			continue;
+		key = ino ^ (dev << 40);
+		for (size_t i = 0; i < nseen && !dup; i++)
+			dup = seen[i] == key;
+		if (dup)
+			continue;
+		if (nseen < 64)
+			seen[nseen++] = key;
+		/* The file's first mapping, where its offset 0 is mapped; else this one. */
+		if (q.vma_offset > q.vma_start ||
+		    pmq(fd, q.vma_start - q.vma_offset, HD_PMQ_NEXT | HD_PMQ_FILE, &f, b->name,
+			sizeof(b->name)) != 0 ||
+		    f.inode != ino || makedev(f.dev_major, f.dev_minor) != dev ||
+		    f.vma_start > q.vma_start) {
+			if (pmq(fd, q.vma_start, HD_PMQ_FILE, &f, b->name, sizeof(b->name)) != 0)
+				continue; /* (a path longer than PATH_MAX: not listed, as in text)
+					   */
+		}
+		if (!pmq_mapping(&f, b->name, &b->m))
+			continue;
+		if ((ret = fn(pid, &b->m, arg)) != 0)
+			break;
+	}
+	close(fd);
+	free(b);
+	/* ENOENT: no mapping after addr, the end. */
+	return ret > 0 || ret == -ENOENT ? 0 : ret;
 }
 
 int hd_find_mapping(pid_t pid, uint64_t addr, struct hd_mapping *m)

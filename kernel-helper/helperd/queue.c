@@ -86,6 +86,7 @@ struct hd_parse {
 	struct hd_mapping *mp; /* the first requester's mapping: the path for the events */
 	struct hd_parse_job job;
 	struct waiter *waiters;
+	uint64_t t_begin, t_run, t_read; /* --test-timing: admitted, its worker, its answer read */
 };
 
 static struct hd_parse *parses;
@@ -137,6 +138,7 @@ static int parse_run(struct hd_parse *p)
 		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
 		return ret;
 	}
+	hd_timing_put(HD_ST_PARSE_QUEUED, p->t_begin, p->t_run = hd_timing_now());
 	hd_dbg("%s: parse started (worker %d%s)", p->mp->path, (int)p->job.pid,
 	       p->job.spare ? ", the spare" : "");
 	return 0;
@@ -238,6 +240,7 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 	p->job.pid = -1;
 	p->job.rfd = -1;
 	p->job.deadline = UINT64_MAX;
+	p->t_begin = hd_timing_now();
 	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	ret = p->fd < 0 ? -errno : may_run(uid) ? parse_run(p) : 0;
 	if (ret) {
@@ -428,6 +431,7 @@ static void parse_register(struct hd_parse *p, struct usdt_notes *n)
 		return;
 	}
 	p->phase = PH_WRITING;
+	hd_timing_put(HD_ST_TO_WRITER, p->t_read, hd_timing_now());
 	ret = hd_mod_start(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, false, parse_written, p,
 			   &p->wjob);
 	if (ret)
@@ -471,6 +475,8 @@ static void parse_end(struct hd_parse *p, int why)
 	}
 	if (p->job.rfd >= 0)
 		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	p->t_read = hd_timing_now();
+	hd_timing_put(HD_ST_PARSE, p->t_run, p->t_read);
 	ret = hd_parse_collect(&p->job, why, &ans, err, sizeof(err));
 	if (!ret && check_later(p, &ans))
 		return;

@@ -182,6 +182,11 @@ static void *lane_main(void *arg)
 {
 	struct lane *l = arg;
 
+	/* The lister answers as the loop does; the writer and the checker at nice 0 (loop.c). */
+	int sched = hd_sched_self(l == &lanes[HD_LANE_LIST]);
+
+	if (sched)
+		hd_dbg("%s thread's scheduling: %s", l->name, strerror(-sched));
 	pthread_mutex_lock(&l->lock);
 	l->tid = gettid();
 	errno = 0;
@@ -204,7 +209,10 @@ static void *lane_main(void *arg)
 		renice(l, 0, j->bulk && !others_wait(l, j->uid) ? l->base + bulk_nice : l->base);
 		pthread_mutex_unlock(&l->lock);
 		j->cut = atomic_load(&j->cancel);
+		if (!j->t_first)
+			j->t_first = hd_timing_now();
 		more = !j->cut && j->step(j, SLICE_NS);
+		j->t_last = hd_timing_now();
 		pthread_mutex_lock(&l->lock);
 		if (!more) {
 			uint64_t one = 1;
@@ -276,6 +284,14 @@ void hd_writer_event(void)
 	pthread_mutex_unlock(&w.lock);
 	for (; list; list = next) {
 		next = list->next;
+		if (list->t_first && list->lane == HD_LANE_LIST) {
+			hd_timing_put(HD_ST_LIST_WAIT, list->t_queued, list->t_first);
+			hd_timing_put(HD_ST_LIST_READ, list->t_first, list->t_last);
+		} else if (list->t_first && list->lane == HD_LANE_WRITE && !list->bulk) {
+			hd_timing_put(HD_ST_WRITER_WAIT, list->t_queued, list->t_first);
+			hd_timing_put(HD_ST_WRITER_RUN, list->t_first, list->t_last);
+			hd_timing_put(HD_ST_WRITER_DONE, list->t_last, hd_timing_now());
+		}
 		list->done(list);
 	}
 }
@@ -307,6 +323,8 @@ void hd_writer_submit(struct hd_wjob *j)
 	atomic_store(&j->cancel, false);
 	j->next = NULL;
 	j->cut = false;
+	j->t_queued = hd_timing_now();
+	j->t_first = j->t_last = 0;
 	pthread_mutex_lock(&l->lock);
 	for (q = l->queues; q && q->uid != j->uid; q = q->next)
 		;
