@@ -138,7 +138,7 @@ static int parse_run(struct hd_parse *p)
 		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
 		return ret;
 	}
-	hd_timing_put(HD_ST_PARSE_QUEUED, p->t_begin, p->t_run = hd_timing_now());
+	hd_timing_put(HD_ST_PARSE_QUEUED, p->uid, p->t_begin, p->t_run = hd_timing_now());
 	hd_dbg("%s: parse started (worker %d%s)", p->mp->path, (int)p->job.pid,
 	       p->job.spare ? ", the spare" : "");
 	return 0;
@@ -431,7 +431,7 @@ static void parse_register(struct hd_parse *p, struct usdt_notes *n)
 		return;
 	}
 	p->phase = PH_WRITING;
-	hd_timing_put(HD_ST_TO_WRITER, p->t_read, hd_timing_now());
+	hd_timing_put(HD_ST_TO_WRITER, p->uid, p->t_read, hd_timing_now());
 	ret = hd_mod_start(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, false, parse_written, p,
 			   &p->wjob);
 	if (ret)
@@ -476,7 +476,7 @@ static void parse_end(struct hd_parse *p, int why)
 	if (p->job.rfd >= 0)
 		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
 	p->t_read = hd_timing_now();
-	hd_timing_put(HD_ST_PARSE, p->t_run, p->t_read);
+	hd_timing_put(HD_ST_PARSE, p->uid, p->t_run, p->t_read);
 	ret = hd_parse_collect(&p->job, why, &ans, err, sizeof(err));
 	if (!ret && check_later(p, &ans))
 		return;
