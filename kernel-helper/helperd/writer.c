@@ -29,9 +29,11 @@
  * line or a few), and cut at its next batch when one comes during it
  * (lane.yield, which the tracefs layer reads between batches: a write()
  * under way cannot be cut); so another uid's job waits about one batch
- * per turn (issue 33, item 5: measured 175 ms p50 behind 20 ms slices
- * whose batches, sized on a lagging average, overran; --test-timing
- * counts the slices each job waited for, t-sec-load-fair checks it).
+ * per turn (issue 33, item 5: a small job of another uid waited 174 ms
+ * p50 for its first slice before, 33 to 53 ms after, at load 10 to 13;
+ * the rest is the kernel's event_mutex, which one line's write() may
+ * wait for: bench/helper/README.md). --test-timing counts the slices
+ * each job waited for; t-sec-load-fair checks it is at most one.
  *
  * Before the thread starts (start-up recovery and scan) and after it
  * stopped (SIGTERM), a job runs in line to its end, its `done` called
