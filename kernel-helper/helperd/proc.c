@@ -260,6 +260,8 @@ static int pmq(int fd, uint64_t addr, uint64_t flags, struct hd_pmq *q, char *na
 {
 	*q = (struct hd_pmq){.size = sizeof(*q), .query_flags = flags, .query_addr = addr};
 	if (name) {
+		/* (valgrind does not know the ioctl: what the kernel writes there is defined) */
+		memset(name, 0, len);
 		q->vma_name_addr = (uint64_t)(uintptr_t)name;
 		q->vma_name_size = (uint32_t)len;
 	}
