@@ -62,6 +62,7 @@ struct waiter {
 	pid_t pid;
 	uid_t uid;
 	int pidfd; /* a dup of the connection's, or -1 */
+	bool held; /* its pidfd counted in its uid's descriptors */
 	struct hd_mapping *mp;
 	int status; /* parse_end: the answer */
 };
@@ -190,6 +191,7 @@ int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pi
 	w->pid = pid;
 	w->uid = uid;
 	w->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+	w->held = w->pidfd >= 0;
 	if (pidfd >= 0 && w->pidfd < 0) {
 		hd_uid_release(uid, 1, 0);
 		free(w->mp);
@@ -263,10 +265,10 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 
 static void waiter_free(struct waiter *w)
 {
-	if (w->pidfd >= 0) {
+	if (w->pidfd >= 0)
 		close(w->pidfd);
+	if (w->held)
 		hd_uid_release(w->uid, 1, 0);
-	}
 	free(w->mp);
 	free(w);
 }
@@ -292,6 +294,15 @@ static void parse_answer(struct hd_parse *p, int ret, struct hd_module *m, bool 
 		x->status = ret;
 		if (!x->status && !hd_peer_alive(x->pidfd))
 			x->status = -ESRCH;
+		/*
+		 * Its wait's descriptor is counted no more before it is attached,
+		 * which counts the process's own: else the waiters of one file,
+		 * as many as its uid's cap, were all refused -EDQUOT at once.
+		 */
+		if (x->held) {
+			hd_uid_release(x->uid, 1, 0);
+			x->held = false;
+		}
 		if (!x->status)
 			x->status = hd_add_known(x->pid, x->uid, x->pidfd, x->mp, m);
 		hd_dbg("REGISTER pid %d uid %u: %s", (int)x->pid, (unsigned)x->uid,
