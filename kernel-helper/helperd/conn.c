@@ -201,7 +201,7 @@ static bool shed(int lfd)
 }
 
 /* Accepts one connection; false when there is none left to accept (or none can be). */
-bool conn_accept_one(int lfd, struct conn **accepted)
+bool conn_accept_one(int lfd)
 {
 	struct epoll_event ev = {.events = EPOLLIN};
 	struct ucred cred;
@@ -264,7 +264,6 @@ bool conn_accept_one(int lfd, struct conn **accepted)
 	c->born = loop_iter;
 	c->deadline = hd_now_ms() + CONN_IDLE_MS;
 	conn_append(c);
-	*accepted = c;
 	return true;
 }
 

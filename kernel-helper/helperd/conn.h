@@ -59,11 +59,8 @@ void conns_reserve_open(void);
  * closing(c) is called for every connection about to be closed.
  */
 void conns_init(int epfd, int lfd, void (*closing)(struct conn *c));
-/*
- * Accepts one connection, *accepted the new one (unchanged when the one
- * taken was refused); false when there is none left to accept (or none can be).
- */
-bool conn_accept_one(int lfd, struct conn **accepted);
+/* Accepts one connection; false when there is none left to accept (or none can be). */
+bool conn_accept_one(int lfd);
 /* The loop's turn is over (connections accepted from now on are newer than it). */
 void conns_turn_end(void);
 /* When the loop must wake for the connections: an idle deadline, the listener's pause. */

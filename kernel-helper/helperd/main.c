@@ -652,20 +652,9 @@ int main(int argc, char **argv)
 			}
 		}
 		batch_n = 0;
-		/*
-		 * A new connection's request, there already when drti's connect
-		 * returned, is read at once, not a turn later (issue 33, item 5:
-		 * the turn's other work was most of a known REGISTER's time in
-		 * the daemon from its accept); within the turn's per-uid reads.
-		 */
-		for (int k = 0; accept_now && k < 64; k++) {
-			struct conn *c = NULL;
-
-			if (!conn_accept_one(lfd, &c))
-				break;
-			if (c)
-				serve_conn_event(c, EPOLLIN);
-		}
+		if (accept_now)
+			for (int k = 0; k < 64 && conn_accept_one(lfd); k++)
+				;
 		conns_turn_end();
 		serve_turn_end();
 		now = hd_now_ms();

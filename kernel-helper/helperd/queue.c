@@ -305,6 +305,11 @@ static void parse_answer(struct hd_parse *p, int ret, struct hd_module *m, bool 
 		}
 		if (!x->status)
 			x->status = hd_add_known(x->pid, x->uid, x->pidfd, x->mp, m);
+		/* (attached, the process has its own: the waiters' do not pile up meanwhile) */
+		if (x->pidfd >= 0) {
+			close(x->pidfd);
+			x->pidfd = -1;
+		}
 		hd_dbg("REGISTER pid %d uid %u: %s", (int)x->pid, (unsigned)x->uid,
 		       x->status ? strerror(-x->status) : x->mp->path);
 		if (!x->status && !held_pid)
