@@ -89,13 +89,6 @@ int hd_open_mapping(pid_t pid, const struct hd_mapping *m);
  */
 int hd_each_mapping(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *arg),
 		    int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg), void *arg);
-/*
- * The same for the files mapped executable only (PROCMAP_QUERY, Linux
- * 6.11+: no text printed; proc.c), each given by its first mapping as
- * hd_each_mapping would; hd_each_mapping itself on older kernels. LIST's.
- */
-int hd_each_exec_file(pid_t pid, bool (*want)(uint64_t dev, uint64_t ino, void *arg),
-		      int (*fn)(pid_t pid, const struct hd_mapping *m, void *arg), void *arg);
 /* The process's start time (field 22 of /proc/PID/stat), 0 when unknown. */
 uint64_t hd_start_time(pid_t pid);
 /*

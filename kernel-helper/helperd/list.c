@@ -5,10 +5,9 @@
  * uid only its own processes. The daemon does not track every process that
  * maps a registered file (README, "lingering and retiring"), so a LIST
  * reads /proc: every process's maps, which on a loaded machine was tens of
- * milliseconds of the kernel printing maps (bench/helper/README.md); since
- * issue 33 item 5 it asks the kernel for the executable file mappings
- * only, with PROCMAP_QUERY (proc.c, hd_each_exec_file; text on kernels
- * before 6.11), a path printed only for a registered file's.
+ * milliseconds of the kernel printing maps (bench/helper/README.md). (Asking
+ * the kernel for executable file mappings only, with PROCMAP_QUERY, was
+ * measured faster and taken back: bench/helper/README.md says why.)
  *
  * Off the loop (issue 33). The reading runs on a third lane of writer.c,
  * HD_LANE_LIST, beside the writer and the checker, with their per-uid
@@ -199,7 +198,7 @@ static bool list_step(struct hd_wjob *j, uint64_t budget_ns)
 		return false;
 	if (l->pid) {
 		if (l->pid != l->self && (l->uid == 0 || hd_pid_uid(l->pid) == l->uid))
-			hd_each_exec_file(l->pid, list_wants, list_mapping, l);
+			hd_each_mapping(l->pid, list_wants, list_mapping, l);
 		return false;
 	}
 	if (!l->d && !(l->d = opendir("/proc")))
@@ -211,7 +210,7 @@ static bool list_step(struct hd_wjob *j, uint64_t budget_ns)
 		if (*end || p <= 0 || p == l->self ||
 		    (l->uid != 0 && hd_pid_uid((pid_t)p) != l->uid))
 			continue;
-		hd_each_exec_file((pid_t)p, list_wants, list_mapping, l);
+		hd_each_mapping((pid_t)p, list_wants, list_mapping, l);
 		if (l->status)
 			return false;
 		if (usdt_clock_ns(CLOCK_MONOTONIC) >= until)
