@@ -529,9 +529,12 @@ nomem:
  * refusing it breaks builds SystemTap's tool serves (it skips every `#`
  * line, and so also declares the probes under `#if 0`). The warning is one
  * line, once per run, at the first such directive; -D/-I/-U apply as with -C.
+ * Not for a D program to trace (auto_cpp false): there, as in DTrace, a '#'
+ * line other than #pragma without -C is an error of the D compiler
+ * (D_PRAGCTL_INVAL, consumer/lex.c).
  */
 static int read_source(const struct options *o, const char *src, char **text, size_t *len,
-		       bool *cpp_warned, struct usdt_diag *diag)
+		       bool auto_cpp, bool *cpp_warned, struct usdt_diag *diag)
 {
 	struct usdt_cpp_opts co = {
 	    .cpp = getenv("CPP"),
@@ -545,7 +548,7 @@ static int read_source(const struct options *o, const char *src, char **text, si
 		return usdt_cpp_run(&co, src, text, len, diag);
 	if (read_whole_file(src, text, len, diag))
 		return -1;
-	if (!usdt_needs_cpp(*text, *len, &need))
+	if (!auto_cpp || !usdt_needs_cpp(*text, *len, &need))
 		return 0;
 	free(*text);
 	*text = NULL;
@@ -662,7 +665,7 @@ int main(int argc, char **argv)
 				o.csrc[i].text = strdup(o.csrc[i].name);
 				continue;
 			}
-			if (read_source(&o, o.csrc[i].name, &text, &len, &cpp_warned, &diag))
+			if (read_source(&o, o.csrc[i].name, &text, &len, false, &cpp_warned, &diag))
 				continue;
 			o.csrc[i].text = text;
 		}
@@ -726,7 +729,7 @@ int main(int argc, char **argv)
 		char *text = NULL;
 		size_t len = 0;
 
-		if (read_source(&o, src, &text, &len, &cpp_warned, &diag))
+		if (read_source(&o, src, &text, &len, true, &cpp_warned, &diag))
 			continue;
 		if (strv_push(&texts, text)) {
 			free(text);

@@ -122,11 +122,36 @@ struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind)
 	return n;
 }
 
+/* `#pragma D attributes` of a name: one the program declared before (a variable, an inline). */
+static void pragma_attributes(struct parser *ps)
+{
+	const char *name = ps->lx.attr_name;
+	size_t i;
+
+	for (i = 0; i < ps->prog->ndecls; i++)
+		if (strchr("gst", ps->prog->decls[i].kind) &&
+		    !strcmp(ps->prog->decls[i].name, name))
+			break;
+	for (; i == ps->prog->ndecls && i < ps->prog->ndecls + ps->ninl; i++)
+		if (!strcmp(ps->inl[i - ps->prog->ndecls].name, name))
+			break;
+	if (i == ps->prog->ndecls + ps->ninl) {
+		ps->tag = "D_PRAGMA_UNUSED";
+		dt_parse_fail(ps, &ps->lx.attr_pos,
+			      "unused #pragma attributes: nothing declared "
+			      "before it is named %s",
+			      name);
+	}
+	ps->lx.attr_name[0] = '\0';
+}
+
 void dt_parse_next(struct parser *ps)
 {
 	dt_lex_next(&ps->lx);
 	if (ps->lx.err)
 		ps->failed = true;
+	if (ps->lx.attr_name[0])
+		pragma_attributes(ps);
 }
 
 const char *dt_parse_tok_desc(struct parser *ps)
