@@ -243,6 +243,10 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 				dt_check_aggassign(k, n);
 			return;
 		}
+		/* the variable exists from its first assignment on, in the program's order
+		 * (DTrace's: `x = x + 1` defines x, a read before is D_IDENT_UNDEF) */
+		if (n->a && n->a->kind == N_IDENT)
+			dt_check_ident_written(k, n->a);
 		expr(k, n->b, true);
 		expr(k, n->a, false);
 		dt_check_ops(k, n);
@@ -255,6 +259,8 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		dt_check_ops(k, n);
 		return;
 	case N_INCDEC:
+		if (n->a && n->a->kind == N_IDENT)
+			dt_check_ident_written(k, n->a);
 		expr(k, n->a, false);
 		dt_check_ops(k, n);
 		return;
@@ -386,33 +392,6 @@ static bool no_args_probe(const struct dt_clause *c)
 	return c->ndescs > 0;
 }
 
-/* The globals the program writes anywhere (=, op=, ++, --): they exist. */
-static void writes(struct chk *k, const struct dt_node *n)
-{
-	size_t i;
-
-	if (!n)
-		return;
-	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_IDENT)
-		dt_check_ident_written(k, n->a);
-	writes(k, n->a);
-	writes(k, n->b);
-	writes(k, n->c);
-	for (i = 0; i < n->nargs; i++)
-		writes(k, n->args[i]);
-}
-
-static void stmt_writes(struct chk *k, struct dt_stmt **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		writes(k, v[i]->e);
-		stmt_writes(k, v[i]->then, v[i]->nthen);
-		stmt_writes(k, v[i]->els, v[i]->nels);
-	}
-}
-
 int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 {
 	struct chk k;
@@ -421,10 +400,6 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 	memset(&k, 0, sizeof(k));
 	k.diag = diag;
 	k.prog = prog;
-	for (i = 0; i < prog->nclauses; i++) {
-		writes(&k, prog->clauses[i]->pred);
-		stmt_writes(&k, prog->clauses[i]->body, prog->clauses[i]->nbody);
-	}
 	for (i = 0; i < prog->nclauses && !k.failed; i++) {
 		const struct dt_clause *c = prog->clauses[i];
 		size_t j;
