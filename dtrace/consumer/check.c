@@ -252,6 +252,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		dt_check_ops(k, n);
 		if (!k->failed)
 			dt_check_note_assign(k, n->a, n->b);
+		dt_check_alloca_assign(k, n);
 		return;
 	case N_IDENT:
 		if (value)
@@ -421,5 +422,6 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 	dt_free(k.aggs);
 	dt_free(k.arrs);
 	dt_free(k.defined);
+	dt_free(k.allocas);
 	return k.failed ? -1 : 0;
 }

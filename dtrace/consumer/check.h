@@ -46,6 +46,13 @@ struct chk {
 		enum dt_ctype keys[8];
 	} * arrs;
 	size_t narrs;
+	/* variables that hold a pointer: alloca()'s or another's (check_alloca.c) */
+	struct allocavar {
+		enum dt_nkind kind; /* N_IDENT, N_SELF, N_THIS */
+		const char *name;
+		int taint;
+	} * allocas;
+	size_t nallocas;
 };
 
 /*
@@ -92,5 +99,8 @@ void dt_check_aggfn(struct chk *k, const struct dt_node *call);
 bool dt_check_aggfn_of(struct chk *k, const struct dt_node *assign);
 /* ... and, after them, as the aggregation's earlier uses. */
 void dt_check_aggassign(struct chk *k, const struct dt_node *assign);
+
+/* check_alloca.c: an assignment of alloca()'s pointers and others' to one variable. */
+void dt_check_alloca_assign(struct chk *k, const struct dt_node *assign);
 
 #endif /* DT_CHECK_H */
