@@ -166,6 +166,13 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
 		return 0;
 	}
+	if (!strcmp(opt, "iregs")) {
+		/* DTrace's BPF has 8 registers a clause may use (r0-r8 less one): 1 to 8 */
+		char *end = NULL;
+		long n = val ? strtol(val, &end, 0) : 0;
+
+		return n >= 1 && n <= 8 && end && !*end ? 0 : -2;
+	}
 	if (!strcmp(opt, "rawbytes")) {
 		o->rawbytes = true;
 		return 0;
