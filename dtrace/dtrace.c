@@ -255,8 +255,7 @@ static int check_consumer_options(struct options *o, struct usdt_diag *diag)
 {
 	size_t i;
 
-	if (o->l.verbose)
-		return usage_error(diag, "-v is only used with -l");
+	o->c.verbose = o->l.verbose; /* -v: the stability report */
 	for (i = 0; i < o->l.ndescs; i++)
 		if (o->l.descs[i].kind != 'n')
 			return usage_error(diag,

@@ -26,6 +26,7 @@ struct dt_consumer_opts {
 	bool zero_ok;	   /* -Z */
 	bool destructive;  /* -w */
 	bool compile_only; /* -e */
+	bool verbose;	   /* -v: DTrace's stability report of each program */
 	bool show_program; /* -x bpfc: print the generated BPF C, run nothing */
 	bool defaultargs;
 	bool errtags;	 /* -xerrtags: errors in DTrace's form, with their [D_...] tags */

@@ -20,6 +20,7 @@
 
 #include "d.h"
 #include "list_create.h"
+#include "stability.h"
 
 /* A macro argument the program never refers to: an error, unless -x argref. */
 static int macros_unused(const struct dt_consumer_opts *o, const struct dt_src *src,
@@ -98,6 +99,9 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 			   o->nsources ? o->sources[0].name : "program");
 		goto out;
 	}
+	for (i = 0; o->verbose && i < o->nsources; i++)
+		dt_stability_report(&prog, i, o->sources[i].kind == 's', o->sources[i].name,
+				    stdout);
 	if (o->destructive && !o->quiet)
 		fprintf(stderr, "dtrace: allowing destructive actions\n");
 	if (dt_match(&prog, &probes, diag) || diag->errors)

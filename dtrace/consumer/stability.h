@@ -1,0 +1,15 @@
+/* SPDX-License-Identifier: MIT */
+/* `dtrace -v`: DTrace's stability report of a program (stability.c). */
+#ifndef DT_STABILITY_H
+#define DT_STABILITY_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+struct dt_program;
+
+/* The report of source number `source` (a -s script or a -n description). */
+void dt_stability_report(const struct dt_program *prog, size_t source, bool script,
+			 const char *name, FILE *out);
+
+#endif
