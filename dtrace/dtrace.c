@@ -331,6 +331,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 			case 'C':
 				o->cpp = true;
 				continue;
+			case 'H': /* cpp's -H: each included file's path, on stderr */
+				if (push_cpp_arg(o, 'H', "")) {
+					usdt_error(diag, "out of memory");
+					return EXIT_ERROR;
+				}
+				continue;
 			case 'k':
 				o->keep = true;
 				continue;
