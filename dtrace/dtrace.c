@@ -170,6 +170,10 @@ static void consumer_x_option(struct options *o, const char *val, struct usdt_di
 
 	snprintf(name, sizeof(name), "%.*s", (int)(len < sizeof(name) ? len : sizeof(name) - 1),
 		 val);
+	if (!strcmp(name, "cpp")) { /* -x cpp is -C */
+		o->cpp = true;
+		return;
+	}
 	switch (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL)) {
 	case 0:
 		break;

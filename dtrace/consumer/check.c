@@ -393,6 +393,22 @@ static bool no_args_probe(const struct dt_clause *c)
 	return c->ndescs > 0;
 }
 
+/* The globals a predicate assigns (=, op=, ++, --): its clause's actions see them. */
+static void writes(struct chk *k, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n)
+		return;
+	if ((n->kind == N_ASSIGN || n->kind == N_INCDEC) && n->a && n->a->kind == N_IDENT)
+		dt_check_ident_written(k, n->a);
+	writes(k, n->a);
+	writes(k, n->b);
+	writes(k, n->c);
+	for (i = 0; i < n->nargs; i++)
+		writes(k, n->args[i]);
+}
+
 int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 {
 	struct chk k;
@@ -407,14 +423,20 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 
 		for (j = 0; j < c->ndescs && !k.failed; j++)
 			timer_desc(&k, &c->descs[j]);
+		/*
+		 * As DTrace compiles a clause: its actions, then its predicate (which
+		 * so sees what they assign); actions that read what only the predicate
+		 * assigns are compiled again after it (so they see that too)
+		 */
+		k.no_args = no_args_probe(c);
+		writes(&k, c->pred);
+		stmts(&k, c->body, c->nbody);
 		if (c->pred) {
 			expr(&k, c->pred, true);
 			if (!k.failed && dt_check_type(&k, c->pred) == CT_VOID)
 				dt_check_fail(&k, c->pred, "D_PRED_SCALAR",
 					      "predicate result must be of scalar type");
 		}
-		k.no_args = no_args_probe(c);
-		stmts(&k, c->body, c->nbody);
 		if (!k.failed)
 			dt_check_spec_order(&k, c);
 	}

@@ -1,0 +1,129 @@
+#!/bin/bash
+# What DTrace's compiler refuses in declarations, '#' lines, the order of a
+# global's first assignment, alloca()'s taint and -x iregs, refused before
+# anything runs, each with DTrace's -xerrtags tag (consumer/parse_proto.c,
+# lex.c, check.c, check_alloca.c, options.c); what it accepts of the same
+# kinds accepted; `dtrace -v`'s stability report (stability.c) and -H.
+# The programs are compiled with -e: nothing is loaded.
+. "$USDTKIT_SRCDIR/tests/lib/common.sh"
+. "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
+
+n=0
+# tagged TAG 'message start' LINE program: -s of a script, -xerrtags
+tagged() {
+	local tag=$1 msg=$2 line=$3 rc=0
+	n=$((n + 1))
+	printf '%s\n' "$4" >"$T/p$n.d"
+	timeout 60 "$DTRACE" -xerrtags -e -s "$T/p$n.d" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 1 ] || { cat "$T/err" >&2; fail "'$4' exited $rc, expected 1"; }
+	[ -s "$T/out" ] && { cat "$T/out" >&2; fail "'$4' wrote to stdout"; }
+	head -n 1 "$T/err" | grep -qF -- "dtrace: failed to compile script $T/p$n.d: [$tag] line $line: $msg" ||
+		{ cat "$T/err" >&2; fail "'$4': not [$tag] line $line '$msg'"; }
+}
+# accepted 'program' [options]: compiled with -e, exit 0
+accepted() {
+	local rc=0
+	n=$((n + 1))
+	printf '%s\n' "$1" >"$T/p$n.d"
+	timeout 60 "$DTRACE" -e "${@:2}" -s "$T/p$n.d" >"$T/out" 2>"$T/err" || rc=$?
+	[ "$rc" = 0 ] || { cat "$T/err" >&2; fail "'$1' ${*:2}: exited $rc, expected 0"; }
+}
+
+# a prototype's parameters, an array's key signature
+tagged D_DECL_PARMCLASS "inappropriate storage class for function or associative array parameter" 1 \
+	'int foo(static int); BEGIN { exit(0); }'
+tagged D_DECL_PARMCLASS "inappropriate storage class" 1 'int a[self int]; BEGIN { exit(0); }'
+tagged D_DECL_PROTO_NAME "void parameter may not have a name: v" 1 'int a(void v); BEGIN { exit(0); }'
+tagged D_DECL_PROTO_TYPE "function prototype may not use parameter of type dynamic variable: a, parameter #1" 1 \
+	'int a(int a[int]); BEGIN { exit(0); }'
+tagged D_DECL_PROTO_TYPE "array prototype may not use parameter of type void: (anonymous), parameter #1" 1 \
+	'int x[void, char]; BEGIN { exit(0); }'
+tagged D_DECL_PROTO_VARARGS "array prototype may not use a variable-length argument list" 1 \
+	'int a[...]; BEGIN { exit(0); }'
+tagged D_DECL_PROTO_VOID "void must be sole parameter" 1 'int foo(int, void); BEGIN { exit(0); }'
+# type words
+tagged D_DECL_VOIDATTR "invalid type declaration: attributes may not be used with void type" 1 \
+	'short void ptr; BEGIN { exit(0); }'
+tagged D_DECL_CHARATTR "invalid type declaration: short and long may not be used with char type" 1 \
+	'long char c; BEGIN { exit(0); }'
+tagged D_DECL_LONGINT "invalid type declaration: long and long long may only be used" 1 \
+	'long struct s { int i; }; BEGIN { exit(0); }'
+tagged D_DECL_SIGNINT "invalid type declaration: signed and unsigned may only be used" 1 \
+	'unsigned string s; BEGIN { exit(0); }'
+# this-> associative arrays, a variable declared again with another type
+tagged D_DECL_LOCASSC "associative arrays may not be declared as local variables: a" 1 \
+	'this int a[int]; BEGIN { exit(0); }'
+tagged D_DECL_IDRED "identifier redeclared: x" 1 'int x; char x; BEGIN { x = 1; }'
+accepted 'int f(int, char *); int g(void); int h(int, ...); int k(register int);
+int a[int, string]; self int s[int]; this int t[4]; int x; int x;
+long double d; unsigned long long u; signed char sc;
+BEGIN { a[1, "a"] = 2; self->s[1] = 3; x = 4; exit(0); }'
+
+# '#' lines: a control line without -C, #pragma D depends_on and attributes
+tagged D_PRAGCTL_INVAL "invalid control directive: #if" 1 '#if 0
+#endif
+BEGIN { exit(0); }'
+accepted '#if 0
+#endif
+BEGIN { exit(0); }' -C
+accepted '#ident "v1"
+BEGIN { exit(0); }'
+tagged D_PRAGMA_DEPEND "main program may not explicitly depend on a library" 1 \
+	'#pragma D depends_on library net.d
+BEGIN { exit(0); }'
+tagged D_PRAGMA_UNUSED "unused #pragma attributes" 2 'void func(int, int);
+#pragma D attributes Stable/Stable/Common func
+BEGIN { exit(0); }'
+tagged D_PRAGMA_INVAL "invalid attributes specified by #pragma attributes" 1 \
+	'#pragma D attributes incorrect_attr foo
+BEGIN { exit(0); }'
+tagged D_PRAGMA_MALFORM "malformed #pragma attributes <attributes> <ident>" 1 \
+	'#pragma D attributes Stable
+BEGIN { exit(0); }'
+accepted 'int x;
+#pragma D attributes Stable/Evolving/Common x
+inline int y = 3;
+#pragma D attributes Private y
+BEGIN { x = y; exit(0); }'
+
+# a global exists from its first assignment on, in the program's order
+tagged D_IDENT_UNDEF "failed to resolve start: Unknown variable name" 1 \
+	'END { total = timestamp - start; } BEGIN { start = timestamp; exit(0); }'
+tagged D_IDENT_UNDEF "failed to resolve y: Unknown variable name" 1 'BEGIN { trace(y); y = 1; exit(0); }'
+accepted 'BEGIN { x = x + 1; start = timestamp; } END { trace(timestamp - start); }'
+
+# alloca()'s taint
+tagged D_ALLOCA_INCOMPAT "ternary conditional with alloca and non-alloca branches cannot be assigned to a variable" 1 \
+	'BEGIN { a = (char *) alloca(1); a = (a == NULL) ? (char *) 50 : a; }'
+tagged D_ALLOCA_INCOMPAT "a: cannot reuse the same identifier for both alloca and non-alloca allocations" 1 \
+	'int x; BEGIN { a = (char *) alloca(1); } BEGIN { b = (char *) &x; a = NULL; a = b + 5; exit(0); }'
+tagged D_ALLOCA_INCOMPAT "p: cannot reuse the same identifier" 1 \
+	'int x; BEGIN { this->p = (char *) &x; this->p = alloca(4); exit(0); }'
+accepted 'BEGIN { a = (char *) alloca(1); trace((a == NULL) ? (char *) 50 : a); a = NULL; a = a + 1; exit(0); }'
+
+# -x iregs: 1 to 8
+tagged D_PRAGMA_OPTSET "failed to set option 'iregs' to '9': Invalid value for specified option" 1 \
+	'#pragma D option iregs=9
+BEGIN { exit(0); }'
+accepted 'BEGIN { exit(0); }' -xiregs=8
+
+# dtrace -v: DTrace's stability report, on stdout before the program runs
+n=$((n + 1))
+printf 'BEGIN\n{\n\tprintf("%%d\\n", 2);\n\texit(0);\n}\n' >"$T/p$n.d"
+"$DTRACE" -v -e -s "$T/p$n.d" >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "-v -e exited non-zero"; }
+printf '\nStability attributes for script %s:\n\n' "$T/p$n.d" >"$T/exp"
+printf '\tMinimum Probe Description Attributes\n\t\tIdentifier Names: Unstable\n\t\tData Semantics:   Unstable\n\t\tDependency Class: Common\n\n' >>"$T/exp"
+printf '\tMinimum Statement Attributes\n\t\tIdentifier Names: Stable\n\t\tData Semantics:   Stable\n\t\tDependency Class: Common\n\n' >>"$T/exp"
+diff -u "$T/exp" "$T/out" || fail "-v: not DTrace's stability report"
+"$DTRACE" -v -e -n 'dtrace:::BEGIN { trace(curthread); exit(0); }' >"$T/out" 2>"$T/err" ||
+	{ cat "$T/err" >&2; fail "-v -e -n exited non-zero"; }
+grep -q '^Stability attributes for description dtrace:::BEGIN' "$T/out" || fail "-v -n: no report"
+[ "$(grep -c 'Identifier Names: Stable' "$T/out")" = 2 ] || { cat "$T/out" >&2; fail "-v: dtrace:::BEGIN is Stable"; }
+grep -q 'Data Semantics:   Private' "$T/out" || { cat "$T/out" >&2; fail "-v: curthread's data is Private"; }
+
+# -H: the files cpp includes, on stderr
+printf '#define FORTY 40\n' >"$T/inc.h"
+printf '#include "inc.h"\nBEGIN { trace(FORTY); exit(0); }\n' >"$T/h.d"
+"$DTRACE" -e -C -H -s "$T/h.d" >"$T/out" 2>"$T/err" || { cat "$T/err" >&2; fail "-CH exited non-zero"; }
+grep -q 'inc\.h$' "$T/err" || { cat "$T/err" >&2; fail "-H: inc.h not named"; }
+echo "ok: $n programs"
