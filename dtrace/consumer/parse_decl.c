@@ -125,22 +125,11 @@ struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind)
 /* `#pragma D attributes` of a name: one the program declared before (a variable, an inline). */
 static void pragma_attributes(struct parser *ps)
 {
-	const char *name = ps->lx.attr_name;
-	size_t i;
-
-	for (i = 0; i < ps->prog->ndecls; i++)
-		if (strchr("gst", ps->prog->decls[i].kind) &&
-		    !strcmp(ps->prog->decls[i].name, name))
-			break;
-	for (; i == ps->prog->ndecls && i < ps->prog->ndecls + ps->ninl; i++)
-		if (!strcmp(ps->inl[i - ps->prog->ndecls].name, name))
-			break;
-	if (i == ps->prog->ndecls + ps->ninl) {
+	if (!dt_proto_declared(ps, ps->lx.attr_name)) {
 		ps->tag = "D_PRAGMA_UNUSED";
 		dt_parse_fail(ps, &ps->lx.attr_pos,
-			      "unused #pragma attributes: nothing declared "
-			      "before it is named %s",
-			      name);
+			      "unused #pragma attributes: nothing declared before it is named %s",
+			      ps->lx.attr_name);
 	}
 	ps->lx.attr_name[0] = '\0';
 }
@@ -351,10 +340,15 @@ static void members(struct parser *ps, struct dt_decl *d)
 				expect(ps, "]", "to close the array's size");
 			}
 			if (dt_lex_is(&ps->lx, ":")) {
+				struct dt_proto_err e;
+				int64_t w;
+
 				next(ps);
-				if (ps->lx.tok != T_INT || ps->lx.ival <= 0 || ps->lx.ival > 64) {
-					fail(ps, &ps->lx.pos,
-					     "a bit-field's width must be a constant from 1 to 64");
+				w = dt_lex_is(&ps->lx, "-") || ps->lx.tok != T_INT ? 0
+										   : ps->lx.ival;
+				if (!dt_proto_check_bitfield(resolve(ps, m.type), m.name,
+							     &ps->lx.pos, w, &e)) {
+					fail_tag(ps, e.tag, &e.pos, "%s", e.msg);
 					break;
 				}
 				m.bits = (unsigned)ps->lx.ival;

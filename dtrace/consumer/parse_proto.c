@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "parse.h"
 #include "parse_proto.h"
 
 static bool refuse(struct dt_proto_err *e, const char *tag, const struct dt_pos *pos,
@@ -140,4 +141,41 @@ bool dt_proto_check_params(const struct dt_param *p, size_t n, bool array, const
 	if (nvoid && n > 1)
 		return refuse(e, "D_DECL_PROTO_VOID", at, "void must be sole parameter", NULL);
 	return true;
+}
+
+bool dt_proto_check_bitfield(const char *type, const char *name, const struct dt_pos *pos,
+			     int64_t width, struct dt_proto_err *e)
+{
+	unsigned size;
+	bool uns;
+
+	e->tag = NULL;
+	if (strchr(type, '*') || strstr(type, "float") || strstr(type, "double") ||
+	    !strncmp(type, "string", 6) || !strncmp(type, "struct ", 7) ||
+	    !strncmp(type, "union ", 6) || strchr(type, '['))
+		return refuse(e, "D_DECL_BFTYPE", pos,
+			      "invalid type for bit-field: ", name ? name : "(anon)");
+	if (width <= 0)
+		return refuse(e, "D_DECL_BFCONST", pos,
+			      "positive integral constant expression expected as bit-field size",
+			      NULL);
+	dt_ctype_size(type, &size, &uns);
+	if (width > (int64_t)size * 8)
+		return refuse(e, "D_DECL_BFSIZE", pos,
+			      "bit-field too big for type: ", name ? name : "(anon)");
+	return true;
+}
+
+bool dt_proto_declared(const struct parser *ps, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->prog->ndecls; i++)
+		if (strchr("gst", ps->prog->decls[i].kind) &&
+		    !strcmp(ps->prog->decls[i].name, name))
+			return true;
+	for (i = 0; i < ps->ninl; i++)
+		if (!strcmp(ps->inl[i].name, name))
+			return true;
+	return false;
 }

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "lex.h"
 
@@ -37,5 +38,16 @@ bool dt_proto_check_words(const char *words, const struct dt_pos *pos, struct dt
 /* A parameter list: array (an associative array's key signature) or function. */
 bool dt_proto_check_params(const struct dt_param *p, size_t n, bool array, const struct dt_pos *at,
 			   struct dt_proto_err *e);
+
+/*
+ * A bit-field of `type` (typedefs undone) `width` bits wide (0 when no
+ * positive constant was written): D_DECL_BFTYPE, BFCONST, BFSIZE.
+ */
+bool dt_proto_check_bitfield(const char *type, const char *name, const struct dt_pos *pos,
+			     int64_t width, struct dt_proto_err *e);
+
+struct parser;
+/* A name the program declared so far: a variable (global, self->, this->) or an inline. */
+bool dt_proto_declared(const struct parser *ps, const char *name);
 
 #endif

@@ -50,6 +50,13 @@ tagged D_DECL_LONGINT "invalid type declaration: long and long long may only be 
 	'long struct s { int i; }; BEGIN { exit(0); }'
 tagged D_DECL_SIGNINT "invalid type declaration: signed and unsigned may only be used" 1 \
 	'unsigned string s; BEGIN { exit(0); }'
+# bit-fields: an integer type, a positive width, no wider than the type
+tagged D_DECL_BFCONST "positive integral constant expression expected as bit-field size" 1 \
+	'struct r { int a : 1; int b : -3; } var; BEGIN { exit(0); }'
+tagged D_DECL_BFCONST "positive integral constant expression" 1 'struct r { int b : 0; } var; BEGIN { exit(0); }'
+tagged D_DECL_BFSIZE "bit-field too big for type: a" 1 'struct r { char a : 10; } var; BEGIN { exit(0); }'
+tagged D_DECL_BFTYPE "invalid type for bit-field: (anon)" 1 'struct r { float : 1; } xyz; BEGIN { exit(0); }'
+accepted 'struct r { char a : 8; long long b : 64; unsigned c : 1; } var; BEGIN { exit(0); }'
 # this-> associative arrays, a variable declared again with another type
 tagged D_DECL_LOCASSC "associative arrays may not be declared as local variables: a" 1 \
 	'this int a[int]; BEGIN { exit(0); }'
