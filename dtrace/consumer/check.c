@@ -189,13 +189,21 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 		special_args(k, n);
 	if (k->failed)
 		return;
-	if (!strcmp(n->name, "printf"))
-		dt_check_printf(k, n);
-	else if (!strcmp(n->name, "printa"))
+	if (!strcmp(n->name, "printf")) {
+		bool was = k->in_fmt_args;
+
+		/* DTrace cooks the arguments before it reads the format (and reads
+		 * the format of an action only, not of a printf() used as a value) */
+		k->in_fmt_args = true;
+		args(k, n);
+		k->in_fmt_args = was;
+		if (!k->failed && !was)
+			dt_check_printf(k, n);
+	} else if (!strcmp(n->name, "printa"))
 		dt_check_printa(k, n);
 	else if (p->kind == 'g')
 		dt_check_aggfn(k, n);
-	if (!k->failed)
+	if (!k->failed && strcmp(n->name, "printf"))
 		args(k, n);
 	if (value && p->kind == 'a' && p->ret == CT_VOID && k->in_key)
 		dt_check_fail(k, n, "D_KEY_TYPE", "%s( ) returns void: it cannot be a key",
@@ -203,6 +211,19 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 }
 
 /* ---- expressions and statements ---- */
+
+/* A struct variable's bit-field member (`var.a`: the parser's variable of its own). */
+static bool is_bitfield(const struct chk *k, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n || n->kind != N_IDENT || !n->name || !strchr(n->name, '.') || !k->prog)
+		return false;
+	for (i = 0; i < k->prog->ndecls; i++)
+		if (k->prog->decls[i].kind == 'g' && !strcmp(k->prog->decls[i].name, n->name))
+			return k->prog->decls[i].bits > 0;
+	return false;
+}
 
 static void expr(struct chk *k, const struct dt_node *n, bool value)
 {
@@ -215,6 +236,11 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		call(k, n, value);
 		return;
 	case N_UNARY:
+		if (n->op[0] == '&' && !n->op[1] && is_bitfield(k, n->a)) {
+			dt_check_fail(k, n, "D_ADDROF_BITFIELD",
+				      "cannot take address of bit-field");
+			return;
+		}
 		if (n->op[0] == '&' && n->a && n->a->kind == N_AGG) {
 			dt_check_fail(k, n, "D_ADDROF_VAR",
 				      "cannot take address of dynamic variable");
@@ -283,6 +309,13 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 			dt_check_index(k, n);
 		return;
 	}
+	case N_SIZEOF:
+		if (is_bitfield(k, n->a)) {
+			dt_check_fail(k, n, "D_SIZEOF_BITFIELD",
+				      "cannot apply sizeof to a bit-field");
+			return;
+		}
+		break;
 	default:
 		break;
 	}

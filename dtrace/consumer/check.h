@@ -17,9 +17,10 @@ enum dt_ctype { CT_UNKNOWN, CT_INT, CT_STR, CT_VOID, CT_AGG, CT_PTR, CT_STACK };
 struct chk {
 	struct usdt_diag *diag;
 	bool failed;
-	bool in_agg;  /* the value of an aggregation assignment */
-	bool in_key;  /* a key of an array or an aggregation */
-	bool no_args; /* the clause's probes have no args[] (BEGIN, END, ERROR) */
+	bool in_agg;	  /* the value of an aggregation assignment */
+	bool in_key;	  /* a key of an array or an aggregation */
+	bool no_args;	  /* the clause's probes have no args[] (BEGIN, END, ERROR) */
+	bool in_fmt_args; /* a printf()'s arguments, cooked before its format is read */
 	const struct dt_program *prog;
 	const char **defined; /* globals the program assigns somewhere */
 	size_t ndefined;

@@ -56,6 +56,10 @@ tagged D_DECL_BFCONST "positive integral constant expression expected as bit-fie
 tagged D_DECL_BFCONST "positive integral constant expression" 1 'struct r { int b : 0; } var; BEGIN { exit(0); }'
 tagged D_DECL_BFSIZE "bit-field too big for type: a" 1 'struct r { char a : 10; } var; BEGIN { exit(0); }'
 tagged D_DECL_BFTYPE "invalid type for bit-field: (anon)" 1 'struct r { float : 1; } xyz; BEGIN { exit(0); }'
+tagged D_ADDROF_BITFIELD "cannot take address of bit-field" 1 \
+	'struct r { int a : 1; int b : 3; } var; BEGIN { trace(&var.b); exit(0); }'
+tagged D_SIZEOF_BITFIELD "cannot apply sizeof to a bit-field" 1 \
+	'struct r { int a : 1; int b : 3; } var; BEGIN { printf("%n", sizeof(var.a)); exit(0); }'
 accepted 'struct r { char a : 8; long long b : 64; unsigned c : 1; } var; BEGIN { exit(0); }'
 # this-> associative arrays, a variable declared again with another type
 tagged D_DECL_LOCASSC "associative arrays may not be declared as local variables: a" 1 \
