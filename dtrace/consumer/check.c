@@ -212,6 +212,17 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 
 /* ---- expressions and statements ---- */
 
+/* A global declared an array of a size (`int x[5]`): no associative array. */
+static bool is_sized_array(const struct chk *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; k->prog && i < k->prog->ndecls; i++)
+		if (k->prog->decls[i].kind == 'g' && !strcmp(k->prog->decls[i].name, name))
+			return k->prog->decls[i].type && strchr(k->prog->decls[i].type, '[');
+	return false;
+}
+
 /* A struct variable's bit-field member (`var.a`: the parser's variable of its own). */
 static bool is_bitfield(const struct chk *k, const struct dt_node *n)
 {
@@ -300,6 +311,18 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		return;
 	case N_INDEX: {
 		bool was = k->in_key;
+
+		if (n->a && n->a->kind == N_THIS) {
+			dt_check_fail(k, n, "D_ARR_LOCAL",
+				      "local variables may not be used as associative arrays: %s",
+				      n->name);
+			return;
+		}
+		if (!n->a && n->nargs != 1 && is_sized_array(k, n->name)) {
+			dt_check_fail(k, n, "D_ARR_BADREF",
+				      "cannot access scalar %s as an associative array", n->name);
+			return;
+		}
 
 		k->in_key = true;
 		for (i = 0; i < n->nargs; i++)

@@ -247,6 +247,7 @@ static bool enum_value(struct parser *ps, int64_t *v)
 /* `{ A, B = 5, C }`: each enumerator an int constant (the last one's plus 1 by default). */
 static void enum_body(struct parser *ps)
 {
+	size_t first = ps->ninl; /* this enum's enumerators are from here */
 	int64_t v = 0;
 
 	next(ps);
@@ -260,7 +261,14 @@ static void enum_body(struct parser *ps)
 			return;
 		}
 		for (i = 0; i < ps->ninl; i++)
-			if (!strcmp(ps->inl[i].name, ps->lx.text)) {
+			if (!strcmp(ps->inl[i].name, ps->lx.text) && i >= first) {
+				/* twice in one enum: DTrace's type library refuses the member */
+				fail_tag(ps, "D_UNKNOWN", &ps->lx.pos,
+					 "failed to define enumerator '%s': Duplicate member or "
+					 "variable name",
+					 ps->lx.text);
+				return;
+			} else if (!strcmp(ps->inl[i].name, ps->lx.text)) {
 				fail_tag(ps, "D_DECL_IDRED", &ps->lx.pos,
 					 "identifier redeclared: %s", ps->lx.text);
 				return;
@@ -326,6 +334,11 @@ static void members(struct parser *ps, struct dt_decl *d)
 			if (is_ident(ps)) {
 				m.name = dt_xstrdup(ps->lx.text);
 				next(ps);
+			}
+			if (dt_lex_is(&ps->lx, "(")) { /* a function: no object, D's void member */
+				fail_tag(ps, "D_DECL_VOIDOBJ", &m.pos,
+					 "cannot have void member: %s", m.name ? m.name : "(anon)");
+				break;
 			}
 			while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
 				next(ps);
@@ -566,6 +579,13 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			dt_free(t.s);
 			return;
 		}
+		if (strchr(ps->lx.text, '`')) {
+			fail_tag(ps, "D_DECL_SCOPE", &d.pos,
+				 "D scoping operator may not be used in a declaration name (%s)",
+				 ps->lx.text);
+			dt_free(t.s);
+			return;
+		}
 		d.name = dt_xstrdup(ps->lx.text);
 		next(ps);
 		/* an array (associative `int a[int]` or sized): its element type is not kept */
@@ -592,6 +612,11 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 				params(ps, true, &d.pos);
 			/* `int a[5]` keeps its size; an associative `int a[int]` is not kept */
 			sized = ps->lx.tok == T_INT && ps->lx.ival > 0;
+			if (sized && ps->lx.ival > UINT32_MAX) {
+				fail_tag(ps, "D_DECL_ARRBIG", &d.pos, "array dimension too big");
+				dt_free(t.s);
+				return;
+			}
 			if (sized)
 				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
 			else

@@ -61,6 +61,19 @@ tagged D_ADDROF_BITFIELD "cannot take address of bit-field" 1 \
 tagged D_SIZEOF_BITFIELD "cannot apply sizeof to a bit-field" 1 \
 	'struct r { int a : 1; int b : 3; } var; BEGIN { printf("%n", sizeof(var.a)); exit(0); }'
 accepted 'struct r { char a : 8; long long b : 64; unsigned c : 1; } var; BEGIN { exit(0); }'
+# storage classes, scoping, enumerators, struct members, arrays
+tagged D_DECL_CLASS "only one storage class allowed in a declaration" 1 'self this int x; BEGIN { exit(0); }'
+tagged D_DECL_SCOPE "D scoping operator may not be used in a declaration name (\`xyz)" 1 'int `xyz; BEGIN { exit(0); }'
+tagged D_UNKNOWN "failed to define enumerator 'GREEN': Duplicate member or variable name" 1 \
+	'enum colors { RED, GREEN, GREEN = 2 }; BEGIN { exit(0); }'
+tagged D_DECL_IDRED "identifier redeclared: RED" 1 'enum a { RED }; enum b { RED }; BEGIN { exit(0); }'
+tagged D_DECL_VOIDOBJ "cannot have void member: trace" 1 'struct { int trace(); }; BEGIN { exit(0); }'
+tagged D_DECL_ARRBIG "array dimension too big" 1 'int x[88294967295]; BEGIN { exit(0); }'
+tagged D_ARR_BADREF "cannot access scalar x as an associative array" 1 'int x[5]; BEGIN { x[1, 2] = 1; }'
+tagged D_ARR_LOCAL "local variables may not be used as associative arrays: x" 1 \
+	'BEGIN { this->x[1] = 123; exit(0); }'
+tagged D_IDENT_BADREF "associative array 'a' may not be referenced as scalar" 1 \
+	'BEGIN { a[0] = 1; trace(sizeof(a)); exit(0); }'
 # this-> associative arrays, a variable declared again with another type
 tagged D_DECL_LOCASSC "associative arrays may not be declared as local variables: a" 1 \
 	'this int a[int]; BEGIN { exit(0); }'
