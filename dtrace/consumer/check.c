@@ -281,7 +281,14 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 			return;
 		}
 		/* the variable exists from its first assignment on, in the program's order
-		 * (DTrace's: `x = x + 1` defines x, a read before is D_IDENT_UNDEF) */
+		 * (DTrace's: `x = x + 1` defines x, a read before is D_IDENT_UNDEF);
+		 * `x -= 1` needs x to exist */
+		if (n->a && n->a->kind == N_IDENT && strcmp(n->op, "=") &&
+		    !dt_check_ident_defined(k, n->a->name)) {
+			dt_check_fail(k, n->a, "D_VAR_UNDEF",
+				      "%s has not yet been declared or assigned", n->a->name);
+			return;
+		}
 		if (n->a && n->a->kind == N_IDENT)
 			dt_check_ident_written(k, n->a);
 		expr(k, n->b, true);
@@ -489,7 +496,9 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 		stmts(&k, c->body, c->nbody);
 		if (c->pred) {
 			expr(&k, c->pred, true);
-			if (!k.failed && dt_check_type(&k, c->pred) == CT_VOID)
+			if (!k.failed &&
+			    (dt_check_type(&k, c->pred) == CT_VOID ||
+			     (c->pred->kind == N_IDENT && is_sized_array(&k, c->pred->name))))
 				dt_check_fail(&k, c->pred, "D_PRED_SCALAR",
 					      "predicate result must be of scalar type");
 		}

@@ -76,6 +76,8 @@ bool dt_check_in_list(const char *const *l, const char *name);
 void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct dt_node *rhs);
 /* A global's name read (D_IDENT_UNDEF unless the program assigns or declares it), or written. */
 void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag);
+/* name is a builtin or a global assigned or declared so far */
+bool dt_check_ident_defined(const struct chk *k, const char *name);
 void dt_check_ident_written(struct chk *k, const struct dt_node *n);
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
 const char *dt_ctype_name(enum dt_ctype t);

@@ -381,6 +381,11 @@ static bool defined(const struct chk *k, const char *name)
 	return false;
 }
 
+bool dt_check_ident_defined(const struct chk *k, const char *name)
+{
+	return dt_check_in_list(builtins, name) || defined(k, name);
+}
+
 void dt_check_ident_written(struct chk *k, const struct dt_node *n)
 {
 	if (n->kind == N_IDENT && !defined(k, n->name))

@@ -221,7 +221,13 @@ static struct dt_node *primary(struct parser *ps)
 				n->a = expr(ps);
 				ps->depth--;
 				expect(ps, "]", "after args[N]");
-				if (n->a && n->a->kind != N_INT)
+				if (n->a && n->a->kind == N_STR) {
+					ps->tag = "D_PROTO_ARG"; /* DTrace's: an index of the wrong
+								    type */
+					fail(ps, &n->a->pos,
+					     "args[ ] argument #1 is incompatible with prototype: "
+					     "string, not an integer");
+				} else if (n->a && n->a->kind != N_INT)
 					fail(ps, &n->a->pos, "args[] needs a constant index%s", "");
 				else if (n->a)
 					n->ival = n->a->ival;
