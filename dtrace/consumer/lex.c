@@ -22,7 +22,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "lex.h"
 
@@ -69,31 +68,6 @@ static void newline(struct dt_lex *lx)
 	lx->line_start = lx->p + 1;
 }
 
-/* DTrace's stability attributes `name[/data[/class]]` (D's words, any case). */
-static bool attributes_valid(const char *a)
-{
-	static const char *const stab[] = {"internal", "private",  "obsolete", "external",
-					   "unstable", "evolving", "stable",   "standard"};
-	static const char *const cls[] = {"unknown", "cpu", "platform", "group", "isa", "common"};
-	int part = 0;
-
-	while (*a) {
-		size_t n = strcspn(a, "/"), i, nw = part < 2 ? 8 : 6;
-		const char *const *w = part < 2 ? stab : cls;
-
-		if (part > 2)
-			return false;
-		for (i = 0; i < nw; i++)
-			if (strlen(w[i]) == n && !strncasecmp(a, w[i], n))
-				break;
-		if (i == nw)
-			return false;
-		a += n + (a[n] == '/');
-		part++;
-	}
-	return part > 0;
-}
-
 /* `#pragma D option name[=value]` and the other '#' lines. */
 static void control_line(struct dt_lex *lx)
 {
@@ -128,13 +102,14 @@ static void control_line(struct dt_lex *lx)
 		}
 		if (!strncmp(s, "attributes", 10) && !isalnum((unsigned char)s[10])) {
 			char attr[128], name[64], part[64];
+			unsigned char lvl[3];
 			int nw = sscanf(s + 10, "%127s %63s %63s", attr, name, part);
 
 			if (nw < 2) {
 				dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
 					    "malformed #pragma attributes <attributes> <ident>");
 				lx->err = true;
-			} else if (!attributes_valid(attr)) {
+			} else if (!dt_attr_parse(attr, lvl)) {
 				dt_error_at(lx->diag, &pos, "D_PRAGMA_INVAL",
 					    "invalid attributes specified by #pragma attributes: "
 					    "name/data/class expected (Stable/Stable/Common)");

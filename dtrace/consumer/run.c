@@ -92,7 +92,8 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 	}
 	if (!diag->errors && o->opt_error[0])
 		usdt_error(diag, "%s", o->opt_error);
-	if (diag->errors || dt_check(&prog, diag) || macros_unused(o, first, diag))
+	if (diag->errors || dt_stability_amin(&prog, o, false, diag) || dt_check(&prog, diag) ||
+	    dt_stability_amin(&prog, o, true, diag) || macros_unused(o, first, diag))
 		goto out;
 	if (!prog.nclauses) {
 		usdt_error(diag, "%s: no probe description: nothing to trace",

@@ -29,6 +29,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "consumer.h"
 #include "d.h"
 #include "stability.h"
 
@@ -174,4 +175,35 @@ void dt_stability_report(const struct dt_program *prog, size_t source, bool scri
 	print_attr(out, "Minimum Statement Attributes", stmt);
 	fprintf(out, "\n");
 	fflush(out);
+}
+
+static bool below(struct attr a, const unsigned char *amin)
+{
+	return a.name < amin[0] || a.data < amin[1] || a.cls < amin[2];
+}
+
+int dt_stability_amin(const struct dt_program *prog, const struct dt_consumer_opts *o,
+		      bool statements, struct usdt_diag *diag)
+{
+	size_t i, j;
+
+	for (i = 0; o->amin_set && i < prog->nclauses; i++) {
+		const struct dt_clause *c = prog->clauses[i];
+		struct attr a = {STANDARD, STANDARD, C_COMMON};
+
+		for (j = 0; j < c->ndescs; j++)
+			a = attr_min(a, desc_attr(&c->descs[j]));
+		if (statements) {
+			a = attr_min(a, node_attr(c->pred));
+			a = stmts_attr(c->body, c->nbody, a);
+		}
+		if (below(a, o->amin)) {
+			dt_error_at(diag, c->ndescs ? &c->descs[0].pos : &c->pos, "D_ATTR_MIN",
+				    "attributes for clause (%s/%s/%s) are less than predefined "
+				    "minimum",
+				    stab_names[a.name], stab_names[a.data], class_names[a.cls]);
+			return -1;
+		}
+	}
+	return 0;
 }

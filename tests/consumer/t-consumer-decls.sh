@@ -116,6 +116,24 @@ tagged D_IDENT_UNDEF "failed to resolve start: Unknown variable name" 1 \
 tagged D_IDENT_UNDEF "failed to resolve y: Unknown variable name" 1 'BEGIN { trace(y); y = 1; exit(0); }'
 accepted 'BEGIN { x = x + 1; start = timestamp; } END { trace(timestamp - start); }'
 
+tagged D_VAR_UNDEF "p has not yet been declared or assigned" 1 'BEGIN { p -= 1; exit(0); }'
+accepted 'int p; BEGIN { p -= 1; q = 2; q += 1; exit(0); }'
+tagged D_PRED_SCALAR "predicate result must be of scalar type" 1 'int a[4]; BEGIN /a/ { exit(0); }'
+tagged D_PROTO_ARG "args[ ] argument #1 is incompatible with prototype" 1 'BEGIN { trace(args["a"]); exit(0); }'
+
+# -x amin: the least attributes a clause may have
+tagged D_ATTR_MIN "attributes for clause (Unstable/Unstable/Common) are less than predefined minimum" 2 \
+	'#pragma D option amin=Evolving/Evolving/Common
+BEGIN { trace(curthread->nosuch); exit(0); }'
+rc=0
+"$DTRACE" -xerrtags -xamin=Stable/Stable/Common -e -n 'dtrace:::BEGIN { trace(curthread); exit(0); }' \
+	>"$T/out" 2>"$T/err" || rc=$?
+if [ "$rc" != 1 ] || ! grep -qF '[D_ATTR_MIN] line 1: attributes for clause (Stable/Private/Common)' "$T/err"; then
+	cat "$T/err" >&2
+	fail "-xamin: curthread's Private data not refused"
+fi
+accepted 'dtrace:::BEGIN { exit(0); }' -xamin=Stable/Stable/Common
+
 # alloca()'s taint
 tagged D_ALLOCA_INCOMPAT "ternary conditional with alloca and non-alloca branches cannot be assigned to a variable" 1 \
 	'BEGIN { a = (char *) alloca(1); a = (a == NULL) ? (char *) 50 : a; }'
