@@ -142,6 +142,10 @@ static struct dt_node *primary(struct parser *ps)
 		n->size = lx->isize;
 		n->is_unsigned = lx->iuns;
 		next(ps);
+		if (dt_lex_is(lx, "(")) { /* `tick-1()`: a constant called */
+			ps->tag = "D_FUNC_IDENT";
+			fail(ps, &n->pos, "function designator is not of function type");
+		}
 		return n;
 	case T_STR:
 		n = node(ps, N_STR);
@@ -157,6 +161,12 @@ static struct dt_node *primary(struct parser *ps)
 		if (dt_lex_is(lx, "[")) {
 			next(ps);
 			n->args = arglist(ps, &n->nargs, "]");
+		}
+		if (!ps->failed && dt_lex_is(lx, "[")) { /* `@a[0][1]`: keys are one tuple */
+			ps->tag = "D_AGG_MDIM";
+			fail(ps, &lx->pos,
+			     "multi-dimensional indexing of @%s is not supported: use @%s[a, b]",
+			     n->name, n->name);
 		}
 		return n;
 	case T_IDENT: {

@@ -4,9 +4,11 @@
 # anything runs, each with DTrace's -xerrtags tag (consumer/parse_proto.c,
 # lex.c, check.c, check_alloca.c, options.c); what it accepts of the same
 # kinds accepted; `dtrace -v`'s stability report (stability.c) and -H.
-# The programs are compiled with -e: nothing is loaded.
+# The programs are compiled with -e: clang and the verifier (root), nothing attached.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
+need_engine
+export USDTKIT_CACHE_DIR=$T/cache
 
 n=0
 # tagged TAG 'message start' LINE program: -s of a script, -xerrtags
@@ -142,6 +144,11 @@ tagged D_ALLOCA_INCOMPAT "a: cannot reuse the same identifier for both alloca an
 tagged D_ALLOCA_INCOMPAT "p: cannot reuse the same identifier" 1 \
 	'int x; BEGIN { this->p = (char *) &x; this->p = alloca(4); exit(0); }'
 accepted 'BEGIN { a = (char *) alloca(1); trace((a == NULL) ? (char *) 50 : a); a = NULL; a = a + 1; exit(0); }'
+
+tagged D_ALLOCA_SIZE "copyin(65) size larger than scratchsize 64" 2 '#pragma D option scratchsize=64
+BEGIN { copyin(0, 65); exit(0); }'
+tagged D_AGG_MDIM "multi-dimensional indexing" 1 'BEGIN { @[0][1] = count(); exit(0); }'
+tagged D_FUNC_IDENT "function designator is not of function type" 1 'BEGIN { @ = tick-1(); exit(0); }'
 
 # -x iregs: 1 to 8
 tagged D_PRAGMA_OPTSET "failed to set option 'iregs' to '9': Invalid value for specified option" 1 \
