@@ -293,6 +293,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 			dt_check_ident_written(k, n->a);
 		expr(k, n->b, true);
 		expr(k, n->a, false);
+		dt_check_alloca_arith(k, n);
 		dt_check_ops(k, n);
 		if (!k->failed)
 			dt_check_note_assign(k, n->a, n->b);
@@ -363,6 +364,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	expr(k, n->c, true);
 	for (i = 0; i < n->nargs; i++)
 		expr(k, n->args[i], true);
+	dt_check_alloca_arith(k, n);
 	dt_check_ops(k, n);
 }
 

@@ -105,5 +105,7 @@ void dt_check_aggassign(struct chk *k, const struct dt_node *assign);
 
 /* check_alloca.c: an assignment of alloca()'s pointers and others' to one variable. */
 void dt_check_alloca_assign(struct chk *k, const struct dt_node *assign);
+/* ... and arithmetic on alloca()'s void * (D_OP_VFPTR). */
+void dt_check_alloca_arith(struct chk *k, const struct dt_node *n);
 
 #endif /* DT_CHECK_H */

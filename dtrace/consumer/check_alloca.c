@@ -106,3 +106,23 @@ void dt_check_alloca_assign(struct chk *k, const struct dt_node *n)
 		DT_PUSH(k->allocas, k->nallocas, nv);
 	}
 }
+
+/* `p -= alloca(10)`: arithmetic on alloca()'s void * (a size unknown), D_OP_VFPTR. */
+void dt_check_alloca_arith(struct chk *k, const struct dt_node *n)
+{
+	const struct dt_node *v = NULL;
+
+	if (k->failed || (n->kind != N_BINARY && n->kind != N_ASSIGN) ||
+	    (n->op[0] != '+' && n->op[0] != '-') || (n->op[1] && n->op[1] != '='))
+		return;
+	if (n->b && n->b->kind == N_CALL && !strcmp(n->b->name, "alloca"))
+		v = n->b;
+	else if (n->kind == N_BINARY && n->a && n->a->kind == N_CALL &&
+		 !strcmp(n->a->name, "alloca"))
+		v = n->a;
+	if (v)
+		dt_check_fail(k, n, "D_OP_VFPTR",
+			      "operator %s cannot be applied to alloca( )'s void *: cast it to a "
+			      "pointer to a type of known size",
+			      n->op);
+}

@@ -143,6 +143,7 @@ tagged D_ALLOCA_INCOMPAT "a: cannot reuse the same identifier for both alloca an
 	'int x; BEGIN { a = (char *) alloca(1); } BEGIN { b = (char *) &x; a = NULL; a = b + 5; exit(0); }'
 tagged D_ALLOCA_INCOMPAT "p: cannot reuse the same identifier" 1 \
 	'int x; BEGIN { this->p = (char *) &x; this->p = alloca(4); exit(0); }'
+tagged D_OP_VFPTR "operator -= cannot be applied to alloca( )'s void *" 1 'int p; BEGIN { p = 1; p -= alloca(10); exit(0); }'
 accepted 'BEGIN { a = (char *) alloca(1); trace((a == NULL) ? (char *) 50 : a); a = NULL; a = a + 1; exit(0); }'
 
 tagged D_ALLOCA_SIZE "copyin(65) size larger than scratchsize 64" 2 '#pragma D option scratchsize=64
