@@ -212,6 +212,17 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 
 /* ---- expressions and statements ---- */
 
+/* A this-> variable assigned a value (a string, a pointer): `this->s[1]` indexes it. */
+static bool is_this_var(const struct chk *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->nvars; i++)
+		if (k->vars[i].kind == 't' && !strcmp(k->vars[i].name, name))
+			return true;
+	return false;
+}
+
 /* A global declared an array of a size (`int x[5]`): no associative array. */
 static bool is_sized_array(const struct chk *k, const char *name)
 {
@@ -320,7 +331,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	case N_INDEX: {
 		bool was = k->in_key;
 
-		if (n->a && n->a->kind == N_THIS) {
+		if (n->a && n->a->kind == N_THIS && !is_this_var(k, n->name)) {
 			dt_check_fail(k, n, "D_ARR_LOCAL",
 				      "local variables may not be used as associative arrays: %s",
 				      n->name);

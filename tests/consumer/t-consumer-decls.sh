@@ -74,6 +74,7 @@ tagged D_DECL_ARRBIG "array dimension too big" 1 'int x[88294967295]; BEGIN { ex
 tagged D_ARR_BADREF "cannot access scalar x as an associative array" 1 'int x[5]; BEGIN { x[1, 2] = 1; }'
 tagged D_ARR_LOCAL "local variables may not be used as associative arrays: x" 1 \
 	'BEGIN { this->x[1] = 123; exit(0); }'
+accepted 'BEGIN { this->s = "ABC"; trace(this->s[1]); exit(0); }'
 tagged D_IDENT_BADREF "associative array 'a' may not be referenced as scalar" 1 \
 	'BEGIN { a[0] = 1; trace(sizeof(a)); exit(0); }'
 # this-> associative arrays, a variable declared again with another type
