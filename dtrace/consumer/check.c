@@ -220,6 +220,9 @@ static bool is_this_var(const struct chk *k, const char *name)
 	for (i = 0; i < k->nvars; i++)
 		if (k->vars[i].kind == 't' && !strcmp(k->vars[i].name, name))
 			return true;
+	for (i = 0; i < k->ndefined; i++)
+		if (!strncmp(k->defined[i], "this->", 6) && !strcmp(k->defined[i] + 6, name))
+			return true;
 	return false;
 }
 
@@ -302,6 +305,12 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		}
 		if (n->a && n->a->kind == N_IDENT)
 			dt_check_ident_written(k, n->a);
+		if (n->a && n->a->kind == N_THIS && n->a->name && !is_this_var(k, n->a->name)) {
+			struct dt_buf b = {0}; /* "this->x" among the defined: it is no array */
+
+			dt_buf_printf(&b, "this->%s", n->a->name);
+			DT_PUSH(k->defined, k->ndefined, b.s);
+		}
 		expr(k, n->b, true);
 		expr(k, n->a, false);
 		dt_check_alloca_arith(k, n);
