@@ -182,6 +182,10 @@ static void consumer_x_option(struct options *o, const char *val, struct usdt_di
 			usdt_error(diag, "out of memory");
 		return;
 	}
+	if (!strcmp(name, "cpp")) { /* -x cpp is -C */
+		o->cpp = true;
+		return;
+	}
 	switch (dt_set_option(&o->c, name, val[len] == '=' ? val + len + 1 : NULL)) {
 	case 0:
 		if (!strcmp(name, "stdc"))
@@ -269,8 +273,7 @@ static int check_consumer_options(struct options *o, struct usdt_diag *diag)
 {
 	size_t i;
 
-	if (o->l.verbose)
-		return usage_error(diag, "-v is only used with -l");
+	o->c.verbose = o->l.verbose; /* -v: the stability report */
 	for (i = 0; i < o->l.ndescs; i++)
 		if (o->l.descs[i].kind != 'n')
 			return usage_error(diag,
@@ -345,6 +348,12 @@ static int parse_options(int argc, char **argv, struct options *o, struct usdt_d
 				continue;
 			case 'C':
 				o->cpp = true;
+				continue;
+			case 'H': /* cpp's -H: each included file's path, on stderr */
+				if (push_cpp_arg(o, 'H', "")) {
+					usdt_error(diag, "out of memory");
+					return EXIT_ERROR;
+				}
 				continue;
 			case 'k':
 				o->keep = true;
@@ -543,9 +552,12 @@ nomem:
  * refusing it breaks builds SystemTap's tool serves (it skips every `#`
  * line, and so also declares the probes under `#if 0`). The warning is one
  * line, once per run, at the first such directive; -D/-I/-U apply as with -C.
+ * Not for a D program to trace (auto_cpp false): there, as in DTrace, a '#'
+ * line other than #pragma without -C is an error of the D compiler
+ * (D_PRAGCTL_INVAL, consumer/lex.c).
  */
 static int read_source(const struct options *o, const char *src, char **text, size_t *len,
-		       bool *cpp_warned, struct usdt_diag *diag)
+		       bool auto_cpp, bool *cpp_warned, struct usdt_diag *diag)
 {
 	struct usdt_cpp_opts co = {
 	    .cpp = getenv("CPP"),
@@ -563,7 +575,7 @@ static int read_source(const struct options *o, const char *src, char **text, si
 		return usdt_cpp_run(&co, src, text, len, diag);
 	if (read_whole_file(src, text, len, diag))
 		return -1;
-	if (!usdt_needs_cpp(*text, *len, &need))
+	if (!auto_cpp || !usdt_needs_cpp(*text, *len, &need))
 		return 0;
 	free(*text);
 	*text = NULL;
@@ -680,7 +692,7 @@ int main(int argc, char **argv)
 				o.csrc[i].text = strdup(o.csrc[i].name);
 				continue;
 			}
-			if (read_source(&o, o.csrc[i].name, &text, &len, &cpp_warned, &diag))
+			if (read_source(&o, o.csrc[i].name, &text, &len, false, &cpp_warned, &diag))
 				continue;
 			o.csrc[i].text = text;
 		}
@@ -744,7 +756,7 @@ int main(int argc, char **argv)
 		char *text = NULL;
 		size_t len = 0;
 
-		if (read_source(&o, src, &text, &len, &cpp_warned, &diag))
+		if (read_source(&o, src, &text, &len, true, &cpp_warned, &diag))
 			continue;
 		if (strv_push(&texts, text)) {
 			free(text);

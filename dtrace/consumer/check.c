@@ -235,13 +235,21 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 		special_args(k, n);
 	if (k->failed)
 		return;
-	if (!strcmp(n->name, "printf"))
-		dt_check_printf(k, n);
-	else if (!strcmp(n->name, "printa"))
+	if (!strcmp(n->name, "printf")) {
+		bool was = k->in_fmt_args;
+
+		/* DTrace cooks the arguments before it reads the format (and reads
+		 * the format of an action only, not of a printf() used as a value) */
+		k->in_fmt_args = true;
+		args(k, n);
+		k->in_fmt_args = was;
+		if (!k->failed && !was)
+			dt_check_printf(k, n);
+	} else if (!strcmp(n->name, "printa"))
 		dt_check_printa(k, n);
 	else if (p->kind == 'g')
 		dt_check_aggfn(k, n);
-	if (!k->failed)
+	if (!k->failed && strcmp(n->name, "printf"))
 		args(k, n);
 	if (value && p->kind == 'a' && p->ret == CT_VOID && k->in_key)
 		dt_check_fail(k, n, "D_KEY_TYPE", "%s( ) returns void: it cannot be a key",
@@ -249,6 +257,44 @@ static void call(struct chk *k, const struct dt_node *n, bool value)
 }
 
 /* ---- expressions and statements ---- */
+
+/* A this-> variable assigned a value (a string, a pointer): `this->s[1]` indexes it. */
+static bool is_this_var(const struct chk *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < k->nvars; i++)
+		if (k->vars[i].kind == 't' && !strcmp(k->vars[i].name, name))
+			return true;
+	for (i = 0; i < k->ndefined; i++)
+		if (!strncmp(k->defined[i], "this->", 6) && !strcmp(k->defined[i] + 6, name))
+			return true;
+	return false;
+}
+
+/* A global declared an array of a size (`int x[5]`): no associative array. */
+static bool is_sized_array(const struct chk *k, const char *name)
+{
+	size_t i;
+
+	for (i = 0; k->prog && i < k->prog->ndecls; i++)
+		if (k->prog->decls[i].kind == 'g' && !strcmp(k->prog->decls[i].name, name))
+			return k->prog->decls[i].type && strchr(k->prog->decls[i].type, '[');
+	return false;
+}
+
+/* A struct variable's bit-field member (`var.a`: the parser's variable of its own). */
+static bool is_bitfield(const struct chk *k, const struct dt_node *n)
+{
+	size_t i;
+
+	if (!n || n->kind != N_IDENT || !n->name || !strchr(n->name, '.') || !k->prog)
+		return false;
+	for (i = 0; i < k->prog->ndecls; i++)
+		if (k->prog->decls[i].kind == 'g' && !strcmp(k->prog->decls[i].name, n->name))
+			return k->prog->decls[i].bits > 0;
+	return false;
+}
 
 static void expr(struct chk *k, const struct dt_node *n, bool value)
 {
@@ -261,6 +307,11 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		call(k, n, value);
 		return;
 	case N_UNARY:
+		if (n->op[0] == '&' && !n->op[1] && is_bitfield(k, n->a)) {
+			dt_check_fail(k, n, "D_ADDROF_BITFIELD",
+				      "cannot take address of bit-field");
+			return;
+		}
 		if (n->op[0] == '&' && n->a && n->a->kind == N_AGG) {
 			dt_check_fail(k, n, "D_ADDROF_VAR",
 				      "cannot take address of dynamic variable");
@@ -289,11 +340,30 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 				dt_check_aggassign(k, n);
 			return;
 		}
+		/* the variable exists from its first assignment on, in the program's order
+		 * (DTrace's: `x = x + 1` defines x, a read before is D_IDENT_UNDEF);
+		 * `x -= 1` needs x to exist */
+		if (n->a && n->a->kind == N_IDENT && strcmp(n->op, "=") &&
+		    !dt_check_ident_defined(k, n->a->name)) {
+			dt_check_fail(k, n->a, "D_VAR_UNDEF",
+				      "%s has not yet been declared or assigned", n->a->name);
+			return;
+		}
+		if (n->a && n->a->kind == N_IDENT)
+			dt_check_ident_written(k, n->a);
+		if (n->a && n->a->kind == N_THIS && n->a->name && !is_this_var(k, n->a->name)) {
+			struct dt_buf b = {0}; /* "this->x" among the defined: it is no array */
+
+			dt_buf_printf(&b, "this->%s", n->a->name);
+			DT_PUSH(k->defined, k->ndefined, b.s);
+		}
 		expr(k, n->b, true);
 		expr(k, n->a, false);
+		dt_check_alloca_arith(k, n);
 		dt_check_ops(k, n);
 		if (!k->failed)
 			dt_check_note_assign(k, n->a, n->b);
+		dt_check_alloca_assign(k, n);
 		return;
 	case N_IDENT:
 		if (value)
@@ -301,6 +371,8 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 		dt_check_ops(k, n);
 		return;
 	case N_INCDEC:
+		if (n->a && n->a->kind == N_IDENT)
+			dt_check_ident_written(k, n->a);
 		expr(k, n->a, false);
 		dt_check_ops(k, n);
 		return;
@@ -314,6 +386,18 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	case N_INDEX: {
 		bool was = k->in_key;
 
+		if (n->a && n->a->kind == N_THIS && !is_this_var(k, n->name)) {
+			dt_check_fail(k, n, "D_ARR_LOCAL",
+				      "local variables may not be used as associative arrays: %s",
+				      n->name);
+			return;
+		}
+		if (!n->a && n->nargs != 1 && is_sized_array(k, n->name)) {
+			dt_check_fail(k, n, "D_ARR_BADREF",
+				      "cannot access scalar %s as an associative array", n->name);
+			return;
+		}
+
 		k->in_key = true;
 		for (i = 0; i < n->nargs; i++)
 			expr(k, n->args[i], true);
@@ -322,6 +406,13 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 			dt_check_index(k, n);
 		return;
 	}
+	case N_SIZEOF:
+		if (is_bitfield(k, n->a)) {
+			dt_check_fail(k, n, "D_SIZEOF_BITFIELD",
+				      "cannot apply sizeof to a bit-field");
+			return;
+		}
+		break;
 	default:
 		break;
 	}
@@ -339,6 +430,7 @@ static void expr(struct chk *k, const struct dt_node *n, bool value)
 	expr(k, n->c, true);
 	for (i = 0; i < n->nargs; i++)
 		expr(k, n->args[i], true);
+	dt_check_alloca_arith(k, n);
 	dt_check_ops(k, n);
 }
 
@@ -432,7 +524,7 @@ static bool no_args_probe(const struct dt_clause *c)
 	return c->ndescs > 0;
 }
 
-/* The globals the program writes anywhere (=, op=, ++, --): they exist. */
+/* The globals a predicate assigns (=, op=, ++, --): its clause's actions see them. */
 static void writes(struct chk *k, const struct dt_node *n)
 {
 	size_t i;
@@ -448,17 +540,6 @@ static void writes(struct chk *k, const struct dt_node *n)
 		writes(k, n->args[i]);
 }
 
-static void stmt_writes(struct chk *k, struct dt_stmt **v, size_t n)
-{
-	size_t i;
-
-	for (i = 0; i < n; i++) {
-		writes(k, v[i]->e);
-		stmt_writes(k, v[i]->then, v[i]->nthen);
-		stmt_writes(k, v[i]->els, v[i]->nels);
-	}
-}
-
 int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 {
 	struct chk k;
@@ -467,24 +548,28 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 	memset(&k, 0, sizeof(k));
 	k.diag = diag;
 	k.prog = prog;
-	for (i = 0; i < prog->nclauses; i++) {
-		writes(&k, prog->clauses[i]->pred);
-		stmt_writes(&k, prog->clauses[i]->body, prog->clauses[i]->nbody);
-	}
 	for (i = 0; i < prog->nclauses && !k.failed; i++) {
 		const struct dt_clause *c = prog->clauses[i];
 		size_t j;
 
 		for (j = 0; j < c->ndescs && !k.failed; j++)
 			timer_desc(&k, &c->descs[j]);
+		/*
+		 * As DTrace compiles a clause: its actions, then its predicate (which
+		 * so sees what they assign); actions that read what only the predicate
+		 * assigns are compiled again after it (so they see that too)
+		 */
+		k.no_args = no_args_probe(c);
+		writes(&k, c->pred);
+		stmts(&k, c->body, c->nbody);
 		if (c->pred) {
 			expr(&k, c->pred, true);
-			if (!k.failed && dt_check_type(&k, c->pred) == CT_VOID)
+			if (!k.failed &&
+			    (dt_check_type(&k, c->pred) == CT_VOID ||
+			     (c->pred->kind == N_IDENT && is_sized_array(&k, c->pred->name))))
 				dt_check_fail(&k, c->pred, "D_PRED_SCALAR",
 					      "predicate result must be of scalar type");
 		}
-		k.no_args = no_args_probe(c);
-		stmts(&k, c->body, c->nbody);
 		if (!k.failed)
 			dt_check_spec_order(&k, c);
 	}
@@ -492,5 +577,6 @@ int dt_check(struct dt_program *prog, struct usdt_diag *diag)
 	dt_free(k.aggs);
 	dt_free(k.arrs);
 	dt_free(k.defined);
+	dt_free(k.allocas);
 	return k.failed ? -1 : 0;
 }

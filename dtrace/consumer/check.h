@@ -17,9 +17,10 @@ enum dt_ctype { CT_UNKNOWN, CT_INT, CT_STR, CT_VOID, CT_AGG, CT_PTR, CT_STACK };
 struct chk {
 	struct usdt_diag *diag;
 	bool failed;
-	bool in_agg;  /* the value of an aggregation assignment */
-	bool in_key;  /* a key of an array or an aggregation */
-	bool no_args; /* the clause's probes have no args[] (BEGIN, END, ERROR) */
+	bool in_agg;	  /* the value of an aggregation assignment */
+	bool in_key;	  /* a key of an array or an aggregation */
+	bool no_args;	  /* the clause's probes have no args[] (BEGIN, END, ERROR) */
+	bool in_fmt_args; /* a printf()'s arguments, cooked before its format is read */
 	const struct dt_program *prog;
 	const char **defined; /* globals the program assigns somewhere */
 	size_t ndefined;
@@ -46,6 +47,13 @@ struct chk {
 		enum dt_ctype keys[8];
 	} * arrs;
 	size_t narrs;
+	/* variables that hold a pointer: alloca()'s or another's (check_alloca.c) */
+	struct allocavar {
+		enum dt_nkind kind; /* N_IDENT, N_SELF, N_THIS */
+		const char *name;
+		int taint;
+	} * allocas;
+	size_t nallocas;
 };
 
 /*
@@ -68,6 +76,8 @@ bool dt_check_in_list(const char *const *l, const char *name);
 void dt_check_note_assign(struct chk *k, const struct dt_node *lhs, const struct dt_node *rhs);
 /* A global's name read (D_IDENT_UNDEF unless the program assigns or declares it), or written. */
 void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag);
+/* name is a builtin or a global assigned or declared so far */
+bool dt_check_ident_defined(const struct chk *k, const char *name);
 void dt_check_ident_written(struct chk *k, const struct dt_node *n);
 enum dt_ctype dt_check_type(struct chk *k, const struct dt_node *n);
 const char *dt_ctype_name(enum dt_ctype t);
@@ -92,5 +102,10 @@ void dt_check_aggfn(struct chk *k, const struct dt_node *call);
 bool dt_check_aggfn_of(struct chk *k, const struct dt_node *assign);
 /* ... and, after them, as the aggregation's earlier uses. */
 void dt_check_aggassign(struct chk *k, const struct dt_node *assign);
+
+/* check_alloca.c: an assignment of alloca()'s pointers and others' to one variable. */
+void dt_check_alloca_assign(struct chk *k, const struct dt_node *assign);
+/* ... and arithmetic on alloca()'s void * (D_OP_VFPTR). */
+void dt_check_alloca_arith(struct chk *k, const struct dt_node *n);
 
 #endif /* DT_CHECK_H */

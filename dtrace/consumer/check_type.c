@@ -383,6 +383,11 @@ static bool defined(const struct chk *k, const char *name)
 	return false;
 }
 
+bool dt_check_ident_defined(const struct chk *k, const char *name)
+{
+	return dt_check_in_list(builtins, name) || defined(k, name);
+}
+
 void dt_check_ident_written(struct chk *k, const struct dt_node *n)
 {
 	if (n->kind == N_IDENT && !defined(k, n->name))
@@ -392,6 +397,7 @@ void dt_check_ident_written(struct chk *k, const struct dt_node *n)
 void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag)
 {
 	const char *s = n->name, *p;
+	size_t i;
 
 	if (n->kind != N_IDENT || dt_check_in_list(builtins, s) || defined(k, s))
 		return;
@@ -402,5 +408,11 @@ void dt_check_ident_read(struct chk *k, const struct dt_node *n, const char *tag
 		;
 	if (!*p || s[0] == '`' || strchr(s, '`'))
 		return;
+	for (i = 0; i < k->narrs; i++)
+		if (k->arrs[i].kind == 'a' && !strcmp(k->arrs[i].name, s)) {
+			dt_check_fail(k, n, "D_IDENT_BADREF",
+				      "associative array '%s' may not be referenced as scalar", s);
+			return;
+		}
 	dt_check_fail(k, n, tag, "failed to resolve %s: Unknown variable name", s);
 }

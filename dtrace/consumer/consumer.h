@@ -26,6 +26,7 @@ struct dt_consumer_opts {
 	bool zero_ok;	   /* -Z */
 	bool destructive;  /* -w */
 	bool compile_only; /* -e */
+	bool verbose;	   /* -v: DTrace's stability report of each program */
 	bool show_program; /* -x bpfc: print the generated BPF C, run nothing */
 	bool defaultargs;
 	bool errtags;	 /* -xerrtags: errors in DTrace's form, with their [D_...] tags */
@@ -51,6 +52,9 @@ struct dt_consumer_opts {
 	bool testing;  /* $_DTRACE_TESTING: records without the CPU and ID columns */
 	long aggsortkeypos;
 	long aggsortpos; /* printa() of several aggregations: the one sorted by first */
+	/* -x amin: the least stability attributes a clause may have (stability.c) */
+	unsigned char amin[3];
+	bool amin_set;
 	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
 	char opt_error[200];
 };
@@ -66,6 +70,13 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);
  * before running.
  */
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val);
+
+/*
+ * DTrace's stability attributes `name[/data[/class]]` (Internal ... Standard,
+ * Unknown ... Common; any case) as levels 0-7, 0-7, 0-5; false if not that.
+ * A part left out is the lowest level.
+ */
+bool dt_attr_parse(const char *s, unsigned char attr[3]);
 
 /* setopt() while tracing: NULL, or why DTrace would not set it (in its words) */
 const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, const char *val);

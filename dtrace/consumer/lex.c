@@ -100,15 +100,38 @@ static void control_line(struct dt_lex *lx)
 			lx->err = true;
 			return;
 		}
-		if (!strncmp(s, "attributes", 10) && !strchr(s, '/')) {
-			dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
-				    "malformed #pragma D attributes: stability/stability/class "
-				    "expected");
+		if (!strncmp(s, "attributes", 10) && !isalnum((unsigned char)s[10])) {
+			char attr[128], name[64], part[64];
+			unsigned char lvl[3];
+			int nw = sscanf(s + 10, "%127s %63s %63s", attr, name, part);
+
+			if (nw < 2) {
+				dt_error_at(lx->diag, &pos, "D_PRAGMA_MALFORM",
+					    "malformed #pragma attributes <attributes> <ident>");
+				lx->err = true;
+			} else if (!dt_attr_parse(attr, lvl)) {
+				dt_error_at(lx->diag, &pos, "D_PRAGMA_INVAL",
+					    "invalid attributes specified by #pragma attributes: "
+					    "name/data/class expected (Stable/Stable/Common)");
+				lx->err = true;
+			} else if (nw == 2) {
+				/* `A/B/C name`: a name the program declared (parse_decl.c) */
+				name[strcspn(name, ";")] = '\0';
+				snprintf(lx->attr_name, sizeof(lx->attr_name), "%s", name);
+				lx->attr_pos = pos;
+			}
+			return;
+		}
+		if (!strncmp(s, "depends_on", 10) && isspace((unsigned char)s[10]) &&
+		    !strncmp(s + 11 + strspn(s + 11, " \t"), "library", 7)) {
+			/* a main program: only a library (-L's files) depends on another */
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_DEPEND",
+				    "main program may not explicitly depend on a library");
 			lx->err = true;
 			return;
 		}
 		if (strncmp(s, "option", 6))
-			return; /* attributes, depends_on, binding: nothing to do here */
+			return; /* depends_on, binding: nothing to do here */
 		s += 6 + strspn(s + 6, " \t");
 		n = strlen(s);
 		while (n && (s[n - 1] == ' ' || s[n - 1] == '\t' || s[n - 1] == '\r'))
@@ -138,9 +161,13 @@ static void control_line(struct dt_lex *lx)
 					"ignoring unsupported option '%s'", opt);
 		return;
 	}
-	usdt_warning_at(lx->diag, pos.src->file, pos.line, pos.col, pos.line_start,
-			"'#' line skipped: D has no '#' comments (DTrace rejects this line as an "
-			"invalid control directive)");
+	if (!strncmp(s, "ident", 5) && !isalnum((unsigned char)s[5]))
+		return; /* `#ident "..."`, left by cpp: ignored, as DTrace does */
+	/* `#if`, `#define`... without -C (cpp's work), or a '#' comment D does not have */
+	dt_error_at(lx->diag, &pos, "D_PRAGCTL_INVAL",
+		    "invalid control directive: #%.*s (the C preprocessor's lines need -C)",
+		    (int)strcspn(s, " \t\r"), s);
+	lx->err = true;
 }
 
 /* Skips blanks, comments and control lines; false at the end of the text. */
@@ -177,6 +204,8 @@ bool dt_lex_skip(struct dt_lex *lx)
 			   (lx->p == lx->line_start || !lx->p[-1] ||
 			    strspn(lx->line_start, " \t") == (size_t)(lx->p - lx->line_start))) {
 			control_line(lx);
+			if (lx->err)
+				return false; /* the first error stops, as in DTrace */
 		} else {
 			return c != '\0';
 		}

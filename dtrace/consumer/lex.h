@@ -24,6 +24,9 @@ struct dt_lex {
 	unsigned isize; /* an integer constant's type (C's rules): 4 or 8 bytes */
 	bool iuns;
 	struct dt_pos pos;
+	/* `#pragma D attributes A/B/C name`: the name, for the parser to find declared */
+	char attr_name[64];
+	struct dt_pos attr_pos;
 };
 
 void dt_lex_init(struct dt_lex *lx, const struct dt_src *src, struct dt_consumer_opts *o,

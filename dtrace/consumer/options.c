@@ -166,6 +166,19 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
 		return 0;
 	}
+	if (!strcmp(opt, "amin")) {
+		if (!val || !dt_attr_parse(val, o->amin))
+			return -2;
+		o->amin_set = true;
+		return 0;
+	}
+	if (!strcmp(opt, "iregs")) {
+		/* DTrace's BPF has 8 registers a clause may use (r0-r8 less one): 1 to 8 */
+		char *end = NULL;
+		long n = val ? strtol(val, &end, 0) : 0;
+
+		return n >= 1 && n <= 8 && end && !*end ? 0 : -2;
+	}
 	if (!strcmp(opt, "rawbytes")) {
 		o->rawbytes = true;
 		return 0;
@@ -320,4 +333,29 @@ const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, c
 	else
 		o->rawbytes = b;
 	return NULL;
+}
+
+bool dt_attr_parse(const char *s, unsigned char attr[3])
+{
+	static const char *const stab[] = {"internal", "private",  "obsolete", "external",
+					   "unstable", "evolving", "stable",   "standard"};
+	static const char *const cls[] = {"unknown", "cpu", "platform", "group", "isa", "common"};
+	int part = 0;
+
+	attr[0] = attr[1] = attr[2] = 0;
+	while (*s) {
+		size_t n = strcspn(s, "/"), i, nw = part < 2 ? 8 : 6;
+		const char *const *w = part < 2 ? stab : cls;
+
+		if (part > 2)
+			return false;
+		for (i = 0; i < nw; i++)
+			if (strlen(w[i]) == n && !strncasecmp(s, w[i], n))
+				break;
+		if (i == nw)
+			return false;
+		attr[part++] = (unsigned char)i;
+		s += n + (s[n] == '/');
+	}
+	return part > 0;
 }

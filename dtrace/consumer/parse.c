@@ -438,6 +438,11 @@ static void declaration(struct parser *ps)
 	} else if (dt_lex_is_word(lx, "self") || dt_lex_is_word(lx, "this")) {
 		kind = lx->text[0];
 		next(ps);
+		if (dt_lex_is_word(lx, "self") || dt_lex_is_word(lx, "this")) {
+			ps->tag = "D_DECL_CLASS";
+			fail(ps, &lx->pos, "only one storage class allowed in a declaration");
+			return;
+		}
 		if (lx->tok == T_IDENT && !dt_parse_type_word(ps, lx->text)) {
 			/* `self x;`: D's implicit int */
 			dt_parse_declarators(ps, kind, "int");
@@ -474,7 +479,7 @@ static bool declaration_ahead(struct parser *ps)
 	if (strcmp(word, "self") && strcmp(word, "this") && !dt_parse_type_word(ps, word))
 		return false;
 	p += strspn(p, " \t\n");
-	return isalpha((unsigned char)*p) || *p == '_' || *p == '*';
+	return isalpha((unsigned char)*p) || *p == '_' || *p == '*' || *p == '`';
 }
 
 static void clause(struct parser *ps, size_t source)

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "parse.h"
+#include "parse_proto.h"
 
 static const char *const type_words[] = {
     "int",
@@ -121,11 +122,25 @@ struct dt_node *dt_parse_node(struct parser *ps, enum dt_nkind kind)
 	return n;
 }
 
+/* `#pragma D attributes` of a name: one the program declared before (a variable, an inline). */
+static void pragma_attributes(struct parser *ps)
+{
+	if (!dt_proto_declared(ps, ps->lx.attr_name)) {
+		ps->tag = "D_PRAGMA_UNUSED";
+		dt_parse_fail(ps, &ps->lx.attr_pos,
+			      "unused #pragma attributes: nothing declared before it is named %s",
+			      ps->lx.attr_name);
+	}
+	ps->lx.attr_name[0] = '\0';
+}
+
 void dt_parse_next(struct parser *ps)
 {
 	dt_lex_next(&ps->lx);
 	if (ps->lx.err)
 		ps->failed = true;
+	if (ps->lx.attr_name[0])
+		pragma_attributes(ps);
 }
 
 const char *dt_parse_tok_desc(struct parser *ps)
@@ -241,6 +256,7 @@ static bool enum_value(struct parser *ps, int64_t *v)
 /* `{ A, B = 5, C }`: each enumerator an int constant (the last one's plus 1 by default). */
 static void enum_body(struct parser *ps)
 {
+	size_t first = ps->ninl; /* this enum's enumerators are from here */
 	int64_t v = 0;
 
 	next(ps);
@@ -254,7 +270,14 @@ static void enum_body(struct parser *ps)
 			return;
 		}
 		for (i = 0; i < ps->ninl; i++)
-			if (!strcmp(ps->inl[i].name, ps->lx.text)) {
+			if (!strcmp(ps->inl[i].name, ps->lx.text) && i >= first) {
+				/* twice in one enum: DTrace's type library refuses the member */
+				fail_tag(ps, "D_UNKNOWN", &ps->lx.pos,
+					 "failed to define enumerator '%s': Duplicate member or "
+					 "variable name",
+					 ps->lx.text);
+				return;
+			} else if (!strcmp(ps->inl[i].name, ps->lx.text)) {
 				fail_tag(ps, "D_DECL_IDRED", &ps->lx.pos,
 					 "identifier redeclared: %s", ps->lx.text);
 				return;
@@ -322,6 +345,11 @@ static void members(struct parser *ps, struct dt_decl *d)
 				m.name = dt_xstrdup(ps->lx.text);
 				next(ps);
 			}
+			if (dt_lex_is(&ps->lx, "(")) { /* a function: no object, D's void member */
+				fail_tag(ps, "D_DECL_VOIDOBJ", &m.pos,
+					 "cannot have void member: %s", m.name ? m.name : "(anon)");
+				break;
+			}
 			while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
 				next(ps);
 				if (ps->lx.tok != T_INT || ps->lx.ival <= 0) {
@@ -335,10 +363,15 @@ static void members(struct parser *ps, struct dt_decl *d)
 				expect(ps, "]", "to close the array's size");
 			}
 			if (dt_lex_is(&ps->lx, ":")) {
+				struct dt_proto_err e;
+				int64_t w;
+
 				next(ps);
-				if (ps->lx.tok != T_INT || ps->lx.ival <= 0 || ps->lx.ival > 64) {
-					fail(ps, &ps->lx.pos,
-					     "a bit-field's width must be a constant from 1 to 64");
+				w = dt_lex_is(&ps->lx, "-") || ps->lx.tok != T_INT ? 0
+										   : ps->lx.ival;
+				if (!dt_proto_check_bitfield(resolve(ps, m.type), m.name,
+							     &ps->lx.pos, w, &e)) {
+					fail_tag(ps, e.tag, &e.pos, "%s", e.msg);
 					break;
 				}
 				m.bits = (unsigned)ps->lx.ival;
@@ -404,6 +437,7 @@ static char *tagged(struct parser *ps, const char *word)
 
 char *dt_parse_type(struct parser *ps)
 {
+	struct dt_proto_err e;
 	struct dt_buf t = {0};
 	struct dt_pos pos = ps->lx.pos;
 
@@ -447,11 +481,93 @@ char *dt_parse_type(struct parser *ps)
 		fail(ps, &pos, "expected a type");
 		return NULL;
 	}
+	if (!dt_proto_check_words(t.s, &pos, &e)) {
+		fail_tag(ps, e.tag, &e.pos, "%s", e.msg);
+		dt_free(t.s);
+		return NULL;
+	}
 	while (dt_lex_is(&ps->lx, "*")) {
 		dt_buf_printf(&t, " *");
 		next(ps);
 	}
 	return t.s;
+}
+
+static bool is_sclass(const char *w)
+{
+	static const char *const classes[] = {"static", "auto", "extern",   "typedef",
+					      "self",	"this", "register", "inline"};
+	size_t i;
+
+	for (i = 0; i < sizeof(classes) / sizeof(classes[0]); i++)
+		if (!strcmp(w, classes[i]))
+			return true;
+	return false;
+}
+
+/* A key signature `[int, string]` rather than a size `[5]`, at the token after '['. */
+static bool signature_ahead(const struct parser *ps)
+{
+	return dt_lex_is(&ps->lx, ".") ||
+	       (is_ident(ps) && (dt_parse_type_word(ps, ps->lx.text) || is_sclass(ps->lx.text) ||
+				 !strcmp(ps->lx.text, "struct") || !strcmp(ps->lx.text, "union") ||
+				 !strcmp(ps->lx.text, "enum")));
+}
+
+/*
+ * A prototype's parameters or an array's key signature, from after its '(' or
+ * '[' to its closing token, judged by parse_proto.c's rules. Nothing is kept.
+ */
+static void params(struct parser *ps, bool array, const struct dt_pos *at)
+{
+	const char *close = array ? "]" : ")";
+	struct dt_param p[16];
+	struct dt_proto_err e;
+	size_t n = 0;
+
+	while (!ps->failed && !dt_lex_is(&ps->lx, close) && ps->lx.tok != T_EOF) {
+		struct dt_param q = {.pos = ps->lx.pos};
+		char *ty = NULL;
+
+		if (is_ident(ps) && is_sclass(ps->lx.text)) {
+			q.sclass = dt_lex_is_word(&ps->lx, "register") ? "register" : "other";
+			next(ps);
+		}
+		if (dt_lex_is(&ps->lx, ".")) {
+			q.varargs = true;
+			while (dt_lex_is(&ps->lx, "."))
+				next(ps);
+		} else if (!q.sclass || q.sclass[0] == 'r') {
+			ty = dt_parse_type(ps);
+			if (!ty)
+				return;
+			q.is_void = !strcmp(ty, "void");
+			dt_free(ty);
+			if (is_ident(ps)) {
+				q.name = dt_xstrdup(ps->lx.text);
+				next(ps);
+			}
+			while (dt_lex_is(&ps->lx, "[") && !ps->failed) {
+				next(ps);
+				q.dynamic = q.dynamic || signature_ahead(ps);
+				while (!ps->failed && !dt_lex_is(&ps->lx, "]") &&
+				       ps->lx.tok != T_EOF)
+					next(ps);
+				expect(ps, "]", "to close the array's keys");
+			}
+		}
+		if (n < sizeof(p) / sizeof(p[0]))
+			p[n++] = q;
+		if (q.sclass && q.sclass[0] != 'r')
+			break; /* refused below: the rest is not read */
+		if (!dt_lex_is(&ps->lx, ","))
+			break;
+		next(ps);
+	}
+	if (!ps->failed && !dt_proto_check_params(p, n, array, at, &e))
+		fail_tag(ps, e.tag, &e.pos, "%s", e.msg);
+	while (!ps->failed && !dt_lex_is(&ps->lx, close) && ps->lx.tok != T_EOF)
+		next(ps);
 }
 
 void dt_parse_declarators(struct parser *ps, char kind, const char *type)
@@ -471,6 +587,13 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			if (kind == 'g' && ps->lx.tok == T_EOF)
 				break;
 			fail(ps, &ps->lx.pos, "expected a name in the declaration");
+			dt_free(t.s);
+			return;
+		}
+		if (strchr(ps->lx.text, '`')) {
+			fail_tag(ps, "D_DECL_SCOPE", &d.pos,
+				 "D scoping operator may not be used in a declaration name (%s)",
+				 ps->lx.text);
 			dt_free(t.s);
 			return;
 		}
@@ -496,23 +619,35 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 				dt_free(t.s);
 				return;
 			}
+			if (signature_ahead(ps))
+				params(ps, true, &d.pos);
 			/* `int a[5]` keeps its size; an associative `int a[int]` is not kept */
 			sized = ps->lx.tok == T_INT && ps->lx.ival > 0;
+			if (sized && ps->lx.ival > UINT32_MAX) {
+				fail_tag(ps, "D_DECL_ARRBIG", &d.pos, "array dimension too big");
+				dt_free(t.s);
+				return;
+			}
 			if (sized)
 				dt_buf_printf(&t, " [%lld]", (long long)ps->lx.ival);
 			else
 				array = assoc = true;
+			if (!sized && kind == 't' && !ps->failed) {
+				fail_tag(ps, "D_DECL_LOCASSC", &d.pos,
+					 "associative arrays may not be declared as local "
+					 "variables: %s",
+					 d.name);
+				dt_free(t.s);
+				return;
+			}
 			while (!ps->failed && !dt_lex_is(&ps->lx, "]") && ps->lx.tok != T_EOF)
 				next(ps);
 			expect(ps, "]", "to close the array's keys");
 		}
 		if (dt_lex_is(&ps->lx, "(")) { /* a function's prototype: nothing to keep */
-			int depth = 0;
-
-			do {
-				depth += dt_lex_is(&ps->lx, "(") - dt_lex_is(&ps->lx, ")");
-				next(ps);
-			} while (!ps->failed && depth > 0 && ps->lx.tok != T_EOF);
+			next(ps);
+			params(ps, false, &d.pos);
+			expect(ps, ")", "to close the prototype");
 			array = true;
 			assoc = false;
 		}
@@ -524,6 +659,14 @@ void dt_parse_declarators(struct parser *ps, char kind, const char *type)
 			    !library_yields(o)) {
 				fail_tag(ps, "D_DECL_IDRED", &d.pos, "typedef '%s' redeclared",
 					 d.name);
+				return;
+			}
+			/* a variable declared again: only with the same type */
+			if (o->kind == kind && kind != 'T' && !strcmp(o->name, d.name) &&
+			    strcmp(o->type, t.s)) {
+				fail_tag(ps, "D_DECL_IDRED", &d.pos,
+					 "identifier redeclared: %s (%s, then %s)", d.name, o->type,
+					 t.s);
 				return;
 			}
 		}

@@ -214,6 +214,10 @@ static struct dt_node *primary(struct parser *ps)
 		n->size = lx->isize;
 		n->is_unsigned = lx->iuns;
 		next(ps);
+		if (dt_lex_is(lx, "(")) { /* `tick-1()`: a constant called */
+			ps->tag = "D_FUNC_IDENT";
+			fail(ps, &n->pos, "function designator is not of function type");
+		}
 		return n;
 	case T_STR:
 		n = node(ps, N_STR);
@@ -229,6 +233,12 @@ static struct dt_node *primary(struct parser *ps)
 		if (dt_lex_is(lx, "[")) {
 			next(ps);
 			n->args = arglist(ps, &n->nargs, "]");
+		}
+		if (!ps->failed && dt_lex_is(lx, "[")) { /* `@a[0][1]`: keys are one tuple */
+			ps->tag = "D_AGG_MDIM";
+			fail(ps, &lx->pos,
+			     "multi-dimensional indexing of @%s is not supported: use @%s[a, b]",
+			     n->name, n->name);
 		}
 		return n;
 	case T_IDENT: {
@@ -304,7 +314,13 @@ static struct dt_node *primary(struct parser *ps)
 				n->a = expr(ps);
 				ps->depth--;
 				expect(ps, "]", "after args[N]");
-				if (n->a && n->a->kind != N_INT)
+				if (n->a && n->a->kind == N_STR) {
+					ps->tag = "D_PROTO_ARG"; /* DTrace's: an index of the wrong
+								    type */
+					fail(ps, &n->a->pos,
+					     "args[ ] argument #1 is incompatible with prototype: "
+					     "string, not an integer");
+				} else if (n->a && n->a->kind != N_INT)
 					fail(ps, &n->a->pos, "args[] needs a constant index%s", "");
 				else if (n->a)
 					n->ival = n->a->ival;

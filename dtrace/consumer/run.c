@@ -20,6 +20,7 @@
 
 #include "d.h"
 #include "list_create.h"
+#include "stability.h"
 
 /* A macro argument the program never refers to: an error, unless -x argref. */
 static int macros_unused(const struct dt_consumer_opts *o, const struct dt_src *src,
@@ -91,13 +92,17 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 	}
 	if (!diag->errors && o->opt_error[0])
 		usdt_error(diag, "%s", o->opt_error);
-	if (diag->errors || dt_check(&prog, diag) || macros_unused(o, first, diag))
+	if (diag->errors || dt_stability_amin(&prog, o, false, diag) || dt_check(&prog, diag) ||
+	    dt_stability_amin(&prog, o, true, diag) || macros_unused(o, first, diag))
 		goto out;
 	if (!prog.nclauses) {
 		usdt_error(diag, "%s: no probe description: nothing to trace",
 			   o->nsources ? o->sources[0].name : "program");
 		goto out;
 	}
+	for (i = 0; o->verbose && i < o->nsources; i++)
+		dt_stability_report(&prog, i, o->sources[i].kind == 's', o->sources[i].name,
+				    stdout);
 	if (o->destructive && !o->quiet)
 		fprintf(stderr, "dtrace: allowing destructive actions\n");
 	if (dt_match(&prog, &probes, diag) || diag->errors)

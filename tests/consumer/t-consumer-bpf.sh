@@ -45,7 +45,7 @@ refused() { # column message program
 		{ cat "$T/err" >&2; fail "-x engine=bpf -n '$3': not '$2' at column $1"; }
 	[ "$(grep -c error: "$T/err")" = 1 ] || { cat "$T/err" >&2; fail "'$3': more than one error"; }
 }
-refused 9 "this-> arrays is not supported yet" 'BEGIN { this->a[1] = 2; }'
+refused 9 "local variables may not be used as associative arrays: a" 'BEGIN { this->a[1] = 2; }'
 refused 16 "an array assigned inside another array's key is not supported" 'BEGIN { a[b[1] = 2] = 3; }'
 refused 18 "operands have incompatible types: string = int" 'BEGIN { x = "a"; x = 1; }'
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
@@ -70,7 +70,7 @@ ebpf 0 -q -n 'tick-10ms { n++; } tick-10ms /n == 5/ { printf("five %d\n", n); ex
 same "$T/out" "five 5\n\n" "tick-10ms, two clauses"
 # profile-N: on every CPU (dtrace is pinned to CPU 0; CPU 1's clock fires
 # too where there is one), arg0 or arg1 the pc, the kernel's or the user's
-ebpf 0 -q -n 'profile-100 { @c[cpu] = count(); n += (arg0 != 0) + (arg1 != 0); } tick-1s { printa("%d %@d\n", @c); printf("%d\n", n > 0); exit(0); }'
+ebpf 0 -q -n 'BEGIN { n = 0; } profile-100 { @c[cpu] = count(); n += (arg0 != 0) + (arg1 != 0); } tick-1s { printa("%d %@d\n", @c); printf("%d\n", n > 0); exit(0); }'
 ncpu=$(grep -c '^processor' /proc/cpuinfo)
 [ "$(grep -c '^[0-9]* [1-9][0-9]*$' "$T/out")" = "$ncpu" ] || { cat "$T/out" >&2; fail "profile-100: not a count for each of $ncpu CPUs"; }
 grep -qx 1 "$T/out" || { cat "$T/out" >&2; fail "profile-100: no pc in arg0 or arg1"; }

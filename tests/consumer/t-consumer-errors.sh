@@ -32,11 +32,14 @@ err_case 1 "error: operands have incompatible types: int = string" -n 'BEGIN { x
 # tagged D_UNSUPPORTED (never run another way); the bpftrace backend is
 # gone, and asking for it is one error (-x engine=bpf, the engine's old
 # name, is accepted).
-err_case 1 "^<command line>:1:9: error: this-> arrays is not supported yet$" -n 'BEGIN { this->a[1] = 2; }'
+err_case 1 "^<command line>:1:16: error: an array assigned inside another array's key is not supported yet$" \
+	-n 'BEGIN { a[b[1] = 2] = 3; }'
 one_line() { [ "$(wc -l <"$T/err")" = 1 ] || { cat "$T/err" >&2; fail "$1: not one line"; }; }
-printf 'BEGIN\n{ this->a[1] = 2; }\n' >"$T/arr.d"
-err_case 1 "^dtrace: failed to compile script $T/arr.d: \[D_UNSUPPORTED\] line 2: this-> arrays is not supported yet$" -x errtags -s "$T/arr.d"
+printf 'BEGIN\n{ a[b[1] = 2] = 3; }\n' >"$T/arr.d"
+err_case 1 "^dtrace: failed to compile script $T/arr.d: \[D_UNSUPPORTED\] line 2: an array assigned inside another array's key is not supported yet$" -x errtags -s "$T/arr.d"
 one_line "an unsupported construct under -xerrtags"
+# this-> arrays: DTrace refuses them too (D_ARR_LOCAL)
+err_case 1 "^<command line>:1:9: error: local variables may not be used as associative arrays: a$" -n 'BEGIN { this->a[1] = 2; }'
 err_case 1 "^dtrace: error: -x engine=bpftrace: dtrace has one engine, BPF C through clang and libbpf \(the bpftrace backend was removed\)$" \
 	-x engine=bpftrace -n 'BEGIN { exit(0); }'
 one_line "-x engine=bpftrace"

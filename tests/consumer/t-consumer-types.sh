@@ -99,7 +99,7 @@ expect_grep "error: expression contains division by zero" "$T/err" "%= by a cons
 dt 1 -q -n 'struct s { int a; }; BEGIN { trace(offsetof(struct s, b)); exit(0); }'
 expect_grep "error: offsetof: struct s has no member 'b'" "$T/err" "offsetof of no member"
 dt 1 -q -n 'struct s { int a : 3; } v; BEGIN { trace(sizeof(v.a)); exit(0); }'
-expect_grep "error: sizeof cannot be applied to a bit-field" "$T/err" "sizeof of a bit-field"
+expect_grep "error: cannot apply sizeof to a bit-field" "$T/err" "sizeof of a bit-field"
 dt 1 -q -n 'struct s { struct t x; }; BEGIN { exit(0); }'
 expect_grep "error: struct t is incomplete" "$T/err" "a member of an incomplete type"
 dt 1 -q -n 'BEGIN { trace((struct nosuch)1); exit(0); }'
