@@ -132,6 +132,8 @@ struct dt_decl {
 	unsigned bits;
 	struct dt_decl *members;
 	size_t nmembers;
+	unsigned ksize; /* a kernel struct or union (kbtf.c): its bytes; its members at boff */
+	unsigned boff;	/* a kernel type's member: its bit offset */
 };
 
 struct dt_program {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kbtf.h"
 #include "parse.h"
 
 static const char *const type_words[] = {
@@ -192,7 +193,8 @@ bool dt_parse_type_word(const struct parser *ps, const char *w)
 	for (i = 0; type_words[i]; i++)
 		if (!strcmp(w, type_words[i]))
 			return true;
-	return find_typedef(ps, w) != NULL;
+	/* a kernel typedef (`__u8`, `atomic_t`) is a type's name, as in DTrace's kernel CTF */
+	return find_typedef(ps, w) != NULL || dt_kbtf_typedef(w);
 }
 
 static bool is_ident(const struct parser *ps)
@@ -425,7 +427,7 @@ char *dt_parse_type(struct parser *ps)
 			dt_buf_printf(&t, " ");
 		dt_buf_printf(&t, "%s", w);
 		next(ps);
-		if (find_typedef(ps, t.s) && !strchr(t.s, ' '))
+		if ((find_typedef(ps, t.s) || dt_kbtf_typedef(t.s)) && !strchr(t.s, ' '))
 			break; /* a typedef's name is the whole type */
 	}
 	if (ps->failed) {

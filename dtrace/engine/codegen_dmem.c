@@ -3,8 +3,8 @@
  * D's memory in the generated program (codegen_ptr.c's theory): the
  * scratch map and the functions that reach it (dmem_at(), dload(),
  * dstore(), dcopy(), dalloca(), dread_str()), written when a clause uses
- * it; and tracemem(), whose bytes are read from it or from the process's
- * or the kernel's memory into the record.
+ * it (a string read from the process, else the kernel); and tracemem(), whose bytes are read from
+ * it or from the process's or the kernel's memory into the record.
  */
 #include <string.h>
 
@@ -97,7 +97,8 @@ static const char dmem_functions[] =
     "\t__u8 *p = dmem_at(a, 1);\n"
     "\tif (p) return bpf_probe_read_kernel_str(d, STRSIZE, p);\n"
     "\tif (a >= DMEM_VA_S && a < DMEM_VA_G + (1ULL << 56)) return -1;\n"
-    "\treturn bpf_probe_read_user_str(d, STRSIZE, (void *)a);\n"
+    "\tlong r = bpf_probe_read_user_str(d, STRSIZE, (void *)a);\n"
+    "\treturn r >= 0 ? r : bpf_probe_read_kernel_str(d, STRSIZE, (void *)a);\n"
     "}\n"
     "#define DREAD_STR(d, a) dread_str(d, a)\n";
 
@@ -109,8 +110,10 @@ void cg_dmem_maps(const struct cg *g, struct dt_buf *o)
 	for (i = 0; i < g->nvars; i++)
 		objs |= g->vars[i].bytes > 0;
 	if (!g->dmem) {
-		dt_buf_printf(o, "#define DMEM_RESET()\n#define DREAD_STR(d, a) "
-				 "bpf_probe_read_user_str(d, STRSIZE, (void *)(a))\n");
+		/* the process's string, else the kernel's (a kernel char array: `comm`) */
+		dt_buf_printf(o, "#define DMEM_RESET()\n#define DREAD_STR(d, a) ({ long r_ = "
+				 "bpf_probe_read_user_str(d, STRSIZE, (void *)(a)); r_ >= 0 ? r_ : "
+				 "bpf_probe_read_kernel_str(d, STRSIZE, (void *)(a)); })\n");
 		return;
 	}
 	dt_buf_printf(o, "#define DMEM_SCRATCH %uULL\n", cg_dmem_size(g));
@@ -137,8 +140,9 @@ bool cg_trace_object(struct cg *g, const struct dt_node *n)
 		return false;
 	if (n->args[0]->kind == N_IDENT && !cg_var_find(g, 'g', n->args[0]->name))
 		return false;
+	/* (a char array too: DTrace's trace() of one, a kernel's `comm`, prints its bytes) */
 	if (cg_ptr_lvalue(g, n->args[0], &a, &ty) && !cg_type(g, ty, &t) && t.is_aggr &&
-	    !strstr(ty, " ["))
+	    (!strstr(ty, " [") || !strncmp(ty, "char [", 6)))
 		is = true;
 	cv_free(&a);
 	return is;

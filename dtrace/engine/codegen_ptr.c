@@ -410,6 +410,12 @@ static void load(struct cg *g, const struct dt_node *n, const char *addr, const 
 	char *el = element(g, ty, &arr);
 	char text[1400];
 
+	if (el && arr && !strcmp(el, "char")) { /* a char array is a string, as D has it */
+		cv_set(v, addr, 0, false, NULL);
+		v->type = TY_STR;
+		v->skind = SV_USER;
+		return;
+	}
 	if (el && arr) {
 		cv_set(v, addr, 8, true, el);
 		return;
