@@ -209,6 +209,21 @@ static struct dt_decl *convert(const struct btf *b, __u32 id, char kind, const c
 	d->name = xstrdup(name);
 	if (kind == 'T') {
 		d->type = words(b, t->type, 0);
+	} else if (kind == 'E') { /* the enumerators, each's value as its type (d.h) */
+		d->nmembers = btf_vlen(t);
+		d->members = xmalloc(d->nmembers * sizeof(*d->members));
+		for (i = 0; i < d->nmembers; i++) {
+			char val[32];
+
+			snprintf(val, sizeof(val), "%lld",
+				 btf_is_enum(t) ? (long long)btf_enum(t)[i].val
+						: (long long)btf_enum64_value(btf_enum64(t) + i));
+			d->members[i].kind = 'm';
+			d->members[i].name = xstrdup(
+			    btf__name_by_offset(b, btf_is_enum(t) ? btf_enum(t)[i].name_off
+								  : btf_enum64(t)[i].name_off));
+			d->members[i].type = xstrdup(val);
+		}
 	} else {
 		const struct btf_member *m = btf_members(t);
 
@@ -240,17 +255,17 @@ const struct dt_decl *dt_kbtf_decl(char kind, const char *name)
 	__s32 id = -1;
 	size_t i;
 
-	if (!name || (kind != 'S' && kind != 'U' && kind != 'T'))
+	if (!name || (kind != 'S' && kind != 'U' && kind != 'T' && kind != 'E'))
 		return NULL;
 	for (i = 0; i < nconvs; i++)
 		if (convs[i].kind == kind && !strcmp(convs[i].name, name))
 			return convs[i].d;
 	if (kind != 'T') {
-		size_t kw = kind == 'S' ? 7 : 6;
+		const char *kw = kind == 'S' ? "struct " : kind == 'U' ? "union " : "enum ";
 
-		if (strncmp(name, kind == 'S' ? "struct " : "union ", kw))
+		if (strncmp(name, kw, strlen(kw)))
 			return NULL;
-		tag = name + kw;
+		tag = name + strlen(kw);
 	}
 	b = dt_kbtf();
 	if ((bq = strchr(tag, '`')) != NULL) {
@@ -269,6 +284,7 @@ const struct dt_decl *dt_kbtf_decl(char kind, const char *name)
 		id = btf__find_by_name_kind(b, tag,
 					    kind == 'S'	  ? BTF_KIND_STRUCT
 					    : kind == 'U' ? BTF_KIND_UNION
+					    : kind == 'E' ? BTF_KIND_ENUM
 							  : BTF_KIND_TYPEDEF);
 	}
 	if (id <= 0)

@@ -19,7 +19,8 @@ struct btf *dt_kbtf(void);
 bool dt_kbtf_typedef(const char *name);
 /*
  * The kernel's type `name` as a D declaration, converted at its first use:
- * kind 'S' ("struct tag"), 'U' ("union tag"), 'T' (a typedef's name). A
+ * kind 'S' ("struct tag"), 'U' ("union tag"), 'E' ("enum tag": its
+ * enumerators, d.h), 'T' (a typedef's name). A
  * module's name may scope it ("struct vmlinux`task_struct"). Its members
  * carry BTF's bit offsets (boff) and the struct its size (ksize); an
  * unnamed member's type is "struct <kernel ID>". NULL when unknown.

@@ -232,9 +232,12 @@ static bool enum_value(struct parser *ps, int64_t *v)
 }
 
 /* `{ A, B = 5, C }`: each enumerator an int constant (the last one's plus 1 by default). */
-static void enum_body(struct parser *ps)
+static void enum_body(struct parser *ps, const char *name)
 {
 	int64_t v = 0;
+	struct dt_decl e = {.kind = 'E', .pos = ps->lx.pos};
+
+	e.name = dt_xstrdup(name); /* its enumerators, for print() (d.h) */
 
 	next(ps);
 	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
@@ -273,11 +276,21 @@ static void enum_body(struct parser *ps)
 		n->type = TY_INT;
 		d.value = n;
 		DT_PUSH(ps->inl, ps->ninl, d);
+		{
+			struct dt_decl m = {.kind = 'm', .pos = n->pos};
+			char val[32];
+
+			snprintf(val, sizeof(val), "%lld", (long long)n->ival);
+			m.name = dt_xstrdup(d.name);
+			m.type = dt_xstrdup(val);
+			DT_PUSH(e.members, e.nmembers, m);
+		}
 		if (!dt_lex_is(&ps->lx, ","))
 			break;
 		next(ps);
 	}
 	expect(ps, "}", "to close the enum");
+	DT_PUSH(ps->prog->decls, ps->prog->ndecls, e);
 }
 
 static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name);
@@ -293,7 +306,8 @@ static void members(struct parser *ps, struct dt_decl *d)
 		const char *ty = type ? resolve(ps, type) : NULL;
 
 		if (ty && (!strncmp(ty, "struct ", 7) || !strncmp(ty, "union ", 6)) &&
-		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
+		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty) &&
+		    !dt_kbtf_decl(ty[0] == 's' ? 'S' : 'U', ty)) {
 			fail_tag(ps, "D_DECL_INCOMPLETE", &at,
 				 "%s is incomplete: a member's type is declared before it", ty);
 			dt_free(type);
@@ -375,7 +389,7 @@ static char *tagged(struct parser *ps, const char *word)
 	if (!dt_lex_is(&ps->lx, "{"))
 		return t.s;
 	if (kw[0] == 'e') {
-		enum_body(ps);
+		enum_body(ps, t.s);
 	} else {
 		struct dt_decl d = {.kind = kw[0] == 's' ? 'S' : 'U', .pos = pos};
 		size_t i;

@@ -152,6 +152,7 @@ static bool ptr_index(struct cg *g, const struct dt_node *n)
 
 static void load(struct cg *g, const struct dt_node *n, const char *addr, const char *ty,
 		 struct cv *v);
+static size_t site(struct cg *g);
 
 /*
  * n as a place in memory: its address (an integer) and its type's words;
@@ -310,7 +311,13 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 		{
 			char t[600];
 
-			snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + %uULL)", b.text, off);
+			if (n->op[0] == '-') /* `p->m` of a NULL p: DTrace's fault at address 0 */
+				snprintf(t, sizeof(t),
+					 "({ __u64 pn_ = (__u64)(%s); if (!pn_) FAULT(%zu, 1, 0); "
+					 "(__s64)(pn_ + %uULL); })",
+					 b.text, site(g), off);
+			else
+				snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + %uULL)", b.text, off);
 			cv_set(addr, t, 8, true, NULL);
 		}
 		cv_free(&b);

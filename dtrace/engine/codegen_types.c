@@ -363,6 +363,19 @@ char *cg_type_member_words(struct cg *g, const char *ty, const char *member)
 	return NULL;
 }
 
+const struct dt_decl *cg_type_decl(struct cg *g, const char *ty)
+{
+	const char *r = undo_typedefs(g, ty);
+
+	if (!r)
+		return NULL;
+	if (!strncmp(r, "struct ", 7) || !strncmp(r, "union ", 6))
+		return decl(g, r[0] == 's' ? 'S' : 'U', r);
+	if (!strncmp(r, "enum ", 5))
+		return decl(g, 'E', r);
+	return NULL;
+}
+
 /* The type a variable is declared with ('g', 's', 't'), or NULL. */
 const char *cg_decl_type(const struct cg *g, char kind, const char *name)
 {
