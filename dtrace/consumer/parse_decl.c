@@ -306,8 +306,7 @@ static void members(struct parser *ps, struct dt_decl *d)
 		const char *ty = type ? resolve(ps, type) : NULL;
 
 		if (ty && (!strncmp(ty, "struct ", 7) || !strncmp(ty, "union ", 6)) &&
-		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty) &&
-		    !dt_kbtf_decl(ty[0] == 's' ? 'S' : 'U', ty)) {
+		    !dt_lex_is(&ps->lx, "*") && !find_decl(ps, ty[0] == 's' ? 'S' : 'U', ty)) {
 			fail_tag(ps, "D_DECL_INCOMPLETE", &at,
 				 "%s is incomplete: a member's type is declared before it", ty);
 			dt_free(type);
@@ -557,7 +556,8 @@ static const struct dt_decl *find_decl(const struct parser *ps, char kind, const
 	for (i = 0; i < ps->prog->ndecls; i++)
 		if (ps->prog->decls[i].kind == kind && !strcmp(ps->prog->decls[i].name, name))
 			return &ps->prog->decls[i];
-	return NULL;
+	/* a struct or union the program does not declare: the kernel's (kbtf.c) */
+	return kind == 'S' || kind == 'U' ? dt_kbtf_decl(kind, name) : NULL;
 }
 
 /* A type with its typedefs undone. */
