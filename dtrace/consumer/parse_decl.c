@@ -316,6 +316,7 @@ static void members(struct parser *ps, struct dt_decl *d)
 		while (type && !ps->failed) {
 			struct dt_decl m = {.kind = 'm', .pos = ps->lx.pos};
 			struct dt_buf t = {0};
+			bool fnptr;
 
 			dt_buf_printf(&t, "%s", type);
 			while (dt_lex_is(&ps->lx, "*")) {
@@ -323,6 +324,15 @@ static void members(struct parser *ps, struct dt_decl *d)
 				next(ps);
 			}
 			m.type = t.s;
+			fnptr = dt_lex_is(&ps->lx, "(");
+			if (fnptr) { /* `int (*fp)()`, `int (*afp[2])()`: a pointer's bytes */
+				next(ps);
+				expect(ps, "*", "in a function pointer's declarator");
+				dt_free(t.s);
+				t = (struct dt_buf){0};
+				dt_buf_printf(&t, "void *");
+				m.type = t.s;
+			}
 			if (is_ident(ps)) {
 				m.name = dt_xstrdup(ps->lx.text);
 				next(ps);
@@ -338,6 +348,20 @@ static void members(struct parser *ps, struct dt_decl *d)
 				m.type = t.s;
 				next(ps);
 				expect(ps, "]", "to close the array's size");
+			}
+			if (fnptr && !ps->failed) { /* its parameters, which D does not keep */
+				int depth = 0;
+
+				expect(ps, ")", "to close a function pointer's declarator");
+				if (!ps->failed && !dt_lex_is(&ps->lx, "("))
+					fail(ps, &ps->lx.pos,
+					     "expected a function pointer's parameters");
+				while (!ps->failed && ps->lx.tok != T_EOF) {
+					depth += dt_lex_is(&ps->lx, "(") - dt_lex_is(&ps->lx, ")");
+					next(ps);
+					if (!depth)
+						break;
+				}
 			}
 			if (dt_lex_is(&ps->lx, ":")) {
 				next(ps);

@@ -578,6 +578,20 @@ bool cg_const(struct cg *g, const struct dt_node *n, int64_t *val)
 		return true;
 	case N_CAST:
 		return cg_const(g, n->a, val);
+	case N_SIZEOF: { /* sizeof and offsetof: the constant the expression layer makes */
+		struct cv v = {0};
+		unsigned long long u;
+		char end[8] = "";
+		bool ok;
+
+		cg_value(g, n, &v);
+		ok = !g->failed && v.text && sscanf(v.text, "%llu%7s", &u, end) == 2 &&
+		     !strcmp(end, "ULL");
+		if (ok)
+			*val = (int64_t)u;
+		cv_free(&v);
+		return ok;
+	}
 	case N_BINARY:
 		if (!cg_const(g, n->a, &a) || !cg_const(g, n->b, &b))
 			return false;

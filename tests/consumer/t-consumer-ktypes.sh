@@ -40,6 +40,15 @@ dt 0 -q -n 'struct pair { __u8 a; atomic_t b; struct list_head l; }; BEGIN {
 }'
 same "$T/out" "24 4 8\n\n" "a struct of kernel types, laid out as C lays it out"
 
+# function pointer members are a pointer's bytes; sizeof is a constant (tracemem()'s size)
+dt 0 -q -n 'struct fns { char c; int (*fp)(int, char *); int (*afp[2])(); }; BEGIN {
+	printf("%d %d %d\n", sizeof(struct fns), offsetof(struct fns, fp), offsetof(struct fns, afp));
+	tracemem(curthread, sizeof(struct fns));
+	exit(0);
+}'
+expect_grep '^32 8 16$' "$T/out" "a struct's function pointers"
+expect_grep '^        10: ' "$T/out" "tracemem() of sizeof(struct fns) bytes"
+
 # trace() of a char array: its bytes, as tracemem() prints them
 dt 0 -n 'BEGIN { trace(curthread->comm); exit(0); }'
 expect_grep '^         0: 64 74 72 61 63 65 00 00 00 00 00 00 00 00 00 00  dtrace\.\.\.\.\.\.\.\.\.\.$' "$T/out" "trace() of comm"
