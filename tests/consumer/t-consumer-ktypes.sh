@@ -85,8 +85,7 @@ BEGIN
 	t->u.d = 123456789;
 	t->s.e = (void *)0xffff9b7aca7e0000;
 	t->s.f = 987654321;
-	t->g = 1;
-	t->h = SECONDVAL;
+	t->g = 1, t->h = SECONDVAL; /* the comma operator, as DTrace's tests write it */
 	print(t);
 	t->a = 0;
 	setopt("printsize", "16");
