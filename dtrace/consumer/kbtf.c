@@ -75,6 +75,73 @@ static int quiet(enum libbpf_print_level l, const char *f, va_list ap)
 	return 0;
 }
 
+/*
+ * vmlinux's named structs, unions, enums and typedefs by (kind, name): an
+ * open-addressed table of their ids, made at the first lookup (libbpf's
+ * btf__find_by_name_kind() reads every type, 0.7 ms a miss here, and the
+ * parser asks of many words).
+ */
+static __u32 *names;
+static size_t names_cap;
+
+static size_t name_hash(const char *s, unsigned kind)
+{
+	size_t h = 1469598103934665603ULL ^ kind;
+
+	while (*s)
+		h = (h ^ (unsigned char)*s++) * 1099511628211ULL;
+	return h;
+}
+
+static void names_build(void)
+{
+	__u32 n = btf__type_cnt(vmlinux), id;
+
+	names_cap = 1;
+	while (names_cap < 2 * (size_t)n)
+		names_cap <<= 1;
+	names = xmalloc(names_cap * sizeof(*names));
+	for (id = 1; id < n; id++) {
+		const struct btf_type *t = btf__type_by_id(vmlinux, id);
+		const char *nm = btf__name_by_offset(vmlinux, t->name_off);
+		unsigned k = btf_kind(t);
+		size_t h;
+
+		if (!nm || !*nm ||
+		    (k != BTF_KIND_STRUCT && k != BTF_KIND_UNION && k != BTF_KIND_ENUM &&
+		     k != BTF_KIND_TYPEDEF))
+			continue;
+		for (h = name_hash(nm, k) & (names_cap - 1); names[h];
+		     h = (h + 1) & (names_cap - 1)) {
+			const struct btf_type *o = btf__type_by_id(vmlinux, names[h]);
+
+			if (btf_kind(o) == k &&
+			    !strcmp(btf__name_by_offset(vmlinux, o->name_off), nm))
+				break; /* the first of a name stays, as libbpf finds it */
+		}
+		if (!names[h])
+			names[h] = id;
+	}
+}
+
+/* The id of vmlinux's type `name` of BTF kind `kind`, else -1 (libbpf's for a module's). */
+static __s32 find(const struct btf *b, const char *name, unsigned kind)
+{
+	size_t h;
+
+	if (b != vmlinux)
+		return btf__find_by_name_kind(b, name, kind);
+	if (!names)
+		names_build();
+	for (h = name_hash(name, kind) & (names_cap - 1); names[h]; h = (h + 1) & (names_cap - 1)) {
+		const struct btf_type *t = btf__type_by_id(vmlinux, names[h]);
+
+		if (btf_kind(t) == kind && !strcmp(btf__name_by_offset(vmlinux, t->name_off), name))
+			return (__s32)names[h];
+	}
+	return -1;
+}
+
 struct btf *dt_kbtf(void)
 {
 	if (!loaded) {
@@ -281,11 +348,11 @@ const struct dt_decl *dt_kbtf_decl(char kind, const char *name)
 		if (t && (kind == 'S' ? btf_is_struct(t) : btf_is_union(t)))
 			id = (__s32)n;
 	} else {
-		id = btf__find_by_name_kind(b, tag,
-					    kind == 'S'	  ? BTF_KIND_STRUCT
-					    : kind == 'U' ? BTF_KIND_UNION
-					    : kind == 'E' ? BTF_KIND_ENUM
-							  : BTF_KIND_TYPEDEF);
+		id = find(b, tag,
+			  kind == 'S'	? BTF_KIND_STRUCT
+			  : kind == 'U' ? BTF_KIND_UNION
+			  : kind == 'E' ? BTF_KIND_ENUM
+					: BTF_KIND_TYPEDEF);
 	}
 	if (id <= 0)
 		return NULL;
@@ -296,7 +363,7 @@ bool dt_kbtf_typedef(const char *name)
 {
 	struct btf *b = dt_kbtf();
 
-	return b && strlen(name) < 128 && btf__find_by_name_kind(b, name, BTF_KIND_TYPEDEF) > 0;
+	return b && find(b, name, BTF_KIND_TYPEDEF) > 0;
 }
 
 /* The member `name` of the struct or union `id`: its bit offset and type, or -1. */
@@ -332,7 +399,7 @@ int dt_kbtf_offset(const char *strct, const char *path, unsigned *off)
 
 	if (!b)
 		return -1;
-	id = btf__find_by_name_kind(b, strct, BTF_KIND_STRUCT);
+	id = find(b, strct, BTF_KIND_STRUCT);
 	if (id < 0)
 		return -1;
 	tid = (__u32)id;
