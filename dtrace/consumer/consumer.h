@@ -48,8 +48,9 @@ struct dt_consumer_opts {
 	int target;    /* $target once known */
 	/* printa's order (DTrace's aggsortkey, aggsortkeypos, aggsortrev) */
 	bool aggsortkey, aggsortrev;
-	bool rawbytes; /* trace() of a string as a hex dump */
-	bool testing;  /* $_DTRACE_TESTING: records without the CPU and ID columns */
+	bool rawbytes;	/* trace() of a string as a hex dump */
+	long printsize; /* print()'s most bytes of an object; 0: all of it */
+	bool testing;	/* $_DTRACE_TESTING: records without the CPU and ID columns */
 	long aggsortkeypos;
 	long aggsortpos; /* printa() of several aggregations: the one sorted by first */
 	/* -x amin: the least stability attributes a clause may have (stability.c) */

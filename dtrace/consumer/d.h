@@ -124,7 +124,9 @@ struct dt_clause {
  * global, 's' self->, 't' this->, 'a' a global associative array: its
  * value's type), a typedef ('T': name is the new name),
  * a struct or union ('S', 'U': name is "struct tag", its members kind 'm'
- * with their bit-field widths, 0 for none). type: the type's words joined
+ * with their bit-field widths, 0 for none), an enum ('E': name "enum tag",
+ * its members the enumerators, each's type its value in decimal, for
+ * print()). type: the type's words joined
  * by one space ("unsigned short", "struct rec", "int *").
  */
 struct dt_decl {
@@ -135,6 +137,8 @@ struct dt_decl {
 	unsigned bits;
 	struct dt_decl *members;
 	size_t nmembers;
+	unsigned ksize; /* a kernel struct or union (kbtf.c): its bytes; its members at boff */
+	unsigned boff;	/* a kernel type's member: its bit offset */
 };
 
 struct dt_program {
@@ -310,6 +314,7 @@ enum dt_akind {
 	A_SYSTEM,     /* system(): printf's format and arguments, the command run by the reader */
 	A_FREOPEN,    /* freopen(): printf's format and arguments, the file output goes to */
 	A_SETOPT,     /* setopt(): fmt is "name" or "name=value" */
+	A_PRINT,      /* print(): the pointer, the bytes; fmt the type's layout (codegen_print.c) */
 };
 
 struct dt_action {

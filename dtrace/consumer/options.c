@@ -106,8 +106,9 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 	/* flags that take no value (the booleans above take DTrace's words) */
 	static const char *const flags[] = {"errtags", "argref", NULL};
 	/* nspec is a count, the others sizes */
-	static const char *const sizes[] = {"nspec",	   "specsize", "aggsize", "dynvarsize",
-					    "scratchsize", "bufsize",  "strsize", NULL};
+	static const char *const sizes[] = {"nspec",	  "specsize",	 "aggsize",
+					    "dynvarsize", "scratchsize", "bufsize",
+					    "strsize",	  "printsize",	 NULL};
 	struct stat st;
 	size_t i;
 
@@ -240,6 +241,8 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->nspec_set = true;
 	} else if (!strcmp(opt, "specsize") && val) {
 		o->specsize = parse_size(val);
+	} else if (!strcmp(opt, "printsize") && val) {
+		o->printsize = parse_size(val);
 	} else if (!strcmp(opt, "dynvarsize") && val) {
 		o->dynvarsize = parse_size(val);
 	} else if (!strcmp(opt, "zdefs")) {
@@ -282,7 +285,7 @@ static bool valid_rate(const char *v)
 const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const rates[] = {"aggrate", "switchrate", NULL};
-	static const char *const undone[] = {"flowindent", "stackindent", "printsize", NULL};
+	static const char *const undone[] = {"flowindent", "stackindent", NULL};
 	static const char *const fixed[] = {
 	    "aggsize",	  "bpflog",	  "bpflogsize",	   "bufsize",	  "bufpolicy",
 	    "bufresize",  "cleanrate",	  "cpu",	   "destructive", "dynvarsize",
@@ -311,6 +314,12 @@ const char *dt_set_runtime_option(struct dt_consumer_opts *o, const char *opt, c
 	for (i = 0; undone[i]; i++)
 		if (!strcmp(opt, undone[i]))
 			return "this D consumer does not do this option";
+	if (!strcmp(opt, "printsize")) { /* print()'s bytes: read as each print() renders */
+		if (!val || !valid_size(val, false))
+			return "Invalid value for specified option";
+		o->printsize = parse_size(val);
+		return NULL;
+	}
 	if (!strcmp(opt, "aggsortkeypos") || !strcmp(opt, "aggsortpos")) {
 		long n = val ? strtol(val, NULL, 10) : -1;
 

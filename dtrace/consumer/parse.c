@@ -183,6 +183,38 @@ static void xlate_assign(struct parser *ps, struct dt_stmt *s)
 	s->e = one;
 }
 
+/*
+ * `a = 1, b = 2;`: the comma operator as a statement, its operands one
+ * after another (their value is dropped), as one statement (an if of 1).
+ */
+static struct dt_stmt *comma_statement(struct parser *ps, struct dt_stmt *s)
+{
+	struct dt_node *one = node(ps, N_INT);
+
+	one->ival = 1;
+	one->pos = s->e->pos;
+	for (;;) {
+		struct dt_stmt *st = dt_xmalloc(sizeof(*st));
+
+		memset(st, 0, sizeof(*st));
+		st->e = s->e;
+		DT_PUSH(s->then, s->nthen, st);
+		if (!dt_lex_is(&ps->lx, ","))
+			break;
+		next(ps);
+		ps->depth++;
+		s->e = expr(ps);
+		ps->depth--;
+		if (!s->e || ps->failed)
+			return s;
+	}
+	s->is_if = true;
+	s->e = one;
+	if (!dt_lex_is(&ps->lx, "}"))
+		expect(ps, ";", "after the statement");
+	return s;
+}
+
 static struct dt_stmt *statement(struct parser *ps)
 {
 	struct dt_stmt *s;
@@ -208,9 +240,13 @@ static struct dt_stmt *statement(struct parser *ps)
 		}
 		return s;
 	}
+	ps->depth++; /* (a ',' after it is the comma operator's, below) */
 	s->e = expr(ps);
+	ps->depth--;
 	if (!s->e || ps->failed)
 		return s;
+	if (dt_lex_is(&ps->lx, ","))
+		return comma_statement(ps, s);
 	if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=") && s->e->b->kind == N_XLATE)
 		xlate_assign(ps, s);
 	else if (s->e->kind == N_ASSIGN && !strcmp(s->e->op, "=")) {

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "kbtf.h"
 #include "parse.h"
 #include "parse_proto.h"
 
@@ -216,7 +217,8 @@ bool dt_parse_type_word(const struct parser *ps, const char *w)
 	for (i = 0; type_words[i]; i++)
 		if (!strcmp(w, type_words[i]))
 			return true;
-	return find_typedef(ps, w) != NULL;
+	/* a kernel typedef (`__u8`, `atomic_t`) is a type's name, as in DTrace's kernel CTF */
+	return find_typedef(ps, w) != NULL || dt_kbtf_typedef(w);
 }
 
 static bool is_ident(const struct parser *ps)
@@ -254,10 +256,13 @@ static bool enum_value(struct parser *ps, int64_t *v)
 }
 
 /* `{ A, B = 5, C }`: each enumerator an int constant (the last one's plus 1 by default). */
-static void enum_body(struct parser *ps)
+static void enum_body(struct parser *ps, const char *name)
 {
 	size_t first = ps->ninl; /* this enum's enumerators are from here */
 	int64_t v = 0;
+	struct dt_decl e = {.kind = 'E', .pos = ps->lx.pos};
+
+	e.name = dt_xstrdup(name); /* its enumerators, for print() (d.h) */
 
 	next(ps);
 	while (!ps->failed && !dt_lex_is(&ps->lx, "}")) {
@@ -303,11 +308,21 @@ static void enum_body(struct parser *ps)
 		n->type = TY_INT;
 		d.value = n;
 		DT_PUSH(ps->inl, ps->ninl, d);
+		{
+			struct dt_decl m = {.kind = 'm', .pos = n->pos};
+			char val[32];
+
+			snprintf(val, sizeof(val), "%lld", (long long)n->ival);
+			m.name = dt_xstrdup(d.name);
+			m.type = dt_xstrdup(val);
+			DT_PUSH(e.members, e.nmembers, m);
+		}
 		if (!dt_lex_is(&ps->lx, ","))
 			break;
 		next(ps);
 	}
 	expect(ps, "}", "to close the enum");
+	DT_PUSH(ps->prog->decls, ps->prog->ndecls, e);
 }
 
 static const struct dt_decl *find_decl(const struct parser *ps, char kind, const char *name);
@@ -334,6 +349,7 @@ static void members(struct parser *ps, struct dt_decl *d)
 		while (type && !ps->failed) {
 			struct dt_decl m = {.kind = 'm', .pos = ps->lx.pos};
 			struct dt_buf t = {0};
+			bool fnptr;
 
 			dt_buf_printf(&t, "%s", type);
 			while (dt_lex_is(&ps->lx, "*")) {
@@ -341,6 +357,15 @@ static void members(struct parser *ps, struct dt_decl *d)
 				next(ps);
 			}
 			m.type = t.s;
+			fnptr = dt_lex_is(&ps->lx, "(");
+			if (fnptr) { /* `int (*fp)()`, `int (*afp[2])()`: a pointer's bytes */
+				next(ps);
+				expect(ps, "*", "in a function pointer's declarator");
+				dt_free(t.s);
+				t = (struct dt_buf){0};
+				dt_buf_printf(&t, "void *");
+				m.type = t.s;
+			}
 			if (is_ident(ps)) {
 				m.name = dt_xstrdup(ps->lx.text);
 				next(ps);
@@ -361,6 +386,20 @@ static void members(struct parser *ps, struct dt_decl *d)
 				m.type = t.s;
 				next(ps);
 				expect(ps, "]", "to close the array's size");
+			}
+			if (fnptr && !ps->failed) { /* its parameters, which D does not keep */
+				int depth = 0;
+
+				expect(ps, ")", "to close a function pointer's declarator");
+				if (!ps->failed && !dt_lex_is(&ps->lx, "("))
+					fail(ps, &ps->lx.pos,
+					     "expected a function pointer's parameters");
+				while (!ps->failed && ps->lx.tok != T_EOF) {
+					depth += dt_lex_is(&ps->lx, "(") - dt_lex_is(&ps->lx, ")");
+					next(ps);
+					if (!depth)
+						break;
+				}
 			}
 			if (dt_lex_is(&ps->lx, ":")) {
 				struct dt_proto_err e;
@@ -416,7 +455,7 @@ static char *tagged(struct parser *ps, const char *word)
 	if (!dt_lex_is(&ps->lx, "{"))
 		return t.s;
 	if (kw[0] == 'e') {
-		enum_body(ps);
+		enum_body(ps, t.s);
 	} else {
 		struct dt_decl d = {.kind = kw[0] == 's' ? 'S' : 'U', .pos = pos};
 		size_t i;
@@ -470,7 +509,7 @@ char *dt_parse_type(struct parser *ps)
 			dt_buf_printf(&t, " ");
 		dt_buf_printf(&t, "%s", w);
 		next(ps);
-		if (find_typedef(ps, t.s) && !strchr(t.s, ' '))
+		if ((find_typedef(ps, t.s) || dt_kbtf_typedef(t.s)) && !strchr(t.s, ' '))
 			break; /* a typedef's name is the whole type */
 	}
 	if (ps->failed) {
@@ -708,7 +747,8 @@ static const struct dt_decl *find_decl(const struct parser *ps, char kind, const
 	for (i = 0; i < ps->prog->ndecls; i++)
 		if (ps->prog->decls[i].kind == kind && !strcmp(ps->prog->decls[i].name, name))
 			return &ps->prog->decls[i];
-	return NULL;
+	/* a struct or union the program does not declare: the kernel's (kbtf.c) */
+	return kind == 'S' || kind == 'U' ? dt_kbtf_decl(kind, name) : NULL;
 }
 
 /* A type with its typedefs undone. */

@@ -250,6 +250,10 @@ static void record(struct dt_render *r, size_t id, char **f, size_t nf)
 	case A_TRACEMEM:
 		dtr_print_bytes(r->out, nf ? f[0] : "", nf > 1 ? strtoul(f[1], NULL, 10) : 0);
 		return;
+	case A_PRINT:
+		dt_render_print(r->out, act->fmt, nf ? f[0] : "0", nf > 1 ? f[1] : "",
+				r->o->printsize);
+		return;
 	case A_CLEAR: /* (the engine clears the map when it reads the record) */
 		return;
 	case A_DUMP:

@@ -57,6 +57,9 @@ void dtr_print_quantize(FILE *out, const struct dt_agg *a, const struct dt_entry
 void dtr_print_ustack(FILE *out, const char *text);
 /* tracemem()'s dump, DTrace's: n of the bytes `hex` spells, 16 a row with their characters. */
 void dtr_print_bytes(FILE *out, const char *hex, size_t n);
+/* print()'s object (render_print.c): layout from the engine, the pointer, the bytes in hex */
+void dt_render_print(FILE *out, const char *layout, const char *ptr, const char *hex,
+		     long printsize);
 void dtr_dformat(FILE *out, const char *fmt, struct val *v, size_t nv, const struct dt_agg *a,
 		 const struct dt_entry *aggv);
 void dtr_dformat_join(FILE *out, const char *fmt, struct val *v, size_t nv,

@@ -150,6 +150,8 @@ const char *cg_decl_type(const struct cg *g, char kind, const char *name);
 bool cg_type_has_bits(struct cg *g, const char *ty);
 /* A pointer type's pointee ("int *" -> "int", typedefs undone), else NULL. */
 char *cg_type_pointee(struct cg *g, const char *ty);
+/* The declaration of struct, union or enum ty (typedefs undone; the kernel's too), else NULL. */
+const struct dt_decl *cg_type_decl(struct cg *g, const char *ty);
 /* The type words of member `member` of struct or union ty, else NULL. */
 char *cg_type_member_words(struct cg *g, const char *ty, const char *member);
 unsigned cg_decl_bits(const struct cg *g, char kind, const char *name);
@@ -232,6 +234,9 @@ bool cg_ptr_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, const 
 /* codegen_dmem.c: D's memory's map and functions; tracemem()'s fields (its action begun). */
 void cg_dmem_maps(const struct cg *g, struct dt_buf *o);
 void cg_tracemem(struct cg *g, const struct dt_node *n, struct eg_rec *r, struct dt_buf *o);
+/* codegen_print.c: print(p): *p's bytes and p, its type's layout in the action's fmt */
+void cg_print(struct cg *g, const struct dt_node *n, size_t act, struct eg_rec *r,
+	      struct dt_buf *o);
 /* trace() of a struct or union (in memory): its bytes, as tracemem() prints them. */
 bool cg_trace_object(struct cg *g, const struct dt_node *n);
 

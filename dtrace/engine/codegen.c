@@ -524,6 +524,11 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		   (!strcmp(n->name, "tracemem") || cg_trace_object(g, n))) {
 		item_begin(w, new_action(g, A_TRACEMEM));
 		cg_tracemem(g, n, w->r, w->o);
+	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "print")) {
+		size_t act = new_action(g, A_PRINT);
+
+		item_begin(w, act);
+		cg_print(g, n, act, w->r, w->o);
 	} else if (n->kind == N_CALL && w->r &&
 		   (!strcmp(n->name, "printf") || !strcmp(n->name, "trace") ||
 		    !strcmp(n->name, "system") || !strcmp(n->name, "freopen"))) {

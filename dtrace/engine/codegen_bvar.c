@@ -4,7 +4,8 @@
  * variables"), as DTrace on Linux gives them: stackdepth and ustackdepth
  * the frames bpf_get_stack() writes (the kernel's: none at a uprobe,
  * whose registers are the user's; the user's), caller and ucaller the
- * second of them, curthread the task (bpf_get_current_task), curcpu the
+ * second of them, curthread the task (bpf_get_current_task: a `struct
+ * task_struct *`, its type the kernel's BTF's, kbtf.c), curcpu the
  * address of this CPU's element of a per-CPU map, DTrace's cpuinfo_t
  * (dtrace/consumer/dlib.c), filled when curcpu is read: cpu_id the CPU,
  * cpu_pset 0 (Linux has no processor sets), cpu_chip its physical package
@@ -24,6 +25,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "kbtf.h"
 
 /* bpf_get_stack's most frames (the kernel's perf_event_max_stack default) */
 #define BVAR_FRAMES 127
@@ -58,6 +60,8 @@ bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v)
 		set(v, 8, true, t);
 	} else if (!strcmp(s, "curthread")) {
 		set(v, 8, true, "(__s64)bpf_get_current_task()");
+		if (dt_kbtf_decl('S', "struct task_struct")) /* DTrace's type, from BTF (kbtf.c) */
+			v->ptr = dt_xstrdup("struct task_struct");
 	} else if (!strcmp(s, "curcpu")) {
 		g->bvar_maps |= 2;
 		/* the address kept in the element and read back: a number to the verifier */

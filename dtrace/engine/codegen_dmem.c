@@ -3,8 +3,8 @@
  * D's memory in the generated program (codegen_ptr.c's theory): the
  * scratch map and the functions that reach it (dmem_at(), dload(),
  * dstore(), dcopy(), dalloca(), dread_str()), written when a clause uses
- * it; and tracemem(), whose bytes are read from it or from the process's
- * or the kernel's memory into the record.
+ * it (a string read from the process, else the kernel); and tracemem(), whose bytes are read from
+ * it or from the process's or the kernel's memory into the record.
  */
 #include <string.h>
 
@@ -169,8 +169,9 @@ bool cg_trace_object(struct cg *g, const struct dt_node *n)
 		if (is)
 			return false;
 	}
+	/* (a char array too: DTrace's trace() of one, a kernel's `comm`, prints its bytes) */
 	if (cg_ptr_lvalue(g, n->args[0], &a, &ty) && !cg_type(g, ty, &t) && t.is_aggr &&
-	    !strstr(ty, " ["))
+	    (!strstr(ty, " [") || !strncmp(ty, "char [", 6)))
 		is = true;
 	cv_free(&a);
 	return is;

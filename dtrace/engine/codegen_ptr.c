@@ -311,7 +311,13 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 		{
 			char t[600];
 
-			snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + %uULL)", b.text, off);
+			if (n->op[0] == '-') /* `p->m` of a NULL p: DTrace's fault at address 0 */
+				snprintf(t, sizeof(t),
+					 "({ __u64 pn_ = (__u64)(%s); if (!pn_) FAULT(%zu, 1, 0); "
+					 "(__s64)(pn_ + %uULL); })",
+					 b.text, site(g), off);
+			else
+				snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + %uULL)", b.text, off);
 			cv_set(addr, t, 8, true, NULL);
 		}
 		cv_free(&b);
@@ -419,6 +425,12 @@ static void load(struct cg *g, const struct dt_node *n, const char *addr, const 
 	char *el = element(g, ty, &arr);
 	char text[1400];
 
+	if (el && arr && !strcmp(el, "char")) { /* a char array is a string, as D has it */
+		cv_set(v, addr, 0, false, NULL);
+		v->type = TY_STR;
+		v->skind = SV_USER;
+		return;
+	}
 	if (el && arr) {
 		cv_set(v, addr, 8, true, el);
 		return;

@@ -25,6 +25,7 @@
 #include <string.h>
 
 #include "cg.h"
+#include "kbtf.h"
 
 static const struct {
 	const char *name;
@@ -93,7 +94,7 @@ static const struct dt_decl *decl(const struct cg *g, char kind, const char *nam
 	for (i = 0; i < g->prog->ndecls; i++)
 		if (g->prog->decls[i].kind == kind && !strcmp(g->prog->decls[i].name, name))
 			return &g->prog->decls[i];
-	return NULL;
+	return dt_kbtf_decl(kind, name); /* the kernel's, when the program has none */
 }
 
 /* C's base type from its words: char, short, int, long, long long, signed, unsigned. */
@@ -192,6 +193,49 @@ int cg_type(struct cg *g, const char *ty, struct cg_type *t)
 }
 
 /*
+ * A kernel struct or union (kbtf.c): its size BTF's, a member at its bit
+ * offset, one in an unnamed member found through it (as C finds it). A
+ * member of a type this cannot size is still placed (its words are
+ * enough to read through a pointer to it).
+ */
+static bool klayout(struct cg *g, const struct dt_decl *d, struct cg_type *t, const char *member,
+		    unsigned *offset)
+{
+	unsigned align = 1;
+	size_t i;
+
+	for (i = 0; i < d->nmembers; i++) {
+		const struct dt_decl *m = &d->members[i];
+		struct cg_type mt;
+		unsigned sub = 0;
+
+		if (cg_type(g, m->type, &mt))
+			memset(&mt, 0, sizeof(mt));
+		if (mt.align > align)
+			align = mt.align;
+		if (!member)
+			continue;
+		if (!m->name && !cg_type_member(g, m->type, member, t, &sub)) {
+			*offset = m->boff / 8 + sub;
+			return true;
+		}
+		if (m->name && !strcmp(m->name, member)) {
+			*offset = m->boff / 8;
+			*t = mt;
+			t->bits = m->bits;
+			return true;
+		}
+	}
+	if (member)
+		return false;
+	memset(t, 0, sizeof(*t));
+	t->size = d->ksize;
+	t->align = align > 16 ? 16 : align;
+	t->is_aggr = true;
+	return true;
+}
+
+/*
  * A struct's or union's size and alignment (or a member's offset), as
  * DTrace's CTF lays out a struct the program declares: each member at the
  * first byte after the previous one's last bit, rounded up to its
@@ -206,6 +250,8 @@ static bool layout(struct cg *g, const struct dt_decl *d, struct cg_type *t, con
 	bool uni = d->kind == 'U';
 	size_t i;
 
+	if (d->ksize) /* the kernel's: its places are BTF's */
+		return klayout(g, d, t, member, offset);
 	for (i = 0; i < d->nmembers; i++) {
 		const struct dt_decl *m = &d->members[i];
 		struct cg_type mt;
@@ -301,13 +347,32 @@ char *cg_type_member_words(struct cg *g, const char *ty, const char *member)
 	const struct dt_decl *d;
 	const char *r = undo_typedefs(g, ty);
 	size_t i;
+	char *w;
 
 	if (!r || (strncmp(r, "struct ", 7) && strncmp(r, "union ", 6)))
 		return NULL;
 	d = decl(g, r[0] == 's' ? 'S' : 'U', r);
-	for (i = 0; d && i < d->nmembers; i++)
+	for (i = 0; d && i < d->nmembers; i++) {
 		if (d->members[i].name && !strcmp(d->members[i].name, member))
 			return dt_xstrdup(d->members[i].type);
+		/* an unnamed struct or union member: its members are the struct's */
+		if (!d->members[i].name &&
+		    (w = cg_type_member_words(g, d->members[i].type, member)) != NULL)
+			return w;
+	}
+	return NULL;
+}
+
+const struct dt_decl *cg_type_decl(struct cg *g, const char *ty)
+{
+	const char *r = undo_typedefs(g, ty);
+
+	if (!r)
+		return NULL;
+	if (!strncmp(r, "struct ", 7) || !strncmp(r, "union ", 6))
+		return decl(g, r[0] == 's' ? 'S' : 'U', r);
+	if (!strncmp(r, "enum ", 5))
+		return decl(g, 'E', r);
 	return NULL;
 }
 
@@ -517,6 +582,20 @@ bool cg_const(struct cg *g, const struct dt_node *n, int64_t *val)
 		return true;
 	case N_CAST:
 		return cg_const(g, n->a, val);
+	case N_SIZEOF: { /* sizeof and offsetof: the constant the expression layer makes */
+		struct cv v = {0};
+		unsigned long long u;
+		char end[8] = "";
+		bool ok;
+
+		cg_value(g, n, &v);
+		ok = !g->failed && v.text && sscanf(v.text, "%llu%7s", &u, end) == 2 &&
+		     !strcmp(end, "ULL");
+		if (ok)
+			*val = (int64_t)u;
+		cv_free(&v);
+		return ok;
+	}
 	case N_BINARY:
 		if (!cg_const(g, n->a, &a) || !cg_const(g, n->b, &b))
 			return false;
