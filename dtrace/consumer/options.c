@@ -152,15 +152,17 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 			       opt);
 			return 0;
 		}
-	if (!strcmp(opt, "bufpolicy") && val && strcmp(val, "switch")) {
-		refuse(o,
-		       "-x bufpolicy=%s: only DTrace's default buffer policy, switch, is "
-		       "supported (fill and ring change what is printed)",
-		       val);
+	if (!strcmp(opt, "bufpolicy")) { /* the reader keeps what ring and fill keep (records.c) */
+		if (val && !strcmp(val, "switch"))
+			o->bufpolicy = DT_BUF_SWITCH;
+		else if (val && !strcmp(val, "ring"))
+			o->bufpolicy = DT_BUF_RING;
+		else if (val && !strcmp(val, "fill"))
+			o->bufpolicy = DT_BUF_FILL;
+		else
+			refuse(o, "failed to set -x bufpolicy: Invalid value for specified option");
 		return 0;
 	}
-	if (!strcmp(opt, "bufpolicy"))
-		return 0;
 	if ((!strcmp(opt, "strsize") || !strcmp(opt, "bufsize")) &&
 	    (!val || parse_size(val) < (opt[0] == 's' ? 2 : 1))) {
 		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);

@@ -279,5 +279,9 @@ bool cg_spec_stmt(struct cg *g, const struct dt_node *n, bool has_rec, size_t re
 void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t recno, struct eg_rec *rec);
 void cg_spec_clause_end(struct cg *g, struct dt_buf *o, bool recs);
 int cg_spec_functions(struct cg *g, struct dt_buf *o);
+/* codegen_buf.c: a record's size as DTrace counts it; ring and fill's reservations */
+void cg_buf_size(struct cg *g, struct eg_rec *rec);
+void cg_buf_phantom(struct cg *g, struct dt_buf *o, const char *cond0, size_t recno);
+void cg_buf_functions(struct cg *g, struct dt_buf *o);
 
 #endif /* DT_CG_H */

@@ -89,7 +89,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8, false, false};
+	struct eg_field f = {v->type, w->r->size, 8, false, false, v->size};
 	char dst[64];
 
 	dv->type = v->type;
@@ -232,7 +232,7 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	memset(a.keys, 0, (a.nkeys + 1) * sizeof(*a.keys));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8, false, false};
+		struct eg_field f = {keys[k].type, e.key_size, 8, false, false, 0};
 
 		if (keys[k].type == TY_STR)
 			f.size = ROUND8((unsigned)g->strsize);
@@ -561,7 +561,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = g->prog->clauses[pc->clause];
 	bool quiet = g->prog->o->quiet, recs = cg_clause_records(c);
-	struct dt_buf cond = {0}, body = {0};
+	struct dt_buf cond = {0}, body = {0}, cond0 = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
 	size_t k, nfaults = g->out->nfaults;
@@ -578,6 +578,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	/* after exit(), no clause runs but END's (and ERROR's): DTrace's activity test */
 	if (g->probe->kind != P_END && g->probe->kind != P_ERROR)
 		dt_buf_printf(&cond, "%s!draining()", cond.n ? " && " : "");
+	dt_buf_add(&cond0, cond.n ? cond.s : "1", cond.n ? cond.n : 1);
 	if (c->pred) {
 		struct cv p;
 
@@ -587,7 +588,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4, false, false};
+		struct eg_field f = {TY_INT, 4, 4, false, false, 0};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;
@@ -601,6 +602,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
 	cg_spec_clause_head(g, o, g->out->nrecs, &rec);
+	cg_buf_size(g, &rec);
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
 	/* alloca()'s scratch: from its start again at each clause (codegen_ptr.c) */
 	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n\tDMEM_RESET();\n", pc->clause);
@@ -624,6 +626,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		DT_PUSH(g->out->recs, g->out->nrecs, rec);
 	}
 	dt_buf_printf(o, "\t}\n");
+	if (recs && c->pred)
+		cg_buf_phantom(g, o, cond0.s, g->out->nrecs - 1);
 	if (g->out->nfaults != nfaults)
 		dt_buf_printf(o,
 			      "\tgoto ok_%zu;\nfault_%zu:\n%s"
@@ -634,6 +638,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	cg_spec_clause_end(g, o, recs);
 	dt_buf_printf(o, "\t}\n#undef FAULT_LABEL\n");
 	dt_free(cond.s);
+	dt_free(cond0.s);
 	dt_free(body.s);
 }
 
@@ -722,10 +727,6 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	}
 	t->strsize = g.strsize;
 	g.strsize++; /* a string holds strsize characters and its NUL (DTrace's strsize) */
-	/* the ring buffer: a power of two pages */
-	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
-		;
-	rb = (long)i;
 	t->wall_offset = usdt_wall_offset_ns();
 	out->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
@@ -766,10 +767,20 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 		t->acts[end].agg = i;
 		out->dump_printa[i] = a;
 	}
+	/* the ring buffer: a power of two pages, room for 4 of the largest records */
+	for (i = 0; i < out->nrecs; i++)
+		if (rb < 4L * out->recs[i].size)
+			rb = 4L * out->recs[i].size;
+	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
+		;
+	rb = (long)i;
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	cg_sites_prelude(&out->c);
 	cg_fault_functions(&out->c);
+	cg_buf_functions(&g, &out->c);
+	out->bufpolicy = prog->o->bufpolicy;
+	out->bufsize = prog->o->bufsize > 0 ? prog->o->bufsize : 4L << 20;
 	if (cg_spec_functions(&g, &out->c)) {
 		dt_free(progs.s);
 		return -1;

@@ -170,7 +170,7 @@ static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_
 	drain(rd);
 	if (*created > 0)
 		usdt_list_release(*created);
-	while (!interrupted && !r.have_exit) {
+	while (!interrupted && !r.have_exit && !eg_reader_filled(rd)) {
 		struct pollfd pfd[2] = {{eg_reader_fd(rd), POLLIN, 0},
 					{dt_retain_fd(rt), POLLIN, 0}};
 

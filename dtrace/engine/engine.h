@@ -27,6 +27,7 @@ struct eg_field {
 	unsigned off, size;
 	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
 	bool is_bytes; /* TY_STR of raw bytes (tracemem()): read as their hex digits */
+	unsigned nat;  /* an integer's size in its D type (DTrace records that many bytes) */
 };
 
 /* One action of a record: its renderer action and its fields. */
@@ -44,6 +45,7 @@ struct eg_rec {
 	unsigned size;
 	unsigned const_bytes; /* constant strings, which DTrace records and this does not */
 	unsigned dsize;	      /* the size DTrace counts against specsize (codegen_spec.c) */
+	unsigned bsize;	      /* the size DTrace counts against bufsize (codegen_buf.c) */
 };
 
 /* An aggregation's BPF map: the key's parts, the value's size. */
@@ -131,6 +133,11 @@ struct eg_fault_site {
 #define EG_SPEC_COMMIT 2
 #define EG_SPEC_DISCARD 3
 #define EG_NSPEC_MAX 1024
+/*
+ * Under ring and fill, a record numbered with this bit set is the space a
+ * clause whose predicate was false reserved (codegen_buf.c): no action.
+ */
+#define EG_PHANTOM_BIT 0x80000000u
 /* A fault's words, as DTrace's messages have them ("divide-by-zero"). */
 const char *eg_fault_name(uint64_t kind);
 
@@ -170,6 +177,9 @@ struct eg_prog {
 		char **funcs; /* [notes->nsites], or NULL: not asked yet */
 	} last;
 	long nspec, specsize; /* a program that speculates: its options' values */
+	int bufpolicy;	      /* DT_BUF_*: the reader keeps what ring and fill keep */
+	long bufsize;	      /* DTrace's bufsize (the BPF ring buffer is bigger) */
+	unsigned end_bytes;   /* END's records (bsize): what fill keeps for END */
 };
 
 /*
@@ -252,6 +262,20 @@ struct eg_spec_rec {
 };
 struct eg_specbuf;
 struct eg_specbuf *eg_specbuf_new(long nspec, long specsize, int stats_fd);
+/*
+ * records_buf.c: ring and fill kept by the reader (NULL under switch). A
+ * record (or a phantom, a false predicate's reservation) on a CPU is
+ * printed now, kept (ring: printed by eg_bufkeep_flush) or dropped.
+ */
+enum { EG_BUF_PRINT, EG_BUF_KEPT, EG_BUF_DROP };
+struct eg_bufkeep;
+struct eg_bufkeep *eg_bufkeep_new(int policy, long bufsize, unsigned end_bytes, int ncpus);
+int eg_bufkeep_add(struct eg_bufkeep *kb, unsigned cpu, bool is_end, unsigned bsize,
+		   const void *d, size_t size, bool phantom);
+bool eg_bufkeep_filled(const struct eg_bufkeep *kb);
+void eg_bufkeep_flush(struct eg_bufkeep *kb, void (*fn)(void *, void *, size_t), void *arg);
+void eg_bufkeep_free(struct eg_bufkeep *kb);
+
 /* A tagged record kept (dsize: its size as DTrace counts it), or a speculative drop. */
 void eg_specbuf_add(struct eg_specbuf *sb, uint32_t id, const void *d, size_t size, size_t dsize);
 /* commit() or discard() read: id's records, in order, handed over (eg_spec_recs_free). */
@@ -273,6 +297,8 @@ int eg_reader_poll(struct eg_reader *rd, int timeout_ms);
 void eg_reader_drops(struct eg_reader *rd);
 /* The exit dump: every aggregation no printa() printed. */
 void eg_reader_dump(struct eg_reader *rd);
+/* -x bufpolicy=fill: a CPU's buffer is full, the run ends (records_buf.c) */
+bool eg_reader_filled(const struct eg_reader *rd);
 void eg_reader_free(struct eg_reader *rd);
 
 #endif /* DT_ENGINE_H */
