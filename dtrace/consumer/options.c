@@ -92,9 +92,10 @@ static int bool_value(const char *v)
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
-	    "switchrate",   "aggrate",	    "cleanrate",     "statusrate", "stackframes",
-	    "ustackframes", "jstackframes", "jstackstrsize", "zdefs",	   "evaltime",
-	    "nolibs",	    "bufresize",    "grabanon",	     "linkmode",   NULL};
+	    "switchrate",  "aggrate",	   "cleanrate",	   "statusrate",
+	    "stackframes", "ustackframes", "jstackframes", "jstackstrsize",
+	    "zdefs",	   "evaltime",	   "nolibs",	   "bufresize",
+	    "grabanon",	   "linkmode",	   "maxframes",	   NULL};
 	/* DTrace's options that change what is printed, which this consumer does not do */
 	static const char *const refused[] = {"aggpercpu", "aggzoom",	 "aggpack",
 					      "agghist",   "flowindent", "stackindent",

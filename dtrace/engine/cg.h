@@ -38,6 +38,7 @@ struct cv {
 	struct cv *sub;
 	char *ptr;   /* a pointer: its pointee's type words ("int", "struct rec", "void") */
 	bool marked; /* SV_MEM: a variable's area, null where its marker is (strnull()) */
+	unsigned char symfn; /* SV_STACK: EG_SYM_* (stack(), sym(), usym()...: codegen_stack.c) */
 };
 
 /* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */
@@ -191,6 +192,8 @@ int cg_check_unmatched(struct cg *g, struct dt_probes *ps);
 int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o);
 /* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */
 bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
+/* ustack, jstack, stack, sym, func, mod, usym, ufunc, umod, uaddr */
+bool cg_is_stack_call(const struct dt_node *n);
 /* The bytes a stack value takes in a record or a key. */
 unsigned cg_stack_bytes(const struct cv *v);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);

@@ -28,12 +28,12 @@ static struct dt_recipe *field_recipe(size_t field)
 	return r;
 }
 
-/* A stack field: the renderer prints it as DTrace's frames. */
-static struct dt_recipe *stack_recipe(size_t field)
+/* A stack field: the renderer prints it as DTrace's frames (sym()...: its text). */
+static struct dt_recipe *stack_recipe(size_t field, const struct cv *v)
 {
 	struct dt_recipe *r = field_recipe(field);
 
-	r->op = R_USTACK;
+	r->op = v->symfn >= EG_SYM_SYM ? R_SYM : R_USTACK;
 	return r;
 }
 
@@ -89,7 +89,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8, false, false, v->size};
+	struct eg_field f = {v->type, w->r->size, 8, false, false, v->size, 0};
 	char dst[64];
 
 	dv->type = v->type;
@@ -101,12 +101,13 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 		w->r->const_bytes += (unsigned)g->strsize + 1;
 		return;
 	}
-	dv->r = v->skind == SV_STACK ? stack_recipe(it->n) : field_recipe(it->n);
+	dv->r = v->skind == SV_STACK ? stack_recipe(it->n, v) : field_recipe(it->n);
 	if (v->type == TY_STR)
 		f.size = ROUND8((unsigned)g->strsize);
 	if (v->skind == SV_STACK) {
 		f.size = cg_stack_bytes(v);
-		f.is_stack = true;
+		f.is_stack = v->symfn < EG_SYM_SYM;
+		f.sym = v->symfn >= EG_SYM_SYM ? v->symfn : 0;
 	}
 	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
 	if (v->type == TY_STR)
@@ -232,15 +233,17 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	memset(a.keys, 0, (a.nkeys + 1) * sizeof(*a.keys));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
 	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8, false, false, 0};
+		struct eg_field f = {keys[k].type, e.key_size, 8, false, false, 0, 0};
 
 		if (keys[k].type == TY_STR)
 			f.size = ROUND8((unsigned)g->strsize);
 		if (keys[k].skind == SV_STACK) {
 			f.size = cg_stack_bytes(&keys[k]);
-			f.is_stack = true;
+			f.is_stack = keys[k].symfn < EG_SYM_SYM;
+			f.sym = keys[k].symfn >= EG_SYM_SYM ? keys[k].symfn : 0;
 		}
-		a.keys[k].r = keys[k].skind == SV_STACK ? stack_recipe(k) : field_recipe(k);
+		a.keys[k].r =
+		    keys[k].skind == SV_STACK ? stack_recipe(k, &keys[k]) : field_recipe(k);
 		a.keys[k].type = keys[k].type;
 		a.keys[k].size = keys[k].size;
 		a.keys[k].is_unsigned = keys[k].is_unsigned;
@@ -527,15 +530,18 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		setopt_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
-	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "ustack")) {
+	} else if (n->kind == N_CALL && w->r && cg_is_stack_call(n)) {
 		struct cv v;
 		struct dt_value dv;
 
 		if (cg_ustack(g, n, &v) && !g->failed) {
-			item_begin(w, new_action(g, A_USTACK));
+			size_t act = new_action(g, v.symfn >= EG_SYM_SYM ? A_TRACE : A_USTACK);
+
+			item_begin(w, act);
 			dt_buf_printf(w->o, "\t\tif (rec) {\n");
 			put_value(g, w, &v, &dv);
 			dt_buf_printf(w->o, "\t\t}\n");
+			DT_PUSH(g->t->acts[act].args, g->t->acts[act].nargs, dv);
 		}
 		cv_free(&v);
 	} else if (n->kind == N_CALL && w->r &&
@@ -588,7 +594,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4, false, false, 0};
+		struct eg_field f = {TY_INT, 4, 4, false, false, 0, 0};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;

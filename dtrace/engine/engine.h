@@ -28,7 +28,21 @@ struct eg_field {
 	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
 	bool is_bytes; /* TY_STR of raw bytes (tracemem()): read as their hex digits */
 	unsigned nat;  /* an integer's size in its D type (DTrace records that many bytes) */
+	unsigned char sym; /* EG_SYM_SYM...: {pid, 8, address} read as sym()'s text (ksyms.c) */
 };
+/* A stack-like value's kind: stack() (the kernel's), sym() ... uaddr() of one address. */
+enum {
+	EG_SYM_NONE,
+	EG_SYM_KSTACK,
+	EG_SYM_SYM,
+	EG_SYM_FUNC,
+	EG_SYM_MOD,
+	EG_SYM_USYM,
+	EG_SYM_UFUNC,
+	EG_SYM_UMOD,
+	EG_SYM_UADDR,
+};
+#define EG_KERNEL_PID 0xffffffffu /* a stack's pid word: the kernel's addresses */
 
 /* One action of a record: its renderer action and its fields. */
 struct eg_item {
@@ -254,6 +268,17 @@ struct eg_syms;
 struct eg_syms *eg_syms_new(void);
 void eg_syms_free(struct eg_syms *s);
 char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
+/* addr in pid: its file's basename in mod, and 0 (its function), 1 (file only) or -1 */
+int eg_uaddr_name(struct eg_syms *s, uint32_t pid, uint64_t a, char *mod, size_t modlen,
+		  const char **sym, uint64_t *into);
+/* sym(), usym()... ({pid, 8, address}, EG_SYM_*) as DTrace prints them ("mod`func", "0x0") */
+char *eg_sym_text(struct eg_syms *s, const unsigned char *p, size_t size, int kind);
+/*
+ * ksyms.c: a kernel address named from /proc/kallsyms (0, or -1); a kernel
+ * stack (its pid word EG_KERNEL_PID) as eg_ustack_text()'s text.
+ */
+int eg_ksym_name(uint64_t a, const char **mod, const char **sym, uint64_t *into);
+char *eg_kstack_text(const unsigned char *p, size_t size);
 
 /* records_spec.c: the reader's speculative buffers, by speculation ID */
 struct eg_spec_rec {

@@ -48,6 +48,8 @@ static char *field_text(struct eg_reader *rd, const struct eg_field *f, const un
 		return dt_xstrdup("");
 	if (f->is_stack)
 		return eg_ustack_text(rd->syms, base + f->off, f->size);
+	if (f->sym)
+		return eg_sym_text(rd->syms, base + f->off, f->size, f->sym);
 	if (f->is_bytes) { /* tracemem()'s: two hex digits a byte */
 		s = dt_xmalloc(2 * f->size + 1);
 		for (n = 0; n < f->size; n++)
