@@ -80,11 +80,38 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 		g->scratch = x->key_size; /* the key area is cleared from the zeroes map */
 }
 
+/*
+ * -x dynvarsize: how many elements of array a it holds, as DTrace sizes a
+ * dynamic variable (its dtrace_dynvar_t header, 48 bytes, a 16-byte tuple
+ * entry a key, the keys' bytes, the value rounded to 8), at least one;
+ * DTrace's free list is one for every CPU when it holds fewer than one a
+ * CPU. Without the option, 16384.
+ */
+static unsigned array_entries(const struct cg *g, const struct cg_array *a)
+{
+	long dyn = g->prog->o->dynvarsize;
+	unsigned v = a->is_str ? ROUND8((unsigned)g->strsize) : 8;
+	long n;
+
+	if (dyn <= 0)
+		return 16384;
+	n = dyn / (long)(48 + 16 * a->nkeys + a->key_size + v);
+	return n < 1 ? 1 : n > 16384 ? 16384 : (unsigned)n;
+}
+
 void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 {
 	unsigned most = 8;
 	size_t i;
 
+	if (g->prog->o->dynvarsize > 0) /* an element that does not fit: a dynamic variable drop */
+		dt_buf_printf(
+		    o,
+		    "struct { __uint(type, 6); __uint(max_entries, 1); __type(key, __u32); "
+		    "__type(value, __u64); } dyndrops SEC(\".maps\");\n"
+		    "INLINE void dyndrop(long rc) {\n"
+		    "\t__u32 z = 0; __u64 *d = rc < 0 ? bpf_map_lookup_elem(&dyndrops, &z) : 0;\n"
+		    "\tif (d) (*d)++;\n}\n");
 	for (i = 0; i < g->narrays; i++) {
 		const struct cg_array *a = &g->arrays[i];
 
@@ -94,9 +121,9 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 			dt_buf_printf(o, "struct av_%zu { __u8 s[%u]; };\n", i,
 				      ROUND8((unsigned)g->strsize));
 		dt_buf_printf(o,
-			      "struct { __uint(type, 1); __uint(max_entries, 16384); "
+			      "struct { __uint(type, 1); __uint(max_entries, %u); "
 			      "__uint(map_flags, 1); __type(key, struct ak_%zu); __type(value, ",
-			      i);
+			      array_entries(g, a), i);
 		if (a->is_str)
 			dt_buf_printf(o, "struct av_%zu", i);
 		else
@@ -208,7 +235,7 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 	const struct dt_node *ix = n->a;
 	const struct cg_array *a;
 	struct cv val = {0};
-	bool del0;
+	bool del0, dd = g->prog->o->dynvarsize > 0;
 	char kind;
 
 	if ((n->kind != N_ASSIGN && n->kind != N_INCDEC) || !ix || ix->kind != N_INDEX)
@@ -267,15 +294,17 @@ bool cg_array_stmt(struct cg *g, const struct dt_node *n, struct dt_buf *o, cons
 			dt_buf_printf(o, "%s\t\tx = old %s x;\n", ind, opc);
 	}
 	if (a->is_str && !del0)
-		dt_buf_printf(o, "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, x, 0);\n",
-			      ind, ind, a - g->arrays);
+		dt_buf_printf(o,
+			      "%s\t\tif (x)\n%s\t\t\t%sbpf_map_update_elem(&arr_%zu, k, x, 0)%s;\n",
+			      ind, ind, dd ? "dyndrop(" : "", a - g->arrays, dd ? ")" : "");
 	else if (a->is_str)
 		dt_buf_printf(o, "%s\t\tbpf_map_delete_elem(&arr_%zu, k);\n", ind, a - g->arrays);
 	else
 		dt_buf_printf(o,
-			      "%s\t\tif (x)\n%s\t\t\tbpf_map_update_elem(&arr_%zu, k, &x, 0);\n"
+			      "%s\t\tif (x)\n%s\t\t\t%sbpf_map_update_elem(&arr_%zu, k, &x, 0)%s;\n"
 			      "%s\t\telse\n%s\t\t\tbpf_map_delete_elem(&arr_%zu, k);\n",
-			      ind, ind, a - g->arrays, ind, ind, a - g->arrays);
+			      ind, ind, dd ? "dyndrop(" : "", a - g->arrays, dd ? ")" : "", ind,
+			      ind, a - g->arrays);
 	dt_buf_printf(o, "%s\t}\n%s}\n", ind, ind);
 	cv_free(&val);
 	return true;

@@ -27,6 +27,9 @@ struct eg_reader {
 	struct dt_render *r;
 	struct ring_buffer *rb;
 	int drops_fd;
+	int dyndrops_fd; /* -x dynvarsize: elements that did not fit (codegen_arrays.c) */
+	uint64_t dyndrops_seen;
+	bool dumped; /* the end: dynamic variable drops are reported once, then */
 	int ncpus;
 	uint64_t *drops_seen;
 	size_t records;
@@ -277,6 +280,7 @@ struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, st
 	rd->r = r;
 	rd->syms = eg_syms_new();
 	rd->drops_fd = eg_map_fd(l, "drops");
+	rd->dyndrops_fd = eg_map_fd(l, "dyndrops");
 	rd->ncpus = libbpf_num_possible_cpus();
 	if (rd->ncpus < 1)
 		rd->ncpus = 1;
@@ -324,6 +328,18 @@ void eg_reader_drops(struct eg_reader *rd)
 					v[c] - rd->drops_seen[c] == 1 ? "" : "s", c);
 				rd->drops_seen[c] = v[c];
 			}
+	if (rd->dumped && rd->dyndrops_fd >= 0 && !bpf_map_lookup_elem(rd->dyndrops_fd, &zero, v)) {
+		uint64_t sum = 0;
+
+		for (c = 0; c < rd->ncpus; c++)
+			sum += v[c];
+		if (sum > rd->dyndrops_seen) {
+			fflush(stdout);
+			fprintf(stderr, "dtrace: %" PRIu64 " dynamic variable drop%s\n",
+				sum - rd->dyndrops_seen, sum - rd->dyndrops_seen == 1 ? "" : "s");
+			rd->dyndrops_seen = sum;
+		}
+	}
 	dt_free(v);
 	if (rd->sb)
 		eg_specbuf_report(rd->sb);
@@ -510,6 +526,7 @@ void eg_reader_dump(struct eg_reader *rd)
 	rd->flushing = true;
 	eg_bufkeep_flush(rd->kb, flush_one, rd);
 	rd->flushing = false;
+	rd->dumped = true;
 	dt_render_record(rd->r, rd->p->dump_act, NULL, 0);
 	for (i = 0; i < rd->r->t->naggs; i++) {
 		/* aggsortrev reverses DTrace's one sort of every entry: the aggregations too */
