@@ -91,3 +91,23 @@ same "$T/out" "$(printf '0  %-50s\n' 0x0)\n" "\$target 0, uaddr(0)"
 dt 0 -x dynvarsize=100 -q -n 'BEGIN { a[1] = 1; a[2] = 2; a[3] = 3; printf("%d %d %d\n", a[1], a[2], a[3]); exit(0); }'
 same "$T/out" "1 0 0\n\n" "dynvarsize: one element kept"
 expect_grep '^dtrace: 2 dynamic variable drops$' "$T/err" "dynvarsize: the drops reported"
+
+# 8. -x statusrate: exit() is seen at the consumer's next status check (here
+# every 2 s from the start), so END runs between 1 and 3 s after a tick's
+# exit at about 1 s; without the option, at once.
+cat >status.d <<'D'
+#pragma D option quiet
+tick-1sec
+{
+	exit(0);
+	ts = timestamp;
+}
+END
+{
+	printf("%s\n", timestamp - ts > 500000000 ? "late" : "soon");
+}
+D
+dt 0 -x statusrate=2sec -s status.d
+same "$T/out" "late\n\n" "statusrate: END at the next status check"
+dt 0 -s status.d
+same "$T/out" "soon\n\n" "no statusrate: END at once"
