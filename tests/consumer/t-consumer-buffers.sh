@@ -93,7 +93,7 @@ same "$T/out" "1 0 0\n\n" "dynvarsize: one element kept"
 expect_grep '^dtrace: 2 dynamic variable drops$' "$T/err" "dynvarsize: the drops reported"
 
 # 8. -x statusrate: exit() is seen at the consumer's next status check (here
-# every 2 s from the start), so END runs between 1 and 3 s after a tick's
+# every 4 s from the start), so END runs about 3 s after a tick's
 # exit at about 1 s; without the option, at once.
 cat >status.d <<'D'
 #pragma D option quiet
@@ -104,10 +104,10 @@ tick-1sec
 }
 END
 {
-	printf("%s\n", timestamp - ts > 500000000 ? "late" : "soon");
+	printf("%s\n", timestamp - ts > 1500000000 ? "late" : "soon");
 }
 D
-dt 0 -x statusrate=2sec -s status.d
+dt 0 -x statusrate=4sec -s status.d
 same "$T/out" "late\n\n" "statusrate: END at the next status check"
 dt 0 -s status.d
 same "$T/out" "soon\n\n" "no statusrate: END at once"
