@@ -98,6 +98,7 @@ struct cg {
 	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
+	int aggs_shared; /* 0 not counted yet, 1 no, 2 aggregations share maps (codegen_aggargs.c) */
 	bool spec_used;	  /* some clause speculates, commits or discards (codegen_spec.c) */
 	bool clause_spec; /* the clause being written calls speculate() */
 };
@@ -255,6 +256,8 @@ void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_aggargs.c: the aggregations' maps */
 void cg_agg_maps(const struct cg *g, struct dt_buf *o);
+/* Too many aggregations for a map each (a BPF program uses 64 maps at most): they share */
+bool cg_aggs_shared(struct cg *g);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */
 bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4]);
 size_t cg_llq_nbuckets(const int64_t llq[4]);

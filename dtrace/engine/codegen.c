@@ -10,6 +10,7 @@
  * cleared first. The renderer's tables (dt_tables) say what each record's
  * fields are, so render.c prints DTrace's output.
  */
+#include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
@@ -232,6 +233,11 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	a.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*a.keys));
 	memset(a.keys, 0, (a.nkeys + 1) * sizeof(*a.keys));
 	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
+	if (cg_aggs_shared(g)) { /* keys led by the aggregation's tag */
+		e.prefix = 8;
+		e.key_size = 8;
+		e.tag = g->t->naggs + 1;
+	}
 	for (k = 0; k < a.nkeys; k++) {
 		struct eg_field f = {keys[k].type, e.key_size, 8, false, false, 0, 0};
 
@@ -269,7 +275,10 @@ static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, str
 	}
 	if (e.val_size > g->scratch)
 		g->scratch = e.val_size; /* the zero value a new key starts from */
-	snprintf(e.map, sizeof(e.map), "agg_%zu", g->t->naggs);
+	if (e.prefix)
+		snprintf(e.map, sizeof(e.map), "aggs_%u_%u", e.key_size, e.val_size);
+	else
+		snprintf(e.map, sizeof(e.map), "agg_%zu", g->t->naggs);
 	DT_PUSH(g->t->aggs, g->t->naggs, a);
 	g->out->aggs = dt_xrealloc(g->out->aggs, g->t->naggs * sizeof(e));
 	g->out->aggs[g->t->naggs - 1] = e;
@@ -331,6 +340,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 	dt_buf_printf(w->o,
 		      "\t\t{\n\t\t\t__u8 *k = scratch_zeroed();\n\t\t\tvoid *zv = zero_value();\n");
 	dt_buf_printf(w->o, "\t\t\tif (k && zv) {\n");
+	if (e->prefix)
+		dt_buf_printf(w->o, "\t\t\t\t*(__u64 *)k = %" PRIu64 "ULL;\n", e->tag);
 	for (i = 0; i < nk; i++) {
 		char dst[48];
 

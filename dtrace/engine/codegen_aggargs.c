@@ -8,6 +8,7 @@
  * calls only the value layer's errors.
  */
 #include <stdint.h>
+#include <string.h>
 
 #include "cg.h"
 
@@ -98,13 +99,61 @@ bool cg_lq_params(struct cg *g, const struct dt_node *fn, int64_t lq[3])
 }
 
 /* Each aggregation's map: a per-CPU hash of its keys (the engine reads and merges the CPUs). */
+/* The aggregations' names the statements assign (if's branches too), each once. */
+static void count_aggs(const struct dt_stmt *const *s, size_t n, const char ***names, size_t *nn)
+{
+	size_t i, k;
+
+	for (i = 0; i < n; i++) {
+		const struct dt_node *e = s[i]->e;
+
+		if (s[i]->is_if) {
+			count_aggs((const struct dt_stmt *const *)s[i]->then, s[i]->nthen, names,
+				   nn);
+			count_aggs((const struct dt_stmt *const *)s[i]->els, s[i]->nels, names, nn);
+			continue;
+		}
+		if (!e || e->kind != N_ASSIGN || !e->a || e->a->kind != N_AGG || !e->a->name)
+			continue;
+		for (k = 0; k < *nn && strcmp((*names)[k], e->a->name); k++)
+			;
+		if (k == *nn)
+			DT_PUSH(*names, *nn, e->a->name);
+	}
+}
+
+/*
+ * A BPF program may use 64 maps at most (the verifier's MAX_USED_MAPS): a
+ * program of more than 40 aggregations would pass it with a map each, so
+ * then the aggregations of one shape (key and value sizes) share a map,
+ * each key led by its aggregation's tag, which the reader filters on.
+ */
+bool cg_aggs_shared(struct cg *g)
+{
+	const char **names = NULL;
+	size_t i, nn = 0;
+
+	if (!g->aggs_shared) {
+		for (i = 0; i < g->prog->nclauses; i++)
+			count_aggs((const struct dt_stmt *const *)g->prog->clauses[i]->body,
+				   g->prog->clauses[i]->nbody, &names, &nn);
+		dt_free(names);
+		g->aggs_shared = nn > 40 ? 2 : 1;
+	}
+	return g->aggs_shared == 2;
+}
+
 void cg_agg_maps(const struct cg *g, struct dt_buf *o)
 {
-	size_t i;
+	size_t i, j;
 
 	for (i = 0; i < g->t->naggs; i++) {
 		const struct eg_agg *e = &g->out->aggs[i];
 
+		for (j = 0; j < i && strcmp(g->out->aggs[j].map, e->map); j++)
+			;
+		if (j < i)
+			continue; /* a shared map, declared already */
 		dt_buf_printf(o, "struct k_%s { __u8 b[%u]; };\n", e->map, e->key_size);
 		if (e->val_size > 16)
 			dt_buf_printf(o, "struct v_%s { __s64 v, n, b[%u]; };\n", e->map,

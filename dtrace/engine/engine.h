@@ -69,6 +69,13 @@ struct eg_agg {
 	unsigned key_size, val_size;
 	char map[24];
 	bool used; /* some clause updates it: the map exists */
+	/*
+	 * A program of many aggregations (past what a BPF program may use of
+	 * maps): those of one shape share a map, each key led by the 8-byte
+	 * tag of its aggregation (prefix 8; codegen_aggargs.c). Else 0.
+	 */
+	unsigned prefix;
+	uint64_t tag;
 };
 
 /*

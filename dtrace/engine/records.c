@@ -367,6 +367,8 @@ static void each_entry(struct eg_reader *rd, size_t ai, entry_fn fn, void *arg)
 
 		first = false;
 		memcpy(key, next, e->key_size);
+		if (e->prefix && memcmp(key, &e->tag, 8))
+			continue; /* another aggregation's, in a shared map */
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue;
 		memset(b, 0, (nb + 1) * 8);
@@ -501,7 +503,8 @@ static void clear_agg(struct eg_reader *rd, size_t ai)
 	while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
 		first = false;
 		memcpy(key, next, e->key_size);
-		bpf_map_update_elem(fd, key, zero, BPF_EXIST);
+		if (!e->prefix || !memcmp(key, &e->tag, 8))
+			bpf_map_update_elem(fd, key, zero, BPF_EXIST);
 	}
 	dt_free(key);
 	dt_free(next);

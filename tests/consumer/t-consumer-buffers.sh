@@ -111,3 +111,23 @@ dt 0 -x statusrate=4sec -s status.d
 same "$T/out" "late\n\n" "statusrate: END at the next status check"
 dt 0 -s status.d
 same "$T/out" "soon\n\n" "no statusrate: END at once"
+
+# 9. More aggregations than a BPF program may use maps (64): 50 of one
+# shape share a map; each prints its own entries only, and clear() and
+# trunc() of one leave the others alone.
+{
+	echo '#pragma D option quiet'
+	echo 'BEGIN {'
+	for k in $(seq 0 49); do printf '\t@a%d[%d] = sum(%d);\n' "$k" "$k" "$((k * 10))"; done
+	printf '\t@a7[70] = sum(1);\n\t@a8[80] = sum(2);\n}\n'
+	printf 'BEGIN {\n\tclear(@a7);\n\ttrunc(@a8);\n'
+	printf '\tprinta("a3 %%d %%@d\\n", @a3);\n\tprinta("a7 %%d %%@d\\n", @a7);\n'
+	printf '\tprinta("a8 %%d %%@d\\n", @a8);\n\tprinta("a49 %%d %%@d\\n", @a49);\n\texit(0);\n}\n'
+} >many.d
+dt 0 -s many.d
+head -5 "$T/out" >head5
+same head5 "a3 3 30\na7 7 0\na7 70 0\na49 49 490\n\n" "shared maps: each aggregation its own entries"
+# the exit dump: the 46 not printed by printa(), one entry each
+[ "$(grep -c . "$T/out")" = 50 ] || fail "shared maps: $(grep -c . "$T/out") lines, not 4 + 46"
+expect_grep '^       48              480$' "$T/out" "shared maps: @a48 in the dump"
+expect_no_grep '^ +(3|7|8|49|70|80) ' "$T/out" "shared maps: printed aggregations not dumped again"
