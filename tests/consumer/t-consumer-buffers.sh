@@ -7,7 +7,9 @@
 # kernel text named from /proc/kallsyms, uaddr() and $target without -c/-p
 # as DTrace's. Expectations are DTrace's documented semantics (Oracle's
 # buffering/ and ustack/ unit tests, illumos dt_print_sym), not this
-# dtrace's output.
+# dtrace's output. Also here: many aggregations (shared maps) and many
+# string comparisons in one clause (the verifier's limits), dynvarsize,
+# statusrate.
 . "$USDTKIT_SRCDIR/tests/lib/common.sh"
 . "$USDTKIT_SRCDIR/tests/consumer/lib.sh"
 need_engine
@@ -131,3 +133,17 @@ same head5 "a3 3 30\na7 7 0\na7 70 0\na49 49 490\n\n" "shared maps: each aggrega
 [ "$(grep -c . "$T/out")" = 50 ] || fail "shared maps: $(grep -c . "$T/out") lines, not 4 + 46"
 expect_grep '^       48              480$' "$T/out" "shared maps: @a48 in the dump"
 expect_no_grep '^ +(3|7|8|49|70|80) ' "$T/out" "shared maps: printed aggregations not dumped again"
+
+# 10. Many string comparisons in one clause (each a bpf_loop, verified once):
+# 64 of them, with DTrace's NULL sorting first; the count of true ones is
+# known from the strings.
+{
+	echo '#pragma D option quiet'
+	printf 'BEGIN {\n\tn = 0;\n\ta = "abc";\n\tb = "abd";\n\tz = "x";\n\tz = NULL;\n'
+	for _ in $(seq 16); do
+		printf '\tn += a < b;\n\tn += b > a;\n\tn += a == b;\n\tn += z < a;\n'
+	done
+	printf '\tprintf("%%d\\n", n);\n\texit(0);\n}\n'
+} >cmp.d
+dt 0 -s cmp.d
+same "$T/out" "48\n\n" "64 string comparisons in one clause"
