@@ -256,6 +256,11 @@ void cg_sites_prelude(struct dt_buf *o);
 bool cg_site_builtin(struct cg *g, const struct dt_node *n, struct cv *v);
 /* codegen_aggargs.c: the aggregations' maps */
 void cg_agg_maps(const struct cg *g, struct dt_buf *o);
+/* The aggregation lhs names, made at its first use with this shape: its index, or -1 */
+long cg_agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
+		const int64_t lq[4]);
+struct dt_recipe *cg_field_recipe(size_t field);
+struct dt_recipe *cg_stack_recipe(size_t field, const struct cv *v);
 /* Too many aggregations for a map each (a BPF program uses 64 maps at most): they share */
 bool cg_aggs_shared(struct cg *g);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */
