@@ -81,11 +81,9 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 }
 
 /*
- * -x dynvarsize: how many elements of array a it holds, as DTrace sizes a
- * dynamic variable (its dtrace_dynvar_t header, 48 bytes, a 16-byte tuple
- * entry a key, the keys' bytes, the value rounded to 8), at least one;
- * DTrace's free list is one for every CPU when it holds fewer than one a
- * CPU. Without the option, 16384.
+ * -x dynvarsize: how many elements of array a it holds, at the bytes of its
+ * key and its value (Oracle's DTrace: its dynamic variables are a BPF
+ * map's elements), at least one. Without the option, 16384.
  */
 static unsigned array_entries(const struct cg *g, const struct cg_array *a)
 {
@@ -95,7 +93,7 @@ static unsigned array_entries(const struct cg *g, const struct cg_array *a)
 
 	if (dyn <= 0)
 		return 16384;
-	n = dyn / (long)(48 + 16 * a->nkeys + a->key_size + v);
+	n = dyn / (long)(a->key_size + v);
 	return n < 1 ? 1 : n > 16384 ? 16384 : (unsigned)n;
 }
 

@@ -87,12 +87,12 @@ same "$T/out" "$(printf '  %-50s  %-50s  %-50s\n\n  %-50s %16s\n\n' 'vmlinux`vfs
 dt 0 -q -n 'BEGIN { trace($target); uaddr(0); exit(0); }'
 same "$T/out" "$(printf '0  %-50s\n' 0x0)\n" "\$target 0, uaddr(0)"
 
-# 7. dynvarsize=100 holds one element of a[int] (DTrace's dynamic variable:
-# a 48-byte header, 16 a key, the key's and value's bytes): the others are
-# dynamic variable drops, reported at the end.
-dt 0 -x dynvarsize=100 -q -n 'BEGIN { a[1] = 1; a[2] = 2; a[3] = 3; printf("%d %d %d\n", a[1], a[2], a[3]); exit(0); }'
-same "$T/out" "1 0 0\n\n" "dynvarsize: one element kept"
-expect_grep '^dtrace: 2 dynamic variable drops$' "$T/err" "dynvarsize: the drops reported"
+# 7. dynvarsize=32 holds two elements of a[int] of ints (16 bytes each:
+# the key's and the value's, Oracle's accounting); the others are dynamic
+# variable drops, reported at the end. A deleted element frees its place.
+dt 0 -x dynvarsize=32 -q -n 'BEGIN { a[1] = 1; a[2] = 2; a[3] = 3; a[1] = 0; a[4] = 4; printf("%d %d %d %d\n", a[1], a[2], a[3], a[4]); exit(0); }'
+same "$T/out" "0 2 0 4\n\n" "dynvarsize: two elements kept"
+expect_grep '^dtrace: 1 dynamic variable drop$' "$T/err" "dynvarsize: the drop reported"
 
 # 8. -x statusrate: exit() is seen at the consumer's next status check (here
 # every 4 s from the start), so END runs about 3 s after a tick's
