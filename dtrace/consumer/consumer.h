@@ -39,7 +39,7 @@ struct dt_consumer_opts {
 	long strsize;			/* 0: default */
 	long scratchsize;		/* alloca()'s bytes; 0: default */
 	long bufsize;			/* bytes; 0: default */
-	int bufpolicy; /* DT_BUF_SWITCH (DTrace's default), DT_BUF_RING, DT_BUF_FILL */
+	int bufpolicy;		 /* DT_BUF_SWITCH (DTrace's default), DT_BUF_RING, DT_BUF_FILL */
 	long long statusrate_ns; /* -x statusrate: exit() is seen at the next status; 0: at once */
 	long dynvarsize;
 	long aggsize; /* bytes; 0: default (only a size too small matters: refused) */

@@ -36,8 +36,8 @@ struct cv {
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
-	char *ptr;   /* a pointer: its pointee's type words ("int", "struct rec", "void") */
-	bool marked; /* SV_MEM: a variable's area, null where its marker is (strnull()) */
+	char *ptr;	     /* a pointer: its pointee's type words ("int", "struct rec", "void") */
+	bool marked;	     /* SV_MEM: a variable's area, null where its marker is (strnull()) */
 	unsigned char symfn; /* SV_STACK: EG_SYM_* (stack(), sym(), usym()...: codegen_stack.c) */
 };
 
@@ -98,7 +98,8 @@ struct cg {
 	unsigned bvar_maps; /* the maps codegen_bvar.c's builtins read: 1 a stack, 2 cpuinfo */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
-	int aggs_shared; /* 0 not counted yet, 1 no, 2 aggregations share maps (codegen_aggargs.c) */
+	int aggs_shared;  /* 0 not counted yet, 1 no, 2 aggregations share maps (codegen_aggargs.c)
+			   */
 	bool spec_used;	  /* some clause speculates, commits or discards (codegen_spec.c) */
 	bool clause_spec; /* the clause being written calls speculate() */
 };

@@ -25,9 +25,9 @@
 struct eg_field {
 	enum dt_type type; /* TY_INT (8 bytes, or 4: the record's CPU) or TY_STR */
 	unsigned off, size;
-	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
-	bool is_bytes; /* TY_STR of raw bytes (tracemem()): read as their hex digits */
-	unsigned nat;  /* an integer's size in its D type (DTrace records that many bytes) */
+	bool is_stack;	   /* TY_STR written as ustack()'s {pid, bytes, addresses} */
+	bool is_bytes;	   /* TY_STR of raw bytes (tracemem()): read as their hex digits */
+	unsigned nat;	   /* an integer's size in its D type (DTrace records that many bytes) */
 	unsigned char sym; /* EG_SYM_SYM...: {pid, 8, address} read as sym()'s text (ksyms.c) */
 };
 /* A stack-like value's kind: stack() (the kernel's), sym() ... uaddr() of one address. */
@@ -302,8 +302,8 @@ struct eg_specbuf *eg_specbuf_new(long nspec, long specsize, int stats_fd);
 enum { EG_BUF_PRINT, EG_BUF_KEPT, EG_BUF_DROP };
 struct eg_bufkeep;
 struct eg_bufkeep *eg_bufkeep_new(int policy, long bufsize, unsigned end_bytes, int ncpus);
-int eg_bufkeep_add(struct eg_bufkeep *kb, unsigned cpu, bool is_end, unsigned bsize,
-		   const void *d, size_t size, bool phantom);
+int eg_bufkeep_add(struct eg_bufkeep *kb, unsigned cpu, bool is_end, unsigned bsize, const void *d,
+		   size_t size, bool phantom);
 bool eg_bufkeep_filled(const struct eg_bufkeep *kb);
 void eg_bufkeep_flush(struct eg_bufkeep *kb, void (*fn)(void *, void *, size_t), void *arg);
 void eg_bufkeep_free(struct eg_bufkeep *kb);
