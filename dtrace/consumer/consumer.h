@@ -40,6 +40,8 @@ struct dt_consumer_opts {
 	long strsize;			/* 0: default */
 	long scratchsize;		/* alloca()'s bytes; 0: default */
 	long bufsize;			/* bytes; 0: default */
+	int bufpolicy;		 /* DT_BUF_SWITCH (DTrace's default), DT_BUF_RING, DT_BUF_FILL */
+	long long statusrate_ns; /* -x statusrate: exit() is seen at the next status; 0: at once */
 	long dynvarsize;
 	long aggsize; /* bytes; 0: default (only a size too small matters: refused) */
 	long nspec;   /* speculations (-x nspec), when nspec_set; DTrace's default: 1 */
@@ -59,6 +61,8 @@ struct dt_consumer_opts {
 	/* an option DTrace has that this consumer would get wrong: dt_consume refuses */
 	char opt_error[200];
 };
+
+enum { DT_BUF_SWITCH, DT_BUF_RING, DT_BUF_FILL };
 
 /* Returns the exit status: 0, exit(n)'s n, 1 an error, 2 a usage error. */
 int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag);

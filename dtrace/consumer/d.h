@@ -280,6 +280,7 @@ enum dt_rop {
 	R_FIELD,  /* field `field`, as the dt_value types it */
 	R_CONST,  /* the string str */
 	R_USTACK, /* field `field`: a user stack's frames (dtrace/engine/ustack.c) */
+	R_SYM,	  /* field `field`: sym(), usym(), uaddr()...'s text, printed "  %-50s" */
 };
 struct dt_recipe {
 	enum dt_rop op;

@@ -226,11 +226,7 @@ static const char *macro_value(struct dt_lex *lx, bool *is_string, size_t *len)
 	}
 	if (!strncmp(s, "target", 6) && !isalnum((unsigned char)s[6]) && s[6] != '_') {
 		*len = (size_t)(s + 6 - lx->p);
-		if (!lx->o->target) {
-			dt_error_at(lx->diag, &pos, "D_MACRO_UNDEF",
-				    "$target is the process of -c or -p, and neither was given");
-			return NULL;
-		}
+		/* without -c or -p, 0 (DTrace's: the kernel's idle threads are pid 0) */
 		snprintf(buf, sizeof(buf), "%d", lx->o->target);
 		return buf;
 	}

@@ -89,12 +89,48 @@ static int bool_value(const char *v)
 	return -1;
 }
 
+/* A rate as DTrace's dt_opt_rate reads it, in ns (a bare number or hz: per second); -1 */
+static long long rate_ns(const char *v)
+{
+	static const struct {
+		const char *u;
+		long long ns;
+	} units[] = {{"ns", 1},
+		     {"nsec", 1},
+		     {"us", 1000},
+		     {"usec", 1000},
+		     {"ms", 1000000},
+		     {"msec", 1000000},
+		     {"s", 1000000000},
+		     {"sec", 1000000000},
+		     {"m", 60000000000},
+		     {"min", 60000000000},
+		     {"h", 3600000000000},
+		     {"hour", 3600000000000},
+		     {"d", 86400000000000},
+		     {"day", 86400000000000}};
+	unsigned long long n;
+	char *end;
+	size_t i;
+
+	if (!v || *v < '0' || *v > '9')
+		return -1;
+	n = strtoull(v, &end, 10);
+	if (!*end || !strcmp(end, "hz"))
+		return n ? 1000000000LL / (long long)n : -1;
+	for (i = 0; i < sizeof(units) / sizeof(units[0]); i++)
+		if (!strcmp(end, units[i].u))
+			return (long long)n * units[i].ns;
+	return -1;
+}
+
 int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 {
 	static const char *const ignored[] = {
-	    "switchrate",   "aggrate",	    "cleanrate",     "statusrate", "stackframes",
-	    "ustackframes", "jstackframes", "jstackstrsize", "zdefs",	   "evaltime",
-	    "nolibs",	    "bufresize",    "grabanon",	     "linkmode",   NULL};
+	    "switchrate",  "aggrate",	   "cleanrate",	   "statusrate",
+	    "stackframes", "ustackframes", "jstackframes", "jstackstrsize",
+	    "zdefs",	   "evaltime",	   "nolibs",	   "bufresize",
+	    "grabanon",	   "linkmode",	   "maxframes",	   NULL};
 	/* DTrace's options that change what is printed, which this consumer does not do */
 	static const char *const refused[] = {"aggpercpu", "aggzoom",	 "aggpack",
 					      "agghist",   "flowindent", "stackindent",
@@ -153,15 +189,17 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 			       opt);
 			return 0;
 		}
-	if (!strcmp(opt, "bufpolicy") && val && strcmp(val, "switch")) {
-		refuse(o,
-		       "-x bufpolicy=%s: only DTrace's default buffer policy, switch, is "
-		       "supported (fill and ring change what is printed)",
-		       val);
+	if (!strcmp(opt, "bufpolicy")) { /* the reader keeps what ring and fill keep (records.c) */
+		if (val && !strcmp(val, "switch"))
+			o->bufpolicy = DT_BUF_SWITCH;
+		else if (val && !strcmp(val, "ring"))
+			o->bufpolicy = DT_BUF_RING;
+		else if (val && !strcmp(val, "fill"))
+			o->bufpolicy = DT_BUF_FILL;
+		else
+			refuse(o, "failed to set -x bufpolicy: Invalid value for specified option");
 		return 0;
 	}
-	if (!strcmp(opt, "bufpolicy"))
-		return 0;
 	if ((!strcmp(opt, "strsize") || !strcmp(opt, "bufsize")) &&
 	    (!val || parse_size(val) < (opt[0] == 's' ? 2 : 1))) {
 		refuse(o, "failed to set -x %s: Invalid value for specified option", opt);
@@ -245,6 +283,10 @@ int dt_set_option(struct dt_consumer_opts *o, const char *opt, const char *val)
 		o->printsize = parse_size(val);
 	} else if (!strcmp(opt, "dynvarsize") && val) {
 		o->dynvarsize = parse_size(val);
+	} else if (!strcmp(opt, "statusrate")) {
+		o->statusrate_ns = rate_ns(val);
+		if (o->statusrate_ns < 0)
+			return -2;
 	} else if (!strcmp(opt, "zdefs")) {
 		o->zero_ok = true;
 	} else {

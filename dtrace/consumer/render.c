@@ -67,6 +67,10 @@ static void trace_value(struct dt_render *r, const struct val *v)
 		dtr_print_ustack(r->out, v->s);
 		return;
 	}
+	if (v->is_sym) { /* DTrace's dt_print_sym(), quiet or not */
+		fprintf(r->out, "  %-50s", v->s);
+		return;
+	}
 	if (v->is_str) {
 		fprintf(r->out, r->o->quiet ? "%s" : "  %-33s", v->s);
 		return;

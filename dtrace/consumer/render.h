@@ -21,6 +21,7 @@
 struct val {
 	bool is_str;
 	bool is_stack; /* s is a user stack's frames as text (dtrace/engine/ustack.c) */
+	bool is_sym;   /* s is sym(), usym(), uaddr()...'s text */
 	char *s;       /* owned when is_str */
 	int64_t i;
 	unsigned size;

@@ -47,6 +47,10 @@ void dtr_eval(const struct dt_recipe *rc, const struct dt_value *dv, char **fiel
 		out->is_str = true;
 		out->s = dt_xstrdup(rc->str ? rc->str : "");
 		return;
+	case R_SYM:
+		out->is_str = out->is_sym = true;
+		out->s = dt_xstrdup(rc->field < nfields ? fields[rc->field] : "");
+		return;
 	case R_USTACK:
 		out->is_str = out->is_stack = true;
 		out->s = dt_xstrdup(rc->field < nfields ? fields[rc->field] : "");

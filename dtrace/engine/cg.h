@@ -36,8 +36,9 @@ struct cv {
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
-	char *ptr;   /* a pointer: its pointee's type words ("int", "struct rec", "void") */
-	bool marked; /* SV_MEM: a variable's area, null where its marker is (strnull()) */
+	char *ptr;	     /* a pointer: its pointee's type words ("int", "struct rec", "void") */
+	bool marked;	     /* SV_MEM: a variable's area, null where its marker is (strnull()) */
+	unsigned char symfn; /* SV_STACK: EG_SYM_* (stack(), sym(), usym()...: codegen_stack.c) */
 };
 
 /* A D variable: global ('g'), thread-local ('s') or clause-local ('t'); integers only yet. */
@@ -98,6 +99,8 @@ struct cg {
 	unsigned bvar_maps; /* what codegen_bvar.c's builtins use: 1 a stack, 2 cpuinfo, 4 numa */
 	/* the expression layer (codegen_expr.c's cg_expr_value), set by codegen.c: cg_value() */
 	void (*expr)(struct cg *g, const struct dt_node *n, struct cv *v);
+	int aggs_shared;  /* 0 not counted yet, 1 no, 2 aggregations share maps (codegen_aggargs.c)
+			   */
 	bool spec_used;	  /* some clause speculates, commits or discards (codegen_spec.c) */
 	bool clause_spec; /* the clause being written calls speculate() */
 };
@@ -200,6 +203,8 @@ int cg_check_unmatched(struct cg *g, struct dt_probes *ps);
 int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o);
 /* codegen_stack.c: ustack([n]) where D allows it (false: n is not ustack()). */
 bool cg_ustack(struct cg *g, const struct dt_node *n, struct cv *v);
+/* ustack, jstack, stack, sym, func, mod, usym, ufunc, umod, uaddr */
+bool cg_is_stack_call(const struct dt_node *n);
 /* The bytes a stack value takes in a record or a key. */
 unsigned cg_stack_bytes(const struct cv *v);
 void cg_strfn_maps(const struct cg *g, struct dt_buf *o);
@@ -276,6 +281,13 @@ int cg_map_flags(const struct cg *g);
 unsigned cg_map_entries(const struct cg *g, unsigned n, unsigned elem);
 /* codegen_aggargs.c: the aggregations' maps */
 void cg_agg_maps(const struct cg *g, struct dt_buf *o);
+/* The aggregation lhs names, made at its first use with this shape: its index, or -1 */
+long cg_agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
+		const int64_t lq[4]);
+struct dt_recipe *cg_field_recipe(size_t field);
+struct dt_recipe *cg_stack_recipe(size_t field, const struct cv *v);
+/* Too many aggregations for a map each (a BPF program uses 64 maps at most): they share */
+bool cg_aggs_shared(struct cg *g);
 /* codegen_aggargs.c: l(l)quantize()'s constant parameters, checked (false: reported) */
 bool cg_llq_params(struct cg *g, const struct dt_node *fn, int64_t llq[4]);
 size_t cg_llq_nbuckets(const int64_t llq[4]);
@@ -303,5 +315,9 @@ bool cg_spec_stmt(struct cg *g, const struct dt_node *n, bool has_rec, size_t re
 void cg_spec_clause_head(struct cg *g, struct dt_buf *o, size_t recno, struct eg_rec *rec);
 void cg_spec_clause_end(struct cg *g, struct dt_buf *o, bool recs);
 int cg_spec_functions(struct cg *g, struct dt_buf *o);
+/* codegen_buf.c: a record's size as DTrace counts it; ring and fill's reservations */
+void cg_buf_size(struct cg *g, struct eg_rec *rec);
+void cg_buf_phantom(struct cg *g, struct dt_buf *o, const char *cond0, size_t recno);
+void cg_buf_functions(struct cg *g, struct dt_buf *o);
 
 #endif /* DT_CG_H */

@@ -10,6 +10,7 @@
  * cleared first. The renderer's tables (dt_tables) say what each record's
  * fields are, so render.c prints DTrace's output.
  */
+#include <inttypes.h>
 #include <string.h>
 #include <time.h>
 
@@ -18,28 +19,9 @@
 
 #define ROUND8(n) (((n) + 7u) & ~7u)
 
-static struct dt_recipe *field_recipe(size_t field)
-{
-	struct dt_recipe *r = dt_xmalloc(sizeof(*r));
-
-	memset(r, 0, sizeof(*r));
-	r->op = R_FIELD;
-	r->field = field;
-	return r;
-}
-
-/* A stack field: the renderer prints it as DTrace's frames. */
-static struct dt_recipe *stack_recipe(size_t field)
-{
-	struct dt_recipe *r = field_recipe(field);
-
-	r->op = R_USTACK;
-	return r;
-}
-
 static struct dt_recipe *const_recipe(const char *s)
 {
-	struct dt_recipe *r = field_recipe(0);
+	struct dt_recipe *r = cg_field_recipe(0);
 
 	r->op = R_CONST;
 	r->str = dt_xstrdup(s);
@@ -93,7 +75,7 @@ static void item_begin(struct recw *w, size_t act)
 static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_value *dv)
 {
 	struct eg_item *it = &w->r->items[w->r->nitems - 1];
-	struct eg_field f = {v->type, w->r->size, 8, false, false};
+	struct eg_field f = {v->type, w->r->size, 8, false, false, v->size, 0};
 	char dst[64];
 
 	dv->type = v->type;
@@ -105,12 +87,13 @@ static void put_value(struct cg *g, struct recw *w, struct cv *v, struct dt_valu
 		w->r->const_bytes += (unsigned)g->strsize + 1;
 		return;
 	}
-	dv->r = v->skind == SV_STACK ? stack_recipe(it->n) : field_recipe(it->n);
+	dv->r = v->skind == SV_STACK ? cg_stack_recipe(it->n, v) : cg_field_recipe(it->n);
 	if (v->type == TY_STR)
 		f.size = ROUND8((unsigned)g->strsize);
 	if (v->skind == SV_STACK) {
 		f.size = cg_stack_bytes(v);
-		f.is_stack = true;
+		f.is_stack = v->symfn < EG_SYM_SYM;
+		f.sym = v->symfn >= EG_SYM_SYM ? v->symfn : 0;
 	}
 	snprintf(dst, sizeof(dst), "(rec + %u)", f.off);
 	if (v->type == TY_STR)
@@ -191,94 +174,6 @@ static const char *const fnames[] = {"count",	 "sum",	      "avg",	"min",	      
 static const enum dt_afn fns[] = {F_COUNT,    F_SUM,	   F_AVG,    F_MIN,	  F_MAX,
 				  F_QUANTIZE, F_LQUANTIZE, F_STDDEV, F_LLQUANTIZE};
 
-/* The aggregation `name`, created at its first use with this shape. */
-static long agg_get(struct cg *g, const struct dt_node *lhs, enum dt_afn fn, struct cv *keys,
-		    const int64_t lq[4])
-{
-	size_t i, k;
-	struct dt_agg a;
-	struct eg_agg e;
-
-	for (i = 0; i < g->t->naggs; i++) {
-		struct dt_agg *x = &g->t->aggs[i];
-
-		if (strcmp(x->name, lhs->name))
-			continue;
-		if (x->fn != fn) {
-			char msg[300];
-
-			snprintf(msg, sizeof(msg),
-				 "@%s is used with two different aggregating functions", lhs->name);
-			cg_fail(g, lhs, msg);
-			return -1;
-		}
-		if (x->nkeys != lhs->nargs ||
-		    (fn == F_LQUANTIZE && memcmp(x->lq, lq, sizeof(x->lq))) ||
-		    (fn == F_LLQUANTIZE && memcmp(x->llq, lq, sizeof(x->llq)))) {
-			cg_err(g, lhs, "an aggregation used with two functions or key shapes");
-			return -1;
-		}
-		for (k = 0; k < x->nkeys; k++)
-			if (x->keys[k].type != keys[k].type) {
-				cg_err(g, lhs, "an aggregation with keys of two types");
-				return -1;
-			}
-		return (long)i;
-	}
-	memset(&a, 0, sizeof(a));
-	memset(&e, 0, sizeof(e));
-	a.name = dt_xstrdup(lhs->name);
-	a.fn = fn;
-	a.fn_set = true;
-	a.keyed = lhs->nargs > 0;
-	a.nkeys = lhs->nargs;
-	a.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*a.keys));
-	memset(a.keys, 0, (a.nkeys + 1) * sizeof(*a.keys));
-	e.keys = dt_xmalloc((a.nkeys + 1) * sizeof(*e.keys));
-	for (k = 0; k < a.nkeys; k++) {
-		struct eg_field f = {keys[k].type, e.key_size, 8, false, false};
-
-		if (keys[k].type == TY_STR)
-			f.size = ROUND8((unsigned)g->strsize);
-		if (keys[k].skind == SV_STACK) {
-			f.size = cg_stack_bytes(&keys[k]);
-			f.is_stack = true;
-		}
-		a.keys[k].r = keys[k].skind == SV_STACK ? stack_recipe(k) : field_recipe(k);
-		a.keys[k].type = keys[k].type;
-		a.keys[k].size = keys[k].size;
-		a.keys[k].is_unsigned = keys[k].is_unsigned;
-		a.keys[k].is_float = keys[k].is_float;
-		e.keys[k] = f;
-		e.key_size += f.size;
-	}
-	e.nkeys = a.nkeys;
-	if (!e.key_size)
-		e.key_size = 8;
-	e.val_size = 16;
-	if (fn == F_QUANTIZE)
-		e.val_size += 8 * EG_NQ;
-	if (fn == F_LLQUANTIZE) {
-		memcpy(a.llq, lq, sizeof(a.llq));
-		e.val_size += 8 * (unsigned)cg_llq_nbuckets(lq);
-	}
-	if (fn == F_STDDEV)
-		e.val_size += 16; /* the sum of squares, 128 bits: low, high */
-	if (fn == F_LQUANTIZE) {
-		memcpy(a.lq, lq, sizeof(a.lq));
-		e.val_size += 8 * (unsigned)((lq[1] - lq[0]) / lq[2] + 2);
-	}
-	if (e.val_size > g->scratch)
-		g->scratch = e.val_size; /* the zero value a new key starts from */
-	snprintf(e.map, sizeof(e.map), "agg_%zu", g->t->naggs);
-	DT_PUSH(g->t->aggs, g->t->naggs, a);
-	g->out->aggs = dt_xrealloc(g->out->aggs, g->t->naggs * sizeof(e));
-	g->out->aggs[g->t->naggs - 1] = e;
-	if (e.key_size > g->scratch)
-		g->scratch = e.key_size;
-	return (long)g->t->naggs - 1;
-}
-
 static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 {
 	const struct dt_node *lhs = n->a, *fn = n->b;
@@ -324,7 +219,7 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 		cg_int(g, fn->args[fn->nargs - 1], &incr);
 	if (g->failed)
 		goto out;
-	ai = agg_get(g, lhs, f, keys, lq);
+	ai = cg_agg_get(g, lhs, f, keys, lq);
 	if (ai < 0)
 		goto out;
 	e = &g->out->aggs[ai];
@@ -332,6 +227,8 @@ static void agg_update(struct cg *g, struct recw *w, const struct dt_node *n)
 	dt_buf_printf(w->o,
 		      "\t\t{\n\t\t\t__u8 *k = scratch_zeroed();\n\t\t\tvoid *zv = zero_value();\n");
 	dt_buf_printf(w->o, "\t\t\tif (k && zv) {\n");
+	if (e->prefix)
+		dt_buf_printf(w->o, "\t\t\t\t*(__u64 *)k = %" PRIu64 "ULL;\n", e->tag);
 	for (i = 0; i < nk; i++) {
 		char dst[48];
 
@@ -537,15 +434,18 @@ static void statement(struct cg *g, struct recw *w, const struct dt_stmt *s)
 		setopt_action(g, w, n);
 	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "exit")) {
 		exit_action(g, w, n);
-	} else if (n->kind == N_CALL && w->r && !strcmp(n->name, "ustack")) {
+	} else if (n->kind == N_CALL && w->r && cg_is_stack_call(n)) {
 		struct cv v;
 		struct dt_value dv;
 
 		if (cg_ustack(g, n, &v) && !g->failed) {
-			item_begin(w, new_action(g, A_USTACK));
+			size_t act = new_action(g, v.symfn >= EG_SYM_SYM ? A_TRACE : A_USTACK);
+
+			item_begin(w, act);
 			dt_buf_printf(w->o, "\t\tif (rec) {\n");
 			put_value(g, w, &v, &dv);
 			dt_buf_printf(w->o, "\t\t}\n");
+			DT_PUSH(g->t->acts[act].args, g->t->acts[act].nargs, dv);
 		}
 		cv_free(&v);
 	} else if (n->kind == N_CALL && w->r &&
@@ -571,7 +471,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 {
 	const struct dt_clause *c = g->prog->clauses[pc->clause];
 	bool quiet = g->prog->o->quiet, recs = cg_clause_records(c);
-	struct dt_buf cond = {0}, body = {0};
+	struct dt_buf cond = {0}, body = {0}, cond0 = {0};
 	struct eg_rec rec = {0};
 	struct recw w = {recs ? &rec : NULL, &body, g, c};
 	size_t k, nfaults = g->out->nfaults;
@@ -591,6 +491,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	/* after exit(), no clause runs but END's (and ERROR's): DTrace's activity test */
 	if (g->probe->kind != P_END && g->probe->kind != P_ERROR)
 		dt_buf_printf(&cond, "%s!draining()", cond.n ? " && " : "");
+	dt_buf_add(&cond0, cond.n ? cond.s : "1", cond.n ? cond.n : 1);
 	if (c->pred) {
 		struct cv p;
 
@@ -600,7 +501,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		cv_free(&p);
 	}
 	if (recs && !quiet) {
-		struct eg_field f = {TY_INT, 4, 4, false, false};
+		struct eg_field f = {TY_INT, 4, 4, false, false, 0, 0};
 		size_t act = new_action(g, A_CLAUSE);
 
 		g->t->acts[act].probe = g->probe;
@@ -614,6 +515,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	if (recs && !quiet)
 		item_begin(&w, new_action(g, A_CLAUSE_END));
 	cg_spec_clause_head(g, o, g->out->nrecs, &rec);
+	cg_buf_size(g, &rec);
 	/* a fault (codegen_fault.c) jumps to the clause's end: its record discarded */
 	/* alloca()'s scratch: from its start again at each clause (codegen_ptr.c) */
 	dt_buf_printf(o, "#define FAULT_LABEL fault_%zu\n\t{\n\tDMEM_RESET();\n", pc->clause);
@@ -641,6 +543,8 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 		DT_PUSH(g->out->recs, g->out->nrecs, rec);
 	}
 	dt_buf_printf(o, "\t}\n");
+	if (recs && c->pred)
+		cg_buf_phantom(g, o, cond0.s, g->out->nrecs - 1);
 	if (g->out->nfaults != nfaults)
 		dt_buf_printf(o,
 			      "\tgoto ok_%zu;\nfault_%zu:\n%s"
@@ -651,6 +555,7 @@ static void clause(struct cg *g, const struct dt_pclause *pc, struct dt_buf *o)
 	cg_spec_clause_end(g, o, recs);
 	dt_buf_printf(o, "\t}\n#undef FAULT_LABEL\n");
 	dt_free(cond.s);
+	dt_free(cond0.s);
 	dt_free(body.s);
 }
 
@@ -739,10 +644,6 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 	}
 	t->strsize = g.strsize;
 	g.strsize++; /* a string holds strsize characters and its NUL (DTrace's strsize) */
-	/* the ring buffer: a power of two pages */
-	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
-		;
-	rb = (long)i;
 	t->wall_offset = usdt_wall_offset_ns();
 	out->strsize = g.strsize;
 	g.scratch = 16 + 8 * EG_NQ; /* also the zero value of any aggregation */
@@ -783,10 +684,20 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 		t->acts[end].agg = i;
 		out->dump_printa[i] = a;
 	}
+	/* the ring buffer: a power of two pages, room for 4 of the largest records */
+	for (i = 0; i < out->nrecs; i++)
+		if (rb < 4L * out->recs[i].size)
+			rb = 4L * out->recs[i].size;
+	for (i = 4096; (long)i < rb && i < (1ul << 30); i <<= 1)
+		;
+	rb = (long)i;
 	dt_buf_printf(&out->c, "#define RINGBUF_SIZE %ld\n", rb);
 	eg_prelude(&out->c, g.strsize, ROUND8(g.scratch));
 	cg_sites_prelude(&out->c);
 	cg_fault_functions(&out->c);
+	cg_buf_functions(&g, &out->c);
+	out->bufpolicy = prog->o->bufpolicy;
+	out->bufsize = prog->o->bufsize > 0 ? prog->o->bufsize : 4L << 20;
 	if (cg_spec_functions(&g, &out->c)) {
 		dt_free(progs.s);
 		return -1;

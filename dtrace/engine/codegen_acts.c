@@ -15,7 +15,8 @@ static const char *const recording[] = {
     "trace",  "printf",	   "printa",	  "exit",  "ustack",	 "stack",   "jstack",
     "clear",  "normalize", "denormalize", "trunc", "system",	 "freopen", "ftruncate",
     "raise",  "stop",	   "panic",	  "chill", "breakpoint", "setopt",  "tracemem",
-    "printm", "print",	   "speculate",	  NULL,
+    "printm", "print",	   "speculate",	  "sym",   "func",	 "mod",	    "usym",
+    "ufunc",  "umod",	   "uaddr",	  NULL,
 };
 
 static bool is_action(const char *name)

@@ -90,6 +90,23 @@ void cg_array_scan(struct cg *g, const struct dt_node *n)
 		g->scratch = x->key_size; /* the key area is cleared from the zeroes map */
 }
 
+/*
+ * -x dynvarsize: how many elements of array a it holds, at the bytes of its
+ * key and its value (Oracle's DTrace: its dynamic variables are a BPF
+ * map's elements), at least one. Without the option, 16384.
+ */
+static unsigned array_entries(const struct cg *g, const struct cg_array *a)
+{
+	long dyn = g->prog->o->dynvarsize;
+	unsigned v = a->is_str ? ROUND8((unsigned)g->strsize) : 8;
+	long n;
+
+	if (dyn <= 0)
+		return 16384;
+	n = dyn / (long)(a->key_size + v);
+	return n < 1 ? 1 : n > 16384 ? 16384 : (unsigned)n;
+}
+
 void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 {
 	unsigned most = 8;
@@ -107,7 +124,7 @@ void cg_arrays_maps(const struct cg *g, struct dt_buf *o)
 		    o,
 		    "struct { __uint(type, 1); __uint(max_entries, %u); "
 		    "__uint(map_flags, %d); __type(key, struct ak_%zu); __type(value, ",
-		    cg_map_entries(g, 16384u,
+		    cg_map_entries(g, array_entries(g, a),
 				   a->is_str ? (unsigned)g->strsize + a->key_size : a->key_size),
 		    cg_map_flags(g), i);
 		if (a->is_str)

@@ -179,7 +179,8 @@ bool cg_trace_object(struct cg *g, const struct dt_node *n)
 
 void cg_tracemem(struct cg *g, const struct dt_node *n, struct eg_rec *r, struct dt_buf *o)
 {
-	struct eg_field fb = {TY_STR, r->size, 0, false, true}, fn = {TY_INT, 0, 8, false, false};
+	struct eg_field fb = {TY_STR, r->size, 0, false, true, 0, 0},
+			fn = {TY_INT, 0, 8, false, false, 8, 0};
 	struct cv a = {0}, lim = {0};
 	int64_t size = 0;
 	struct cg_type t;

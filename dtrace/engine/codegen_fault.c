@@ -156,9 +156,9 @@ int cg_fault_sizes(struct cg *g)
 	unsigned rec = 0, agg = 0, dyn = 0, tup = 0, dv = 0;
 	size_t i;
 
-	for (i = 0; i < g->out->nrecs; i++)
-		if (g->out->recs[i].size + 8 > rec)
-			rec = g->out->recs[i].size + 8;
+	for (i = 0; i < g->out->nrecs; i++) /* as DTrace counts them (codegen_buf.c) */
+		if (g->out->recs[i].bsize > rec)
+			rec = g->out->recs[i].bsize;
 	for (i = 0; i < g->t->naggs; i++)
 		if (g->out->aggs[i].key_size + g->out->aggs[i].val_size > agg)
 			agg = g->out->aggs[i].key_size + g->out->aggs[i].val_size;

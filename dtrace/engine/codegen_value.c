@@ -110,14 +110,26 @@ void cg_int(struct cg *g, const struct dt_node *n, struct cv *v)
 		cg_err(g, n, "a string where an integer is wanted (string comparisons)");
 }
 
-/* ustack()'s value (codegen_stack.c) written: {pid, bytes, return addresses}. */
+/* a stack's value (codegen_stack.c) written: {pid, bytes, return addresses}. */
 static void store_stack(const struct cv *v, const char *dst, struct dt_buf *o, const char *ind)
 {
+	bool k = v->symfn == EG_SYM_KSTACK || (v->symfn >= EG_SYM_SYM && v->symfn < EG_SYM_USYM);
+
+	if (v->symfn >= EG_SYM_SYM) {
+		dt_buf_printf(o,
+			      "%s{\n%s\t__u64 sa = (__u64)(%s);\n"
+			      "%s\t*(__u32 *)(%s) = %s;\n%s\t*(__u32 *)(%s + 4) = 8;\n"
+			      "%s\t*(__u64 *)(%s + 8) = sa;\n%s}\n",
+			      ind, ind, v->text, ind, dst, k ? "0xffffffffu" : "(__u32)pid", ind,
+			      dst, ind, dst, ind);
+		return;
+	}
 	dt_buf_printf(o,
-		      "%s{\n%s\tlong sn = bpf_get_stack(ctx, (void *)(%s + 8), %u, 256);\n"
-		      "%s\t*(__u32 *)(%s) = (__u32)pid;\n"
+		      "%s{\n%s\tlong sn = bpf_get_stack(ctx, (void *)(%s + 8), %u, %d);\n"
+		      "%s\t*(__u32 *)(%s) = %s;\n"
 		      "%s\t*(__u32 *)(%s + 4) = sn < 0 ? 0 : (__u32)sn;\n%s}\n",
-		      ind, ind, dst, 8 * v->size, ind, dst, ind, dst, ind);
+		      ind, ind, dst, 8 * v->size, k ? 0 : 256, ind, dst,
+		      k ? "0xffffffffu" : "(__u32)pid", ind, dst, ind);
 }
 
 /*

@@ -37,6 +37,25 @@ static void drain(struct eg_reader *rd)
 		;
 }
 
+/*
+ * exit() read: with -x statusrate, DTrace's consumer sees it at its next
+ * status check (every statusrate from the start), and END runs then;
+ * without, at once.
+ */
+static bool exit_seen(const struct dt_consumer_opts *o, bool have_exit, int64_t t0, int64_t *due)
+{
+	int64_t now, r = o->statusrate_ns;
+
+	if (!have_exit)
+		return false;
+	if (r <= 0)
+		return true;
+	now = usdt_clock_ns(CLOCK_MONOTONIC);
+	if (!*due)
+		*due = t0 + ((now - t0) / r + 1) * r;
+	return now >= *due;
+}
+
 static bool targets_gone(const struct dt_consumer_opts *o, int created, bool *gone)
 {
 	size_t i, n = 0, ngone = 0;
@@ -132,6 +151,7 @@ static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_
 	struct eg_reader *rd;
 	bool *gone = dt_xmalloc((o->npids + 1) * sizeof(bool));
 	long long last_drops = usdt_now_ms();
+	int64_t t_go, exit_due = 0;
 	int rc = 0;
 
 	memset(gone, 0, (o->npids + 1) * sizeof(bool));
@@ -170,7 +190,9 @@ static int trace(struct dt_consumer_opts *o, struct dt_program *prog, struct dt_
 	drain(rd);
 	if (*created > 0)
 		usdt_list_release(*created);
-	while (!interrupted && !r.have_exit) {
+	t_go = usdt_clock_ns(CLOCK_MONOTONIC);
+	while (!interrupted && !exit_seen(o, r.have_exit, t_go, &exit_due) &&
+	       !eg_reader_filled(rd)) {
 		struct pollfd pfd[2] = {{eg_reader_fd(rd), POLLIN, 0},
 					{dt_retain_fd(rt), POLLIN, 0}};
 

@@ -25,9 +25,24 @@
 struct eg_field {
 	enum dt_type type; /* TY_INT (8 bytes, or 4: the record's CPU) or TY_STR */
 	unsigned off, size;
-	bool is_stack; /* TY_STR written as ustack()'s {pid, bytes, addresses} */
-	bool is_bytes; /* TY_STR of raw bytes (tracemem()): read as their hex digits */
+	bool is_stack;	   /* TY_STR written as ustack()'s {pid, bytes, addresses} */
+	bool is_bytes;	   /* TY_STR of raw bytes (tracemem()): read as their hex digits */
+	unsigned nat;	   /* an integer's size in its D type (DTrace records that many bytes) */
+	unsigned char sym; /* EG_SYM_SYM...: {pid, 8, address} read as sym()'s text (ksyms.c) */
 };
+/* A stack-like value's kind: stack() (the kernel's), sym() ... uaddr() of one address. */
+enum {
+	EG_SYM_NONE,
+	EG_SYM_KSTACK,
+	EG_SYM_SYM,
+	EG_SYM_FUNC,
+	EG_SYM_MOD,
+	EG_SYM_USYM,
+	EG_SYM_UFUNC,
+	EG_SYM_UMOD,
+	EG_SYM_UADDR,
+};
+#define EG_KERNEL_PID 0xffffffffu /* a stack's pid word: the kernel's addresses */
 
 /* One action of a record: its renderer action and its fields. */
 struct eg_item {
@@ -45,6 +60,7 @@ struct eg_rec {
 	unsigned size;
 	unsigned const_bytes; /* constant strings, which DTrace records and this does not */
 	unsigned dsize;	      /* the size DTrace counts against specsize (codegen_spec.c) */
+	unsigned bsize;	      /* the size DTrace counts against bufsize (codegen_buf.c) */
 };
 
 /* An aggregation's BPF map: the key's parts, the value's size. */
@@ -54,6 +70,13 @@ struct eg_agg {
 	unsigned key_size, val_size;
 	char map[24];
 	bool used; /* some clause updates it: the map exists */
+	/*
+	 * A program of many aggregations (past what a BPF program may use of
+	 * maps): those of one shape share a map, each key led by the 8-byte
+	 * tag of its aggregation (prefix 8; codegen_aggargs.c). Else 0.
+	 */
+	unsigned prefix;
+	uint64_t tag;
 };
 
 /*
@@ -132,6 +155,11 @@ struct eg_fault_site {
 #define EG_SPEC_COMMIT 2
 #define EG_SPEC_DISCARD 3
 #define EG_NSPEC_MAX 1024
+/*
+ * Under ring and fill, a record numbered with this bit set is the space a
+ * clause whose predicate was false reserved (codegen_buf.c): no action.
+ */
+#define EG_PHANTOM_BIT 0x80000000u
 /* A fault's words, as DTrace's messages have them ("divide-by-zero"). */
 const char *eg_fault_name(uint64_t kind);
 
@@ -171,6 +199,9 @@ struct eg_prog {
 		char **funcs; /* [notes->nsites], or NULL: not asked yet */
 	} last;
 	long nspec, specsize; /* a program that speculates: its options' values */
+	int bufpolicy;	      /* DT_BUF_*: the reader keeps what ring and fill keep */
+	long bufsize;	      /* DTrace's bufsize (the BPF ring buffer is bigger) */
+	unsigned end_bytes;   /* END's records (bsize): what fill keeps for END */
 };
 
 /*
@@ -245,6 +276,17 @@ struct eg_syms;
 struct eg_syms *eg_syms_new(void);
 void eg_syms_free(struct eg_syms *s);
 char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size);
+/* addr in pid: its file's basename in mod, and 0 (its function), 1 (file only) or -1 */
+int eg_uaddr_name(struct eg_syms *s, uint32_t pid, uint64_t a, char *mod, size_t modlen,
+		  const char **sym, uint64_t *into);
+/* sym(), usym()... ({pid, 8, address}, EG_SYM_*) as DTrace prints them ("mod`func", "0x0") */
+char *eg_sym_text(struct eg_syms *s, const unsigned char *p, size_t size, int kind);
+/*
+ * ksyms.c: a kernel address named from /proc/kallsyms (0, or -1); a kernel
+ * stack (its pid word EG_KERNEL_PID) as eg_ustack_text()'s text.
+ */
+int eg_ksym_name(uint64_t a, const char **mod, const char **sym, uint64_t *into);
+char *eg_kstack_text(const unsigned char *p, size_t size);
 
 /* records_spec.c: the reader's speculative buffers, by speculation ID */
 struct eg_spec_rec {
@@ -253,6 +295,20 @@ struct eg_spec_rec {
 };
 struct eg_specbuf;
 struct eg_specbuf *eg_specbuf_new(long nspec, long specsize, int stats_fd);
+/*
+ * records_buf.c: ring and fill kept by the reader (NULL under switch). A
+ * record (or a phantom, a false predicate's reservation) on a CPU is
+ * printed now, kept (ring: printed by eg_bufkeep_flush) or dropped.
+ */
+enum { EG_BUF_PRINT, EG_BUF_KEPT, EG_BUF_DROP };
+struct eg_bufkeep;
+struct eg_bufkeep *eg_bufkeep_new(int policy, long bufsize, unsigned end_bytes, int ncpus);
+int eg_bufkeep_add(struct eg_bufkeep *kb, unsigned cpu, bool is_end, unsigned bsize, const void *d,
+		   size_t size, bool phantom);
+bool eg_bufkeep_filled(const struct eg_bufkeep *kb);
+void eg_bufkeep_flush(struct eg_bufkeep *kb, void (*fn)(void *, void *, size_t), void *arg);
+void eg_bufkeep_free(struct eg_bufkeep *kb);
+
 /* A tagged record kept (dsize: its size as DTrace counts it), or a speculative drop. */
 void eg_specbuf_add(struct eg_specbuf *sb, uint32_t id, const void *d, size_t size, size_t dsize);
 /* commit() or discard() read: id's records, in order, handed over (eg_spec_recs_free). */
@@ -274,6 +330,8 @@ int eg_reader_poll(struct eg_reader *rd, int timeout_ms);
 void eg_reader_drops(struct eg_reader *rd);
 /* The exit dump: every aggregation no printa() printed. */
 void eg_reader_dump(struct eg_reader *rd);
+/* -x bufpolicy=fill: a CPU's buffer is full, the run ends (records_buf.c) */
+bool eg_reader_filled(const struct eg_reader *rd);
 void eg_reader_free(struct eg_reader *rd);
 
 #endif /* DT_ENGINE_H */

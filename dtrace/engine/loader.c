@@ -703,19 +703,34 @@ struct eg_loaded *eg_check(const struct eg_prog *p, struct usdt_diag *diag)
 	return load(p, false, diag);
 }
 
-void eg_fire_begin(struct eg_loaded *l)
+/*
+ * The triggers' callers keep a frame pointer whatever the build's flags:
+ * at the uprobe (the trigger's first instruction) the user stack is walked
+ * by frame pointers, so ucaller and ustack()'s second frame are the
+ * caller's return address, not what the register held (DTrace's BEGIN
+ * sees its consumer's frames). gcc's attribute; a clang build has frame
+ * pointers only where its flags give them.
+ */
+#if defined(__clang__) /* (clang has no attribute for a frame pointer) */
+#define EG_FRAME __attribute__((noinline, disable_tail_calls))
+#else
+#define EG_FRAME                                                                                   \
+	__attribute__((noinline, optimize("no-omit-frame-pointer", "no-optimize-sibling-calls")))
+#endif
+
+EG_FRAME void eg_fire_begin(struct eg_loaded *l)
 {
 	if (l->begin)
 		eg_begin_trigger();
 }
 
-void eg_fire_end(struct eg_loaded *l)
+EG_FRAME void eg_fire_end(struct eg_loaded *l)
 {
 	if (l->end)
 		eg_end_trigger();
 }
 
-void eg_fire_error(struct eg_loaded *l, const uint64_t arg[6])
+EG_FRAME void eg_fire_error(struct eg_loaded *l, const uint64_t arg[6])
 {
 	if (l->error)
 		eg_error_trigger(arg[0], arg[1], arg[2], arg[3], arg[4], arg[5]);

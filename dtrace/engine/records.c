@@ -33,6 +33,8 @@ struct eg_reader {
 	struct eg_syms *syms;  /* the files of the stacks read (ustack.c) */
 	struct eg_specbuf *sb; /* a program that speculates: its records kept */
 	int specs_fd;
+	struct eg_bufkeep *kb; /* -x bufpolicy=ring or fill: records_buf.c */
+	bool flushing;	       /* the ring's records printed at the end */
 };
 
 /* A field as the renderer reads it: an integer in decimal, a string up to its NUL. */
@@ -46,6 +48,8 @@ static char *field_text(struct eg_reader *rd, const struct eg_field *f, const un
 		return dt_xstrdup("");
 	if (f->is_stack)
 		return eg_ustack_text(rd->syms, base + f->off, f->size);
+	if (f->sym)
+		return eg_sym_text(rd->syms, base + f->off, f->size, f->sym);
 	if (f->is_bytes) { /* tracemem()'s: two hex digits a byte */
 		s = dt_xmalloc(2 * f->size + 1);
 		for (n = 0; n < f->size; n++)
@@ -140,6 +144,47 @@ static void on_fault(struct eg_reader *rd, const unsigned char *d, size_t size)
 
 static int on_record(void *ctx, void *data, size_t size);
 
+/* An exit() in a record kept for later (ring): the run ends now all the same. */
+static void exit_now(struct eg_reader *rd, const struct eg_rec *rec, const unsigned char *d,
+		     size_t size, uint64_t ran)
+{
+	size_t i;
+
+	for (i = 0; i < rec->nitems; i++) {
+		const struct eg_item *it = &rec->items[i];
+		char *f;
+
+		if (!(ran & (UINT64_C(1) << i)) || rd->r->t->acts[it->act].kind != A_EXIT)
+			continue;
+		f = it->n ? field_text(rd, &rec->f[it->first], d, size) : NULL;
+		rd->r->have_exit = true;
+		rd->r->exit_status = f ? atoi(f) : 0;
+		dt_free(f);
+	}
+}
+
+/* Under ring and fill (records_buf.c): true when the record is not printed now. */
+static bool kept_or_dropped(struct eg_reader *rd, uint32_t id, const unsigned char *d, size_t size,
+			    uint64_t ran)
+{
+	uint32_t cpu, probe;
+	bool phantom = id & EG_PHANTOM_BIT, end;
+	const struct eg_rec *rec;
+	int k;
+
+	id &= ~EG_PHANTOM_BIT;
+	if (!rd->kb || rd->flushing || id >= rd->p->nrecs)
+		return phantom;
+	rec = &rd->p->recs[id];
+	memcpy(&cpu, d + 4, 4);
+	memcpy(&probe, d + 16, 4);
+	end = probe < rd->p->nprobes && rd->p->probes[probe]->kind == P_END;
+	k = eg_bufkeep_add(rd->kb, cpu, end, rec->bsize, d, size, phantom);
+	if (k == EG_BUF_KEPT)
+		exit_now(rd, rec, d, size, ran);
+	return k != EG_BUF_PRINT;
+}
+
 /*
  * commit() or discard() read: the speculation's records printed (as if
  * read now) or dropped, and its ID freed for speculation() again.
@@ -188,13 +233,17 @@ static int on_record(void *ctx, void *data, size_t size)
 	}
 	memcpy(&probe, d + 16, 4);
 	memcpy(&spec, d + 20, 4);
-	if (id >= rd->p->nrecs)
+	if ((id & EG_PHANTOM_BIT) || id >= rd->p->nrecs) {
+		kept_or_dropped(rd, id, d, size, ran);
 		return 0;
+	}
 	rec = &rd->p->recs[id];
 	if (spec && rd->sb) {
 		eg_specbuf_add(rd->sb, spec, d, size, rec->dsize);
 		return 0;
 	}
+	if (kept_or_dropped(rd, id, d, size, ran))
+		return 0;
 	rd->records++;
 	for (i = 0; i < rec->nitems; i++) {
 		const struct eg_item *it = &rec->items[i];
@@ -240,6 +289,7 @@ struct eg_reader *eg_reader_new(const struct eg_prog *p, struct eg_loaded *l, st
 	rd->specs_fd = p->specsize > 0 ? eg_map_fd(l, "specs") : -1;
 	if (p->specsize > 0)
 		rd->sb = eg_specbuf_new(p->nspec, p->specsize, eg_map_fd(l, "spec_stats"));
+	rd->kb = eg_bufkeep_new(p->bufpolicy, p->bufsize, p->end_bytes, rd->ncpus);
 	rd->rb = fd >= 0 ? ring_buffer__new(fd, on_record, rd, NULL) : NULL;
 	if (!rd->rb) {
 		usdt_error(diag, "cannot read the ring buffer: %s", strerror(errno));
@@ -324,6 +374,8 @@ static void each_entry(struct eg_reader *rd, size_t ai, entry_fn fn, void *arg)
 
 		first = false;
 		memcpy(key, next, e->key_size);
+		if (e->prefix && memcmp(key, &e->tag, 8))
+			continue; /* another aggregation's, in a shared map */
 		if (bpf_map_lookup_elem(fd, key, vals))
 			continue;
 		memset(b, 0, (nb + 1) * 8);
@@ -458,17 +510,32 @@ static void clear_agg(struct eg_reader *rd, size_t ai)
 	while (fd >= 0 && !bpf_map_get_next_key(fd, first ? NULL : key, next)) {
 		first = false;
 		memcpy(key, next, e->key_size);
-		bpf_map_update_elem(fd, key, zero, BPF_EXIST);
+		if (!e->prefix || !memcmp(key, &e->tag, 8))
+			bpf_map_update_elem(fd, key, zero, BPF_EXIST);
 	}
 	dt_free(key);
 	dt_free(next);
 	dt_free(zero);
 }
 
+static void flush_one(void *arg, void *d, size_t size)
+{
+	on_record(arg, d, size);
+}
+
+bool eg_reader_filled(const struct eg_reader *rd)
+{
+	return eg_bufkeep_filled(rd->kb);
+}
+
 void eg_reader_dump(struct eg_reader *rd)
 {
 	size_t i;
 
+	/* ring: the records kept, CPU by CPU, before the aggregations (DTrace's order) */
+	rd->flushing = true;
+	eg_bufkeep_flush(rd->kb, flush_one, rd);
+	rd->flushing = false;
 	dt_render_record(rd->r, rd->p->dump_act, NULL, 0);
 	for (i = 0; i < rd->r->t->naggs; i++) {
 		/* aggsortrev reverses DTrace's one sort of every entry: the aggregations too */
@@ -489,6 +556,7 @@ void eg_reader_free(struct eg_reader *rd)
 	ring_buffer__free(rd->rb);
 	eg_syms_free(rd->syms);
 	eg_specbuf_free(rd->sb);
+	eg_bufkeep_free(rd->kb);
 	dt_free(rd->drops_seen);
 	dt_free(rd);
 }

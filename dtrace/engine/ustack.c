@@ -243,6 +243,21 @@ static int name_in_file(const struct efile *f, uint64_t foff, const char **name,
 	return -1;
 }
 
+int eg_uaddr_name(struct eg_syms *s, uint32_t pid, uint64_t a, char *mod, size_t modlen,
+		  const char **sym, uint64_t *into)
+{
+	struct mapping m;
+	const struct efile *f;
+	const char *b;
+
+	if (find_mapping(pid, a, &m) || m.path[0] != '/')
+		return -1;
+	b = strrchr(m.path, '/');
+	snprintf(mod, modlen, "%s", b ? b + 1 : m.path);
+	f = efile_get(s, m.path);
+	return !f || name_in_file(f, a - m.start + m.off, sym, into) ? 1 : 0;
+}
+
 char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size)
 {
 	struct dt_buf o = {0};
@@ -252,6 +267,8 @@ char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size)
 	if (size < 8)
 		return dt_xstrdup("");
 	memcpy(&pid, p, 4);
+	if (pid == EG_KERNEL_PID)
+		return eg_kstack_text(p, size);
 	memcpy(&bytes, p + 4, 4);
 	n = bytes / 8;
 	if (n > (size - 8) / 8)
@@ -279,4 +296,42 @@ char *eg_ustack_text(struct eg_syms *s, const unsigned char *p, size_t size)
 	if (!o.s)
 		return dt_xstrdup("");
 	return o.s;
+}
+
+/*
+ * sym(), func(), mod() of a kernel address, usym(), ufunc(), umod(), uaddr()
+ * of the process's, as DTrace's dt_print_sym() and dt_print_usym() write
+ * them: "mod`func" (uaddr: "+0xoffset" when not 0), "mod", "mod`0xaddr" for
+ * a file without the symbol, "0xaddr" for an address nothing holds.
+ */
+char *eg_sym_text(struct eg_syms *s, const unsigned char *p, size_t size, int kind)
+{
+	uint32_t pid;
+	uint64_t a, into = 0;
+	const char *sym = NULL, *kmod = NULL;
+	char mod[256], buf[800];
+	int rc;
+
+	if (size < 16)
+		return dt_xstrdup("");
+	memcpy(&pid, p, 4);
+	memcpy(&a, p + 8, 8);
+	if (kind < EG_SYM_USYM) {
+		rc = eg_ksym_name(a, &kmod, &sym, &into);
+		if (!rc)
+			snprintf(mod, sizeof(mod), "%s", kmod);
+	} else {
+		rc = a ? eg_uaddr_name(s, pid, a, mod, sizeof(mod), &sym, &into) : -1;
+	}
+	if (rc < 0)
+		snprintf(buf, sizeof(buf), "0x%" PRIx64, a);
+	else if (kind == EG_SYM_MOD || kind == EG_SYM_UMOD)
+		snprintf(buf, sizeof(buf), "%s", mod);
+	else if (rc > 0)
+		snprintf(buf, sizeof(buf), "%s`0x%" PRIx64, mod, a);
+	else if (kind == EG_SYM_UADDR && into)
+		snprintf(buf, sizeof(buf), "%s`%s+0x%" PRIx64, mod, sym, into);
+	else
+		snprintf(buf, sizeof(buf), "%s`%s", mod, sym);
+	return dt_xstrdup(buf);
 }

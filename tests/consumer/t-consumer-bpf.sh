@@ -51,7 +51,7 @@ refused 18 "operands have incompatible types: string = int" 'BEGIN { x = "a"; x 
 refused 30 "@b: no clause before this one assigns it" 'BEGIN { @a = count(); printa(@b); }'
 refused 22 "d_path() is not supported by this D consumer" 'BEGIN { printf("%s", d_path(0)); }'
 refused 17 "operator + requires an operand of arithmetic type" 'BEGIN /execname + "x"/ { exit(0); }'
-refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
+refused 9 "pcap() is not supported by this D consumer" 'BEGIN { pcap(0, 1); }'
 refused 13 "ustack() is supported as an action, an aggregation key or printf's %k argument" 'BEGIN { x = ustack(); }'
 refused 14 "failed to resolve lmin: Unknown function name" 'BEGIN { @a = lmin(1); }'
 refused 18 "a built-in variable cannot be assigned to" 'BEGIN { if (1) { pid = 1; } }'

@@ -20,7 +20,7 @@ refused() { # column message program
 }
 refused 13 "ustack() is supported as an action, an aggregation key or printf's %k argument" 'BEGIN { x = ustack(); }'
 refused 9 "local variables may not be used as associative arrays: a" 'BEGIN { this->a[1] = 2; }'
-refused 9 "stack() is not supported by this D consumer" 'BEGIN { stack(); }'
+refused 9 "pcap() is not supported by this D consumer" 'BEGIN { pcap(0, 1); }'
 refused 21 "stddev( ) argument #1 must be of scalar type, not a string" 'BEGIN { @a = stddev("x"); }'
 refused 13 "copyin( ) prototype mismatch: 1 arg passed, 2 expected" 'BEGIN { x = copyin(1); }'
 
