@@ -91,7 +91,8 @@ static void node(struct cg *g, struct dt_buf *o, unsigned *count, unsigned depth
 
 void cg_print(struct cg *g, const struct dt_node *n, size_t act, struct eg_rec *r, struct dt_buf *o)
 {
-	struct eg_field fp = {TY_INT, r->size, 8, false, false}, fb = {TY_STR, 0, 0, false, true};
+	struct eg_field fp = {.type = TY_INT, .off = r->size, .size = 8},
+			fb = {.type = TY_STR, .is_bytes = true};
 	struct cv p = {0};
 	struct cg_type t;
 	struct dt_buf lay = {0};
