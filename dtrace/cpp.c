@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `dtrace -C` (and a file that needs cpp without -C, see read_source() in
- * dtrace.c): the C preprocessor runs as a child whose standard output is a
+ * `dtrace -C` (and a file that needs cpp without -C: usdt_read_source(),
+ * below): the C preprocessor runs as a child whose standard output is a
  * pipe we read to the end, so no temporary file is ever created (SystemTap's
  * tool writes `.dtrace-temp.*` files into the current directory and makes
  * concurrent runs collide). The .d is passed by its own path, so the line
@@ -21,6 +21,7 @@
  * The user's -D/-U/-I (and -x define/undef/incdir) come after, and win.
  */
 #include "cpp.h"
+#include "usdt_provider.h"
 #include "words.h"
 
 #include <errno.h>
@@ -30,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -173,4 +175,70 @@ out_argv:
 	free(argv);
 	free(words);
 	return rc;
+}
+
+static int read_whole_file(const char *path, char **text, size_t *len, struct usdt_diag *diag)
+{
+	struct stat st;
+	int fd, err;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		usdt_error(diag, "cannot open '%s': %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+		usdt_error(diag, "cannot read '%s': %s", path, strerror(EISDIR));
+		close(fd);
+		return -1;
+	}
+	err = read_all(fd, text, len);
+	close(fd);
+	if (err == -ENOMEM)
+		usdt_error(diag, "out of memory");
+	else if (err)
+		usdt_error(diag, "cannot read '%s': %s", path, strerror(-err));
+	return err ? -1 : 0;
+}
+
+/*
+ * One -s source, read whole: through cpp with -C, and also without -C when
+ * the file needs cpp to mean what it says (usdt_needs_cpp(): a conditional,
+ * an #include, a macro it uses). Such a file was written for `dtrace -C`;
+ * refusing it breaks builds SystemTap's tool serves (it skips every `#`
+ * line, and so also declares the probes under `#if 0`). The warning is one
+ * line, once per run, at the first such directive; -D/-I/-U apply as with -C.
+ * Not for a D program to trace (auto_cpp false): there, as in DTrace, a '#'
+ * line other than #pragma without -C is an error of the D compiler
+ * (D_PRAGCTL_INVAL, consumer/lex.c).
+ */
+int usdt_read_source(const struct usdt_cpp_opts *co, bool with_cpp, bool auto_cpp, const char *src,
+		     char **text, size_t *len, bool *cpp_warned, struct usdt_diag *diag)
+{
+	struct usdt_cpp_need need;
+	struct stat st;
+
+	if (with_cpp)
+		return usdt_cpp_run(co, src, text, len, diag);
+	if (read_whole_file(src, text, len, diag))
+		return -1;
+	if (!auto_cpp || !usdt_needs_cpp(*text, *len, &need))
+		return 0;
+	free(*text);
+	*text = NULL;
+	if (stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
+		/* cpp would read a pipe (/dev/stdin) again, and find it empty. */
+		usdt_error_at(diag, src, need.line, need.col, NULL,
+			      "'#%s' needs the C preprocessor, and '%s' is not a regular file "
+			      "that it could read again: pass -C",
+			      need.directive, src);
+		return -1;
+	}
+	if (!*cpp_warned)
+		usdt_warning_at(diag, src, need.line, need.col, NULL,
+				"'#%s' needs the C preprocessor: running it as if -C were given "
+				"(pass -C to silence this)",
+				need.directive);
+	*cpp_warned = true;
+	return usdt_cpp_run(co, src, text, len, diag);
 }

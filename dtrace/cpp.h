@@ -3,6 +3,7 @@
 #ifndef USDT_CPP_H
 #define USDT_CPP_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "diag.h"
@@ -27,5 +28,14 @@ struct usdt_cpp_opts {
  */
 int usdt_cpp_run(const struct usdt_cpp_opts *opts, const char *file, char **text, size_t *len,
 		 struct usdt_diag *diag);
+
+/*
+ * One source file's text, NUL-terminated, in *text (caller frees): through
+ * cpp when with_cpp, or when auto_cpp and the file needs it (a warning, once
+ * while *cpp_warned is false), else as it is. Returns 0, or -1 after
+ * reporting to diag.
+ */
+int usdt_read_source(const struct usdt_cpp_opts *co, bool with_cpp, bool auto_cpp, const char *src,
+		     char **text, size_t *len, bool *cpp_warned, struct usdt_diag *diag);
 
 #endif

@@ -488,74 +488,7 @@ static char *default_output(const char *source, const char *ext)
 	return s;
 }
 
-static int read_whole_file(const char *path, char **text, size_t *len, struct usdt_diag *diag)
-{
-	size_t cap = 1 << 16, n = 0;
-	struct stat st;
-	char *buf;
-	int fd;
-
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		usdt_error(diag, "cannot open '%s': %s", path, strerror(errno));
-		return -1;
-	}
-	if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode)) {
-		usdt_error(diag, "cannot read '%s': %s", path, strerror(EISDIR));
-		close(fd);
-		return -1;
-	}
-	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0)
-		cap = (size_t)st.st_size + 1;
-	buf = malloc(cap);
-	if (!buf)
-		goto nomem;
-	for (;;) {
-		ssize_t r;
-
-		if (n + 1 == cap) {
-			char *nb = realloc(buf, cap *= 2);
-
-			if (!nb)
-				goto nomem;
-			buf = nb;
-		}
-		r = read(fd, buf + n, cap - n - 1);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			usdt_error(diag, "cannot read '%s': %s", path, strerror(errno));
-			free(buf);
-			close(fd);
-			return -1;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	close(fd);
-	buf[n] = '\0';
-	*text = buf;
-	*len = n;
-	return 0;
-nomem:
-	free(buf);
-	close(fd);
-	usdt_error(diag, "out of memory");
-	return -1;
-}
-
-/*
- * One -s source, read whole: through cpp with -C, and also without -C when
- * the file needs cpp to mean what it says (usdt_needs_cpp(): a conditional,
- * an #include, a macro it uses). Such a file was written for `dtrace -C`;
- * refusing it breaks builds SystemTap's tool serves (it skips every `#`
- * line, and so also declares the probes under `#if 0`). The warning is one
- * line, once per run, at the first such directive; -D/-I/-U apply as with -C.
- * Not for a D program to trace (auto_cpp false): there, as in DTrace, a '#'
- * line other than #pragma without -C is an error of the D compiler
- * (D_PRAGCTL_INVAL, consumer/lex.c).
- */
+/* One -s source, read whole (cpp.c's usdt_read_source(): when cpp runs). */
 static int read_source(const struct options *o, const char *src, char **text, size_t *len,
 		       bool auto_cpp, bool *cpp_warned, struct usdt_diag *diag)
 {
@@ -568,32 +501,8 @@ static int read_source(const struct options *o, const char *src, char **text, si
 		     : o->stdc		    ? o->stdc
 					    : 'a',
 	};
-	struct usdt_cpp_need need;
-	struct stat st;
 
-	if (o->cpp)
-		return usdt_cpp_run(&co, src, text, len, diag);
-	if (read_whole_file(src, text, len, diag))
-		return -1;
-	if (!auto_cpp || !usdt_needs_cpp(*text, *len, &need))
-		return 0;
-	free(*text);
-	*text = NULL;
-	if (stat(src, &st) != 0 || !S_ISREG(st.st_mode)) {
-		/* cpp would read a pipe (/dev/stdin) again, and find it empty. */
-		usdt_error_at(diag, src, need.line, need.col, NULL,
-			      "'#%s' needs the C preprocessor, and '%s' is not a regular file "
-			      "that it could read again: pass -C",
-			      need.directive, src);
-		return -1;
-	}
-	if (!*cpp_warned)
-		usdt_warning_at(diag, src, need.line, need.col, NULL,
-				"'#%s' needs the C preprocessor: running it as if -C were given "
-				"(pass -C to silence this)",
-				need.directive);
-	*cpp_warned = true;
-	return usdt_cpp_run(&co, src, text, len, diag);
+	return usdt_read_source(&co, o->cpp, auto_cpp, src, text, len, cpp_warned, diag);
 }
 
 /* A provider file (`provider x { ... };` first, after comments and '#' lines). */
