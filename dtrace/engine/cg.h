@@ -299,7 +299,7 @@ void cg_fault_functions(struct dt_buf *o);
 void cg_chill(struct cg *g, const struct dt_node *n, struct dt_buf *o, const char *ind);
 /* A new fault site of the clause being written (0 while scanning): FAULT()'s first argument. */
 size_t cg_fault_site(struct cg *g);
-int cg_fault_sizes(struct cg *g);
+int cg_fault_sizes(struct cg *g, const struct dt_probes *ps);
 bool cg_fault_const(const char *name, long long *value);
 void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
 		       const char *ind);

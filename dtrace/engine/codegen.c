@@ -664,7 +664,7 @@ int eg_codegen(struct dt_program *prog, struct dt_probes *probes, struct dt_tabl
 		spares(&g, &progs);
 	eg_probe_sites_end(out);
 	cg_btf_free(&g);
-	if (!g.failed && cg_fault_sizes(&g)) {
+	if (!g.failed && cg_fault_sizes(&g, probes)) {
 		dt_free(progs.s);
 		return -1;
 	}

@@ -148,9 +148,13 @@ const char *eg_fault_name(uint64_t kind)
 /*
  * Buffers smaller than what the program writes (-x bufsize under a record,
  * aggsize under an aggregation's entry, dynvarsize under a thread variable's
- * or an array element's): DTrace refuses to enable, and so does this.
+ * or an array element's): DTrace refuses to enable, and so does this. A
+ * program that enables ERROR needs room for DTrace for Linux's ERROR record
+ * (48 bytes: its EPID and the fault's arguments) in a perf record (a 12-byte
+ * header): -b59 is refused, -b64 runs (Oracle's options/err.b-too-low,
+ * tst.b), while a program without ERROR runs in 40 (rates/tst.switchrate).
  */
-int cg_fault_sizes(struct cg *g)
+int cg_fault_sizes(struct cg *g, const struct dt_probes *ps)
 {
 	const struct dt_consumer_opts *o = g->prog->o;
 	unsigned rec = 0, agg = 0, dyn = 0, tup = 0, dv = 0;
@@ -159,6 +163,9 @@ int cg_fault_sizes(struct cg *g)
 	for (i = 0; i < g->out->nrecs; i++) /* as DTrace counts them (codegen_buf.c) */
 		if (g->out->recs[i].bsize > rec)
 			rec = g->out->recs[i].bsize;
+	for (i = 0; i < ps->n; i++)
+		if (ps->v[i].kind == P_ERROR && rec < 48 + 12)
+			rec = 48 + 12;
 	for (i = 0; i < g->t->naggs; i++)
 		if (g->out->aggs[i].key_size + g->out->aggs[i].val_size > agg)
 			agg = g->out->aggs[i].key_size + g->out->aggs[i].val_size;

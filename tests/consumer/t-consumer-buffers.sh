@@ -63,6 +63,13 @@ dt 0 -x bufsize=32 -q -n 'BEGIN { printf("%d\n", 7); exit(0); }'
 same "$T/out" "7\n\n" "bufsize=32 holds an int's record"
 dt 1 -x bufsize=32 -x strsize=64 -q -n 'BEGIN { exit(0); } END { trace(execname); }'
 expect_grep 'Enabling exceeds size of buffer' "$T/err" "a record bigger than bufsize"
+# A program that enables ERROR needs DTrace for Linux's ERROR record (48
+# bytes) in a perf record (12): 59 bytes refused, 64 run; 40 run without it.
+dt 1 -b59 -q -n 'BEGIN { exit(0); } ERROR { exit(1); }'
+expect_grep 'Enabling exceeds size of buffer' "$T/err" "-b59 with an ERROR clause"
+dt 0 -b64 -q -n 'BEGIN { exit(0); } ERROR { exit(1); }'
+dt 0 -x bufsize=40 -q -n 'BEGIN { printf("%d\n", 7); exit(0); }'
+same "$T/out" "7\n\n" "bufsize=40 without ERROR"
 dt 1 -x bufpolicy=wrap -n 'BEGIN { exit(0); }'
 expect_grep 'bufpolicy' "$T/err" "an unknown policy refused"
 
