@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * usdtkit's D library: the types and constants DTrace's programs use
- * without declaring them, which DTrace takes from its D library (net.d)
+ * usdtkit's D library, its net.d (its procfs.d, sched.d and regs.d are
+ * dlib.c's, parsed with translators by parse.c's library(); one library,
+ * two loaders, to be made one): the types and constants DTrace's programs
+ * use without declaring them, which DTrace takes from its D library (net.d)
  * and the kernel's types: ipaddr_t, struct in_addr, struct in6_addr
  * (in6_addr_t), and the constants AF_*, IPPROTO_* and ARPHRD_*. They are
  * declared here as D, so they need no kernel BTF, and read by the
