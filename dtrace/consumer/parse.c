@@ -643,7 +643,7 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 	ps.prog = prog;
 	ps.diag = diag;
 	dt_dlib_load(&ps); /* net.d's types (parse_dlib.c) */
-	library(&ps);	    /* procfs.d's and sched.d's (dlib.c) */
+	library(&ps);	   /* procfs.d's and sched.d's (dlib.c) */
 	if (!ps.failed) {
 		dt_lex_init(&ps.lx, src, prog->o, diag);
 		top_level(&ps, source_index);
