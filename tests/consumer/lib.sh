@@ -27,11 +27,12 @@ build_quickstart() {
 
 # dt EXPECTED-RC ARGS...: runs dtrace with stdout in $T/out, stderr in
 # $T/err; fails unless it exits EXPECTED-RC. Pinned to one CPU, so that the
-# CPU column is 0 and so are the processes it starts.
+# CPU column is 0 and so are the processes it starts. DT_TIMEOUT (seconds,
+# default 60) bounds it, only so that a hang fails.
 dt() {
 	local want=$1 rc=0
 	shift
-	taskset -c 0 timeout 60 "$DTRACE" "$@" >"$T/out" 2>"$T/err" || rc=$?
+	taskset -c 0 timeout "${DT_TIMEOUT:-60}" "$DTRACE" "$@" >"$T/out" 2>"$T/err" || rc=$?
 	[ "$rc" = "$want" ] || {
 		echo "--- stdout" >&2; cat "$T/out" >&2
 		echo "--- stderr" >&2; cat "$T/err" >&2
