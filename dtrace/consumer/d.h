@@ -26,13 +26,15 @@ void dt_buf_add(struct dt_buf *b, const char *s, size_t n);
 void dt_buf_printf(struct dt_buf *b, const char *fmt, ...) USDT_PRINTF(2, 3);
 void *dt_xmalloc(size_t n);
 void *dt_xrealloc(void *p, size_t n);
+/* dt_xrealloc() to at least n bytes, doubling: pushing N items costs O(N). */
+void *dt_xgrow(void *p, size_t n);
 char *dt_xstrdup(const char *s);
 /* Frees what dt_x*() allocated; dt_arena_release() frees all of it at once. */
 void dt_free(void *p);
 void dt_arena_release(void);
 #define DT_PUSH(arr, n, v)                                                                         \
 	do {                                                                                       \
-		(arr) = dt_xrealloc((arr), ((n) + 1) * sizeof(*(arr)));                            \
+		(arr) = dt_xgrow((arr), ((n) + 1) * sizeof(*(arr)));                               \
 		(arr)[(n)++] = (v);                                                                \
 	} while (0)
 

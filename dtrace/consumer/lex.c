@@ -18,6 +18,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <malloc.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -632,6 +633,16 @@ void *dt_xrealloc(void *p, size_t n)
 	if (!h)
 		nomem();
 	return link_in(h);
+}
+
+void *dt_xgrow(void *p, size_t n)
+{
+	size_t have =
+	    p ? malloc_usable_size((union arena_hdr *)p - 1) - sizeof(union arena_hdr) : 0;
+
+	if (n <= have)
+		return p;
+	return dt_xrealloc(p, n > 2 * have ? n : 2 * have);
 }
 
 void dt_free(void *p)

@@ -74,10 +74,8 @@ dt 1 -x bufpolicy=wrap -n 'BEGIN { exit(0); }'
 expect_grep 'bufpolicy' "$T/err" "an unknown policy refused"
 
 # 4. stack() of the kernel: a system call's frames, each a kernel text symbol
-# (300 s: under ASan this run took 153 s, 133 of them in the kernel, in
-# CI's sanitizer run; 0.4 s without: not understood yet)
 # shellcheck disable=SC2016 # a D program: $target is its macro
-DT_TIMEOUT=300 dt 0 -q -c 'sleep 0.3' -n 'syscall::clock_nanosleep:entry,syscall::nanosleep:entry
+dt 0 -q -c 'sleep 0.3' -n 'syscall::clock_nanosleep:entry,syscall::nanosleep:entry
 /pid == $target/ { stack(); @s[stack(4)] = count(); exit(0); }'
 grep -E '^ +vmlinux`' "$T/out" | sed -E 's/^ +vmlinux`//; s/\+0x[0-9a-f]+$//' | sort -u >frames
 [ "$(wc -l <frames)" -ge 2 ] || { cat "$T/out" >&2; fail "stack(): fewer than 2 kernel frames"; }
