@@ -57,7 +57,8 @@ for i in $(seq 300); do cp "$w/hostile.so" "$w/flood/libh$i.so"; done
 chmod -R a+rX "$w"
 
 # This tree's daemon times its answers from their accept (--test-timing; an
-# older one, HELPERD=, may not know the option).
+# older one, HELPERD=, may not know the option: HELPERD_ARGS=--test-timing
+# for one that does).
 timing=--test-timing
 [ -z "${HELPERD:-}" ] || timing=
 # shellcheck disable=SC2086 # (HELPERD_ARGS: words)
@@ -150,7 +151,7 @@ exec 8>&-
 kill "$dpid"
 wait "$dpid" 2>/dev/null || true
 dpid=
-if [ -n "$timing" ]; then
+if grep -q '^usdtkit-helperd: info: timing: ' "$w/daemon.log"; then
 	echo "in the daemon, from the accept and from the reading of the request to the answer:"
 	sed -n 's/^usdtkit-helperd: info: timing: /  /p' "$w/daemon.log"
 fi

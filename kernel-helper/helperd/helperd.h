@@ -30,6 +30,30 @@ void hd_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3))
 		if (hd_debug)                                                                      \
 			hd_log(7, __VA_ARGS__);                                                    \
 	} while (0)
+/*
+ * --test-timing: the stages of a new file's REGISTER and of a LIST, timed
+ * where they happen (any thread), printed at exit (p50/p90/p99/max, µs).
+ */
+enum hd_stage {
+	HD_ST_PARSE_QUEUED,  /* a parse: its REGISTER read to its worker started */
+	HD_ST_PARSE,	     /* its worker started to its answer read */
+	HD_ST_TO_WRITER,     /* its answer read to its job queued for the writer */
+	HD_ST_WRITER_WAIT,   /* a small writer job, its uid's only one: queued to its first slice */
+	HD_ST_WRITER_RUN,    /* its first slice's start to its last's end */
+	HD_ST_WRITER_DONE,   /* its last slice's end to its end on the loop */
+	HD_ST_LIST_WAIT,     /* a LIST's job: queued to its reading */
+	HD_ST_LIST_READ,     /* its reading of /proc */
+	HD_ST_WRITER_SLICES, /* HD_ST_WRITER_WAIT's job: the slices run meanwhile (a count) */
+	HD_ST_BULK_SLICE,    /* a slice of a bulk job of the writer, when another uid waited */
+	HD_STAGES
+};
+extern bool hd_timing;
+/* The calling thread's CLOCK_MONOTONIC in ns (0 when not timing). */
+uint64_t hd_timing_now(void);
+void hd_timing_put(enum hd_stage st, uid_t uid, uint64_t from_ns, uint64_t to_ns);
+/* A count, not a time (HD_ST_WRITER_SLICES). */
+void hd_timing_count(enum hd_stage st, uid_t uid, unsigned long n);
+void hd_timing_report(void);
 
 /* ---- proc.c: what /proc says about a process ---- */
 
@@ -229,7 +253,10 @@ struct hd_wjob {
 	void (*done)(struct hd_wjob *j);
 	bool stop_cancels; /* SIGTERM ends it at its next slice (a registration) */
 	atomic_bool cancel;
-	bool cut; /* it ended cancelled, before its end (read by done) */
+	uint64_t t_queued, t_first, t_last; /* --test-timing (writer.c) */
+	bool t_alone;			    /* --test-timing: its uid had no other job queued */
+	unsigned long t_slices;		    /* --test-timing: the lane's slices when queued */
+	bool cut;			    /* it ended cancelled, before its end (read by done) */
 };
 /* Starts the thread; its eventfd joins epfd (HD_TAG_WRITER). 0 or -errno (then all runs in line).
  */
@@ -279,6 +306,17 @@ extern int hd_epfd;
 void hd_loop_init(struct usdt_tracefs *t, int epfd);
 /* The monotonic clock in milliseconds (core/clock.c's, the tree's one clock). */
 uint64_t hd_now_ms(void);
+/*
+ * The calling thread's scheduling (loop.c, "Scheduling of the threads that
+ * answer"): answers, the loop and the lister: a short slice and nice
+ * HD_ANSWER_NICE; else nice 0, the default slice. Children forked after
+ * it start at nice 0 with the default slice. 0, or -errno (-EPERM: the
+ * nice value could not be raised, the slice is set).
+ */
+#define HD_ANSWER_NICE (-5)
+enum { HD_SCHED_SLICE = 1, HD_SCHED_NICE = 2 };
+extern unsigned hd_sched_mode; /* --test-sched: HD_SCHED_* (default both) */
+int hd_sched_self(bool answers);
 
 /* ---- registry.c: modules, their events (the model; quota.c below it, procs.c above) ---- */
 

@@ -4,8 +4,10 @@
  * registered, non-draining file, as maps names it; root sees all, another
  * uid only its own processes. The daemon does not track every process that
  * maps a registered file (README, "lingering and retiring"), so a LIST
- * reads /proc: every process's maps, which on a loaded machine is tens of
- * milliseconds of the kernel printing maps (bench/helper/README.md).
+ * reads /proc: every process's maps, which on a loaded machine was tens of
+ * milliseconds of the kernel printing maps (bench/helper/README.md). (Asking
+ * the kernel for executable file mappings only, with PROCMAP_QUERY, was
+ * measured faster and taken back: bench/helper/README.md says why.)
  *
  * Off the loop (issue 33). The reading runs on a third lane of writer.c,
  * HD_LANE_LIST, beside the writer and the checker, with their per-uid

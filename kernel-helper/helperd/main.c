@@ -113,6 +113,8 @@
  *   +N instead of +10 (0: not niced; bench/helper/loadtest.sh compares);
  *   --test-timing times each answer from its connection's accept and from
  *   its request's reading (serve.c) and prints the figures at exit;
+ *   --test-sched none|slice|nice|both chooses the loop's and the lister's
+ *   scheduling (loop.c; default both), for loadtest.sh's comparisons;
  *   --test-crash-after N makes the daemon SIGKILL itself right after its
  *   N-th write to uprobe_events (tests/crash/: a crash at a chosen point of
  *   a registration or a removal). Only the command line sets them, that is
@@ -361,6 +363,7 @@ int main(int argc, char **argv)
 	    {"test-hold-ms", required_argument, NULL, 'H'},
 	    {"test-bulk-nice", required_argument, NULL, 'N'},
 	    {"test-timing", no_argument, NULL, 'T'},
+	    {"test-sched", required_argument, NULL, 'C'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -465,7 +468,24 @@ int main(int argc, char **argv)
 			hd_cfg.worker.test_no_seccomp = true;
 			break;
 		case 'T': /* tests only: answers timed in the daemon, printed at exit */
-			conn_timing = true;
+			conn_timing = hd_timing = true;
+			break;
+		case 'C': /* tests only: the answering threads' scheduling (loop.c) */
+			if (strcmp(optarg, "none") == 0)
+				hd_sched_mode = 0;
+			else if (strcmp(optarg, "slice") == 0)
+				hd_sched_mode = HD_SCHED_SLICE;
+			else if (strcmp(optarg, "nice") == 0)
+				hd_sched_mode = HD_SCHED_NICE;
+			else if (strcmp(optarg, "both") == 0)
+				hd_sched_mode = HD_SCHED_SLICE | HD_SCHED_NICE;
+			else {
+				fprintf(stderr,
+					"usdtkit-helperd: --test-sched wants none, slice, "
+					"nice or both, not '%s'\n",
+					optarg);
+				return 2;
+			}
 			break;
 		case 'N': /* tests only: bulk work's nice value (0: as any other) */
 			hd_writer_bulk_nice((int)strtol(optarg, NULL, 10));
@@ -559,6 +579,10 @@ int main(int argc, char **argv)
 	 * serving. After the signal mask: the thread inherits it.
 	 */
 	hd_model_hooks.removed = hd_parse_resume;
+	/* The loop answers: a short slice, a raised priority (loop.c; the threads set their own).
+	 */
+	if ((opt = hd_sched_self(true)) != 0)
+		hd_dbg("the loop's scheduling: %s", strerror(-opt));
 	if ((opt = hd_writer_start(epfd)) != 0)
 		hd_warn("cannot start the writer thread: %s (events are written in the loop)",
 			strerror(-opt));
@@ -654,6 +678,7 @@ int main(int argc, char **argv)
 		}
 	}
 	serve_timing_report();
+	hd_timing_report();
 	hd_info("stopping: removing the events this daemon created");
 	/*
 	 * Before anything else: a process starting from now on finds no socket

@@ -254,8 +254,10 @@ int hd_add_known(pid_t pid, uid_t uid, int pidfd, const struct hd_mapping *mp, s
 	struct hd_proc *p = hd_proc_get(pid, uid, pidfd);
 	int ret;
 
-	if (!p)
-		return errno == EDQUOT ? -EDQUOT : -ENOMEM;
+	if (!p) /* (out of descriptors for its pidfd: -EMFILE, as at accept) */
+		return errno == EDQUOT			    ? -EDQUOT
+		       : errno == EMFILE || errno == ENFILE ? -EMFILE
+							    : -ENOMEM;
 	ret = hd_proc_attach(p, m, mp);
 	if (ret == 0 && known_pid)
 		proc_check_maps(p, m);

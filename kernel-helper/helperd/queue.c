@@ -62,6 +62,7 @@ struct waiter {
 	pid_t pid;
 	uid_t uid;
 	int pidfd; /* a dup of the connection's, or -1 */
+	bool held; /* its pidfd counted in its uid's descriptors */
 	struct hd_mapping *mp;
 	int status; /* parse_end: the answer */
 };
@@ -86,6 +87,7 @@ struct hd_parse {
 	struct hd_mapping *mp; /* the first requester's mapping: the path for the events */
 	struct hd_parse_job job;
 	struct waiter *waiters;
+	uint64_t t_begin, t_run, t_read; /* --test-timing: admitted, its worker, its answer read */
 };
 
 static struct hd_parse *parses;
@@ -137,6 +139,7 @@ static int parse_run(struct hd_parse *p)
 		hd_parse_finish(&p->job, p->fd, -ECANCELED, NULL, err, sizeof(err));
 		return ret;
 	}
+	hd_timing_put(HD_ST_PARSE_QUEUED, p->uid, p->t_begin, p->t_run = hd_timing_now());
 	hd_dbg("%s: parse started (worker %d%s)", p->mp->path, (int)p->job.pid,
 	       p->job.spare ? ", the spare" : "");
 	return 0;
@@ -188,6 +191,7 @@ int hd_parse_wait(struct hd_parse *p, void *cookie, pid_t pid, uid_t uid, int pi
 	w->pid = pid;
 	w->uid = uid;
 	w->pidfd = pidfd >= 0 ? fcntl(pidfd, F_DUPFD_CLOEXEC, 3) : -1;
+	w->held = w->pidfd >= 0;
 	if (pidfd >= 0 && w->pidfd < 0) {
 		hd_uid_release(uid, 1, 0);
 		free(w->mp);
@@ -238,6 +242,7 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 	p->job.pid = -1;
 	p->job.rfd = -1;
 	p->job.deadline = UINT64_MAX;
+	p->t_begin = hd_timing_now();
 	p->fd = fcntl(fd, F_DUPFD_CLOEXEC, 3);
 	ret = p->fd < 0 ? -errno : may_run(uid) ? parse_run(p) : 0;
 	if (ret) {
@@ -260,10 +265,10 @@ int hd_parse_begin(void *cookie, pid_t pid, uid_t uid, int pidfd, const struct h
 
 static void waiter_free(struct waiter *w)
 {
-	if (w->pidfd >= 0) {
+	if (w->pidfd >= 0)
 		close(w->pidfd);
+	if (w->held)
 		hd_uid_release(w->uid, 1, 0);
-	}
 	free(w->mp);
 	free(w);
 }
@@ -289,8 +294,22 @@ static void parse_answer(struct hd_parse *p, int ret, struct hd_module *m, bool 
 		x->status = ret;
 		if (!x->status && !hd_peer_alive(x->pidfd))
 			x->status = -ESRCH;
+		/*
+		 * Its wait's descriptor is counted no more before it is attached,
+		 * which counts the process's own: else the waiters of one file,
+		 * as many as its uid's cap, were all refused -EDQUOT at once.
+		 */
+		if (x->held) {
+			hd_uid_release(x->uid, 1, 0);
+			x->held = false;
+		}
 		if (!x->status)
 			x->status = hd_add_known(x->pid, x->uid, x->pidfd, x->mp, m);
+		/* (attached, the process has its own: the waiters' do not pile up meanwhile) */
+		if (x->pidfd >= 0) {
+			close(x->pidfd);
+			x->pidfd = -1;
+		}
 		hd_dbg("REGISTER pid %d uid %u: %s", (int)x->pid, (unsigned)x->uid,
 		       x->status ? strerror(-x->status) : x->mp->path);
 		if (!x->status && !held_pid)
@@ -428,6 +447,7 @@ static void parse_register(struct hd_parse *p, struct usdt_notes *n)
 		return;
 	}
 	p->phase = PH_WRITING;
+	hd_timing_put(HD_ST_TO_WRITER, p->uid, p->t_read, hd_timing_now());
 	ret = hd_mod_start(p->mp, p->fd, p->dev, p->ino, p->uid, m, n, false, parse_written, p,
 			   &p->wjob);
 	if (ret)
@@ -471,6 +491,8 @@ static void parse_end(struct hd_parse *p, int why)
 	}
 	if (p->job.rfd >= 0)
 		epoll_ctl(hd_epfd, EPOLL_CTL_DEL, p->job.rfd, NULL);
+	p->t_read = hd_timing_now();
+	hd_timing_put(HD_ST_PARSE, p->uid, p->t_run, p->t_read);
 	ret = hd_parse_collect(&p->job, why, &ans, err, sizeof(err));
 	if (!ret && check_later(p, &ans))
 		return;

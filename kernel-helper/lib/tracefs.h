@@ -23,6 +23,9 @@ struct usdt_tracefs {
 	char root[64];	  /* "/sys/kernel/tracing" */
 	int fd;		  /* uprobe_events, O_WRONLY|O_APPEND */
 	uint64_t line_ns; /* the kernel's recent cost of a line (tracefs_batch.c), 0: unknown */
+	uint64_t last_ns; /* the last batch's cost per line */
+	/* When set and true, a slice of writing ends at its next batch (the caller's flag). */
+	const _Atomic(bool) *yield;
 };
 
 #define USDT_TRACEFS_MOUNT 0x1u /* mount tracefs when absent (needs root) */
@@ -57,6 +60,8 @@ bool usdt_tracefs_batch_add(struct usdt_tracefs_batch *b, const char *line);
 int usdt_tracefs_write_many(struct usdt_tracefs *t, const char *buf, size_t len, size_t lines);
 /* How many lines fit in budget_ns at the kernel's recent cost per line (at least 1). */
 size_t usdt_tracefs_batch_lines(struct usdt_tracefs *t, uint64_t budget_ns);
+/* Whether t->yield is set and true: a slice ends at its next batch. */
+bool usdt_tracefs_yielding(const struct usdt_tracefs *t);
 /*
  * Writes lines[*next..n) in batches for about budget_ns (at least one
  * batch), each line's result in err[] (a failed batch is written again a

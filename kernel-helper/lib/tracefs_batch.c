@@ -24,9 +24,12 @@
  * thread, taking turns between users) writes for a budget of time: each
  * batch is sized from the kernel's recent cost per line (t->line_ns, a
  * moving average over every batch written), so that it ends within the
- * budget; at least one line is written per slice.
+ * budget; at least one line is written per slice. And a caller whose
+ * other work waits (the writer: another user's job queued during one
+ * user's bulk slice) sets t->yield: the slice then ends at its next batch.
  */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -43,10 +46,25 @@ uint64_t usdt_tracefs_now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+bool usdt_tracefs_yielding(const struct usdt_tracefs *t)
+{
+	return t->yield && atomic_load(t->yield);
+}
+
 size_t usdt_tracefs_batch_lines(struct usdt_tracefs *t, uint64_t budget_ns)
 {
-	uint64_t per = t->line_ns ? t->line_ns : 20000; /* a first guess: 20 us */
-	uint64_t n = budget_ns / per;
+	/*
+	 * The larger of the average and the last batch's: the cost grows with
+	 * the events that exist, and a batch sized on an average that lags
+	 * behind ran for many times its budget (a 20 ms slice of one user's
+	 * 12,000 sites held another user's new file for hundreds of ms).
+	 */
+	uint64_t per = t->line_ns > t->last_ns ? t->line_ns : t->last_ns;
+	uint64_t n;
+
+	if (!per)
+		per = 20000; /* a first guess: 20 us */
+	n = budget_ns / per;
 
 	return n < 1				 ? 1
 	       : n > USDT_TRACEFS_BATCH_MAX / 32 ? USDT_TRACEFS_BATCH_MAX / 32
@@ -59,6 +77,7 @@ static void account(struct usdt_tracefs *t, uint64_t ns, size_t lines)
 	uint64_t per = ns / (lines ? lines : 1);
 
 	t->line_ns = t->line_ns ? (t->line_ns * 3 + per) / 4 : per;
+	t->last_ns = per;
 }
 
 int usdt_tracefs_write_many(struct usdt_tracefs *t, const char *buf, size_t len, size_t lines)
@@ -105,7 +124,7 @@ int usdt_tracefs_run_lines(struct usdt_tracefs *t, char *const *lines, size_t n,
 		uint64_t spent = usdt_tracefs_now_ns() - start;
 		size_t want, first = *next;
 
-		if (spent >= budget_ns && first > 0 && b->lines)
+		if ((spent >= budget_ns || usdt_tracefs_yielding(t)) && first > 0 && b->lines)
 			break;
 		want = usdt_tracefs_batch_lines(t, budget_ns > spent ? budget_ns - spent : 0);
 		b->len = b->lines = 0;

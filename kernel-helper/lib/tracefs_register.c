@@ -500,7 +500,7 @@ int usdt_tracefs_reg_step(struct usdt_tracefs_reg *r, uint64_t budget_ns)
 		r->next = at;
 		if (at == r->n->nsites)
 			return 0;
-		if (did && spent >= budget_ns)
+		if (did && (spent >= budget_ns || usdt_tracefs_yielding(r->t)))
 			return 1;
 		did = true;
 		if (batch_step(r, usdt_tracefs_batch_lines(

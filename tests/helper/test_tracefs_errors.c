@@ -24,7 +24,7 @@
 
 int main(void)
 {
-	struct usdt_tracefs t;
+	struct usdt_tracefs t = {.fd = -1};
 	struct usdt_uprobe_entry *ls;
 	char err[256], msg[256], line[512], group[64], rm[256];
 	const char *target = "/bin/true";
