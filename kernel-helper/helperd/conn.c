@@ -3,8 +3,8 @@
  * usdtkit-helperd's connections, the transport under the protocol (serve.c;
  * the whole design is main.c's opening comment and kernel-helper/README.md):
  * accepting a client with who the kernel says it is (SO_PEERCRED, and
- * SO_PEERPIDFD), within the caps (1024 open, 64 per uid, the oldest idle
- * one closed for a newcomer: victim()); the idle list, in deadline order,
+ * SO_PEERPIDFD), within the caps (1024 open, 64 per uid, an idle one of
+ * the process holding the most closed for a newcomer: victim()); the idle list, in deadline order,
  * whose connections close after 1 s; each connection's queue of packets to
  * send without ever blocking; shedding a client when out of descriptors
  * (shed()). It calls nothing above it: when a connection closes, serve.c
@@ -108,26 +108,68 @@ static unsigned conns_of(uid_t uid)
 }
 
 /*
- * At a cap the newcomer wins: the connection closed instead is the oldest
- * idle one (of the newcomer's uid for the per-uid cap, of anyone for the
- * global one). Idle means: in the idle list (not waiting for a parse), no
- * packet queued to read, and accepted in an earlier loop iteration, so it
- * has had its turn to be read (accepts are done after the batch's reads).
- * drti sends its request as soon as it connects, so an honest client is
- * never the oldest idle connection for long; one that holds connections
- * only ever loses its own oldest. NULL: nobody to close (the newcomer is).
+ * At a cap the newcomer wins: an idle connection is closed instead (of the
+ * newcomer's uid for the per-uid cap, of anyone for the global one). Idle
+ * means: in the idle list (not waiting for a parse), no packet queued to
+ * read. The one closed is the oldest idle connection of the process that
+ * holds the most of them, so a process holding connections only ever loses
+ * its own, even to the other processes of its uid: a client that has just
+ * connected and not yet sent its request (preempted between connect() and
+ * send(), as the daemon's raised priority makes likely) is never closed for
+ * a holder's newcomers. Among processes with one connection each (nobody
+ * holds more than its share), the oldest is closed, and only one accepted
+ * in an earlier loop iteration, so it has had its turn to be read (accepts
+ * are done after the batch's reads). NULL: nobody to close (the newcomer
+ * is). One pass to count per process, one to choose: O(connections), with
+ * an ioctl only for the candidates.
  */
+#define PID_SLOTS (2 * CONN_MAX) /* open addressing, at most half full */
+
+struct pid_count {
+	pid_t pid; /* 0: empty */
+	unsigned n;
+};
+
+static unsigned *pid_slot(struct pid_count *t, pid_t pid)
+{
+	size_t i = ((unsigned)pid * 2654435761u) % PID_SLOTS;
+
+	while (t[i].pid && t[i].pid != pid)
+		i = (i + 1) % PID_SLOTS;
+	t[i].pid = pid;
+	return &t[i].n;
+}
+
+static bool idle_now(const struct conn *c, bool lone)
+{
+	int queued = 0;
+
+	if (lone && c->born >= loop_iter)
+		return false;
+	return !(ioctl(c->fd, FIONREAD, &queued) == 0 && queued > 0);
+}
+
 static struct conn *victim(bool any_uid, uid_t uid)
 {
-	for (struct conn *c = conns_head; c; c = c->next) {
-		int queued = 0;
+	static struct pid_count counts[PID_SLOTS];
+	unsigned most = 0;
 
-		if ((!any_uid && c->uid != uid) || c->born >= loop_iter)
-			continue;
-		if (ioctl(c->fd, FIONREAD, &queued) == 0 && queued > 0)
-			continue;
-		return c;
-	}
+	memset(counts, 0, sizeof(counts));
+	for (struct conn *c = conns_head; c; c = c->next)
+		if (any_uid || c->uid == uid) {
+			unsigned *n = pid_slot(counts, c->pid);
+
+			if (++*n > most)
+				most = *n;
+		}
+	if (most > 1)
+		for (struct conn *c = conns_head; c; c = c->next)
+			if ((any_uid || c->uid == uid) && *pid_slot(counts, c->pid) == most &&
+			    idle_now(c, false))
+				return c;
+	for (struct conn *c = conns_head; c; c = c->next)
+		if ((any_uid || c->uid == uid) && idle_now(c, true))
+			return c;
 	return NULL;
 }
 

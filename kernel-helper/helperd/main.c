@@ -35,11 +35,11 @@
  *   exactly as protocol.h defines them (size = packet length = the type's
  *   size, magic, version, known type); anything else gets -EPROTO and the
  *   connection is closed. Connections idle for more than 1 s are closed; at
- *   most 1024 are open, at most 64 per uid. At a cap the newcomer wins: the
- *   oldest idle connection (of its uid, for the per-uid cap) is closed for
- *   it (conn.c, victim()), so a process holding connections locks out neither other
- *   users nor the other processes of its own uid, and exhausts neither fds
- *   nor memory.
+ *   most 1024 are open, at most 64 per uid. At a cap the newcomer wins: an
+ *   idle connection (of its uid, for the per-uid cap) of the process
+ *   holding the most is closed for it (conn.c, victim()), so a process
+ *   holding connections locks out neither other users nor the other
+ *   processes of its own uid, and exhausts neither fds nor memory.
  * - REGISTER resolves the address in the caller's own maps (users.c,
  *   proc.c); a known file only gains a user, answered at once. A new file is
  *   parsed in a sandboxed worker (worker.c: the spare, forked ahead, when

@@ -19,7 +19,9 @@
  *   hdclient garbage short|long|magic|version|type|size|reply|tiny|empty
  *       a malformed packet; prints "status=S" or "closed"
  *   hdclient list [PID]
- *       LIST; prints "entry PID NPROBES DEV INO PATH" lines, then "status=S count=N"
+ *       LIST; prints "entry PID NPROBES DEV INO PATH" lines, then "status=S count=N";
+ *       with $HDCLIENT_SEND_DELAY_MS, that long between connect and send (a
+ *       client preempted in between)
  *   hdclient hold N
  *       opens N connections that never send; prints "held K", waits for stdin EOF
  *   hdclient hold-renew N
@@ -171,8 +173,12 @@ static int list(int pid)
 	unsigned count = 0;
 
 	proto_list(&m, pid, 9);
-	if (send(fd, &m, sizeof(m), 0) != sizeof(m))
+	if (getenv("HDCLIENT_SEND_DELAY_MS"))
+		poll(NULL, 0, atoi(getenv("HDCLIENT_SEND_DELAY_MS")));
+	if (send(fd, &m, sizeof(m), 0) != sizeof(m)) {
+		printf("send: %s\n", strerror(errno));
 		return 2;
+	}
 	for (;;) {
 		ssize_t n = get(fd, &u, sizeof(u));
 

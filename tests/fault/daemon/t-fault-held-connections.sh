@@ -36,8 +36,16 @@ maxfds=0 maxrss=0 slowest=0
 for i in $(seq 10); do
 	served_run "run $i"
 	[ "$RUN_MS" -gt "$slowest" ] && slowest=$RUN_MS
-	"$HDCLIENT" list "$PID_a" >"$T/list" || true
+	t0=$(date +%s%N)
+	"$HDCLIENT" list "$PID_a" >"$T/list" 2>"$T/list.err" ||
+		echo "LIST: hdclient exit $? after $((($(date +%s%N) - t0) / 1000000)) ms:" \
+			"$(cat "$T/list" "$T/list.err")" >&2
 	expect_grep "^entry $PID_a 2 " "$T/list" "LIST while the connections are held"
+	# A client of root's that waits 300 ms between connect and send, while
+	# root's holder renews its connections: it is not the one closed for
+	# them (victim(): the holder loses its own)
+	HDCLIENT_SEND_DELAY_MS=300 "$HDCLIENT" list "$PID_a" >"$T/list" 2>&1 || true
+	expect_grep "^entry $PID_a 2 " "$T/list" "LIST 300 ms after connecting, root's holder renewing"
 	f=$(nfds) r=$(rss_kb)
 	[ "$f" -gt "$maxfds" ] && maxfds=$f
 	[ "$r" -gt "$maxrss" ] && maxrss=$r
