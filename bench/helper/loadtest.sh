@@ -15,8 +15,16 @@
 #   - floods the parse queue with 300 slow hostile files (each parse made
 #     to take 400 ms: --test-worker-delay on their paths, as a 65,536-note
 #     ELF takes ~0.4 s), registered again and again when refused.
-# Meanwhile, timed request by request (bench/helper/loadclient.c):
-#   - uid 4242's program of a file the daemon knows: 400 REGISTERs, 25 ms apart;
+# Meanwhile, uid 4242 starts a -G program of a file the daemon knows (one
+# copy of it runs throughout) 200 times, each start paired with one under
+# USDTKIT_DISABLE=1 (startlat.c; exec to main()): what registration adds to
+# the start of a known file's program, which asks the daemon nothing when
+# the file is on its board (drti.c); 200 more starts time drti's
+# constructor itself inside the process (ctorbench.c cold: the
+# registration's whole cost at a start); and, timed request by request
+# (bench/helper/loadclient.c), the protocol's requests:
+#   - uid 4242's REGISTER of a file the daemon knows, as drti sends it when
+#     the board cannot answer (no board, a stale one): 400, 25 ms apart;
 #   - uid 4242's new files of 10 sites: 60 copies, one REGISTER each, 150 ms apart;
 #   - root's LIST (the protocol request behind `dtrace -l`): 300, 30 ms apart;
 #   - root's `dtrace -l` (the whole command, its exec included): 50 runs.
@@ -49,6 +57,20 @@ bh_loadclient
 bh_lib big big 12000
 bh_lib ten ten 10 1 ", x"
 bh_lib hostile hostile 10
+# the -G program uid 4242 starts, and the harness that starts it
+printf 'provider %sst { probe tick(int); };\n' "$P" >"$w/st.d"
+"$dtrace" -h -s "$w/st.d" -o "$w/st.h"
+printf '#include "st.h"\n#define BENCHPROV_TICK %sST_TICK\n' "${P^^}" >"$w/bp.h"
+gcc -O2 -I"$top/include" -I"$w" -c "$top/bench/helper/target.c" -o "$w/target.o"
+"$dtrace" -G -s "$w/st.d" -o "$w/st-prov.o" "$w/target.o"
+gcc "$w/target.o" "$w/st-prov.o" -o "$w/target"
+gcc -O2 -I"$top/include" -I"$top/core" "$top/bench/helper/startlat.c" -o "$w/startlat"
+# drti's constructor timed inside a process at its start (ctorbench.c, as run.sh builds it)
+kept=$("$dtrace" -G -k -s "$w/st.d" -o "$w/kept.o" 2>&1 | sed -n 's/.*kept the provider object.s source in //p')
+[ -f "$kept" ] || { echo "dtrace -G -k kept no source" >&2; exit 1; }
+cat "$kept" "$top/bench/helper/ctorbench.c" >"$w/ctorbench.c"
+rm -rf "$(dirname "$kept")"
+gcc -O2 -I"$top/include" -DCTORBENCH_PROVIDER="${P}st" "$w/ctorbench.c" -o "$w/ctorbench"
 mkdir -m 0755 "$w/big" "$w/known" "$w/new" "$w/flood"
 for i in 1 2; do cp "$w/big.so" "$w/big/libbig$i.so"; done
 cp "$w/ten.so" "$w/known/libten.so"
@@ -78,6 +100,11 @@ setpriv --reuid=4242 --regid=4242 --clear-groups -- "$hold" hold "$w/known/libte
 pids="$pids $!"
 exec 8>"$w/known.in"
 for _ in $(seq 300); do grep -q '^ready' "$w/known.out" && break; sleep 0.1; done
+# uid 4242's -G program: one copy runs throughout, so its file stays known
+setpriv --reuid=4242 --regid=4242 --clear-groups -- "$w/target" wait <"$w/known.in" >/dev/null &
+pids="$pids $!"
+setpriv --reuid=4242 --regid=4242 --clear-groups -- "$w/ctorbench" hold <"$w/known.in" >/dev/null &
+pids="$pids $!"
 
 # nobody's load.
 end=$(($(date +%s) + secs))
@@ -116,6 +143,16 @@ setpriv --reuid=4242 --regid=4242 --clear-groups -- \
 m2=$!
 "$w/loadclient" list 300 30 >"$w/r.list" &
 m3=$!
+setpriv --reuid=4242 --regid=4242 --clear-groups -- \
+	"$w/startlat" lat 200 "disabled|USDTKIT_DISABLE=1|$w/target" "known|USDTKIT_HELPER_SOCKET=$sock|$w/target" >"$w/r.start" &
+m4=$!
+(
+	for _ in $(seq 200); do
+		USDTKIT_DISABLE=1 setpriv --reuid=4242 --regid=4242 --clear-groups -- "$w/ctorbench" cold
+		sleep 0.02
+	done >"$w/r.ctor"
+) &
+m5=$!
 : >"$w/dl.times"
 for _ in $(seq 50); do
 	a=$(date +%s%N)
@@ -123,11 +160,15 @@ for _ in $(seq 50); do
 	echo $((($(date +%s%N) - a) / 1000)) >>"$w/dl.times"
 	sleep 0.05
 done
-wait $m1 $m2 $m3
+wait $m1 $m2 $m3 $m4 $m5
 t1=$(date +%s%N)
 c1=$(cpu)
 hz=$(getconf CLK_TCK)
 echo "during the load ($(((t1 - t0) / 1000000)) ms, big events now $(events big)):"
+awk '$1 == "known" { k = $0 } $1 == "disabled" { d = $0 }
+	END { split(k, a); split(d, b)
+		printf "  uid 4242, a known file'"'"'s program start, exec to main() (us): n=200 with registration p50=%d p99=%d, disabled p50=%d p99=%d; added (paired) p50=%d p99=%d\n", a[2], a[8], b[2], b[8], a[6], a[9] }' "$w/r.start"
+sort -n "$w/r.ctor" | awk '{v[NR] = $1} END {printf "  uid 4242, drti'"'"'s constructor at a known file'"'"'s start (us): n=%d p50=%d p90=%d p99=%d max=%d\n", NR, v[int(NR/2)+1], v[int(NR*0.9)+1], v[int(NR*0.99)+1], v[NR]}'
 echo "  uid 4242, known file REGISTER (us): $(cat "$w/r.known")"
 echo "  uid 4242, new 10-site file REGISTER (us): $(cat "$w/r.new")"
 echo "  root LIST (us): $(cat "$w/r.list")"
