@@ -49,6 +49,7 @@
 #include "list.h"
 #include "list_create.h"
 #include "list_grab.h"
+#include "list_group.h"
 #include "list_source.h"
 #include "metadata.h"
 #include "notes.h"
@@ -61,15 +62,6 @@ struct pdesc {
 	const char *field[NFIELDS];
 	char *expanded[NFIELDS]; /* a field with its $target expanded, owned */
 	size_t matched;
-};
-
-/* One line of a file's listing, before the pid is known. */
-struct file_probe {
-	const char *provider; /* the note's strings (owned by the notes) */
-	const char *name;
-	char *dname; /* DTrace's spelling */
-	char *func;  /* "" when unknown */
-	size_t site; /* index of its first site in the notes */
 };
 
 /* What one file (device, inode) holds; read once per run. */
@@ -313,47 +305,6 @@ static void put_printable(FILE *out, const char *s)
 	}
 }
 
-/* Groups the accepted sites by (provider, name, function). */
-static int group_sites(struct file_entry *f, char **funcs)
-{
-	const struct usdt_notes *n = f->notes;
-	size_t i, k;
-
-	f->p = calloc(n->nsites ? n->nsites : 1, sizeof(*f->p));
-	if (!f->p)
-		return -ENOMEM;
-	for (i = 0; i < n->nsites; i++) {
-		const struct usdt_site *s = &n->sites[i];
-		char *fn = printable(funcs[i] ? funcs[i] : "", false);
-		struct file_probe *p;
-
-		if (!fn)
-			return -ENOMEM;
-		if (s->reject) {
-			free(fn);
-			continue;
-		}
-		for (k = 0; k < f->n; k++)
-			if (!strcmp(f->p[k].provider, s->provider) &&
-			    !strcmp(f->p[k].name, s->name) && !strcmp(f->p[k].func, fn))
-				break;
-		if (k < f->n) {
-			free(fn);
-			continue;
-		}
-		p = &f->p[f->n];
-		p->provider = s->provider;
-		p->name = s->name;
-		p->site = i;
-		p->dname = usdt_probe_dtrace_name(s->name);
-		p->func = fn;
-		f->n++;
-		if (!p->dname)
-			return -ENOMEM;
-	}
-	return 0;
-}
-
 static int read_file(struct lister *l, const struct usdt_list_module *m, struct file_entry *f)
 {
 	char err[256] = "", **funcs = NULL, *shown;
@@ -396,9 +347,17 @@ static int read_file(struct lister *l, const struct usdt_list_module *m, struct 
 	if (why)
 		usdt_warning(l->diag, "%s: functions named from the symbol table only: %s", shown,
 			     why);
-	rc = group_sites(f, funcs);
-	if (rc)
-		goto out;
+	for (i = 0; i < n; i++) {
+		char *fn = printable(funcs[i] ? funcs[i] : "", false);
+
+		free(funcs[i]);
+		funcs[i] = fn;
+		if (!fn) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	rc = list_group_sites(f->notes, funcs, &f->p, &f->n);
 out:
 	if (funcs)
 		for (i = 0; i < n; i++)
@@ -712,9 +671,7 @@ static int each_module(struct lister *l, const struct usdt_list_module *m,
 		const char *why = NULL;
 		int rc;
 
-		for (k = 0; k < f->n; k++)
-			lp.nfuncs += !strcmp(f->p[k].provider, p->provider) &&
-				     !strcmp(f->p[k].name, p->name);
+		lp.nfuncs = p->nfuncs;
 		lp.nargs = lp.site->nargs;
 		memset(&info, 0, sizeof(info));
 		if (usdt_meta_find(f->notes, p->provider, p->name, &info, &why)) {
