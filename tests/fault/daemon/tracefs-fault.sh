@@ -60,7 +60,11 @@ tracefs_fault() { # KIND
 		repair="mount -o remount,bind,rw /sys/kernel/tracing"
 		;;
 	nouprobes)
+		# (with debugfs mounted, its tracing/ is an automount of tracefs:
+		# hidden under an empty read-only tmpfs too)
 		ns sh -c 'umount /sys/kernel/debug/tracing 2>/dev/null;
+			! mountpoint -q /sys/kernel/debug ||
+				mount -t tmpfs -o ro,size=4k usdtkit-fault /sys/kernel/debug;
 			mount -t tmpfs -o size=64k usdtkit-fault /sys/kernel/tracing' || fail "the tmpfs"
 		repair="umount /sys/kernel/tracing"
 		;;
