@@ -43,7 +43,7 @@ struct dt_src {
 	const char *file; /* "-n" descriptions: "description N" */
 	const char *text; /* the whole text (for the caret line) */
 	const char *what; /* DTrace's phrase under -xerrtags: "failed to compile script x.d" */
-	bool library;	  /* our D library (parse_dlib.c, dlib.c): its declarations yield to the
+	bool library;	  /* the D library (dlib.c): its declarations yield to the
 			     program's */
 };
 struct dt_pos {

@@ -6,7 +6,7 @@
 # link_ntop, cleanpath, lltostr below strsize 32, strtok's faults, and
 # an associative array of a struct. ipaddr_t, struct in_addr, struct
 # in6_addr, AF_INET, ARPHRD_ETHER... come from usdtkit's D library
-# (dtrace/consumer/parse_dlib.c), no declaration in the scripts, and a
+# (dtrace/consumer/dlib.c), no declaration in the scripts, and a
 # script's own declaration of one of those names wins. Every expected
 # value is worked out by hand from the address bytes, RFC 5952's text
 # forms as DTrace writes them and Linux's dev_t (major above 20 bits).
