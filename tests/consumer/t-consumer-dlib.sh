@@ -105,6 +105,8 @@ BEGIN
 D
 dt 0 -q -s "$T/own.d"
 same "$T/out" "8 8 77 1\n\n" "a script's declarations over the D library's"
+dt 0 -q -n 'enum proto { IPPROTO_TCP = 99 }; BEGIN { printf("%d %d\n", IPPROTO_TCP, IPPROTO_UDP); exit(0); }'
+same "$T/out" "99 17\n\n" "a script's enumerator over the D library's constant"
 
 cat >"$T/clean.d" <<'D'
 BEGIN
