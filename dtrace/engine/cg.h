@@ -227,6 +227,9 @@ void cg_cleanpath_functions(struct dt_buf *o);
 #define CG_DMEM_MAX 16000u /* a per-CPU map's value holds 32 KiB: twice this and more */
 /* codegen_vars.c: alloca()'s scratch, -x scratchsize (8-byte multiple) or the default */
 unsigned cg_dmem_size(const struct cg *g);
+/* A call (alloca, copyin) asking for a constant `size` over the scratch: refused, true
+ * (D_ALLOCA_SIZE). */
+bool cg_dmem_refuse_size(struct cg *g, const struct dt_node *n, const struct dt_node *size);
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
 /* n is a place in memory (`*p`, `p->m`, `p[i]`, `a[i]` of a scalar array, a union's member). */
 bool cg_ptr_is_place(struct cg *g, const struct dt_node *n);

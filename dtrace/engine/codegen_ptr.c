@@ -557,20 +557,11 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	}
 	if (n->kind == N_CALL && !strcmp(n->name, "alloca") && n->nargs == 1) {
 		struct cv s;
-		int64_t k;
 		char t[600];
 
 		cg_int(g, n->args[0], &s);
-		if (g->failed)
+		if (g->failed || cg_dmem_refuse_size(g, n, n->args[0]))
 			return true;
-		if (cg_const(g, n->args[0], &k) && (uint64_t)k > cg_dmem_size(g)) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "alloca(%lld) size larger than scratchsize %u",
-				 (long long)k, cg_dmem_size(g));
-			cg_refuse(g, n, "D_ALLOCA_SIZE", msg);
-			return true;
-		}
 		snprintf(
 		    t, sizeof(t),
 		    "({ __u64 an_ = (__u64)(%s), ap_ = dalloca(an_); if (!ap_) FAULT(%zu, 5, an_); "
