@@ -190,7 +190,8 @@ enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT, P_ERROR
 
 struct dt_probe {
 	enum dt_pkind kind;
-	char *bt;	   /* its kind and place: "usdt:/path:prov:name", "interval:s:1" */
+	char *attach;	   /* where it attaches, its kind and place: "usdt:/path:prov:name",
+			      "interval:s:1" */
 	char *func;	   /* probefunc */
 	char *name;	   /* probename */
 	char *mod;	   /* probemod */
