@@ -13,7 +13,8 @@
  * DMEM_VA_S, the globals' memory objects (scalar arrays `int a[5]`, union
  * variables) at DMEM_VA_G, offsets into their maps. A load or a store
  * there is the map's bytes, bounds tested (dmem_at()); a load elsewhere
- * reads the process's memory, else the kernel's; an address nothing
+ * reads the process's memory, else the kernel's (a string known to be the
+ * kernel's, cv.kernel, the kernel's alone: load()); an address nothing
  * answers for faults (DTRACEFLT_BADADDR), a store anywhere but D's memory
  * too. What DTrace refuses is refused with its tag: `&` of a D variable
  * (D_ADDROF_VAR), `*` of an integer (D_DEREF_NONPTR) or of `void *`
