@@ -43,7 +43,7 @@ struct dt_src {
 	const char *file; /* "-n" descriptions: "description N" */
 	const char *text; /* the whole text (for the caret line) */
 	const char *what; /* DTrace's phrase under -xerrtags: "failed to compile script x.d" */
-	bool library;	  /* our D library (parse_dlib.c, dlib.c): its declarations yield to the
+	bool library;	  /* the D library (dlib.c): its declarations yield to the
 			     program's */
 };
 struct dt_pos {
@@ -190,7 +190,8 @@ enum dt_pkind { P_BEGIN, P_END, P_TICK, P_PROFILE, P_USDT, P_TRACEPOINT, P_ERROR
 
 struct dt_probe {
 	enum dt_pkind kind;
-	char *bt;	   /* its kind and place: "usdt:/path:prov:name", "interval:s:1" */
+	char *attach;	   /* where it attaches, its kind and place: "usdt:/path:prov:name",
+			      "interval:s:1" */
 	char *func;	   /* probefunc */
 	char *name;	   /* probename */
 	char *mod;	   /* probemod */

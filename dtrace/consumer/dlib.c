@@ -1,15 +1,23 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * DTrace's own D library, the part every D program sees without declaring
- * it (DTrace's procfs.d, sched.d and regs.d): the process model's types
- * (psinfo_t, lwpsinfo_t: Solaris proc(4)'s, as DTrace for Linux keeps
- * them), cpuinfo_t, their constants, the registers' indexes for uregs[],
- * and curpsinfo/curlwpsinfo, the translations of curthread.
+ * it (DTrace's procfs.d, sched.d, regs.d and net.d): the process model's
+ * types (psinfo_t, lwpsinfo_t: Solaris proc(4)'s, as DTrace for Linux
+ * keeps them), cpuinfo_t, their constants, the registers' indexes for
+ * uregs[], curpsinfo and curlwpsinfo, the translations of curthread, and
+ * the network's types (ipaddr_t, struct in_addr, struct in6_addr,
+ * in6_addr_t) and constants (AF_*, IPPROTO_*, ARPHRD_*).
  *
  * Theory. The library is D text, parsed before each program's own by the
  * same parser (parse.c, dt_parse()): its types are declarations like a
- * program's, its constants and curpsinfo/curlwpsinfo inlines. Only the two
- * translators are not D: DTrace writes them in D over struct task_struct,
+ * program's, its constants and curpsinfo/curlwpsinfo inlines, so it needs
+ * no kernel BTF. Its source is marked `library`: a program's own
+ * declaration of one of its names wins (the library's typedef, struct,
+ * union or inline of that name is hidden, parse_decl.c's library_yields(),
+ * parse.c's inlines) instead of being refused as a redeclaration. The
+ * network's layouts are the kernel's (include/uapi/linux/in.h, in6.h), its
+ * values Linux's (socket.h, in.h, if_arp.h). Only the two translators are
+ * not D: DTrace writes them in D over struct task_struct,
  * a kernel type; here they are builtin (struct dt_xlator's `builtin`), and
  * a member they define is lowered by parse_xlate.c to N_KTASK, which the
  * engine computes from the task's fields at the offsets the running
@@ -61,7 +69,41 @@ const char dt_dlib_types[] =
     "	taskid_t pr_taskid; dprojid_t pr_projid; int pr_nzomb; poolid_t pr_poolid;\n"
     "	zoneid_t pr_zoneid; id_t pr_contract; int pr_filler[1];\n"
     "	lwpsinfo_t pr_lwp;\n"
-    "} psinfo_t;\n";
+    "} psinfo_t;\n"
+    /* net.d's */
+    "typedef uint32_t ipaddr_t;\n"
+    "struct in_addr { ipaddr_t s_addr; };\n"
+    "struct in6_addr {\n"
+    "	union { uint8_t u6_addr8[16]; uint16_t u6_addr16[8]; uint32_t u6_addr32[4]; } in6_u;\n"
+    "};\n"
+    "typedef struct in6_addr in6_addr_t;\n";
+
+/* net.d's constants: address families, IP protocols, link types */
+#define NET                                                                                        \
+	"inline int AF_UNSPEC = 0; inline int AF_UNIX = 1; inline int AF_INET = 2;\n"              \
+	"inline int AF_INET6 = 10; inline int AF_PACKET = 17;\n"                                   \
+	"inline int IPPROTO_IP = 0; inline int IPPROTO_ICMP = 1; inline int IPPROTO_IGMP = 2;\n"   \
+	"inline int IPPROTO_IPIP = 4; inline int IPPROTO_TCP = 6; inline int IPPROTO_EGP = 8;\n"   \
+	"inline int IPPROTO_PUP = 12; inline int IPPROTO_UDP = 17; inline int IPPROTO_IDP = 22;\n" \
+	"inline int IPPROTO_TP = 29; inline int IPPROTO_DCCP = 33; inline int IPPROTO_IPV6 = "     \
+	"41;\n"                                                                                    \
+	"inline int IPPROTO_RSVP = 46; inline int IPPROTO_GRE = 47; inline int IPPROTO_ESP = "     \
+	"50;\n"                                                                                    \
+	"inline int IPPROTO_AH = 51; inline int IPPROTO_ICMPV6 = 58; inline int IPPROTO_MTP = "    \
+	"92;\n"                                                                                    \
+	"inline int IPPROTO_BEETPH = 94; inline int IPPROTO_ENCAP = 98;\n"                         \
+	"inline int IPPROTO_PIM = 103; inline int IPPROTO_COMP = 108;\n"                           \
+	"inline int IPPROTO_SCTP = 132; inline int IPPROTO_UDPLITE = 136;\n"                       \
+	"inline int IPPROTO_MPLS = 137; inline int IPPROTO_RAW = 255;\n"                           \
+	"inline int ARPHRD_NETROM = 0; inline int ARPHRD_ETHER = 1; inline int ARPHRD_EETHER = "   \
+	"2;\n"                                                                                     \
+	"inline int ARPHRD_AX25 = 3; inline int ARPHRD_PRONET = 4; inline int ARPHRD_CHAOS = 5;\n" \
+	"inline int ARPHRD_IEEE802 = 6; inline int ARPHRD_ARCNET = 7;\n"                           \
+	"inline int ARPHRD_APPLETLK = 8; inline int ARPHRD_DLCI = 15; inline int ARPHRD_ATM = "    \
+	"19;\n"                                                                                    \
+	"inline int ARPHRD_METRICOM = 23; inline int ARPHRD_IEEE1394 = 24;\n"                      \
+	"inline int ARPHRD_EUI64 = 27; inline int ARPHRD_INFINIBAND = 32;\n"                       \
+	"inline int ARPHRD_LOOPBACK = 772; inline int ARPHRD_NONE = 0xfffe;\n"
 
 /* the registers' indexes: the words of the kernel's struct pt_regs, then DTrace's extras */
 #if defined(__aarch64__)
@@ -115,7 +157,7 @@ const char dt_dlib_inlines[] =
     "inline int CLD_EXITED = 1; inline int CLD_KILLED = 2; inline int CLD_DUMPED = 3;\n"
     "inline int CLD_TRAPPED = 4; inline int CLD_STOPPED = 5; inline int CLD_CONTINUED = 6;\n"
     "inline psinfo_t *curpsinfo = xlate <psinfo_t *> (curthread);\n"
-    "inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);\n" REGS;
+    "inline lwpsinfo_t *curlwpsinfo = xlate <lwpsinfo_t *> (curthread);\n" REGS NET;
 
 /*
  * The members the builtin translators define. kind 'k': computed from the

@@ -88,6 +88,7 @@ static void control_line(struct dt_lex *lx)
 		return; /* cpp's line markers */
 	if (!strncmp(s, "pragma", 6)) {
 		char opt[256], val[256] = "";
+		bool had_error;
 		int rc;
 
 		s += 6 + strspn(s + 6, " \t");
@@ -149,8 +150,14 @@ static void control_line(struct dt_lex *lx)
 			lx->err = true;
 			return;
 		}
+		had_error = lx->o->opt_error[0] != '\0';
 		rc = dt_set_option(lx->o, opt, val[0] ? val : NULL);
-		if (rc == -2) {
+		if (!had_error && lx->o->opt_error[0]) {
+			/* refused by options.c (engine=bpftrace...): said here, at the pragma */
+			dt_error_at(lx->diag, &pos, "D_PRAGMA_OPTSET", "%s", lx->o->opt_error);
+			lx->o->opt_error[0] = '\0';
+			lx->err = true;
+		} else if (rc == -2) {
 			dt_error_at(
 			    lx->diag, &pos, "D_PRAGMA_OPTSET",
 			    "failed to set option '%s' to '%s': Invalid value for specified "

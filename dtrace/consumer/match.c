@@ -7,8 +7,8 @@
  * glob, an empty field matching anything, fewer fields aligned on the name.
  * dtrace:::BEGIN/END, profile:::tick-N/profile-N, syscall::F:entry|return
  * and proc:::exec-success|exit|create are BEGIN/END, timers (a CPU clock),
- * profile timers and tracepoints (each probe's `bt` names its kind and
- * place in bpftrace's words: "usdt:/path:prov:name", "interval:s:1"). Everything else is USDT,
+ * profile timers and tracepoints (each probe's `attach` names its kind and
+ * place: "usdt:/path:prov:name", "interval:s:1", "tracepoint:cat:name"). Everything else is USDT,
  * matched against the probes the listing sees (dtrace/list/: the -p/-c processes read directly, and
  * every process the helper daemon has registered) exactly as `dtrace -l -n` matches: the provider
  * field sees the name with the pid
@@ -85,18 +85,18 @@ static bool fmatch(const char *pat, const char *v)
 	return !*pat || !fnmatch(pat, v, 0);
 }
 
-static struct dt_probe *find_or_add(struct dt_probes *ps, const char *bt, bool *added)
+static struct dt_probe *find_or_add(struct dt_probes *ps, const char *attach, bool *added)
 {
 	struct dt_probe p;
 	size_t i;
 
 	for (i = 0; i < ps->n; i++)
-		if (!strcmp(ps->v[i].bt, bt)) {
+		if (!strcmp(ps->v[i].attach, attach)) {
 			*added = false;
 			return &ps->v[i];
 		}
 	memset(&p, 0, sizeof(p));
-	p.bt = dt_xstrdup(bt);
+	p.attach = dt_xstrdup(attach);
 	p.id = ++ps->next_id;
 	DT_PUSH(ps->v, ps->n, p);
 	*added = true;
@@ -250,7 +250,7 @@ static size_t match_syscall(struct matcher *m, size_t ci, const struct dt_pdesc 
 		return 0;
 	while ((e = readdir(dir))) {
 		const char *fn, *name;
-		char bt[300], ev[300];
+		char attach[300], ev[300];
 		struct dt_probe *p;
 		bool added;
 
@@ -263,9 +263,9 @@ static size_t match_syscall(struct matcher *m, size_t ci, const struct dt_pdesc 
 		if (!fmatch(d->field[2], fn) || !fmatch(d->field[3], name) ||
 		    !fmatch(d->field[1], ""))
 			continue;
-		snprintf(bt, sizeof(bt), "tracepoint:syscalls:%s", e->d_name);
+		snprintf(attach, sizeof(attach), "tracepoint:syscalls:%s", e->d_name);
 		snprintf(ev, sizeof(ev), "syscalls/%s", e->d_name);
-		p = find_or_add(m->probes, bt, &added);
+		p = find_or_add(m->probes, attach, &added);
 		if (added) {
 			p->kind = P_TRACEPOINT;
 			set_names(p, "syscall", "", fn, name);
@@ -290,15 +290,15 @@ static size_t match_proc(struct matcher *m, size_t ci, const struct dt_pdesc *d)
 	size_t i, n = 0;
 
 	for (i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
-		char bt[100];
+		char attach[100];
 		struct dt_probe *p;
 		bool added;
 
 		if (!fmatch(d->field[3], t[i].name) || !fmatch(d->field[1], "") ||
 		    !fmatch(d->field[2], ""))
 			continue;
-		snprintf(bt, sizeof(bt), "tracepoint:%s", t[i].tp);
-		p = find_or_add(m->probes, bt, &added);
+		snprintf(attach, sizeof(attach), "tracepoint:%s", t[i].tp);
+		p = find_or_add(m->probes, attach, &added);
 		if (added) {
 			p->kind = P_TRACEPOINT;
 			set_names(p, "proc", "", "", t[i].name);
@@ -452,7 +452,7 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 		return -1;
 	for (i = 0; i < m->nusdt; i++) {
 		const struct usdt_list_probe *lp = &m->usdt[i];
-		char prov[300], bt[4400];
+		char prov[300], attach[4400];
 		struct dt_pclause *pc;
 		struct dt_probe *p;
 		bool added;
@@ -474,8 +474,8 @@ static int match_usdt(struct matcher *m, size_t ci, const struct dt_pdesc *d, si
 			return -1;
 		}
 		(*count)++;
-		snprintf(bt, sizeof(bt), "usdt:%s:%s:%s", lp->path, lp->provider, lp->name);
-		p = find_or_add(m->probes, bt, &added);
+		snprintf(attach, sizeof(attach), "usdt:%s:%s:%s", lp->path, lp->provider, lp->name);
+		p = find_or_add(m->probes, attach, &added);
 		if (added) {
 			p->kind = P_USDT;
 			set_names(p, lp->provider, lp->module, lp->func, lp->dname);

@@ -430,6 +430,9 @@ static void declaration(struct parser *ps)
 		c->a = ps->failed ? NULL : expr(ps);
 		ps->iparams = NULL;
 		d.value = !strcmp(type, "string") || (c->a && c->a->kind == N_XLATE) ? c->a : c;
+		d.library = lx->src->library;
+		if (d.value && !d.library)
+			dt_parse_inline_yields(ps, d.name);
 		if (d.value)
 			DT_PUSH(ps->inl, ps->ninl, d);
 		expect(ps, ";", "after the declaration");
@@ -605,17 +608,23 @@ static void top_level(struct parser *ps, size_t source_index)
 
 /*
  * DTrace's own D library (dlib.c), before a program's text: its types once
- * a program, its builtin translators and inlines with each source.
+ * a program (their unnamed types numbered apart from the program's), its
+ * builtin translators and inlines with each source.
  */
 static void library(struct parser *ps)
 {
 	static const struct dt_src types = {dt_dlib_name, dt_dlib_types, dt_dlib_name, true};
 	static const struct dt_src inlines = {dt_dlib_name, dt_dlib_inlines, dt_dlib_name, true};
 	const struct dt_dlib_xlator *l;
+	size_t i;
 
-	if (!dt_parse_find(ps, 'T', "psinfo_t")) {
+	for (i = 0; i < ps->prog->ndecls && ps->prog->decls[i].pos.src != &types; i++)
+		;
+	if (i == ps->prog->ndecls) {
+		ps->nanon = 1000;
 		dt_lex_init(&ps->lx, &types, ps->prog->o, ps->diag);
 		top_level(ps, 0);
+		ps->nanon = 0;
 	}
 	for (l = dt_dlib_xlators; !ps->failed && l->out; l++) {
 		struct dt_xlator x = {0};
@@ -642,8 +651,7 @@ int dt_parse(struct dt_program *prog, const struct dt_src *src, size_t source_in
 	memset(&ps, 0, sizeof(ps));
 	ps.prog = prog;
 	ps.diag = diag;
-	dt_dlib_load(&ps); /* net.d's types (parse_dlib.c) */
-	library(&ps);	   /* procfs.d's and sched.d's (dlib.c) */
+	library(&ps);
 	if (!ps.failed) {
 		dt_lex_init(&ps.lx, src, prog->o, diag);
 		top_level(&ps, source_index);

@@ -15,6 +15,7 @@ struct inline_def {
 	/* an inline array (`inline int a[int x, int y] = x + y;`): its keys' names */
 	char **params;
 	size_t nparams;
+	bool library; /* the D library's (dlib.c): a program's inline or enumerator hides it */
 };
 
 /* A translator (parse_xlate.c): its output and input types, resolved, its members. */
@@ -107,12 +108,9 @@ void dt_parse_declare_as(struct parser *ps, const struct dt_node *n, const char 
 const struct dt_decl *dt_parse_find(const struct parser *ps, char kind, const char *name);
 const char *dt_parse_resolve(const struct parser *ps, const char *ty);
 
-/*
- * usdtkit's D library (parse_dlib.c): its types declared in the program
- * (once), and a constant of its (AF_INET...) by name, or NULL.
- */
-void dt_dlib_load(struct parser *ps);
-struct dt_node *dt_dlib_const(struct parser *ps, const char *name);
+/* The D library's inline of `name` hidden: the program declares the name (an inline, an
+ * enumerator). */
+void dt_parse_inline_yields(struct parser *ps, const char *name);
 
 /*
  * Translators (parse_xlate.c, under parse_expr.c). A type with its

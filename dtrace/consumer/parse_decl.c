@@ -191,13 +191,22 @@ static const struct dt_decl *find_typedef(const struct parser *ps, const char *n
 	return NULL;
 }
 
-/* A declaration of our D library yields to the program's of its name: hidden (parse_dlib.c). */
+/* A declaration of the D library yields to the program's of its name: hidden (dlib.c). */
 static bool library_yields(const struct dt_decl *o)
 {
 	if (!o->pos.src || !o->pos.src->library)
 		return false;
 	o->name[0] = '\0';
 	return true;
+}
+
+void dt_parse_inline_yields(struct parser *ps, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ps->ninl; i++)
+		if (ps->inl[i].library && !strcmp(ps->inl[i].name, name))
+			ps->inl[i].name[0] = '\0';
 }
 
 static bool is_c_word(const char *w)
@@ -274,6 +283,7 @@ static void enum_body(struct parser *ps, const char *name)
 			fail(ps, &ps->lx.pos, "expected an enumerator's name");
 			return;
 		}
+		dt_parse_inline_yields(ps, ps->lx.text);
 		for (i = 0; i < ps->ninl; i++)
 			if (!strcmp(ps->inl[i].name, ps->lx.text) && i >= first) {
 				/* twice in one enum: DTrace's type library refuses the member */

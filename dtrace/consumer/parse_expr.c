@@ -295,10 +295,6 @@ static struct dt_node *primary(struct parser *ps)
 		inl = find_inline(ps, lx->text);
 		if (inl)
 			return inline_use(ps, inl);
-		if ((n = dt_dlib_const(ps, lx->text))) { /* AF_INET...: the D library's */
-			next(ps);
-			return n;
-		}
 		n = node(ps, N_IDENT);
 		n->name = dt_xstrdup(lx->text);
 		next(ps);

@@ -82,6 +82,7 @@ int dt_consume(struct dt_consumer_opts *o, struct usdt_diag *diag)
 	for (i = 0; i < o->nsources; i++) {
 		struct dt_src *src = dt_xmalloc(sizeof(*src));
 
+		memset(src, 0, sizeof(*src)); /* not the library's: its declarations do not yield */
 		/* the sources live until the end: positions point into them */
 		src->file = o->sources[i].kind == 's' ? o->sources[i].name : "<command line>";
 		src->text = o->sources[i].text;

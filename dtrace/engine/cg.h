@@ -36,8 +36,9 @@ struct cv {
 	enum sv_kind skind;
 	char *text; /* the integer's expression; the constant; the user address */
 	struct cv *sub;
-	char *ptr;	     /* a pointer: its pointee's type words ("int", "struct rec", "void") */
-	bool marked;	     /* SV_MEM: a variable's area, null where its marker is (strnull()) */
+	char *ptr;   /* a pointer: its pointee's type words ("int", "struct rec", "void") */
+	bool marked; /* SV_MEM: a variable's area, null where its marker is (strnull()) */
+	bool kernel; /* a pointer, SV_USER's address, known to be the kernel's: read there alone */
 	unsigned char symfn; /* SV_STACK: EG_SYM_* (stack(), sym(), usym()...: codegen_stack.c) */
 };
 
@@ -227,6 +228,9 @@ void cg_cleanpath_functions(struct dt_buf *o);
 #define CG_DMEM_MAX 16000u /* a per-CPU map's value holds 32 KiB: twice this and more */
 /* codegen_vars.c: alloca()'s scratch, -x scratchsize (8-byte multiple) or the default */
 unsigned cg_dmem_size(const struct cg *g);
+/* A call (alloca, copyin) asking for a constant `size` over the scratch: refused, true
+ * (D_ALLOCA_SIZE). */
+bool cg_dmem_refuse_size(struct cg *g, const struct dt_node *n, const struct dt_node *size);
 bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v);
 /* n is a place in memory (`*p`, `p->m`, `p[i]`, `a[i]` of a scalar array, a union's member). */
 bool cg_ptr_is_place(struct cg *g, const struct dt_node *n);
@@ -301,8 +305,8 @@ void cg_chill(struct cg *g, const struct dt_node *n, struct dt_buf *o, const cha
 size_t cg_fault_site(struct cg *g);
 int cg_fault_sizes(struct cg *g, const struct dt_probes *ps);
 bool cg_fault_const(const char *name, long long *value);
-void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
-		       const char *ind);
+void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, bool kernel,
+		       struct dt_buf *o, const char *ind);
 /* A new fault site of the clause being written: its number (from 1). */
 size_t cg_fault_site(struct cg *g);
 void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b);

@@ -571,7 +571,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 
 	DT_PUSH(g->out->probes, g->out->nprobes, p);
 	if (p->kind == P_USDT && (gi = cg_usdt_group(g, &added)) >= 0 && !added)
-		return p->bt ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
+		return p->attach ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
 	memset(g->arg_used, 0, sizeof(g->arg_used));
 	cg_vars_body_top(g, &body);
 	/* (ERROR too: the reader fires it for a fault of before the exit) */
@@ -598,7 +598,7 @@ static int probe(struct cg *g, size_t pi, struct dt_buf *o)
 	if (p->kind == P_USDT) {
 		memcpy(g->out->groups[gi].arg_used, g->arg_used, sizeof(g->arg_used));
 		cg_group_program(g, (size_t)gi, body.s, o);
-		rc = p->bt ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
+		rc = p->attach ? eg_probe_sites(g->out, p, (size_t)gi, ix, g->diag) : 0;
 	} else {
 		rc = cg_other_program(g, pi, body.s, o);
 	}

@@ -162,9 +162,9 @@ static int arg_place(const struct usdt_site *s, unsigned k, const char *path, st
 	return -1;
 }
 /* "usdt:PATH:provider:name" split (the path may hold ':'). */
-static char *split_bt(const char *bt, const char **prov, const char **name)
+static char *split_attach(const char *attach, const char **prov, const char **name)
 {
-	char *path = dt_xstrdup(bt + 5), *p;
+	char *path = dt_xstrdup(attach + 5), *p;
 
 	*prov = *name = NULL;
 	p = strrchr(path, ':');
@@ -339,7 +339,7 @@ int eg_probe_sites(struct eg_prog *p, const struct dt_probe *pr, size_t gi, uint
 	const struct eg_group *gr = &p->groups[gi];
 	const struct usdt_notes *notes;
 	const char *prov, *name, *why = NULL;
-	char *path = split_bt(pr->bt, &prov, &name), **funcs;
+	char *path = split_attach(pr->attach, &prov, &name), **funcs;
 	size_t *at = NULL;
 	size_t i, n = 0, first = p->nsites;
 	unsigned k;

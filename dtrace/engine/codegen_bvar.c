@@ -60,6 +60,7 @@ bool cg_bvar(struct cg *g, const struct dt_node *n, struct cv *v)
 		set(v, 8, true, t);
 	} else if (!strcmp(s, "curthread")) {
 		set(v, 8, true, "(__s64)bpf_get_current_task()");
+		v->kernel = true;
 		if (dt_kbtf_decl('S', "struct task_struct")) /* DTrace's type, from BTF (kbtf.c) */
 			v->ptr = dt_xstrdup("struct task_struct");
 	} else if (!strcmp(s, "curcpu")) {

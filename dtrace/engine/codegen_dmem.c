@@ -112,9 +112,11 @@ static const char dmem_functions[] =
     "#define DREAD_STR(d, a) dread_str(d, a)\n";
 
 /*
- * A string at a, the process's, else the kernel's (a char array of the
- * kernel's: curpsinfo->pr_fname). A kernel read cannot reach the process's
- * memory (the kernel refuses a user address), so a bad address faults still.
+ * A string at a, the process's, else the kernel's: an address the code
+ * generator cannot place (a string it knows is the kernel's, cv.kernel, is
+ * read from the kernel alone: cg_fault_read_str()). A kernel read cannot
+ * reach the process's memory (the kernel refuses a user address), so a bad
+ * address faults still.
  */
 static const char kread_str[] =
     "INLINE long kread_str(void *d, __u64 a) {\n"

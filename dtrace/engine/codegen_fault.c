@@ -215,17 +215,22 @@ size_t cg_fault_site(struct cg *g)
 	return g->scanning ? 0 : new_site(g);
 }
 
-/* A string read from the process; an address not readable faults (DTRACEFLT_BADADDR). */
-void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, struct dt_buf *o,
-		       const char *ind)
+/*
+ * A string read from an address (D's memory, the process's, the kernel's;
+ * the kernel's alone where it is known to be: no user read tried first);
+ * an address not readable faults (DTRACEFLT_BADADDR).
+ */
+void cg_fault_read_str(struct cg *g, const char *dst, const char *addr, bool kernel,
+		       struct dt_buf *o, const char *ind)
 {
 	size_t site = g->scanning ? 0 : cg_fault_site(g);
 
 	dt_buf_printf(o,
 		      "%s{\n%s\t__u64 fa = (__u64)(%s);\n"
-		      "%s\tif (DREAD_STR(%s, fa) < 0)\n"
+		      "%s\tif (%s(%s, %sfa) < 0)\n"
 		      "%s\t\tFAULT(%zu, 1, fa);\n%s}\n",
-		      ind, ind, addr, ind, dst, ind, site, ind);
+		      ind, ind, addr, ind, kernel ? "bpf_probe_read_kernel_str" : "DREAD_STR", dst,
+		      kernel ? "STRSIZE, (void *)" : "", ind, site, ind);
 }
 
 void cg_divide(struct cg *g, struct cv *v, const char *op, bool un, const char *a, const char *b)

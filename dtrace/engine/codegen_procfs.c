@@ -258,6 +258,8 @@ void cg_ktask(struct cg *g, const struct dt_node *n, struct cv *v)
 		return;
 	}
 	set_int(v, r, size);
-	if (!strcmp(m, "pr_fname") || !strcmp(m, "pr_name"))
+	if (!strcmp(m, "pr_fname") || !strcmp(m, "pr_name")) {
 		v->ptr = dt_xstrdup("char");
+		v->kernel = true; /* the task's comm */
+	}
 }

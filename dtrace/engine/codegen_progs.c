@@ -15,9 +15,9 @@
 #include "cg.h"
 
 /* match.c's "interval:UNIT:N" as nanoseconds. */
-static uint64_t tick_period(const char *bt)
+static uint64_t tick_period(const char *attach)
 {
-	const char *unit = strchr(bt, ':'), *num = unit ? strchr(unit + 1, ':') : NULL;
+	const char *unit = strchr(attach, ':'), *num = unit ? strchr(unit + 1, ':') : NULL;
 	uint64_t n = num ? strtoull(num + 1, NULL, 10) : 1;
 
 	if (!unit || !num || !n)
@@ -121,7 +121,7 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 	const struct dt_probe *p = g->probe;
 
 	if (p->kind == P_TICK || p->kind == P_PROFILE) {
-		struct eg_timer tm = {{0}, tick_period(p->bt), p->kind == P_PROFILE};
+		struct eg_timer tm = {{0}, tick_period(p->attach), p->kind == P_PROFILE};
 
 		snprintf(tm.prog, sizeof(tm.prog), "tick_%zu", pi);
 		DT_PUSH(g->out->timers, g->out->ntimers, tm);
@@ -132,7 +132,7 @@ int cg_other_program(struct cg *g, size_t pi, const char *body, struct dt_buf *o
 	} else if (p->kind == P_TRACEPOINT) {
 		/* "tracepoint:syscalls:sys_enter_read" */
 		struct eg_tracepoint tp = {{0}, {0}, {0}};
-		const char *cat = p->bt + 11, *name = strchr(cat, ':');
+		const char *cat = p->attach + 11, *name = strchr(cat, ':');
 		char event[200];
 
 		if (!name)

@@ -13,7 +13,8 @@
  * DMEM_VA_S, the globals' memory objects (scalar arrays `int a[5]`, union
  * variables) at DMEM_VA_G, offsets into their maps. A load or a store
  * there is the map's bytes, bounds tested (dmem_at()); a load elsewhere
- * reads the process's memory, else the kernel's; an address nothing
+ * reads the process's memory, else the kernel's (a string known to be the
+ * kernel's, cv.kernel, the kernel's alone: load()); an address nothing
  * answers for faults (DTRACEFLT_BADADDR), a store anywhere but D's memory
  * too. What DTrace refuses is refused with its tag: `&` of a D variable
  * (D_ADDROF_VAR), `*` of an integer (D_DEREF_NONPTR) or of `void *`
@@ -150,8 +151,8 @@ static bool ptr_index(struct cg *g, const struct dt_node *n)
 	return x && (x->ptr || x->bytes);
 }
 
-static void load(struct cg *g, const struct dt_node *n, const char *addr, const char *ty,
-		 struct cv *v);
+static void load(struct cg *g, const struct dt_node *n, const char *addr, bool kernel,
+		 const char *ty, struct cv *v);
 static size_t site(struct cg *g);
 
 /*
@@ -176,6 +177,7 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 			return false;
 		snprintf(t, sizeof(t), "(__s64)0x%llxULL", ka);
 		cv_set(addr, t, 8, true, NULL);
+		addr->kernel = true;
 		*ty = dt_xstrdup("int");
 		return true;
 	}
@@ -319,6 +321,7 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 			else
 				snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + %uULL)", b.text, off);
 			cv_set(addr, t, 8, true, NULL);
+			addr->kernel = b.kernel; /* a member of a kernel object is the kernel's */
 		}
 		cv_free(&b);
 		*ty = cg_type_member_words(g, sty, n->name);
@@ -402,6 +405,7 @@ static bool lvalue(struct cg *g, const struct dt_node *n, struct cv *addr, char 
 			snprintf(t, sizeof(t), "(__s64)((__u64)(%s) + (__u64)(%s) * %uULL)", b.text,
 				 i.text, sz);
 		cv_set(addr, t, 8, true, NULL);
+		addr->kernel = b.kernel;
 		cv_free(&b);
 		cv_free(&i);
 		*ty = el;
@@ -416,9 +420,14 @@ static size_t site(struct cg *g)
 	return g->scanning ? 0 : cg_fault_site(g);
 }
 
-/* The value at addr of type ty (an array decays to a pointer to its first element). */
-static void load(struct cg *g, const struct dt_node *n, const char *addr, const char *ty,
-		 struct cv *v)
+/*
+ * The value at addr of type ty (an array decays to a pointer to its first
+ * element). An array or a string in a kernel object is the kernel's, and
+ * so is where a pointer read from one points, as DTrace reads it (a
+ * `__user` member is copyin()'s).
+ */
+static void load(struct cg *g, const struct dt_node *n, const char *addr, bool kernel,
+		 const char *ty, struct cv *v)
 {
 	struct cg_type t;
 	bool arr;
@@ -429,16 +438,19 @@ static void load(struct cg *g, const struct dt_node *n, const char *addr, const 
 		cv_set(v, addr, 0, false, NULL);
 		v->type = TY_STR;
 		v->skind = SV_USER;
+		v->kernel = kernel;
 		return;
 	}
 	if (el && arr) {
 		cv_set(v, addr, 8, true, el);
+		v->kernel = kernel;
 		return;
 	}
 	if (!cg_type(g, ty, &t) && t.is_str) { /* a string kept in memory: read where it is */
 		cv_set(v, addr, 0, false, NULL);
 		v->type = TY_STR;
 		v->skind = SV_USER;
+		v->kernel = kernel;
 		return;
 	}
 	if (cg_type(g, ty, &t) || t.is_aggr || t.is_str || t.is_void || t.size > 8) {
@@ -454,6 +466,7 @@ static void load(struct cg *g, const struct dt_node *n, const char *addr, const 
 	    "pa_); %s(pv_, %u); })",
 	    addr, t.size, site(g), t.is_unsigned || t.is_ptr ? "zx" : "sx", t.size);
 	cv_set(v, text, t.size, t.is_unsigned, t.is_ptr ? el : NULL);
+	v->kernel = kernel && t.is_ptr;
 	g->dmem = true;
 }
 
@@ -476,6 +489,7 @@ static void address_of(struct cg *g, const struct dt_node *n, struct cv *v)
 	if (!lvalue(g, a, &addr, &ty))
 		return;
 	cv_set(v, addr.text, 8, true, ty);
+	v->kernel = addr.kernel;
 	cv_free(&addr);
 	g->dmem = true;
 }
@@ -513,6 +527,7 @@ bool cg_ptr_arith(struct cg *g, const struct dt_node *n, struct cv *a, struct cv
 		snprintf(t, sizeof(t), "(__s64)((__u64)(%s) %s (__u64)(%s) * %uULL)", p->text,
 			 n->op, i->text, sz);
 		cv_set(v, t, 8, true, p->ptr);
+		v->kernel = p->kernel;
 		return true;
 	}
 	return false; /* comparisons and the rest: as integers (unsigned, 64 bits) */
@@ -557,20 +572,11 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 	}
 	if (n->kind == N_CALL && !strcmp(n->name, "alloca") && n->nargs == 1) {
 		struct cv s;
-		int64_t k;
 		char t[600];
 
 		cg_int(g, n->args[0], &s);
-		if (g->failed)
+		if (g->failed || cg_dmem_refuse_size(g, n, n->args[0]))
 			return true;
-		if (cg_const(g, n->args[0], &k) && (uint64_t)k > cg_dmem_size(g)) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "alloca(%lld) size larger than scratchsize %u",
-				 (long long)k, cg_dmem_size(g));
-			cg_refuse(g, n, "D_ALLOCA_SIZE", msg);
-			return true;
-		}
 		snprintf(
 		    t, sizeof(t),
 		    "({ __u64 an_ = (__u64)(%s), ap_ = dalloca(an_); if (!ap_) FAULT(%zu, 5, an_); "
@@ -603,7 +609,7 @@ bool cg_ptr_value(struct cg *g, const struct dt_node *n, struct cv *v)
 			}
 		}
 		if (lvalue(g, n, &addr, &ty))
-			load(g, n, addr.text, ty, v);
+			load(g, n, addr.text, addr.kernel, ty, v);
 		cv_free(&addr);
 		return true;
 	}
@@ -695,7 +701,7 @@ static bool store(struct cg *g, const struct dt_node *n, struct dt_buf *o, const
 	} else {
 		char op[4] = "+";
 
-		load(g, n, "sa_", ty, &old);
+		load(g, n, "sa_", false, ty, &old);
 		if (n->kind == N_INCDEC) {
 			cv_set(&one, "1LL", 4, false, NULL);
 			op[0] = n->op[0];

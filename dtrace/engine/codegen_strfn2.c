@@ -262,18 +262,9 @@ bool cg_strfn2(struct cg *g, const struct dt_node *n, struct cv *v, unsigned j)
 		cg_fail(g, n, "this function is given a wrong number of arguments");
 		return true;
 	}
-	if (f == F_COPYIN) { /* DTrace's copyin() allocates its bytes as alloca() does */
-		int64_t k;
-
-		if (cg_const(g, n->args[1], &k) && (uint64_t)k > cg_dmem_size(g)) {
-			char msg[200];
-
-			snprintf(msg, sizeof(msg), "copyin(%lld) size larger than scratchsize %u",
-				 (long long)k, cg_dmem_size(g));
-			cg_refuse(g, n, "D_ALLOCA_SIZE", msg);
-			return true;
-		}
-	}
+	/* DTrace's copyin() allocates its bytes as alloca() does */
+	if (f == F_COPYIN && cg_dmem_refuse_size(g, n, n->args[1]))
+		return true;
 	if (f == F_STRTOK) {
 		if (n->nargs == 2 && !tok_next)
 			cg_strval(g, a0, &a);

@@ -147,7 +147,7 @@ void cg_store_str(struct cg *g, const struct cv *v, const char *dst, bool zeroed
 		store_stack(v, dst, o, ind);
 		return;
 	case SV_USER: /* an address that cannot be read: the clause's fault */
-		cg_fault_read_str(g, dst, v->text, o, ind);
+		cg_fault_read_str(g, dst, v->text, v->kernel, o, ind);
 		return;
 	case SV_COMM:
 		dt_buf_printf(o, "%sbpf_get_current_comm(%s, 16);\n", ind, dst);

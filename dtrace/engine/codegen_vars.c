@@ -11,6 +11,7 @@
  * per-CPU map (`tvars`) rather than on the 512-byte stack; it is read as a
  * pointer (SV_MEM) and copied up to its NUL where it goes.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "cg.h"
@@ -37,6 +38,19 @@ unsigned cg_dmem_size(const struct cg *g)
 	long s = g->prog->o->scratchsize;
 
 	return s > 0 ? (unsigned)((s + 7) & ~7L) : CG_DMEM_SCRATCH;
+}
+
+bool cg_dmem_refuse_size(struct cg *g, const struct dt_node *n, const struct dt_node *size)
+{
+	int64_t k;
+	char msg[200];
+
+	if (!cg_const(g, size, &k) || (uint64_t)k <= cg_dmem_size(g))
+		return false;
+	snprintf(msg, sizeof(msg), "%s(%lld) size larger than scratchsize %u", n->name,
+		 (long long)k, cg_dmem_size(g));
+	cg_refuse(g, n, "D_ALLOCA_SIZE", msg);
+	return true;
 }
 
 static char var_kind(const struct dt_node *n)

@@ -311,7 +311,7 @@ static void stand_ins(struct dt_program *prog, struct dt_probes *ps)
 		memset(&p, 0, sizeof(p));
 		memset(&pc, 0, sizeof(pc));
 		p.kind = P_TICK; /* a program of its own, attached to nothing under -e */
-		p.bt = dt_xstrdup("interval:s:1");
+		p.attach = dt_xstrdup("interval:s:1");
 		p.prov = dt_xstrdup(d->field[0] ? d->field[0] : "");
 		p.mod = dt_xstrdup(d->field[1] ? d->field[1] : "");
 		p.func = dt_xstrdup(d->field[2] ? d->field[2] : "");

@@ -6,7 +6,7 @@
 # link_ntop, cleanpath, lltostr below strsize 32, strtok's faults, and
 # an associative array of a struct. ipaddr_t, struct in_addr, struct
 # in6_addr, AF_INET, ARPHRD_ETHER... come from usdtkit's D library
-# (dtrace/consumer/parse_dlib.c), no declaration in the scripts, and a
+# (dtrace/consumer/dlib.c), no declaration in the scripts, and a
 # script's own declaration of one of those names wins. Every expected
 # value is worked out by hand from the address bytes, RFC 5952's text
 # forms as DTrace writes them and Linux's dev_t (major above 20 bits).
@@ -105,6 +105,8 @@ BEGIN
 D
 dt 0 -q -s "$T/own.d"
 same "$T/out" "8 8 77 1\n\n" "a script's declarations over the D library's"
+dt 0 -q -n 'enum proto { IPPROTO_TCP = 99 }; BEGIN { printf("%d %d\n", IPPROTO_TCP, IPPROTO_UDP); exit(0); }'
+same "$T/out" "99 17\n\n" "a script's enumerator over the D library's constant"
 
 cat >"$T/clean.d" <<'D'
 BEGIN

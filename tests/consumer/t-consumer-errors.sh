@@ -44,8 +44,13 @@ err_case 1 "^dtrace: error: -x engine=bpftrace: dtrace has one engine, BPF C thr
 	-x engine=bpftrace -n 'BEGIN { exit(0); }'
 one_line "-x engine=bpftrace"
 err_case 1 "^dtrace: error: -x bpftrace: the bpftrace backend was removed \(-x bpfc prints the engine's BPF C\)$" -x bpftrace -n 'BEGIN { exit(0); }'
+# the same as a pragma: located and tagged, as other bad pragmas are
 printf '#pragma D option engine=bpftrace\nBEGIN { exit(0); }\n' >"$T/pragma.d"
-err_case 1 "^dtrace: error: -x engine=bpftrace: dtrace has one engine" -s "$T/pragma.d"
+err_case 1 "^$T/pragma.d:1:1: error: -x engine=bpftrace: dtrace has one engine" -s "$T/pragma.d"
+[ "$(wc -l <"$T/err")" = 3 ] || { cat "$T/err" >&2; fail "#pragma D option engine=bpftrace: not 3 lines (the error, the line, the caret)"; }
+printf 'BEGIN { exit(0); }\n#pragma D option engine=foo\n' >"$T/pragma2.d"
+err_case 1 "^dtrace: failed to compile script $T/pragma2.d: \[D_PRAGMA_OPTSET\] line 2: -x engine=foo: dtrace has one engine" \
+	-x errtags -s "$T/pragma2.d"
 # $USDTKIT_ENGINE chooses nothing any more: the engine runs the program
 rc=0
 USDTKIT_ENGINE=bpftrace "$DTRACE" -x bpfc -n 'BEGIN { exit(0); }' >"$T/out" 2>"$T/err" || rc=$?

@@ -2,7 +2,8 @@
 # The kernel's types from its BTF (issue 35, slice k1; dtrace/consumer/kbtf.c):
 # curthread as a struct task_struct *, -> through kernel pointers, sizeof and
 # offsetof of kernel structs (members in unnamed unions too), a kernel
-# typedef as a type name, kernel char arrays as strings, the fault of a
+# typedef as a type name, kernel char arrays as strings (read from the
+# kernel's memory alone, as the generated C shows), the fault of a
 # NULL's member, and print() of the program's and the kernel's structs in
 # DTrace's format, with -x printsize. Expected values: the kernel's layout
 # as bpftool reads the same BTF, the process's pid, and print()'s text as
@@ -32,6 +33,23 @@ dt 0 -q -n 'BEGIN {
 	exit(0);
 }'
 same "$T/out" "1 1 dtrace\n1 0\n$ts $comm\n16 4\n1\n\n" "curthread's members, the kernel's sizes and offsets"
+
+# a kernel object's string, and one a kernel pointer member points to, is
+# read from the kernel's memory alone (the generated C: no user read tried
+# first); a string at an address of unknown kind tries both (DREAD_STR)
+prog='BEGIN {
+	printf("%s %s %s|\n", curthread->comm, stringof(curthread->group_leader->comm),
+	    curpsinfo->pr_fname);
+	exit(0);
+}'
+dt 0 -x bpfc -n "$prog"
+n=$(grep -c 'if (bpf_probe_read_kernel_str(.*STRSIZE, (void \*)fa) < 0)' "$T/out") || true
+[ "$n" = 3 ] || fail "kernel strings read as the kernel's: $n reads of 3 in the generated C"
+expect_no_grep 'DREAD_STR\(\(rec' "$T/out" "no user-then-kernel read of a kernel string"
+dt 0 -q -n "$prog"
+same "$T/out" "dtrace dtrace dtrace|\n\n" "kernel strings, read as the kernel's"
+dt 0 -x bpfc -n 'BEGIN { trace(copyinstr(arg0)); }'
+expect_grep 'if \(DREAD_STR\(\(rec \+ [0-9]+\), fa\) < 0\)' "$T/out" "a user string's read tries D's, the process's, the kernel's"
 
 # a kernel typedef is a type's name; a kernel struct is a member's type
 dt 0 -q -n 'struct pair { __u8 a; atomic_t b; struct list_head l; }; BEGIN {
