@@ -137,7 +137,10 @@ uint64_t hd_state_lines(struct usdt_sbuf *b, uint64_t dev, uint64_t ino, const c
 		b->oom = true;
 	usdt_sb_free(&pre);
 	usdt_sb_free(&hex);
-	h = b->oom ? 0 : tag_bytes(TAG_BASIS, b->s + from, b->len - from);
+	/* (no lines, as for a registration cut short with none written: b->s may be NULL) */
+	h = b->oom	     ? 0
+	    : b->len == from ? TAG_BASIS
+			     : tag_bytes(TAG_BASIS, b->s + from, b->len - from);
 	return h;
 }
 
