@@ -80,10 +80,8 @@ for f in "$PROG" "$TD/groupw/prog" "$TD/nobodys/prog"; do
 	[ "$f" = "$PROG" ] && check_perf al "aliased file"
 	prog_stop al
 	wait_events 0 "after $f exited"
-	# The alias goes on the loop once the writer has removed the events
-	# (the job's done): up to 10 s after, not a verdict on the machine's load
-	for _ in $(seq 100); do [ -e "$a" ] || break; sleep 0.1; done
-	[ ! -e "$a" ] || fail "$f: alias $a left behind"
+	# (the alias goes on the loop once the writer has removed the events)
+	wait_until 10 "$f: alias $a to go (left behind)" test ! -e "$a"
 	echo "ok: $f: $a"
 done
 stop_daemon
