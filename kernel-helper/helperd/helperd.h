@@ -200,11 +200,39 @@ void hd_parse_spare(const struct hd_worker_limits *lim);
 bool hd_parse_spare_missing(const struct hd_worker_limits *lim);
 void hd_parse_spare_stop(void);
 
+/* ---- worker_child.c: the worker's own program ---- */
+/*
+ * The worker is the daemon's binary executed again with HD_WORKER_ARG first:
+ * a program that starts workers calls hd_worker_main(argc, argv) before
+ * anything else; it returns at once unless argv[1] is HD_WORKER_ARG, and
+ * never returns when it is. A worker that cannot start exits with
+ * HD_WORKER_EXIT_EXEC (the exec failed) or HD_WORKER_EXIT_ARGS.
+ */
+#define HD_WORKER_ARG "--usdtkit-parse-worker"
+#define HD_WORKER_EXIT_EXEC 7
+#define HD_WORKER_EXIT_ARGS 8
+void hd_worker_main(int argc, char **argv);
+/* A growing byte buffer (the worker's answer, and the daemon's copy of it). */
+struct hd_wbuf {
+	unsigned char *p;
+	size_t len, cap;
+	bool oom;
+};
+/* Room for `extra` more bytes; false (and oom set) when there is none. */
+bool hd_wbuf_reserve(struct hd_wbuf *b, size_t extra);
+
 /* ---- sandbox.c: the worker's confinement ---- */
-/* In the daemon, before forking a worker: prepares the filter every worker loads. */
+/*
+ * In the daemon, before starting a worker: prepares the filter every worker
+ * loads, a sealed memfd (hd_sandbox_filter_fd; -1 when the export failed).
+ */
 void hd_sandbox_prepare(void);
-/* In the worker: its resource limits and seccomp filter. 0, or -errno. */
-int hd_sandbox(const struct hd_worker_limits *lim);
+int hd_sandbox_filter_fd(void);
+/*
+ * In the worker: its resource limits and seccomp filter, the program read
+ * from filter_fd (then closed), or built here when it is -1. 0, or -errno.
+ */
+int hd_sandbox(const struct hd_worker_limits *lim, int filter_fd);
 
 /* ---- msg.c: a client's packet, checked ---- */
 struct hd_request {

@@ -377,6 +377,8 @@ int main(int argc, char **argv)
 	int opt, lfd, sfd;
 	struct epoll_event ev;
 
+	/* Executed again as a parse worker (worker.c): that program, never the daemon. */
+	hd_worker_main(argc, argv);
 	hd_cfg.socket_path = env && env[0] ? env : USDT_HELPER_SOCKET_PATH;
 	hd_cfg.rescan_s = 10;
 	hd_cfg.sweep_s = 30;

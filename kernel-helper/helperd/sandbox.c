@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: MIT
 /*
- * The parser worker's confinement (worker.c forks the worker; this is what
- * it does to itself before it touches a file): RLIMIT_CPU, RLIMIT_AS (not
+ * The parser worker's confinement (worker.c starts the worker,
+ * worker_child.c is its program; this is what it does to itself before it
+ * touches a file): RLIMIT_CPU, RLIMIT_AS (not
  * under AddressSanitizer, whose shadow exceeds any limit), RLIMIT_FSIZE=0,
  * no core; then a seccomp filter (no_new_privs) that allows reading,
  * seeking and stat on any fd it has, receiving and writing on its socket
@@ -9,11 +10,13 @@
  * anything else kills the process.
  *
  * libseccomp generates the filter once, in the daemon before its first
- * fork (hd_sandbox_prepare: seccomp_export_bpf into a memfd, read back),
- * and each child only sets no_new_privs and loads the inherited program,
- * as seccomp_load would with the default attributes: no kernel probing nor
- * BPF generation per parse (measured: 40 µs of a ~430 µs parse). Should the
- * export fail, each child builds and loads its own with libseccomp.
+ * worker (hd_sandbox_prepare: seccomp_export_bpf into a memfd, sealed), and
+ * each worker, given the memfd as its fd 4, only reads the program, sets
+ * no_new_privs and loads it, as seccomp_load would with the default
+ * attributes: no kernel probing nor BPF generation per parse (measured: 40
+ * µs of a ~430 µs parse). The seals (no write, grow or shrink) keep what
+ * one worker could do to the shared file from the next worker's filter.
+ * Should the export fail, each worker builds and loads its own.
  *
  * Built with -Dseccomp=disabled, the limits stay and there is no filter;
  * the daemon says so once.
@@ -109,50 +112,43 @@ static scmp_filter_ctx filter_rules(void)
 
 /*
  * The filter as a BPF program, generated once by libseccomp in the daemon
- * (filter_prepare, before the first fork) and inherited by every worker,
- * which only loads it. ready: 0 not tried yet, 1 prog holds it, -1 the
- * export failed (each worker then builds and loads its own with libseccomp,
- * as seccomp_load does).
+ * (hd_sandbox_prepare, before the first worker) into a memfd, sealed, that
+ * every worker is given as its fd 4 and only loads. fd: the memfd, or -1;
+ * ready: 0 not tried yet, 1 fd holds it, -1 the export failed (each worker
+ * then builds and loads its own with libseccomp, as seccomp_load does).
  */
 static struct {
 	int ready;
-	struct sock_fprog prog;
-} filter;
+	int fd;
+} filter = {0, -1};
 
-/* Exports the rules' program: libseccomp 2.5 writes it only to a descriptor. */
-static int filter_export(struct sock_fprog *prog)
+/* A program's size in bytes is whole instructions, one at least, at most BPF_MAXINSNS. */
+static bool prog_size_ok(off_t size)
+{
+	return size > 0 && size % (off_t)sizeof(struct sock_filter) == 0 &&
+	       size / (off_t)sizeof(struct sock_filter) <= BPF_MAXINSNS;
+}
+
+/* Exports the rules' program into a sealed memfd (libseccomp 2.5 writes it only to a descriptor).
+ */
+static int filter_export(void)
 {
 	scmp_filter_ctx ctx = filter_rules();
-	struct sock_filter *insns = NULL;
 	struct stat st;
 	int fd, ret = -EIO;
-	size_t n;
 
 	if (!ctx)
 		return -ENOMEM;
-	fd = memfd_create("usdtkit-seccomp", MFD_CLOEXEC);
+	fd = memfd_create("usdtkit-seccomp", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
 		ret = -errno;
 		goto out;
 	}
-	if (seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 || st.st_size <= 0 ||
-	    st.st_size % (off_t)sizeof(*insns) != 0)
+	if (seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 || !prog_size_ok(st.st_size) ||
+	    fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) != 0)
 		goto out;
-	n = (size_t)st.st_size / sizeof(*insns);
-	if (n > BPF_MAXINSNS)
-		goto out;
-	insns = malloc((size_t)st.st_size);
-	if (!insns) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	if (pread(fd, insns, (size_t)st.st_size, 0) != st.st_size) {
-		free(insns);
-		goto out;
-	}
-	prog->len = (unsigned short)n;
-	prog->filter = insns;
-	ret = 0;
+	ret = fd;
+	fd = -1;
 out:
 	if (fd >= 0)
 		close(fd);
@@ -160,18 +156,48 @@ out:
 	return ret;
 }
 
-/* Once, in the daemon before the first fork: the program every worker will load. */
+/* Once, in the daemon before the first worker: the program every worker will load. */
 void hd_sandbox_prepare(void)
 {
 	int ret;
 
 	if (filter.ready)
 		return;
-	ret = filter_export(&filter.prog);
-	filter.ready = ret == 0 ? 1 : -1;
-	if (ret)
+	ret = filter_export();
+	filter.ready = ret >= 0 ? 1 : -1;
+	filter.fd = ret >= 0 ? ret : -1;
+	if (ret < 0)
 		hd_warn("seccomp filter export failed (%s): each worker builds its own",
 			strerror(-ret));
+}
+
+int hd_sandbox_filter_fd(void)
+{
+	return filter.fd;
+}
+
+/* In the worker: the prepared program from fd (closed here), loaded. 0, or -errno. */
+static int load_from(int fd)
+{
+	struct sock_fprog prog;
+	struct stat st;
+	int ret = -EINVAL;
+
+	if (fstat(fd, &st) != 0 || !prog_size_ok(st.st_size)) {
+		close(fd);
+		return ret;
+	}
+	prog.len = (unsigned short)(st.st_size / (off_t)sizeof(struct sock_filter));
+	prog.filter = malloc((size_t)st.st_size);
+	if (prog.filter && pread(fd, prog.filter, (size_t)st.st_size, 0) == st.st_size)
+		ret = 0;
+	close(fd); /* (before the filter, which allows no close) */
+	/* What seccomp_load does with the default attributes: no_new_privs, no flags. */
+	if (ret == 0 && (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+			 prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog, 0, 0) != 0))
+		ret = -errno;
+	free(prog.filter);
+	return ret;
 }
 
 #else /* !USDTKIT_HAVE_SECCOMP: built with -Dseccomp=disabled */
@@ -187,9 +213,14 @@ void hd_sandbox_prepare(void)
 	said = true;
 }
 
+int hd_sandbox_filter_fd(void)
+{
+	return -1;
+}
+
 #endif /* USDTKIT_HAVE_SECCOMP */
 
-int hd_sandbox(const struct hd_worker_limits *lim)
+int hd_sandbox(const struct hd_worker_limits *lim, int filter_fd)
 {
 	struct rlimit rl;
 #if USDTKIT_HAVE_SECCOMP
@@ -213,18 +244,16 @@ int hd_sandbox(const struct hd_worker_limits *lim)
 	/*
 	 * Tests under valgrind only: its core cannot run a process once a
 	 * seccomp filter is loaded, nor within a 2 GiB address space. Nothing
-	 * else changes: the same child, limits and re-checks of its answer.
+	 * else changes: the same worker, limits and re-checks of its answer.
 	 */
-	if (lim->test_no_seccomp)
-		return 0;
-#if USDTKIT_HAVE_SECCOMP
-	if (filter.ready == 1) {
-		/* What seccomp_load does with the default attributes: no_new_privs, no flags. */
-		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-		    prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &filter.prog, 0, 0) != 0)
-			return -errno;
+	if (lim->test_no_seccomp) {
+		if (filter_fd >= 0)
+			close(filter_fd);
 		return 0;
 	}
+#if USDTKIT_HAVE_SECCOMP
+	if (filter_fd >= 0)
+		return load_from(filter_fd);
 	ctx = filter_rules();
 	if (!ctx)
 		return -ENOMEM;
@@ -232,6 +261,8 @@ int hd_sandbox(const struct hd_worker_limits *lim)
 	seccomp_release(ctx);
 	return ret;
 #else
+	if (filter_fd >= 0)
+		close(filter_fd);
 	return 0;
 #endif
 }

@@ -1,36 +1,30 @@
 // SPDX-License-Identifier: MIT
 /*
- * The sandboxed parser. An ELF file mapped by an unprivileged process is
- * hostile input, and libelf is a large parser: it runs in a forked child
- * that can do nothing but compute.
+ * The sandboxed parser, the daemon's side. An ELF file mapped by an
+ * unprivileged process is hostile input, and libelf is a large parser: it
+ * runs in a worker process that can do nothing but compute.
  *
- * The child keeps one descriptor, a socket to us (3), and stdin/stdout/
- * stderr on /dev/null, and confines itself (sandbox.c: resource limits and
- * a seccomp filter that allows reading, seeking and stat on any fd it has,
- * receiving and writing on the socket only, naming itself, anonymous
- * non-executable memory, and exit; anything else kills it). Only then does
- * it receive the file, as a descriptor passed
- * on the socket (SCM_RIGHTS): so a worker can be forked before it is needed.
- * One is: the spare (hd_parse_spare), forked after the loop's turn, takes
- * the next new file, and a program registering a file nobody has seen waits
- * for no fork (with the other first-seen changes of kernel-helper/README.md,
- * 934 -> 651-758 µs exec -> main() in bench/helper). A worker whose limits
- * differ from the spare's (tests) is forked on demand, the same way.
+ * A worker is the daemon's own binary executed again (worker_child.c, its
+ * program, says why not the forked copy): it keeps one descriptor, a socket
+ * to us (3), and stdin/stdout/stderr on /dev/null, and confines itself
+ * (sandbox.c) before it receives the file, as a descriptor passed on the
+ * socket (SCM_RIGHTS): so a worker can be started before it is needed. One
+ * is: the spare (hd_parse_spare), started after the loop's turn, takes the
+ * next new file, and a program registering a file nobody has seen waits
+ * for no fork nor exec (with the other first-seen changes of
+ * kernel-helper/README.md, 934 -> 651-758 µs exec -> main() in
+ * bench/helper). A worker whose limits differ from the spare's (tests), or
+ * one needed while the spare is busy, is started on demand, the same way.
  * In ps a worker is "usdtkit-spare" while it waits, "usdtkit-parse" after.
  *
- * The worker reads the notes (core/notes.c, which
- * checks every offset itself), applies the metadata note's argument names
- * and `char *` hints, and writes the accepted probes to the socket as a flat
- * record stream, its length first. We wait at most timeout_ms for all of it,
- * then kill it: a crashing or hung worker costs one registration, never the
- * daemon.
- *
- * What comes back is checked again as if the worker were compromised
- * (worker_answer.c).
+ * The worker answers with a flat record stream, its length first. We wait
+ * at most timeout_ms for all of it, then kill it: a crashing or hung
+ * worker costs one registration, never the daemon. What comes back is
+ * checked again as if the worker were compromised (worker_answer.c).
  *
  * Stream: "HDW1", u32 arch, u32 elf_class, u32 e_type, u32 flags,
  * u64 nprobes (all notes), u32 nlog, nlog strings (rejections, for the log),
- * u32 naccepted, naccepted probe records (see put_probe), "END!".
+ * u32 naccepted, naccepted probe records (worker_child.c, put_probe), "END!".
  * Strings are u32 length + bytes; length 0xffffffff is NULL.
  */
 #include <errno.h>
@@ -41,174 +35,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "helperd.h"
 #include "metadata.h"
 
 #define STREAM_MAX (256u << 20)
-
-struct buf {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom;
-};
-
-/* Room for `extra` more bytes; false (and oom set) when there is none. */
-static bool reserve(struct buf *b, size_t extra)
-{
-	size_t cap = b->cap ? b->cap : 65536;
-	unsigned char *np;
-
-	if (b->oom)
-		return false;
-	if (b->len + extra <= b->cap)
-		return true;
-	while (cap < b->len + extra)
-		cap *= 2;
-	np = realloc(b->p, cap);
-	if (!np) {
-		b->oom = true;
-		return false;
-	}
-	b->p = np;
-	b->cap = cap;
-	return true;
-}
-
-static void put(struct buf *b, const void *data, size_t len)
-{
-	if (len == 0 || !reserve(b, len)) /* (an empty buffer's data may be NULL) */
-		return;
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void put32(struct buf *b, uint32_t v)
-{
-	put(b, &v, sizeof(v));
-}
-
-static void put64(struct buf *b, uint64_t v)
-{
-	put(b, &v, sizeof(v));
-}
-
-static void put_str(struct buf *b, const char *s)
-{
-	size_t len;
-
-	if (!s) {
-		put32(b, HD_WORKER_NO_STR);
-		return;
-	}
-	len = strlen(s);
-	if (len > HD_WORKER_STR_MAX)
-		len = HD_WORKER_STR_MAX;
-	put32(b, (uint32_t)len);
-	put(b, s, len);
-}
-
-static void put_probe(struct buf *b, const struct usdt_site *p)
-{
-	put32(b, p->flags);
-	put32(b, p->nargs);
-	put64(b, p->pc);
-	put64(b, p->pc_off);
-	put64(b, p->sema);
-	put64(b, p->sema_off);
-	put64(b, p->note_base);
-	put_str(b, p->provider);
-	put_str(b, p->name);
-	put_str(b, p->args);
-	put_str(b, p->group);
-	put_str(b, p->event);
-	for (unsigned i = 0; i < p->nargs && i < USDT_SDT_MAX_ARGS; i++) {
-		const struct usdt_argspec *a = &p->arg[i];
-
-		put32(b, (uint32_t)a->kind);
-		put32(b, a->size);
-		put32(b, (uint32_t)a->is_signed | (uint32_t)a->is_string << 1);
-		put64(b, (uint64_t)a->value);
-		put_str(b, a->reg);
-		put_str(b, a->name);
-	}
-}
-
-/* --- child side --- */
-
-/* Names and string hints from every valid metadata note of the file. */
-static void apply_metadata(struct usdt_notes *n, struct buf *log, unsigned *nlog)
-{
-	for (size_t m = 0; m < n->nmeta; m++) {
-		const char *why = "invalid";
-
-		if (usdt_meta_apply_hints(n, m, &why) != 0 && *nlog < HD_WORKER_LOG_MAX) {
-			char line[256];
-
-			snprintf(line, sizeof(line), "metadata note %zu ignored: %s", m, why);
-			put_str(log, line);
-			(*nlog)++;
-		}
-	}
-}
-
-static void write_all(int fd, const unsigned char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			_exit(3);
-		p += w;
-		len -= (size_t)w;
-	}
-}
-
-/* The answer, its length first: the daemon takes it as soon as it is all there. */
-static __attribute__((noreturn)) void send_answer(const struct buf *out)
-{
-	uint64_t len = out->len;
-
-	if (out->oom)
-		_exit(5);
-	write_all(3, (const unsigned char *)&len, sizeof(len));
-	write_all(3, out->p, out->len);
-	_exit(0);
-}
-
-/* The one descriptor the daemon sends (SCM_RIGHTS, with one byte), or -1. */
-static int receive_file(int sock)
-{
-	union {
-		struct cmsghdr h;
-		char b[CMSG_SPACE(sizeof(int))];
-	} c;
-	char byte;
-	struct iovec iov = {&byte, 1};
-	struct msghdr m = {
-	    .msg_iov = &iov, .msg_iovlen = 1, .msg_control = c.b, .msg_controllen = sizeof(c.b)};
-	struct cmsghdr *h;
-	int fd;
-
-	memset(&c, 0, sizeof(c));
-	while (recvmsg(sock, &m, MSG_CMSG_CLOEXEC) < 0)
-		if (errno != EINTR)
-			return -1;
-	h = CMSG_FIRSTHDR(&m);
-	if (!h || h->cmsg_level != SOL_SOCKET || h->cmsg_type != SCM_RIGHTS ||
-	    h->cmsg_len != CMSG_LEN(sizeof(int)))
-		return -1; /* (EOF too: the daemon is gone) */
-	memcpy(&fd, CMSG_DATA(h), sizeof(fd));
-	return fd;
-}
 
 static int send_file(int sock, int fd)
 {
@@ -235,77 +70,44 @@ static int send_file(int sock, int fd)
 }
 
 /*
- * A worker: sandboxed first, then it waits on fd 3 for the one file it
- * will read. A spare (see hd_parse_spare) waits there until it is needed.
+ * The daemon's own binary, opened once: what a worker executes. Opened by
+ * descriptor, not by path, so that a package upgrade that replaced the file
+ * on disk still starts workers of the running daemon's version.
  */
-static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim)
-{
-	struct usdt_notes *n = NULL;
-	struct buf out = {0}, log = {0};
-	unsigned nlog = 0;
-	char err[256];
-	int ret, file;
-
-	prctl(PR_SET_NAME, "usdtkit-spare", 0, 0, 0);
-	if (lim->test_delay_ms) {
-		struct timespec ts = {lim->test_delay_ms / 1000,
-				      (lim->test_delay_ms % 1000) * 1000000L};
-
-		nanosleep(&ts, NULL);
-	}
-	if (hd_sandbox(lim) != 0)
-		_exit(4);
-	file = receive_file(3);
-	if (file < 0)
-		_exit(6);
-	prctl(PR_SET_NAME, "usdtkit-parse", 0, 0, 0);
-	ret = usdt_notes_read(file, NULL, &n, err, sizeof(err));
-	put(&out, "HDW1", 4);
-	if (ret) {
-		/* A whole-file error: the stream says so with arch 0xffffffff and the message. */
-		put32(&out, 0xffffffffu);
-		put32(&out, (uint32_t)-ret);
-		put_str(&out, err);
-		send_answer(&out);
-	}
-	apply_metadata(n, &log, &nlog);
-	for (size_t i = 0; i < n->nsites && nlog < HD_WORKER_LOG_MAX; i++) {
-		const struct usdt_site *p = &n->sites[i];
-		char line[512];
-
-		if (!p->reject)
-			continue;
-		snprintf(line, sizeof(line), "probe %s:%s rejected: %s: %s", p->provider, p->name,
-			 p->reject, p->detail);
-		put_str(&log, line);
-		nlog++;
-	}
-	put32(&out, (uint32_t)n->arch);
-	put32(&out, n->elf_class);
-	put32(&out, n->e_type);
-	put32(&out, n->flags);
-	put64(&out, n->nsites);
-	put32(&out, nlog);
-	put(&out, log.p, log.len);
-	put32(&out, (uint32_t)n->naccepted);
-	for (size_t i = 0; i < n->nsites; i++)
-		if (!n->sites[i].reject)
-			put_probe(&out, &n->sites[i]);
-	put(&out, "END!", 4);
-	send_answer(&out);
-}
+static int self_exe = -1;
 
 /*
- * Forks a worker: it sandboxes itself and waits on its end of a socketpair
- * (its fd 3) for the file; *sock is ours, non-blocking.
+ * Starts a worker: forks, and the child executes the daemon's binary as the
+ * worker (worker_child.c says why a fresh program and not the forked copy),
+ * which sandboxes itself and waits on its end of a socketpair (its fd 3)
+ * for the file; *sock is ours, non-blocking. Between the fork and the exec
+ * the child makes only async-signal-safe calls: the daemon's other threads'
+ * locks are not its own.
  */
 static pid_t worker_fork(const struct hd_worker_limits *lim, int *sock)
 {
-	int sv[2];
+	char cpu[24], as[24], delay[24];
+	char *argv[] = {"usdtkit-spare", HD_WORKER_ARG, cpu, as, delay, NULL, NULL};
+	sigset_t none;
+	int sv[2], filter_fd = -1;
 	pid_t pid;
 
-	if (!lim->test_no_seccomp)
+	if (self_exe < 0) {
+		self_exe = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+		if (self_exe < 0)
+			return -errno;
+	}
+	if (lim->test_no_seccomp) {
+		argv[5] = "none";
+	} else {
 		hd_sandbox_prepare();
+		filter_fd = hd_sandbox_filter_fd();
+		argv[5] = filter_fd >= 0 ? "fd4" : "build";
+	}
+	snprintf(cpu, sizeof(cpu), "%u", lim->cpu_seconds);
+	snprintf(as, sizeof(as), "%" PRIu64, lim->address_space);
+	snprintf(delay, sizeof(delay), "%u", lim->test_delay_ms);
+	sigemptyset(&none);
 	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) != 0)
 		return -errno;
 	if (fcntl(sv[0], F_SETFL, O_NONBLOCK) != 0) {
@@ -322,15 +124,21 @@ static pid_t worker_fork(const struct hd_worker_limits *lim, int *sock)
 		return pid;
 	}
 	if (pid == 0) {
-		/* fd 3: the socket; 0-2 on /dev/null; nothing else survives. */
+		/* fd 3: the socket; fd 4: the filter; 0-2 on /dev/null; nothing else survives. */
 		int w = fcntl(sv[1], F_DUPFD_CLOEXEC, 10);
+		int f = filter_fd >= 0 ? fcntl(filter_fd, F_DUPFD_CLOEXEC, 10) : -1;
+		int exe = fcntl(self_exe, F_DUPFD_CLOEXEC, 10);
 		int null = open("/dev/null", O_RDWR | O_CLOEXEC);
 
-		if (w < 0 || null < 0 || dup2(w, 3) != 3 || dup2(null, 0) != 0 ||
-		    dup2(null, 1) != 1 || dup2(null, 2) != 2)
-			_exit(2);
-		close_range(4, ~0u, 0);
-		child(lim);
+		if (w < 0 || exe < 0 || null < 0 || (filter_fd >= 0 && f < 0) || dup2(w, 3) != 3 ||
+		    (f >= 0 && dup2(f, 4) != 4) || dup2(null, 0) != 0 || dup2(null, 1) != 1 ||
+		    dup2(null, 2) != 2)
+			_exit(HD_WORKER_EXIT_EXEC);
+		/* Every other descriptor closes at the exec (exe too, once executed). */
+		close_range(f >= 0 ? 5 : 4, ~0u, CLOSE_RANGE_CLOEXEC);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		fexecve(exe, argv, environ);
+		_exit(HD_WORKER_EXIT_EXEC);
 	}
 	close(sv[1]);
 	*sock = sv[0];
@@ -512,13 +320,13 @@ static void reap_later(pid_t pid)
 
 int hd_parse_read(struct hd_parse_job *j)
 {
-	struct buf in = {j->buf, j->len, j->cap, false};
+	struct hd_wbuf in = {j->buf, j->len, j->cap, false};
 	int done = 0;
 
 	for (;;) {
 		ssize_t r;
 
-		if (in.len >= STREAM_MAX || !reserve(&in, 65536)) {
+		if (in.len >= STREAM_MAX || !hd_wbuf_reserve(&in, 65536)) {
 			j->ret = -EFBIG;
 			done = 1;
 			break;
@@ -598,6 +406,10 @@ int hd_parse_collect(struct hd_parse_job *j, int why, struct hd_answer *ans, cha
 		if (WIFSIGNALED(status))
 			snprintf(err, errlen, "the parser died of signal %d%s", WTERMSIG(status),
 				 WTERMSIG(status) == SIGSYS ? " (sandbox)" : "");
+		else if (WEXITSTATUS(status) == HD_WORKER_EXIT_EXEC)
+			snprintf(err, errlen,
+				 "the parser could not be started (executing the "
+				 "daemon's own binary failed)");
 		else
 			snprintf(err, errlen, "the parser failed (status %d)", WEXITSTATUS(status));
 	} else if (!j->complete) {

@@ -177,6 +177,8 @@ int main(int argc, char **argv)
 	char out[4096];
 	int rc = 0;
 
+	/* The parse's workers are this program executed again (worker_child.c). */
+	hd_worker_main(argc, argv);
 	for (int i = 2; i < argc; i++) {
 		const char *b = strrchr(argv[i], '/');
 

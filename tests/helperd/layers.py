@@ -23,8 +23,8 @@ LAYERS = [
     ('registration logic', ['scan', 'users', 'retire', 'queue', 'list']),
     ('the model', ['procs', 'registry', 'quota']),
     ('persistence', ['state', 'journal', 'ownfiles', 'board']),
-    ('the bottom', ['writer', 'worker', 'worker_answer', 'sandbox', 'proc', 'msg', 'loop',
-                    'log']),
+    ('the bottom', ['writer', 'worker', 'worker_answer', 'worker_child', 'sandbox', 'proc',
+                    'msg', 'loop', 'log']),
 ]
 
 

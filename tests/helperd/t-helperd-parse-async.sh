@@ -65,6 +65,16 @@ echo "during the hung parse: program registered in $((t1 - t0)) ms, LIST in $((t
 [ $((t3 - t2)) -lt 3000 ] || fail "a new file waited $((t3 - t2)) ms behind the hung parse"
 running "$hang1" || fail "the hung file's client was answered before its parse ended"
 
+# The daemon's children settle to one: the spare. (One just started is
+# "usdtkit-helperd" until its exec and its first call, which names it.)
+children_are_only_the_spare() {
+	[ "$(ps -o comm= --ppid "$DAEMON_PID" | grep -vcx usdtkit-spare)" = 0 ] &&
+		[ "$(ps -o comm= --ppid "$DAEMON_PID" | grep -cx usdtkit-spare)" = 1 ]
+}
+only_the_spare() {
+	wait_until 10 "no worker left running but the spare" children_are_only_the_spare
+}
+
 # The deadline: the worker is killed, both clients answered -ETIMEDOUT.
 wait_bg "$hang1" 20
 wait_bg "$hang2" 20
@@ -79,9 +89,8 @@ for f in "$T/hang/liblib.so" "$T/gone/liblib.so"; do
 	# shellcheck disable=SC2046
 	grep -qF $(event_names "$f") "$TRACEFS/uprobe_events" && fail "events of $f, whose parse failed"
 done
-# (The spare, forked ahead and waiting for a file, is no parse.)
-expect_eq "$(ps -o comm= --ppid "$DAEMON_PID" | grep -vcx usdtkit-spare)" 0 "workers left running"
-expect_eq "$(ps -o comm= --ppid "$DAEMON_PID" | grep -cx usdtkit-spare)" 1 "the spare worker"
+# (The spare, started ahead and waiting for a file, is no parse.)
+only_the_spare
 daemon_healthy
 
 # Everything ordinary still works and is cleaned up.
@@ -107,9 +116,8 @@ for i in 1 2 3 4 5; do
 done
 expect_eq "$(grep -c 'parse started' "$DLOG.new")" 5 "parses started"
 expect_eq "$(grep -c 'parse queued' "$DLOG.new")" 1 "parses queued behind the per-uid bound"
-# (The spare, forked ahead and waiting for a file, is no parse.)
-expect_eq "$(ps -o comm= --ppid "$DAEMON_PID" | grep -vcx usdtkit-spare)" 0 "workers left running"
-expect_eq "$(ps -o comm= --ppid "$DAEMON_PID" | grep -cx usdtkit-spare)" 1 "the spare worker"
+# (The spare, started ahead and waiting for a file, is no parse.)
+only_the_spare
 daemon_healthy
 
 # The spare: a worker forked ahead, while the daemon is idle, takes the next
@@ -128,6 +136,18 @@ wait_spare() { # [not this pid]
 	return 1
 }
 s1=$(wait_spare) || fail "no spare worker after the start"
+# The spare is the daemon's binary executed anew, not a forked copy of the
+# daemon with its threads' locks (worker_child.c): the same file, its own
+# arguments, and (under ASLR) its own address layout, which a fork shares.
+expect_eq "$(readlink "/proc/$s1/exe")" "$(readlink "/proc/$DAEMON_PID/exe")" "the spare's program"
+tr '\0' ' ' <"/proc/$s1/cmdline" | grep -q -- ' --usdtkit-parse-worker ' ||
+	fail "the spare's arguments: $(tr '\0' ' ' <"/proc/$s1/cmdline")"
+load_base() { awk -v e="$(readlink "/proc/$1/exe")" '$6 == e { print $1; exit }' "/proc/$1/maps"; }
+if [ "$(cat /proc/sys/kernel/randomize_va_space)" != 0 ]; then
+	[ -n "$(load_base "$s1")" ] || fail "no mapping of the spare's program in its maps"
+	[ "$(load_base "$s1")" != "$(load_base "$DAEMON_PID")" ] ||
+		fail "the spare is mapped where the daemon is: a forked copy, not a new program"
+fi
 for d in s1 s2 s3; do mkdir "$T/$d" && cp "$LIB" "$T/$d/liblib.so"; done
 "$HDCLIENT" dlreg "$T/s1/liblib.so" >"$T/s1.out"
 expect_grep "^status=0 nprobes=1\$" "$T/s1.out" "a new file, the spare ready"
