@@ -93,7 +93,21 @@ expect_grep "^\+ p:sdt_${P}app/start $TD/prog:0x" "$T/reg.lit" "usdtkit-probes n
 "$PROBES" unregister "$TD/prog" >/dev/null || fail "usdtkit-probes unregister $TD/prog"
 "$PROBES" register "$TD/groupw/prog" >"$T/reg.al" || { cat "$T/reg.al" >&2; fail "usdtkit-probes register $TD/groupw/prog"; }
 expect_grep '^alias /run/usdtkit/files/[0-9]+-[0-9]+$' "$T/reg.al" "usdtkit-probes, group-writable directory"
-"$PROBES" unregister "$TD/groupw/prog" >/dev/null || fail "usdtkit-probes unregister $TD/groupw/prog"
+"$PROBES" unregister "$TD/groupw/prog" >"$T/unreg.al" || {
+	cat "$T/unreg.al" >&2
+	fail "usdtkit-probes unregister $TD/groupw/prog"
+}
+# (Once, in a CI run, both events were still there after an unregister that
+# exited 0: what it and the register said, and what the kernel lists, then.)
+_no_events() { [ -z "$(our_events)" ]; }
+if ! poll_until 10 _no_events; then
+	echo "--- usdtkit-probes register said:" >&2
+	cat "$T/reg.al" >&2
+	echo "--- usdtkit-probes unregister said:" >&2
+	cat "$T/unreg.al" >&2
+	echo "--- the kernel lists:" >&2
+	grep -E "^[pr]:sdt_${P}" "$TRACEFS/uprobe_events" >&2
+fi
 wait_events 0 "after usdtkit-probes unregister"
 echo "ok: usdtkit-probes names files by the same rule"
 HD_OK=1
