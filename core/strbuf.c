@@ -7,8 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Room for n more bytes and a NUL; false (and oom set) when there is none. */
-static bool reserve(struct usdt_sbuf *b, size_t n)
+bool usdt_sb_reserve(struct usdt_sbuf *b, size_t n)
 {
 	size_t cap = b->cap ? b->cap : 32;
 	char *ns;
@@ -31,7 +30,7 @@ static bool reserve(struct usdt_sbuf *b, size_t n)
 
 void usdt_sb_putn(struct usdt_sbuf *b, const char *s, size_t n)
 {
-	if (!reserve(b, n))
+	if (!usdt_sb_reserve(b, n))
 		return;
 	memcpy(b->s + b->len, s, n);
 	b->len += n;
@@ -60,7 +59,7 @@ void usdt_sb_printf(struct usdt_sbuf *b, const char *fmt, ...)
 		b->oom = true;
 		return;
 	}
-	if (!reserve(b, (size_t)n))
+	if (!usdt_sb_reserve(b, (size_t)n))
 		return;
 	va_start(ap, fmt);
 	vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);

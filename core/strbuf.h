@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * A growable string: the front end builds names and text in it, the
- * daemon's journal its records. `oom` is sticky (an allocation failure, or
- * a format vsnprintf refused), so callers append freely and check once at
+ * daemon's journal its records, the parse worker its answer (bytes: putn). `oom` is sticky (an
+ * allocation failure, or a format vsnprintf refused), so callers append freely and check once at
  * the end.
  */
 #ifndef USDT_STRBUF_H
@@ -19,6 +19,11 @@ struct usdt_sbuf {
 	bool oom;
 };
 
+/*
+ * Room for n more bytes and the NUL after them (s + len up to cap - 1 is
+ * the caller's to fill, then len grows); false (and oom set) when there is none.
+ */
+bool usdt_sb_reserve(struct usdt_sbuf *b, size_t n);
 void usdt_sb_putn(struct usdt_sbuf *b, const char *s, size_t n);
 void usdt_sb_puts(struct usdt_sbuf *b, const char *s);
 void usdt_sb_putc(struct usdt_sbuf *b, char c);

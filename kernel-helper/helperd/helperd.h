@@ -212,14 +212,6 @@ void hd_parse_spare_stop(void);
 #define HD_WORKER_EXIT_EXEC 7
 #define HD_WORKER_EXIT_ARGS 8
 void hd_worker_main(int argc, char **argv);
-/* A growing byte buffer (the worker's answer, and the daemon's copy of it). */
-struct hd_wbuf {
-	unsigned char *p;
-	size_t len, cap;
-	bool oom;
-};
-/* Room for `extra` more bytes; false (and oom set) when there is none. */
-bool hd_wbuf_reserve(struct hd_wbuf *b, size_t extra);
 
 /* ---- sandbox.c: the worker's confinement ---- */
 /*

@@ -42,6 +42,7 @@
 
 #include "helperd.h"
 #include "metadata.h"
+#include "strbuf.h"
 
 #define STREAM_MAX (256u << 20)
 
@@ -320,18 +321,18 @@ static void reap_later(pid_t pid)
 
 int hd_parse_read(struct hd_parse_job *j)
 {
-	struct hd_wbuf in = {j->buf, j->len, j->cap, false};
+	struct usdt_sbuf in = {(char *)j->buf, j->len, j->cap, false};
 	int done = 0;
 
 	for (;;) {
 		ssize_t r;
 
-		if (in.len >= STREAM_MAX || !hd_wbuf_reserve(&in, 65536)) {
+		if (in.len >= STREAM_MAX || !usdt_sb_reserve(&in, 65536)) {
 			j->ret = -EFBIG;
 			done = 1;
 			break;
 		}
-		r = read(j->rfd, in.p + in.len, in.cap - in.len);
+		r = read(j->rfd, in.s + in.len, in.cap - in.len - 1);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0 && errno == EAGAIN)
@@ -339,7 +340,7 @@ int hd_parse_read(struct hd_parse_job *j)
 		if (r < 0)
 			j->ret = -errno;
 		if (r <= 0) {
-			done = 1; /* EOF: the worker exited (it cannot close fd 4 itself) */
+			done = 1; /* EOF: the worker exited (it cannot close fd 3 itself) */
 			break;
 		}
 		in.len += (size_t)r;
@@ -350,7 +351,7 @@ int hd_parse_read(struct hd_parse_job *j)
 		if (in.len >= sizeof(uint64_t)) {
 			uint64_t want;
 
-			memcpy(&want, in.p, sizeof(want));
+			memcpy(&want, in.s, sizeof(want));
 			if (want > STREAM_MAX || in.len > sizeof(want) + want) {
 				j->ret = -EPROTO;
 				done = 1;
@@ -363,7 +364,7 @@ int hd_parse_read(struct hd_parse_job *j)
 			}
 		}
 	}
-	j->buf = in.p;
+	j->buf = (unsigned char *)in.s;
 	j->len = in.len;
 	j->cap = in.cap;
 	return done;

@@ -43,47 +43,24 @@
 
 #include "helperd.h"
 #include "metadata.h"
+#include "strbuf.h"
 
-bool hd_wbuf_reserve(struct hd_wbuf *b, size_t extra)
+static void put(struct usdt_sbuf *b, const void *data, size_t len)
 {
-	size_t cap = b->cap ? b->cap : 65536;
-	unsigned char *np;
-
-	if (b->oom)
-		return false;
-	if (b->len + extra <= b->cap)
-		return true;
-	while (cap < b->len + extra)
-		cap *= 2;
-	np = realloc(b->p, cap);
-	if (!np) {
-		b->oom = true;
-		return false;
-	}
-	b->p = np;
-	b->cap = cap;
-	return true;
+	usdt_sb_putn(b, data, len);
 }
 
-static void put(struct hd_wbuf *b, const void *data, size_t len)
-{
-	if (len == 0 || !hd_wbuf_reserve(b, len)) /* (an empty buffer's data may be NULL) */
-		return;
-	memcpy(b->p + b->len, data, len);
-	b->len += len;
-}
-
-static void put32(struct hd_wbuf *b, uint32_t v)
+static void put32(struct usdt_sbuf *b, uint32_t v)
 {
 	put(b, &v, sizeof(v));
 }
 
-static void put64(struct hd_wbuf *b, uint64_t v)
+static void put64(struct usdt_sbuf *b, uint64_t v)
 {
 	put(b, &v, sizeof(v));
 }
 
-static void put_str(struct hd_wbuf *b, const char *s)
+static void put_str(struct usdt_sbuf *b, const char *s)
 {
 	size_t len;
 
@@ -98,7 +75,7 @@ static void put_str(struct hd_wbuf *b, const char *s)
 	put(b, s, len);
 }
 
-static void put_probe(struct hd_wbuf *b, const struct usdt_site *p)
+static void put_probe(struct usdt_sbuf *b, const struct usdt_site *p)
 {
 	put32(b, p->flags);
 	put32(b, p->nargs);
@@ -125,7 +102,7 @@ static void put_probe(struct hd_wbuf *b, const struct usdt_site *p)
 }
 
 /* Names and string hints from every valid metadata note of the file. */
-static void apply_metadata(struct usdt_notes *n, struct hd_wbuf *log, unsigned *nlog)
+static void apply_metadata(struct usdt_notes *n, struct usdt_sbuf *log, unsigned *nlog)
 {
 	for (size_t m = 0; m < n->nmeta; m++) {
 		const char *why = "invalid";
@@ -155,14 +132,14 @@ static void write_all(int fd, const unsigned char *p, size_t len)
 }
 
 /* The answer, its length first: the daemon takes it as soon as it is all there. */
-static __attribute__((noreturn)) void send_answer(const struct hd_wbuf *out)
+static __attribute__((noreturn)) void send_answer(const struct usdt_sbuf *out)
 {
 	uint64_t len = out->len;
 
 	if (out->oom)
 		_exit(5);
 	write_all(3, (const unsigned char *)&len, sizeof(len));
-	write_all(3, out->p, out->len);
+	write_all(3, (const unsigned char *)out->s, out->len);
 	_exit(0);
 }
 
@@ -199,7 +176,7 @@ static int receive_file(int sock)
 static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim, int filter_fd)
 {
 	struct usdt_notes *n = NULL;
-	struct hd_wbuf out = {0}, log = {0};
+	struct usdt_sbuf out = {0}, log = {0};
 	unsigned nlog = 0;
 	char err[256];
 	int ret, file;
@@ -244,7 +221,7 @@ static __attribute__((noreturn)) void child(const struct hd_worker_limits *lim, 
 	put32(&out, n->flags);
 	put64(&out, n->nsites);
 	put32(&out, nlog);
-	put(&out, log.p, log.len);
+	put(&out, log.s, log.len);
 	put32(&out, (uint32_t)n->naccepted);
 	for (size_t i = 0; i < n->nsites; i++)
 		if (!n->sites[i].reject)
