@@ -11,6 +11,10 @@
 #   bh_loadclient                   builds $w/loadclient (loadclient.c)
 #   bh_lib NAME PROVIDER NSITES [N ARGS]  $w/NAME.so: one function with
 #                                   NSITES probes STAP_PROBE<N>(PROVIDER, pI ARGS)
+#   bh_ctorbench DTRACE D_FILE PROVIDER OUT  OUT: drti's constructor timed
+#                                   inside one process (ctorbench.c appended
+#                                   to the provider source `dtrace -G -k`
+#                                   generates from D_FILE); run.sh's too
 # PROVIDER is prefixed with $P (unique per run) so that runs never share events.
 
 bh_setup() {
@@ -59,4 +63,15 @@ bh_lib() {
 		echo '}'
 	} >"$w/$1.c"
 	gcc -O0 -fPIC -shared -I"$top/include" "$w/$1.c" -o "$w/$1.so"
+}
+
+bh_ctorbench() {
+	local dtrace=$1 d=$2 prov=$3 out=$4 src kept
+	src=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+	kept=$("$dtrace" -G -k -s "$d" -o "$out.kept.o" 2>&1 |
+		sed -n 's/.*kept the provider object.s source in //p')
+	[ -f "$kept" ] || { echo "dtrace -G -k kept no source" >&2; return 1; }
+	cat "$kept" "$src/bench/helper/ctorbench.c" >"$out.c"
+	rm -rf "$(dirname "$kept")" "$out.kept.o"
+	gcc -O2 -I"$src/include" -DCTORBENCH_PROVIDER="$prov" "$out.c" -o "$out"
 }

@@ -65,12 +65,8 @@ gcc -O2 -I"$top/include" -I"$w" -c "$top/bench/helper/target.c" -o "$w/target.o"
 "$dtrace" -G -s "$w/st.d" -o "$w/st-prov.o" "$w/target.o"
 gcc "$w/target.o" "$w/st-prov.o" -o "$w/target"
 gcc -O2 -I"$top/include" -I"$top/core" "$top/bench/helper/startlat.c" -o "$w/startlat"
-# drti's constructor timed inside a process at its start (ctorbench.c, as run.sh builds it)
-kept=$("$dtrace" -G -k -s "$w/st.d" -o "$w/kept.o" 2>&1 | sed -n 's/.*kept the provider object.s source in //p')
-[ -f "$kept" ] || { echo "dtrace -G -k kept no source" >&2; exit 1; }
-cat "$kept" "$top/bench/helper/ctorbench.c" >"$w/ctorbench.c"
-rm -rf "$(dirname "$kept")"
-gcc -O2 -I"$top/include" -DCTORBENCH_PROVIDER="${P}st" "$w/ctorbench.c" -o "$w/ctorbench"
+# drti's constructor timed inside a process at its start
+bh_ctorbench "$dtrace" "$w/st.d" "${P}st" "$w/ctorbench" || exit 1
 mkdir -m 0755 "$w/big" "$w/known" "$w/new" "$w/flood"
 for i in 1 2; do cp "$w/big.so" "$w/big/libbig$i.so"; done
 cp "$w/ten.so" "$w/known/libten.so"

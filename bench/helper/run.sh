@@ -76,11 +76,9 @@ gcc startlat.o sl-prov.o -o startlat
 SL() { env USDTKIT_DISABLE=1 ./startlat "$@"; }
 # drti timed inside one process: the generated provider source (-k keeps it)
 # with ctorbench.c appended, calling drti's static functions
-kept=$("$dtrace" -G -k -s p.d -o kept.o 2>&1 | sed -n 's/.*kept the provider object.s source in //p')
-[ -f "$kept" ] || { echo "dtrace -G -k kept no source" >&2; exit 1; }
-cat "$kept" "$top/bench/helper/ctorbench.c" >ctorbench.c
-rm -rf "$(dirname "$kept")"
-gcc -O2 -I"$top/include" -DCTORBENCH_PROVIDER="$prov" ctorbench.c -o ctorbench
+# shellcheck source=bench/helper/daemonbench.sh
+. "$top/bench/helper/daemonbench.sh"
+bh_ctorbench "$dtrace" p.d "$prov" "$PWD/ctorbench" || exit 1
 
 wait_socket() { # path pid
 	local i
