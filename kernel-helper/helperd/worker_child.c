@@ -47,7 +47,8 @@
 
 static void put(struct usdt_sbuf *b, const void *data, size_t len)
 {
-	usdt_sb_putn(b, data, len);
+	if (len) /* (an empty buffer's data may be NULL, which memcpy may not take) */
+		usdt_sb_putn(b, data, len);
 }
 
 static void put32(struct usdt_sbuf *b, uint32_t v)
