@@ -13,7 +13,7 @@
  * DMEM_VA_S, the globals' memory objects (scalar arrays `int a[5]`, union
  * variables) at DMEM_VA_G, offsets into their maps. A load or a store
  * there is the map's bytes, bounds tested (dmem_at()); a load elsewhere
- * reads the process's memory, else the kernel's (a string known to be the
+ * reads the process's memory, else the kernel's (a value known to be the
  * kernel's, cv.kernel, the kernel's alone: load()); an address nothing
  * answers for faults (DTRACEFLT_BADADDR), a store anywhere but D's memory
  * too. What DTrace refuses is refused with its tag: `&` of a D variable
@@ -460,11 +460,12 @@ static void load(struct cg *g, const struct dt_node *n, const char *addr, bool k
 		cg_err(g, n, msg);
 		return;
 	}
-	snprintf(
-	    text, sizeof(text),
-	    "({ __u64 pa_ = (__u64)(%s); __u64 pv_ = 0; if (dload(&pv_, %u, pa_)) FAULT(%zu, 1, "
-	    "pa_); %s(pv_, %u); })",
-	    addr, t.size, site(g), t.is_unsigned || t.is_ptr ? "zx" : "sx", t.size);
+	/* (the kernel's is read as the kernel's: no try at the process's first) */
+	snprintf(text, sizeof(text),
+		 "({ __u64 pa_ = (__u64)(%s); __u64 pv_ = 0; if (%s(&pv_, %u, %spa_)) FAULT(%zu, "
+		 "1, pa_); %s(pv_, %u); })",
+		 addr, kernel ? "bpf_probe_read_kernel" : "dload", t.size, kernel ? "(void *)" : "",
+		 site(g), t.is_unsigned || t.is_ptr ? "zx" : "sx", t.size);
 	cv_set(v, text, t.size, t.is_unsigned, t.is_ptr ? el : NULL);
 	v->kernel = kernel && t.is_ptr;
 	g->dmem = true;
