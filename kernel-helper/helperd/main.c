@@ -597,11 +597,22 @@ int main(int argc, char **argv)
 		bool accept_now = false, background = background_pending();
 		/*
 		 * Background work is done when nothing else is ready, except while
-		 * a parse runs (its answer is awaited): then only once it has
-		 * waited BACKGROUND_STARVE_MS, as under a steady stream of clients.
+		 * a parse runs or the writer has jobs (a registration's answer is
+		 * awaited; a worker's start, an exec, would compete with them for
+		 * the CPU): then only once it has waited BACKGROUND_STARVE_MS, as
+		 * under a steady stream of clients.
 		 */
-		bool eager = background && hd_parses_running() == 0;
+		bool eager = background && hd_parses_running() == 0 && hd_writer_queued() == 0;
 		int n;
+
+		/*
+		 * Held back since it became pending, not since the last step: the
+		 * spare taken by a REGISTER after a quiet spell is started once the
+		 * parse it went to has answered, not during it (a worker's start,
+		 * an exec, would compete with that parse for the CPU).
+		 */
+		if (!background)
+			last_background = now;
 
 		if (conns_next_wake() < wake)
 			wake = conns_next_wake();
