@@ -113,14 +113,13 @@ static scmp_filter_ctx filter_rules(void)
 /*
  * The filter as a BPF program, generated once by libseccomp in the daemon
  * (hd_sandbox_prepare, before the first worker) into a memfd, sealed, that
- * every worker is given as its fd 4 and only loads. fd: the memfd, or -1;
- * ready: 0 not tried yet, 1 fd holds it, -1 the export failed (each worker
- * then builds and loads its own with libseccomp, as seccomp_load does).
+ * every worker is given as its fd 4 and only loads: the memfd, or
+ * PREPARE_FAILED (each worker then builds and loads its own with libseccomp,
+ * as seccomp_load does), or PREPARE_UNTRIED.
  */
-static struct {
-	int ready;
-	int fd;
-} filter = {0, -1};
+#define PREPARE_UNTRIED (-2)
+#define PREPARE_FAILED (-1)
+static int prepared = PREPARE_UNTRIED;
 
 /* A program's size in bytes is whole instructions, one at least, at most BPF_MAXINSNS. */
 static bool prog_size_ok(off_t size)
@@ -159,21 +158,19 @@ out:
 /* Once, in the daemon before the first worker: the program every worker will load. */
 void hd_sandbox_prepare(void)
 {
-	int ret;
-
-	if (filter.ready)
+	if (prepared != PREPARE_UNTRIED)
 		return;
-	ret = filter_export();
-	filter.ready = ret >= 0 ? 1 : -1;
-	filter.fd = ret >= 0 ? ret : -1;
-	if (ret < 0)
+	prepared = filter_export();
+	if (prepared < 0) {
 		hd_warn("seccomp filter export failed (%s): each worker builds its own",
-			strerror(-ret));
+			strerror(-prepared));
+		prepared = PREPARE_FAILED;
+	}
 }
 
 int hd_sandbox_filter_fd(void)
 {
-	return filter.fd;
+	return prepared >= 0 ? prepared : -1;
 }
 
 /* In the worker: the prepared program from fd (closed here), loaded. 0, or -errno. */
