@@ -21,7 +21,8 @@
  *   hdclient list [PID]
  *       LIST; prints "entry PID NPROBES DEV INO PATH" lines, then "status=S count=N";
  *       with $HDCLIENT_SEND_DELAY_MS, that long between connect and send (a
- *       client preempted in between)
+ *       client preempted in between); a send that fails prints
+ *       "send: ERROR, MS ms after the connect"
  *   hdclient hold N
  *       opens N connections that never send; prints "held K", waits for stdin EOF
  *   hdclient hold-renew N
@@ -169,14 +170,21 @@ static int list(int pid)
 		unsigned char raw[sizeof(struct usdt_msg_list_entry) + USDT_PROTO_PATH_MAX + 8];
 	} u;
 	struct usdt_msg_list m;
+	struct timespec t0, t1;
 	int fd = conn();
 	unsigned count = 0;
 
 	proto_list(&m, pid, 9);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if (getenv("HDCLIENT_SEND_DELAY_MS"))
 		poll(NULL, 0, atoi(getenv("HDCLIENT_SEND_DELAY_MS")));
 	if (send(fd, &m, sizeof(m), 0) != sizeof(m)) {
-		printf("send: %s\n", strerror(errno));
+		int e = errno;
+
+		clock_gettime(CLOCK_MONOTONIC, &t1);
+		printf(
+		    "send: %s, %ld ms after the connect\n", strerror(e),
+		    (long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
 		return 2;
 	}
 	for (;;) {
