@@ -138,9 +138,9 @@ echo "p:sdt_${P}big/p7 $BIG:$off7" >>"$TRACEFS/uprobe_events" || fail "creating 
 echo "p:sdt_${P}big/foreign $BIG:$off9" >>"$TRACEFS/uprobe_events" || fail "creating the foreign event"
 at_exit "echo '-:sdt_${P}big/p7' >>$TRACEFS/uprobe_events 2>/dev/null; echo '-:sdt_${P}big/foreign' >>$TRACEFS/uprobe_events 2>/dev/null"
 foreign_kept() { # what
-	grep -q "^p:sdt_${P}big/p7 $BIG:0x0*${off7#0x} *$" "$TRACEFS/uprobe_events" ||
-		{ grep "sdt_${P}big/p7 " "$TRACEFS/uprobe_events" >&2; fail "$1: the foreign p7 was removed"; }
-	grep -q "^p:sdt_${P}big/foreign " "$TRACEFS/uprobe_events" || fail "$1: the foreign event was removed"
+	uprobe_event_line "sdt_${P}big/p7" | grep -q " $BIG:0x0*${off7#0x} *$" ||
+		{ grep "sdt_${P}big/p7 " <(uprobe_events) >&2; fail "$1: the foreign p7 was removed"; }
+	uprobe_event_line "sdt_${P}big/foreign" >/dev/null || fail "$1: the foreign event was removed"
 }
 
 # One full registration and removal: every site ours again (none left behind

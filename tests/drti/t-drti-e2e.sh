@@ -20,7 +20,7 @@ start_daemon() {
 stop_daemon() { daemon_stop TERM; }
 # this run's events, "group/event" sorted
 events() { # group-suffix (app|lib)
-	grep -oE "^[pr]:sdt_${P}$1/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null | sed 's/^[pr]://' | sort -u || true
+	grep -oE "^[pr]:sdt_${P}$1/[^ ]*" <(uprobe_events) | sed 's/^[pr]://' | sort -u || true
 }
 cleanup_events() {
 	local e
@@ -44,7 +44,7 @@ wait_events() { # app|lib "expected lines" what
 }
 # A path in the kernel's definition of each event is the program's (or the library's).
 event_paths() { # app|lib
-	grep -E "^[pr]:sdt_${P}$1/" "$TRACEFS/uprobe_events" | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u
+	grep -E "^[pr]:sdt_${P}$1/" <(uprobe_events) | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u
 }
 
 start_daemon

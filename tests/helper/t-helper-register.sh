@@ -142,7 +142,7 @@ run_variant() {
 	     END { exit !(n > 0 && !bad) }' "$T/$v.trace" || fail "$v: nosema arg2 != 3 * arg1"
 	expect_grep ' plain: \(0x[0-9a-f]+\)$' "$T/$v.trace" "$v: plain fired"
 	# Two sites of twice fired under one event (the kernel appended them).
-	[ "$(grep -c "^p:sdt_$HPROV/twice $path:" "$TRACEFS/uprobe_events")" -eq 2 ] ||
+	[ "$(grep -c "^p:sdt_$HPROV/twice $path:" <(uprobe_events))" -eq 2 ] ||
 		fail "$v: twice's two sites are not both in sdt_$HPROV/twice"
 
 	"$PROBES" unregister "$PFILE" >"$T/$v.unreg" || { cat "$T/$v.unreg"; fail "$v: unregister"; }
@@ -215,7 +215,7 @@ foreign="sdt_$MPROV/taken"
 gcc -O2 -I"$STAP_INC" -DPROV="$MPROV" -o "$T/mixed" "$PROGS/mixed.c"
 mixed=$(readlink -f "$T/mixed")
 at_exit "remove_uprobe_event sdt_$MPROV/mixed; remove_uprobe_event sdt_$MPROV/mixed_2; remove_uprobe_event sdt_$MPROV/taken_2; remove_uprobe_event $foreign"
-if grep -q "^p:$foreign " "$TRACEFS/uprobe_events"; then
+if uprobe_event_line "$foreign" >/dev/null; then
 	skip "$foreign exists already (another run of this test?)"
 fi
 reg1=%di

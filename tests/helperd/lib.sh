@@ -55,15 +55,10 @@ daemon_healthy() {
 	"$HDCLIENT" list | grep -q '^status=0 ' || fail "the daemon does not answer a LIST"
 }
 
-# Every event of this run's groups, as group/event lines (sorted, unique).
-# Two readings put together: the kernel lists uprobe_events a page at a
-# time, so one reading while others add and remove events can skip a line
-# (t-runtime-helper once saw none of its 2 events left, then 2).
+# Every event of this run's groups, as group/event lines (sorted, unique),
+# from uprobe_events read so that no line is skipped (tests/lib/common.sh).
 our_events() {
-	{
-		grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null
-		grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null
-	} | sed 's/^[pr]://' | sort -u || true
+	uprobe_events | grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" | sed 's/^[pr]://' | sort -u || true
 }
 
 cleanup_events() {

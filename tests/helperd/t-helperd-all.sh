@@ -55,7 +55,7 @@ start_daemon --all --only "$T/all/*" --rescan 1 --test-worker-delay "3000:$T/all
 # 1. A process already running at start is registered from the /proc scan.
 wait_events 1 "the early program (running before the daemon)"
 expect_eq "$(our_events)" "sdt_${P}early/tick" "events after start-up"
-grep -qE "^p:sdt_${P}early/tick $(event_path "$T/all/early"):0x[0-9a-f]+ " "$TRACEFS/uprobe_events" ||
+uprobe_event_line "sdt_${P}early/tick" | grep -qE " $(event_path "$T/all/early"):0x[0-9a-f]+ " ||
 	fail "the event does not name the early program's file and an offset"
 
 # 2. One started later is found by the rescan (every second); the program

@@ -117,7 +117,7 @@ daemon_healthy
 # (named by their path or their alias: both looked for)
 for f in "$T"/mut/*; do
 	# shellcheck disable=SC2046
-	grep -qF $(event_names "$f") "$TRACEFS/uprobe_events" && fail "events of the mutant $f left behind"
+	grep -qF $(event_names "$f") <(uprobe_events) && fail "events of the mutant $f left behind"
 done
 
 # 6. A parser that takes too long costs that registration only.

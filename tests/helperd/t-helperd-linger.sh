@@ -92,7 +92,7 @@ grep -q "registered $B/one " "$DLOG.new" || fail "one was not registered"
 for i in $(seq 250); do grep -q "unregistered $B/one " "$DLOG.new" && break; sleep 0.02; done
 grep -q "unregistered $B/one " "$DLOG.new" || fail "--linger-max 1: the older lingering file was not retired"
 grep -q "unregistered $B/two " "$DLOG.new" && fail "--linger-max 1: the newer lingering file was retired"
-expect_eq "$(grep -c " $(event_path "$B/two"):" "$TRACEFS/uprobe_events")" 2 "the newer file's sites"
+expect_eq "$(grep -c " $(event_path "$B/two"):" <(uprobe_events))" 2 "the newer file's sites"
 daemon_healthy
 stop_daemon
 wait_events 0 "after the daemon stopped"

@@ -87,7 +87,7 @@ expect_eq "$(grep -c "hang/liblib.so: parse started" "$DLOG.new")" 1 "parses of 
 expect_grep "hang/liblib.so: the parser took more than $TIMEOUT ms: killed" "$DLOG.new" "the kill"
 for f in "$T/hang/liblib.so" "$T/gone/liblib.so"; do
 	# shellcheck disable=SC2046
-	grep -qF $(event_names "$f") "$TRACEFS/uprobe_events" && fail "events of $f, whose parse failed"
+	grep -qF $(event_names "$f") <(uprobe_events) && fail "events of $f, whose parse failed"
 done
 # (The spare, started ahead and waiting for a file, is no parse.)
 only_the_spare

@@ -14,10 +14,10 @@ for cc in $COMPILERS; do
 	# 1. Start: both probes, named and typed from app.d (count: int, label: char *).
 	prog_start a
 	wait_events 2 "$cc: after start"
-	grep -E "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events" >"$T/def"
+	grep -E "^p:sdt_${P}app/start " <(uprobe_events) >"$T/def"
 	expect_grep " $(event_path "$PROG"):0x[0-9a-f]+\(0x[0-9a-f]+\) count=[^ ]+:s32 label=\+0\([^ ]+\):ustring\$" "$T/def" \
 		"$cc: definition of start (path, ref_ctr, named int and string)"
-	grep -E "^p:sdt_${P}app/tick " "$TRACEFS/uprobe_events" >"$T/def"
+	grep -E "^p:sdt_${P}app/tick " <(uprobe_events) >"$T/def"
 	expect_grep " n=[^ ]+:s32\$" "$T/def" "$cc: definition of tick"
 	"$HDCLIENT" list >"$T/list"
 	pid_a=$(awk '/^ready/ {print $2}' "$T/a.out")
@@ -82,7 +82,7 @@ cp "$PROG" "$odd"
 prog_start c "$odd"
 wait_events 2 "path with a space and a newline"
 expect_grep "^p:sdt_${P}app/start /run/usdtkit/files/[0-9]+-[0-9]+:" "$TRACEFS/uprobe_events" "alias path"
-alias=$(grep -oE "^p:sdt_${P}app/start /run/usdtkit/files/[0-9]+-[0-9]+" "$TRACEFS/uprobe_events" | awk '{print $2}')
+alias=$(grep -oE "^p:sdt_${P}app/start /run/usdtkit/files/[0-9]+-[0-9]+" <(uprobe_events) | awk '{print $2}')
 expect_eq "$(stat -c %i "$alias")" "$(stat -c %i "$odd")" "the alias is the file"
 inst="$TRACEFS/instances/$P"
 mkdir "$inst"
@@ -151,7 +151,7 @@ ln "$PROG" "$T/hardlink"
 prog_start h1
 prog_start h2 "$T/hardlink"
 wait_events 2 "the same file under two names"
-expect_eq "$(grep -c "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events")" 1 "start sites for one file under two names"
+expect_eq "$(grep -c "^p:sdt_${P}app/start " <(uprobe_events))" 1 "start sites for one file under two names"
 "$HDCLIENT" list >"$T/list"
 expect_grep "^entry $PID_h1 2 .* $PROG\$" "$T/list" "the first name"
 expect_grep "^entry $PID_h2 2 .* $T/hardlink\$" "$T/list" "the second name"

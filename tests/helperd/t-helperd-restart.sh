@@ -23,13 +23,13 @@ wait_events 3 "a registered (plus the foreign event)"
 cp "$PROG" "$T/prog2"
 prog_start c "$T/prog2"
 wait_events 3 "c registered (the same events names, another file)"
-expect_eq "$(grep -c "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events")" 2 "start sites of a and c"
+expect_eq "$(grep -c "^p:sdt_${P}app/start " <(uprobe_events))" 2 "start sites of a and c"
 pid_a=$(awk '/^ready/ {print $2}' "$T/a.out")
 pid_c=$(awk '/^ready/ {print $2}' "$T/c.out")
 
 stop_daemon KILL
 [ -s "$SOCK.state" ] || fail "no state file beside the socket"
-expect_eq "$(grep -c "^p:sdt_${P}app/" "$TRACEFS/uprobe_events")" 4 "events after SIGKILL (left for the restart)"
+expect_eq "$(grep -c "^p:sdt_${P}app/" <(uprobe_events))" 4 "events after SIGKILL (left for the restart)"
 
 # While no daemon runs: b starts (its drti finds no daemon), c exits.
 USDTKIT_HELPER_TIMEOUT_MS=100 prog_start b
@@ -43,14 +43,14 @@ grep -q 'start-up: 2 process registrations found running, 2 stale events removed
 expect_grep "^entry $pid_a 2 .* $PROG\$" "$T/list" "a re-registered"
 expect_grep "^entry $pid_b 2 .* $PROG\$" "$T/list" "b registered by the scan"
 expect_no_grep "^entry $pid_c " "$T/list" "c (exited)"
-expect_eq "$(grep -c "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events")" 1 "start sites after the restart (c's removed, a's kept once)"
+expect_eq "$(grep -c "^p:sdt_${P}app/start " <(uprobe_events))" 1 "start sites after the restart (c's removed, a's kept once)"
 our_events | grep -qx "sdt_${P}lib/foreign" || fail "the foreign event was removed"
 
 # The adopted events are ours: they go when their last process does.
 prog_stop a
 # (the daemon has handled a's exit once a's registry entry is gone)
 wait_until 10 "a's registry entry to go after its exit" eval '! "$HDCLIENT" list | grep -q "^entry $pid_a "'
-expect_eq "$(grep -c "^p:sdt_${P}app/" "$TRACEFS/uprobe_events")" 2 "events while b still runs"
+expect_eq "$(grep -c "^p:sdt_${P}app/" <(uprobe_events))" 2 "events while b still runs"
 prog_stop b
 wait_events 1 "after a and b exited (only the foreign event left)"
 

@@ -19,12 +19,12 @@ start_daemon
 prog_start rt "$RTPROG" fire $((120 * TIME_FACTOR))
 pid=$(awk '$1 == "pid" { print $2 }' "$T/rt.out")
 expect_eq "$(our_events | tr '\n' ' ')" "sdt_$RP/all__types sdt_$RP/hit " "events at load"
-grep "^p:sdt_$RP/hit " "$TRACEFS/uprobe_events" >"$T/hit.def"
+grep "^p:sdt_$RP/hit " <(uprobe_events) >"$T/hit.def"
 # The argument array's register as tracefs spells it: rdi, or arm64's x0.
 a0=%di
 [ "$(uname -m)" = aarch64 ] && a0=%x0
 expect_grep " arg1=\+0\($a0\):s32 arg2=\+0\(\+8\($a0\)\):ustring\$" "$T/hit.def" "hit's argument types"
-grep "^p:sdt_$RP/all__types " "$TRACEFS/uprobe_events" >"$T/all.def"
+grep "^p:sdt_$RP/all__types " <(uprobe_events) >"$T/all.def"
 expect_grep " arg1=\+0\($a0\):s8 arg2=\+8\($a0\):u8 arg3=\+16\($a0\):s16 arg4=\+24\($a0\):u16 arg5=\+32\($a0\):s32 arg6=\+40\($a0\):u32 arg7=\+48\($a0\):s64 arg8=\+56\($a0\):u64 arg9=\+64\($a0\):u64 arg10=\+0\(\+72\($a0\)\):ustring arg11=\+80\($a0\):s32 arg12=\+88\($a0\):u64\$" \
 	"$T/all.def" "all-types' argument types"
 

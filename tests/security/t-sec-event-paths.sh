@@ -35,7 +35,7 @@ chown nobody "$TD/nobodys"
 start_daemon
 
 # The definition line of start, and whether it names PATH.
-start_path() { grep -E "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events" | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u; }
+start_path() { grep -E "^p:sdt_${P}app/start " <(uprobe_events) | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u; }
 
 # perf probe -l lists the events, perf record -e records three firings of start.
 check_perf() { # name what
@@ -106,7 +106,7 @@ if ! poll_until $((10 * TIME_FACTOR)) _no_events; then
 	echo "--- usdtkit-probes unregister said:" >&2
 	cat "$T/unreg.al" >&2
 	echo "--- the kernel lists:" >&2
-	grep -E "^[pr]:sdt_${P}" "$TRACEFS/uprobe_events" >&2
+	grep -E "^[pr]:sdt_${P}" <(uprobe_events) >&2
 	fail "after usdtkit-probes unregister: expected 0 events, have $(our_events | wc -l)"
 fi
 echo "ok: usdtkit-probes names files by the same rule"

@@ -53,7 +53,7 @@ lib "$T/known/ten.c" "$T/known/libten.so" 10 ten
 for i in $(seq "$NF"); do cp "$T/flood/h.so" "$T/flood/libh$i.so"; done
 for i in 1 2 3 4 5; do cp "$T/known/libten.so" "$T/new/libten$i.so"; done
 chmod -R a+rX "$T/big" "$T/flood" "$T/known" "$T/new"
-events() { grep -c "^p:sdt_${P}$1/" "$TRACEFS/uprobe_events" || true; }
+events() { grep -c "^p:sdt_${P}$1/" <(uprobe_events) || true; }
 logged() { grep -qE "$1" "$DLOG.new"; }
 REG_RE="info: registered $T/big/libbig.so "
 

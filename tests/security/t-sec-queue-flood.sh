@@ -77,6 +77,6 @@ wait "$flood_pid" 2>/dev/null || true
 daemon_healthy
 wait_until 30 "nobody's parses to be abandoned" \
 	eval '[ "$(grep -c "flood/.*nobody waits for its parse any more" "$DLOG.new")" -ge 1 ]'
-[ -z "$(grep -E "/flood/" "$TRACEFS/uprobe_events" || true)" ] || fail "events of nobody's files remain"
+[ -z "$(grep -E "/flood/" <(uprobe_events) || true)" ] || fail "events of nobody's files remain"
 echo "ok: the flood ended, nothing of it remains"
 HD_OK=1

@@ -20,7 +20,7 @@ printf 'usdtkit-helperd-state 1\nsite 1 2 sdt_%sforeign ev 0x0 - /bin/true\n' "$
 chown nobody "$SOCK.state"
 chmod 644 "$SOCK.state"
 start_daemon
-grep -qE "^p:$foreign /bin/true:" "$TRACEFS/uprobe_events" || fail "the foreign event was removed on a state file of nobody's"
+uprobe_event_line "$foreign" | grep -q " /bin/true:" || fail "the foreign event was removed on a state file of nobody's"
 expect_grep "$SOCK.state: not a regular file of ours writable by us alone: ignored" "$DLOG.new" "the refusal logged"
 stop_daemon
 remove_uprobe_event "$foreign"

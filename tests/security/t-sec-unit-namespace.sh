@@ -74,7 +74,7 @@ dpid=$DAEMON_PID
 # the fresh-machine check's is)?
 in_chroot=""
 [ "$(awk '$5 == "/" { r = $4 } END { print r }' /proc/self/mountinfo)" = / ] || in_chroot=1
-start_path() { grep -E "^p:sdt_${P}app/start " "$TRACEFS/uprobe_events" | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u; }
+start_path() { grep -E "^p:sdt_${P}app/start " <(uprobe_events) | awk '{ sub(/:0x.*/, "", $2); print $2 }' | sort -u; }
 
 for f in "$PROG" "$HOMEDIR/prog" "$TD/prog"; do
 	prog_start ns "$f"

@@ -58,7 +58,7 @@ gcc -O0 -fPIC -shared -I"$SDT_INC" "$T/big/big.c" -o "$T/big/libbig.so" || fail 
 gcc -O2 -fPIC -shared -I"$SDT_INC" "$T/known/ten.c" -o "$T/known/libten.so" || fail "building libten.so"
 cp "$T/known/libten.so" "$T/new/libten.so"
 chmod -R a+rX "$T/big" "$T/known" "$T/new"
-big_events() { grep -c "^p:sdt_${P}big/" "$TRACEFS/uprobe_events" || true; }
+big_events() { grep -c "^p:sdt_${P}big/" <(uprobe_events) || true; }
 logged() { grep -qE "$1" "$DLOG.new"; }
 REG_RE="info: registered $T/big/libbig.so "
 UNREG_RE="info: unregistered $T/big/libbig.so "

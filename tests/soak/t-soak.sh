@@ -112,7 +112,7 @@ start_daemon() {
 # when it found leaks).
 stop_daemon() { daemon_stop TERM 120; }
 our_events() {
-	grep -oE "^[pr]:sdt_${P}[a-z0-9]*/[^ ]*" "$TRACEFS/uprobe_events" 2>/dev/null |
+	grep -oE "^[pr]:sdt_${P}[a-z0-9]*/[^ ]*" <(uprobe_events) |
 		sed 's/^[pr]://' | sort -u || true
 }
 cleanup() {

@@ -46,7 +46,7 @@ EOF
 
 # Every site of our events in FILE must be sane (stapsdt.py check-sites).
 sites_sane() { # file what
-	grep -E "^[pr]:sdt_${P}" "$TRACEFS/uprobe_events" | python3 "$STAPSDT" check-sites "$1" "$(event_path "$1")" ||
+	grep -E "^[pr]:sdt_${P}" <(uprobe_events) | python3 "$STAPSDT" check-sites "$1" "$(event_path "$1")" ||
 		fail "$2: an event site outside the file's code or data"
 }
 # Our events of one group, as sorted event names on one line.
