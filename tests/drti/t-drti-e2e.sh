@@ -19,9 +19,7 @@ start_daemon() {
 }
 stop_daemon() { daemon_stop TERM; }
 # this run's events, "group/event" sorted
-events() { # group-suffix (app|lib)
-	grep -oE "^[pr]:sdt_${P}$1/[^ ]*" <(uprobe_events) | sed 's/^[pr]://' | sort -u || true
-}
+events() { uprobe_events_in_group "sdt_${P}$1/"; } # group-suffix (app|lib)
 cleanup_events() {
 	local e
 	for e in $(events app) $(events lib); do remove_uprobe_event "$e"; done

@@ -55,11 +55,8 @@ daemon_healthy() {
 	"$HDCLIENT" list | grep -q '^status=0 ' || fail "the daemon does not answer a LIST"
 }
 
-# Every event of this run's groups, as group/event lines (sorted, unique),
-# from uprobe_events read so that no line is skipped (tests/lib/common.sh).
-our_events() {
-	uprobe_events | grep -oE "^[pr]:sdt_${P}[a-z]*/[^ ]*" | sed 's/^[pr]://' | sort -u || true
-}
+# Every event of this run's groups, as group/event lines (sorted, unique).
+our_events() { uprobe_events_in_group "sdt_${P}"; }
 
 cleanup_events() {
 	local e

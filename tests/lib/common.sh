@@ -195,9 +195,10 @@ uprobe_event_line() { # group/event
 	uprobe_events | grep -E "^[pr]:$1 "
 }
 
-# Every uprobe event whose group starts with a prefix, as group/name lines.
+# Every uprobe event whose group starts with a prefix, as group/name lines
+# (sorted, unique).
 uprobe_events_in_group() { # group-prefix
-	uprobe_events | grep -oE "^[pr]:$1[^ ]*" | sed 's/^[pr]://' || true
+	uprobe_events | grep -oE "^[pr]:$1[^ ]*" | sed 's/^[pr]://' | sort -u || true
 }
 
 # Polls COMMAND (run in this shell, every 20 ms) until it succeeds: 0, or 1

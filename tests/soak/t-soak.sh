@@ -111,10 +111,7 @@ start_daemon() {
 # SIGTERM, then its exit status in DAEMON_STATUS (LSan runs at exit: 23
 # when it found leaks).
 stop_daemon() { daemon_stop TERM 120; }
-our_events() {
-	grep -oE "^[pr]:sdt_${P}[a-z0-9]*/[^ ]*" <(uprobe_events) |
-		sed 's/^[pr]://' | sort -u || true
-}
+our_events() { uprobe_events_in_group "sdt_${P}"; }
 cleanup() {
 	local e
 	[ -e "$INST" ] && {
